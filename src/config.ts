@@ -1,0 +1,242 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseDuration, parseSize } from './units.js';
+
+/**
+ * The whole environment of Switchyard, validated once. Every other module
+ * receives a `Config`; nothing else reads `process.env` (ARCHITECTURE.md, conventions).
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly webhookPath: string;
+  /** Active webhook secrets; the first is the current one, the rest are accepted during rotation. */
+  readonly webhookSecrets: readonly string[];
+  readonly signatureHeader: string;
+  /** Unset: a managed local redis-server under `.switchyard/`. */
+  readonly redisUrl: string | undefined;
+  readonly queuePrefix: string;
+  readonly dedupeTtlMs: number;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly spoolDir: string | undefined;
+  readonly spoolMaxBytes: number;
+  readonly captureDir: string | undefined;
+  readonly captureRedact: boolean;
+  readonly handlersDir: string;
+  /** Handler ids to run; undefined runs every loaded handler. */
+  readonly handlers: readonly string[] | undefined;
+  readonly workspaceApiUrl: string | undefined;
+  readonly workspaceApiToken: string | undefined;
+  /** Requests allowed per 10 s for the API token. */
+  readonly workspaceApiBurst: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly admin: { readonly user: string; readonly password: string } | undefined;
+  readonly workerConcurrency: number;
+  readonly shutdownTimeoutMs: number;
+  /** Directory for local state (managed Redis data). */
+  readonly stateDir: string;
+}
+
+/** Every configuration problem at once; `message` lists each variable and what it expects. */
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+  constructor(readonly problems: readonly { variable: string; problem: string }[]) {
+    super(
+      'Invalid configuration:\n' +
+        problems.map((p) => `  - ${p.variable}: ${p.problem}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  /** `serve`/`start` need webhook secrets; `work`, `replay`, `doctor` may run without. */
+  requireSecrets?: boolean;
+}
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const int = (name: string, def: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return def;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max} (default ${def}), got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .describe(name);
+
+const duration = (def: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const ms = parseDuration(v && v.trim() !== '' ? v : def);
+      if (ms === null || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: `expected a duration such as 7d, 12h, 30m, 45s or 500ms (default ${def}), got "${v}"` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const size = (def: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const bytes = parseSize(v && v.trim() !== '' ? v : def);
+      if (bytes === null || bytes <= 0) {
+        ctx.addIssue({ code: 'custom', message: `expected a size in bytes or with a unit such as 512kb, 1mb, 1gb (default ${def}), got "${v}"` });
+        return z.NEVER;
+      }
+      return bytes;
+    });
+
+const bool = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return false;
+    if (/^(1|true|yes|on)$/i.test(v.trim())) return true;
+    if (/^(0|false|no|off)$/i.test(v.trim())) return false;
+    ctx.addIssue({ code: 'custom', message: `expected true or false, got "${v}"` });
+    return z.NEVER;
+  });
+
+const url = (protocols: readonly string[]) =>
+  optionalText.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    let parsed: URL;
+    try {
+      parsed = new URL(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `expected a URL (${protocols.join(', ')}), got an unparseable value` });
+      return;
+    }
+    if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+      ctx.addIssue({ code: 'custom', message: `expected a ${protocols.join(' or ')} URL, got protocol "${parsed.protocol}"` });
+    }
+  });
+
+const csv = optionalText.transform((v) =>
+  v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+);
+
+const schema = z.object({
+  PORT: int('PORT', 3000, 0, 65535),
+  HOST: optionalText.transform((v) => v ?? '0.0.0.0'),
+  WEBHOOK_PATH: optionalText
+    .transform((v) => v ?? '/webhooks')
+    .refine((v) => v.startsWith('/'), { message: 'expected a path starting with "/", e.g. /webhooks' }),
+  WEBHOOK_SECRETS: csv,
+  SIGNATURE_HEADER: optionalText
+    .transform((v) => (v ?? 'X-Service-Signature').toLowerCase())
+    .refine((v) => /^[a-z0-9-]+$/.test(v), { message: 'expected an HTTP header name such as X-Service-Signature' }),
+  REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'valkey', 'valkeys']),
+  QUEUE_PREFIX: optionalText
+    .transform((v) => v ?? 'switchyard')
+    .refine((v) => !/\s/.test(v), { message: 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster' }),
+  DEDUPE_TTL: duration('7d'),
+  MAX_BODY_BYTES: size('1048576'),
+  BODY_TIMEOUT: duration('10s'),
+  SPOOL_DIR: optionalText,
+  SPOOL_MAX_BYTES: size('1gb'),
+  CAPTURE_DIR: optionalText,
+  CAPTURE_REDACT: bool,
+  HANDLERS_DIR: optionalText.transform((v) => v ?? './handlers'),
+  HANDLERS: csv.transform((ids) => (ids.length === 0 ? undefined : ids)),
+  WORKSPACE_API_URL: url(['http', 'https']),
+  WORKSPACE_API_TOKEN: optionalText,
+  WORKSPACE_API_BURST: int('WORKSPACE_API_BURST', 30, 1, 10_000),
+  LOG_LEVEL: optionalText
+    .transform((v) => (v ?? 'info').toLowerCase())
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'expected one of fatal, error, warn, info, debug, trace, silent',
+    })),
+  ADMIN_USER: optionalText,
+  ADMIN_PASSWORD: optionalText,
+  WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 10, 1, 1000),
+  SHUTDOWN_TIMEOUT: duration('10s'),
+  SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
+});
+
+type Env = Record<string, string | undefined>;
+
+/** Reads `NAME_FILE` (a container secret) into `NAME` when `NAME` itself is unset. */
+function resolveFileSecrets(env: Env, problems: { variable: string; problem: string }[]): Env {
+  const out: Env = { ...env };
+  for (const name of ['WEBHOOK_SECRETS', 'WORKSPACE_API_TOKEN']) {
+    const file = env[`${name}_FILE`];
+    if (!file || (env[name] ?? '').trim() !== '') continue;
+    try {
+      out[name] = readFileSync(file, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join(',');
+    } catch (err) {
+      problems.push({ variable: `${name}_FILE`, problem: `cannot read "${file}" (${(err as NodeJS.ErrnoException).code ?? 'error'}); expected a readable file holding the value` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Validates the environment and returns a frozen Config, or throws a
+ * ConfigError naming every problem. Secret values never appear in messages.
+ */
+export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
+  const problems: { variable: string; problem: string }[] = [];
+  const resolved = resolveFileSecrets(env, problems);
+  const parsed = schema.safeParse(resolved);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push({ variable: String(issue.path[0] ?? '?'), problem: issue.message });
+    }
+  }
+  const v = parsed.success ? parsed.data : undefined;
+  if (options.requireSecrets && (!v || v.WEBHOOK_SECRETS.length === 0) && !problems.some((p) => p.variable === 'WEBHOOK_SECRETS')) {
+    problems.push({
+      variable: 'WEBHOOK_SECRETS',
+      problem:
+        'required to verify deliveries and missing (an empty value counts as missing). Set it to the signing secret from the ' +
+        "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), or point WEBHOOK_SECRETS_FILE at a file holding it",
+    });
+  }
+  if (v && (v.ADMIN_USER === undefined) !== (v.ADMIN_PASSWORD === undefined)) {
+    problems.push({ variable: v.ADMIN_USER ? 'ADMIN_PASSWORD' : 'ADMIN_USER', problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)' });
+  }
+  if (problems.length > 0 || !v) throw new ConfigError(problems);
+
+  return Object.freeze<Config>({
+    port: v.PORT,
+    host: v.HOST,
+    webhookPath: v.WEBHOOK_PATH,
+    webhookSecrets: Object.freeze([...v.WEBHOOK_SECRETS]),
+    signatureHeader: v.SIGNATURE_HEADER,
+    redisUrl: v.REDIS_URL,
+    queuePrefix: v.QUEUE_PREFIX,
+    dedupeTtlMs: v.DEDUPE_TTL,
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    bodyTimeoutMs: v.BODY_TIMEOUT,
+    spoolDir: v.SPOOL_DIR,
+    spoolMaxBytes: v.SPOOL_MAX_BYTES,
+    captureDir: v.CAPTURE_DIR,
+    captureRedact: v.CAPTURE_REDACT,
+    handlersDir: v.HANDLERS_DIR,
+    handlers: v.HANDLERS ? Object.freeze([...v.HANDLERS]) : undefined,
+    workspaceApiUrl: v.WORKSPACE_API_URL,
+    workspaceApiToken: v.WORKSPACE_API_TOKEN,
+    workspaceApiBurst: v.WORKSPACE_API_BURST,
+    logLevel: v.LOG_LEVEL,
+    admin: v.ADMIN_USER && v.ADMIN_PASSWORD ? Object.freeze({ user: v.ADMIN_USER, password: v.ADMIN_PASSWORD }) : undefined,
+    workerConcurrency: v.WORKER_CONCURRENCY,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,
+    stateDir: v.SWITCHYARD_HOME,
+  });
+}

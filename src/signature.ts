@@ -1,0 +1,49 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Prefix of the signature header value: `sha256=` followed by 64 lowercase hex digits. */
+export const SIGNATURE_PREFIX = 'sha256=';
+const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
+
+export type VerifyFailure = 'missing' | 'malformed' | 'mismatch';
+
+export type VerifyResult =
+  | { readonly ok: true; readonly secretIndex: number }
+  | { readonly ok: false; readonly reason: VerifyFailure };
+
+function digest(secret: string, bytes: Uint8Array): Buffer {
+  return createHmac('sha256', secret).update(bytes).digest();
+}
+
+/** `sha256=` + lowercase hex HMAC-SHA256 of the exact bytes (strings are UTF-8 encoded). */
+export function sign(secret: string, bytes: Uint8Array | string): string {
+  const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+  return SIGNATURE_PREFIX + digest(secret, data).toString('hex');
+}
+
+/**
+ * Verifies `header` against every secret (rotation: any one may match).
+ * Every secret is tried, whatever matched earlier, and each comparison is a
+ * `timingSafeEqual` over two 32-byte buffers, so the time taken does not
+ * depend on which secret matched or on how many leading bytes agree.
+ */
+export function verify(
+  secrets: readonly string[],
+  bytes: Uint8Array,
+  header: string | null | undefined,
+): VerifyResult {
+  if (header === undefined || header === null || header.trim() === '') return { ok: false, reason: 'missing' };
+  const value = header.trim();
+  if (!value.toLowerCase().startsWith(SIGNATURE_PREFIX)) return { ok: false, reason: 'malformed' };
+  const hex = value.slice(SIGNATURE_PREFIX.length);
+  if (!HEX_DIGEST.test(hex)) return { ok: false, reason: 'malformed' };
+  const given = Buffer.from(hex, 'hex');
+
+  let matched = -1;
+  for (let i = 0; i < secrets.length; i++) {
+    const expected = digest(secrets[i] as string, bytes);
+    // Both buffers are 32 bytes; no branch on the comparison result other than recording it.
+    const equal = timingSafeEqual(expected, given);
+    matched = equal && matched < 0 ? i : matched;
+  }
+  return matched >= 0 ? { ok: true, secretIndex: matched } : { ok: false, reason: 'mismatch' };
+}

@@ -1,0 +1,24 @@
+/** Parsers for the human-friendly units accepted in configuration and CLI flags. */
+
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000,
+};
+
+/** `7d`, `12h`, `30m`, `45s`, `250ms`, `1.5h`; a bare number means seconds. Returns milliseconds or null. */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/i.exec(text);
+  if (!m) return null;
+  const unit = (m[2] ?? 's').toLowerCase();
+  const ms = Number(m[1]) * (DURATION_UNITS[unit] ?? 1_000);
+  return Number.isFinite(ms) ? Math.round(ms) : null;
+}
+
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, k: 1024, mb: 1024 ** 2, m: 1024 ** 2, gb: 1024 ** 3, g: 1024 ** 3 };
+
+/** `1mb`, `512kb`, `2GB`, `1048576` (bytes; binary multiples). Returns bytes or null. */
+export function parseSize(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb?|mb?|gb?)?\s*$/i.exec(text);
+  if (!m) return null;
+  const bytes = Number(m[1]) * (SIZE_UNITS[(m[2] ?? 'b').toLowerCase()] ?? 1);
+  return Number.isFinite(bytes) ? Math.floor(bytes) : null;
+}
