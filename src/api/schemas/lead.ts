@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { Id } from './common.js';
+
+/**
+ * Lead of the older overview endpoints. The spec does not show its fields;
+ * ARCHITECTURE.md fixes `{id, contact_id, name, value?, source?, outcome?}`.
+ * `value` is a decimal string in responses, like every amount.
+ */
+export const Lead = z.looseObject({
+  id: Id,
+  contact_id: Id,
+  name: z.string(),
+  value: z.string().nullable().optional(),
+  source: z.string().nullable().optional(),
+  outcome: z.enum(['open', 'won', 'lost']).nullable().optional(),
+});
+export type Lead = z.infer<typeof Lead>;

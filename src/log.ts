@@ -1,0 +1,51 @@
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Paths whose values are secrets or personal data. pino's `redact` replaces
+ * them before serialisation; `redactText` below covers free text (messages).
+ */
+export const REDACT_PATHS = [
+  'authorization', '*.authorization', '*.Authorization', 'headers.authorization', '*.headers.authorization',
+  'token', '*.token', 'secret', '*.secret', 'secrets', '*.secrets', 'password', '*.password',
+  'signature', '*.signature', '*.headers["x-service-signature"]', 'headers["x-service-signature"]',
+  'phone', '*.phone', '*.*.phone', 'email', '*.email', '*.*.email',
+];
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+const PHONE = /\+?\d[\d\s().-]{6,}\d/g;
+
+/** Masks emails and phone numbers inside free text. */
+export function redactText(text: string): string {
+  return text.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+}
+
+export interface CreateLoggerOptions {
+  level?: LoggerOptions['level'];
+  /** Pretty output (a TTY); JSON otherwise. */
+  pretty?: boolean;
+  destination?: DestinationStream;
+  name?: string;
+}
+
+/** The process logger: JSON lines on stdout, pretty on a TTY, secrets and PII redacted. */
+export function createLogger(opts: CreateLoggerOptions = {}): Logger {
+  const options: LoggerOptions = {
+    level: opts.level ?? 'info',
+    name: opts.name ?? 'switchyard',
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    formatters: { level: (label) => ({ level: label }) },
+    hooks: {
+      logMethod(args, method) {
+        const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as Parameters<typeof method>;
+        method.apply(this, redacted);
+      },
+    },
+  };
+  if (opts.destination) return pino(options, opts.destination);
+  if (opts.pretty) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+  }
+  return pino(options);
+}
