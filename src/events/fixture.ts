@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * A captured delivery, as stored under `fixtures/` and written by capture:
+ * the request's headers and its exact raw body. `body` holds the bytes as
+ * UTF-8 text; bodies that are not valid UTF-8 use `body_base64` instead.
+ * Signature headers are never stored: replay re-signs with its own secret.
+ */
+export const Fixture = z.looseObject({
+  format: z.literal('switchyard.delivery/1').optional(),
+  description: z.string().optional(),
+  received_at: z.string().optional(),
+  method: z.string().default('POST'),
+  path: z.string().optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  body: z.string().optional(),
+  body_base64: z.string().optional(),
+}).refine((f) => (f.body === undefined) !== (f.body_base64 === undefined), {
+  message: 'expected exactly one of "body" (UTF-8 text) or "body_base64"',
+});
+export type Fixture = z.infer<typeof Fixture>;
+
+/** Header names never written to a fixture (secrets and signatures). */
+const DROPPED_HEADERS = /^(authorization|cookie|x-service-signature|x-hub-signature(-256)?|.*signature.*|.*token.*|.*secret.*)$/i;
+
+/** The exact bytes of a fixture's body. */
+export function fixtureBytes(f: Fixture): Buffer {
+  return f.body_base64 !== undefined ? Buffer.from(f.body_base64, 'base64') : Buffer.from(f.body ?? '', 'utf8');
+}
+
+/** Builds a fixture from a received request; non-UTF-8 bodies are kept as base64. */
+export function toFixture(input: {
+  bytes: Uint8Array;
+  headers: Record<string, string>;
+  receivedAt: string;
+  path?: string;
+  description?: string;
+}): Fixture {
+  const buf = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
+  const text = buf.toString('utf8');
+  const exact = Buffer.from(text, 'utf8').equals(buf);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input.headers)) {
+    if (!DROPPED_HEADERS.test(k)) headers[k.toLowerCase()] = v;
+  }
+  return {
+    format: 'switchyard.delivery/1',
+    ...(input.description ? { description: input.description } : {}),
+    received_at: input.receivedAt,
+    method: 'POST',
+    ...(input.path ? { path: input.path } : {}),
+    headers,
+    ...(exact ? { body: text } : { body_base64: buf.toString('base64') }),
+  };
+}
