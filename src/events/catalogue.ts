@@ -47,8 +47,20 @@ export const EVENT_SCHEMAS = {
   'lead.lost': Lead,
 } as const satisfies { readonly [N in EventName]: z.ZodType };
 
-/** The parsed `data` of event `N`. */
-export type EventData<N extends EventName> = z.output<(typeof EVENT_SCHEMAS)[N]>;
+/**
+ * `T` without the `[k: string]: unknown` index signatures that `looseObject`
+ * adds, at every depth. At runtime unknown fields are kept (the service may add
+ * some); in types they are dropped so a misspelled field is a compile error
+ * instead of an `unknown`. The result is still assignable to the API's types.
+ */
+export type KnownFields<T> = T extends readonly (infer U)[]
+  ? KnownFields<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : number extends K ? never : K]: KnownFields<T[K]> }
+    : T;
+
+/** The parsed `data` of event `N`: its resource, with only the fields the schema names. */
+export type EventData<N extends EventName> = KnownFields<z.output<(typeof EVENT_SCHEMAS)[N]>>;
 
 /**
  * A validated event. Distributive over `N`, so `WorkspaceEvent<'a' | 'b'>` is

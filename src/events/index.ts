@@ -11,6 +11,7 @@ export {
   type EventData,
   type EventName,
   type InvalidEventReason,
+  type KnownFields,
   type ValidationResult,
   type WorkspaceEvent,
 } from './catalogue.js';

@@ -1,0 +1,117 @@
+import { describe, expectTypeOf, test } from 'vitest';
+import type { Contact, ContactLifecycle } from '../../src/api/schemas/contact.js';
+import type { Conversation } from '../../src/api/schemas/conversation.js';
+import type { Lead } from '../../src/api/schemas/lead.js';
+import type { Message } from '../../src/api/schemas/message.js';
+import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../src/events/catalogue.js';
+import { defineHandler, type Handler, type HandlerContext } from '../../src/handler.js';
+
+describe('event types derived from the catalogue', () => {
+  test('EventData maps each name to its resource (known fields only)', () => {
+    expectTypeOf<EventData<'message.received'>>().toEqualTypeOf<KnownFields<Message>>();
+    expectTypeOf<EventData<'conversation.closed'>>().toEqualTypeOf<KnownFields<Conversation>>();
+    expectTypeOf<EventData<'contact.created'>>().toEqualTypeOf<KnownFields<Contact>>();
+    expectTypeOf<EventData<'contact.lifecycle_changed'>>().toEqualTypeOf<KnownFields<ContactLifecycle>>();
+    expectTypeOf<EventData<'lead.won'>>().toEqualTypeOf<KnownFields<Lead>>();
+  });
+
+  test('event data is still accepted where the API resource types are expected', () => {
+    expectTypeOf<EventData<'conversation.closed'>>().toExtend<Conversation>();
+    expectTypeOf<EventData<'contact.lifecycle_changed'>>().toExtend<ContactLifecycle>();
+    expectTypeOf<EventData<'message.sent'>>().toExtend<Message>();
+  });
+
+  test('the fields of a resource keep their exact types', () => {
+    expectTypeOf<EventData<'conversation.opened'>['assignee']>().toEqualTypeOf<{ type: 'user' | 'ai'; id: number } | null>();
+    expectTypeOf<EventData<'contact.lifecycle_changed'>['previous']>().toEqualTypeOf<{
+      id: number;
+      name: string;
+      role: string | null;
+      outcome: string | null;
+    } | null>();
+    expectTypeOf<EventData<'lead.created'>['value']>().toEqualTypeOf<string | null | undefined>();
+  });
+
+  test('WorkspaceEvent distributes over a union of names', () => {
+    expectTypeOf<WorkspaceEvent<'lead.won' | 'message.sent'>>().toEqualTypeOf<
+      WorkspaceEvent<'lead.won'> | WorkspaceEvent<'message.sent'>
+    >();
+    expectTypeOf<WorkspaceEvent['name']>().toEqualTypeOf<EventName>();
+  });
+});
+
+describe('defineHandler narrows the event by `on`', () => {
+  test('one name: data is that resource', () => {
+    const h = defineHandler({
+      id: 'follow-up-task',
+      on: ['conversation.closed'],
+      async handle(event, ctx) {
+        expectTypeOf(event.name).toEqualTypeOf<'conversation.closed'>();
+        expectTypeOf(event.data).toEqualTypeOf<KnownFields<Conversation>>();
+        expectTypeOf(event.data.status).toEqualTypeOf<'open' | 'pending' | 'snoozed' | 'closed'>();
+        expectTypeOf(event.data.closed_at).toEqualTypeOf<string | null>();
+        expectTypeOf(event.id).toEqualTypeOf<string | null>();
+        expectTypeOf(ctx).toEqualTypeOf<HandlerContext>();
+        expectTypeOf(ctx.delivery.attempt).toEqualTypeOf<number>();
+        expectTypeOf(ctx.step('read', async () => 42)).resolves.toEqualTypeOf<number>();
+
+        // @ts-expect-error a field the Conversation does not have
+        void event.data.nonexistent;
+        // @ts-expect-error 'bogus' is not a conversation status
+        if (event.data.status === 'bogus') return;
+      },
+    });
+    expectTypeOf(h).toEqualTypeOf<Handler<'conversation.closed'>>();
+    expectTypeOf(h.on).toEqualTypeOf<readonly 'conversation.closed'[]>();
+    // A specific handler is storable where the loader keeps every handler.
+    expectTypeOf(h).toExtend<Handler>();
+  });
+
+  test('two names: a union, narrowed by event.name', () => {
+    defineHandler({
+      id: 'mixed',
+      on: ['message.received', 'lead.won'],
+      handle(event) {
+        expectTypeOf(event.name).toEqualTypeOf<'message.received' | 'lead.won'>();
+        expectTypeOf(event.data).toEqualTypeOf<KnownFields<Message> | KnownFields<Lead>>();
+        if (event.name === 'message.received') {
+          expectTypeOf(event.data).toEqualTypeOf<KnownFields<Message>>();
+          expectTypeOf(event.data.direction).toEqualTypeOf<'inbound' | 'outbound' | null>();
+        } else {
+          expectTypeOf(event.data).toEqualTypeOf<KnownFields<Lead>>();
+        }
+        // @ts-expect-error `body` exists on a Message but not on a Lead
+        void event.data.body;
+      },
+    });
+  });
+
+  test('a misspelled event name does not compile', () => {
+    defineHandler({
+      id: 'typo',
+      // @ts-expect-error 'conversation.closd' is not an event name
+      on: ['conversation.closd'],
+      handle() {},
+    });
+  });
+
+  test('an unknown ability does not compile', () => {
+    defineHandler({
+      id: 'abilities',
+      on: ['contact.created'],
+      // @ts-expect-error 'contacts:merge' is not an ability
+      abilities: ['contacts:merge'],
+      handle() {},
+    });
+  });
+
+  test('handle may not return a value other than void', () => {
+    defineHandler({
+      id: 'returns',
+      on: ['lead.lost'],
+      handle: async (event) => {
+        expectTypeOf(event.data.outcome).toEqualTypeOf<'open' | 'won' | 'lost' | null | undefined>();
+      },
+    });
+  });
+});
