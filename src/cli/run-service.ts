@@ -1,0 +1,49 @@
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { RedisServerMissingError } from '../redis/managed.js';
+import { startService, type ServiceOptions } from '../runtime/service.js';
+import { EXIT, type CliIo, type ExitCode } from './command.js';
+
+/** Loads the configuration or prints every problem; shared by the long-running commands. */
+export function configOrExit(io: CliIo, requireSecrets: boolean): Config | undefined {
+  try {
+    return loadConfig(io.env, { requireSecrets });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`switchyard: ${err.message}\n`);
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+export function processLogger(config: Config, io: CliIo): Logger {
+  return createLogger({ level: config.logLevel, pretty: Boolean(io.stdout.isTTY) });
+}
+
+/** Runs receiver and/or worker until SIGINT/SIGTERM, then shuts down in order. */
+export async function runService(
+  io: CliIo,
+  roles: { receiver: boolean; worker?: ServiceOptions['worker'] },
+  config: Config,
+  log: Logger = processLogger(config, io),
+): Promise<ExitCode> {
+  let service;
+  try {
+    service = await startService({ config, log, receiver: roles.receiver, ...(roles.worker ? { worker: roles.worker } : {}) });
+  } catch (err) {
+    if (err instanceof RedisServerMissingError) {
+      io.stderr.write(`switchyard: ${err.message}\n`);
+      return EXIT.failed;
+    }
+    log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'could not start');
+    return EXIT.failed;
+  }
+  await new Promise<void>((res) => {
+    if (io.stopSignal.aborted) return res();
+    io.stopSignal.addEventListener('abort', () => res(), { once: true });
+  });
+  log.info('shutting down: no new deliveries accepted, in-flight ones finish');
+  await service.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,23 @@
+import { parseCommandArgs } from './args.js';
+import { EXIT, type Command } from './command.js';
+import { configOrExit, runService } from './run-service.js';
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'run receiver and worker in one process',
+  help: `Usage: switchyard start
+
+Runs the webhook receiver and the worker in one process on one Redis
+(REDIS_URL, or a managed local redis-server under .switchyard/ when unset).
+Requires WEBHOOK_SECRETS.
+
+Example:
+  WEBHOOK_SECRETS=whsec_123 switchyard start
+`,
+  async run(argv, io) {
+    parseCommandArgs(argv, {});
+    const config = configOrExit(io, true);
+    if (!config) return EXIT.failed;
+    return runService(io, { receiver: true }, config);
+  },
+};

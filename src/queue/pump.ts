@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+import { jobIdFor } from '../events/envelope.js';
+import type { StoredDelivery } from './delivery.js';
+import { EVENTS_JOB_OPTIONS } from './job-options.js';
+import { ingestKeys } from './names.js';
+
+/** Moves up to ARGV[1] more items from the inbox to this pump's in-flight list, keeping order. */
+const TAKE_MORE_LUA = `
+local n = 0
+for i = 1, tonumber(ARGV[1]) do
+  if not redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT') then break end
+  n = n + 1
+end
+return n`;
+
+/**
+ * Hands a dead pump's in-flight items back to the head of the inbox (in
+ * order), unless its heartbeat came back. Re-adding them is safe: job ids are
+ * derived from delivery keys, so BullMQ ignores a job it already holds.
+ */
+const RECOVER_LUA = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
+local n = 0
+while redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT') do n = n + 1 end
+redis.call('SREM', KEYS[4], ARGV[1])
+return n`;
+
+export interface IngestPumpOptions {
+  /** Connection for ordinary commands (worker role: retries through outages). */
+  redis: Redis;
+  /** Dedicated connection for the blocking BLMOVE. */
+  blocking: Redis;
+  events: Queue;
+  prefix: string;
+  log: Logger;
+  batchSize?: number;
+  heartbeatMs?: number;
+}
+
+/**
+ * Moves deliveries from the ingest inbox into the BullMQ `events` queue.
+ * Every receiver and worker process runs one; they cooperate through Redis:
+ * each pump moves a batch to its own in-flight list, adds it with `addBulk`
+ * (job id = delivery key), then drops the list. A pump that dies mid-batch
+ * leaves its list behind; the others return it to the inbox once its
+ * heartbeat lapses. So nothing acknowledged is lost and nothing is queued twice.
+ */
+export class IngestPump {
+  readonly id = randomBytes(6).toString('hex');
+  private readonly keys;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly batch: number;
+  private readonly heartbeatMs: number;
+  /** Deliveries moved into the `events` queue by this pump. */
+  moved = 0;
+
+  constructor(private readonly opts: IngestPumpOptions) {
+    this.keys = ingestKeys(opts.prefix);
+    this.batch = opts.batchSize ?? 200;
+    this.heartbeatMs = opts.heartbeatMs ?? 5_000;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.beat();
+    this.timer = setInterval(() => void this.beat().then(() => this.recoverDead()), this.heartbeatMs);
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    // Wake the blocking BLMOVE: disconnecting the dedicated connection ends it.
+    this.opts.blocking.disconnect();
+    await this.loop;
+    // Our in-flight list is empty unless a batch failed; leaving it lets another pump recover it.
+    await this.opts.redis.del(this.keys.heartbeat(this.id)).catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    const { redis } = this.opts;
+    await redis
+      .multi()
+      .set(this.keys.heartbeat(this.id), '1', 'PX', this.heartbeatMs * 3)
+      .sadd(this.keys.pumps, this.id)
+      .exec()
+      .catch((err: unknown) => this.opts.log.debug({ err }, 'pump heartbeat failed'));
+  }
+
+  /** Returns the in-flight items of pumps whose heartbeat lapsed to the inbox. */
+  async recoverDead(): Promise<number> {
+    const { redis } = this.opts;
+    let recovered = 0;
+    try {
+      const ids = await redis.smembers(this.keys.pumps);
+      for (const id of ids) {
+        if (id === this.id) continue;
+        const n = (await redis.eval(
+          RECOVER_LUA, 4, this.keys.inflight(id), this.keys.inbox, this.keys.heartbeat(id), this.keys.pumps, id,
+        )) as number;
+        if (n > 0) this.opts.log.warn({ pump: id, deliveries: n }, 'recovered in-flight deliveries of a stopped pump');
+        if (n > 0) recovered += n;
+      }
+    } catch (err) {
+      this.opts.log.debug({ err }, 'pump recovery skipped');
+    }
+    return recovered;
+  }
+
+  private async run(): Promise<void> {
+    const { redis, blocking, log } = this.opts;
+    const inflight = this.keys.inflight(this.id);
+    let failures = 0;
+    while (this.running) {
+      try {
+        let items = await redis.lrange(inflight, 0, -1);
+        if (items.length === 0) {
+          const first = await blocking.blmove(this.keys.inbox, inflight, 'LEFT', 'RIGHT', 1);
+          if (first === null) continue;
+          await redis.eval(TAKE_MORE_LUA, 2, this.keys.inbox, inflight, this.batch - 1);
+          items = await redis.lrange(inflight, 0, -1);
+        }
+        await this.add(items);
+        await redis.del(inflight);
+        this.moved += items.length;
+        failures = 0;
+      } catch (err) {
+        if (!this.running) break;
+        failures++;
+        if (failures === 1 || failures % 50 === 0) log.warn({ err: String(err) }, 'ingest pump cannot reach Redis; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(100 * failures, 2_000)));
+      }
+    }
+  }
+
+  private async add(items: string[]): Promise<void> {
+    const jobs = items.map((raw) => {
+      const d = JSON.parse(raw) as StoredDelivery;
+      return { name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } };
+    });
+    await this.opts.events.addBulk(jobs);
+  }
+}

@@ -1,0 +1,16 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { EVENTS_QUEUE, HANDLERS_QUEUE } from './names.js';
+
+/** The two BullMQ queues on one connection, under the configured prefix. */
+export function openQueues(connection: Redis, prefix: string): { events: Queue; handlers: Queue; close(): Promise<void> } {
+  const events = new Queue(EVENTS_QUEUE, { connection, prefix });
+  const handlers = new Queue(HANDLERS_QUEUE, { connection, prefix });
+  return {
+    events,
+    handlers,
+    close: async () => {
+      await Promise.allSettled([events.close(), handlers.close()]);
+    },
+  };
+}

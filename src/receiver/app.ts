@@ -1,0 +1,34 @@
+import { Hono } from 'hono';
+import type { Logger } from '../log.js';
+import { mountHealth, type ReadinessProbe } from './health.js';
+import { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
+
+export interface ReceiverAppOptions extends WebhookRouteDeps {
+  webhookPath: string;
+  readiness: ReadinessProbe;
+  /** Mounts extra routes (metrics, admin) before the fallbacks. */
+  extend?: (app: Hono) => void;
+}
+
+/**
+ * The receiver's Hono app. Thin: the webhook route extracts bytes and headers
+ * and calls verify / parseEnvelope / the sink; everything else is health,
+ * fallbacks and an error answer that never shows internals.
+ */
+export function createReceiverApp(opts: ReceiverAppOptions): Hono {
+  const app = new Hono();
+  const log: Logger = opts.log;
+  app.post(opts.webhookPath, webhookHandler(opts));
+  app.all(opts.webhookPath, (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ status: 'rejected', error: 'method_not_allowed', message: `use POST for ${opts.webhookPath}` }, 405);
+  });
+  mountHealth(app, opts.readiness);
+  opts.extend?.(app);
+  app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    log.error({ err: String(err), path: c.req.path }, 'unexpected error');
+    return c.json({ error: 'internal', message: 'unexpected error' }, 500);
+  });
+  return app;
+}

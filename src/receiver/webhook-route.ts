@@ -1,0 +1,92 @@
+import type { Context } from 'hono';
+import type { Config } from '../config.js';
+import { parseEnvelope } from '../events/envelope.js';
+import type { Logger } from '../log.js';
+import { encodeBody, KEPT_HEADERS, type StoredDelivery } from '../queue/delivery.js';
+import { verify } from '../signature.js';
+import { readBody } from './body.js';
+import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.js';
+
+/** Where verified deliveries go; throws when nothing durable could take it (→ 503). */
+export interface DeliverySink {
+  put(delivery: StoredDelivery): Promise<'accepted' | 'duplicate' | 'spooled'>;
+}
+
+export interface WebhookRouteDeps {
+  config: Pick<Config, 'webhookSecrets' | 'signatureHeader' | 'maxBodyBytes' | 'bodyTimeoutMs'>;
+  sink: DeliverySink;
+  log: Logger;
+  hooks?: ReceiverHooks;
+  now?: () => Date;
+  /** Seconds a sender should wait after a 503. */
+  retryAfterSeconds?: number;
+}
+
+const SIGNATURE_HELP = (header: string) => `expected header ${header}: sha256=<64 lowercase hex HMAC-SHA256 of the raw body>`;
+
+/**
+ * The webhook route: raw bytes → verify → tolerant envelope parse → durable,
+ * deduplicated store → answer. No JSON is parsed before the signature holds.
+ * A signed delivery is never refused for its content (ARCHITECTURE.md).
+ */
+export function webhookHandler(deps: WebhookRouteDeps) {
+  const { config, sink, log, hooks } = deps;
+  const now = deps.now ?? (() => new Date());
+  const retryAfter = String(deps.retryAfterSeconds ?? 5);
+
+  const finish = (c: Context, status: 200 | 202 | 401 | 408 | 413 | 503, body: object, report: DeliveryReport) => {
+    const line = { outcome: report.outcome, delivery: report.key, event: report.event, ms: Math.round(report.ms * 10) / 10, bytes: report.bytes };
+    if (report.outcome === 'accepted' || report.outcome === 'duplicate' || report.outcome === 'spooled') log.info(line, 'delivery');
+    else log.warn({ ...line, reason: report.reason }, 'delivery refused');
+    hooks?.onDelivery?.(report);
+    return c.json(body, status);
+  };
+
+  return async (c: Context) => {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    const refuse = (outcome: DeliveryOutcome, reason: string) => ({ outcome, reason, ms: elapsed() });
+
+    const body = await readBody(c.req.raw.body, c.req.header('content-length'), config.maxBodyBytes, config.bodyTimeoutMs);
+    if (!body.ok) {
+      if (body.reason === 'too_large') {
+        c.header('Connection', 'close');
+        return finish(c, 413, { status: 'rejected', error: 'too_large', message: `body exceeds the limit of ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)` }, refuse('too_large', 'too_large'));
+      }
+      c.header('Connection', 'close');
+      return finish(c, 408, { status: 'rejected', error: 'body_timeout', message: `the body did not arrive in full within ${config.bodyTimeoutMs} ms` }, refuse('timeout', body.reason));
+    }
+    const { bytes } = body;
+
+    const result = verify(config.webhookSecrets, bytes, c.req.header(config.signatureHeader));
+    if (!result.ok) {
+      return finish(c, 401, {
+        status: 'rejected',
+        error: 'invalid_signature',
+        message: `signature ${result.reason}: ${SIGNATURE_HELP(config.signatureHeader)}`,
+      }, { ...refuse('bad_signature', result.reason), bytes: bytes.byteLength });
+    }
+
+    const envelope = parseEnvelope(bytes);
+    const receivedAt = now().toISOString();
+    const headers: Record<string, string> = {};
+    for (const h of KEPT_HEADERS) {
+      const v = c.req.header(h);
+      if (v !== undefined) headers[h] = v;
+    }
+    const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...encodeBody(bytes) };
+    const base = { key: envelope.key, event: envelope.name, secretIndex: result.secretIndex, bytes: bytes.byteLength };
+
+    let stored: 'accepted' | 'duplicate' | 'spooled';
+    try {
+      stored = await sink.put(delivery);
+    } catch (err) {
+      log.error({ err: String(err), delivery: envelope.key }, 'no durable store could take the delivery');
+      c.header('Retry-After', retryAfter);
+      return finish(c, 503, { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: envelope.key }, { ...base, outcome: 'unavailable', ms: elapsed() });
+    }
+    if (stored !== 'duplicate') hooks?.onStored?.({ key: envelope.key, bytes, headers: c.req.header(), receivedAt });
+    const status = stored === 'duplicate' ? 200 : 202;
+    return finish(c, status, { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: envelope.key }, { ...base, outcome: stored, ms: elapsed() });
+  };
+}

@@ -1,0 +1,66 @@
+import type { Hono } from 'hono';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { IngestStore } from '../queue/ingest.js';
+import { ingestKeys } from '../queue/names.js';
+import { createReceiverApp } from '../receiver/app.js';
+import type { ReceiverHooks } from '../receiver/outcomes.js';
+import type { DeliverySink } from '../receiver/webhook-route.js';
+import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { listen, type RunningServer } from './http.js';
+
+export interface ReceiverService {
+  readonly http: RunningServer;
+  readonly app: Hono;
+  /** Stops accepting, finishes in-flight requests, closes Redis; bounded by `graceMs`. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface ReceiverServiceOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  hooks?: ReceiverHooks;
+  /** Replaces the Redis sink (the spool wraps it). */
+  wrapSink?: (redisSink: DeliverySink) => DeliverySink;
+  extend?: (app: Hono) => void;
+}
+
+/** Starts the HTTP receiver: fail-fast producer connection, ingest store, health. */
+export async function startReceiver(opts: ReceiverServiceOptions): Promise<ReceiverService> {
+  const { config, log } = opts;
+  const producer = createRedisConnection(opts.redisUrl, 'producer', 'switchyard-receiver');
+  producer.on('error', (err: Error) => log.debug({ err: err.message }, 'receiver redis connection error'));
+  const store = new IngestStore(producer, config.queuePrefix, config.dedupeTtlMs);
+  const redisSink: DeliverySink = { put: (d) => store.put(d) };
+  const sink = opts.wrapSink ? opts.wrapSink(redisSink) : redisSink;
+  const readinessKey = ingestKeys(config.queuePrefix).readiness;
+
+  const app = createReceiverApp({
+    config,
+    webhookPath: config.webhookPath,
+    sink,
+    log,
+    ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    readiness: async () => {
+      try {
+        await producer.set(readinessKey, String(Date.now()), 'PX', 60_000);
+        return { ready: true, details: { redis: 'ok' } };
+      } catch (err) {
+        return { ready: false, details: { redis: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
+      }
+    },
+    ...(opts.extend ? { extend: opts.extend } : {}),
+  });
+  const http = await listen(app, { host: config.host, port: config.port });
+  log.info({ url: `${http.url}${config.webhookPath}`, secretCount: config.webhookSecrets.length }, 'receiver listening');
+
+  return {
+    http,
+    app,
+    close: async (graceMs = config.shutdownTimeoutMs) => {
+      await http.close(graceMs);
+      await closeRedis(producer);
+    },
+  };
+}

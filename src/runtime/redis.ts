@@ -1,0 +1,21 @@
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { startManagedRedis, type ManagedRedis } from '../redis/managed.js';
+
+export interface ResolvedRedis {
+  readonly url: string;
+  readonly managed: ManagedRedis | undefined;
+}
+
+/**
+ * REDIS_URL when set; otherwise a managed local redis-server (data under
+ * `.switchyard/redis`, AOF on, noeviction, loopback, a free port) that lives
+ * as long as this process.
+ */
+export async function resolveRedis(config: Config, log: Logger): Promise<ResolvedRedis> {
+  if (config.redisUrl) return { url: config.redisUrl, managed: undefined };
+  const managed = await startManagedRedis({ dir: join(config.stateDir, 'redis') });
+  log.info({ port: managed.port, dir: managed.dir }, 'started a managed local redis-server (set REDIS_URL to use your own)');
+  return { url: managed.url, managed };
+}

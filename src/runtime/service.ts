@@ -1,0 +1,85 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { IngestPump } from '../queue/pump.js';
+import { openQueues } from '../queue/queues.js';
+import { redisWarnings } from '../redis/checks.js';
+import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { resolveRedis } from './redis.js';
+import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver-service.js';
+
+/** A running piece of the service that can be stopped (the worker of [4/7] plugs in here). */
+export interface Part {
+  readonly name: string;
+  close(graceMs: number): Promise<void>;
+}
+
+export interface ServiceOptions {
+  config: Config;
+  log: Logger;
+  receiver: boolean;
+  /** Starts the worker side on the shared Redis; returns the part to stop. */
+  worker?: (ctx: { redisUrl: string }) => Promise<Part>;
+  receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'wrapSink' | 'extend'>>;
+}
+
+export interface RunningService {
+  readonly redisUrl: string;
+  readonly receiver: ReceiverService | undefined;
+  readonly pump: IngestPump;
+  /** Ordered, time-bounded shutdown: HTTP first (in-flight requests finish), then pump, worker, Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wires one process: Redis (external or managed), the ingest pump, and the
+ * receiver and/or worker. Many such processes on one Redis behave as one.
+ */
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const { config, log } = opts;
+  const redis = await resolveRedis(config, log);
+  const commands = createRedisConnection(redis.url, 'worker', 'switchyard-pump');
+  const blocking = createRedisConnection(redis.url, 'worker', 'switchyard-pump-blocking');
+  for (const c of [commands, blocking]) c.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
+  if (!redis.managed) {
+    for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
+  }
+  const queues = openQueues(commands, config.queuePrefix);
+  const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: config.queuePrefix, log });
+  pump.start();
+
+  const parts: Part[] = [];
+  let receiver: ReceiverService | undefined;
+  try {
+    if (opts.worker) parts.push(await opts.worker({ redisUrl: redis.url }));
+    if (opts.receiver) receiver = await startReceiver({ config, redisUrl: redis.url, log, ...opts.receiverOptions });
+  } catch (err) {
+    await pump.stop();
+    await Promise.allSettled(parts.map((p) => p.close(1_000)));
+    await queues.close();
+    await closeRedis(commands);
+    await redis.managed?.stop();
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    redisUrl: redis.url,
+    receiver,
+    pump,
+    close: () => {
+      closing ??= (async () => {
+        const grace = config.shutdownTimeoutMs;
+        const bounded = (p: Promise<unknown>, what: string) =>
+          Promise.race([p, new Promise((r) => setTimeout(r, grace))]).catch((err: unknown) => log.warn({ err: String(err) }, `error while stopping ${what}`));
+        if (receiver) await bounded(receiver.close(grace), 'receiver');
+        await bounded(pump.stop(), 'ingest pump');
+        for (const p of parts) await bounded(p.close(grace), p.name);
+        await bounded(queues.close(), 'queues');
+        await closeRedis(commands);
+        if (redis.managed) await bounded(redis.managed.stop(), 'managed redis-server');
+        log.info('stopped');
+      })();
+      return closing;
+    },
+  };
+}
