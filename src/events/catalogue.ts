@@ -103,12 +103,12 @@ function editDistance(a: string, b: string): number {
 
 /**
  * The candidate closest to `input` by edit distance (case-insensitive), or
- * null when none is within max(2, a third of the input's length): a guess
+ * null when none is within max(2, a quarter of the input's length): a guess
  * further away than that misleads more than it helps. Ties go to the earlier candidate.
  */
 export function closest<T extends string>(input: string, candidates: readonly T[]): T | null {
   const needle = input.trim().toLowerCase();
-  const limit = Math.max(2, Math.floor(needle.length / 3));
+  const limit = Math.max(2, Math.floor(needle.length / 4));
   let best: T | null = null;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
