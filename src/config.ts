@@ -208,8 +208,10 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
         "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), or point WEBHOOK_SECRETS_FILE at a file holding it",
     });
   }
-  if (v && (v.ADMIN_USER === undefined) !== (v.ADMIN_PASSWORD === undefined)) {
-    problems.push({ variable: v.ADMIN_USER ? 'ADMIN_PASSWORD' : 'ADMIN_USER', problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)' });
+  const hasUser = (resolved['ADMIN_USER'] ?? '').trim() !== '';
+  const hasPassword = (resolved['ADMIN_PASSWORD'] ?? '').trim() !== '';
+  if (hasUser !== hasPassword) {
+    problems.push({ variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER', problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)' });
   }
   if (problems.length > 0 || !v) throw new ConfigError(problems);
 
