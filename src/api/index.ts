@@ -1,0 +1,43 @@
+/**
+ * Public surface of the Workspace REST API client.
+ * @module
+ */
+export { createApiClient, type ApiClient, type ApiClientOptions } from './client.js';
+export * from './errors.js';
+export type { ApiPromise, ApiResponse, RateLimitInfo } from './response.js';
+export { Paginator, type Page, type PageQuery } from './pagination.js';
+export type { ApiLogger, CallEvent, HttpMethod, RequestOptions, WriteOptions } from './transport.js';
+export { checkBaseUrl } from './transport.js';
+export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+export { randomIdempotencyKey, type IdempotencyContext, type IdempotencyKeyGenerator } from './idempotency.js';
+export {
+  BURST_WINDOW_MS,
+  createMemoryRateLimiter,
+  tokenKey,
+  type MemoryRateLimiterOptions,
+  type Permit,
+  type RateLimiter,
+  type RateLimitObservation,
+} from './rate-limiter.js';
+export { createRedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter-redis.js';
+export type { ContactCreate, ContactInclude, ContactListQuery, ContactPatch, ContactRef, ContactSearch, ContactsResource } from './resources/contacts.js';
+export type { ConversationListQuery, ConversationPatch, ConversationsResource } from './resources/conversations.js';
+export type {
+  AttachmentMessage, ButtonsMessage, MessagesResource, NoteCreate, NotesResource, OutgoingMessage, TemplateMessage, TextMessage,
+} from './resources/messages.js';
+export type { DealCreate, DealListQuery, DealPatch, DealsResource } from './resources/deals.js';
+export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersResource } from './resources/orders.js';
+export type { ProductListQuery, ProductsResource } from './resources/products.js';
+export type { TaskCreate, TaskListQuery, TaskPatch, TasksResource } from './resources/tasks.js';
+export type { LeadCreate, LeadListQuery, LeadsResource } from './resources/leads.js';
+export * from './schemas/common.js';
+export * from './schemas/contact.js';
+export * from './schemas/conversation.js';
+export * from './schemas/message.js';
+export * from './schemas/lead.js';
+export * from './schemas/me.js';
+export * from './schemas/deal.js';
+export * from './schemas/order.js';
+export * from './schemas/product.js';
+export * from './schemas/task.js';
+export * from './schemas/segment.js';

@@ -1,0 +1,107 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  BURST_WINDOW_MS,
+  admit,
+  defaultSleep,
+  tokenKey,
+  type Admission,
+  type RateLimiter,
+} from './rate-limiter.js';
+import { ACQUIRE_LUA, DONE_LUA, OBSERVE_LUA, PAUSE_LUA, QUOTA_LUA } from './rate-limiter-lua.js';
+
+export interface RedisRateLimiterOptions {
+  redis: Redis | Cluster;
+  /** The API token; only its SHA-256 is used, in key names. */
+  token: string;
+  /** Calls allowed per 10 s window across every process using this token. */
+  burst: number;
+  /** Key prefix (default `switchyard:api-rate:`). */
+  prefix?: string;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Longest a request can stay in flight (the request timeout). */
+  inflightMs?: number;
+  windowMs?: number;
+}
+
+type Lua = { src: string; sha: string };
+const lua = (src: string): Lua => ({ src, sha: createHash('sha1').update(src).digest('hex') });
+const SCRIPTS = {
+  acquire: lua(ACQUIRE_LUA),
+  done: lua(DONE_LUA),
+  observe: lua(OBSERVE_LUA),
+  pause: lua(PAUSE_LUA),
+  quota: lua(QUOTA_LUA),
+};
+
+/** EVALSHA, falling back to EVAL once when the server does not hold the script yet. */
+async function run(redis: Redis | Cluster, s: Lua, keys: string[], args: (string | number)[]): Promise<unknown> {
+  try {
+    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
+  } catch (err) {
+    if (err instanceof Error && err.message.includes('NOSCRIPT')) return redis.eval(s.src, keys.length, ...keys, ...args);
+    throw err;
+  }
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : Number(v);
+}
+
+/**
+ * Sliding-window limiter shared by every process holding the same token: at
+ * most `burst` requests per window, counted in Redis under
+ * `<prefix>{<sha256(token)>}:*` (the hash tag keeps one token's keys on one
+ * Cluster slot). A burst 429 sets a shared pause; a spent monthly quota is kept
+ * under its own key until the reset time.
+ */
+export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimiter {
+  const { redis } = opts;
+  const sleep = opts.sleep ?? defaultSleep;
+  const windowMs = opts.windowMs ?? BURST_WINDOW_MS;
+  const inflightMs = opts.inflightMs ?? 60_000;
+  const base = `${opts.prefix ?? 'switchyard:api-rate:'}{${tokenKey(opts.token)}}`;
+  const keys = { window: `${base}:window`, pause: `${base}:pause`, quota: `${base}:quota`, cap: `${base}:cap` };
+
+  const tryOnce = async (member: string): Promise<Admission> => {
+    const r = (await run(redis, SCRIPTS.acquire, [keys.window, keys.pause, keys.quota, keys.cap], [
+      opts.burst, windowMs, member, inflightMs,
+    ])) as unknown[];
+    const [status, value, now] = [num(r[0]), num(r[1]), num(r[2])];
+    if (status === 1) return { kind: 'granted', now };
+    if (status === -2) return { kind: 'quota', resetAtMs: value, now };
+    return { kind: 'wait', ms: value, now };
+  };
+
+  return {
+    async acquire(signal) {
+      const member = randomUUID();
+      const { now, waitedMs } = await admit(() => tryOnce(member), sleep, signal);
+      return {
+        waitedMs,
+        acquiredAtMs: now,
+        async done() {
+          await run(redis, SCRIPTS.done, [keys.window], [member]);
+        },
+      };
+    },
+    async observe(o) {
+      await run(redis, SCRIPTS.observe, [keys.window, keys.cap, keys.quota], [
+        opts.burst,
+        windowMs,
+        o.limit ?? '',
+        o.remaining ?? '',
+        o.acquiredAtMs,
+        `phantom:${randomUUID()}`,
+        o.quotaRemaining ?? '',
+        o.quotaResetAt ? o.quotaResetAt.getTime() : '',
+      ]);
+    },
+    async pause(ms) {
+      if (ms > 0) await run(redis, SCRIPTS.pause, [keys.pause], [Math.ceil(ms)]);
+    },
+    async exhaustQuota(resetAt) {
+      await run(redis, SCRIPTS.quota, [keys.quota], [resetAt.getTime()]);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { Paginator } from '../pagination.js';
+import type { ApiPromise } from '../response.js';
+import { Lead } from '../schemas/lead.js';
+import type { RequestOptions, WriteOptions } from '../transport.js';
+import { check } from '../validate.js';
+import { one, type ResourceContext } from './shared.js';
+
+/** Query of `GET /leads` (older overview endpoint). */
+export interface LeadListQuery {
+  outcome?: 'open' | 'won' | 'lost';
+  contact_id?: number;
+}
+
+/** Body of `POST /leads`: `contact_id` and `name` required. */
+export interface LeadCreate {
+  contact_id: number;
+  name: string;
+  /** Sent as a number (responses carry a decimal string). */
+  value?: number | null;
+  source?: string | null;
+}
+
+/** The overview says "list of leads": accept `{data: [...]}` with or without cursor meta. */
+const LeadPage = z
+  .looseObject({ data: z.array(Lead), meta: z.looseObject({ next_cursor: z.string().nullable().optional(), per_page: z.number().optional() }).optional() })
+  .transform((r) => ({ data: r.data, nextCursor: r.meta?.next_cursor ?? null, perPage: r.meta?.per_page ?? r.data.length }));
+
+export function leadsResource(ctx: ResourceContext) {
+  const { transport: t } = ctx;
+  return {
+    /** `GET /leads`. */
+    list(query: LeadListQuery = {}, options?: RequestOptions): Paginator<Lead> {
+      check('leads.list').oneOf('outcome', query.outcome, ['open', 'won', 'lost']).int('contact_id', query.contact_id, 1);
+      return new Paginator<Lead>((cursor) => t.request({ op: 'leads.list', method: 'GET', path: '/leads', query: { ...query, cursor }, schema: LeadPage, repeat: 'safe', options }));
+    },
+    /**
+     * `POST /leads`: opens a lead. The overview does not list this endpoint as
+     * accepting an Idempotency-Key, so a key is sent only when the caller gives
+     * one, and without one the call is never retried (a retry could open two leads).
+     */
+    create(body: LeadCreate, options?: WriteOptions): ApiPromise<Lead> {
+      const op = 'leads.create';
+      check(op).present('contact_id', body.contact_id, 'a contact id').int('contact_id', body.contact_id, 1).required('name', body.name, 255).amount('value', body.value);
+      const keyed = options?.idempotencyKey !== undefined;
+      return t.request({ op, method: 'POST', path: '/leads', body, schema: one(Lead), repeat: keyed ? 'ik' : 'unsafe', options });
+    },
+  };
+}
+
+export type LeadsResource = ReturnType<typeof leadsResource>;

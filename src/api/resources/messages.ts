@@ -1,0 +1,114 @@
+import type { Paginator, PageQuery } from '../pagination.js';
+import type { ApiPromise } from '../response.js';
+import { Message } from '../schemas/message.js';
+import type { RequestOptions, WriteOptions } from '../transport.js';
+import { check, type Check } from '../validate.js';
+import { idPath, listing, one, paged, type ResourceContext } from './shared.js';
+
+interface Common {
+  /** Required on a public comment thread: the id of the inbound comment answered (only text may be published there). At most 255. */
+  reply_to?: string | null;
+}
+/** A text message: `text` at most 4096 characters. */
+export interface TextMessage extends Common { type: 'text'; text: string }
+/** A file fetched by the service from a public http(s) URL (at most 2048 characters; file up to 25 MB). */
+export interface AttachmentMessage extends Common { type: 'attachment'; url: string; caption?: string | null; file_name?: string | null }
+/** An approved template of the thread's channel: the only kind accepted outside the 24-hour window. */
+export interface TemplateMessage extends Common { type: 'template'; template: string; language?: string | null; parameters?: string[] }
+/** A prompt with 1–10 unique buttons (each at most 100 characters). */
+export interface ButtonsMessage extends Common { type: 'buttons'; text: string; buttons: string[] }
+
+/** Body of `POST /conversations/{id}/messages`. */
+export type OutgoingMessage = TextMessage | AttachmentMessage | TemplateMessage | ButtonsMessage;
+
+/** Body of `POST /conversations/{id}/notes`. */
+export interface NoteCreate {
+  /** At most 4096 characters; the contact never sees it. */
+  body: string;
+  /** Active teammate ids to notify. */
+  mentions?: number[];
+}
+
+function checkMessage(c: Check, m: OutgoingMessage): void {
+  c.oneOf('type', m.type, ['text', 'attachment', 'template', 'buttons']).maxLen('reply_to', m.reply_to, 255);
+  switch (m.type) {
+    case 'text':
+      c.required('text', m.text, 4096);
+      break;
+    case 'buttons':
+      c.required('text', m.text, 4096).buttons('buttons', m.buttons);
+      break;
+    case 'attachment':
+      c.required('url', m.url, 2048).maxLen('caption', m.caption, 1024).maxLen('file_name', m.file_name, 255);
+      if (!/^https?:\/\//i.test(m.url)) c.fail('url', 'a public http(s) URL');
+      break;
+    case 'template':
+      c.required('template', m.template, 255);
+      if (m.parameters !== undefined && (!Array.isArray(m.parameters) || m.parameters.some((p) => typeof p !== 'string'))) {
+        c.fail('parameters', 'an array of strings');
+      }
+      break;
+  }
+}
+
+export function messagesResource(ctx: ResourceContext) {
+  const { transport: t } = ctx;
+  const conv = (op: string, id: number): string => `/conversations/${idPath(op, 'conversationId', id)}`;
+
+  const send = (conversationId: number, message: OutgoingMessage, options?: WriteOptions): ApiPromise<Message> => {
+    const op = 'messages.send';
+    checkMessage(check(op), message);
+    return t.request({ op, method: 'POST', path: `${conv(op, conversationId)}/messages`, body: message, schema: one(Message), repeat: 'ik', options });
+  };
+  type Extra<M> = Omit<M, 'type'>;
+
+  return {
+    /** `GET /conversations/{id}/messages`, newest first. */
+    list(conversationId: number, query: PageQuery = {}, options?: RequestOptions): Paginator<Message> {
+      return listing(ctx, 'messages.list', `${conv('messages.list', conversationId)}/messages`, paged(Message), { ...query }, options);
+    },
+    /** `GET /messages/{id}` (e.g. the message of a `message.*` event). */
+    get(id: number, options?: RequestOptions): ApiPromise<Message> {
+      return t.request({ op: 'messages.get', method: 'GET', path: `/messages/${idPath('messages.get', 'id', id)}`, schema: one(Message), repeat: 'safe', options });
+    },
+    /**
+     * `POST /conversations/{id}/messages` (IK): a real send on the thread's channel.
+     * Pass `{ idempotencyKey }` to make a repeated call a replay instead of a second send.
+     */
+    send,
+    /** Sends a text message. */
+    sendText(conversationId: number, text: string, extra: Omit<Extra<TextMessage>, 'text'> = {}, options?: WriteOptions): ApiPromise<Message> {
+      return send(conversationId, { type: 'text', text, ...extra }, options);
+    },
+    /** Sends a file by URL. */
+    sendAttachment(conversationId: number, attachment: Extra<AttachmentMessage>, options?: WriteOptions): ApiPromise<Message> {
+      return send(conversationId, { type: 'attachment', ...attachment }, options);
+    },
+    /** Sends an approved template. */
+    sendTemplate(conversationId: number, template: Extra<TemplateMessage>, options?: WriteOptions): ApiPromise<Message> {
+      return send(conversationId, { type: 'template', ...template }, options);
+    },
+    /** Sends a prompt with buttons. */
+    sendButtons(conversationId: number, text: string, buttons: string[], extra: Omit<Extra<ButtonsMessage>, 'text' | 'buttons'> = {}, options?: WriteOptions): ApiPromise<Message> {
+      return send(conversationId, { type: 'buttons', text, buttons, ...extra }, options);
+    },
+  };
+}
+
+export function notesResource(ctx: ResourceContext) {
+  return {
+    /** `POST /conversations/{id}/notes` (IK): an internal note (type `note`); mentioned teammates are notified. */
+    create(conversationId: number, note: NoteCreate, options?: WriteOptions): ApiPromise<Message> {
+      const op = 'notes.create';
+      const c = check(op).required('body', note.body, 4096);
+      note.mentions?.forEach((m, i) => c.int(`mentions.${i}`, m, 1));
+      return ctx.transport.request({
+        op, method: 'POST', path: `/conversations/${idPath(op, 'conversationId', conversationId)}/notes`,
+        body: note, schema: one(Message), repeat: 'ik', options,
+      });
+    },
+  };
+}
+
+export type MessagesResource = ReturnType<typeof messagesResource>;
+export type NotesResource = ReturnType<typeof notesResource>;

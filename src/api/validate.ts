@@ -1,0 +1,113 @@
+import { RequestValidationError } from './errors.js';
+import { SEGMENT_OPERATORS, VALUELESS_OPERATORS } from './schemas/segment.js';
+
+/**
+ * Pre-send checks of the spec's limits (Limits table and the request tables).
+ * A request that breaks one never reaches the service (it would answer 422 and
+ * spend a call of the quota); the first broken rule throws a
+ * {@link RequestValidationError} naming the field and what is allowed.
+ */
+export class Check {
+  constructor(private readonly op: string) {}
+
+  fail(field: string, allowed: string): never {
+    throw new RequestValidationError(field, allowed, this.op);
+  }
+
+  /** String of at most `max` characters (code points, as the service counts characters). */
+  maxLen(field: string, value: string | null | undefined, max: number): this {
+    if (value === undefined || value === null) return this;
+    if (typeof value !== 'string') this.fail(field, `a string of at most ${max} characters`);
+    if ([...value].length > max) this.fail(field, `at most ${max} characters (got ${[...value].length})`);
+    return this;
+  }
+
+  /** Non-empty string of at most `max` characters. */
+  required(field: string, value: string | null | undefined, max: number): this {
+    if (typeof value !== 'string' || value.trim() === '') this.fail(field, `required, a non-empty string of at most ${max} characters`);
+    return this.maxLen(field, value, max);
+  }
+
+  present(field: string, value: unknown, allowed: string): this {
+    if (value === undefined || value === null) this.fail(field, `required: ${allowed}`);
+    return this;
+  }
+
+  email(field: string, value: string | null | undefined): this {
+    if (value === undefined || value === null) return this;
+    // Deliberately loose (local@domain.tld): the service has the final word; this
+    // catches the obvious typos before spending a call.
+    if (typeof value !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) this.fail(field, 'an email address (name@domain.tld)');
+    return this;
+  }
+
+  int(field: string, value: number | null | undefined, min = -Infinity, max = Infinity): this {
+    if (value === undefined || value === null) return this;
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.fail(field, `an integer${min > -Infinity ? ` from ${min}` : ''}${max < Infinity ? ` to ${max}` : ''}`);
+    }
+    return this;
+  }
+
+  /** Amount sent as a JSON number, `min` or more. */
+  amount(field: string, value: number | null | undefined, min = 0): this {
+    if (value === undefined || value === null) return this;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) this.fail(field, `a number >= ${min}`);
+    return this;
+  }
+
+  perPage(value: number | undefined, min = 1): this {
+    return this.int('per_page', value, min, 100);
+  }
+
+  oneOf<T extends string>(field: string, value: T | null | undefined, allowed: readonly string[]): this {
+    if (value === undefined || value === null) return this;
+    if (!allowed.includes(value)) this.fail(field, `one of ${allowed.join(', ')}`);
+    return this;
+  }
+
+  /** `YYYY-MM-DD`. */
+  date(field: string, value: string | null | undefined): this {
+    if (value === undefined || value === null) return this;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) this.fail(field, 'a date YYYY-MM-DD');
+    return this;
+  }
+
+  /** Buttons: 1 to 10 labels, each 1–100 characters, all unique. */
+  buttons(field: string, value: readonly string[] | undefined): this {
+    if (!Array.isArray(value) || value.length < 1 || value.length > 10) this.fail(field, '1 to 10 button labels');
+    const seen = new Set<string>();
+    value.forEach((b, i) => {
+      this.required(`${field}.${i}`, b, 100);
+      if (seen.has(b)) this.fail(`${field}.${i}`, `unique labels ("${b}" appears twice)`);
+      seen.add(b);
+    });
+    return this;
+  }
+
+  /** Search rules: groups of known attribute/operator pairs, with a value exactly when the operator needs one. */
+  segmentRules(field: string, groups: readonly (readonly { attribute: string; operator: string; value?: unknown }[])[] | undefined): this {
+    if (groups === undefined) return this;
+    if (!Array.isArray(groups)) this.fail(field, 'an array of rule groups (arrays of rules)');
+    groups.forEach((group, g) => {
+      if (!Array.isArray(group)) this.fail(`${field}.${g}`, 'an array of rules');
+      group.forEach((rule, r) => {
+        const at = `${field}.${g}.${r}`;
+        const ops = (SEGMENT_OPERATORS as Record<string, readonly string[] | undefined>)[rule.attribute];
+        if (!ops) this.fail(`${at}.attribute`, `one of ${Object.keys(SEGMENT_OPERATORS).join(', ')}`);
+        if (!ops.includes(rule.operator)) this.fail(`${at}.operator`, `for ${rule.attribute}: one of ${ops.join(', ')}`);
+        const valueless = VALUELESS_OPERATORS.includes(rule.operator);
+        const hasValue = rule.value !== undefined && rule.value !== null;
+        if (valueless && hasValue) this.fail(`${at}.value`, `no value with operator ${rule.operator}`);
+        if (!valueless && !hasValue) this.fail(`${at}.value`, `a value with operator ${rule.operator}`);
+        if (/_days$/.test(rule.operator) && !(typeof rule.value === 'number' && Number.isInteger(rule.value) && rule.value >= 0)) {
+          this.fail(`${at}.value`, 'a whole number of days');
+        }
+      });
+    });
+    return this;
+  }
+}
+
+/** Starts the checks of one operation. */
+export const check = (op: string): Check => new Check(op);
