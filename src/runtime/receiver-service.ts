@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { IngestStore } from '../queue/ingest.js';
@@ -26,11 +27,22 @@ export interface ReceiverServiceOptions {
   extend?: (app: Hono) => void;
 }
 
+function waitReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((res) => {
+    const t = setTimeout(res, timeoutMs);
+    redis.once('ready', () => { clearTimeout(t); res(); });
+  });
+}
+
 /** Starts the HTTP receiver: fail-fast producer connection, ingest store, health. */
 export async function startReceiver(opts: ReceiverServiceOptions): Promise<ReceiverService> {
   const { config, log } = opts;
   const producer = createRedisConnection(opts.redisUrl, 'producer', 'switchyard-receiver');
   producer.on('error', (err: Error) => log.debug({ err: err.message }, 'receiver redis connection error'));
+  // Without an offline queue, commands sent before the connection is ready fail;
+  // wait for it (bounded) so the first deliveries after start-up are not refused.
+  await waitReady(producer, 5_000);
   const store = new IngestStore(producer, config.queuePrefix, config.dedupeTtlMs);
   const redisSink: DeliverySink = { put: (d) => store.put(d) };
   const sink = opts.wrapSink ? opts.wrapSink(redisSink) : redisSink;

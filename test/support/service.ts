@@ -1,0 +1,47 @@
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/runtime/service.js';
+import { sign } from '../../src/signature.js';
+
+export const TEST_SECRET = 'test-secret-do-not-log';
+
+/** A logger whose lines are kept in memory (tests may grep them). */
+export function memoryLogger(level = 'debug'): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const dest = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  return { log: createLogger({ level: level as 'debug', destination: dest as never }), lines };
+}
+
+export function testConfig(env: Record<string, string>): Config {
+  return loadConfig({ WEBHOOK_SECRETS: TEST_SECRET, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', ...env }, { requireSecrets: true });
+}
+
+/** Starts receiver (+ pump) in this process on an ephemeral loopback port. */
+export async function startTestService(env: Record<string, string>, extra: Partial<ServiceOptions> = {}): Promise<RunningService & { url: string; lines: string[] }> {
+  const { log, lines } = memoryLogger();
+  const service = await startService({ config: testConfig(env), log, receiver: true, ...extra });
+  return Object.assign(service, { url: `${service.receiver?.http.url}/webhooks`, lines });
+}
+
+let seq = 0;
+/** A canonical envelope body with a unique id. */
+export function eventBody(event = 'message.received', id = `evt_${Date.now()}_${seq++}`): string {
+  return JSON.stringify({ id, event, created_at: new Date().toISOString(), data: { id: seq, conversation_id: 1, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: new Date().toISOString() } });
+}
+
+/** POSTs a body signed with the test secret. */
+export function deliver(url: string, body: string | Uint8Array, secret = TEST_SECRET): Promise<Response> {
+  return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(secret, body) } });
+}
+
+/** Polls until `check` is truthy or the time runs out. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
