@@ -1,0 +1,63 @@
+import { Hono, type Context } from 'hono';
+import type { Deps, SandboxEnv } from './context.js';
+import { ApiError } from './errors.js';
+import { hookRoutes } from './hooks.js';
+import { authenticate } from './middleware/auth.js';
+import { faultGate, faultLatency } from './middleware/faults.js';
+import { idempotency } from './middleware/idempotency.js';
+import { rateLimit } from './middleware/limits.js';
+import { requestLog, tlsGuard } from './middleware/log.js';
+import { contactLifecycleRoutes } from './routes/contact-lifecycle.js';
+import { contactMergeRoutes } from './routes/contact-merge.js';
+import { contactSearchRoutes } from './routes/contact-search.js';
+import { contactRoutes } from './routes/contacts.js';
+import { conversationRoutes } from './routes/conversations.js';
+import { dealRoutes } from './routes/deals.js';
+import { leadRoutes } from './routes/leads.js';
+import { meRoutes } from './routes/me.js';
+import { messageRoutes } from './routes/messages.js';
+import { orderRoutes } from './routes/orders.js';
+import { productRoutes } from './routes/products.js';
+import { taskRoutes } from './routes/tasks.js';
+
+/** Base path of the API (spec: Versioning, `{base_url}` ends in `/api/v1`). */
+export const API_BASE = '/api/v1';
+
+/** Path below the API base, as fault rules, the request log and idempotency see it. */
+export const apiPath = (path: string): string => path.slice(API_BASE.length) || '/';
+
+/**
+ * Renders every failure: ApiError as `{message, code?, errors?}` with its
+ * status; anything unexpected as a plain 500 with nothing about internals
+ * (spec: Errors).
+ */
+export function renderError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) {
+    return c.json(err.body(), err.status, err.headers ?? {});
+  }
+  return c.json({ message: 'Server Error' }, 500);
+}
+
+/**
+ * The sandbox's Hono app: the API under /api/v1 behind the gate chain
+ * (log -> TLS -> faults -> auth -> rate limit -> idempotency -> latency), and
+ * the unauthenticated test hooks under /_sandbox.
+ */
+export function createApp(deps: Deps): Hono {
+  const { state } = deps;
+  const api = new Hono<SandboxEnv>();
+  api.use('*', requestLog(state, apiPath), tlsGuard(state), faultGate(state, apiPath), authenticate(state),
+    rateLimit(state), idempotency(state, apiPath), faultLatency());
+  for (const routes of [meRoutes, contactSearchRoutes, contactMergeRoutes, contactRoutes, contactLifecycleRoutes,
+    conversationRoutes, messageRoutes, dealRoutes, orderRoutes, productRoutes, taskRoutes, leadRoutes]) {
+    api.route('/', routes(deps));
+  }
+  api.onError(renderError);
+
+  const app = new Hono();
+  app.route(API_BASE, api);
+  app.route('/_sandbox', hookRoutes(deps));
+  app.notFound((c) => c.json({ message: 'Not found.' }, 404));
+  app.onError(renderError);
+  return app;
+}

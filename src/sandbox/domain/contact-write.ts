@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import type { AuthInfo, Deps } from '../context.js';
+import { invalid } from '../errors.js';
+import type { Contact, Workspace } from '../types.js';
+import { contactView, stageView } from '../views/contacts.js';
+import { moveLifecycle, stageIn } from './lifecycle.js';
+import { requirePhonePermission } from '../context.js';
+
+/** Spec, POST /contacts body; limits from the Limits table (name 255, phone 32). */
+const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
+export const ContactFields = z.object({
+  name: Name,
+  email: z.email('must be a valid email address').nullable(),
+  phone: z.string().max(32, 'may not be longer than 32 characters').nullable(),
+  lifecycle_stage_id: z.number().int().nullable(),
+}).partial();
+export type ContactFields = z.infer<typeof ContactFields>;
+
+/** Body of a create: `name` required. */
+export const NewContact = ContactFields.extend({ name: Name });
+
+/**
+ * Checks that hold before any write: writing a phone needs the view-phone
+ * permission (403, a masked number may not be replaced); the lifecycle cannot
+ * be removed and must name a stage of the workspace (422).
+ */
+export function precheck(ws: Workspace, auth: AuthInfo, fields: ContactFields): void {
+  if (fields.phone !== undefined) requirePhonePermission(auth, 'Writing a phone number');
+  if (fields.lifecycle_stage_id === null) throw invalid('lifecycle_stage_id', 'a contact always sits on a lifecycle stage');
+  if (fields.lifecycle_stage_id !== undefined) stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id');
+}
+
+/** Applies the sent fields (only those sent change); a lifecycle change runs the lifecycle rules and emits. */
+export function applyFields(deps: Deps, ws: Workspace, contact: Contact, fields: ContactFields, now: number): void {
+  if (fields.name !== undefined) contact.name = fields.name;
+  if (fields.email !== undefined) contact.email = fields.email;
+  if (fields.phone !== undefined) contact.phone = fields.phone;
+  contact.updatedAt = now;
+  if (fields.lifecycle_stage_id !== undefined && fields.lifecycle_stage_id !== null) {
+    const move = moveLifecycle(ws, contact, stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id'), now);
+    if (move.changed) emitLifecycle(deps, contact.id, move.previous, move.lifecycle);
+  }
+}
+
+/** `contact.lifecycle_changed` carries a ContactLifecycle (ARCHITECTURE: data per event). */
+export function emitLifecycle(
+  deps: Deps, contactId: number, previous: Parameters<typeof stageView>[0] | null, lifecycle: Parameters<typeof stageView>[0],
+): void {
+  deps.emitter.emit('contact.lifecycle_changed', {
+    contact_id: contactId, previous: previous ? stageView(previous) : null, lifecycle: stageView(lifecycle),
+  });
+}
+
+/** `contact.created` carries the Contact as the API returns it (unmasked: the workspace's own endpoint). */
+export function emitCreated(deps: Deps, ws: Workspace, contact: Contact): void {
+  deps.emitter.emit('contact.created', contactView(ws, contact, { viewPhone: true }));
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { invalid } from '../errors.js';
+import type { Channel, Conversation, Workspace } from '../types.js';
+
+/** Spec, POST /conversations/{id}/messages body and the Limits table. */
+export const SendBody = z.object({
+  type: z.enum(['text', 'attachment', 'template', 'buttons']).optional(),
+  body: z.string().max(4096, 'may not be longer than 4096 characters').optional(),
+  text: z.string().max(4096, 'may not be longer than 4096 characters').nullable().optional(),
+  reply_to: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
+  url: z.string().max(2048, 'may not be longer than 2048 characters').optional(),
+  caption: z.string().max(1024, 'may not be longer than 1024 characters').nullable().optional(),
+  file_name: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
+  buttons: z.array(z.string().min(1).max(100, 'may not be longer than 100 characters'))
+    .min(1, 'needs 1 to 10 buttons').max(10, 'needs 1 to 10 buttons')
+    .refine((b) => new Set(b).size === b.length, 'button labels must be unique').optional(),
+  template: z.string().max(255, 'may not be longer than 255 characters').optional(),
+  language: z.string().nullable().optional(),
+  parameters: z.array(z.string()).optional(),
+}).superRefine((b, ctx) => {
+  const type = b.type ?? 'text';
+  const need = (field: string, ok: boolean): void => {
+    if (!ok) ctx.addIssue({ code: 'custom', path: [field], message: `is required for type ${type}` });
+  };
+  if (type === 'text') need(b.type ? 'text' : 'body', Boolean(b.type ? b.text : b.text ?? b.body));
+  if (type === 'buttons') { need('text', Boolean(b.text)); need('buttons', b.buttons !== undefined); }
+  if (type === 'attachment') need('url', Boolean(b.url));
+  if (type === 'template') need('template', Boolean(b.template));
+});
+export type SendBody = z.infer<typeof SendBody>;
+
+/** What gets stored for an outbound message. */
+export interface Composed { body: string; contentType: string; extra: Record<string, unknown> }
+
+const PRIVATE_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|0\.0\.0\.0|\[::1?\]|\[f[cd][0-9a-f:]*\])$/i;
+
+/** Spec: the attachment URL must be a public http(s) address; one inside a private network is refused. */
+export function checkAttachmentUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid('url', 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url', 'must be an http(s) URL');
+  if (PRIVATE_HOST.test(url.hostname)) throw invalid('url', 'may not point inside a private network');
+  return url;
+}
+
+/**
+ * Checks a send against the thread and composes the stored message. Public
+ * comment threads need `reply_to` and accept only text; a template must be
+ * approved on the thread's own channel, with `language` when it exists in
+ * several, and its placeholders filled in order.
+ */
+export function compose(ws: Workspace, channel: Channel, b: SendBody): Composed {
+  const type = b.type ?? 'text';
+  if (channel.public) {
+    if (!b.reply_to) throw invalid('reply_to', 'is required on a public comment thread');
+    if (type !== 'text') throw invalid('type', 'only text may be published on a public comment thread');
+  }
+  const replyTo = b.reply_to ? { reply_to: b.reply_to } : {};
+  if (type === 'text') return { body: (b.text ?? b.body)!, contentType: 'text', extra: replyTo };
+  if (type === 'buttons') return { body: b.text!, contentType: 'buttons', extra: { buttons: [...b.buttons!] } };
+  if (type === 'attachment') {
+    const url = checkAttachmentUrl(b.url!);
+    const fileName = b.file_name ?? decodeURIComponent(url.pathname.split('/').pop() || 'file');
+    return { body: b.caption ?? '', contentType: 'attachment', extra: { url: url.href, caption: b.caption ?? null, file_name: fileName } };
+  }
+  const versions = ws.templates.filter((t) => t.channelId === channel.id && t.name === b.template);
+  if (versions.length === 0) throw invalid('template', `no approved template "${b.template}" on this channel`);
+  if (versions.length > 1 && !b.language) {
+    throw invalid('language', `is required: the template exists in ${versions.map((v) => v.language).join(', ')}`);
+  }
+  const template = b.language ? versions.find((v) => v.language === b.language) : versions[0];
+  if (!template) throw invalid('language', `the template does not exist in "${b.language}"`);
+  const params = b.parameters ?? [];
+  if (params.length !== template.placeholders) throw invalid('parameters', `the template takes ${template.placeholders} parameters`);
+  const text = template.body.replace(/\{\{(\d+)\}\}/g, (_, n: string) => params[Number(n) - 1] ?? '');
+  return {
+    body: text, contentType: 'template',
+    extra: { template: template.name, language: template.language, parameters: [...params] },
+  };
+}
+
+/** Spec: outside the 24-hour customer-service window only a template is accepted by the provider. */
+export const SERVICE_WINDOW_MS = 24 * 3600 * 1000;
+
+/** Whether a free-form message would be refused by the channel provider now. */
+export function outsideWindow(cv: Conversation, channel: Channel, now: number): boolean {
+  if (channel.public) return false;
+  return cv.lastInboundAt === null || now - cv.lastInboundAt > SERVICE_WINDOW_MS;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { Deps } from '../context.js';
+import { contactIn, parseAddress, findByAddress } from '../domain/contacts.js';
+import { emitCreated } from '../domain/contact-write.js';
+import { addContact, addConversation, addMessage, liveThread } from '../domain/records.js';
+import { invalid } from '../errors.js';
+import type { Contact, Conversation, Workspace } from '../types.js';
+import { conversationView, messageView } from '../views/conversations.js';
+
+/** Body of `POST /_sandbox/inbound`: a customer writes, on a thread or to a channel. */
+export const InboundBody = z.object({
+  workspace_id: z.number().int().optional(),
+  conversation_id: z.number().int().optional(),
+  contact: z.union([z.number().int(), z.string().min(1), z.object({
+    name: z.string().min(1).max(255), email: z.email().nullable().optional(), phone: z.string().max(32).nullable().optional(),
+  })]).optional(),
+  channel_id: z.number().int().optional(),
+  body: z.string().min(1).max(4096),
+}).refine((b) => b.conversation_id !== undefined || (b.contact !== undefined && b.channel_id !== undefined),
+  { message: 'send conversation_id, or contact and channel_id', path: ['conversation_id'] });
+export type InboundBody = z.infer<typeof InboundBody>;
+
+const VIEWER = { teammate: { viewPhone: true } };
+
+function contactFor(deps: Deps, ws: Workspace, ref: NonNullable<InboundBody['contact']>): Contact {
+  if (typeof ref !== 'object') return contactIn(ws, VIEWER, ref, 'contact');
+  const byEmail = ref.email ? findByAddress(ws, VIEWER, { kind: 'email', email: ref.email }) : undefined;
+  const found = byEmail ?? (ref.phone ? findByAddress(ws, VIEWER, parseAddress(`phone:${ref.phone}`)!) : undefined);
+  if (found) return found;
+  const contact = addContact(ws, deps.state.ids.take(), deps.state.now(), { name: ref.name, email: ref.email ?? null, phone: ref.phone ?? null });
+  emitCreated(deps, ws, contact);
+  return contact;
+}
+
+/**
+ * Simulates a customer message (spec: message.received). Creates the contact
+ * (from an object) and the live thread when needed; a message on a closed,
+ * pending or snoozed thread reopens it (`conversation.opened`), unless another
+ * live thread exists for the contact and channel, which then receives it.
+ */
+export function receiveInbound(deps: Deps, ws: Workspace, b: InboundBody): { conversation: Conversation; message: ReturnType<typeof messageView> } {
+  const { state, emitter } = deps;
+  const now = state.now();
+  let conversation: Conversation | undefined;
+  if (b.conversation_id !== undefined) {
+    conversation = ws.conversations.get(b.conversation_id);
+    if (!conversation) throw invalid('conversation_id', 'does not name a conversation of this workspace');
+  } else {
+    if (!ws.channels.some((ch) => ch.id === b.channel_id)) throw invalid('channel_id', 'does not name a channel of this workspace');
+    const contact = contactFor(deps, ws, b.contact!);
+    conversation = liveThread(ws, contact.id, b.channel_id!);
+    if (!conversation) {
+      conversation = addConversation(ws, state.ids.take(), now, { contactId: contact.id, channelId: b.channel_id! });
+      emitter.emit('conversation.created', conversationView(ws, conversation));
+    }
+  }
+  if (conversation.status !== 'open') {
+    const live = conversation.status === 'closed' ? liveThread(ws, conversation.contactId, conversation.channelId) : undefined;
+    if (live) conversation = live;
+    if (conversation.status !== 'open') {
+      Object.assign(conversation, { status: 'open', closedAt: null, snoozedUntil: null });
+      emitter.emit('conversation.opened', conversationView(ws, conversation));
+    }
+  }
+  const message = addMessage(ws, state.ids.take(), now, {
+    conversationId: conversation.id, direction: 'inbound', senderType: 'contact', userId: null, body: b.body, status: null,
+  });
+  const view = messageView(message);
+  emitter.emit('message.received', view);
+  return { conversation, message: view };
+}

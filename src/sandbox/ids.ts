@@ -1,0 +1,16 @@
+/**
+ * Ids are issued from one counter shared by every workspace, so an id seen in
+ * one workspace is a real record elsewhere and scoping (spec: Authentication 9,
+ * another workspace's record answers 404) is tested against live records.
+ */
+export class IdSequence {
+  private next = 1;
+  constructor(start = 1) {
+    this.next = start;
+  }
+
+  /** The next unused id. */
+  take(): number {
+    return this.next++;
+  }
+}

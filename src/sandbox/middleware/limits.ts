@@ -1,0 +1,47 @@
+import type { MiddlewareHandler } from 'hono';
+import type { SandboxEnv } from '../context.js';
+import { ApiError } from '../errors.js';
+import { type BurstResult, type QuotaResult } from '../rate-limit.js';
+import type { SandboxState } from '../state.js';
+import { tokenHash } from '../tokens.js';
+
+/**
+ * Spec, Limits: the burst is counted per token, the monthly allowance per
+ * workspace; exceeding either answers 429 with `Retry-After` in seconds (for
+ * the allowance: until the start of next month). A fault rule may force a 429.
+ */
+export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
+  return async (c, next) => {
+    const auth = c.get('auth');
+    const now = state.now();
+    const burst = state.burst.take(tokenHash(auth.token.value), now);
+    c.set('burst', burst);
+    if (!burst.allowed) {
+      throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { 'Retry-After': String(burst.retryAfter) });
+    }
+    if (c.get('faults')?.force429) {
+      throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { 'Retry-After': '1' });
+    }
+    const quota = state.quota.take(auth.workspace.id, now);
+    c.set('quota', quota);
+    if (quota && !quota.allowed) {
+      const retry = Math.max(1, Math.ceil((quota.resetAt - now) / 1000));
+      throw new ApiError(429, 'The monthly API allowance is spent.', 'quota_exceeded', undefined, { 'Retry-After': String(retry) });
+    }
+    await next();
+  };
+}
+
+/** Headers every API answer carries (spec: rate-limit headers on every response). */
+export function limitHeaders(burst: BurstResult | undefined, quota: QuotaResult | null | undefined, defaultBurst: number): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Limit': String(burst?.limit ?? defaultBurst),
+    'X-RateLimit-Remaining': String(burst?.remaining ?? defaultBurst),
+  };
+  if (quota) {
+    headers['X-Quota-Limit'] = String(quota.limit);
+    headers['X-Quota-Remaining'] = String(quota.remaining);
+    headers['X-Quota-Reset'] = new Date(quota.resetAt).toISOString();
+  }
+  return headers;
+}

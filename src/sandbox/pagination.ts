@@ -1,0 +1,61 @@
+import { ApiError } from './errors.js';
+
+/** Spec, Endpoints: `per_page` default 50, max 100 (min 1). */
+export const PER_PAGE_DEFAULT = 50;
+export const PER_PAGE_MAX = 100;
+
+/** A page as the API answers it: `{data, meta: {next_cursor, per_page}}`. */
+export interface Page<T> {
+  data: T[];
+  meta: { next_cursor: string | null; per_page: number };
+}
+
+/** Sort key: ascending tuple order is page order (newest first uses negated times). */
+export type SortKey = readonly number[];
+
+/** Validates `per_page` (from query string or body); out of 1..100 is a 422. */
+export function perPage(raw: unknown): number {
+  if (raw === undefined || raw === null || raw === '') return PER_PAGE_DEFAULT;
+  const n = typeof raw === 'number' ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > PER_PAGE_MAX) {
+    throw new ApiError(422, 'The given data was invalid.', undefined, { per_page: [`must be an integer from 1 to ${PER_PAGE_MAX}`] });
+  }
+  return n;
+}
+
+function compare(a: SortKey, b: SortKey): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+function decode(cursor: string): SortKey {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(key) && key.every((k) => typeof k === 'number')) return key;
+  } catch { /* fall through */ }
+  throw new ApiError(422, 'The given data was invalid.', undefined, { cursor: ['is not a cursor this API issued'] });
+}
+
+/**
+ * Keyset pagination: the opaque cursor is the sort key of the last record
+ * sent, so records created between pages neither repeat nor shift the pages.
+ */
+export function paginate<T, V>(
+  items: Iterable<T>, key: (item: T) => SortKey, view: (item: T) => V,
+  opts: { perPage: number; cursor?: string | undefined },
+): Page<V> {
+  const sorted = [...items].sort((a, b) => compare(key(a), key(b)));
+  const after = opts.cursor ? decode(opts.cursor) : null;
+  const rest = after ? sorted.filter((i) => compare(key(i), after) > 0) : sorted;
+  const slice = rest.slice(0, opts.perPage);
+  const last = slice[slice.length - 1];
+  const next = rest.length > opts.perPage && last !== undefined
+    ? Buffer.from(JSON.stringify(key(last)), 'utf8').toString('base64url') : null;
+  return { data: slice.map(view), meta: { next_cursor: next, per_page: opts.perPage } };
+}
+
+/** Newest first (spec: collections are newest first unless stated); ties by id. */
+export const newestFirst = (r: { createdAt: number; id: number }): SortKey => [-r.createdAt, -r.id];

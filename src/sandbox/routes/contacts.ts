@@ -1,0 +1,119 @@
+import { Hono } from 'hono';
+import { caller, requirePhonePermission, type Deps, type SandboxEnv } from '../context.js';
+import { contactAt, findByAddress, labelIn, parseAddress, phoneKey } from '../domain/contacts.js';
+import { applyFields, emitCreated, NewContact, ContactFields, precheck } from '../domain/contact-write.js';
+import { addContact } from '../domain/records.js';
+import { notFound, invalid } from '../errors.js';
+import { newestFirst, paginate, perPage } from '../pagination.js';
+import type { Contact } from '../types.js';
+import { body, intParam, timeParam } from '../validation.js';
+import { contactView, parseInclude } from '../views/contacts.js';
+
+/** Contacts CRUD and list (spec: Contacts). */
+export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
+  const app = new Hono<SandboxEnv>();
+  const { state } = deps;
+
+  app.get('/contacts', (c) => {
+    const auth = caller(c, 'contacts:read');
+    const ws = auth.workspace;
+    const q = c.req.query();
+    const filters: ((x: Contact) => boolean)[] = [];
+    if (q.search) {
+      const s = q.search.toLowerCase();
+      // Spec: search matches name and email; phone only when the teammate may see phone numbers.
+      filters.push((x) => x.name.toLowerCase().includes(s) || (x.email?.toLowerCase().includes(s) ?? false) ||
+        (auth.teammate.viewPhone && x.phone !== null && x.phone.replace(/\D/g, '').includes(s.replace(/\D/g, '') || '\u0000')));
+    }
+    if (q.email) filters.push((x) => x.email?.toLowerCase() === q.email!.toLowerCase());
+    if (q.phone !== undefined) {
+      requirePhonePermission(auth, 'The phone filter');
+      const key = phoneKey(q.phone);
+      filters.push((x) => x.phone !== null && phoneKey(x.phone) === key);
+    }
+    if (q.label) {
+      const label = labelIn(ws, q.label, 'label');
+      filters.push((x) => x.labelIds.includes(label.id));
+    }
+    const stage = intParam(q.lifecycle_stage_id, 'lifecycle_stage_id');
+    if (stage !== undefined) filters.push((x) => x.lifecycleStageId === stage);
+    const after = timeParam(q.created_after, 'created_after');
+    if (after !== undefined) filters.push((x) => x.createdAt >= after);
+    const before = timeParam(q.created_before, 'created_before', true);
+    if (before !== undefined) filters.push((x) => x.createdAt <= before);
+    const updated = timeParam(q.updated_after, 'updated_after');
+    if (updated !== undefined) filters.push((x) => x.updatedAt >= updated);
+    const include = parseInclude(q.include);
+    const rows = [...ws.contacts.values()].filter((x) => filters.every((f) => f(x)));
+    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { viewPhone: auth.teammate.viewPhone, include }),
+      { perPage: perPage(q.per_page), cursor: q.cursor }));
+  });
+
+  app.post('/contacts', async (c) => {
+    const auth = caller(c, 'contacts:write');
+    const ws = auth.workspace;
+    const fields = await body(c, NewContact);
+    precheck(ws, auth, fields);
+    const now = state.now();
+    const contact = addContact(ws, state.ids.take(), now, {
+      name: fields.name, email: fields.email ?? null, phone: fields.phone ?? null,
+      ...(fields.lifecycle_stage_id ? { lifecycleStageId: fields.lifecycle_stage_id } : {}),
+    });
+    emitCreated(deps, ws, contact);
+    return c.json({ data: contactView(ws, contact, { viewPhone: auth.teammate.viewPhone }) }, 201);
+  });
+
+  app.get('/contacts/:id', (c) => {
+    const auth = caller(c, 'contacts:read');
+    const contact = contactAt(auth.workspace, auth, c.req.param('id'));
+    const include = parseInclude(c.req.query('include'));
+    return c.json({ data: contactView(auth.workspace, contact, { viewPhone: auth.teammate.viewPhone, include }) });
+  });
+
+  app.patch('/contacts/:id', async (c) => {
+    const auth = caller(c, 'contacts:write');
+    const ws = auth.workspace;
+    const contact = contactAt(ws, auth, c.req.param('id'));
+    const fields = await body(c, ContactFields);
+    precheck(ws, auth, fields);
+    applyFields(deps, ws, contact, fields, state.now());
+    return c.json({ data: contactView(ws, contact, { viewPhone: auth.teammate.viewPhone }) });
+  });
+
+  // Spec: PUT makes the contact at the address match the body, creating it when none exists;
+  // `id:` never creates (an unissued id is 404). A created contact takes the address's email/phone.
+  app.put('/contacts/:id', async (c) => {
+    const auth = caller(c, 'contacts:write');
+    const ws = auth.workspace;
+    const address = parseAddress(c.req.param('id'));
+    if (!address) throw notFound('Contact');
+    const fields = await body(c, ContactFields);
+    precheck(ws, auth, fields);
+    const now = state.now();
+    const existing = findByAddress(ws, auth, address);
+    if (existing) {
+      applyFields(deps, ws, existing, fields, now);
+      return c.json({ data: contactView(ws, existing, { viewPhone: auth.teammate.viewPhone }) }, 200);
+    }
+    if (address.kind === 'id') throw notFound('Contact');
+    if (!fields.name) throw invalid('name', 'is required to create a contact');
+    const contact = addContact(ws, state.ids.take(), now, {
+      name: fields.name,
+      email: fields.email !== undefined ? fields.email : address.kind === 'email' ? address.email : null,
+      phone: fields.phone !== undefined ? fields.phone : address.kind === 'phone' ? address.phone : null,
+      ...(fields.lifecycle_stage_id ? { lifecycleStageId: fields.lifecycle_stage_id } : {}),
+    });
+    emitCreated(deps, ws, contact);
+    return c.json({ data: contactView(ws, contact, { viewPhone: auth.teammate.viewPhone }) }, 201);
+  });
+
+  // Spec: DELETE removes the contact; its conversations stay in the record.
+  app.delete('/contacts/:id', (c) => {
+    const auth = caller(c, 'contacts:delete');
+    const contact = contactAt(auth.workspace, auth, c.req.param('id'));
+    auth.workspace.contacts.delete(contact.id);
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,78 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { contactIn } from '../domain/contacts.js';
+import { applyConversationPatch, ConversationPatch } from '../domain/conversation-patch.js';
+import { addConversation, liveThread } from '../domain/records.js';
+import { invalid, notFound } from '../errors.js';
+import { newestFirst, paginate, perPage } from '../pagination.js';
+import type { Conversation, ConversationStatus } from '../types.js';
+import { body, intParam } from '../validation.js';
+import { conversationView } from '../views/conversations.js';
+
+const STATUSES: readonly ConversationStatus[] = ['open', 'pending', 'snoozed', 'closed'];
+const OpenBody = z.object({
+  contact: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a contact id or identifier' }),
+  channel_id: z.number({ error: 'is required: a channel id' }).int(),
+});
+
+/** Conversations and closing notes (spec: Conversations). */
+export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
+  const app = new Hono<SandboxEnv>();
+  const { state, emitter } = deps;
+
+  app.get('/conversations', (c) => {
+    const auth = caller(c, 'conversations:read');
+    const q = c.req.query();
+    if (q.status && !STATUSES.includes(q.status as ConversationStatus)) throw invalid('status', `must be one of ${STATUSES.join(', ')}`);
+    const contactId = intParam(q.contact_id, 'contact_id');
+    const channelId = intParam(q.channel_id, 'channel_id');
+    const rows = [...auth.workspace.conversations.values()].filter((x) => (!q.status || x.status === q.status) &&
+      (contactId === undefined || x.contactId === contactId) && (channelId === undefined || x.channelId === channelId));
+    return c.json(paginate(rows, newestFirst, (x) => conversationView(auth.workspace, x), { perPage: perPage(q.per_page), cursor: q.cursor }));
+  });
+
+  // Spec: a contact has at most one live thread per channel; opening answers 201 when a thread
+  // is created and 200 with the live thread (nothing created) when one exists.
+  app.post('/conversations', async (c) => {
+    const auth = caller(c, 'conversations:write');
+    const ws = auth.workspace;
+    const b = await body(c, OpenBody);
+    const contact = contactIn(ws, auth, b.contact, 'contact');
+    if (!ws.channels.some((ch) => ch.id === b.channel_id)) throw invalid('channel_id', 'does not name a channel of this workspace');
+    const live = liveThread(ws, contact.id, b.channel_id);
+    if (live) return c.json({ data: conversationView(ws, live) }, 200);
+    const conversation = addConversation(ws, state.ids.take(), state.now(), { contactId: contact.id, channelId: b.channel_id });
+    emitter.emit('conversation.created', conversationView(ws, conversation));
+    return c.json({ data: conversationView(ws, conversation) }, 201);
+  });
+
+  app.get('/conversations/:id', (c) => {
+    const auth = caller(c, 'conversations:read');
+    return c.json({ data: conversationView(auth.workspace, conversationAt(auth.workspace.conversations, c.req.param('id'))) });
+  });
+
+  app.patch('/conversations/:id', async (c) => {
+    const auth = caller(c, 'conversations:write');
+    const ws = auth.workspace;
+    const conversation = conversationAt(ws.conversations, c.req.param('id'));
+    const patch = await body(c, ConversationPatch);
+    const events = applyConversationPatch(ws, conversation, patch, state.now());
+    for (const event of events) emitter.emit(event, conversationView(ws, conversation));
+    return c.json({ data: conversationView(ws, conversation) });
+  });
+
+  // Spec: closing notes in the workspace's own order; may be empty.
+  app.get('/closing-notes', (c) => {
+    const auth = caller(c, 'conversations:read');
+    return c.json({ data: auth.workspace.closingNotes.map((n) => ({ ...n })) });
+  });
+  return app;
+}
+
+/** A conversation of the workspace by path id, or 404 (other workspaces' threads included). */
+export function conversationAt(conversations: Map<number, Conversation>, raw: string): Conversation {
+  const found = /^\d+$/.test(raw) ? conversations.get(Number(raw)) : undefined;
+  if (!found) throw notFound('Conversation');
+  return found;
+}

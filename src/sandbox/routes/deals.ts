@@ -1,0 +1,111 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { applyStage } from '../domain/deals.js';
+import { invalid, notFound } from '../errors.js';
+import { toCents } from '../money.js';
+import { newestFirst, paginate, perPage } from '../pagination.js';
+import type { Deal, Workspace } from '../types.js';
+import { body, intParam } from '../validation.js';
+import { dealView } from '../views/work.js';
+
+const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
+const Name = z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
+const NewDeal = z.object({
+  name: Name,
+  contact_id: z.number().int().nullable().optional(),
+  amount: z.number().min(0, 'must be at least 0').nullable().optional(),
+  source: z.string().nullable().optional(),
+  pipeline_id: z.number().int().nullable().optional(),
+  stage_id: z.number().int().nullable().optional(),
+  owner_id: z.number().int().nullable().optional(),
+  close_date: DATE.nullable().optional(),
+});
+const DealPatch = z.object({
+  name: Name.optional(),
+  amount: z.number().min(0, 'must be at least 0').nullable().optional(),
+  source: z.string().optional(),
+  owner_id: z.number().int().nullable().optional(),
+  close_date: DATE.nullable().optional(),
+  stage_id: z.number().int().optional(),
+  closed_lost_reason: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
+});
+
+function checkOwner(ws: Workspace, id: number | null | undefined): void {
+  if (id !== undefined && id !== null && !ws.teammates.some((t) => t.id === id)) invalidThrow('owner_id', 'must be a teammate of this workspace');
+}
+function invalidThrow(field: string, message: string): never {
+  throw invalid(field, message);
+}
+
+/** Deals (spec: Deals, Deal status: the stage is the verdict). */
+export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
+  const app = new Hono<SandboxEnv>();
+  const { state } = deps;
+  const dealAt = (ws: Workspace, raw: string): Deal => {
+    const d = /^\d+$/.test(raw) ? ws.deals.get(Number(raw)) : undefined;
+    if (!d) throw notFound('Deal');
+    return d;
+  };
+
+  app.get('/deals', (c) => {
+    const auth = caller(c, 'deals:read');
+    const q = c.req.query();
+    if (q.status && !['open', 'won', 'lost'].includes(q.status)) throw invalid('status', 'must be one of open, won, lost');
+    const contactId = intParam(q.contact_id, 'contact_id');
+    const pipelineId = intParam(q.pipeline_id, 'pipeline_id');
+    const rows = [...auth.workspace.deals.values()].filter((d) => (!q.status || d.status === q.status) &&
+      (contactId === undefined || d.contactIds.includes(contactId)) && (pipelineId === undefined || d.pipelineId === pipelineId));
+    return c.json(paginate(rows, newestFirst, (d) => dealView(auth.workspace, d), { perPage: perPage(q.per_page), cursor: q.cursor }));
+  });
+
+  // Spec: contact_id must belong to the workspace (422); source defaults to `other`; the default
+  // pipeline is the workspace's first, the default stage the pipeline's first open stage.
+  app.post('/deals', async (c) => {
+    const auth = caller(c, 'deals:write');
+    const ws = auth.workspace;
+    const b = await body(c, NewDeal);
+    if (b.contact_id != null && !ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
+    const pipeline = b.pipeline_id != null ? ws.pipelines.find((p) => p.id === b.pipeline_id) : ws.pipelines[0];
+    if (!pipeline) throw invalid('pipeline_id', 'does not name a pipeline of this workspace');
+    const stage = b.stage_id != null ? pipeline.stages.find((s) => s.id === b.stage_id) : pipeline.stages.find((s) => s.kind === 'open');
+    if (!stage) throw invalid('stage_id', "must be a stage of the deal's pipeline");
+    checkOwner(ws, b.owner_id);
+    const now = state.now();
+    const deal: Deal = {
+      id: state.ids.take(), name: b.name, pipelineId: pipeline.id, stageId: stage.id, status: 'open',
+      amountCents: toCents(b.amount ?? 0), closeDate: b.close_date ?? null, ownerId: b.owner_id ?? null, organizationId: null,
+      source: b.source ?? 'other', closedAt: null, closedLostReason: null, contactIds: b.contact_id != null ? [b.contact_id] : [],
+      createdAt: now,
+    };
+    applyStage(deal, stage, now);
+    ws.deals.set(deal.id, deal);
+    return c.json({ data: dealView(ws, deal) }, 201);
+  });
+
+  app.get('/deals/:id', (c) => {
+    const auth = caller(c, 'deals:read');
+    return c.json({ data: dealView(auth.workspace, dealAt(auth.workspace, c.req.param('id'))) });
+  });
+
+  app.patch('/deals/:id', async (c) => {
+    const auth = caller(c, 'deals:write');
+    const ws = auth.workspace;
+    const deal = dealAt(ws, c.req.param('id'));
+    const b = await body(c, DealPatch);
+    const pipeline = ws.pipelines.find((p) => p.id === deal.pipelineId)!;
+    const stage = b.stage_id !== undefined ? pipeline.stages.find((s) => s.id === b.stage_id) : undefined;
+    if (b.stage_id !== undefined && !stage) throw invalid('stage_id', "must be a stage of the deal's own pipeline");
+    checkOwner(ws, b.owner_id);
+    const now = state.now();
+    if (b.name !== undefined) deal.name = b.name;
+    if (b.amount !== undefined) deal.amountCents = toCents(b.amount ?? 0);
+    if (b.source !== undefined) deal.source = b.source;
+    if (b.owner_id !== undefined) deal.ownerId = b.owner_id;
+    if (b.close_date !== undefined) deal.closeDate = b.close_date;
+    if (stage) applyStage(deal, stage, now);
+    if (b.closed_lost_reason !== undefined) deal.closedLostReason = b.closed_lost_reason;
+    return c.json({ data: dealView(ws, deal) });
+  });
+  return app;
+}

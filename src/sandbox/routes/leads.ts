@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { invalid } from '../errors.js';
+import { toCents } from '../money.js';
+import { newestFirst, paginate, perPage } from '../pagination.js';
+import type { Lead } from '../types.js';
+import { body, intParam } from '../validation.js';
+import { leadView } from '../views/work.js';
+
+const NewLead = z.object({
+  contact_id: z.number({ error: 'is required' }).int(),
+  name: z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters'),
+  value: z.number().min(0, 'must be at least 0').nullable().optional(),
+  source: z.string().max(255).nullable().optional(),
+});
+
+/**
+ * Leads of the older overview (spec: GET/POST /leads with leads:read and
+ * leads:write). The list answers the same page shape as every collection.
+ * Winning or losing a lead has no API call; the sandbox hook does it.
+ */
+export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
+  const app = new Hono<SandboxEnv>();
+  const { state, emitter } = deps;
+
+  app.get('/leads', (c) => {
+    const auth = caller(c, 'leads:read');
+    const q = c.req.query();
+    if (q.outcome && !['open', 'won', 'lost'].includes(q.outcome)) throw invalid('outcome', 'must be one of open, won, lost');
+    const contact = intParam(q.contact_id, 'contact_id');
+    const rows = [...auth.workspace.leads.values()].filter((l) => (!q.outcome || l.outcome === q.outcome) &&
+      (contact === undefined || l.contactId === contact));
+    return c.json(paginate(rows, newestFirst, leadView, { perPage: perPage(q.per_page), cursor: q.cursor }));
+  });
+
+  app.post('/leads', async (c) => {
+    const auth = caller(c, 'leads:write');
+    const ws = auth.workspace;
+    const b = await body(c, NewLead);
+    if (!ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
+    const lead: Lead = {
+      id: state.ids.take(), contactId: b.contact_id, name: b.name, valueCents: b.value == null ? null : toCents(b.value),
+      source: b.source ?? null, outcome: 'open', createdAt: state.now(),
+    };
+    ws.leads.set(lead.id, lead);
+    emitter.emit('lead.created', leadView(lead));
+    return c.json({ data: leadView(lead) }, 201);
+  });
+  return app;
+}

@@ -1,0 +1,131 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { buildLines, checkPaymentMethod, checkTotal, NewOrder } from '../domain/order-create.js';
+import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/order-status.js';
+import { invalid, notFound } from '../errors.js';
+import { toCents } from '../money.js';
+import { newestFirst, paginate, perPage } from '../pagination.js';
+import type { Order, OrderStatus, Workspace } from '../types.js';
+import { body, check, intParam, readJson, timeParam } from '../validation.js';
+import { orderView } from '../views/commerce.js';
+
+const STATUSES = ['new', 'confirmed', 'preparing', 'out_for_delivery', 'delivered', 'cancelled', 'returned'] as const;
+const StatusBody = z.object({
+  status: z.enum(STATUSES, { error: `must be one of ${STATUSES.join(', ')}` }),
+  force: z.boolean().optional(),
+  cancel_reason: z.string().max(255).nullable().optional(),
+});
+/** General update: the create body's names for delivery, payment, notes, discount, owner (our choice: not shown). */
+const OrderPatch = z.object({
+  delivery_address: z.string().nullable().optional(),
+  delivery_city: z.string().nullable().optional(),
+  delivery_area: z.string().nullable().optional(),
+  delivery_fee: z.number().min(0).nullable().optional(),
+  discount: z.number().min(0).nullable().optional(),
+  payment_method: z.string().optional(),
+  payment_status: z.enum(['unpaid', 'paid', 'refunded']).optional(),
+  payment_reference: z.string().nullable().optional(),
+  notes: z.string().nullable().optional(),
+  owner_id: z.number().int().nullable().optional(),
+});
+
+/** Orders and their status moves (spec: Orders, Order status). */
+export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
+  const app = new Hono<SandboxEnv>();
+  const { state } = deps;
+  const orderAt = (ws: Workspace, raw: string): Order => {
+    const o = /^\d+$/.test(raw) ? ws.orders.get(Number(raw)) : undefined;
+    if (!o) throw notFound('Order');
+    return o;
+  };
+
+  app.get('/orders', (c) => {
+    const auth = caller(c, 'orders:read');
+    const q = c.req.query();
+    if (q.status && q.status !== 'open' && !STATUSES.includes(q.status as OrderStatus)) {
+      throw invalid('status', `must be one of open, ${STATUSES.join(', ')}`);
+    }
+    if (q.payment_status && !['unpaid', 'paid', 'refunded'].includes(q.payment_status)) throw invalid('payment_status', 'must be unpaid, paid or refunded');
+    const contactId = intParam(q.contact_id, 'contact_id');
+    const since = timeParam(q.since, 'since');
+    const rows = [...auth.workspace.orders.values()].filter((o) =>
+      (!q.status || (q.status === 'open' ? OPEN_ORDER_STATUSES.includes(o.status) : o.status === q.status)) &&
+      (!q.payment_status || o.payment.status === q.payment_status) && (contactId === undefined || o.contactId === contactId) &&
+      (since === undefined || o.updatedAt >= since));
+    return c.json(paginate(rows, newestFirst, orderView, { perPage: perPage(q.per_page), cursor: q.cursor }));
+  });
+
+  app.post('/orders', async (c) => {
+    const auth = caller(c, 'orders:write');
+    const ws = auth.workspace;
+    const b = await body(c, NewOrder);
+    if (!ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
+    if (b.conversation_id != null && !ws.conversations.has(b.conversation_id)) throw invalid('conversation_id', 'does not name a conversation of this workspace');
+    if (b.owner_id != null && !ws.teammates.some((t) => t.id === b.owner_id)) throw invalid('owner_id', 'must be a teammate of this workspace');
+    checkPaymentMethod(ws, b.payment_method ?? 'cod');
+    // Spec: a second order with the same external_id answers 422.
+    if (b.external_id != null && [...ws.orders.values()].some((o) => o.externalId === b.external_id)) {
+      throw invalid('external_id', 'has already been taken');
+    }
+    const items = buildLines(ws, state.ids, b.items);
+    const now = state.now();
+    const order: Order = {
+      id: state.ids.take(), number: ws.nextOrderNumber, contactId: b.contact_id, conversationId: b.conversation_id ?? null,
+      dealId: null, ownerId: b.owner_id ?? null, status: 'new', source: 'api',
+      payment: { method: b.payment_method ?? 'cod', status: 'unpaid', reference: null, paidAt: null },
+      delivery: { address: b.delivery_address ?? null, city: b.delivery_city ?? null, area: b.delivery_area ?? null, feeCents: toCents(b.delivery_fee ?? 0) },
+      items, discountCents: toCents(b.discount ?? 0), notes: b.notes ?? null, externalId: b.external_id ?? null,
+      confirmedAt: null, deliveredAt: null, cancelledAt: null, cancelReason: null, createdAt: now, updatedAt: now,
+    };
+    checkTotal(order);
+    ws.nextOrderNumber += 1;
+    ws.orders.set(order.id, order);
+    return c.json({ data: orderView(order) }, 201);
+  });
+
+  app.get('/orders/:id', (c) => {
+    const auth = caller(c, 'orders:read');
+    return c.json({ data: orderView(orderAt(auth.workspace, c.req.param('id'))) });
+  });
+
+  app.patch('/orders/:id', async (c) => {
+    const auth = caller(c, 'orders:write');
+    const ws = auth.workspace;
+    const order = orderAt(ws, c.req.param('id'));
+    const raw = await readJson(c);
+    if (raw && typeof raw === 'object') refuseStatusField(raw as Record<string, unknown>);
+    const b = check(OrderPatch, raw);
+    if (b.payment_method !== undefined) checkPaymentMethod(ws, b.payment_method);
+    if (b.owner_id != null && !ws.teammates.some((t) => t.id === b.owner_id)) throw invalid('owner_id', 'must be a teammate of this workspace');
+    const next: Order = structuredClone(order);
+    const now = state.now();
+    if (b.delivery_address !== undefined) next.delivery.address = b.delivery_address;
+    if (b.delivery_city !== undefined) next.delivery.city = b.delivery_city;
+    if (b.delivery_area !== undefined) next.delivery.area = b.delivery_area;
+    if (b.delivery_fee !== undefined) next.delivery.feeCents = toCents(b.delivery_fee ?? 0);
+    if (b.discount !== undefined) next.discountCents = toCents(b.discount ?? 0);
+    if (b.payment_method !== undefined) next.payment.method = b.payment_method;
+    if (b.payment_reference !== undefined) next.payment.reference = b.payment_reference;
+    if (b.payment_status !== undefined && b.payment_status !== next.payment.status) {
+      next.payment.status = b.payment_status;
+      next.payment.paidAt = b.payment_status === 'paid' ? now : next.payment.paidAt;
+    }
+    if (b.notes !== undefined) next.notes = b.notes;
+    if (b.owner_id !== undefined) next.ownerId = b.owner_id;
+    checkTotal(next);
+    next.updatedAt = now;
+    Object.assign(order, next);
+    return c.json({ data: orderView(order) });
+  });
+
+  app.patch('/orders/:id/status', async (c) => {
+    const auth = caller(c, 'orders:write');
+    const ws = auth.workspace;
+    const order = orderAt(ws, c.req.param('id'));
+    const b = await body(c, StatusBody);
+    moveOrder(ws, order, b.status, b.force ?? false, state.now(), b.cancel_reason ?? null);
+    return c.json({ data: orderView(order) });
+  });
+  return app;
+}

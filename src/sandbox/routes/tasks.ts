@@ -1,0 +1,87 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { invalid, notFound } from '../errors.js';
+import { paginate, perPage } from '../pagination.js';
+import type { Task, Workspace } from '../types.js';
+import { body, intParam, timeParam } from '../validation.js';
+import { taskView } from '../views/work.js';
+
+/** Task types accepted (spec shows `call`; the rest is our choice). */
+export const TASK_TYPES = ['call', 'email', 'meeting', 'follow_up', 'todo'] as const;
+const Timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp');
+const TaskFields = z.object({
+  title: z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters'),
+  due_at: Timestamp,
+  description: z.string().nullable().optional(),
+  type: z.enum(TASK_TYPES).optional(),
+  status: z.enum(['open', 'done']).optional(),
+  assignee_id: z.number().int().nullable().optional(),
+  contact_id: z.number().int().nullable().optional(),
+});
+const TaskPatch = TaskFields.partial();
+
+function checkRefs(ws: Workspace, b: z.infer<typeof TaskPatch>): void {
+  if (b.assignee_id != null && !ws.teammates.some((t) => t.id === b.assignee_id && t.active)) {
+    throw invalid('assignee_id', 'must be an active teammate of this workspace');
+  }
+  if (b.contact_id != null && !ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
+}
+
+/** Tasks (spec: Tasks). Pages are soonest first: by `due_at` ascending, then id. */
+export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
+  const app = new Hono<SandboxEnv>();
+  const { state } = deps;
+  const soonestFirst = (t: Task): number[] => [t.dueAt, t.id];
+
+  app.get('/tasks', (c) => {
+    const auth = caller(c, 'tasks:read');
+    const q = c.req.query();
+    const assignee = intParam(q.assignee_id, 'assignee_id');
+    const contact = intParam(q.contact_id, 'contact_id');
+    const dueBefore = timeParam(q.due_before, 'due_before', true);
+    const rows = [...auth.workspace.tasks.values()].filter((t) => (!q.status || t.status === q.status) &&
+      (assignee === undefined || t.assigneeId === assignee) && (contact === undefined || t.contactId === contact) &&
+      (dueBefore === undefined || t.dueAt <= dueBefore));
+    return c.json(paginate(rows, soonestFirst, taskView, { perPage: perPage(q.per_page), cursor: q.cursor }));
+  });
+
+  // Spec: a task without an assignee is assigned to the token's own teammate; `done` stamps completed_at.
+  app.post('/tasks', async (c) => {
+    const auth = caller(c, 'tasks:write');
+    const ws = auth.workspace;
+    const b = await body(c, TaskFields);
+    checkRefs(ws, b);
+    const now = state.now();
+    const status = b.status ?? 'open';
+    const task: Task = {
+      id: state.ids.take(), title: b.title, description: b.description ?? null, type: b.type ?? 'todo', status,
+      dueAt: Date.parse(b.due_at), completedAt: status === 'done' ? now : null, assigneeId: b.assignee_id ?? auth.teammate.id,
+      createdBy: auth.teammate.id, contactId: b.contact_id ?? null,
+    };
+    ws.tasks.set(task.id, task);
+    return c.json({ data: taskView(task) }, 201);
+  });
+
+  app.patch('/tasks/:id', async (c) => {
+    const auth = caller(c, 'tasks:write');
+    const ws = auth.workspace;
+    const raw = c.req.param('id');
+    const task = /^\d+$/.test(raw) ? ws.tasks.get(Number(raw)) : undefined;
+    if (!task) throw notFound('Task');
+    const b = await body(c, TaskPatch);
+    checkRefs(ws, b);
+    if (b.title !== undefined) task.title = b.title;
+    if (b.description !== undefined) task.description = b.description;
+    if (b.type !== undefined) task.type = b.type;
+    if (b.due_at !== undefined) task.dueAt = Date.parse(b.due_at);
+    if (b.assignee_id !== undefined) task.assigneeId = b.assignee_id ?? auth.teammate.id;
+    if (b.contact_id !== undefined) task.contactId = b.contact_id;
+    if (b.status !== undefined && b.status !== task.status) {
+      task.status = b.status;
+      task.completedAt = b.status === 'done' ? state.now() : null;
+    }
+    return c.json({ data: taskView(task) });
+  });
+  return app;
+}

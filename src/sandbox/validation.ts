@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import { ApiError, fromZod } from './errors.js';
+import type { Ctx } from './context.js';
+
+/**
+ * The request body as JSON; an empty body is `{}`. Unparseable JSON is a
+ * malformed request (spec, Errors: 400; retrying unchanged does not help).
+ */
+export async function readJson(c: Ctx): Promise<unknown> {
+  const raw = await c.req.text();
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new ApiError(400, 'The request body is not valid JSON.');
+  }
+}
+
+/** Validates with zod; failures become 422 `{message, errors}` naming the fields. */
+export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw fromZod(result.error);
+  return result.data;
+}
+
+/** Reads and validates the body in one go. */
+export async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.infer<S>> {
+  return check(schema, await readJson(c));
+}
+
+/** Parses an int query/path parameter; anything else is 422 naming it. */
+export function intParam(value: string | undefined, field: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) throw new ApiError(422, 'The given data was invalid.', undefined, { [field]: ['must be an integer'] });
+  return Number(value);
+}
+
+/** Parses an ISO date or timestamp query parameter; a bare date means its start (or end, with `endOfDay`). */
+export function timeParam(value: string | undefined, field: string, endOfDay = false): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const ms = Date.parse(dateOnly ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) throw new ApiError(422, 'The given data was invalid.', undefined, { [field]: ['must be an ISO 8601 date or timestamp'] });
+  return dateOnly && endOfDay ? ms + 864e5 - 1 : ms;
+}
