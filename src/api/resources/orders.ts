@@ -52,7 +52,12 @@ export interface OrderCreate {
  * The status is never changed here: use `setStatus`.
  */
 export type OrderPatch = Partial<Pick<OrderCreate,
-  'delivery_address' | 'delivery_city' | 'delivery_area' | 'delivery_fee' | 'discount' | 'payment_method' | 'notes' | 'owner_id'>>;
+  'delivery_address' | 'delivery_city' | 'delivery_area' | 'delivery_fee' | 'discount' | 'payment_method' | 'notes' | 'owner_id'>> & {
+  /** Payment state (`payment.status` of the record). */
+  payment_status?: PaymentStatus;
+  /** Payment reference (`payment.reference`). */
+  payment_reference?: string | null;
+};
 
 function checkMoney(op: string, b: OrderPatch): void {
   check(op).amount('delivery_fee', b.delivery_fee).amount('discount', b.discount).int('owner_id', b.owner_id, 1);
