@@ -1,4 +1,5 @@
 import { closest, EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from './events/catalogue.js';
+import type { ApiClient } from './api/client.js';
 import type { Logger } from './log.js';
 
 /**
@@ -35,9 +36,13 @@ export type Ability = (typeof ABILITIES)[number];
 
 /** What a handler receives besides the event, bound to one delivery and one handler. */
 export interface HandlerContext {
-  // TODO: type as `ApiClient` from './api/index.js' once the REST client lands.
-  /** Workspace REST client whose Idempotency-Keys derive from (delivery, handler, step). */
-  readonly api: unknown;
+  /**
+   * Workspace REST client bound to this run: its Idempotency-Keys derive from
+   * (delivery, handler, step), so a retried job replays instead of writing twice.
+   */
+  readonly api: ApiClient;
+  /** The process environment, read once at start-up (handler settings such as FOLLOW_UP_DAYS). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /**
    * Runs `fn` once per delivery and handler under `name` and returns its
    * result; a retried job gets the stored result without running `fn` again.

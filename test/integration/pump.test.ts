@@ -43,8 +43,8 @@ describe('ingest pump (real redis-server)', () => {
     for (let i = 0; i < 3; i++) newPump().start();
     const ids = Array.from({ length: 600 }, (_, i) => `many_${i}`);
     await Promise.all(ids.map((id) => store.put(delivery(id))));
-    await waitFor(async () => (await events.getJobCounts('waiting')).waiting >= 600, 15_000);
-    expect((await events.getJobCounts('waiting')).waiting).toBe(600);
+    await waitFor(async () => ((await events.getJobCounts('waiting'))['waiting'] ?? 0) >= 600, 15_000);
+    expect((await events.getJobCounts('waiting'))['waiting']).toBe(600);
     expect(await redis.llen(keys.inbox)).toBe(0);
     expect(pumps.reduce((n, p) => n + p.moved, 0)).toBe(600);
   });

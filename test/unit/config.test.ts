@@ -27,7 +27,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses to start without WEBHOOK_SECRETS, saying how to set it (empty counts as missing)', () => {
-    for (const env of [{}, { WEBHOOK_SECRETS: '' }, { WEBHOOK_SECRETS: ' , ' }]) {
+    for (const env of [{}, { WEBHOOK_SECRETS: '' }, { WEBHOOK_SECRETS: ' , ' }] as Record<string, string>[]) {
       const problems = problemsOf(env);
       expect(problems).toHaveLength(1);
       expect(problems[0]?.variable).toBe('WEBHOOK_SECRETS');

@@ -16,7 +16,8 @@ import {
 const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineHandler>;
 
 const ctx: HandlerContext = {
-  api: undefined,
+  api: undefined as unknown as HandlerContext['api'],
+  env: {},
   step: (_name, fn) => fn(),
   log: pino({ level: 'silent' }),
   delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1 },

@@ -69,7 +69,7 @@ describe('webhook route', () => {
     const { app, seen } = makeApp();
     const r = await post(app, body, headers as Record<string, string>);
     expect(r.status).toBe(401);
-    expect((await r.json()).error).toBe('invalid_signature');
+    expect(((await r.json()) as { error: string }).error).toBe('invalid_signature');
     expect(seen.size).toBe(0);
   });
 

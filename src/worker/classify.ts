@@ -1,0 +1,56 @@
+import { UnrecoverableError } from 'bullmq';
+import {
+  ApiError, LegacyKeyRetiredError, QuotaExhaustedError, RateLimitedError, TokenExpiredError, UnauthorizedError,
+} from '../api/errors.js';
+
+/** What the worker does with a failed handler run. */
+export type Verdict =
+  /** Try again with back-off; counts as an attempt. */
+  | { readonly kind: 'retry'; readonly reason: string }
+  /** Wait and run again without spending an attempt (rate limit, quota). */
+  | { readonly kind: 'delay'; readonly ms: number; readonly reason: string }
+  /** Dead-letter now: repeating the same input cannot succeed. */
+  | { readonly kind: 'dead'; readonly reason: string }
+  /** The API token is unusable: pause the `handlers` queue, keep every job. */
+  | { readonly kind: 'pause'; readonly reason: string; readonly code: string };
+
+/** Raised for a handler's own configuration problem (a missing stage, a bad setting): dead-lettered with the reason. */
+export class HandlerConfigError extends UnrecoverableError {
+  readonly code = 'handler_config';
+  constructor(message: string) {
+    super(message);
+    this.name = 'HandlerConfigError';
+  }
+}
+
+const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/**
+ * The one place that maps an error to a verdict (ARCHITECTURE.md: the error
+ * type decides retry vs dead-letter). Network, 5xx and 409 retry; 429 waits for
+ * the shared limiter without spending an attempt; 4xx validation, 404 and a
+ * handler's UnrecoverableError dead-letter; an expired, revoked or retired
+ * token pauses the queue.
+ */
+export function classify(err: unknown, now: () => number = Date.now): Verdict {
+  if (err instanceof TokenExpiredError || err instanceof LegacyKeyRetiredError || err instanceof UnauthorizedError) {
+    return { kind: 'pause', code: err.code, reason: `API token unusable (${err.code}): ${err.message}. Replace WORKSPACE_API_TOKEN and restart, or run \`switchyard dlq resume\`` };
+  }
+  if (err instanceof QuotaExhaustedError) {
+    const until = err.resetAt ? err.resetAt.getTime() - now() : 3_600_000;
+    return { kind: 'delay', ms: Math.max(1_000, until), reason: `monthly API quota exhausted; waiting for its reset` };
+  }
+  if (err instanceof RateLimitedError) {
+    return { kind: 'delay', ms: Math.max(250, err.retryAfterMs ?? 10_000), reason: 'API rate limit (429); waiting for Retry-After' };
+  }
+  if (err instanceof UnrecoverableError) return { kind: 'dead', reason: describe(err) };
+  if (err instanceof ApiError) {
+    return err.retryable ? { kind: 'retry', reason: describe(err) } : { kind: 'dead', reason: `${describe(err)}${fieldErrors(err)}` };
+  }
+  return { kind: 'retry', reason: describe(err) };
+}
+
+function fieldErrors(err: ApiError): string {
+  const body = err.body as { errors?: unknown } | undefined;
+  return body && typeof body === 'object' && body.errors ? ` ${JSON.stringify(body.errors)}` : '';
+}
