@@ -1,0 +1,63 @@
+/**
+ * Two processes sharing one token and one Redis never exceed the burst in any
+ * 10 s window, asserted from the sandbox's request log (arrival times), not
+ * from the clients' own counters.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKENS, startSandbox, type SandboxHarness } from './support/sandbox.js';
+import type { RateWorkerOptions, RateWorkerReport } from './support/rate-worker.js';
+import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+
+const WORKER = fileURLToPath(new URL('./support/rate-worker.ts', import.meta.url));
+const BURST = 5;
+const WINDOW_MS = 10_000;
+
+let h: SandboxHarness;
+beforeAll(async () => {
+  h = await startSandbox({ burst: BURST });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+function runWorker(opts: RateWorkerOptions): Promise<RateWorkerReport> {
+  return new Promise((resolve, reject) => {
+    const child = fork(WORKER, [JSON.stringify(opts)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let report: RateWorkerReport | undefined;
+    child.on('message', (m) => { report = m as RateWorkerReport; });
+    child.on('error', reject);
+    child.on('exit', (code) => (report ? resolve(report) : reject(new Error(`worker exited with ${code} and no report`))));
+  });
+}
+
+/** Largest number of log entries inside any half-open window [t, t + windowMs). */
+function maxInAnyWindow(times: number[], windowMs: number): number {
+  const t = [...times].sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0, j = 0; i < t.length; i++) {
+    while (t[i]! - t[j]! >= windowMs) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+describe('rate limit shared across processes', () => {
+  it(`two processes, one token, burst ${BURST}: never over the burst in any 10 s window, no 429`, async () => {
+    const opts: RateWorkerOptions = {
+      baseUrl: h.running.baseUrl, token: TOKENS.full, redisUrl: testRedisUrl(), prefix: `${uniquePrefix('xproc')}:`,
+      burst: BURST, durationMs: 12_500, concurrency: 3,
+    };
+    const reports = await Promise.all([runWorker(opts), runWorker(opts)]);
+    const log = await h.hook<{ time: string; status: number; token: { label: string } | null }[]>('GET', '/requests?path=/me');
+    const times = log.map((e) => Date.parse(e.time));
+
+    expect(maxInAnyWindow(times, WINDOW_MS)).toBeLessThanOrEqual(BURST);
+    expect(log.filter((e) => e.status === 429)).toHaveLength(0);
+    // Both processes got calls through, and together they used the allowance (2 windows).
+    expect(reports.every((r) => r.calls > 0)).toBe(true);
+    expect(log.length).toBeGreaterThanOrEqual(2 * BURST);
+    expect(reports.reduce((n, r) => n + r.status429, 0)).toBe(0);
+  }, 40_000);
+});
