@@ -152,6 +152,11 @@ export function createTransport(o: TransportOptions): Transport {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     if (key !== undefined) headers['idempotency-key'] = key;
 
+    const callerSignal = spec.options?.signal;
+    if (callerSignal?.aborted) {
+      await permit?.done();
+      throw callerSignal.reason;
+    }
     const timeoutMs = spec.options?.timeoutMs ?? o.timeoutMs;
     const ctrl = new AbortController();
     let timedOut = false;
@@ -159,7 +164,6 @@ export function createTransport(o: TransportOptions): Transport {
       timedOut = true;
       ctrl.abort();
     }, timeoutMs);
-    const callerSignal = spec.options?.signal;
     const onCallerAbort = (): void => ctrl.abort(callerSignal?.reason);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 

@@ -1,6 +1,7 @@
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
-import { configOrExit, runService } from './run-service.js';
+import { configOrExit, processLogger, runService } from './run-service.js';
+import { workerPart } from './worker-part.js';
 
 export const startCommand: Command = {
   name: 'start',
@@ -18,6 +19,7 @@ Example:
     parseCommandArgs(argv, {});
     const config = configOrExit(io, true);
     if (!config) return EXIT.failed;
-    return runService(io, { receiver: true }, config);
+    const log = processLogger(config, io);
+    return runService(io, { receiver: true, worker: workerPart(config, log, io.env) }, config, log);
   },
 };

@@ -3,4 +3,4 @@ export { encodeBody, deliveryBytes, KEPT_HEADERS, type StoredDelivery } from './
 export { IngestStore, type IngestOutcome } from './ingest.js';
 export { IngestPump, type IngestPumpOptions } from './pump.js';
 export { EVENTS_JOB_OPTIONS, HANDLERS_JOB_OPTIONS } from './job-options.js';
-export { openQueues } from './queues.js';
+export { openQueues, type Queues } from './queues.js';

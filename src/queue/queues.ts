@@ -2,8 +2,14 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from './names.js';
 
+export interface Queues {
+  readonly events: Queue;
+  readonly handlers: Queue;
+  close(): Promise<void>;
+}
+
 /** The two BullMQ queues on one connection, under the configured prefix. */
-export function openQueues(connection: Redis, prefix: string): { events: Queue; handlers: Queue; close(): Promise<void> } {
+export function openQueues(connection: Redis, prefix: string): Queues {
   const events = new Queue(EVENTS_QUEUE, { connection, prefix });
   const handlers = new Queue(HANDLERS_QUEUE, { connection, prefix });
   return {

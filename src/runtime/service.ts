@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { IngestPump } from '../queue/pump.js';
-import { openQueues } from '../queue/queues.js';
+import { openQueues, type Queues } from '../queue/queues.js';
 import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { resolveRedis } from './redis.js';
@@ -18,7 +18,7 @@ export interface ServiceOptions {
   log: Logger;
   receiver: boolean;
   /** Starts the worker side on the shared Redis; returns the part to stop. */
-  worker?: (ctx: { redisUrl: string }) => Promise<Part>;
+  worker?: (ctx: { redisUrl: string; queues: Queues }) => Promise<Part>;
   receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'wrapSink' | 'extend'>>;
 }
 
@@ -50,7 +50,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const parts: Part[] = [];
   let receiver: ReceiverService | undefined;
   try {
-    if (opts.worker) parts.push(await opts.worker({ redisUrl: redis.url }));
+    if (opts.worker) parts.push(await opts.worker({ redisUrl: redis.url, queues }));
     if (opts.receiver) receiver = await startReceiver({ config, redisUrl: redis.url, log, ...opts.receiverOptions });
   } catch (err) {
     await pump.stop();

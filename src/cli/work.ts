@@ -1,0 +1,26 @@
+import { parseCommandArgs } from './args.js';
+import { EXIT, type Command } from './command.js';
+import { configOrExit, processLogger, runService } from './run-service.js';
+import { workerPart } from './worker-part.js';
+
+export const workCommand: Command = {
+  name: 'work',
+  summary: 'run workers only (validate, fan out, run handlers)',
+  help: `Usage: switchyard work
+
+Runs the BullMQ workers on REDIS_URL: validates each stored delivery, fans it
+out to the subscribed handlers in HANDLERS_DIR and runs them against
+WORKSPACE_API_URL. Start as many as you like on one Redis.
+
+Example:
+  REDIS_URL=redis://127.0.0.1:6379 WORKSPACE_API_URL=http://127.0.0.1:4010/api/v1 \\
+  WORKSPACE_API_TOKEN=... switchyard work
+`,
+  async run(argv, io) {
+    parseCommandArgs(argv, {});
+    const config = configOrExit(io, false);
+    if (!config) return EXIT.failed;
+    const log = processLogger(config, io);
+    return runService(io, { receiver: false, worker: workerPart(config, log, io.env) }, config, log);
+  },
+};

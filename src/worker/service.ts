@@ -1,0 +1,160 @@
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createApiClient, type ApiClient } from '../api/client.js';
+import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
+import type { CallEvent } from '../api/transport.js';
+import type { Config } from '../config.js';
+import type { Handler } from '../handler.js';
+import type { Logger } from '../log.js';
+import type { StoredDelivery } from '../queue/delivery.js';
+import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../queue/names.js';
+import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { dispatch } from './dispatcher.js';
+import type { HandlerJobData } from './jobs.js';
+import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from './pause.js';
+import { ReadCache } from './read-cache.js';
+import { runHandler, type RunOutcome } from './runner.js';
+import { RedisStepStore } from './steps.js';
+
+/** Observers for metrics; every callback is optional. */
+export interface WorkerHooks {
+  onHandler?(report: { handler: string; event: string; outcome: 'completed' | RunOutcomeKind; ms: number }): void;
+  onApiCall?(event: CallEvent): void;
+  onPause?(reason: string | null): void;
+}
+type RunOutcomeKind = Exclude<RunOutcome, { ok: true }>['verdict']['kind'];
+
+export interface WorkerServiceOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  handlers: readonly Handler[];
+  /** Environment handed to handlers as `ctx.env`. */
+  env: Readonly<Record<string, string | undefined>>;
+  hooks?: WorkerHooks;
+  /** Overrides the API client factory (tests). */
+  fetch?: typeof fetch;
+}
+
+export interface WorkerService {
+  readonly name: 'worker';
+  readonly events: Worker;
+  readonly handlers: Worker;
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * Two BullMQ workers on the shared Redis: `events` (validate and fan out) and
+ * `handlers` (run one handler). Many processes may run this at once; BullMQ's
+ * locks give each job to one of them at a time.
+ */
+export async function startWorker(opts: WorkerServiceOptions, queues: { handlers: Queue }): Promise<WorkerService> {
+  const { config, log, handlers } = opts;
+  const prefix = config.queuePrefix;
+  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
+  commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
+  const steps = new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
+  const byId = new Map(handlers.map((h) => [h.id, h]));
+  const apiFactory = makeApiFactory(opts, commands);
+  const currentToken = tokenHash(config.workspaceApiToken);
+
+  await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
+
+  const eventsWorker = new Worker<StoredDelivery>(
+    EVENTS_QUEUE,
+    async (job) => dispatch(job.data, handlers, queues.handlers),
+    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, concurrency: config.workerConcurrency },
+  );
+
+  const handlersWorker = new Worker<HandlerJobData>(
+    HANDLERS_QUEUE,
+    async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => {
+      const handler = byId.get(job.data.handlerId);
+      if (!handler) {
+        // Another process with a different HANDLERS set fanned this out; put it back for a worker that has it.
+        await job.moveToDelayed(Date.now() + 5_000, token);
+        throw new DelayedError();
+      }
+      const outcome = await runHandler(handler, job.data, {
+        api: apiFactory,
+        steps,
+        log,
+        env: opts.env,
+        signal: signal ?? new AbortController().signal,
+        delivery: { key: job.data.key, receivedAt: job.data.receivedAt, attempt: job.attemptsMade + 1 },
+      });
+      opts.hooks?.onHandler?.({ handler: handler.id, event: job.data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
+      if (outcome.ok) return { ms: Math.round(outcome.ms) };
+      const { verdict } = outcome;
+      switch (verdict.kind) {
+        case 'dead':
+          throw new UnrecoverableError(verdict.reason);
+        case 'delay':
+          // 429 and quota: wait without spending an attempt (the shared limiter decides when).
+          await job.moveToDelayed(Date.now() + verdict.ms, token);
+          throw new DelayedError();
+        case 'pause': {
+          const first = await pauseHandlers(commands, queues.handlers, prefix, { reason: verdict.reason, code: verdict.code, at: new Date().toISOString(), tokenHash: currentToken });
+          if (first) log.error({ reason: verdict.reason }, 'handlers queue paused: every job is kept until it is resumed');
+          opts.hooks?.onPause?.(verdict.reason);
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
+        case 'retry':
+          throw outcome.error instanceof Error ? outcome.error : new Error(verdict.reason);
+      }
+    },
+    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-handlers'), prefix, concurrency: config.workerConcurrency },
+  );
+
+  for (const w of [eventsWorker, handlersWorker]) {
+    w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
+    w.on('failed', (job, err) => {
+      if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
+        log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
+      }
+    });
+  }
+  log.info({ handlers: handlers.map((h) => h.id), concurrency: config.workerConcurrency }, 'worker started');
+
+  return {
+    name: 'worker',
+    events: eventsWorker,
+    handlers: handlersWorker,
+    close: async () => {
+      // Worker.close() waits for active jobs to finish; the caller bounds the wait.
+      await Promise.allSettled([eventsWorker.close(), handlersWorker.close()]);
+      await closeRedis(commands);
+    },
+  };
+}
+
+async function resumeIfTokenChanged(redis: Redis, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
+  const paused = await pauseState(redis, prefix);
+  if (paused && paused.tokenHash !== current && current !== null) {
+    await resumeHandlers(redis, queue, prefix);
+    log.warn({ was: paused.code }, 'handlers queue was paused for an unusable API token; a different token is configured now, resuming');
+  } else if (paused) {
+    log.error({ reason: paused.reason, since: paused.at }, 'handlers queue is paused; replace the API token and restart, or run `switchyard dlq resume`');
+  }
+}
+
+function makeApiFactory(opts: WorkerServiceOptions, redis: Redis): ((keys: IdempotencyKeyGenerator) => ApiClient) | undefined {
+  const { config } = opts;
+  if (!config.workspaceApiUrl || !config.workspaceApiToken) {
+    opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');
+    return undefined;
+  }
+  const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst, queuePrefix } = config;
+  // One limiter and one read cache per process, shared by every handler run.
+  const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:` });
+  const cache = new ReadCache();
+  return (keys) =>
+    cache.wrap(createApiClient({
+      baseUrl, token, burst, rateLimiter, idempotencyKey: keys,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(opts.hooks?.onApiCall ? { onCall: opts.hooks.onApiCall } : {}),
+      logger: opts.log,
+    }));
+}
