@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Harness } from './helpers.js';
+import { start, type Answer, type Harness } from './helpers.js';
 
 // Spec: Endpoints conventions (cursor pages, per_page default 50 max 100, newest first).
 let h: Harness;
@@ -23,7 +23,7 @@ describe('pagination', () => {
     const seen: { id: number; name: string }[] = [];
     let cursor: string | null = null;
     do {
-      const r = await h.api('GET', `/contacts?per_page=33${cursor ? `&cursor=${cursor}` : ''}`);
+      const r: Answer = await h.api('GET', `/contacts?per_page=33${cursor ? `&cursor=${cursor}` : ''}`);
       seen.push(...r.body.data);
       cursor = r.body.meta.next_cursor;
     } while (cursor);
