@@ -12,3 +12,4 @@ export { HandlerConfigError } from './worker/classify.js';
 export * from './api/index.js';
 export { createReceiverApp as createReceiver, type ReceiverAppOptions, type DeliverySink } from './receiver/index.js';
 export { startService, type RunningService, type ServiceOptions } from './runtime/service.js';
+export * from './recipes/index.js';

@@ -1,0 +1,53 @@
+/**
+ * away-reply — outside business hours, answer an inbound customer message with
+ * AWAY_MESSAGE, once per conversation per closed period. Never answers notes
+ * or outbound messages (its own included). Off unless BUSINESS_HOURS is set.
+ *
+ * Settings:
+ *   BUSINESS_HOURS  e.g. "Mon-Fri 09:00-17:00 Europe/Berlin" (ranges joined by ";")
+ *   AWAY_MESSAGE    text to send (default below)
+ * Calls, outside hours only: 1 read (the thread's latest messages) + at most 1 send.
+ * "Once per period" holds across deliveries: the thread is checked for the
+ * away message since the period began, and the send's Idempotency-Key is
+ * derived from (conversation, period), so two messages arriving together
+ * still produce one reply.
+ */
+import { z } from 'zod';
+import { closedPeriodStart, defineHandler, parseBusinessHours, readSettings, HandlerConfigError } from 'switchyard';
+
+const Settings = z.object({
+  BUSINESS_HOURS: z.string().trim().optional(),
+  AWAY_MESSAGE: z.string().trim().min(1).max(4096).default("Thanks for your message! We're away right now and will reply when we're back."),
+});
+
+export default defineHandler({
+  id: 'away-reply',
+  on: ['message.received'],
+  abilities: ['conversations:read', 'messages:send'],
+  async handle(event, ctx) {
+    const { BUSINESS_HOURS, AWAY_MESSAGE } = readSettings('away-reply', Settings, ctx.env);
+    if (!BUSINESS_HOURS) return; // off
+    const message = event.data;
+    if (message.type !== 'message' || message.direction !== 'inbound') return;
+
+    let hours;
+    try {
+      hours = parseBusinessHours(BUSINESS_HOURS);
+    } catch (err) {
+      throw new HandlerConfigError((err as Error).message);
+    }
+    const at = new Date(message.created_at);
+    const periodStart = closedPeriodStart(hours, Number.isNaN(at.getTime()) ? new Date() : at);
+    if (!periodStart) return; // within business hours
+
+    const latest = await ctx.api.messages.list(message.conversation_id, { per_page: 20 }).firstPage();
+    const already = latest.data.some(
+      (m) => m.direction === 'outbound' && m.body === AWAY_MESSAGE && Date.parse(m.created_at) >= periodStart.getTime(),
+    );
+    if (already) return;
+    await ctx.api.messages.sendText(message.conversation_id, AWAY_MESSAGE, {}, {
+      idempotencyKey: `away-reply:${message.conversation_id}:${periodStart.toISOString()}`,
+    });
+    ctx.log.info({ conversation: message.conversation_id }, 'away message sent');
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * follow-up-task — when a conversation is closed, create a `call` task
+ * "Follow up with <contact name>" due FOLLOW_UP_DAYS after the close, assigned
+ * to the conversation's teammate (else the token's own teammate), linked to
+ * the contact. Blocked contacts are skipped.
+ *
+ * Settings: FOLLOW_UP_DAYS (default 2; a number of days, fractions allowed).
+ * Calls: 1 read (the contact, shared with other handlers through the cache) + 1 write.
+ */
+import { z } from 'zod';
+import { defineHandler, readSettings } from 'switchyard';
+
+const Settings = z.object({
+  FOLLOW_UP_DAYS: z.coerce.number().positive('expected a positive number of days').max(365).default(2),
+});
+
+export default defineHandler({
+  id: 'follow-up-task',
+  on: ['conversation.closed'],
+  abilities: ['contacts:read', 'tasks:write'],
+  async handle(event, ctx) {
+    const { FOLLOW_UP_DAYS } = readSettings('follow-up-task', Settings, ctx.env);
+    const conversation = event.data;
+    const contact = await ctx.api.contacts.get(conversation.contact_id);
+    if (contact.blocked) {
+      ctx.log.info({ contact: contact.id }, 'contact is blocked; no follow-up task');
+      return;
+    }
+    const closedAt = Date.parse(conversation.closed_at ?? event.createdAt ?? ctx.delivery.receivedAt);
+    const task = await ctx.api.tasks.create({
+      title: `Follow up with ${contact.name}`,
+      type: 'call',
+      due_at: new Date(closedAt + FOLLOW_UP_DAYS * 86_400_000).toISOString(),
+      contact_id: contact.id,
+      // Without an assignee the service assigns the token's own teammate (spec, Tasks).
+      ...(conversation.assignee?.type === 'user' ? { assignee_id: conversation.assignee.id } : {}),
+    });
+    ctx.log.info({ task: task.id }, 'follow-up task created');
+  },
+});
