@@ -61,3 +61,25 @@ describe('rate limit shared across processes', () => {
     expect(reports.reduce((n, r) => n + r.status429, 0)).toBe(0);
   }, 40_000);
 });
+
+describe('adapting to X-RateLimit-Remaining', () => {
+  it('traffic the limiter did not see (another client on the token) is counted from the header: no 429', async () => {
+    await h.hook('POST', '/reset');
+    const foreign = h.client({ rateLimiter: false, retry: { maxAttempts: 1 } });
+    await foreign.me();
+    await foreign.me();
+    await foreign.me(); // the service has counted 3 of 5
+    const { Redis } = await import('ioredis');
+    const redis = new Redis(testRedisUrl());
+    try {
+      const ours = h.client({ redis, burst: BURST, rateLimitPrefix: `${uniquePrefix('adapt')}:`, retry: { maxAttempts: 1 } });
+      const started = Date.now();
+      for (let i = 0; i < 3; i++) await ours.me(); // 1st answer says 1 remaining: the 3rd call waits for the next window
+      expect(Date.now() - started).toBeGreaterThanOrEqual(8_000);
+      const log = await h.hook<{ status: number }[]>('GET', '/requests?path=/me');
+      expect(log.filter((e) => e.status === 429)).toHaveLength(0);
+    } finally {
+      await redis.quit();
+    }
+  }, 30_000);
+});
