@@ -31,7 +31,8 @@ function minutes(text: string, hhmm: string): number {
 
 export function parseBusinessHours(text: string): BusinessHours {
   const parts = text.trim().split(/\s+/);
-  const timeZone = parts.length > 0 && parts[parts.length - 1]?.includes('/') ? (parts.pop() as string) : 'UTC';
+  const last = parts[parts.length - 1] ?? '';
+  const timeZone = parts.length > 1 && !/\d:\d\d$/.test(last) ? (parts.pop() as string) : 'UTC';
   try {
     new Intl.DateTimeFormat('en', { timeZone });
   } catch {

@@ -1,0 +1,87 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createSandbox, type RunningSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../src/queue/names.js';
+import type { RunningService } from '../../src/runtime/service.js';
+import { startService } from '../../src/runtime/service.js';
+import { loadHandlers } from '../../src/worker/loader.js';
+import { startWorker, type WorkerService } from '../../src/worker/service.js';
+import { testRedisUrl, uniquePrefix } from './redis.js';
+import { memoryLogger, TEST_SECRET, testConfig } from './service.js';
+
+export const SANDBOX_TOKEN = 'sbx_full_acme';
+
+export interface Pipeline {
+  sandbox: Sandbox;
+  api: RunningSandbox;
+  service: RunningService;
+  worker: WorkerService;
+  receiverUrl: string;
+  prefix: string;
+  redis: Redis;
+  events: Queue;
+  handlers: Queue;
+  lines: string[];
+  /** Entries of the sandbox request log (method, path, status, idempotency_key, …). */
+  requests(filter?: { method?: string; path?: string }): Promise<SandboxRequest[]>;
+  close(): Promise<void>;
+}
+
+export type { LoggedRequest as SandboxRequest } from '../../src/sandbox/request-log.js';
+import type { LoggedRequest as SandboxRequest } from '../../src/sandbox/request-log.js';
+
+/**
+ * Sandbox + receiver + worker in this process on the shared test Redis:
+ * signed deliveries go in over HTTP, API writes are observed in the sandbox.
+ */
+export async function startPipeline(opts: { handlersDir: string; env?: Record<string, string>; burst?: number; only?: string[] }): Promise<Pipeline> {
+  const prefix = uniquePrefix('pipe');
+  const sandbox = createSandbox({ burst: opts.burst ?? 100, retry: { baseMs: 50, maxMs: 500 } });
+  const api = await sandbox.listen(0);
+  const env = {
+    REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN,
+    WORKSPACE_API_BURST: String(opts.burst ?? 100), HANDLERS_DIR: opts.handlersDir, ...opts.env,
+  };
+  const config = testConfig(env);
+  const { log, lines } = memoryLogger();
+  let worker: WorkerService | undefined;
+  const service = await startService({
+    config, log, receiver: true,
+    worker: async ({ redisUrl, queues }) => {
+      const loaded = await loadHandlers(opts.handlersDir, opts.only);
+      worker = await startWorker({ config, redisUrl, log, env, handlers: loaded.map((l) => l.handler) }, queues);
+      return worker;
+    },
+  });
+  const receiverUrl = `${service.receiver?.http.url}/webhooks`;
+  sandbox.emitter.configure(receiverUrl, TEST_SECRET);
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+  const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
+  return {
+    sandbox, api, service, worker: worker as unknown as WorkerService, receiverUrl, prefix, redis, events, handlers, lines,
+    requests: async (filter = {}) => {
+      const q = new URLSearchParams(filter as Record<string, string>).toString();
+      const r = await fetch(`${api.url}/_sandbox/requests${q ? `?${q}` : ''}`);
+      return ((await r.json()) as { data: SandboxRequest[] }).data;
+    },
+    close: async () => {
+      sandbox.emitter.configure(null, null);
+      await service.close();
+      await api.close();
+      await Promise.allSettled([events.close(), handlers.close()]);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Calls the sandbox API as the full-access teammate. */
+export async function sandboxCall(p: Pipeline, method: string, path: string, body?: unknown): Promise<{ status: number; json: { data?: unknown; [k: string]: unknown } }> {
+  const r = await fetch(`${p.api.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${SANDBOX_TOKEN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await r.text();
+  return { status: r.status, json: text ? JSON.parse(text) : {} };
+}
