@@ -7,7 +7,7 @@ import type { RetryPolicy } from './events/backoff.js';
 import { EventEmitter } from './events/emitter.js';
 import type { SeedExtras } from './seed/index.js';
 import { SandboxState } from './state.js';
-import { describeToken } from './tokens.js';
+import { describeToken, type TokenInfo } from './tokens.js';
 
 export { API_BASE } from './app.js';
 export { SandboxClock, type Clock } from './clock.js';
@@ -16,7 +16,7 @@ export { EventEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/em
 export { EVENT_NAMES, type Envelope, type EventName } from './events/envelope.js';
 export { SeedExtras } from './seed/index.js';
 export { SandboxState } from './state.js';
-export { DEFAULT_TOKEN_VALUES } from './tokens.js';
+export { DEFAULT_TOKEN_VALUES, type TokenInfo } from './tokens.js';
 
 /** Options of {@link createSandbox}; every one is optional. */
 export interface SandboxOptions {
@@ -59,7 +59,7 @@ export interface Sandbox {
   state: SandboxState;
   emitter: EventEmitter;
   /** Printed tokens (label, value, abilities, ...), after the latest reset. */
-  readonly tokens: ReturnType<typeof describeToken>[];
+  readonly tokens: TokenInfo[];
   listen(port?: number, host?: string): Promise<RunningSandbox>;
 }
 

@@ -29,10 +29,18 @@ export function tokenHash(value: string): string {
 }
 
 /** Public description of a token (what the CLI prints and `/_sandbox/tokens` lists). */
-export function describeToken(t: Token): {
-  label: string; token: string; workspace_id: number; teammate_id: number; abilities: Ability[];
-  expires_at: string | null; legacy: boolean;
-} {
+export interface TokenInfo {
+  label: string;
+  token: string;
+  workspace_id: number;
+  teammate_id: number;
+  abilities: Ability[];
+  expires_at: string | null;
+  legacy: boolean;
+}
+
+/** Describes a token for printing; the sandbox shows values because its tokens are for local use only. */
+export function describeToken(t: Token): TokenInfo {
   return {
     label: t.label, token: t.value, workspace_id: t.workspaceId, teammate_id: t.teammateId,
     abilities: [...t.abilities], expires_at: t.expiresAt === null ? null : new Date(t.expiresAt).toISOString(),

@@ -6,6 +6,7 @@ export const T = {
   expired: 'sbx_expired_acme', expiring: 'sbx_expiring_acme', legacy: 'sbx_legacy_acme', other: 'sbx_full_other',
 } as const;
 
+/** An HTTP answer; bodies default to `any` because tests read API JSON loosely (test-only type). */
 export interface Answer<B = any> {
   status: number;
   headers: Headers;
