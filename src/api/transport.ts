@@ -210,7 +210,19 @@ export function createTransport(o: TransportOptions): Transport {
     const key = spec.repeat === 'ik' ? (spec.options?.idempotencyKey ?? o.idempotencyKey({ op: spec.op, method: spec.method, path: spec.path })) : undefined;
     const safe = spec.repeat !== 'unsafe';
     for (let n = 1; ; n++) {
-      const permit = o.limiter ? await o.limiter.acquire(spec.options?.signal) : undefined;
+      let permit: Permit | undefined;
+      try {
+        permit = o.limiter ? await o.limiter.acquire(spec.options?.signal) : undefined;
+      } catch (err) {
+        // Refused locally (monthly quota known to be spent): reported like an attempt, nothing sent.
+        if (err instanceof ApiError) {
+          o.onCall?.({
+            op: spec.op, method: spec.method, attempt: n, status: 0, durationMs: 0, rateLimitWaitMs: 0, replayed: false,
+            rateLimitRemaining: undefined, quotaRemaining: err instanceof QuotaExhaustedError ? 0 : undefined, error: err, willRetry: false,
+          });
+        }
+        throw err;
+      }
       const started = o.now();
       try {
         const r = await attempt(spec, key, n, permit);

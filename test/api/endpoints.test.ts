@@ -167,6 +167,14 @@ describe('messages and notes', () => {
     expect(viaUnion.body).toBe('union form');
   });
 
+  it('public comment thread: text with reply_to', async () => {
+    const comments = seed.channels.find((c) => c.public)!;
+    const [thread] = await api.conversations.list({ channel_id: comments.id }).toArray();
+    const reply = await api.messages.sendText(thread!.id, 'Thank you!', { reply_to: 'cmt_1' });
+    expect(reply.body).toBe('Thank you!');
+    await expect(api.messages.sendText(thread!.id, 'no reply_to', {}, {})).rejects.toMatchObject({ status: 422 });
+  });
+
   it('notes.create: an internal note with mentions', async () => {
     const [conv] = await api.conversations.list({ status: 'open' }).toArray();
     const teammate = seed.teammates.find((t) => t.active)!;
