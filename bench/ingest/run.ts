@@ -1,0 +1,343 @@
+// bench/ingest: Switchyard's ingest path against a bare Hono route.
+//
+//   node --import tsx bench/ingest/run.ts          (from the repository root)
+//
+// In one run, at 50 and at 10 keep-alive connections on loopback:
+//   (a) a bare Hono route on @hono/node-server answering 200 — the ceiling;
+//   (b) `switchyard serve` (signature verify + dedupe + durable enqueue) on a
+//       redis-server started here with AOF `appendfsync everysec`, and
+//   (c) the same with `appendfsync always`.
+// Every request carries a distinct, signed ~500-byte `message.received`
+// envelope. Server, Redis and load generator are separate processes. After
+// each Switchyard case the receiver is stopped gracefully and every 202 is
+// checked to have become exactly one `events` job (or to still be in the inbox).
+//
+// Environment knobs (all optional):
+//   CONNECTIONS=50,10   WARMUP=3   DURATION=10   FSYNC=everysec,always
+//   SKIP_BUILD=1        skip `npm run build` (dist/ must exist)
+//   PROFILE=<dir>       run the receiver with `node --cpu-prof` and write the
+//                       profiles into <dir>; summarise with
+//                       `node bench/ingest/top-self.mjs <file.cpuprofile>`
+//   RESULTS=<file>      also write the raw results as JSON
+//   SWITCHYARD_BIN=<path>  CLI to benchmark instead of bin/switchyard.js
+//                       (A/B-test a patched build without touching this tree)
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const HERE = import.meta.dirname;
+const CONNECTIONS = (process.env.CONNECTIONS ?? '50,10').split(',').map(Number);
+const WARMUP = Number(process.env.WARMUP ?? 3);
+const DURATION = Number(process.env.DURATION ?? 10);
+const FSYNC = (process.env.FSYNC ?? 'everysec,always').split(',');
+const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
+const SWITCHYARD_BIN = resolve(process.env.SWITCHYARD_BIN ?? 'bin/switchyard.js');
+const SECRET = 'bench-secret';
+const PREFIX = 'bench';
+
+const children = new Set<ChildProcess>();
+const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+
+function log(msg: string): void {
+  process.stderr.write(`[bench] ${msg}\n`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+  });
+}
+
+function start(cmd: string, args: string[], env: Record<string, string> = {}, name = cmd): ChildProcess {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
+  return child;
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
+function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((res) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => { clearTimeout(t); res(); });
+    child.kill('SIGTERM');
+  });
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stop(c, 5_000)));
+}
+
+process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => { log(`${sig}: stopping children`); void stopAll().finally(() => process.exit(130)); });
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function startRedis(fsync: string): Promise<{ port: number; child: ChildProcess; dir: string }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(scratch, `redis-${fsync}-`));
+  const child = start('redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
+    '--appendonly', 'yes', '--appendfsync', fsync, '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
+  ], {}, 'redis');
+  await until('redis-server', async () => {
+    const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    r.on('error', () => undefined);
+    try { await r.connect(); return (await r.ping()) === 'PONG'; } finally { r.disconnect(); }
+  });
+  return { port, child, dir };
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  const r = await fetch(url, { method: 'GET' });
+  await r.arrayBuffer();
+  return r.status === 200;
+}
+
+async function startBare(): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = start('node', [join(HERE, 'bare-server.mjs')], { PORT: String(port) }, 'bare');
+  await until('bare server', async () => {
+    const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
+    await r.arrayBuffer();
+    return r.status === 200;
+  });
+  return { port, child };
+}
+
+async function startSwitchyard(redisPort: number, profileName?: string): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const nodeFlags = PROFILE && profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
+  const child = start('node', [...nodeFlags, SWITCHYARD_BIN, 'serve'], {
+    WEBHOOK_SECRETS: SECRET,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    LOG_LEVEL: 'warn',
+    QUEUE_PREFIX: PREFIX,
+  }, 'switchyard');
+  await until('switchyard /readyz', () => httpOk(`http://127.0.0.1:${port}/readyz`));
+  return { port, child };
+}
+
+interface LoadResult {
+  connections: number;
+  measured: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  statusMeasured: Record<string, number>;
+  statusAll: Record<string, number>;
+  totalResponses: number;
+  socketErrors: number;
+  sent: number;
+  cpuSec: number;
+  cpuUsPerReq?: Record<string, number>;
+  foreignCores?: number;
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far; Linux /proc only, NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** Runs the load generator while accounting the CPU time of `watched` processes (µs per response). */
+async function runLoadWatched(watched: Record<string, ChildProcess>, ...args: Parameters<typeof runLoad>): Promise<LoadResult & { cpuUsPerReq: Record<string, number>; foreignCores: number }> {
+  const before = Object.fromEntries(Object.entries(watched).map(([k, c]) => [k, cpuSeconds(c.pid)]));
+  const m0 = machineCpu();
+  const t0 = performance.now();
+  const load = await runLoad(...args);
+  const wall = (performance.now() - t0) / 1000;
+  const m1 = machineCpu();
+  const used = Object.fromEntries(Object.entries(watched).map(([k, c]) => [k, cpuSeconds(c.pid) - (before[k] as number)]));
+  const cpuUsPerReq = Object.fromEntries(Object.entries(used).map(([k, s]) => [k, (s * 1e6) / load.totalResponses]));
+  cpuUsPerReq.loadgen = (load.cpuSec * 1e6) / load.totalResponses;
+  // Cores busy with anything else on the machine (other users' processes) during this case.
+  const ours = Object.values(used).reduce((a, b) => a + b, 0) + load.cpuSec;
+  const foreignCores = (m1.busy - m0.busy - ours) / wall;
+  return { ...load, cpuUsPerReq, foreignCores };
+}
+
+/** Busy CPU seconds of the whole machine (all cores) from /proc/stat. */
+function machineCpu(): { busy: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (f[3] ?? 0) + (f[4] ?? 0);
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: (total - idle) / CLK_TCK };
+  } catch {
+    return { busy: NaN };
+  }
+}
+
+function runLoad(port: number, connections: number, runId: string, acceptedIdsFile?: string): Promise<LoadResult> {
+  const opts = { host: '127.0.0.1', port, path: '/webhooks', connections, warmupSec: WARMUP, durationSec: DURATION, secret: SECRET, header: 'X-Service-Signature', runId, acceptedIdsFile };
+  return new Promise((res, rej) => {
+    const child = start('node', [join(HERE, 'loadgen.mjs'), JSON.stringify(opts)], {}, 'loadgen');
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => { out += d; });
+    child.once('exit', (code) => {
+      if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
+      try { res(JSON.parse(out) as LoadResult); } catch (err) { rej(err as Error); }
+    });
+  });
+}
+
+interface Verification {
+  accepted: number;
+  jobs: number;
+  inbox: number;
+  inflight: number;
+  missing: number;
+  backlogAtEnd: number;
+  ok: boolean;
+}
+
+/** Job id as the pump derives it from a delivery key (src/events/envelope.ts jobIdFor). */
+const jobIdFor = (key: string) => `d/${key.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\//g, '%2F')}`;
+
+async function verify(redis: Redis, acceptedIdsFile: string, backlogAtEnd: number): Promise<Verification> {
+  const ids = readFileSync(acceptedIdsFile, 'utf8').split('\n').filter(Boolean);
+  const queue = new Queue('events', { connection: redis, prefix: PREFIX });
+  const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed');
+  const jobs = Object.values(counts).reduce((a, b) => a + b, 0);
+  const inbox = await redis.llen(`${PREFIX}:ingest:inbox`);
+  let inflight = 0;
+  for (const k of await redis.keys(`${PREFIX}:ingest:inflight:*`)) inflight += await redis.llen(k);
+  // Every accepted id is a job or still waits in the inbox / an in-flight list.
+  const queued = new Set<string>();
+  for (const list of [`${PREFIX}:ingest:inbox`, ...(await redis.keys(`${PREFIX}:ingest:inflight:*`))]) {
+    for (const raw of await redis.lrange(list, 0, -1)) queued.add((JSON.parse(raw) as { key: string }).key);
+  }
+  let missing = 0;
+  for (let i = 0; i < ids.length; i += 1000) {
+    const slice = ids.slice(i, i + 1000);
+    const p = redis.pipeline();
+    for (const id of slice) p.exists(`${PREFIX}:events:${jobIdFor(id)}`);
+    const res = (await p.exec()) ?? [];
+    res.forEach(([, v], j) => { if (v !== 1 && !queued.has(slice[j] as string)) missing++; });
+  }
+  const ok = missing === 0 && new Set(ids).size === ids.length && jobs + inbox + inflight === ids.length;
+  return { accepted: ids.length, jobs, inbox, inflight, missing, backlogAtEnd, ok };
+}
+
+interface Row {
+  name: string;
+  connections: number;
+  load: LoadResult;
+  verification?: Verification;
+}
+
+function fmt(n: number, d = 1): string {
+  return Number.isFinite(n) ? n.toFixed(d) : '–';
+}
+
+function table(rows: Row[]): string {
+  const bare = new Map(rows.filter((r) => r.name.startsWith('bare')).map((r) => [r.connections, r.load.rps]));
+  const lines = [
+    '| case | conns | req/s | p50 ms | p99 ms | ratio to bare | non-2xx | 202s → jobs + inbox | CPU µs/req server · redis · loadgen | other processes (cores busy) |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|---:|',
+  ];
+  for (const r of rows) {
+    const b = bare.get(r.connections);
+    const non2xx = Object.entries(r.load.statusAll).filter(([s]) => !s.startsWith('2')).reduce((a, [, n]) => a + n, 0) + r.load.socketErrors;
+    const v = r.verification;
+    const check = v ? `${v.accepted} → ${v.jobs} + ${v.inbox + v.inflight}${v.ok ? ' ✔' : ` ✘ (missing ${v.missing})`}` : '–';
+    lines.push(`| ${r.name} | ${r.connections} | ${fmt(r.load.rps, 0)} | ${fmt(r.load.p50, 2)} | ${fmt(r.load.p99, 2)} | ${b ? fmt(r.load.rps / b, 2) + '×' : '–'} | ${non2xx} | ${check} | ${['server', 'redis', 'loadgen'].map((k) => fmt(r.load.cpuUsPerReq?.[k] ?? NaN, 0)).join(' · ')} | ${fmt(r.load.foreignCores ?? NaN, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  if (!process.env.SKIP_BUILD) {
+    log('npm run build (type errors elsewhere are tolerated as long as dist/ is emitted)');
+    const b = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (b.status !== 0) log(`build exited with ${b.status}; continuing with the emitted dist/`);
+  }
+  if (PROFILE) mkdirSync(PROFILE, { recursive: true });
+  const rows: Row[] = [];
+
+  for (const conns of CONNECTIONS) {
+    const bare = await startBare();
+    log(`bare Hono route, ${conns} connections`);
+    rows.push({ name: 'bare Hono 200', connections: conns, load: await runLoadWatched({ server: bare.child }, bare.port, conns, `bare${conns}`) });
+    await stop(bare.child);
+  }
+
+  for (const fsync of FSYNC) {
+    for (const conns of CONNECTIONS) {
+      const redis = await startRedis(fsync);
+      const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
+      try {
+        const sy = await startSwitchyard(redis.port, `switchyard-${fsync}-c${conns}`);
+        log(`switchyard serve (appendfsync ${fsync}), ${conns} connections`);
+        const idsFile = join(scratch, `accepted-${fsync}-${conns}.txt`);
+        const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
+        const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
+        await stop(sy.child, 20_000);
+        const verification = await verify(client, idsFile, backlogAtEnd);
+        if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
+        rows.push({ name: `switchyard (fsync ${fsync})`, connections: conns, load, verification });
+      } finally {
+        client.disconnect();
+        await stop(redis.child);
+      }
+    }
+  }
+
+  const order = (r: Row) => CONNECTIONS.indexOf(r.connections);
+  rows.sort((a, b) => order(a) - order(b));
+  const redisVersion = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
+  process.stdout.write(`\n${table(rows)}\n\n`);
+  process.stdout.write(`- machine: nproc ${nproc}, ${cpus()[0]?.model ?? '?'}; node ${process.version}; ${redisVersion}\n`);
+  process.stdout.write(`- date: ${new Date().toUTCString()}; warm-up ${WARMUP} s, measured ${DURATION} s per case\n`);
+  for (const r of rows) {
+    if (!r.verification) continue;
+    const v = r.verification;
+    process.stdout.write(`- ${r.name} @${r.connections}: ${v.accepted} × 202 (warm-up included) → ${v.jobs} events jobs + ${v.inbox} in inbox + ${v.inflight} in flight; ` +
+      `inbox backlog when the load stopped: ${v.backlogAtEnd}; ${v.ok ? 'exactly one job per 202' : `MISMATCH (missing ${v.missing})`}\n`);
+  }
+  if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(rows, null, 2));
+  if (rows.some((r) => r.verification && !r.verification.ok)) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (err) {
+  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  rmSync(scratch, { recursive: true, force: true });
+}
