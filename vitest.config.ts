@@ -1,6 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+import { fileURLToPath } from 'node:url';
+
 export default defineConfig({
+  // Handler modules import 'switchyard'; in tests that is the source tree, so
+  // errors thrown by src/ and classes imported by handlers are the same classes.
+  resolve: { alias: { switchyard: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/faults/**', 'node_modules/**'],

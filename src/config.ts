@@ -33,6 +33,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly admin: { readonly user: string; readonly password: string } | undefined;
   readonly workerConcurrency: number;
+  /** BullMQ lock of an active job; a crashed worker's job is run again after it lapses. */
+  readonly jobLockMs: number;
   readonly shutdownTimeoutMs: number;
   /** Directory for local state (managed Redis data). */
   readonly stateDir: string;
@@ -165,6 +167,7 @@ const schema = z.object({
   ADMIN_USER: optionalText,
   ADMIN_PASSWORD: optionalText,
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 10, 1, 1000),
+  JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
 });
@@ -238,6 +241,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     logLevel: v.LOG_LEVEL,
     admin: v.ADMIN_USER && v.ADMIN_PASSWORD ? Object.freeze({ user: v.ADMIN_USER, password: v.ADMIN_PASSWORD }) : undefined,
     workerConcurrency: v.WORKER_CONCURRENCY,
+    jobLockMs: v.JOB_LOCK_DURATION,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,
     stateDir: v.SWITCHYARD_HOME,
   });

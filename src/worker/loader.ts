@@ -21,14 +21,22 @@ export interface LoadedHandler {
 const MODULE = /\.(ts|mts|js|mjs)$/;
 const SKIP = /(\.d\.ts|\.test\.[mc]?[jt]s|\.spec\.[mc]?[jt]s)$/;
 
-/** Imports a module; `.ts` through tsx, so users need no build step. */
+/**
+ * Imports a module; `.ts` through tsx when the runtime cannot load TypeScript
+ * itself, so users need no build step. A runtime that can (vitest, tsx, a
+ * Node with type stripping) imports it directly, so the module shares this
+ * process's module graph (and `instanceof` checks across it hold).
+ */
 async function importModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(file).href;
-  if (/\.m?ts$/.test(file)) {
+  if (!/\.m?ts$/.test(file)) return (await import(url)) as Record<string, unknown>;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
     const { tsImport } = await import('tsx/esm/api');
     return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
   }
-  return (await import(url)) as Record<string, unknown>;
 }
 
 /**

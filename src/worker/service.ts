@@ -64,7 +64,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
     async (job) => dispatch(job.data, handlers, queues.handlers),
-    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, concurrency: config.workerConcurrency },
+    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 
   const handlersWorker = new Worker<HandlerJobData>(
@@ -105,7 +105,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
           throw outcome.error instanceof Error ? outcome.error : new Error(verdict.reason);
       }
     },
-    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-handlers'), prefix, concurrency: config.workerConcurrency },
+    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-handlers'), prefix, ...workerOptions(config) },
   );
 
   for (const w of [eventsWorker, handlersWorker]) {
@@ -128,6 +128,11 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
       await closeRedis(commands);
     },
   };
+}
+
+/** A crashed worker's active job counts as stalled once its lock lapses, then runs again. */
+function workerOptions(config: Config) {
+  return { concurrency: config.workerConcurrency, lockDuration: config.jobLockMs, stalledInterval: config.jobLockMs, maxStalledCount: 5 };
 }
 
 async function resumeIfTokenChanged(redis: Redis, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
