@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { EventEmitter } from './events/emitter.js';
+import type { WebhookEmitter } from './events/emitter.js';
 import type { FaultEffect } from './faults.js';
 import type { BurstResult, QuotaResult } from './rate-limit.js';
 import type { SandboxState } from './state.js';
@@ -26,7 +26,7 @@ export interface SandboxEnv {
 /** Everything a route module needs; passed explicitly instead of module state. */
 export interface Deps {
   state: SandboxState;
-  emitter: EventEmitter;
+  emitter: WebhookEmitter;
 }
 
 export type Ctx = Context<SandboxEnv>;

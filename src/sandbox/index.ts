@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { API_BASE, createApp } from './app.js';
 import { SandboxClock, type Clock } from './clock.js';
 import type { RetryPolicy } from './events/backoff.js';
-import { EventEmitter } from './events/emitter.js';
+import { WebhookEmitter } from './events/emitter.js';
 import type { SeedExtras } from './seed/index.js';
 import { SandboxState } from './state.js';
 import { describeToken, type TokenInfo } from './tokens.js';
@@ -12,7 +12,7 @@ import { describeToken, type TokenInfo } from './tokens.js';
 export { API_BASE } from './app.js';
 export { SandboxClock, type Clock } from './clock.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './events/backoff.js';
-export { EventEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/emitter.js';
+export { WebhookEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/emitter.js';
 export { EVENT_NAMES, type Envelope, type EventName } from './events/envelope.js';
 export { SeedExtras } from './seed/index.js';
 export { SandboxState } from './state.js';
@@ -57,7 +57,7 @@ export interface RunningSandbox {
 export interface Sandbox {
   app: Hono;
   state: SandboxState;
-  emitter: EventEmitter;
+  emitter: WebhookEmitter;
   /** Printed tokens (label, value, abilities, ...), after the latest reset. */
   readonly tokens: TokenInfo[];
   listen(port?: number, host?: string): Promise<RunningSandbox>;
@@ -76,7 +76,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.random ? { random: options.random } : {}),
     ...(options.requireTls ? { requireTls: true } : {}),
   });
-  const emitter = new EventEmitter({
+  const emitter = new WebhookEmitter({
     webhookUrl: options.webhookUrl, secret: options.secret, clock: () => clock.now(),
     ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.retry ? { retry: options.retry } : {}),
   });

@@ -39,7 +39,7 @@ interface Pending { envelope: Envelope; bytes: Buffer; record: DeliveryRecord }
  * exercised for real. After `maxAttempts` the event is marked failed and the
  * queue moves on.
  */
-export class EventEmitter {
+export class WebhookEmitter {
   private url: string | null;
   private secret: string | null;
   private readonly fetchImpl: typeof fetch;
