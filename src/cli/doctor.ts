@@ -1,0 +1,61 @@
+import { createApiClient } from '../api/client.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { checkApi, checkRedis, type Check } from '../doctor/checks.js';
+import type { Handler } from '../handler.js';
+import { loadHandlers } from '../worker/loader.js';
+import { parseCommandArgs } from './args.js';
+import { EXIT, type Command } from './command.js';
+
+const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check configuration, Redis, the API token and handler abilities',
+  help: `Usage: switchyard doctor [--json]
+
+Checks the configuration, Redis (version, eviction policy, persistence), the
+API token (GET /me) and whether its abilities cover what the loaded handlers
+declare, and prints what to fix. Exits 1 when any check fails.
+
+Example:
+  REDIS_URL=redis://127.0.0.1:6379 WORKSPACE_API_URL=http://127.0.0.1:4010/api/v1 \\
+  WORKSPACE_API_TOKEN=sbx_full_acme switchyard doctor
+`,
+  async run(argv, io) {
+    const { values } = parseCommandArgs(argv, { json: { type: 'boolean' } });
+    const checks: Check[] = [];
+    let config;
+    try {
+      config = loadConfig(io.env, { requireSecrets: false });
+      checks.push({ name: 'configuration', status: 'ok', detail: 'environment is valid' });
+      if (config.webhookSecrets.length === 0) {
+        checks.push({ name: 'webhook secrets', status: 'warn', detail: 'WEBHOOK_SECRETS is unset: `serve` and `start` will refuse to run', fix: 'set WEBHOOK_SECRETS to the signing secret of the webhook settings' });
+      }
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      for (const p of err.problems) checks.push({ name: p.variable, status: 'fail', detail: p.problem });
+    }
+    if (config) {
+      let handlers: Handler[] = [];
+      try {
+        handlers = (await loadHandlers(config.handlersDir, config.handlers)).map((l) => l.handler);
+        checks.push({ name: 'handlers', status: 'ok', detail: `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` });
+      } catch (err) {
+        checks.push({ name: 'handlers', status: 'fail', detail: (err as Error).message });
+      }
+      checks.push(...(await checkRedis(config)));
+      const api = config.workspaceApiUrl && config.workspaceApiToken
+        ? createApiClient({ baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, retry: { maxAttempts: 1 } })
+        : undefined;
+      checks.push(...(await checkApi(config, handlers, api)));
+    }
+    if (values['json']) io.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
+    else {
+      for (const c of checks) {
+        io.stdout.write(`${MARK[c.status]}  ${c.name}: ${c.detail}\n`);
+        if (c.fix) io.stdout.write(`      fix: ${c.fix}\n`);
+      }
+    }
+    return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;
+  },
+};

@@ -1,0 +1,80 @@
+import { spawnSync } from 'node:child_process';
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { Config } from '../config.js';
+import type { Handler } from '../handler.js';
+import { redisWarnings } from '../redis/checks.js';
+import { closeRedis, createRedisConnection } from '../redis/connection.js';
+
+/** One line of the doctor's report. */
+export interface Check {
+  readonly name: string;
+  readonly status: 'ok' | 'warn' | 'fail';
+  readonly detail: string;
+  /** What to do about a warn or fail. */
+  readonly fix?: string;
+}
+
+/** Redis: reachable, version (BullMQ needs ≥ 5), eviction off, persistence on. */
+export async function checkRedis(config: Config, which: (bin: string) => string | null = whichBinary): Promise<Check[]> {
+  if (!config.redisUrl) {
+    const bin = which('redis-server');
+    return bin
+      ? [{ name: 'redis', status: 'ok', detail: `REDIS_URL unset: a managed redis-server (${bin}) is started under ${config.stateDir}/redis with AOF and noeviction` }]
+      : [{ name: 'redis', status: 'fail', detail: 'REDIS_URL is unset and redis-server is not installed', fix: 'apt-get install -y redis-server, or set REDIS_URL' }];
+  }
+  const redis = createRedisConnection(config.redisUrl, 'producer', 'switchyard-doctor');
+  redis.on('error', () => undefined);
+  try {
+    await new Promise<void>((res, rej) => {
+      if (redis.status === 'ready') return res();
+      const t = setTimeout(() => rej(new Error('no answer within 3 s')), 3_000);
+      redis.once('ready', () => { clearTimeout(t); res(); });
+    });
+    const info = await redis.info('server');
+    const version = /redis_version:([\d.]+)/.exec(info)?.[1] ?? 'unknown';
+    const major = Number(version.split('.')[0]);
+    const checks: Check[] = [{
+      name: 'redis', status: major >= 5 ? 'ok' : 'fail', detail: `reachable, version ${version}`,
+      ...(major >= 5 ? {} : { fix: 'BullMQ needs Redis 5 or later' }),
+    }];
+    for (const w of await redisWarnings(redis)) checks.push({ name: 'redis settings', status: 'warn', detail: w });
+    return checks;
+  } catch (err) {
+    return [{ name: 'redis', status: 'fail', detail: `cannot reach REDIS_URL: ${(err as Error).message}`, fix: 'check REDIS_URL, network and credentials' }];
+  } finally {
+    await closeRedis(redis);
+  }
+}
+
+/** API token: `GET /me` answers, and its abilities cover what the loaded handlers declare. */
+export async function checkApi(config: Config, handlers: readonly Handler[], api: ApiClient | undefined): Promise<Check[]> {
+  if (!api) {
+    const calls = handlers.length > 0;
+    return [{
+      name: 'api', status: calls ? 'fail' : 'warn', detail: 'WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not both set',
+      fix: 'set WORKSPACE_API_URL (…/api/v1) and WORKSPACE_API_TOKEN (or WORKSPACE_API_TOKEN_FILE)',
+    }];
+  }
+  let abilities: readonly string[];
+  try {
+    const me = await api.me();
+    abilities = me.abilities;
+  } catch (err) {
+    const code = err instanceof ApiError ? err.code : 'network_error';
+    return [{ name: 'api', status: 'fail', detail: `GET /me failed (${code}): ${(err as Error).message}`, fix: code === 'token_expired' || code === 'unauthorized' ? 'create a new token in the workspace developer settings' : 'check WORKSPACE_API_URL and the network' }];
+  }
+  const checks: Check[] = [{ name: 'api', status: 'ok', detail: `token accepted (${config.workspaceApiUrl}); abilities: ${abilities.join(', ') || 'none'}` }];
+  for (const h of handlers) {
+    const missing = h.abilities.filter((a) => !abilities.includes(a));
+    checks.push(missing.length === 0
+      ? { name: `handler ${h.id}`, status: 'ok', detail: `abilities covered (${h.abilities.join(', ') || 'none declared'})` }
+      : { name: `handler ${h.id}`, status: 'fail', detail: `the token lacks ${missing.join(', ')}`, fix: 'create a token with those abilities (abilities are fixed at creation)' });
+  }
+  return checks;
+}
+
+function whichBinary(bin: string): string | null {
+  const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
