@@ -4,7 +4,8 @@ import { parseEnvelope } from '../events/envelope.js';
 import type { Logger } from '../log.js';
 import { encodeBody, KEPT_HEADERS, type StoredDelivery } from '../queue/delivery.js';
 import { verify } from '../signature.js';
-import { readBody } from './body.js';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { readBody, readNodeBody } from './body.js';
 import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.js';
 
 /** Where verified deliveries go; throws when nothing durable could take it (→ 503). */
@@ -33,6 +34,8 @@ export function webhookHandler(deps: WebhookRouteDeps) {
   const { config, sink, log, hooks } = deps;
   const now = deps.now ?? (() => new Date());
   const retryAfter = String(deps.retryAfterSeconds ?? 5);
+  // Node lower-cases incoming header names; Headers.get is case-insensitive.
+  const signatureHeader = config.signatureHeader.toLowerCase();
 
   const finish = (c: Context, status: 200 | 202 | 401 | 408 | 413 | 503, body: object, report: DeliveryReport) => {
     const line = { outcome: report.outcome, delivery: report.key, event: report.event, ms: Math.round(report.ms * 10) / 10, bytes: report.bytes };
@@ -47,7 +50,17 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     const elapsed = () => performance.now() - started;
     const refuse = (outcome: DeliveryOutcome, reason: string) => ({ outcome, reason, ms: elapsed() });
 
-    const body = await readBody(c.req.raw.body, c.req.header('content-length'), config.maxBodyBytes, config.bodyTimeoutMs);
+    // Under @hono/node-server the Node request is at hand: read it directly
+    // (no undici Request, no Web stream). `app.request()` (tests) has no
+    // `incoming` and goes through the Web Streams reader with the same rules.
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const nodeHeaders: IncomingHttpHeaders | undefined = incoming?.headers;
+    const header = nodeHeaders
+      ? (name: string): string | undefined => { const v = nodeHeaders[name]; return Array.isArray(v) ? v.join(', ') : v; }
+      : (name: string): string | undefined => c.req.header(name);
+    const body = incoming
+      ? await readNodeBody(incoming, header('content-length'), config.maxBodyBytes, config.bodyTimeoutMs)
+      : await readBody(c.req.raw.body, header('content-length'), config.maxBodyBytes, config.bodyTimeoutMs);
     if (!body.ok) {
       if (body.reason === 'too_large') {
         c.header('Connection', 'close');
@@ -58,7 +71,7 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     }
     const { bytes } = body;
 
-    const result = verify(config.webhookSecrets, bytes, c.req.header(config.signatureHeader));
+    const result = verify(config.webhookSecrets, bytes, header(signatureHeader));
     if (!result.ok) {
       return finish(c, 401, {
         status: 'rejected',
@@ -71,7 +84,7 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     const receivedAt = now().toISOString();
     const headers: Record<string, string> = {};
     for (const h of KEPT_HEADERS) {
-      const v = c.req.header(h);
+      const v = header(h);
       if (v !== undefined) headers[h] = v;
     }
     const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...encodeBody(bytes) };

@@ -1,11 +1,13 @@
-import { Writable } from 'node:stream';
+import { request as httpRequest } from 'node:http';
+import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
 import { createReceiverApp } from '../../src/receiver/app.js';
 import type { DeliveryReport } from '../../src/receiver/outcomes.js';
 import type { DeliverySink } from '../../src/receiver/webhook-route.js';
-import { readBody } from '../../src/receiver/body.js';
+import { readBody, readNodeBody } from '../../src/receiver/body.js';
+import { listen } from '../../src/runtime/http.js';
 import { sign } from '../../src/signature.js';
 
 /** An in-memory sink: the route's contract with storage, not a Redis stand-in. */
@@ -158,5 +160,101 @@ describe('readBody', () => {
   it('joins chunks exactly', async () => {
     const r = await readBody(stream([Uint8Array.of(1, 2), Uint8Array.of(3)]), undefined, 100, 1000);
     expect(r.ok && Array.from(r.bytes)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('readNodeBody (the Node IncomingMessage path under @hono/node-server)', () => {
+  it('refuses a declared length over the limit without reading', async () => {
+    let pulled = 0;
+    const s = new Readable({ read() { pulled++; this.push(Buffer.alloc(10)); } });
+    expect(await readNodeBody(s, '5000', 100, 1000)).toEqual({ ok: false, reason: 'too_large' });
+    expect(pulled).toBe(0);
+  });
+
+  it('cuts off a chunked body as soon as it passes the limit, and stops reading', async () => {
+    let pulled = 0;
+    const s = new Readable({ highWaterMark: 64, read() { pulled++; this.push(Buffer.alloc(64)); } });
+    expect(await readNodeBody(s, undefined, 100, 1000)).toEqual({ ok: false, reason: 'too_large' });
+    const after = pulled;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.isPaused()).toBe(true);
+    expect(pulled).toBeLessThanOrEqual(after + 2);
+  });
+
+  it('times out a slow body', async () => {
+    const s = new Readable({ read() { /* never ends */ } });
+    s.push(Buffer.of(1));
+    expect(await readNodeBody(s, undefined, 100, 50)).toEqual({ ok: false, reason: 'timeout' });
+  });
+
+  it('reports a body whose stream failed as aborted', async () => {
+    const s = new Readable({ read() { /* pending */ } });
+    setTimeout(() => s.destroy(new Error('ECONNRESET')), 5);
+    expect(await readNodeBody(s, undefined, 100, 1000)).toEqual({ ok: false, reason: 'aborted' });
+  });
+
+  it('joins chunks exactly, and reads an empty body', async () => {
+    const r = await readNodeBody(Readable.from([Buffer.of(1, 2), Buffer.of(3)]), undefined, 100, 1000);
+    expect(r.ok && Array.from(r.bytes)).toEqual([1, 2, 3]);
+    const e = await readNodeBody(Readable.from([]), '0', 100, 1000);
+    expect(e.ok && e.bytes.byteLength).toBe(0);
+  });
+});
+
+describe('webhook route over a real @hono/node-server socket', () => {
+  const body = '{"id":"evt_http","event":"message.received","created_at":"2026-01-01T00:00:00Z","data":{"id":1}}';
+
+  /** Sends a request with the body in the given chunks (chunked encoding unless a length is set). */
+  function send(url: string, chunks: (string | Buffer)[], headers: Record<string, string>, gapMs = 0): Promise<{ status: number; body: string; connection: string | undefined }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(`${url}/webhooks`, { method: 'POST', headers }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => { text += d; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      void (async () => {
+        for (const c of chunks) {
+          if (req.destroyed) return;
+          req.write(c);
+          if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+        }
+        if (!req.destroyed) req.end();
+      })();
+    });
+  }
+
+  it('202 then 200 duplicate, 401 on a changed byte, 413 for a chunked body over the limit, 408 for a slow body', async () => {
+    const { sink, seen } = memorySink();
+    const logs: string[] = [];
+    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) as never });
+    const app = createReceiverApp({
+      webhookPath: '/webhooks',
+      config: { webhookSecrets: ['current'], signatureHeader: 'X-Service-Signature', maxBodyBytes: 1024, bodyTimeoutMs: 200 },
+      sink, log, readiness: async () => ({ ready: true, details: {} }),
+    });
+    const server = await listen(app, { host: '127.0.0.1', port: 0 });
+    try {
+      const sig = sign('current', body);
+      const half = Math.floor(body.length / 2);
+      const first = await send(server.url, [body.slice(0, half), body.slice(half)], { 'x-service-signature': sig, 'content-type': 'application/json', 'x-request-id': 'r1' });
+      expect(first.status).toBe(202);
+      expect(JSON.parse(first.body)).toEqual({ status: 'accepted', delivery: 'evt_http' });
+      expect(seen.get('evt_http')?.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'r1' });
+      expect((await send(server.url, [body], { 'x-service-signature': sig, 'content-length': String(body.length) })).status).toBe(200);
+      expect((await send(server.url, [body.replace('1}', '2}')], { 'x-service-signature': sig })).status).toBe(401);
+
+      const tooBig = await send(server.url, Array.from({ length: 8 }, () => Buffer.alloc(512, 97)), { 'x-service-signature': sig });
+      expect(tooBig.status).toBe(413);
+      expect(tooBig.connection).toBe('close');
+      const declared = await send(server.url, [Buffer.alloc(10)], { 'x-service-signature': sig, 'content-length': '5000' }).catch(() => ({ status: 413 }));
+      expect(declared.status).toBe(413);
+
+      const slow = await send(server.url, [body.slice(0, 10), body.slice(10, 20), body.slice(20)], { 'x-service-signature': sig }, 150);
+      expect(slow.status).toBe(408);
+      expect(logs.filter((l) => l.includes('"outcome":"accepted"'))).toHaveLength(1);
+    } finally {
+      await server.close(100);
+    }
   });
 });
