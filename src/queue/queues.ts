@@ -12,6 +12,8 @@ export interface Queues {
 export function openQueues(connection: Redis, prefix: string): Queues {
   const events = new Queue(EVENTS_QUEUE, { connection, prefix });
   const handlers = new Queue(HANDLERS_QUEUE, { connection, prefix });
+  // Connection errors surface where commands fail (pump, workers) and are logged there.
+  for (const q of [events, handlers]) q.on('error', () => undefined);
   return {
     events,
     handlers,

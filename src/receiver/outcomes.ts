@@ -24,4 +24,6 @@ export interface ReceiverHooks {
   onDelivery?(report: DeliveryReport): void;
   /** A verified delivery was stored (accepted or spooled): capture writes it off the hot path. */
   onStored?(delivery: { key: string; bytes: Uint8Array; headers: Record<string, string>; receivedAt: string }): void;
+  /** Spooled deliveries were moved into Redis. */
+  onDrained?(count: number): void;
 }

@@ -8,6 +8,7 @@ import { createReceiverApp } from '../receiver/app.js';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
 import type { DeliverySink } from '../receiver/webhook-route.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';
 
 export interface ReceiverService {
@@ -22,8 +23,6 @@ export interface ReceiverServiceOptions {
   redisUrl: string;
   log: Logger;
   hooks?: ReceiverHooks;
-  /** Replaces the Redis sink (the spool wraps it). */
-  wrapSink?: (redisSink: DeliverySink) => DeliverySink;
   extend?: (app: Hono) => void;
 }
 
@@ -45,8 +44,13 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   await waitReady(producer, 5_000);
   const store = new IngestStore(producer, config.queuePrefix, config.dedupeTtlMs);
   const redisSink: DeliverySink = { put: (d) => store.put(d) };
-  const sink = opts.wrapSink ? opts.wrapSink(redisSink) : redisSink;
+  // SPOOL_DIR: deliveries Redis cannot take go to an fsync'd disk spool, drained back once Redis returns.
+  const spool = config.spoolDir ? new DiskSpool(config.spoolDir, config.spoolMaxBytes) : undefined;
+  const drainer = spool ? new SpoolDrainer(spool, store, log, (n) => opts.hooks?.onDrained?.(n)) : undefined;
+  drainer?.start();
+  const sink = spool ? spoolingSink(redisSink, spool, log) : redisSink;
   const readinessKey = ingestKeys(config.queuePrefix).readiness;
+  const spoolDetails = () => (spool ? { spool: { segments: spool.segments().length, bytes: spool.size(), max_bytes: spool.maxBytes } } : {});
 
   const app = createReceiverApp({
     config,
@@ -57,9 +61,11 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
     readiness: async () => {
       try {
         await producer.set(readinessKey, String(Date.now()), 'PX', 60_000);
-        return { ready: true, details: { redis: 'ok' } };
+        return { ready: true, details: { redis: 'ok', ...spoolDetails() } };
       } catch (err) {
-        return { ready: false, details: { redis: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
+        // With room in the spool, deliveries are still taken durably (202 spooled).
+        const ready = spool !== undefined && spool.size() < spool.maxBytes;
+        return { ready, details: { redis: 'unavailable', error: err instanceof Error ? err.message : String(err), ...spoolDetails() } };
       }
     },
     ...(opts.extend ? { extend: opts.extend } : {}),
@@ -72,6 +78,8 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
     app,
     close: async (graceMs = config.shutdownTimeoutMs) => {
       await http.close(graceMs);
+      await drainer?.stop();
+      spool?.close();
       await closeRedis(producer);
     },
   };

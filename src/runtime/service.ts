@@ -19,7 +19,7 @@ export interface ServiceOptions {
   receiver: boolean;
   /** Starts the worker side on the shared Redis; returns the part to stop. */
   worker?: (ctx: { redisUrl: string; queues: Queues }) => Promise<Part>;
-  receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'wrapSink' | 'extend'>>;
+  receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'extend'>>;
 }
 
 export interface RunningService {

@@ -1,0 +1,62 @@
+import type { Logger } from '../log.js';
+import type { IngestStore } from '../queue/ingest.js';
+import type { DiskSpool } from './spool.js';
+
+/**
+ * Moves spooled deliveries into Redis once it is back: closed segments in
+ * arrival order, each delivery through the same dedupe + inbox script as the
+ * webhook route, then the segment is deleted. A crash mid-segment replays the
+ * segment on restart; dedupe absorbs the repeats, so nothing is lost or doubled.
+ */
+export class SpoolDrainer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  drained = 0;
+
+  constructor(
+    private readonly spool: DiskSpool,
+    private readonly store: IngestStore,
+    private readonly log: Logger,
+    private readonly onDrained?: (n: number) => void,
+    private readonly everyMs = 500,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.drainOnce(), this.everyMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass; concurrent calls share it. Resolves with the number moved. */
+  drainOnce(): Promise<void> {
+    this.running ??= this.pass().finally(() => { this.running = undefined; });
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    if (this.spool.segments().length === 0) return;
+    this.spool.rotate();
+    for (const segment of this.spool.segments()) {
+      if (this.spool.isCurrent(segment)) continue;
+      let moved = 0;
+      try {
+        for (const delivery of this.spool.read(segment)) {
+          await this.store.put(delivery);
+          moved++;
+        }
+      } catch (err) {
+        // Redis still away (or a corrupt segment): keep the segment, try again on the next pass.
+        this.log.debug({ err: String(err), segment }, 'spool drain paused');
+        return;
+      }
+      this.spool.remove(segment);
+      this.drained += moved;
+      this.onDrained?.(moved);
+      this.log.info({ segment, deliveries: moved }, 'spooled deliveries moved into Redis');
+    }
+  }
+}

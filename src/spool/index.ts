@@ -1,0 +1,3 @@
+export { DiskSpool, SpoolFullError } from './spool.js';
+export { SpoolDrainer } from './drainer.js';
+export { spoolingSink } from './sink.js';

@@ -1,0 +1,24 @@
+import type { Logger } from '../log.js';
+import type { StoredDelivery } from '../queue/delivery.js';
+import type { DeliverySink } from '../receiver/webhook-route.js';
+import type { DiskSpool } from './spool.js';
+
+/**
+ * Redis first; when Redis cannot take the delivery, the fsync'd disk spool
+ * (answered 202 `spooled`). Duplicates cannot be recognised while Redis is
+ * away, so a repeat may be spooled twice; the drainer's dedupe absorbs it.
+ * A full spool throws, and the route answers 503 with Retry-After.
+ */
+export function spoolingSink(redis: DeliverySink, spool: DiskSpool, log: Logger): DeliverySink {
+  return {
+    async put(delivery: StoredDelivery) {
+      try {
+        return await redis.put(delivery);
+      } catch (err) {
+        spool.append(delivery);
+        log.warn({ delivery: delivery.key, err: String(err) }, 'Redis unavailable: delivery spooled to disk');
+        return 'spooled';
+      }
+    },
+  };
+}
