@@ -1,0 +1,1 @@
+export { mountAdmin, type AdminCredentials, type AdminOptions } from './mount.js';

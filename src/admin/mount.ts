@@ -1,0 +1,45 @@
+import type { Queue } from 'bullmq';
+import type { Hono } from 'hono';
+import { basicAuth } from 'hono/basic-auth';
+import { boardApp } from './board.js';
+
+/** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
+export interface AdminCredentials {
+  readonly user: string;
+  readonly password: string;
+}
+
+/** Options of {@link mountAdmin}. */
+export interface AdminOptions {
+  /** The queues shown on the board (Switchyard's `events` and `handlers`). */
+  queues: readonly Queue[];
+  /** `config.admin`; undefined: nothing is mounted and `basePath` answers 404 like any unknown path. */
+  admin: AdminCredentials | undefined;
+  /** Where the board lives. Default `/admin`. */
+  basePath?: string;
+  /** Hide the board's write actions (retry, clean, pause, empty...). Default false: the operator may retry failed jobs. */
+  readOnly?: boolean;
+}
+
+/**
+ * Mounts the bull-board dashboard at `basePath` behind HTTP basic auth (hono's
+ * `basicAuth`, which compares in constant time). Mounts nothing when no
+ * credentials are configured: the dashboard is off, not open.
+ * Returns whether it was mounted.
+ */
+export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
+  if (!opts.admin) return false;
+  const basePath = (opts.basePath ?? '/admin').replace(/\/+$/, '') || '/admin';
+  const auth = basicAuth({ username: opts.admin.user, password: opts.admin.password, realm: 'Switchyard admin' });
+  app.use(basePath, auth);
+  app.use(`${basePath}/*`, auth);
+  app.use(`${basePath}/*`, async (c, next) => {
+    await next();
+    // Job data holds raw webhook bodies: keep them out of shared caches.
+    c.header('Cache-Control', 'no-store');
+  });
+  // The board's own routes answer `/admin` but not `/admin/` (its <base href>).
+  app.get(`${basePath}/`, (c) => c.redirect(basePath));
+  app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false));
+  return true;
+}

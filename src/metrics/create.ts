@@ -1,0 +1,78 @@
+import type { Queue } from 'bullmq';
+import type { Context, Hono } from 'hono';
+import type { Redis } from 'ioredis';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { ReceiverHooks } from '../receiver/outcomes.js';
+import type { WorkerHooks } from '../worker/service.js';
+import { defineMetrics } from './definitions.js';
+import { queueGauges, type MetricSources } from './queue-collector.js';
+import { receiverHooksFor } from './receiver-hooks.js';
+import { workerHooksFor, type PauseFlag } from './worker-hooks.js';
+
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** The BullMQ queues whose job counts are exported on scrape (may be bound later with `bind`). */
+  queues?: { events: Queue; handlers: Queue };
+  /** A command connection for the inbox length and the pause state (may be bound later with `bind`). */
+  redis?: Redis;
+  /** The queue prefix (`QUEUE_PREFIX`), to find Switchyard's own keys. */
+  prefix: string;
+  /** Collect Node's default process metrics (CPU, memory, event loop, GC). Default true. */
+  defaultMetrics?: boolean;
+}
+
+/** One process's metrics: a private registry, the hooks that feed it, and its HTTP exposition. */
+export interface Metrics {
+  /** A per-process registry; the prom-client global registry is never touched. */
+  readonly registry: Registry;
+  /** Pass as the receiver's `hooks` (or call `onDelivery` from a composed hook). */
+  readonly receiverHooks: ReceiverHooks;
+  /** Pass as the worker's `hooks`. */
+  readonly workerHooks: WorkerHooks;
+  /** Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues. */
+  bind(sources: { queues?: { events: Queue; handlers: Queue }; redis?: Redis }): void;
+  /** The Prometheus text exposition of every series, as `GET /metrics` serves it. */
+  scrape(): Promise<string>;
+  /** A Hono handler answering with {@link Metrics.scrape}. */
+  handler(): (c: Context) => Promise<Response>;
+  /** Mounts `GET <path>` (default `/metrics`) on `app`. */
+  mount(app: Hono, path?: string): void;
+}
+
+/**
+ * Creates the metrics of one process. Each process (receiver, worker) serves its
+ * own `/metrics`; Prometheus scrapes them all (see docs/operations.md). Queue
+ * depth and the pause state are read from Redis on scrape, so they are the same
+ * shared numbers in every process; counters and histograms are per process.
+ */
+export function createMetrics(opts: MetricsOptions): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const m = defineMetrics(registry);
+  const pause: PauseFlag = { paused: false };
+  const sources: MetricSources = { queues: opts.queues, redis: opts.redis };
+  const gauges = queueGauges(registry, sources, opts.prefix, pause);
+  if (sources.queues || sources.redis) gauges.activate();
+
+  const scrape = (): Promise<string> => registry.metrics();
+  const handler = () => async (c: Context): Promise<Response> => {
+    const body = await scrape();
+    return c.body(body, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+  };
+
+  return {
+    registry,
+    receiverHooks: receiverHooksFor(m),
+    workerHooks: workerHooksFor(m, pause),
+    bind(next) {
+      if (next.queues) sources.queues = next.queues;
+      if (next.redis) sources.redis = next.redis;
+      if (sources.queues || sources.redis) gauges.activate();
+    },
+    scrape,
+    handler,
+    mount(app, path = '/metrics') {
+      app.get(path, handler());
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { DeliveryOutcome } from '../receiver/outcomes.js';
+
+/** Every delivery outcome, pre-set to 0 so each series exists from the first scrape. */
+export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['accepted', 'duplicate', 'spooled', 'bad_signature', 'too_large', 'timeout', 'unavailable'];
+
+/** Ingest: one verify + dedupe + durable append is sub-millisecond to a few ms; Redis trouble reaches 1 s. */
+const INGEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+/** Handler runs: local work in ms, API round trips and limiter waits in seconds. */
+const HANDLER_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** API attempts: loopback sandbox in ms, the real service in 100s of ms, timeouts at 10 s+. */
+const API_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Limiter waits: 0 when under the burst, up to the 10 s window (longer when the service asked). */
+const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The series Switchyard exports, registered on one (non-default) registry. */
+export function defineMetrics(registry: Registry) {
+  const registers = [registry];
+  const deliveries = new Counter({
+    name: 'switchyard_deliveries_total',
+    help: 'Webhook requests by outcome (accepted, duplicate, spooled, bad_signature, too_large, timeout, unavailable)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ outcome }, 0);
+
+  return {
+    deliveries,
+    secretIndex: new Counter({
+      name: 'switchyard_signature_secret_index_total',
+      help: 'Verified deliveries by the index of the WEBHOOK_SECRETS entry that matched (0 = current); an old secret can be retired once its index stops growing',
+      labelNames: ['index'] as const,
+      registers,
+    }),
+    ingestDuration: new Histogram({
+      name: 'switchyard_ingest_duration_seconds',
+      help: 'Time from the request to the answer of the webhook route, by outcome',
+      labelNames: ['outcome'] as const,
+      buckets: INGEST_BUCKETS,
+      registers,
+    }),
+    handlerDuration: new Histogram({
+      name: 'switchyard_handler_duration_seconds',
+      help: 'Handler run time by handler, event and outcome (completed, retry, delay, dead, pause)',
+      labelNames: ['handler', 'event', 'outcome'] as const,
+      buckets: HANDLER_BUCKETS,
+      registers,
+    }),
+    handlerRuns: new Counter({
+      name: 'switchyard_handler_runs_total',
+      help: 'Handler runs by handler, event and outcome (completed, retry, delay, dead, pause)',
+      labelNames: ['handler', 'event', 'outcome'] as const,
+      registers,
+    }),
+    apiCalls: new Counter({
+      name: 'switchyard_api_calls_total',
+      help: 'Workspace API attempts by operation and HTTP status (a local error code when nothing answered)',
+      labelNames: ['op', 'status'] as const,
+      registers,
+    }),
+    apiDuration: new Histogram({
+      name: 'switchyard_api_call_duration_seconds',
+      help: 'Workspace API attempt duration by operation (excluding the rate-limiter wait)',
+      labelNames: ['op'] as const,
+      buckets: API_BUCKETS,
+      registers,
+    }),
+    rateLimitWait: new Histogram({
+      name: 'switchyard_api_rate_limit_wait_seconds',
+      help: 'Time an API attempt waited for the shared rate limiter',
+      buckets: WAIT_BUCKETS,
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'switchyard_api_rate_limited_total',
+      help: 'API answers with status 429 (rate limited), by operation',
+      labelNames: ['op'] as const,
+      registers,
+    }),
+    quotaRemaining: new Gauge({
+      name: 'switchyard_api_quota_remaining',
+      help: 'Monthly API quota remaining, as last reported by the service (absent until a call reported it)',
+      registers,
+    }),
+  };
+}
+
+/** The metric objects returned by {@link defineMetrics}. */
+export type MetricSet = ReturnType<typeof defineMetrics>;

@@ -1,0 +1,4 @@
+export { createMetrics, type Metrics, type MetricsOptions } from './create.js';
+export { createMetricsApp } from './app.js';
+export { DELIVERY_OUTCOMES } from './definitions.js';
+export { safeLabel } from './labels.js';

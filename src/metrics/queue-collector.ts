@@ -1,0 +1,117 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Gauge, type Registry } from 'prom-client';
+import { ingestKeys } from '../queue/names.js';
+import { pauseState } from '../worker/pause.js';
+import type { PauseFlag } from './worker-hooks.js';
+
+/** What the scrape-time gauges read; either part may be bound after start-up. */
+export interface MetricSources {
+  queues?: { events: Queue; handlers: Queue } | undefined;
+  redis?: Redis | undefined;
+}
+
+/** Shared state read from Redis once per scrape. */
+interface Snapshot {
+  /** null: no source bound for it. */
+  readonly counts: ReadonlyArray<readonly [string, Record<string, number>]> | null;
+  readonly inbox: number | null;
+  readonly paused: boolean | null;
+  /** null when nothing was bound; false when a read failed or timed out. */
+  readonly ok: boolean | null;
+}
+
+/** A scrape never waits longer than this on Redis: a slow or absent Redis leaves series out, never the scrape. */
+const SCRAPE_TIMEOUT_MS = 2_000;
+
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('metrics scrape timed out')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function read(sources: MetricSources, prefix: string): Promise<Snapshot> {
+  const { queues, redis } = sources;
+  if (!queues && !redis) return { counts: null, inbox: null, paused: null, ok: null };
+  try {
+    const [counts, inbox, paused] = await within(Promise.all([
+      queues ? Promise.all([queues.events, queues.handlers].map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
+      redis ? redis.llen(ingestKeys(prefix).inbox) : null,
+      redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
+    ]), SCRAPE_TIMEOUT_MS);
+    return { counts, inbox, paused, ok: true };
+  } catch {
+    return { counts: null, inbox: null, paused: null, ok: false };
+  }
+}
+
+/**
+ * Gauges read from Redis on each scrape (so every process reports the shared
+ * state, whoever changed it): BullMQ job counts per queue and state, the ingest
+ * inbox length, whether the `handlers` queue is paused, and whether Redis answered.
+ * prom-client collects gauges concurrently; they share one in-flight read.
+ *
+ * The paused gauge always exists (without Redis it reports the last pause this
+ * process saw); the others are registered by `activate()` once a source is bound,
+ * so a process without Redis exports no misleading zeros.
+ */
+export function queueGauges(registry: Registry, sources: MetricSources, prefix: string, pause: PauseFlag): { activate(): void } {
+  const registers = [registry];
+  let inFlight: Promise<Snapshot> | undefined;
+  const snapshot = (): Promise<Snapshot> => {
+    inFlight ??= read(sources, prefix).finally(() => { inFlight = undefined; });
+    return inFlight;
+  };
+
+  new Gauge({
+    name: 'switchyard_handlers_paused',
+    help: '1 while the handlers queue is paused for an unusable API token (shared state in Redis), else 0',
+    registers,
+    async collect() {
+      const { paused } = await snapshot();
+      // Without Redis (or when it did not answer) the last pause this process saw is reported.
+      if (paused !== null) pause.paused = paused;
+      this.set(pause.paused ? 1 : 0);
+    },
+  });
+
+  let active = false;
+  return {
+    activate(): void {
+      if (active) return;
+      active = true;
+      new Gauge({
+        name: 'switchyard_redis_up',
+        help: '1 when this scrape could read queue state from Redis, 0 when it could not',
+        registers,
+        async collect() {
+          const { ok } = await snapshot();
+          this.set(ok ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'switchyard_queue_jobs',
+        help: 'BullMQ jobs per queue and state (waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
+        labelNames: ['queue', 'state'] as const,
+        registers,
+        async collect() {
+          this.reset();
+          for (const [queue, byState] of (await snapshot()).counts ?? []) {
+            for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
+          }
+        },
+      });
+      new Gauge({
+        name: 'switchyard_ingest_inbox_length',
+        help: 'Verified deliveries in the ingest inbox not yet moved into the events queue, read on scrape (0 when Redis did not answer)',
+        registers,
+        async collect() {
+          const { inbox } = await snapshot();
+          this.set(inbox ?? 0);
+        },
+      });
+    },
+  };
+}

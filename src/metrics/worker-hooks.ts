@@ -1,0 +1,32 @@
+import type { CallEvent } from '../api/transport.js';
+import type { WorkerHooks } from '../worker/service.js';
+import type { MetricSet } from './definitions.js';
+import { safeLabel, statusLabel } from './labels.js';
+
+/** Where the last known pause state is kept when no Redis is available to read it on scrape. */
+export interface PauseFlag {
+  paused: boolean;
+}
+
+/** Worker observers feeding the handler, API and pause series. */
+export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
+  return {
+    onHandler({ handler, event, outcome, ms }): void {
+      const labels = { handler: safeLabel(handler), event: safeLabel(event), outcome: safeLabel(outcome) };
+      m.handlerRuns.inc(labels);
+      m.handlerDuration.observe(labels, ms / 1000);
+    },
+    onApiCall(e: CallEvent): void {
+      const op = safeLabel(e.op);
+      m.apiCalls.inc({ op, status: statusLabel(e.status, e.error?.code) });
+      // A locally refused call sent nothing: no duration to record.
+      if (e.status > 0) m.apiDuration.observe({ op }, e.durationMs / 1000);
+      m.rateLimitWait.observe(e.rateLimitWaitMs / 1000);
+      if (e.status === 429) m.rateLimited.inc({ op });
+      if (e.quotaRemaining !== undefined) m.quotaRemaining.set(e.quotaRemaining);
+    },
+    onPause(reason: string | null): void {
+      pause.paused = reason !== null;
+    },
+  };
+}
