@@ -2,7 +2,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 /**
  * `producer`: fails fast (no offline queue, one attempt, 1 s command timeout)
- * so a dead Redis answers 503 within a second instead of hanging the request.
+ * so a dead Redis answers 503 within a second instead of hanging the request;
+ * auto-pipelined, so concurrent requests share socket writes.
  * `worker`: what BullMQ workers need (`maxRetriesPerRequest: null`), keeps
  * retrying through outages.
  */
@@ -51,6 +52,10 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
           maxRetriesPerRequest: 1,
           connectTimeout: 1_000,
           commandTimeout: 1_000,
+          // Concurrent requests' ingest commands go out in one socket write per
+          // tick instead of one each. Fail-fast is unchanged: no offline queue,
+          // so nothing is queued while the connection is down.
+          enableAutoPipelining: true,
           retryStrategy: (times) => Math.min(50 * times, 500),
         }
       : {
