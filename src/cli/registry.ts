@@ -1,7 +1,17 @@
 import type { Command } from './command.js';
+import { dlqCommand } from './dlq.js';
+import { eventsCommand } from './events.js';
+import { handlersCommand } from './handlers.js';
+import { replayCommand } from './replay.js';
+import { sandboxCommand } from './sandbox.js';
+import { sendCommand } from './send.js';
 import { serveCommand } from './serve.js';
+import { signCommand } from './sign.js';
 import { startCommand } from './start.js';
 import { workCommand } from './work.js';
 
 /** Every CLI command, in the order `switchyard --help` lists them. */
-export const commands: readonly Command[] = [startCommand, serveCommand, workCommand];
+export const commands: readonly Command[] = [
+  startCommand, serveCommand, workCommand, sandboxCommand,
+  replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand,
+];

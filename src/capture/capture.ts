@@ -1,0 +1,111 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseEnvelope } from '../events/envelope.js';
+import { toFixture } from '../events/fixture.js';
+import type { ReceiverHooks } from '../receiver/outcomes.js';
+import { createRedactor } from './redact.js';
+
+/** What capture needs from a logger (a pino logger fits). */
+export interface CaptureLog {
+  warn(obj: Record<string, unknown>, msg: string): void;
+  debug(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface CaptureOptions {
+  /** CAPTURE_DIR; created when absent. */
+  dir: string;
+  /** CAPTURE_REDACT: replace names, emails, phones and message bodies with stable fakes. */
+  redact?: boolean;
+  /** Salt of the redaction fakes (see createRedactor). */
+  salt?: string;
+  /** Webhook path recorded in the fixture (WEBHOOK_PATH). */
+  path?: string;
+  log?: CaptureLog;
+  /** Most captures waiting to be written; more are dropped with a warning (default 10 000). */
+  maxPending?: number;
+}
+
+export interface Capture {
+  /** The receiver hook: queues the delivery and returns at once (never touches the disk itself). */
+  readonly onStored: NonNullable<ReceiverHooks['onStored']>;
+  /** Resolves once everything queued so far is on disk (call it on shutdown). */
+  flush(): Promise<void>;
+  /** Files written and captures dropped so far. */
+  readonly stats: { written: number; dropped: number; failed: number };
+}
+
+type Stored = Parameters<NonNullable<ReceiverHooks['onStored']>>[0];
+
+/** A file name that sorts by arrival and says what it holds: `<received_at>_<event>_<key>.json`. */
+export function captureFileName(receivedAt: string, event: string | null, key: string): string {
+  const safe = (s: string, max: number) => s.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, max);
+  return `${safe(receivedAt.replace(/[:]/g, ''), 40)}_${safe(event ?? 'unknown', 60)}_${safe(key, 80)}.json`;
+}
+
+/**
+ * Capture of verified deliveries as fixtures (`switchyard.delivery/1`, the
+ * format of `fixtures/`), for `switchyard replay`. The hook only appends to an
+ * in-memory queue; parsing, redaction and the write happen later on the event
+ * loop (`setImmediate`), one file at a time, so a capture never delays the
+ * webhook's answer and a slow disk only grows the queue (bounded by
+ * `maxPending`; beyond it captures are dropped and counted, never the delivery).
+ * Signature, authorization, cookie, token and secret headers are never written
+ * (`toFixture` drops them). Each file is written to a temporary name and
+ * renamed, so a reader never sees half a fixture.
+ */
+export function createCapture(opts: CaptureOptions): Capture {
+  const redactor = opts.redact ? createRedactor(opts.salt !== undefined ? { salt: opts.salt } : {}) : undefined;
+  const max = opts.maxPending ?? 10_000;
+  const queue: Stored[] = [];
+  const stats = { written: 0, dropped: 0, failed: 0 };
+  let draining: Promise<void> | undefined;
+  let dirReady: Promise<unknown> | undefined;
+
+  const writeOne = async (d: Stored): Promise<void> => {
+    dirReady ??= mkdir(opts.dir, { recursive: true });
+    await dirReady;
+    const bytes = redactor ? redactor.body(d.bytes) : Buffer.from(d.bytes.buffer, d.bytes.byteOffset, d.bytes.byteLength);
+    const env = parseEnvelope(bytes);
+    const fixture = toFixture({
+      bytes, headers: d.headers, receivedAt: d.receivedAt, ...(opts.path ? { path: opts.path } : {}),
+      description: `captured ${env.name ?? 'delivery'}${redactor ? ' (redacted)' : ''}`,
+    });
+    const file = join(opts.dir, captureFileName(d.receivedAt, env.name, d.key));
+    const tmp = `${file}.tmp-${process.pid}`;
+    await writeFile(tmp, `${JSON.stringify(fixture, null, 2)}\n`);
+    await rename(tmp, file);
+    stats.written++;
+  };
+
+  const drain = async (): Promise<void> => {
+    // Yield first: the request that queued the capture finishes its answer before any capture work.
+    await new Promise((r) => setImmediate(r));
+    while (queue.length > 0) {
+      const d = queue.shift() as Stored;
+      try {
+        await writeOne(d);
+      } catch (err) {
+        stats.failed++;
+        opts.log?.warn({ err: err instanceof Error ? err.message : String(err), delivery: d.key, dir: opts.dir }, 'capture: could not write a fixture');
+      }
+    }
+    draining = undefined;
+  };
+
+  return {
+    stats,
+    onStored(d) {
+      if (queue.length >= max) {
+        stats.dropped++;
+        if (stats.dropped === 1 || stats.dropped % 1000 === 0) opts.log?.warn({ dropped: stats.dropped, max }, 'capture: too many captures pending; dropping (the deliveries themselves are stored)');
+        return;
+      }
+      // Copy: the caller's buffer may be reused after the answer.
+      queue.push({ ...d, bytes: Buffer.from(d.bytes), headers: { ...d.headers } });
+      draining ??= drain();
+    },
+    async flush() {
+      while (draining) await draining;
+    },
+  };
+}

@@ -1,0 +1,187 @@
+import { Queue } from 'bullmq';
+import { QUEUE_NAMES, EVENTS_QUEUE, HANDLERS_QUEUE, type QueueName } from '../queue/names.js';
+import {
+  cliRedisUrl, connectCliRedis, listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
+} from '../queue/dlq.js';
+import { parseSince } from '../replay/filter.js';
+import { parseDuration } from '../units.js';
+import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
+import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { cliConfig, eventFlags } from './replay.js';
+
+const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
+
+The dead-letter queue: deliveries that are not valid events (queue "events",
+raw body kept) and handler runs that failed for good (queue "handlers").
+Needs REDIS_URL (and QUEUE_PREFIX) of your receiver and workers.
+
+Subcommands:
+  list                 dead jobs, newest first: id, queue, event, handler, age, attempts, reason
+  show <id|key>        a job (or every dead job of a delivery key): payload, error, attempts
+  retry                move the matching jobs back to waiting, attempts reset (after a fix)
+  purge                delete the matching jobs (needs a filter or --all)
+  resume               unpause the handlers queue paused for an unusable API token
+
+Filters (list, retry, purge):
+  --queue events|handlers
+  --event NAME         --handler ID        --reason TEXT (substring)
+  --since AGE|DATE     failed within AGE (2h, 7d) or at/after DATE
+  --older-than AGE     failed more than AGE ago
+  --limit N
+  --all                purge: everything (no filter)
+  --json               machine-readable output
+
+Examples:
+  switchyard dlq list --handler follow-up-task
+  switchyard dlq retry --handler follow-up-task --since 1h
+`;
+
+const age = (ms: number | null): string => {
+  if (ms === null) return '?';
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : s < 172_800 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86_400)}d`;
+};
+
+function filterFrom(values: ParsedArgs['values']): DeadFilter {
+  const f: DeadFilter = {};
+  const queue = str(values, 'queue');
+  if (queue !== undefined) {
+    if (!(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`--queue: expected events or handlers, got "${queue}"`);
+    f.queue = queue as QueueName;
+  }
+  const event = eventFlags(str(values, 'event') ? [str(values, 'event') as string] : [])[0];
+  if (event) f.event = event;
+  const handler = str(values, 'handler');
+  if (handler) f.handler = handler;
+  const reason = str(values, 'reason');
+  if (reason) f.reason = reason;
+  const since = str(values, 'since');
+  if (since !== undefined) {
+    const t = parseSince(since, Date.now());
+    if (t === null) throw new UsageError(`--since: expected an age such as 2h, 30m, 7d or a date such as 2025-03-04, got "${since}"`);
+    f.since = t;
+  }
+  const older = str(values, 'older-than');
+  if (older !== undefined) {
+    const ms = parseDuration(older);
+    if (ms === null) throw new UsageError(`--older-than: expected an age such as 2h, 30m, 7d, got "${older}"`);
+    f.before = Date.now() - ms;
+  }
+  const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
+  if (limit !== undefined) f.limit = limit;
+  return f;
+}
+
+function table(entries: readonly DeadEntry[]): string {
+  if (entries.length === 0) return 'no dead-lettered jobs match\n';
+  const rows = entries.map((e) => [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), e.reason.split('\n')[0]?.slice(0, 120) ?? '']);
+  const head = ['ID', 'QUEUE', 'EVENT', 'HANDLER', 'AGE', 'TRIES', 'REASON'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  return `${[line(head), ...rows.map(line)].join('\n')}\n${entries.length} dead-lettered\n`;
+}
+
+async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promise<T> {
+  const config = cliConfig(io);
+  const url = cliRedisUrl(config);
+  if (!url) throw new UsageError('dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers');
+  const redis = await connectCliRedis(url);
+  const prefix = config.queuePrefix;
+  const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+  const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
+  try {
+    return await fn({ events, handlers, redis, prefix });
+  } finally {
+    await Promise.allSettled([events.close(), handlers.close()]);
+    redis.disconnect();
+  }
+}
+
+const SUBCOMMANDS = ['list', 'show', 'retry', 'purge', 'resume'] as const;
+
+export const dlqCommand: Command = {
+  name: 'dlq',
+  summary: 'list, show, retry, purge dead-lettered jobs; resume a paused handlers queue',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      queue: { type: 'string' }, event: { type: 'string' }, handler: { type: 'string' }, reason: { type: 'string' },
+      since: { type: 'string' }, 'older-than': { type: 'string' }, limit: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' },
+    }, true);
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    const [sub, ...rest] = positionals;
+    if (sub === undefined) throw new UsageError(`expected a subcommand: ${SUBCOMMANDS.join(', ')}`);
+    if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw new UsageError(`unknown subcommand "${sub}"; expected one of ${SUBCOMMANDS.join(', ')}`);
+    if (sub === 'show' ? rest.length !== 1 : rest.length !== 0) {
+      throw new UsageError(sub === 'show' ? 'show expects one job id or delivery key (as `dlq list` prints)' : `${sub} takes no positional arguments, got "${rest.join(' ')}"`);
+    }
+    const filter = filterFrom(values);
+    const json = Boolean(values.json);
+    const out = (s: string) => io.stdout.write(s);
+
+    switch (sub) {
+      case 'list':
+        return withQueues(io, async (q) => {
+          const [entries, pause] = await Promise.all([listDead(q, filter), pauseStatus(q)]);
+          if (json) out(`${JSON.stringify({ paused: pause.paused, pauseReason: pause.record?.reason ?? null, entries })}\n`);
+          else {
+            if (pause.paused) out(`handlers queue is PAUSED${pause.record ? ` since ${pause.record.at}: ${pause.record.reason}` : ''}\n  (fix the token, then \`switchyard dlq resume\`)\n`);
+            out(table(entries));
+          }
+          return EXIT.ok;
+        });
+      case 'show':
+        return withQueues(io, async (q) => {
+          const details = await showDead(q, rest[0] as string);
+          if (details.length === 0) {
+            io.stderr.write(`dlq show: no dead-lettered job with id or delivery key "${rest[0]}" (see \`switchyard dlq list\`)\n`);
+            return EXIT.failed;
+          }
+          if (json) out(`${JSON.stringify(details, null, 2)}\n`);
+          else {
+            for (const d of details) {
+              out(`${d.id}  (queue ${d.queue})\n  delivery:  ${d.key}\n  event:     ${d.event ?? '?'}\n`);
+              if (d.handler) out(`  handler:   ${d.handler}\n`);
+              out(`  received:  ${d.receivedAt ?? '?'}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`);
+              out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${d.reason}\n`);
+              if (d.stacktrace.length) out(`  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${s.split('\n').slice(0, 4).join('\n        ')}`).join('\n')}\n`);
+              out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : 'event'}:\n${d.payload.split('\n').map((l) => `    ${l}`).join('\n')}\n\n`);
+            }
+          }
+          return EXIT.ok;
+        });
+      case 'retry':
+        return withQueues(io, async (q) => {
+          const done = await retryDead(q, filter);
+          const pause = await pauseStatus(q);
+          if (json) out(`${JSON.stringify({ retried: done.length, entries: done })}\n`);
+          else {
+            for (const e of done) out(`retried ${e.id}\n`);
+            out(`${done.length} job${done.length === 1 ? '' : 's'} moved back to waiting\n`);
+            if (pause.paused && done.some((e) => e.queue === HANDLERS_QUEUE)) out('note: the handlers queue is paused; nothing runs until `switchyard dlq resume`\n');
+          }
+          return EXIT.ok;
+        });
+      case 'purge': {
+        const filtered = Object.keys(filter).length > 0;
+        if (!filtered && !values.all) throw new UsageError('purge deletes jobs for good: give a filter (--queue, --event, --handler, --reason, --since, --older-than) or --all');
+        return withQueues(io, async (q) => {
+          const done = await purgeDead(q, filter);
+          out(json ? `${JSON.stringify({ purged: done.length, entries: done })}\n` : `${done.length} dead job${done.length === 1 ? '' : 's'} deleted\n`);
+          return EXIT.ok;
+        });
+      }
+      case 'resume':
+        return withQueues(io, async (q) => {
+          const r = await resumeDead(q);
+          if (json) out(`${JSON.stringify({ resumed: r.wasPaused, was: r.record })}\n`);
+          else out(r.wasPaused ? `handlers queue resumed${r.record ? ` (was paused since ${r.record.at}: ${r.record.reason})` : ''}\n` : 'handlers queue was not paused\n');
+          return EXIT.ok;
+        });
+    }
+    return EXIT.usage;
+  },
+};

@@ -1,0 +1,171 @@
+import { loadConfig, ConfigError, type Config } from '../config.js';
+import { isEventName, suggestEventName } from '../events/catalogue.js';
+import type { Handler } from '../handler.js';
+import { createLogger } from '../log.js';
+import { cliRedisUrl, connectCliRedis } from '../queue/dlq.js';
+import { IngestStore } from '../queue/ingest.js';
+import {
+  directTarget, filterItems, httpTarget, inlineTarget, InputError, lineReporter, parseSince, progressReporter, readInputs,
+  replayFailed, runReplay, type ReplayTarget,
+} from '../replay/index.js';
+import { loadHandlers } from '../worker/loader.js';
+import { intFlag, parseCommandArgs, str, strs } from './args.js';
+import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+
+const HELP = `Usage: switchyard replay <file|dir|file.ndjson>... [options]
+
+Replays captured deliveries (fixtures as in fixtures/, or plain event JSON)
+with their exact bytes, signed afresh. Directories are read recursively
+(*.json, *.ndjson); an .ndjson file holds one fixture or event per line.
+
+Where to:
+  (default)          POST to --to, signed with --secret
+  --to URL           receiver URL (default http://127.0.0.1:$PORT$WEBHOOK_PATH)
+  --secret S         signing secret (default: the first of WEBHOOK_SECRETS)
+  --direct           no HTTP: into Redis (REDIS_URL) with the receiver's dedupe;
+                     a running switchyard process picks it up
+  --inline           no Redis: validate and run the subscribed handlers here
+                     against WORKSPACE_API_URL with WORKSPACE_API_TOKEN, printing
+                     each handler's outcome and API calls
+
+Which:
+  --event NAME       only these events (repeat or comma-separate)
+  --handler ID       only events this handler subscribes to (--inline: run only it)
+  --since WHEN       received (or created) at or after WHEN: 2h, 30m, 7d or a date
+  --limit N          at most N deliveries
+
+How:
+  --new-ids          give each delivery a fresh envelope id so dedupe lets it
+                     through (the body is re-serialised: its bytes change)
+  --concurrency N    deliveries in flight (default 8)
+  --json             print a machine-readable summary only
+  --verbose          a line per delivery even on a terminal
+
+Exit status: 0 all accepted or duplicate, 1 anything rejected or failed, 2 bad usage.
+
+Examples:
+  switchyard replay fixtures/ --new-ids
+  switchyard replay captures/ --inline --handler follow-up-task
+  switchyard replay events.ndjson --direct --event conversation.closed --since 2h
+`;
+
+/** Loads the config; a problem is a usage error here (these are one-shot commands). */
+export function cliConfig(io: CliIo): Config {
+  try {
+    return loadConfig(io.env, { requireSecrets: false });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** `--event a,b --event c`, each checked against the catalogue. */
+export function eventFlags(values: string[]): string[] {
+  const names = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!isEventName(n)) {
+      const hint = suggestEventName(n);
+      throw new UsageError(`--event: unknown event "${n}"${hint ? `; did you mean "${hint}"?` : ''} (\`switchyard events\` lists them)`);
+    }
+  }
+  return names;
+}
+
+export function secretFlag(value: string | undefined, config: Config): string {
+  const secret = value ?? config.webhookSecrets[0];
+  if (!secret) throw new UsageError('--secret: no signing secret; pass --secret or set WEBHOOK_SECRETS');
+  return secret;
+}
+
+export function urlFlag(name: string, value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new UsageError(`--${name}: expected an http(s) URL, got "${value}"`);
+  }
+  return value;
+}
+
+async function handlersFor(config: Config, id: string | undefined): Promise<Handler[]> {
+  const loaded = (await loadHandlers(config.handlersDir, config.handlers)).map((l) => l.handler);
+  if (id === undefined) return loaded;
+  const h = loaded.find((x) => x.id === id);
+  if (!h) {
+    throw new UsageError(`--handler: no handler "${id}" in ${config.handlersDir}${loaded.length ? ` (loaded: ${loaded.map((x) => x.id).join(', ')})` : ''}`);
+  }
+  return [h];
+}
+
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: 'replay captured deliveries over HTTP, into Redis (--direct) or through the handlers here (--inline)',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      to: { type: 'string' }, secret: { type: 'string' }, direct: { type: 'boolean' }, inline: { type: 'boolean' },
+      event: { type: 'string', multiple: true }, handler: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' },
+      concurrency: { type: 'string' }, 'new-ids': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' },
+    }, true);
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    if (positionals.length === 0) throw new UsageError('expected at least one fixture file, directory or .ndjson file');
+    if (values.direct && values.inline) throw new UsageError('--direct and --inline exclude each other');
+    const to = str(values, 'to');
+    if (to !== undefined && (values.direct || values.inline)) throw new UsageError('--to applies to HTTP replay only (not with --direct or --inline)');
+    const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
+    const concurrency = intFlag('concurrency', str(values, 'concurrency'), 1, 1000) ?? 8;
+    const sinceText = str(values, 'since');
+    const sinceMs = sinceText === undefined ? undefined : parseSince(sinceText, Date.now());
+    if (sinceMs === null) throw new UsageError(`--since: expected a duration such as 2h, 30m, 7d or a date such as 2025-03-04, got "${sinceText}"`);
+    const events = eventFlags(strs(values, 'event'));
+    const config = cliConfig(io);
+    const handlerId = str(values, 'handler');
+    const handlers = handlerId !== undefined || values.inline ? await handlersFor(config, handlerId) : [];
+
+    let items;
+    try {
+      items = await readInputs(positionals, io.cwd);
+    } catch (err) {
+      if (err instanceof InputError) throw new UsageError(err.message);
+      throw err;
+    }
+    items = filterItems(items, {
+      events, ...(handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
+      ...(sinceMs !== undefined ? { sinceMs } : {}), ...(limit !== undefined ? { limit } : {}),
+    });
+
+    let target: ReplayTarget;
+    let close = async (): Promise<void> => {};
+    if (values.inline) {
+      const level = io.env['LOG_LEVEL'] ? config.logLevel : 'warn';
+      const log = createLogger({ level, destination: io.stderr as never });
+      const api = config.workspaceApiUrl && config.workspaceApiToken
+        ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst } : undefined;
+      if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
+      target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal });
+    } else if (values.direct) {
+      const url = cliRedisUrl(config);
+      if (!url) throw new UsageError('--direct needs REDIS_URL (the Redis your receiver and workers use)');
+      const redis = await connectCliRedis(url);
+      target = directTarget(new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs));
+      close = async () => { redis.disconnect(); };
+    } else {
+      target = httpTarget({
+        url: urlFlag('to', to ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
+        secret: secretFlag(str(values, 'secret'), config), signatureHeader: config.signatureHeader,
+      });
+    }
+
+    const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);
+    try {
+      const summary = await runReplay(items, target, { concurrency, newIds: Boolean(values['new-ids']), signal: io.stopSignal, ...(reporter ? { reporter } : {}) });
+      if (values.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+      return replayFailed(summary) ? EXIT.failed : EXIT.ok;
+    } finally {
+      await close();
+    }
+  },
+};

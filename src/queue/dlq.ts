@@ -1,0 +1,239 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Job, Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { jobIdFor } from '../events/envelope.js';
+import { redisOptionsFromUrl } from '../redis/connection.js';
+import type { HandlerJobData } from '../worker/jobs.js';
+import { pauseState, resumeHandlers, type PauseRecord } from '../worker/pause.js';
+import { deliveryBytes, type StoredDelivery } from './delivery.js';
+import { EVENTS_QUEUE, HANDLERS_QUEUE, type QueueName } from './names.js';
+
+/**
+ * The dead-letter queue is the failed sets of the two BullMQ queues: `events`
+ * jobs that could not be validated (raw body kept, reason from
+ * InvalidDeliveryError) and `handlers` jobs that failed for good (the event
+ * and the handler's last error). Jobs are kept (`removeOnFail: false`) until
+ * retried or purged here.
+ */
+export interface DeadEntry {
+  readonly queue: QueueName;
+  /** BullMQ job id (`d/<key>` or `d/<key>/<handler>`). */
+  readonly id: string;
+  readonly key: string;
+  readonly event: string | null;
+  /** The handler of a `handlers` job; null for an `events` job. */
+  readonly handler: string | null;
+  readonly reason: string;
+  /** When it failed for good (epoch ms). */
+  readonly failedAt: number | null;
+  readonly attempts: number;
+  readonly receivedAt: string | null;
+}
+
+/** Every criterion given must hold. */
+export interface DeadFilter {
+  queue?: QueueName;
+  event?: string;
+  handler?: string;
+  /** Case-insensitive substring of the reason. */
+  reason?: string;
+  /** Failed at or after this epoch ms. */
+  since?: number;
+  /** Failed before this epoch ms. */
+  before?: number;
+  limit?: number;
+}
+
+/** What DLQ tooling needs: the two queues and a plain connection on the same prefix. */
+export interface DlqQueues {
+  readonly events: Queue;
+  readonly handlers: Queue;
+  readonly redis: Redis;
+  readonly prefix: string;
+}
+
+/** One entry from a failed job of either queue. */
+export function entryOf(queue: QueueName, job: Job): DeadEntry {
+  const base = { queue, id: String(job.id), reason: job.failedReason ?? '', failedAt: job.finishedOn ?? null, attempts: job.attemptsMade };
+  if (queue === EVENTS_QUEUE) {
+    const d = job.data as StoredDelivery;
+    return { ...base, key: d.key, event: d.name ?? null, handler: null, receivedAt: d.receivedAt ?? null };
+  }
+  const d = job.data as HandlerJobData;
+  return { ...base, key: d.key, event: d.event?.name ?? null, handler: d.handlerId ?? job.name, receivedAt: d.receivedAt ?? null };
+}
+
+function matches(e: DeadEntry, f: DeadFilter): boolean {
+  if (f.queue && e.queue !== f.queue) return false;
+  if (f.event && e.event !== f.event) return false;
+  if (f.handler && e.handler !== f.handler) return false;
+  if (f.reason && !e.reason.toLowerCase().includes(f.reason.toLowerCase())) return false;
+  if (f.since !== undefined && (e.failedAt === null || e.failedAt < f.since)) return false;
+  if (f.before !== undefined && (e.failedAt === null || e.failedAt >= f.before)) return false;
+  return true;
+}
+
+const PAGE = 500;
+
+/** Failed jobs of one queue with their entries, newest first, in pages (never the whole set in one reply). */
+async function* failedJobs(q: DlqQueues, name: QueueName): AsyncGenerator<{ job: Job; entry: DeadEntry }> {
+  const queue = name === EVENTS_QUEUE ? q.events : q.handlers;
+  const seen = new Set<string>();
+  for (let start = 0; ; start += PAGE) {
+    const jobs = (await queue.getJobs(['failed'], start, start + PAGE - 1, false)) as Job[];
+    for (const job of jobs) {
+      if (!job || seen.has(String(job.id))) continue;
+      seen.add(String(job.id));
+      yield { job, entry: entryOf(name, job) };
+    }
+    if (jobs.length < PAGE) return;
+  }
+}
+
+async function collect(q: DlqQueues, f: DeadFilter): Promise<{ job: Job; entry: DeadEntry }[]> {
+  const out: { job: Job; entry: DeadEntry }[] = [];
+  const queues: QueueName[] = f.queue ? [f.queue] : [EVENTS_QUEUE, HANDLERS_QUEUE];
+  for (const name of queues) {
+    for await (const item of failedJobs(q, name)) {
+      if (!matches(item.entry, f)) continue;
+      out.push(item);
+      if (f.limit !== undefined && out.length >= f.limit) return out;
+    }
+  }
+  return out;
+}
+
+/** Dead-lettered deliveries and handler runs matching the filter (events first, then handlers; newest first). */
+export async function listDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
+  return (await collect(q, f)).map((x) => x.entry);
+}
+
+/** Everything `dlq show` prints about one dead job. */
+export interface DeadDetail extends DeadEntry {
+  /** `events`: the raw body as received; `handlers`: the validated event as JSON. */
+  readonly payload: string;
+  /** Stack traces of the failed attempts (BullMQ keeps the latest ones). */
+  readonly stacktrace: readonly string[];
+  readonly createdAt: number;
+  readonly processedOn: number | null;
+  readonly maxAttempts: number;
+}
+
+function detailOf(queue: QueueName, job: Job): DeadDetail {
+  const entry = entryOf(queue, job);
+  const payload = queue === EVENTS_QUEUE
+    ? deliveryBytes(job.data as StoredDelivery).toString('utf8')
+    : JSON.stringify((job.data as HandlerJobData).event, null, 2);
+  return {
+    ...entry, payload, stacktrace: job.stacktrace ?? [], createdAt: job.timestamp, processedOn: job.processedOn ?? null,
+    maxAttempts: job.opts.attempts ?? 1,
+  };
+}
+
+/**
+ * The dead jobs named by `ref`: a job id as `dlq list` prints it, or a delivery
+ * key (its `events` job and every failed `handlers` job of that delivery).
+ */
+export async function showDead(q: DlqQueues, ref: string): Promise<DeadDetail[]> {
+  const out: DeadDetail[] = [];
+  for (const [name, queue] of [[EVENTS_QUEUE, q.events], [HANDLERS_QUEUE, q.handlers]] as const) {
+    const job = (await queue.getJob(ref)) as Job | undefined;
+    if (job && (await job.isFailed())) out.push(detailOf(name, job));
+  }
+  if (out.length > 0) return out;
+  const evJob = (await q.events.getJob(jobIdFor(ref))) as Job | undefined;
+  if (evJob && (await evJob.isFailed())) out.push(detailOf(EVENTS_QUEUE, evJob));
+  for await (const { job, entry } of failedJobs(q, HANDLERS_QUEUE)) if (entry.key === ref) out.push(detailOf(HANDLERS_QUEUE, job));
+  return out;
+}
+
+/**
+ * Moves matching dead jobs back to waiting with their attempts reset, so a
+ * fixed handler (or, for `events` jobs, a handler that now subscribes) gets a
+ * full set of retries. Returns what was retried; a job that changed state
+ * meanwhile (another process retried it) is skipped.
+ */
+export async function retryDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
+  const done: DeadEntry[] = [];
+  for (const { job, entry } of await collect(q, f)) {
+    try {
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      done.push(entry);
+    } catch {
+      /* no longer failed: retried or removed by someone else */
+    }
+  }
+  return done;
+}
+
+/** Deletes matching dead jobs for good. The dedupe keys stay, so a resend of the same delivery is still a duplicate. */
+export async function purgeDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
+  const done: DeadEntry[] = [];
+  for (const { job, entry } of await collect(q, f)) {
+    try {
+      await job.remove();
+      done.push(entry);
+    } catch {
+      /* removed meanwhile, or locked */
+    }
+  }
+  return done;
+}
+
+/** Whether the `handlers` queue is paused, and why (an unusable API token). */
+export async function pauseStatus(q: DlqQueues): Promise<{ paused: boolean; record: PauseRecord | null }> {
+  const [paused, record] = await Promise.all([q.handlers.isPaused(), pauseState(q.redis, q.prefix)]);
+  return { paused, record };
+}
+
+/** Resumes a `handlers` queue paused for an auth error; returns the pause record it cleared (null when none). */
+export async function resumeDead(q: DlqQueues): Promise<{ wasPaused: boolean; record: PauseRecord | null }> {
+  const wasPaused = await q.handlers.isPaused();
+  const record = await resumeHandlers(q.redis, q.handlers, q.prefix);
+  return { wasPaused, record };
+}
+
+/** Raised when a CLI command cannot reach Redis; the message says what to set. */
+export class RedisUnreachableError extends Error {
+  readonly code = 'redis_unreachable';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisUnreachableError';
+  }
+}
+
+/**
+ * The Redis a one-shot command (dlq, replay --direct) should use: REDIS_URL,
+ * else the URL a running `switchyard start` with a managed redis-server left in
+ * `<SWITCHYARD_HOME>/redis.url`, else null.
+ */
+export function cliRedisUrl(config: { redisUrl: string | undefined; stateDir: string }): string | null {
+  if (config.redisUrl) return config.redisUrl;
+  try {
+    const url = readFileSync(join(config.stateDir, 'redis.url'), 'utf8').trim();
+    return url || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A connection for a one-shot command: gives up after a few seconds instead
+ * of retrying forever like a worker, so an unreachable Redis is an error, not a hang.
+ */
+export async function connectCliRedis(url: string, timeoutMs = 5_000): Promise<Redis> {
+  const redis = new Redis({
+    ...redisOptionsFromUrl(url), lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: timeoutMs,
+    retryStrategy: (times) => (times > 3 ? null : 200 * times), connectionName: 'switchyard-cli',
+  });
+  redis.on('error', () => { /* reported by connect() below */ });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    throw new RedisUnreachableError(`cannot reach Redis at ${url.replace(/\/\/[^@/]*@/, '//***@')}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return redis;
+}

@@ -1,0 +1,6 @@
+export { readInputs, expandInputs, itemsFromFile, itemFromText, InputError, type ReplayItem } from './inputs.js';
+export { filterItems, parseSince, withNewId, freshId, type ReplayFilter } from './filter.js';
+export { httpTarget, directTarget, type ReplayTarget, type ReplayOutcome, type ReplayOutcomeKind } from './targets.js';
+export { inlineTarget, describeCall, type InlineOptions } from './inline.js';
+export { runReplay, replayFailed, formatSummary, lineReporter, progressReporter, type ReplaySummary, type ReplayReporter } from './run.js';
+export { buildDelivery, applySet, parseSetValue, defaultEnvelope, BuildError, type BuiltDelivery } from './build.js';

@@ -1,0 +1,86 @@
+import { createApiClient } from '../api/client.js';
+import type { CallEvent } from '../api/transport.js';
+import { validateEvent } from '../events/catalogue.js';
+import { parseEnvelope } from '../events/envelope.js';
+import type { Handler } from '../handler.js';
+import type { Logger } from '../log.js';
+import { subscribers } from '../worker/dispatcher.js';
+import type { HandlerJobData } from '../worker/jobs.js';
+import { runHandler } from '../worker/runner.js';
+import { MemoryStepStore } from '../worker/steps.js';
+import type { ReplayItem } from './inputs.js';
+import type { ReplayTarget } from './targets.js';
+
+export interface InlineOptions {
+  handlers: readonly Handler[];
+  /** WORKSPACE_API_URL / WORKSPACE_API_TOKEN; without them a handler that calls the API fails with that reason. */
+  api: { baseUrl: string; token: string; burst: number } | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  log: Logger;
+  signal?: AbortSignal;
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+/** One line per API call: method, operation, status, and whether the API replayed a stored answer. */
+export function describeCall(c: CallEvent): string {
+  const status = c.status === 0 ? 'no answer' : String(c.status);
+  const notes = [c.replayed ? 'replayed' : '', c.attempt > 1 ? `attempt ${c.attempt}` : '', c.willRetry ? 'will retry' : '', c.error && !c.willRetry ? c.error.message : '']
+    .filter(Boolean).join(', ');
+  return `${c.method.padEnd(6)} ${c.op} → ${status}${notes ? ` (${notes})` : ''}`;
+}
+
+/**
+ * `--inline`: no Redis at all. Validates each delivery against the catalogue
+ * (an invalid one is `rejected` with the reason the worker would dead-letter
+ * it with) and runs every subscribed handler in this process with
+ * `runHandler`, exactly as the worker does, with in-memory steps. Each
+ * handler's outcome and API calls become the outcome's lines; any handler
+ * failure makes the delivery `failed`.
+ */
+export function inlineTarget(opts: InlineOptions): ReplayTarget {
+  const steps = new MemoryStepStore();
+  const now = opts.now ?? (() => new Date());
+  const signal = opts.signal ?? new AbortController().signal;
+  return async (item: ReplayItem) => {
+    const envelope = parseEnvelope(item.bytes);
+    const base = { key: envelope.key, event: envelope.name };
+    const result = validateEvent(envelope);
+    if (!result.ok) {
+      return { ...base, kind: 'rejected', detail: `${result.reason}: ${result.message}`, lines: (result.issues ?? []).map((i) => `  ${i}`) };
+    }
+    const { event } = result;
+    const targets = subscribers(opts.handlers, event.name);
+    if (targets.length === 0) return { ...base, kind: 'accepted', lines: ['  (no handler subscribes to this event)'] };
+    const lines: string[] = [];
+    let failed = 0;
+    for (const handler of targets) {
+      const calls: CallEvent[] = [];
+      const job: HandlerJobData = {
+        key: envelope.key, handlerId: handler.id, receivedAt: item.receivedAt ?? now().toISOString(),
+        event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
+      };
+      const api = opts.api;
+      const outcome = await runHandler(handler, job, {
+        api: api
+          ? (keys) => createApiClient({
+              baseUrl: api.baseUrl, token: api.token, burst: api.burst, idempotencyKey: keys,
+              onCall: (c) => calls.push(c), ...(opts.fetch ? { fetch: opts.fetch } : {}),
+            })
+          : undefined,
+        steps, log: opts.log, env: opts.env, signal,
+        delivery: { key: envelope.key, receivedAt: job.receivedAt, attempt: 1 },
+      });
+      const ms = Math.round(outcome.ms);
+      if (outcome.ok) lines.push(`  ✓ ${handler.id} completed in ${ms} ms`);
+      else {
+        failed++;
+        lines.push(`  ✗ ${handler.id} ${outcome.verdict.kind} after ${ms} ms: ${outcome.verdict.reason}`);
+      }
+      for (const c of calls) lines.push(`      ${describeCall(c)}`);
+    }
+    return failed > 0
+      ? { ...base, kind: 'failed', detail: `${failed} of ${targets.length} handler${targets.length === 1 ? '' : 's'} failed`, lines }
+      : { ...base, kind: 'accepted', lines };
+  };
+}
