@@ -1,0 +1,10 @@
+import { defineHandler, UnrecoverableError } from 'switchyard';
+
+/** Fails for good while `globalThis.__syFlakyBroken` is set (the "broken handler" of the dlq tests). */
+export default defineHandler({
+  id: 'flaky',
+  on: ['lead.won'],
+  async handle(event) {
+    if ((globalThis as { __syFlakyBroken?: boolean }).__syFlakyBroken) throw new UnrecoverableError(`broken on lead ${event.data.id}`);
+  },
+});
