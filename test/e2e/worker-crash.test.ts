@@ -76,5 +76,8 @@ describe('a worker killed with SIGKILL in the middle of a handler', () => {
     const mine = ((await notes.json()) as { data: { type: string; body: string }[] }).data.filter((m) => m.body === `seen ${id}`);
     expect(mine).toHaveLength(1);
     expect(await second.stop('SIGTERM')).toBe(0);
+    // The API token never reaches the logs.
+    expect(first.output() + second.output()).not.toContain('sbx_full_acme');
+    expect(second.output()).toMatch(/"handler":"note-on-message".*"outcome":"completed"/);
   }, 60_000);
 });
