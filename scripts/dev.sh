@@ -1,10 +1,14 @@
 #!/bin/sh
-# Starts Switchyard on its embedded defaults: a managed local redis-server,
-# a development webhook secret (printed), receiver + worker in one process.
+# Starts Switchyard on its embedded defaults: a managed local redis-server, a
+# development webhook secret (printed), and - unless WORKSPACE_API_URL is set -
+# the sandbox (a local stand-in for the workspace API) wired both ways:
+# its events are signed and sent to the receiver, the handlers call its API.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh
 
+PORT=${PORT:-3000}
+export PORT
 if [ -z "${WEBHOOK_SECRETS:-}" ] && [ -z "${WEBHOOK_SECRETS_FILE:-}" ]; then
   mkdir -p .switchyard
   [ -f .switchyard/dev-secret ] || node -e "process.stdout.write('dev_'+require('crypto').randomBytes(16).toString('hex'))" > .switchyard/dev-secret
@@ -12,4 +16,16 @@ if [ -z "${WEBHOOK_SECRETS:-}" ] && [ -z "${WEBHOOK_SECRETS_FILE:-}" ]; then
   export WEBHOOK_SECRETS
   echo "dev: WEBHOOK_SECRETS=$WEBHOOK_SECRETS (development secret, kept in .switchyard/dev-secret)"
 fi
-exec node bin/switchyard.js start
+
+if [ -z "${WORKSPACE_API_URL:-}" ]; then
+  SANDBOX_PORT=${SANDBOX_PORT:-4010}
+  node bin/switchyard.js sandbox --port "$SANDBOX_PORT" --token sbx_full_acme \
+    --webhook-url "http://127.0.0.1:$PORT/webhooks" --secret "${WEBHOOK_SECRETS%%,*}" &
+  SANDBOX_PID=$!
+  trap 'kill $SANDBOX_PID 2>/dev/null || true' EXIT INT TERM
+  WORKSPACE_API_URL="http://127.0.0.1:$SANDBOX_PORT/api/v1"
+  WORKSPACE_API_TOKEN=${WORKSPACE_API_TOKEN:-sbx_full_acme}
+  export WORKSPACE_API_URL WORKSPACE_API_TOKEN
+  echo "dev: sandbox workspace API at $WORKSPACE_API_URL (token sbx_full_acme); its events go to http://127.0.0.1:$PORT/webhooks"
+fi
+node bin/switchyard.js start
