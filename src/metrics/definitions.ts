@@ -32,6 +32,11 @@ export function defineMetrics(registry: Registry) {
       labelNames: ['index'] as const,
       registers,
     }),
+    spoolDrained: new Counter({
+      name: 'switchyard_spool_drained_total',
+      help: 'Deliveries moved from the disk spool into Redis once it was reachable again',
+      registers,
+    }),
     ingestDuration: new Histogram({
       name: 'switchyard_ingest_duration_seconds',
       help: 'Time from the request to the answer of the webhook route, by outcome',

@@ -1,4 +1,5 @@
 export { createMetrics, type Metrics, type MetricsOptions } from './create.js';
 export { createMetricsApp } from './app.js';
+export { composeReceiverHooks, composeWorkerHooks } from './compose.js';
 export { DELIVERY_OUTCOMES } from './definitions.js';
 export { safeLabel } from './labels.js';

@@ -14,5 +14,8 @@ export function receiverHooksFor(m: MetricSet): ReceiverHooks {
         m.secretIndex.inc({ index: String(report.secretIndex) });
       }
     },
+    onDrained(count: number): void {
+      if (count > 0) m.spoolDrained.inc(count);
+    },
   };
 }

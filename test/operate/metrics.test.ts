@@ -4,7 +4,8 @@ import { register as globalRegistry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkError, QuotaExhaustedError, RateLimitedError } from '../../src/api/errors.js';
 import type { CallEvent } from '../../src/api/transport.js';
-import { createMetrics, createMetricsApp, DELIVERY_OUTCOMES } from '../../src/metrics/index.js';
+import { composeReceiverHooks, composeWorkerHooks, createMetrics, createMetricsApp, DELIVERY_OUTCOMES } from '../../src/metrics/index.js';
+import type { DeliveryReport } from '../../src/receiver/outcomes.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE, ingestKeys } from '../../src/queue/names.js';
 import { pauseHandlers, resumeHandlers } from '../../src/worker/pause.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
@@ -118,6 +119,33 @@ describe('metrics: hooks to Prometheus text', () => {
     expect(parseSamples(await createMetrics({ prefix: 'c', defaultMetrics: false }).scrape()).some((x) => x.name.startsWith('process_'))).toBe(false);
     // Without Redis there is no queue state to report, rather than misleading zeros.
     expect(sa.some((x) => x.name === 'switchyard_queue_jobs' || x.name === 'switchyard_redis_up')).toBe(false);
+  });
+
+  it('composes with other observers (delivery log, capture) and counts spool drains', async () => {
+    const metrics = createMetrics({ prefix: 'unused', defaultMetrics: false });
+    const seen: DeliveryReport[] = [];
+    const stored: string[] = [];
+    const hooks = composeReceiverHooks(
+      { onDelivery: () => { throw new Error('a broken observer'); } },
+      metrics.receiverHooks,
+      { onDelivery: (r) => seen.push(r), onStored: (d) => stored.push(d.key) },
+      undefined,
+    );
+    hooks.onDelivery?.({ outcome: 'spooled', ms: 2 });
+    hooks.onStored?.({ key: 'evt_9', bytes: new Uint8Array(), headers: {}, receivedAt: '' });
+    hooks.onDrained?.(4);
+    expect(seen.map((r) => r.outcome)).toEqual(['spooled']);
+    expect(stored).toEqual(['evt_9']);
+    const pauses: Array<string | null> = [];
+    const worker = composeWorkerHooks(metrics.workerHooks, { onPause: (r) => pauses.push(r) });
+    worker.onPause?.('token_expired');
+    expect(composeWorkerHooks().onHandler).toBeUndefined();
+
+    const s = parseSamples(await metrics.scrape());
+    expect(valueOf(s, 'switchyard_deliveries_total', { outcome: 'spooled' })).toBe(1);
+    expect(valueOf(s, 'switchyard_spool_drained_total')).toBe(4);
+    expect(valueOf(s, 'switchyard_handlers_paused')).toBe(1);
+    expect(pauses).toEqual(['token_expired']);
   });
 
   it('serves /metrics (mounted or on its own app with /healthz)', async () => {
