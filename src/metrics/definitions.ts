@@ -13,6 +13,11 @@ const API_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
 /** Limiter waits: 0 when under the burst, up to the 10 s window (longer when the service asked). */
 const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
+
 /** The series Switchyard exports, registered on one (non-default) registry. */
 export function defineMetrics(registry: Registry) {
   const registers = [registry];
@@ -82,11 +87,12 @@ export function defineMetrics(registry: Registry) {
       labelNames: ['op'] as const,
       registers,
     }),
-    quotaRemaining: new Gauge({
+    /** Registered on the first report, so no process shows a 0 quota it never heard of. */
+    quotaRemaining: lazy(() => new Gauge({
       name: 'switchyard_api_quota_remaining',
       help: 'Monthly API quota remaining, as last reported by the service (absent until a call reported it)',
       registers,
-    }),
+    })),
   };
 }
 

@@ -23,7 +23,7 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
       if (e.status > 0 || e.durationMs > 0) m.apiDuration.observe({ op }, e.durationMs / 1000);
       m.rateLimitWait.observe(e.rateLimitWaitMs / 1000);
       if (e.status === 429) m.rateLimited.inc({ op });
-      if (e.quotaRemaining !== undefined) m.quotaRemaining.set(e.quotaRemaining);
+      if (e.quotaRemaining !== undefined) m.quotaRemaining().set(e.quotaRemaining);
     },
     onPause(reason: string | null): void {
       pause.paused = reason !== null;

@@ -52,6 +52,7 @@ describe('metrics: hooks to Prometheus text', () => {
   it('records handler runs, API calls, limiter waits, 429s, quota and the pause flag', async () => {
     const metrics = createMetrics({ prefix: 'unused' });
     const h = metrics.workerHooks;
+    expect(valueOf(parseSamples(await metrics.scrape()), 'switchyard_api_quota_remaining')).toBeUndefined();
     h.onHandler?.({ handler: 'lead-won', event: 'lead.won', outcome: 'completed', ms: 40 });
     h.onHandler?.({ handler: 'lead-won', event: 'lead.won', outcome: 'retry', ms: 2_000 });
     h.onHandler?.({ handler: 'away-reply', event: 'message.received', outcome: 'dead', ms: 3 });
