@@ -32,6 +32,8 @@ export interface Config {
   readonly workspaceApiBurst: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly admin: { readonly user: string; readonly password: string } | undefined;
+  /** Port of the `/metrics` server of a process without a receiver (`work`); undefined: none. */
+  readonly metricsPort: number | undefined;
   readonly workerConcurrency: number;
   /** BullMQ lock of an active job; a crashed worker's job is run again after it lapses. */
   readonly jobLockMs: number;
@@ -167,6 +169,7 @@ const schema = z.object({
   ADMIN_USER: optionalText,
   ADMIN_PASSWORD: optionalText,
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 10, 1, 1000),
+  METRICS_PORT: int('METRICS_PORT', -1, 0, 65535),
   JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
@@ -240,6 +243,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     workspaceApiBurst: v.WORKSPACE_API_BURST,
     logLevel: v.LOG_LEVEL,
     admin: v.ADMIN_USER && v.ADMIN_PASSWORD ? Object.freeze({ user: v.ADMIN_USER, password: v.ADMIN_PASSWORD }) : undefined,
+    metricsPort: v.METRICS_PORT >= 0 ? v.METRICS_PORT : undefined,
     workerConcurrency: v.WORKER_CONCURRENCY,
     jobLockMs: v.JOB_LOCK_DURATION,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,

@@ -6,9 +6,9 @@ import { startWorker } from '../worker/service.js';
 
 /** The worker side of `start` and `work`: load the handler modules, then run the BullMQ workers. */
 export function workerPart(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): NonNullable<ServiceOptions['worker']> {
-  return async ({ redisUrl, queues }) => {
+  return async ({ redisUrl, queues, hooks }) => {
     const loaded = await loadHandlers(config.handlersDir, config.handlers);
     if (loaded.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
-    return startWorker({ config, redisUrl, log, env, handlers: loaded.map((l) => l.handler) }, queues);
+    return startWorker({ config, redisUrl, log, env, hooks, handlers: loaded.map((l) => l.handler) }, queues);
   };
 }

@@ -4,6 +4,11 @@ import { IngestPump } from '../queue/pump.js';
 import { openQueues, type Queues } from '../queue/queues.js';
 import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { mountAdmin } from '../admin/index.js';
+import { createCapture, type Capture } from '../capture/index.js';
+import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
+import type { WorkerHooks } from '../worker/service.js';
+import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver-service.js';
 
@@ -18,7 +23,7 @@ export interface ServiceOptions {
   log: Logger;
   receiver: boolean;
   /** Starts the worker side on the shared Redis; returns the part to stop. */
-  worker?: (ctx: { redisUrl: string; queues: Queues }) => Promise<Part>;
+  worker?: (ctx: { redisUrl: string; queues: Queues; hooks: WorkerHooks }) => Promise<Part>;
   receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'extend'>>;
 }
 
@@ -26,6 +31,9 @@ export interface RunningService {
   readonly redisUrl: string;
   readonly receiver: ReceiverService | undefined;
   readonly pump: IngestPump;
+  readonly metrics: Metrics;
+  /** The `/metrics` server of a worker-only process (METRICS_PORT). */
+  readonly metricsServer: RunningServer | undefined;
   /** Ordered, time-bounded shutdown: HTTP first (in-flight requests finish), then pump, worker, Redis. */
   close(): Promise<void>;
 }
@@ -47,11 +55,31 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: config.queuePrefix, log });
   pump.start();
 
+  // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
+  const metrics = createMetrics({ prefix: config.queuePrefix, queues, redis: commands });
+  const capture: Capture | undefined = config.captureDir
+    ? createCapture({ dir: config.captureDir, redact: config.captureRedact, path: config.webhookPath, log })
+    : undefined;
+
   const parts: Part[] = [];
   let receiver: ReceiverService | undefined;
+  let metricsServer: RunningServer | undefined;
   try {
-    if (opts.worker) parts.push(await opts.worker({ redisUrl: redis.url, queues }));
-    if (opts.receiver) receiver = await startReceiver({ config, redisUrl: redis.url, log, ...opts.receiverOptions });
+    if (opts.worker) parts.push(await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerHooks }));
+    if (opts.receiver) {
+      receiver = await startReceiver({
+        config, redisUrl: redis.url, log,
+        hooks: composeReceiverHooks(metrics.receiverHooks, capture ? { onStored: capture.onStored } : undefined, opts.receiverOptions?.hooks),
+        extend: (app) => {
+          metrics.mount(app);
+          if (mountAdmin(app, { queues: [queues.events, queues.handlers], admin: config.admin })) log.info('dashboard at /admin (basic auth)');
+          opts.receiverOptions?.extend?.(app);
+        },
+      });
+    } else if (config.metricsPort !== undefined) {
+      metricsServer = await listen(createMetricsApp(metrics), { host: config.host, port: config.metricsPort });
+      log.info({ url: `${metricsServer.url}/metrics` }, 'metrics listening');
+    }
   } catch (err) {
     await pump.stop();
     await Promise.allSettled(parts.map((p) => p.close(1_000)));
@@ -66,12 +94,16 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     redisUrl: redis.url,
     receiver,
     pump,
+    metrics,
+    metricsServer,
     close: () => {
       closing ??= (async () => {
         const grace = config.shutdownTimeoutMs;
         const bounded = (p: Promise<unknown>, what: string) =>
           Promise.race([p, new Promise((r) => setTimeout(r, grace))]).catch((err: unknown) => log.warn({ err: String(err) }, `error while stopping ${what}`));
         if (receiver) await bounded(receiver.close(grace), 'receiver');
+        if (capture) await bounded(capture.flush(), 'capture');
+        if (metricsServer) await bounded(metricsServer.close(1_000), 'metrics server');
         await bounded(pump.stop(), 'ingest pump');
         for (const p of parts) await bounded(p.close(grace), p.name);
         await bounded(queues.close(), 'queues');

@@ -99,3 +99,18 @@ describe('managed redis-server (no REDIS_URL)', () => {
 function secretFor(): string {
   return 'managed-secret';
 }
+
+describe('switchyard work with METRICS_PORT', () => {
+  it('serves its own /metrics and /healthz', async () => {
+    const port = await freePort();
+    const p = runCli(['work'], { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('wm'), METRICS_PORT: String(port), HOST: '127.0.0.1', HANDLERS_DIR: '/nonexistent' });
+    try {
+      await p.waitFor(/metrics listening/);
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(text).toMatch(/switchyard_queue_jobs|switchyard_/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      expect(await p.stop()).toBe(0);
+    }
+  });
+});

@@ -47,9 +47,9 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   let worker: WorkerService | undefined;
   const service = await startService({
     config, log, receiver: true,
-    worker: async ({ redisUrl, queues }) => {
+    worker: async ({ redisUrl, queues, hooks }) => {
       const loaded = await loadHandlers(opts.handlersDir, opts.only);
-      worker = await startWorker({ config, redisUrl, log, env, handlers: loaded.map((l) => l.handler) }, queues);
+      worker = await startWorker({ config, redisUrl, log, env, hooks, handlers: loaded.map((l) => l.handler) }, queues);
       return worker;
     },
   });
