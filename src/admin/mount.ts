@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
+import { HTTPException } from 'hono/http-exception';
 import { boardApp } from './board.js';
 
 /** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
@@ -30,7 +31,17 @@ export interface AdminOptions {
 export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   if (!opts.admin) return false;
   const basePath = (opts.basePath ?? '/admin').replace(/\/+$/, '') || '/admin';
-  const auth = basicAuth({ username: opts.admin.user, password: opts.admin.password, realm: 'Switchyard admin' });
+  const check = basicAuth({ username: opts.admin.user, password: opts.admin.password, realm: 'Switchyard admin' });
+  // basicAuth throws its 401 as an HTTPException; answer it here so a host app whose
+  // onError maps every error to 500 (the receiver's does) still sends the challenge.
+  const auth: MiddlewareHandler = async (c, next) => {
+    try {
+      return await check(c, next);
+    } catch (err) {
+      if (err instanceof HTTPException) return err.getResponse();
+      throw err;
+    }
+  };
   app.use(basePath, auth);
   app.use(`${basePath}/*`, auth);
   app.use(`${basePath}/*`, async (c, next) => {

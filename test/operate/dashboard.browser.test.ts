@@ -85,7 +85,6 @@ describe.skipIf(skip)('dashboard in headless chromium', () => {
           (err: Error) => (/ERR_INVALID_AUTH_CREDENTIALS/.test(err.message) ? 'refused' : err.message),
         );
         expect(['401', 'refused']).toContain(outcome);
-        expect(await page.content()).not.toContain('__UI_CONFIG__');
       } finally {
         await ctx.close();
       }
