@@ -19,6 +19,9 @@
 //                       profiles into <dir>; summarise with
 //                       `node bench/ingest/top-self.mjs <file.cpuprofile>`
 //   RESULTS=<file>      also write the raw results as JSON
+//   SWITCHYARD_LOG_LEVEL=info  the receiver's LOG_LEVEL (default warn: the
+//                       per-delivery info line is then not written; `info`
+//                       measures it, written to a pipe this script drains)
 //   SWITCHYARD_BIN=<path>  CLI to benchmark instead of bin/switchyard.js
 //                       (A/B-test a patched build without touching this tree)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -134,9 +137,10 @@ async function startSwitchyard(redisPort: number, profileName?: string): Promise
     PORT: String(port),
     HOST: '127.0.0.1',
     REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn',
     QUEUE_PREFIX: PREFIX,
   }, 'switchyard');
+  child.stdout?.resume(); // log lines (JSON on stdout) are discarded, never left to fill the pipe
   await until('switchyard /readyz', () => httpOk(`http://127.0.0.1:${port}/readyz`));
   return { port, child };
 }
