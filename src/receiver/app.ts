@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../log.js';
 import { mountHealth, type ReadinessProbe } from './health.js';
 import { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
@@ -27,6 +28,8 @@ export function createReceiverApp(opts: ReceiverAppOptions): Hono {
   opts.extend?.(app);
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
+    // Middleware answers (basic auth's 401, body limits) keep their status.
+    if (err instanceof HTTPException) return err.getResponse();
     log.error({ err: String(err), path: c.req.path }, 'unexpected error');
     return c.json({ error: 'internal', message: 'unexpected error' }, 500);
   });
