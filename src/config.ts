@@ -32,6 +32,8 @@ export interface Config {
   readonly workspaceApiBurst: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly admin: { readonly user: string; readonly password: string } | undefined;
+  /** Run the ingest pump (inbox → `events` queue) in this process: `auto` = where a worker runs. */
+  readonly ingestPump: 'auto' | 'on' | 'off';
   /** Port of the `/metrics` server of a process without a receiver (`work`); undefined: none. */
   readonly metricsPort: number | undefined;
   readonly workerConcurrency: number;
@@ -170,6 +172,9 @@ const schema = z.object({
   ADMIN_PASSWORD: optionalText,
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 10, 1, 1000),
   METRICS_PORT: int('METRICS_PORT', -1, 0, 65535),
+  INGEST_PUMP: optionalText
+    .transform((v) => (v ?? 'auto').toLowerCase())
+    .pipe(z.enum(['auto', 'on', 'off'], { message: 'expected auto (pump where a worker runs), on or off' })),
   JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
@@ -244,6 +249,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     logLevel: v.LOG_LEVEL,
     admin: v.ADMIN_USER && v.ADMIN_PASSWORD ? Object.freeze({ user: v.ADMIN_USER, password: v.ADMIN_PASSWORD }) : undefined,
     metricsPort: v.METRICS_PORT >= 0 ? v.METRICS_PORT : undefined,
+    ingestPump: v.INGEST_PUMP,
     workerConcurrency: v.WORKER_CONCURRENCY,
     jobLockMs: v.JOB_LOCK_DURATION,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,

@@ -30,6 +30,7 @@ export interface ServiceOptions {
 export interface RunningService {
   readonly redisUrl: string;
   readonly receiver: ReceiverService | undefined;
+  /** The ingest pump; started only where `INGEST_PUMP` says (default: processes with a worker). */
   readonly pump: IngestPump;
   readonly metrics: Metrics;
   /** The `/metrics` server of a worker-only process (METRICS_PORT). */
@@ -53,7 +54,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   }
   const queues = openQueues(commands, config.queuePrefix);
   const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: config.queuePrefix, log });
-  pump.start();
+  // Receivers stay lean and stateless: by default the pump runs where a worker runs
+  // (the inbox is already durable, so deliveries wait safely for a worker process).
+  const pumping = config.ingestPump === 'on' || (config.ingestPump === 'auto' && opts.worker !== undefined);
+  if (pumping) pump.start();
+  else blocking.disconnect();
 
   // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
   const metrics = createMetrics({ prefix: config.queuePrefix, queues, redis: commands });

@@ -14,7 +14,8 @@ export function memoryLogger(level = 'debug'): { log: Logger; lines: string[] } 
 }
 
 export function testConfig(env: Record<string, string>): Config {
-  return loadConfig({ WEBHOOK_SECRETS: TEST_SECRET, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', ...env }, { requireSecrets: true });
+  // A receiver-only test process pumps too, so tests can see the `events` jobs it queued.
+  return loadConfig({ WEBHOOK_SECRETS: TEST_SECRET, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', INGEST_PUMP: 'on', ...env }, { requireSecrets: true });
 }
 
 /** Starts receiver (+ pump) in this process on an ephemeral loopback port. */
