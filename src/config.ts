@@ -121,6 +121,14 @@ const bool = z
 const url = (protocols: readonly string[]) =>
   optionalText.superRefine((v, ctx) => {
     if (v === undefined) return;
+    // Multi-host forms (Sentinel, Cluster) are not WHATWG URLs: check their shape instead.
+    const multi = /^(redis\+sentinel|sentinel|rediss?\+cluster):\/\/(?:[^@/]*@)?([^/]+)/.exec(v);
+    if (multi) {
+      const hosts = (multi[2] as string).split(',');
+      if (protocols.includes(multi[1] as string) && hosts.every((h) => /^[^:\s]+(:\d+)?$/.test(h))) return;
+      ctx.addIssue({ code: 'custom', message: 'expected host:port pairs separated by commas, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7001' });
+      return;
+    }
     let parsed: URL;
     try {
       parsed = new URL(v);
@@ -147,7 +155,7 @@ const schema = z.object({
   SIGNATURE_HEADER: optionalText
     .transform((v) => (v ?? 'X-Service-Signature').toLowerCase())
     .refine((v) => /^[a-z0-9-]+$/.test(v), { message: 'expected an HTTP header name such as X-Service-Signature' }),
-  REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'valkey', 'valkeys']),
+  REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'redis+cluster', 'rediss+cluster', 'valkey', 'valkeys']),
   QUEUE_PREFIX: optionalText
     .transform((v) => v ?? 'switchyard')
     .refine((v) => !/\s/.test(v), { message: 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster' }),

@@ -1,6 +1,5 @@
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
-import type { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
 import type { WorkerHooks } from '../worker/service.js';
@@ -8,13 +7,14 @@ import { defineMetrics } from './definitions.js';
 import { queueGauges, type MetricSources } from './queue-collector.js';
 import { receiverHooksFor } from './receiver-hooks.js';
 import { workerHooksFor, type PauseFlag } from './worker-hooks.js';
+import type { RedisClient } from '../redis/connection.js';
 
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {
   /** The BullMQ queues whose job counts are exported on scrape (may be bound later with `bind`). */
   queues?: { events: Queue; handlers: Queue };
   /** A command connection for the inbox length and the pause state (may be bound later with `bind`). */
-  redis?: Redis;
+  redis?: RedisClient;
   /** The queue prefix (`QUEUE_PREFIX`), to find Switchyard's own keys. */
   prefix: string;
   /** Collect Node's default process metrics (CPU, memory, event loop, GC). Default true. */
@@ -30,7 +30,7 @@ export interface Metrics {
   /** Pass as the worker's `hooks`. */
   readonly workerHooks: WorkerHooks;
   /** Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues. */
-  bind(sources: { queues?: { events: Queue; handlers: Queue }; redis?: Redis }): void;
+  bind(sources: { queues?: { events: Queue; handlers: Queue }; redis?: RedisClient }): void;
   /** The Prometheus text exposition of every series, as `GET /metrics` serves it. */
   scrape(): Promise<string>;
   /** A Hono handler answering with {@link Metrics.scrape}. */

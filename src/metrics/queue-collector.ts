@@ -1,14 +1,14 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import { ingestKeys } from '../queue/names.js';
 import { pauseState } from '../worker/pause.js';
 import type { PauseFlag } from './worker-hooks.js';
+import type { RedisClient } from '../redis/connection.js';
 
 /** What the scrape-time gauges read; either part may be bound after start-up. */
 export interface MetricSources {
   queues?: { events: Queue; handlers: Queue } | undefined;
-  redis?: Redis | undefined;
+  redis?: RedisClient | undefined;
 }
 
 /** Shared state read from Redis once per scrape. */
@@ -67,7 +67,7 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
 
   new Gauge({
     name: 'switchyard_handlers_paused',
-    help: '1 while the handlers queue is paused for an unusable API token (shared state in Redis), else 0',
+    help: '1 while the handlers queue is paused for an unusable API token (shared state in RedisClient), else 0',
     registers,
     async collect() {
       const { paused } = await snapshot();

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { StoredDelivery } from './delivery.js';
 import { ingestKeys } from './names.js';
+import type { RedisClient } from '../redis/connection.js';
 
 export type IngestOutcome = 'accepted' | 'duplicate';
 
@@ -18,7 +18,7 @@ if redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ARGV[1]) then
 end
 return 0`;
 
-type WithIngest = Redis & {
+type WithIngest = RedisClient & {
   switchyardIngest(dedupeKey: string, inbox: string, ttlMs: number, payload: string, receivedAt: string): Promise<number>;
 };
 
@@ -27,7 +27,7 @@ export class IngestStore {
   private readonly keys;
   private readonly redis: WithIngest;
 
-  constructor(redis: Redis, prefix: string, private readonly dedupeTtlMs: number) {
+  constructor(redis: RedisClient, prefix: string, private readonly dedupeTtlMs: number) {
     this.keys = ingestKeys(prefix);
     if (!('switchyardIngest' in redis)) redis.defineCommand('switchyardIngest', { numberOfKeys: 2, lua: INGEST_LUA });
     this.redis = redis as WithIngest;

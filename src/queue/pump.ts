@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import { jobIdFor } from '../events/envelope.js';
 import type { StoredDelivery } from './delivery.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
 import { ingestKeys } from './names.js';
+import type { RedisClient } from '../redis/connection.js';
 
 /**
  * Moves up to ARGV[1] more items from the inbox to this pump's in-flight list,
@@ -31,9 +31,9 @@ return n`;
 
 export interface IngestPumpOptions {
   /** Connection for ordinary commands (worker role: retries through outages). */
-  redis: Redis;
+  redis: RedisClient;
   /** Dedicated connection for the blocking BLMOVE. */
-  blocking: Redis;
+  blocking: RedisClient;
   events: Queue;
   prefix: string;
   log: Logger;

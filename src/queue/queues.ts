@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from './names.js';
+import type { RedisClient } from '../redis/connection.js';
 
 export interface Queues {
   readonly events: Queue;
@@ -9,7 +9,7 @@ export interface Queues {
 }
 
 /** The two BullMQ queues on one connection, under the configured prefix. */
-export function openQueues(connection: Redis, prefix: string): Queues {
+export function openQueues(connection: RedisClient, prefix: string): Queues {
   const events = new Queue(EVENTS_QUEUE, { connection, prefix });
   const handlers = new Queue(HANDLERS_QUEUE, { connection, prefix });
   // Connection errors surface where commands fail (pump, workers) and are logged there.

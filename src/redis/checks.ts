@@ -1,12 +1,12 @@
-import type { Redis } from 'ioredis';
 
+import type { RedisClient } from './connection.js';
 /**
  * Settings an external Redis should have for Switchyard's promise: eviction
  * off (an evicted job or dedupe key is a lost or repeated delivery) and
  * persistence on (an acknowledged delivery must survive a restart).
  * Returns human-readable warnings; empty when all is well.
  */
-export async function redisWarnings(redis: Redis): Promise<string[]> {
+export async function redisWarnings(redis: RedisClient): Promise<string[]> {
   const warnings: string[] = [];
   const get = async (name: string): Promise<string | undefined> => {
     try {

@@ -1,4 +1,7 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+
+/** A standalone/Sentinel connection or a Cluster client: BullMQ and Switchyard accept either. */
+export type RedisClient = Redis | Cluster;
 
 /**
  * `producer`: fails fast (no offline queue, one attempt, 1 s command timeout)
@@ -42,8 +45,35 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   };
 }
 
-/** Opens an ioredis connection for the given role. */
-export function createRedisConnection(url: string, role: ConnectionRole, name?: string): Redis {
+const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^:@/]*):?([^@/]*)@)?([^/]+)\/?$/;
+
+/**
+ * Cluster seed nodes from `redis+cluster://[user:pass@]h1:7000,h2:7001`
+ * (`rediss+cluster://` for TLS), or null when the URL is not a cluster URL.
+ * On Cluster, QUEUE_PREFIX must be hash-tagged (`{switchyard}`) so every key
+ * Switchyard and BullMQ use lands in one slot (multi-key Lua scripts need it).
+ */
+export function clusterFromUrl(url: string): { nodes: { host: string; port: number }[]; redisOptions: RedisOptions } | null {
+  const m = CLUSTER_URL.exec(url);
+  if (!m) return null;
+  const nodes = (m[4] as string).split(',').map((hp) => {
+    const [host, port] = hp.split(':');
+    return { host: host as string, port: port ? Number(port) : 6379 };
+  });
+  return {
+    nodes,
+    redisOptions: {
+      ...(m[2] ? { username: decodeURIComponent(m[2]) } : {}),
+      ...(m[3] ? { password: decodeURIComponent(m[3]) } : {}),
+      ...(m[1] === 'rediss' ? { tls: {} } : {}),
+    },
+  };
+}
+
+/** Opens an ioredis connection (or Cluster client) for the given role. */
+export function createRedisConnection(url: string, role: ConnectionRole, name?: string): RedisClient {
+  const cluster = clusterFromUrl(url);
+  if (cluster) return createCluster(cluster, role, name);
   const base = redisOptionsFromUrl(url);
   const roleOptions: RedisOptions =
     role === 'producer'
@@ -66,8 +96,21 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
   return new Redis({ ...base, ...roleOptions, ...(name ? { connectionName: name } : {}), lazyConnect: false });
 }
 
+function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: ConnectionRole, name?: string): Cluster {
+  const perNode: RedisOptions = role === 'producer'
+    ? { ...c.redisOptions, connectTimeout: 1_000, commandTimeout: 1_000, maxRetriesPerRequest: 1 }
+    : { ...c.redisOptions, maxRetriesPerRequest: null };
+  const options: ClusterOptions = {
+    redisOptions: { ...perNode, ...(name ? { connectionName: name } : {}) },
+    enableOfflineQueue: role !== 'producer',
+    clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+    ...(role === 'producer' ? { enableAutoPipelining: true } : {}),
+  };
+  return new Cluster(c.nodes, options);
+}
+
 /** Closes a connection, falling back to disconnect when QUIT cannot be sent. */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
   try {
     await Promise.race([redis.quit(), new Promise((r) => setTimeout(r, 1_000))]);

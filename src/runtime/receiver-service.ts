@@ -1,5 +1,4 @@
 import type { Hono } from 'hono';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { IngestStore } from '../queue/ingest.js';
@@ -10,6 +9,7 @@ import type { DeliverySink } from '../receiver/webhook-route.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';
+import type { RedisClient } from '../redis/connection.js';
 
 export interface ReceiverService {
   readonly http: RunningServer;
@@ -26,7 +26,7 @@ export interface ReceiverServiceOptions {
   extend?: (app: Hono) => void;
 }
 
-function waitReady(redis: Redis, timeoutMs: number): Promise<void> {
+function waitReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((res) => {
     const t = setTimeout(res, timeoutMs);

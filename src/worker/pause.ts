@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/connection.js';
 
 /** Why the `handlers` queue is paused (an unusable API token), as stored in Redis. */
 export interface PauseRecord {
@@ -20,19 +20,19 @@ const key = (prefix: string) => `${prefix}:paused:handlers`;
  * Pauses the `handlers` queue for every worker (BullMQ's global pause) and
  * records why. Jobs stay where they are; nothing is failed or dropped.
  */
-export async function pauseHandlers(redis: Redis, queue: Queue, prefix: string, record: PauseRecord): Promise<boolean> {
+export async function pauseHandlers(redis: RedisClient, queue: Queue, prefix: string, record: PauseRecord): Promise<boolean> {
   const first = await redis.set(key(prefix), JSON.stringify(record), 'NX');
   await queue.pause();
   return first === 'OK';
 }
 
-export async function pauseState(redis: Redis, prefix: string): Promise<PauseRecord | null> {
+export async function pauseState(redis: RedisClient, prefix: string): Promise<PauseRecord | null> {
   const raw = await redis.get(key(prefix));
   return raw ? (JSON.parse(raw) as PauseRecord) : null;
 }
 
 /** Resumes the `handlers` queue and clears the recorded reason. */
-export async function resumeHandlers(redis: Redis, queue: Queue, prefix: string): Promise<PauseRecord | null> {
+export async function resumeHandlers(redis: RedisClient, queue: Queue, prefix: string): Promise<PauseRecord | null> {
   const record = await pauseState(redis, prefix);
   await queue.resume();
   await redis.del(key(prefix));

@@ -1,5 +1,4 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
@@ -16,6 +15,7 @@ import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from './pause.js
 import { ReadCache } from './read-cache.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { RedisStepStore } from './steps.js';
+import type { RedisClient } from '../redis/connection.js';
 
 /** Observers for metrics; every callback is optional. */
 export interface WorkerHooks {
@@ -135,7 +135,7 @@ function workerOptions(config: Config) {
   return { concurrency: config.workerConcurrency, lockDuration: config.jobLockMs, stalledInterval: config.jobLockMs, maxStalledCount: 5 };
 }
 
-async function resumeIfTokenChanged(redis: Redis, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
+async function resumeIfTokenChanged(redis: RedisClient, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
   const paused = await pauseState(redis, prefix);
   if (paused && paused.tokenHash !== current && current !== null) {
     await resumeHandlers(redis, queue, prefix);
@@ -145,7 +145,7 @@ async function resumeIfTokenChanged(redis: Redis, queue: Queue, prefix: string, 
   }
 }
 
-function makeApiFactory(opts: WorkerServiceOptions, redis: Redis): ((keys: IdempotencyKeyGenerator) => ApiClient) | undefined {
+function makeApiFactory(opts: WorkerServiceOptions, redis: RedisClient): ((keys: IdempotencyKeyGenerator) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 
+import type { RedisClient } from '../redis/connection.js';
 /**
  * Where `ctx.step` results live: one entry per (delivery, handler, step name).
  * A stored result is returned on every later attempt, so a step's writes
@@ -13,7 +13,7 @@ export interface StepStore {
 
 /** Redis-backed steps; entries expire after `ttlMs` (longer than any retry horizon). */
 export class RedisStepStore implements StepStore {
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly ttlMs: number) {}
+  constructor(private readonly redis: RedisClient, private readonly prefix: string, private readonly ttlMs: number) {}
 
   private key(scope: string, step: string): string {
     return `${this.prefix}:step:${scope}:${step}`;
