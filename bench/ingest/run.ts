@@ -8,9 +8,11 @@
 //       redis-server started here with AOF `appendfsync everysec`, and
 //   (c) the same with `appendfsync always`.
 // Every request carries a distinct, signed ~500-byte `message.received`
-// envelope. Server, Redis and load generator are separate processes. After
-// each Switchyard case the receiver is stopped gracefully and every 202 is
-// checked to have become exactly one `events` job (or to still be in the inbox).
+// envelope. Server, Redis and load generator are separate processes. The
+// receiver runs no ingest pump (INGEST_PUMP=auto); after each Switchyard case
+// it is stopped gracefully, a `switchyard work` with an empty HANDLERS_DIR
+// drains the inbox into the `events` queue, and every 202 is checked to have
+// become exactly one `events` job.
 //
 // Environment knobs (all optional):
 //   CONNECTIONS=50,10   WARMUP=3   DURATION=10   FSYNC=everysec,always
@@ -255,6 +257,30 @@ async function verify(redis: Redis, acceptedIdsFile: string, backlogAtEnd: numbe
   return { accepted: ids.length, jobs, inbox, inflight, missing, backlogAtEnd, ok };
 }
 
+/**
+ * The receiver runs no ingest pump (INGEST_PUMP=auto: the pump runs where a
+ * worker runs), so after the load a `switchyard work` with an empty
+ * HANDLERS_DIR moves the inbox into the `events` queue; it is stopped once the
+ * inbox and every in-flight list are empty (bounded wait).
+ */
+async function drainWithWorker(redisPort: number, redis: Redis): Promise<void> {
+  const handlersDir = mkdtempSync(join(scratch, 'no-handlers-'));
+  const worker = start('node', [SWITCHYARD_BIN, 'work'], {
+    REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'warn', QUEUE_PREFIX: PREFIX, HANDLERS_DIR: handlersDir,
+  }, 'work');
+  worker.stdout?.resume();
+  try {
+    await until('the inbox to drain', async () => {
+      if (worker.exitCode !== null) throw new Error(`switchyard work exited with ${worker.exitCode}`);
+      let n = await redis.llen(`${PREFIX}:ingest:inbox`);
+      for (const k of await redis.keys(`${PREFIX}:ingest:inflight:*`)) n += await redis.llen(k);
+      return n === 0;
+    }, 300_000);
+  } finally {
+    await stop(worker, 20_000);
+  }
+}
+
 interface Row {
   name: string;
   connections: number;
@@ -309,6 +335,7 @@ async function main(): Promise<void> {
         const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
         const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
         await stop(sy.child, 20_000);
+        await drainWithWorker(redis.port, client);
         const verification = await verify(client, idsFile, backlogAtEnd);
         if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
         rows.push({ name: `switchyard (fsync ${fsync})`, connections: conns, load, verification });
