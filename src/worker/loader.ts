@@ -21,21 +21,26 @@ export interface LoadedHandler {
 const MODULE = /\.(ts|mts|js|mjs)$/;
 const SKIP = /(\.d\.ts|\.test\.[mc]?[jt]s|\.spec\.[mc]?[jt]s)$/;
 
+let tsxRegistered = false;
+
 /**
  * Imports a module; `.ts` through tsx when the runtime cannot load TypeScript
- * itself, so users need no build step. A runtime that can (vitest, tsx, a
- * Node with type stripping) imports it directly, so the module shares this
- * process's module graph (and `instanceof` checks across it hold).
+ * itself, so users need no build step. tsx is registered globally (not a
+ * scoped `tsImport`), so a handler's `import … from 'switchyard'` resolves to
+ * the very modules this process runs, and `instanceof` checks (ValidationError,
+ * UnrecoverableError) hold between handler code and the worker.
  */
 async function importModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(file).href;
-  if (!/\.m?ts$/.test(file)) return (await import(url)) as Record<string, unknown>;
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-    const { tsImport } = await import('tsx/esm/api');
-    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION' || tsxRegistered) throw err;
+    const { register } = await import('tsx/esm/api');
+    // Node's own resolution, not tsconfig `paths`: 'switchyard' must be the package this process runs.
+    register({ tsconfig: false });
+    tsxRegistered = true;
+    return (await import(url)) as Record<string, unknown>;
   }
 }
 
