@@ -31,17 +31,15 @@ let tsxRegistered = false;
  * UnrecoverableError) hold between handler code and the worker.
  */
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION' || tsxRegistered) throw err;
+  // Registered before the first `.ts` import: Node caches a failed import per URL,
+  // so retrying the same URL after registering would fail again.
+  if (/\.m?ts$/.test(file) && !tsxRegistered) {
     const { register } = await import('tsx/esm/api');
     // Node's own resolution, not tsconfig `paths`: 'switchyard' must be the package this process runs.
     register({ tsconfig: false });
     tsxRegistered = true;
-    return (await import(url)) as Record<string, unknown>;
   }
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
 }
 
 /**
