@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * A verified delivery as stored in Redis: the exact raw body (UTF-8 text, or
  * base64 when it is not valid UTF-8), the request headers worth keeping, and
@@ -16,13 +18,13 @@ export interface StoredDelivery {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Encodes the raw bytes losslessly: text when the bytes are valid UTF-8, else base64. */
-export function encodeBody(bytes: Uint8Array): { body: string } | { bodyBase64: string } {
+/**
+ * Encodes the raw bytes losslessly: text when the bytes are valid UTF-8, else
+ * base64. Pass `text` when the caller already decoded the bytes (hot path).
+ */
+export function encodeBody(bytes: Uint8Array, text?: string): { body: string } | { bodyBase64: string } {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const text = buf.toString('utf8');
-  return Buffer.byteLength(text, 'utf8') === buf.length && Buffer.from(text, 'utf8').equals(buf)
-    ? { body: text }
-    : { bodyBase64: buf.toString('base64') };
+  return isUtf8(buf) ? { body: text ?? buf.toString('utf8') } : { bodyBase64: buf.toString('base64') };
 }
 
 /** The exact bytes the sender signed. */

@@ -80,14 +80,16 @@ export function webhookHandler(deps: WebhookRouteDeps) {
       }, { ...refuse('bad_signature', result.reason), bytes: bytes.byteLength });
     }
 
-    const envelope = parseEnvelope(bytes);
+    // Decode once: the envelope parse and the stored body share the text.
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    const envelope = parseEnvelope(bytes, text);
     const receivedAt = now().toISOString();
     const headers: Record<string, string> = {};
     for (const h of KEPT_HEADERS) {
       const v = header(h);
       if (v !== undefined) headers[h] = v;
     }
-    const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...encodeBody(bytes) };
+    const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...encodeBody(bytes, text) };
     const base = { key: envelope.key, event: envelope.name, secretIndex: result.secretIndex, bytes: bytes.byteLength };
 
     let stored: 'accepted' | 'duplicate' | 'spooled';
