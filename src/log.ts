@@ -47,5 +47,7 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
   if (opts.pretty) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
   }
-  return pino(options);
+  // Asynchronous stdout: a log line never blocks a webhook answer; pino flushes
+  // what is pending when the process exits (lines of a SIGKILLed process may be lost).
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }
