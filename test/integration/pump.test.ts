@@ -46,6 +46,8 @@ describe('ingest pump (real redis-server)', () => {
     await waitFor(async () => ((await events.getJobCounts('waiting'))['waiting'] ?? 0) >= 600, 15_000);
     expect((await events.getJobCounts('waiting'))['waiting']).toBe(600);
     expect(await redis.llen(keys.inbox)).toBe(0);
+    // A pump counts a batch once its in-flight list is dropped, just after the jobs exist.
+    await waitFor(() => pumps.reduce((n, p) => n + p.moved, 0) >= 600);
     expect(pumps.reduce((n, p) => n + p.moved, 0)).toBe(600);
   });
 
