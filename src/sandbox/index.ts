@@ -13,7 +13,9 @@ export { API_BASE } from './app.js';
 export { SandboxClock, type Clock } from './clock.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './events/backoff.js';
 export { WebhookEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/emitter.js';
-export { EVENT_NAMES, type Envelope, type EventName } from './events/envelope.js';
+// The sandbox emits exactly the catalogue's events: one list of names (ARCHITECTURE.md, convention 2).
+export { EVENT_NAMES, type EventName } from '../events/catalogue.js';
+export type { Envelope } from './events/envelope.js';
 export { SeedExtras } from './seed/index.js';
 export { SandboxState } from './state.js';
 export { DEFAULT_TOKEN_VALUES, type TokenInfo } from './tokens.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalid, invalidMany } from '../errors.js';
-import type { EventName } from '../events/envelope.js';
+import type { EventName } from '../../events/catalogue.js';
 import type { Conversation, Workspace } from '../types.js';
 import { liveThread } from './records.js';
 

@@ -1,6 +1,7 @@
 import { sign } from '../../signature.js';
 import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
-import { envelope, type Envelope, type EventName } from './envelope.js';
+import type { EventName } from '../../events/catalogue.js';
+import { envelope, type Envelope } from './envelope.js';
 
 /** Header carrying the signature (spec: Events 3; neutral name, see ARCHITECTURE.md). */
 export const SIGNATURE_HEADER = 'X-Service-Signature';

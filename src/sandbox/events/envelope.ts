@@ -1,13 +1,5 @@
 import { randomUUID } from 'node:crypto';
-
-/** Events the sandbox emits (spec: Events). */
-export const EVENT_NAMES = [
-  'message.received', 'message.sent',
-  'conversation.created', 'conversation.opened', 'conversation.closed', 'conversation.assigned',
-  'contact.created', 'contact.lifecycle_changed',
-  'lead.created', 'lead.won', 'lead.lost',
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
+import type { EventName } from '../../events/catalogue.js';
 
 /** The canonical envelope of ARCHITECTURE.md: `{id, event, created_at, data}`. */
 export interface Envelope {
