@@ -72,6 +72,19 @@ function opName(e: LoggedRequest): string {
   return `${e.method} ${e.path.replace(/\/\d+/g, '/{id}')}${q.length ? `?${q.join('&')}` : ''}`;
 }
 
+/** INFO commandstats → {command: calls}. */
+async function commandStats(r: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const m of (await r.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) out[m[1] as string] = Number(m[2]);
+  return out;
+}
+
+/** Redis commands issued during the measurement, per delivery, the busiest first. */
+function commandDelta(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)] as const)
+    .filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).slice(0, 10).map(([k, v]) => [k, Number((v / N).toFixed(1))]));
+}
+
 async function main(): Promise<void> {
   build();
   const redis = await startRedis(scratch);
@@ -175,6 +188,7 @@ async function main(): Promise<void> {
     };
     const collector = setInterval(collect, 500);
 
+    const stats0 = await commandStats(client);
     const cpu0 = { receiver: cpuSeconds(receiver.pid), workers: workers.map((w) => cpuSeconds(w.pid)), redis: cpuSeconds(redis.child.pid), runner: selfCpuSeconds(), machine: machineBusy() };
     const t0 = Date.now();
     const status: Record<number, number> = {};
@@ -221,9 +235,12 @@ async function main(): Promise<void> {
     // ---- analysis ----
     const apiCalls = calls.filter((c) => c.token?.label === 'full');
     const times = apiCalls.filter((c) => c.status !== 429).map((c) => Date.parse(c.time)).sort((a, b) => a - b);
-    const first = times[0] ?? t0;
+    // Log times are on the sandbox clock (set to CLOSED_AT, then running): windows are taken between the
+    // first and the last API call, i.e. while the backlog existed (the last call is the last job's).
+    const first = times[0] ?? 0;
+    const lastCall = times.at(-1) ?? 0;
     const drainMs = tDone - t0;
-    const fullWindows = Math.floor((tDone - first) / WINDOW_MS);
+    const fullWindows = Math.floor((lastCall - first) / WINDOW_MS);
     const perWindow = Array.from({ length: fullWindows }, (_, w) => times.filter((t) => t >= first + w * WINDOW_MS && t < first + (w + 1) * WINDOW_MS).length);
     const meanPerWindow = perWindow.reduce((a, b) => a + b, 0) / Math.max(1, perWindow.length);
     let maxSliding = 0;
@@ -249,7 +266,9 @@ async function main(): Promise<void> {
       apiCalls: apiCalls.length, status429: apiCalls.filter((c) => c.status === 429).length,
       callsPerEvent: Number((apiCalls.length / accepted).toFixed(3)),
       perWindow, meanPerWindow: Number(meanPerWindow.toFixed(2)), ratioToAllowed: Number((meanPerWindow / BURST).toFixed(4)), maxSlidingWindow: maxSliding,
-      overallCallRatio: Number(((times.length / ((tDone - first) / WINDOW_MS)) / BURST).toFixed(4)),
+      firstToLastCallMs: lastCall - first,
+      overallCallRatio: Number(((times.length / ((lastCall - first) / WINDOW_MS)) / BURST).toFixed(4)),
+      redisCommands: commandDelta(stats0, await commandStats(client)),
       recipes,
       jobs: { events: ec, handlers: hc },
       cpuUsPerEvent: {
