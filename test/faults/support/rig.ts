@@ -59,6 +59,12 @@ export class WriteCollector {
     this.harvest();
   }
 
+  /** Forgets what was collected so far (a new scenario on the same sandbox). */
+  reset(): void {
+    this.harvest();
+    this.seen.clear();
+  }
+
   entries(): LoggedRequest[] {
     return [...this.seen.values()];
   }
@@ -153,7 +159,7 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
     completed: async () => {
       const r = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
       try {
-        return new Set(await r.zrange(`${opts.prefix}:${HANDLERS_QUEUE}:completed`, 0, -1));
+        return new Set(await r.zrange(`${opts.prefix}:${HANDLERS_QUEUE}:completed`, '0', '-1'));
       } finally {
         r.disconnect();
       }
