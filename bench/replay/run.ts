@@ -20,7 +20,11 @@
 //   (node start-up and reading 10 000 files included).
 // - after each case the inbox length is checked against the 202 count.
 //
-// Knobs: FIXTURES=10000 CONCURRENCY=8,50 ROUNDS=2 SKIP_BUILD=1 RESULTS=<file.json>
+//   A/B (AB=0 skips it): bench/replay/ab-transport.ts runs the replay's own
+//   readInputs → httpTarget → runReplay with the global fetch and with a
+//   node:http keep-alive transport, to show where the replay's time goes.
+//
+// Knobs: FIXTURES=10000 CONCURRENCY=8,50 ROUNDS=2 AB=1 SKIP_BUILD=1 RESULTS=<file.json>
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -112,6 +116,12 @@ async function main(): Promise<void> {
           return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
         },
       },
+      ...(process.env.AB === '0' ? [] : (['fetch', 'http'] as const).map((transport) => ({
+        name: `A/B: replay http, ${transport === 'fetch' ? 'global fetch' : 'node:http keep-alive'} (in-process harness)`, run: async (c: number) => {
+          const { out, wallMs, cpuSec } = await runJson('node', ['--import', 'tsx', join(ROOT, 'bench/replay/ab-transport.ts'), JSON.stringify({ dir, url, secret: SECRET, concurrency: c, transport })], { LOG_LEVEL: 'warn' });
+          return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
+        },
+      }))),
       {
         name: 'replay --direct', run: async (c) => {
           const { out, wallMs, cpuSec } = await runJson('node', [BIN, 'replay', dir, '--direct', '--concurrency', String(c), '--json'], { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn' });
