@@ -1,5 +1,5 @@
 import { RequestValidationError } from './errors.js';
-import { SEGMENT_OPERATORS, VALUELESS_OPERATORS } from './schemas/segment.js';
+import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from './schemas/segment.js';
 
 /**
  * Pre-send checks of the spec's limits (Limits table and the request tables).
@@ -93,7 +93,7 @@ export class Check {
       if (!Array.isArray(group)) this.fail(`${field}.${g}`, 'an array of rules');
       group.forEach((rule, r) => {
         const at = `${field}.${g}.${r}`;
-        const ops = (SEGMENT_OPERATORS as Record<string, readonly string[] | undefined>)[rule.attribute];
+        const ops = segmentOperators(rule.attribute);
         if (!ops) this.fail(`${at}.attribute`, `one of ${Object.keys(SEGMENT_OPERATORS).join(', ')}`);
         if (!ops.includes(rule.operator)) this.fail(`${at}.operator`, `for ${rule.attribute}: one of ${ops.join(', ')}`);
         const valueless = VALUELESS_OPERATORS.includes(rule.operator);

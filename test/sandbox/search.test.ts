@@ -42,6 +42,9 @@ describe('contact search', () => {
     expect(r.status).toBe(422);
     expect(Object.keys(r.body.errors)).toEqual(['match.0.1.attribute']);
     expect(r.body.errors['match.0.1.attribute'][0]).toContain('lifecycle_stage');
+    const inherited = await search({ match: [[{ attribute: 'toString', operator: 'is', value: 1 }]] });
+    expect(inherited.status).toBe(422);
+    expect(Object.keys(inherited.body.errors)).toEqual(['match.0.0.attribute']);
     const op = await search({ match: [[{ attribute: 'label', operator: 'is', value: 'vip' }]] });
     expect(op.body.errors['match.0.0.operator'][0]).toContain('has, has_not');
   });

@@ -22,8 +22,17 @@ export type SegmentRule =
 
 export type SegmentAttribute = SegmentRule['attribute'];
 
-/** Operators allowed per attribute (the table of the spec), for the pre-send check. */
-export const SEGMENT_OPERATORS: Readonly<Record<SegmentAttribute, readonly string[]>> = {
+/** Operators of attribute `A`, as the union above allows them (distributes over the rules). */
+type OperatorsOf<A extends SegmentAttribute, R = SegmentRule> = R extends SegmentRule
+  ? A extends R['attribute'] ? R['operator'] : never
+  : never;
+
+/**
+ * Operators allowed per attribute (the table of the spec): the one runtime
+ * copy of the vocabulary, used by the client's pre-send check and by the
+ * sandbox. `satisfies` ties it to {@link SegmentRule}, so the two cannot drift.
+ */
+export const SEGMENT_OPERATORS = {
   lifecycle_stage: ['is', 'is_not'],
   label: ['has', 'has_not'],
   language: ['is'],
@@ -33,7 +42,15 @@ export const SEGMENT_OPERATORS: Readonly<Record<SegmentAttribute, readonly strin
   name: ['contains', 'set', 'not_set'],
   email: ['contains', 'set', 'not_set'],
   phone: ['contains', 'set', 'not_set'],
-};
+} as const satisfies { readonly [A in SegmentAttribute]: readonly OperatorsOf<A>[] };
 
 /** Operators that take no value. */
 export const VALUELESS_OPERATORS: readonly string[] = ['set', 'not_set', 'never'];
+
+/**
+ * The operators allowed for `attribute`, or `undefined` when it is not one of
+ * the vocabulary's attributes (own keys only: `"constructor"` is unknown too).
+ */
+export function segmentOperators(attribute: string): readonly string[] | undefined {
+  return Object.hasOwn(SEGMENT_OPERATORS, attribute) ? SEGMENT_OPERATORS[attribute as SegmentAttribute] : undefined;
+}

@@ -1,3 +1,4 @@
+import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../../api/schemas/segment.js';
 import type { AuthInfo } from '../context.js';
 import { requirePhonePermission } from '../context.js';
 import { invalidMany, type FieldErrors } from '../errors.js';
@@ -5,28 +6,14 @@ import type { Contact, SegmentRule, Workspace } from '../types.js';
 import { labelIn } from './contacts.js';
 import { stageIn } from './lifecycle.js';
 
-/** Spec, POST /contacts/search: the rule vocabulary, attribute -> operators. */
-export const RULE_VOCABULARY: Readonly<Record<string, readonly string[]>> = {
-  lifecycle_stage: ['is', 'is_not'],
-  label: ['has', 'has_not'],
-  language: ['is'],
-  channel: ['has'],
-  last_seen: ['within_days', 'older_than_days', 'never'],
-  created: ['within_days', 'older_than_days'],
-  name: ['contains', 'set', 'not_set'],
-  email: ['contains', 'set', 'not_set'],
-  phone: ['contains', 'set', 'not_set'],
-};
-
-/** Spec: `set`, `not_set`, `never` take no value; every other operator needs one. */
-const NO_VALUE = new Set(['set', 'not_set', 'never']);
-
 /** A compiled rule: a predicate over a contact. */
 export type Predicate = (c: Contact) => boolean;
 
 /**
- * Validates every rule (an unknown attribute or operator is 422 naming the
- * rule and what is allowed) and compiles the groups: rules in a group are
+ * Validates every rule against the vocabulary the client checks too (spec,
+ * POST /contacts/search; one table, src/api/schemas/segment.ts): an unknown
+ * attribute or operator is 422 naming the rule and what is allowed. Then
+ * compiles the groups: rules in a group are
  * ANDed, groups ORed, no rules matches everyone. Phone rules need the
  * view-phone permission (403).
  */
@@ -34,16 +21,16 @@ export function compileMatch(ws: Workspace, auth: AuthInfo, groups: SegmentRule[
   const errors: FieldErrors = {};
   const compiled: Predicate[][] = groups.map((group, g) => group.map((rule, r) => {
     const key = `${field}.${g}.${r}`;
-    const ops = RULE_VOCABULARY[rule.attribute];
+    const ops = segmentOperators(rule.attribute);
     if (!ops) {
-      errors[`${key}.attribute`] = [`unknown attribute "${rule.attribute}"; allowed: ${Object.keys(RULE_VOCABULARY).join(', ')}`];
+      errors[`${key}.attribute`] = [`unknown attribute "${rule.attribute}"; allowed: ${Object.keys(SEGMENT_OPERATORS).join(', ')}`];
       return () => false;
     }
     if (!ops.includes(rule.operator)) {
       errors[`${key}.operator`] = [`operator "${rule.operator}" is not allowed for ${rule.attribute}; allowed: ${ops.join(', ')}`];
       return () => false;
     }
-    if (!NO_VALUE.has(rule.operator) && (rule.value === undefined || rule.value === null || rule.value === '')) {
+    if (!VALUELESS_OPERATORS.includes(rule.operator) && (rule.value === undefined || rule.value === null || rule.value === '')) {
       errors[`${key}.value`] = [`operator "${rule.operator}" needs a value`];
       return () => false;
     }

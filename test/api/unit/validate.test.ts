@@ -33,6 +33,7 @@ describe('pre-send validation (spec limits)', () => {
     ['per_page min 1', () => api.deals.list({ per_page: 0 }), 'per_page'],
     ['search per_page', () => api.contacts.search({ per_page: 0 }), 'per_page'],
     ['unknown attribute', () => api.contacts.search({ match: [[{ attribute: 'age', operator: 'is', value: 3 } as never]] }), 'match.0.0.attribute'],
+    ['inherited key is no attribute', () => api.contacts.search({ match: [[{ attribute: 'constructor', operator: 'is', value: 3 } as never]] }), 'match.0.0.attribute'],
     ['operator not allowed', () => api.contacts.search({ match: [[{ attribute: 'label', operator: 'is', value: 'x' } as never]] }), 'match.0.0.operator'],
     ['set takes no value', () => api.contacts.search({ match: [[{ attribute: 'email', operator: 'set', value: 'x' } as never]] }), 'match.0.0.value'],
     ['contains needs a value', () => api.contacts.search({ match: [[], [{ attribute: 'name', operator: 'contains' } as never]] }), 'match.1.0.value'],
