@@ -111,7 +111,7 @@ describe('verify timing does not depend on which secret matched (statistical)', 
     const BATCH = 5;
     const ROUNDS = 150;
     const keys = Object.keys(headers) as (keyof typeof headers)[];
-    const measure = (fn: typeof verify) => {
+    const measure = (fn: (secrets: readonly string[], bytes: Uint8Array, header: string) => unknown) => {
     const time = (k: keyof typeof headers) => {
       const t0 = process.hrtime.bigint();
       for (let n = 0; n < BATCH; n++) fn(SECRETS, big, headers[k]);
