@@ -1,12 +1,13 @@
+import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiError, fromZod } from './errors.js';
-import type { Ctx } from './context.js';
 
 /**
  * The request body as JSON; an empty body is `{}`. Unparseable JSON is a
  * malformed request (spec, Errors: 400; retrying unchanged does not help).
+ * Any Hono context: the API routes and the `/_sandbox` hooks read bodies alike.
  */
-export async function readJson(c: Ctx): Promise<unknown> {
+export async function readJson(c: Context): Promise<unknown> {
   const raw = await c.req.text();
   if (raw.trim() === '') return {};
   try {
@@ -24,7 +25,7 @@ export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S
 }
 
 /** Reads and validates the body in one go. */
-export async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<z.infer<S>> {
+export async function body<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
   return check(schema, await readJson(c));
 }
 

@@ -97,6 +97,16 @@ describe('reset, clock, tokens, workspaces', () => {
     expect((await h.hook('GET', '')).body.data.length).toBeGreaterThan(10);
   });
 
+  it('reads hook bodies like API bodies: empty is {}, unparseable JSON is 400', async () => {
+    const post = (path: string, body: string) => fetch(`${h.server.url}/_sandbox${path}`, { method: 'POST', body });
+    expect((await post('/clock', '')).status).toBe(200);
+    for (const path of ['/faults', '/clock', '/burst', '/webhook', '/inbound']) {
+      const r = await post(path, '{not json');
+      expect([path, r.status]).toEqual([path, 400]);
+      expect(await r.json()).toEqual({ message: 'The request body is not valid JSON.' });
+    }
+  });
+
   it('needs no token and is not rate limited or logged', async () => {
     await h.hook('DELETE', '/requests');
     const r = await h.hook('GET', '/tokens');

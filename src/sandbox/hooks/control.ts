@@ -5,7 +5,7 @@ import { invalid, notFound } from '../errors.js';
 import { SeedExtras } from '../seed/index.js';
 import { describeToken } from '../tokens.js';
 import { parseDuration } from '../../units.js';
-import { check } from '../validation.js';
+import { body, check, readJson } from '../validation.js';
 import { listWorkspaces } from './workspaces.js';
 
 const Fault = z.object({
@@ -24,16 +24,6 @@ const Clock = z.object({
 });
 const Quota = z.object({ limit: z.number().int().min(0).nullable(), used: z.number().int().min(0).default(0), workspace_id: z.number().int().optional() });
 
-async function json(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw invalid('body', 'is not valid JSON');
-  }
-}
-
 /** Hooks that steer the sandbox: request log, faults, reset, clock, switches, quota, tokens. */
 export function controlHooks(deps: Deps): Hono {
   const app = new Hono();
@@ -51,7 +41,7 @@ export function controlHooks(deps: Deps): Hono {
 
   app.get('/faults', (c) => c.json({ data: state.faults.list() }));
   app.post('/faults', async (c) => {
-    const f = check(Fault, await json(c.req.raw));
+    const f = await body(c, Fault);
     const { count, ...rule } = f;
     return c.json({ data: state.faults.add({ ...rule, path: rule.path.replace(/^\/api\/v1/, ''), remaining: count }) }, 201);
   });
@@ -62,7 +52,7 @@ export function controlHooks(deps: Deps): Hono {
   });
 
   app.post('/reset', async (c) => {
-    const raw = (await json(c.req.raw)) as { seed?: unknown };
+    const raw = (await readJson(c)) as { seed?: unknown };
     state.reset(raw.seed === undefined ? undefined : check(SeedExtras, raw.seed));
     deps.emitter.clear();
     return c.json({ data: { tokens: state.tokens.map(describeToken) } });
@@ -70,7 +60,7 @@ export function controlHooks(deps: Deps): Hono {
 
   app.get('/clock', (c) => c.json({ data: { now: new Date(state.now()).toISOString() } }));
   app.post('/clock', async (c) => {
-    const b = check(Clock, await json(c.req.raw));
+    const b = await body(c, Clock);
     if (b.set !== undefined) {
       const at = Date.parse(b.set);
       if (Number.isNaN(at)) throw invalid('set', 'must be an ISO 8601 timestamp');
@@ -86,20 +76,20 @@ export function controlHooks(deps: Deps): Hono {
   });
 
   app.post('/legacy-retirement', async (c) => {
-    state.settings.legacyRetired = check(z.object({ retired: z.boolean() }), await json(c.req.raw)).retired;
+    state.settings.legacyRetired = (await body(c, z.object({ retired: z.boolean() }))).retired;
     return c.json({ data: { retired: state.settings.legacyRetired } });
   });
   app.post('/tls', async (c) => {
-    state.settings.requireTls = check(z.object({ require: z.boolean() }), await json(c.req.raw)).require;
+    state.settings.requireTls = (await body(c, z.object({ require: z.boolean() }))).require;
     return c.json({ data: { require: state.settings.requireTls } });
   });
   app.post('/burst', async (c) => {
-    state.burst.burst = check(z.object({ burst: z.number().int().min(1) }), await json(c.req.raw)).burst;
+    state.burst.burst = (await body(c, z.object({ burst: z.number().int().min(1) }))).burst;
     state.burst.clear();
     return c.json({ data: { burst: state.burst.burst } });
   });
   app.post('/quota', async (c) => {
-    const b = check(Quota, await json(c.req.raw));
+    const b = await body(c, Quota);
     const ids = b.workspace_id !== undefined ? [b.workspace_id] : [...state.workspaces.keys()];
     for (const id of ids) state.quota.set(id, b.limit, b.used, state.now());
     return c.json({ data: { limit: b.limit, used: b.used, workspaces: ids } });

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
-import { check } from '../validation.js';
+import { body } from '../validation.js';
 import { conversationView } from '../views/conversations.js';
 import { leadView } from '../views/work.js';
 import { InboundBody, receiveInbound } from './inbound.js';
@@ -10,23 +10,13 @@ import { InboundBody, receiveInbound } from './inbound.js';
 const Outcome = z.object({ outcome: z.enum(['open', 'won', 'lost']) });
 const Webhook = z.object({ url: z.url().nullable(), secret: z.string().min(1).nullable().optional() });
 
-async function json(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw invalid('body', 'is not valid JSON');
-  }
-}
-
 /** Hooks that act in the world: customer messages, lead outcomes, events and their deliveries. */
 export function worldHooks(deps: Deps): Hono {
   const app = new Hono();
   const { state, emitter } = deps;
 
   app.post('/inbound', async (c) => {
-    const b = check(InboundBody, await json(c.req.raw));
+    const b = await body(c, InboundBody);
     const ws = b.workspace_id !== undefined ? state.workspaces.get(b.workspace_id) : state.firstWorkspace();
     if (!ws) throw invalid('workspace_id', 'no such workspace');
     const { conversation, message } = receiveInbound(deps, ws, b);
@@ -35,7 +25,7 @@ export function worldHooks(deps: Deps): Hono {
 
   // No API call wins or loses a lead (spec: older overview); this hook does, emitting lead.won / lead.lost.
   app.post('/leads/:id/outcome', async (c) => {
-    const { outcome } = check(Outcome, await json(c.req.raw));
+    const { outcome } = await body(c, Outcome);
     const id = Number(c.req.param('id'));
     const ws = [...state.workspaces.values()].find((w) => w.leads.has(id));
     const lead = ws?.leads.get(id);
@@ -55,7 +45,7 @@ export function worldHooks(deps: Deps): Hono {
 
   app.get('/webhook', (c) => c.json({ data: emitter.target() }));
   app.post('/webhook', async (c) => {
-    const b = check(Webhook, await json(c.req.raw));
+    const b = await body(c, Webhook);
     if (b.url && !b.secret) throw invalid('secret', 'is required with a url');
     emitter.configure(b.url, b.secret ?? null);
     return c.json({ data: emitter.target() });
