@@ -1,13 +1,14 @@
 import { Queue } from 'bullmq';
 import { QUEUE_NAMES, EVENTS_QUEUE, HANDLERS_QUEUE, type QueueName } from '../queue/names.js';
 import {
-  cliRedisUrl, connectCliRedis, listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
+  listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
 } from '../queue/dlq.js';
 import { parseSince } from '../replay/filter.js';
 import { parseDuration } from '../units.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
-import { cliConfig, eventFlags } from './replay.js';
+import { cliConfig, cliRedis } from './connect.js';
+import { eventFlags } from './flags.js';
 
 const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
 
@@ -83,9 +84,7 @@ function table(entries: readonly DeadEntry[]): string {
 
 async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promise<T> {
   const config = cliConfig(io);
-  const url = cliRedisUrl(config);
-  if (!url) throw new UsageError('dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers');
-  const redis = await connectCliRedis(url);
+  const redis = await cliRedis(config, 'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers');
   const prefix = config.queuePrefix;
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
   const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });

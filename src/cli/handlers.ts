@@ -1,7 +1,7 @@
 import { loadHandlers } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
-import { cliConfig } from './replay.js';
+import { cliConfig } from './connect.js';
 
 const HELP = `Usage: switchyard handlers [--json]
 

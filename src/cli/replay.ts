@@ -1,16 +1,14 @@
-import { loadConfig, ConfigError, type Config } from '../config.js';
-import { isEventName, suggestEventName } from '../events/catalogue.js';
+import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
 import { createLogger } from '../log.js';
-import { cliRedisUrl, connectCliRedis } from '../queue/dlq.js';
-import { IngestStore } from '../queue/ingest.js';
 import {
-  directTarget, filterItems, httpTarget, inlineTarget, InputError, lineReporter, parseSince, progressReporter, readInputs,
-  replayFailed, runReplay, type ReplayTarget,
+  filterItems, inlineTarget, InputError, lineReporter, parseSince, progressReporter, readInputs, replayFailed, runReplay, type ReplayTarget,
 } from '../replay/index.js';
 import { loadHandlers } from '../worker/loader.js';
 import { intFlag, parseCommandArgs, str, strs } from './args.js';
-import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { EXIT, UsageError, type Command } from './command.js';
+import { cliConfig, deliveryTarget } from './connect.js';
+import { eventFlags } from './flags.js';
 
 const HELP = `Usage: switchyard replay <file|dir|file.ndjson>... [options]
 
@@ -48,44 +46,6 @@ Examples:
   switchyard replay captures/ --inline --handler follow-up-task
   switchyard replay events.ndjson --direct --event conversation.closed --since 2h
 `;
-
-/** Loads the config; a problem is a usage error here (these are one-shot commands). */
-export function cliConfig(io: CliIo): Config {
-  try {
-    return loadConfig(io.env, { requireSecrets: false });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
-}
-
-/** `--event a,b --event c`, each checked against the catalogue. */
-export function eventFlags(values: string[]): string[] {
-  const names = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
-  for (const n of names) {
-    if (!isEventName(n)) {
-      const hint = suggestEventName(n);
-      throw new UsageError(`--event: unknown event "${n}"${hint ? `; did you mean "${hint}"?` : ''} (\`switchyard events\` lists them)`);
-    }
-  }
-  return names;
-}
-
-export function secretFlag(value: string | undefined, config: Config): string {
-  const secret = value ?? config.webhookSecrets[0];
-  if (!secret) throw new UsageError('--secret: no signing secret; pass --secret or set WEBHOOK_SECRETS');
-  return secret;
-}
-
-export function urlFlag(name: string, value: string): string {
-  try {
-    const u = new URL(value);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new UsageError(`--${name}: expected an http(s) URL, got "${value}"`);
-  }
-  return value;
-}
 
 async function handlersFor(config: Config, id: string | undefined): Promise<Handler[]> {
   const loaded = (await loadHandlers(config.handlersDir, config.handlers)).map((l) => l.handler);
@@ -146,17 +106,8 @@ export const replayCommand: Command = {
         ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst } : undefined;
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
       target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal });
-    } else if (values.direct) {
-      const url = cliRedisUrl(config);
-      if (!url) throw new UsageError('--direct needs REDIS_URL (the Redis your receiver and workers use)');
-      const redis = await connectCliRedis(url);
-      target = directTarget(new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs));
-      close = async () => { redis.disconnect(); };
     } else {
-      target = httpTarget({
-        url: urlFlag('to', to ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
-        secret: secretFlag(str(values, 'secret'), config), signatureHeader: config.signatureHeader,
-      });
+      ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret') }));
     }
 
     const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { cliRedisUrl, connectCliRedis } from '../queue/dlq.js';
-import { IngestStore } from '../queue/ingest.js';
-import { BuildError, buildDelivery, directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
+import { BuildError, buildDelivery } from '../replay/index.js';
 import { sign } from '../signature.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { cliConfig, secretFlag, urlFlag } from './replay.js';
+import { cliConfig, deliveryTarget } from './connect.js';
+import { secretFlag } from './flags.js';
 
 const HELP = `Usage: switchyard send <event> [--set path=value]... [--data FILE] [options]
 
@@ -68,20 +67,7 @@ export const sendCommand: Command = {
       io.stdout.write(`${config.signatureHeader}: ${sign(secretFlag(str(values, 'secret'), config), built.bytes)}\n${built.bytes.toString('utf8')}\n`);
       return EXIT.ok;
     }
-    let target: ReplayTarget;
-    let close = async (): Promise<void> => {};
-    if (values.direct) {
-      const url = cliRedisUrl(config);
-      if (!url) throw new UsageError('--direct needs REDIS_URL (the Redis your receiver and workers use)');
-      const redis = await connectCliRedis(url);
-      target = directTarget(new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs));
-      close = async () => { redis.disconnect(); };
-    } else {
-      target = httpTarget({
-        url: urlFlag('to', str(values, 'to') ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
-        secret: secretFlag(str(values, 'secret'), config), signatureHeader: config.signatureHeader,
-      });
-    }
+    const { target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') });
     try {
       const o = await target({ source: 'send', bytes: built.bytes, headers: {}, receivedAt: undefined });
       io.stdout.write(`${o.kind} ${built.name} ${o.key}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${o.detail}` : ''}\n`);

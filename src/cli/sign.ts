@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { sign } from '../signature.js';
 import { parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { cliConfig, secretFlag } from './replay.js';
+import { cliConfig } from './connect.js';
+import { secretFlag } from './flags.js';
 
 const HELP = `Usage: switchyard sign [FILE|-] [--secret S] [--value]
 
