@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ApiError, fromZod } from './errors.js';
+import { ApiError, fromZod, notFound } from './errors.js';
 
 /**
  * The request body as JSON; an empty body is `{}`. Unparseable JSON is a
@@ -34,6 +34,16 @@ export function intParam(value: string | undefined, field: string): number | und
   if (value === undefined || value === '') return undefined;
   if (!/^-?\d+$/.test(value)) throw new ApiError(422, 'The given data was invalid.', undefined, { [field]: ['must be an integer'] });
   return Number(value);
+}
+
+/**
+ * The record a path id names, or 404 "`what` not found". A non-numeric id
+ * names nothing, and another workspace's record answers the same (spec: 404).
+ */
+export function recordAt<T>(records: ReadonlyMap<number, T>, raw: string, what: string): T {
+  const found = /^\d+$/.test(raw) ? records.get(Number(raw)) : undefined;
+  if (found === undefined) throw notFound(what);
+  return found;
 }
 
 /** Parses an ISO date or timestamp query parameter; a bare date means its start (or end, with `endOfDay`). */

@@ -5,10 +5,20 @@ import { canonicalBody, IdempotencyStore } from '../../src/sandbox/idempotency.j
 import { money, toCents } from '../../src/sandbox/money.js';
 import { paginate } from '../../src/sandbox/pagination.js';
 import { BurstLimiter, nextMonthStart } from '../../src/sandbox/rate-limit.js';
+import { recordAt } from '../../src/sandbox/validation.js';
 import { maskPhone } from '../../src/sandbox/views/contacts.js';
 
 // Pure cores of the sandbox, without HTTP.
 describe('pure sandbox logic', () => {
+  it('finds a record by path id; anything but digits, or an unknown id, is 404 naming the kind', () => {
+    const deals = new Map([[7, 'seven'], [1, 'one']]);
+    expect(recordAt(deals, '7', 'Deal')).toBe('seven');
+    expect(recordAt(deals, '0001', 'Deal')).toBe('one');
+    for (const raw of ['8', '7.0', '-7', '7abc', ' 7', '']) {
+      expect(() => recordAt(deals, raw, 'Deal'), raw).toThrow(expect.objectContaining({ status: 404, message: 'Deal not found' }));
+    }
+  });
+
   it('formats money as two-decimal strings from request numbers', () => {
     expect([money(toCents(12.5)), money(toCents(0.1 + 0.2)), money(0), money(-150), money(toCents(1999.999))])
       .toEqual(['12.50', '0.30', '0.00', '-1.50', '2000.00']);

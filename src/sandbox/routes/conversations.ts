@@ -4,10 +4,10 @@ import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactIn } from '../domain/contacts.js';
 import { applyConversationPatch, ConversationPatch } from '../domain/conversation-patch.js';
 import { addConversation, liveThread } from '../domain/records.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Conversation, ConversationStatus } from '../types.js';
-import { body, intParam } from '../validation.js';
+import { body, intParam, recordAt } from '../validation.js';
 import { conversationView } from '../views/conversations.js';
 
 const STATUSES: readonly ConversationStatus[] = ['open', 'pending', 'snoozed', 'closed'];
@@ -72,7 +72,5 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
 
 /** A conversation of the workspace by path id, or 404 (other workspaces' threads included). */
 export function conversationAt(conversations: Map<number, Conversation>, raw: string): Conversation {
-  const found = /^\d+$/.test(raw) ? conversations.get(Number(raw)) : undefined;
-  if (!found) throw notFound('Conversation');
-  return found;
+  return recordAt(conversations, raw, 'Conversation');
 }

@@ -2,11 +2,11 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { applyStage } from '../domain/deals.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Deal, Workspace } from '../types.js';
-import { body, intParam } from '../validation.js';
+import { body, intParam, recordAt } from '../validation.js';
 import { dealView } from '../views/work.js';
 
 const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
@@ -42,11 +42,7 @@ function invalidThrow(field: string, message: string): never {
 export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state } = deps;
-  const dealAt = (ws: Workspace, raw: string): Deal => {
-    const d = /^\d+$/.test(raw) ? ws.deals.get(Number(raw)) : undefined;
-    if (!d) throw notFound('Deal');
-    return d;
-  };
+  const dealAt = (ws: Workspace, raw: string): Deal => recordAt(ws.deals, raw, 'Deal');
 
   app.get('/deals', (c) => {
     const auth = caller(c, 'deals:read');

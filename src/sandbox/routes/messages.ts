@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { compose, outsideWindow, SendBody } from '../domain/outbound.js';
 import { addMessage } from '../domain/records.js';
-import { invalidMany, notFound, type FieldErrors } from '../errors.js';
+import { invalidMany, type FieldErrors } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
-import { body } from '../validation.js';
+import { body, recordAt } from '../validation.js';
 import { messageView } from '../views/conversations.js';
 import { conversationAt } from './conversations.js';
 
@@ -66,9 +66,7 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
 
   app.get('/messages/:id', (c) => {
     const auth = caller(c, 'conversations:read');
-    const raw = c.req.param('id');
-    const message = /^\d+$/.test(raw) ? auth.workspace.messages.get(Number(raw)) : undefined;
-    if (!message) throw notFound('Message');
+    const message = recordAt(auth.workspace.messages, c.req.param('id'), 'Message');
     return c.json({ data: messageView(message) });
   });
   return app;

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { buildLines, checkPaymentMethod, checkTotal, NewOrder } from '../domain/order-create.js';
 import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/order-status.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Order, OrderStatus, Workspace } from '../types.js';
-import { body, check, intParam, readJson, timeParam } from '../validation.js';
+import { body, check, intParam, readJson, recordAt, timeParam } from '../validation.js';
 import { orderView } from '../views/commerce.js';
 
 const STATUSES = ['new', 'confirmed', 'preparing', 'out_for_delivery', 'delivered', 'cancelled', 'returned'] as const;
@@ -34,11 +34,7 @@ const OrderPatch = z.object({
 export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state } = deps;
-  const orderAt = (ws: Workspace, raw: string): Order => {
-    const o = /^\d+$/.test(raw) ? ws.orders.get(Number(raw)) : undefined;
-    if (!o) throw notFound('Order');
-    return o;
-  };
+  const orderAt = (ws: Workspace, raw: string): Order => recordAt(ws.orders, raw, 'Order');
 
   app.get('/orders', (c) => {
     const auth = caller(c, 'orders:read');

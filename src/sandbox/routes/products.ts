@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
+import { recordAt } from '../validation.js';
 import { productView } from '../views/commerce.js';
 
 /**
@@ -28,9 +29,7 @@ export function productRoutes(_deps: Deps): Hono<SandboxEnv> {
 
   app.get('/products/:id', (c) => {
     const auth = caller(c, 'products:read');
-    const raw = c.req.param('id');
-    const product = /^\d+$/.test(raw) ? auth.workspace.products.get(Number(raw)) : undefined;
-    if (!product) throw notFound('Product');
+    const product = recordAt(auth.workspace.products, c.req.param('id'), 'Product');
     return c.json({ data: productView(product) });
   });
   return app;

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid } from '../errors.js';
 import { paginate, perPage } from '../pagination.js';
 import type { Task, Workspace } from '../types.js';
-import { body, intParam, timeParam } from '../validation.js';
+import { body, intParam, recordAt, timeParam } from '../validation.js';
 import { taskView } from '../views/work.js';
 
 /** Task types accepted (spec shows `call`; the rest is our choice). */
@@ -66,9 +66,7 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
   app.patch('/tasks/:id', async (c) => {
     const auth = caller(c, 'tasks:write');
     const ws = auth.workspace;
-    const raw = c.req.param('id');
-    const task = /^\d+$/.test(raw) ? ws.tasks.get(Number(raw)) : undefined;
-    if (!task) throw notFound('Task');
+    const task = recordAt(ws.tasks, c.req.param('id'), 'Task');
     const b = await body(c, TaskPatch);
     checkRefs(ws, b);
     if (b.title !== undefined) task.title = b.title;
