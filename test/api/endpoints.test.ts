@@ -44,7 +44,7 @@ describe('contacts', () => {
     expect(vip.map((c) => c.name)).toEqual(['Carol Chen']);
     const byEmail = await api.contacts.list({ email: 'ALICE@example.com', include: ['labels'] }).toArray();
     expect(byEmail).toHaveLength(1);
-    expect(byEmail[0]!['labels']).toBeDefined();
+    expect(byEmail[0]!['labels']).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'customer' })]));
   });
 
   it('get by id, id:, email: and phone: identifiers (URL-encoded), with include', async () => {
@@ -54,8 +54,9 @@ describe('contacts', () => {
     expect((await api.contacts.get('email:alice@example.com')).id).toBe(alice!.id);
     expect((await api.contacts.get('phone:+201001234567')).id).toBe(alice!.id);
     const withBlocks = await api.contacts.get(alice!.id, { include: ['labels', 'lifecycle'] });
-    expect(withBlocks['labels']).toBeDefined();
-    expect(withBlocks['lifecycle']).toBeDefined();
+    expect(withBlocks['labels']).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'customer' })]));
+    expect(withBlocks['lifecycle']).toMatchObject({ id: alice!.lifecycle_stage_id });
+    expect(alice!['labels']).toBeUndefined(); // blocks only when asked for
   });
 
   it('create (201), update (PATCH), upsert (PUT 201 then 200), delete (204)', async () => {
