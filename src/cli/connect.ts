@@ -38,6 +38,7 @@ export interface DeliveryTarget {
  */
 export async function deliveryTarget(config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined }): Promise<DeliveryTarget> {
   if (flags.direct) {
+    if (flags.to !== undefined) throw new UsageError('--to applies to HTTP delivery only (not with --direct)');
     const redis = await cliRedis(config, '--direct needs REDIS_URL (the Redis your receiver and workers use)');
     return {
       target: directTarget(new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs)),

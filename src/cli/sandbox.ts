@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { createSandbox, SeedExtras, type RunningSandbox, type SandboxOptions } from '../sandbox/index.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { urlFlag } from './flags.js';
 
 const HELP = `Usage: switchyard sandbox [--port 4010] [--host 127.0.0.1] [--token T]
                          [--webhook-url URL --secret S] [--burst 30] [--seed FILE] [--require-tls]
@@ -74,11 +75,7 @@ export const sandboxCommand: Command = {
     const webhookUrl = str(values, 'webhook-url');
     const secret = str(values, 'secret');
     if (webhookUrl) {
-      try {
-        new URL(webhookUrl);
-      } catch {
-        throw new UsageError(`--webhook-url: not a URL: "${webhookUrl}"`);
-      }
+      urlFlag('webhook-url', webhookUrl);
       if (!secret) throw new UsageError('--webhook-url needs --secret (events are always signed)');
     }
     const token = str(values, 'token');

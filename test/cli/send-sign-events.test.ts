@@ -67,6 +67,7 @@ describe('send over HTTP', () => {
     expect(verify([TEST_SECRET], Buffer.from(body as string), header?.replace(/^x-service-signature: /, ''))).toMatchObject({ ok: true });
     await expect(sendCommand.run([], p)).rejects.toThrow(/exactly one event/);
     await expect(sendCommand.run(['lead.won', '--data', '/nonexistent.json'], p)).rejects.toThrow(/--data/);
+    await expect(sendCommand.run(['lead.won', '--direct', '--to', svc.url], p)).rejects.toThrow(/--to applies to HTTP/);
   });
 });
 

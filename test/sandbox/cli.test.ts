@@ -39,6 +39,7 @@ describe('switchyard sandbox', () => {
   it('throws UsageError for bad arguments', async () => {
     const stop = new AbortController().signal;
     await expect(sandboxCommand.run(['--webhook-url', 'http://127.0.0.1:3000/webhooks'], io(stop))).rejects.toBeInstanceOf(UsageError);
+    await expect(sandboxCommand.run(['--webhook-url', 'ftp://127.0.0.1/hooks', '--secret', 's'], io(stop))).rejects.toThrow(/--webhook-url: expected an http\(s\) URL/);
     await expect(sandboxCommand.run(['--port', 'abc'], io(stop))).rejects.toBeInstanceOf(UsageError);
     await expect(sandboxCommand.run(['--seed', '/nonexistent.json'], io(stop))).rejects.toBeInstanceOf(UsageError);
     await expect(sandboxCommand.run(['--bogus'], io(stop))).rejects.toBeInstanceOf(UsageError);
