@@ -212,10 +212,10 @@ async function main(): Promise<void> {
     let hc: Record<string, number> = {};
     for (;;) {
       ec = await events.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
-      hc = await handlers.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'paused', 'completed', 'failed');
+      hc = await handlers.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
       const inbox = await client.llen(`${PREFIX}:ingest:inbox`);
       const eventsDone = (ec.completed ?? 0) + (ec.failed ?? 0);
-      const pendingH = (hc.wait ?? 0) + (hc.active ?? 0) + (hc.delayed ?? 0) + (hc.prioritized ?? 0) + (hc.paused ?? 0);
+      const pendingH = (hc.wait ?? 0) + (hc.active ?? 0) + (hc.delayed ?? 0) + (hc.prioritized ?? 0);
       if (inbox === 0 && eventsDone >= accepted && pendingH === 0) break;
       const line = `inbox ${inbox} events ${JSON.stringify(ec)} handlers ${JSON.stringify(hc)}`;
       if (Date.now() - t0 > 0 && (Date.now() - t0) % 30_000 < 1000 && line !== last) { log(`${Math.round((Date.now() - t0) / 1000)} s: ${line}`); last = line; }

@@ -36,7 +36,7 @@ export interface DeliveryTarget {
  * `--direct`: into Redis with the receiver's dedupe; else signed HTTP POSTs to
  * `--to` (default the local receiver of PORT and WEBHOOK_PATH).
  */
-export async function deliveryTarget(config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined }): Promise<DeliveryTarget> {
+export async function deliveryTarget(config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number }): Promise<DeliveryTarget> {
   if (flags.direct) {
     if (flags.to !== undefined) throw new UsageError('--to applies to HTTP delivery only (not with --direct)');
     const redis = await cliRedis(config, '--direct needs REDIS_URL (the Redis your receiver and workers use)');
@@ -45,11 +45,10 @@ export async function deliveryTarget(config: Config, flags: { direct: boolean; t
       close: async () => { redis.disconnect(); },
     };
   }
-  return {
-    target: httpTarget({
-      url: urlFlag('to', flags.to ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
-      secret: secretFlag(flags.secret, config), signatureHeader: config.signatureHeader,
-    }),
-    close: async () => {},
-  };
+  const target = httpTarget({
+    url: urlFlag('to', flags.to ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
+    secret: secretFlag(flags.secret, config), signatureHeader: config.signatureHeader,
+    ...(flags.concurrency ? { maxSockets: flags.concurrency } : {}),
+  });
+  return { target, close: async () => target.close() };
 }

@@ -107,7 +107,7 @@ export const replayCommand: Command = {
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
       target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal });
     } else {
-      ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret') }));
+      ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }));
     }
 
     const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);

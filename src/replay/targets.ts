@@ -2,6 +2,7 @@ import { parseEnvelope } from '../events/envelope.js';
 import { encodeBody, KEPT_HEADERS, type StoredDelivery } from '../queue/delivery.js';
 import type { IngestStore } from '../queue/ingest.js';
 import { sign } from '../signature.js';
+import { keepAlivePoster, type Poster } from './http-post.js';
 import type { ReplayItem } from './inputs.js';
 
 /** How one replayed delivery ended. `rejected`: the receiver refused it (4xx) or it is not a valid event (--inline). */
@@ -28,7 +29,10 @@ export interface HttpTargetOptions {
   secret: string;
   /** Lower-case header name of the signature (SIGNATURE_HEADER). */
   signatureHeader: string;
-  fetch?: typeof fetch;
+  /** Transport; default a keep-alive node:http(s) poster. */
+  post?: Poster;
+  /** Sockets kept open (the replay's concurrency). */
+  maxSockets?: number;
   timeoutMs?: number;
 }
 
@@ -45,19 +49,14 @@ function replayHeaders(item: ReplayItem): Record<string, string> {
  * POSTs the exact bytes, signed afresh with `secret` in `signatureHeader`.
  * 202 accepted, 200 duplicate, other 4xx rejected, 5xx or no answer failed.
  */
-export function httpTarget(opts: HttpTargetOptions): ReplayTarget {
-  const doFetch = opts.fetch ?? fetch;
-  return async (item) => {
+export function httpTarget(opts: HttpTargetOptions): ReplayTarget & { close(): void } {
+  const post = opts.post ?? keepAlivePoster({ maxSockets: opts.maxSockets ?? 8, timeoutMs: opts.timeoutMs ?? 30_000 });
+  const target: ReplayTarget = async (item) => {
     const env = parseEnvelope(item.bytes);
     const base = { key: env.key, event: env.name };
     try {
-      const res = await doFetch(opts.url, {
-        method: 'POST',
-        body: item.bytes,
-        headers: { ...replayHeaders(item), [opts.signatureHeader]: sign(opts.secret, item.bytes) },
-        signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
-      });
-      const text = await res.text();
+      const res = await post(opts.url, item.bytes, { ...replayHeaders(item), [opts.signatureHeader]: sign(opts.secret, item.bytes) });
+      const { text } = res;
       if (res.status === 202) return { ...base, kind: 'accepted', status: 202 };
       if (res.status === 200) return { ...base, kind: 'duplicate', status: 200 };
       const detail = `HTTP ${res.status}${text ? ` ${text.slice(0, 200)}` : ''}`;
@@ -67,6 +66,7 @@ export function httpTarget(opts: HttpTargetOptions): ReplayTarget {
       return { ...base, kind: 'failed', detail: `${opts.url}: ${cause}` };
     }
   };
+  return Object.assign(target, { close: () => post.close() });
 }
 
 /**
