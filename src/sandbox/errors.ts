@@ -9,7 +9,7 @@ export type FieldErrors = Record<string, string[]>;
  */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 422 | 429 | 500,
     message: string,
     readonly code?: string,
     readonly errors?: FieldErrors,

@@ -15,6 +15,12 @@ export interface FaultRule {
   force_429: boolean;
   /** Answer 401 `token_expired` whatever the token. */
   token_expired: boolean;
+  /**
+   * Answer 402 `plan_limit`: a plan allowance is spent. The spec's only 402 is
+   * the campaign broadcast limit, and campaigns are not in the API, so no route
+   * can reach it on its own; this lets clients see the answer.
+   */
+  plan_limit: boolean;
   /** How many more calls the rule applies to; null for no end. */
   remaining: number | null;
 }
@@ -25,6 +31,7 @@ export interface FaultEffect {
   fail500: boolean;
   force429: boolean;
   tokenExpired: boolean;
+  planLimit: boolean;
 }
 
 /** Fault injection rules; `random` is injected so error shares are testable. */
@@ -55,7 +62,7 @@ export class FaultInjector {
 
   /** Effect for one call; consumes one use of every matching rule with a count. */
   evaluate(method: string, path: string): FaultEffect {
-    const effect: FaultEffect = { latencyMs: 0, fail500: false, force429: false, tokenExpired: false };
+    const effect: FaultEffect = { latencyMs: 0, fail500: false, force429: false, tokenExpired: false, planLimit: false };
     for (const rule of this.rules) {
       if (rule.method && rule.method !== method) continue;
       if (!globToRegExp(rule.path).test(path)) continue;
@@ -66,6 +73,7 @@ export class FaultInjector {
       effect.latencyMs += rule.latency_ms;
       effect.force429 ||= rule.force_429;
       effect.tokenExpired ||= rule.token_expired;
+      effect.planLimit ||= rule.plan_limit;
       effect.fail500 ||= rule.error_rate > 0 && this.random() < rule.error_rate;
     }
     return effect;

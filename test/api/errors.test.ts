@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   BadRequestError, ForbiddenError, IdempotencyInFlightError, IdempotencyKeyReusedError, LegacyKeyRetiredError, NetworkError,
-  NotFoundError, QuotaExhaustedError, RateLimitedError, ServerError, TimeoutError, TokenExpiredError, UnauthorizedError,
+  NotFoundError, PlanLimitError, QuotaExhaustedError, RateLimitedError, ServerError, TimeoutError, TokenExpiredError, UnauthorizedError,
   ValidationError, type ApiClient, type CallEvent,
 } from '../../src/api/index.js';
 import { TOKENS, startSandbox, type SandboxHarness } from './support/sandbox.js';
@@ -158,6 +158,15 @@ describe('error classes from real sandbox answers', () => {
     await h.hook('POST', '/faults', { path: '/me', error_rate: 1, count: 2 });
     const r = await h.client().me().withResponse();
     expect(r.attempts).toBe(3);
+  });
+
+  it('402 PlanLimitError (a plan allowance is spent), not retried', async () => {
+    await h.hook('POST', '/faults', { path: '/contacts', method: 'POST', plan_limit: true, count: 1 });
+    const err = await caught(h.client().contacts.create({ name: 'Over the limit' }));
+    expect(err).toBeInstanceOf(PlanLimitError);
+    expect(err).toMatchObject({ status: 402, code: 'plan_limit', retryable: false });
+    const calls = await h.hook<unknown[]>('GET', '/requests?method=POST&path=/contacts');
+    expect(calls).toHaveLength(1);
   });
 
   it('TimeoutError when the sandbox is slower than timeoutMs', async () => {

@@ -15,6 +15,7 @@ const Fault = z.object({
   latency_ms: z.number().int().min(0).max(60_000).default(0),
   force_429: z.boolean().default(false),
   token_expired: z.boolean().default(false),
+  plan_limit: z.boolean().default(false),
   count: z.number().int().min(1).nullable().default(null),
 });
 const Clock = z.object({

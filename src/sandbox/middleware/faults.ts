@@ -14,6 +14,7 @@ export function faultGate(state: SandboxState, apiPath: (p: string) => string): 
     const effect = state.faults.evaluate(c.req.method, apiPath(c.req.path));
     c.set('faults', effect);
     if (effect.fail500) throw new ApiError(500, 'Server Error');
+    if (effect.planLimit) throw new ApiError(402, 'A plan allowance is spent.', 'plan_limit');
     await next();
   };
 }
