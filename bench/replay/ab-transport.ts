@@ -1,8 +1,8 @@
 // A/B of the replay HTTP transport (not a product path): the replay's own
-// readInputs → httpTarget → runReplay (src/replay), with httpTarget's `fetch`
-// option either the global fetch (what `switchyard replay` uses) or a minimal
-// fetch-shaped function over node:http with a keep-alive Agent. Prints the
-// replay summary as JSON, like `switchyard replay --json`.
+// readInputs → httpTarget → runReplay (src/replay), with httpTarget's transport
+// either the global fetch (what `switchyard replay` used before) or its own
+// default, a keep-alive node:http poster. Prints the replay summary as JSON,
+// like `switchyard replay --json`.
 //   node --import tsx bench/replay/ab-transport.ts '{"dir","url","secret","concurrency","transport":"fetch"|"http"}'
 import { httpTarget, readInputs, runReplay } from '../../src/replay/index.js';
 
