@@ -20,7 +20,8 @@ export interface Envelope {
 export type EnvelopeProblem = 'invalid_json' | 'not_an_object' | 'missing_event_name';
 
 const NAME_FIELDS = ['event', 'type', 'event_type'] as const;
-const ID_FIELDS = ['id', 'event_id', 'delivery_id'] as const;
+/** Ids that can only name the event or the delivery, preferred over a bare `id`. */
+const EVENT_ID_FIELDS = ['event_id', 'delivery_id'] as const;
 const DATA_FIELDS = ['data', 'payload'] as const;
 /** Longest id taken as a delivery key; longer ones fall back to the body hash. */
 const MAX_ID_LENGTH = 200;
@@ -53,7 +54,11 @@ export function parseEnvelope(bytes: Uint8Array, text?: string): Envelope {
     return { key: bodyKey(bytes), id: null, name: null, createdAt: null, data: json, problem: 'not_an_object' };
   }
   const obj = json as Record<string, unknown>;
-  const id = asId(pick(obj, ID_FIELDS));
+  const data = pick(obj, DATA_FIELDS);
+  // A bare `id` names the event only when the resource sits apart in `data`/`payload`;
+  // in a flat body it may be the resource's own id (contact 7 created, then contact 7
+  // changed), and keying on it would drop the second delivery as a duplicate.
+  const id = asId(pick(obj, EVENT_ID_FIELDS)) ?? (data !== undefined ? asId(obj['id']) : null);
   const rawName = pick(obj, NAME_FIELDS);
   const name = typeof rawName === 'string' && rawName.trim() !== '' ? rawName : null;
   const createdAt = typeof obj['created_at'] === 'string' ? obj['created_at'] : null;
@@ -62,7 +67,7 @@ export function parseEnvelope(bytes: Uint8Array, text?: string): Envelope {
     id,
     name,
     createdAt,
-    data: pick(obj, DATA_FIELDS) ?? null,
+    data: data ?? null,
     problem: name === null ? 'missing_event_name' : null,
   };
 }

@@ -76,8 +76,12 @@ describe('parseEnvelope (fuzzed)', () => {
       const env = parseEnvelope(b);
       expectWellFormed(env, b);
       const parsed = JSON.parse(text) as Record<string, unknown>;
-      const rawId = firstPresent(parsed, ['id', 'event_id', 'delivery_id']);
-      const usable = (typeof rawId === 'string' && rawId.trim() !== '' && rawId.length <= 200) || (typeof rawId === 'number' && Number.isSafeInteger(rawId));
+      // event_id / delivery_id first; a bare id only when the resource sits apart in data/payload.
+      const isUsable = (v: unknown) => (typeof v === 'string' && v.trim() !== '' && v.length <= 200) || (typeof v === 'number' && Number.isSafeInteger(v));
+      const eventId = firstPresent(parsed, ['event_id', 'delivery_id']);
+      const hasData = firstPresent(parsed, ['data', 'payload']) !== undefined;
+      const rawId = isUsable(eventId) ? eventId : hasData ? parsed['id'] : undefined;
+      const usable = isUsable(rawId);
       expect(env.key).toBe(usable ? String(rawId) : sha(b));
       const rawName = firstPresent(parsed, ['event', 'type', 'event_type']);
       const name = typeof rawName === 'string' && rawName.trim() !== '' ? rawName : null;

@@ -22,6 +22,14 @@ describe('parseEnvelope', () => {
     expect(e.problem).toBeNull();
   });
 
+  it('prefers event_id/delivery_id, and trusts a bare id only beside data/payload (a flat body\'s id may be the resource\'s)', () => {
+    expect(parseEnvelope(bytes('{"id":"res_1","event_id":"evt_9","event":"lead.won","data":{}}')).key).toBe('evt_9');
+    const created = parseEnvelope(bytes('{"type":"contact.created","id":7,"name":"Ada"}'));
+    const changed = parseEnvelope(bytes('{"type":"contact.lifecycle_changed","id":7,"name":"Ada"}'));
+    expect(created.key).toMatch(/^sha256:/);
+    expect(changed.key).not.toBe(created.key);
+  });
+
   it('keys a delivery without id by the SHA-256 of its exact bytes', () => {
     const raw = bytes('{"event":"message.sent","data":{}}');
     const e = parseEnvelope(raw);
