@@ -75,15 +75,21 @@ export async function loadHandlers(dir: string, only?: readonly string[]): Promi
     if (twin) throw new HandlerLoadError(`${file}: handler id "${exported.id}" is already defined in ${twin.file}; ids must be unique`, file);
     loaded.push({ handler: exported, file });
   }
-  if (only) {
-    const ids = loaded.map((l) => l.handler.id);
-    for (const id of only) {
-      if (!ids.includes(id)) {
-        const hint = closest(id, ids);
-        throw new HandlerLoadError(`HANDLERS names "${id}", which no module in ${root} defines${hint ? `; did you mean "${hint}"?` : ids.length ? `; loaded: ${ids.join(', ')}` : ''}`, null);
-      }
+  return only ? selectHandlers(loaded, only, root) : loaded;
+}
+
+/**
+ * The handlers named in HANDLERS; an id no module defines stops start-up
+ * (with a did-you-mean). Fan-out still uses every loaded module, so a
+ * process that runs a subset never drops the others' jobs.
+ */
+export function selectHandlers(loaded: readonly LoadedHandler[], only: readonly string[], dir: string): LoadedHandler[] {
+  const ids = loaded.map((l) => l.handler.id);
+  for (const id of only) {
+    if (!ids.includes(id)) {
+      const hint = closest(id, ids);
+      throw new HandlerLoadError(`HANDLERS names "${id}", which no module in ${dir} defines${hint ? `; did you mean "${hint}"?` : ids.length ? `; loaded: ${ids.join(', ')}` : ''}`, null);
     }
-    return loaded.filter((l) => only.includes(l.handler.id));
   }
-  return loaded;
+  return loaded.filter((l) => only.includes(l.handler.id));
 }

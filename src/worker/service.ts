@@ -29,7 +29,10 @@ export interface WorkerServiceOptions {
   config: Config;
   redisUrl: string;
   log: Logger;
+  /** Every handler module: fan-out creates a job for each subscriber, whoever runs it. */
   handlers: readonly Handler[];
+  /** Ids this process runs (HANDLERS); default every handler. Other processes run the rest. */
+  run?: readonly string[];
   /** Environment handed to handlers as `ctx.env`. */
   env: Readonly<Record<string, string | undefined>>;
   hooks?: WorkerHooks;
@@ -55,7 +58,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const steps = new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
-  const byId = new Map(handlers.map((h) => [h.id, h]));
+  const runs = (h: Handler) => !opts.run || opts.run.includes(h.id);
+  const byId = new Map(handlers.filter(runs).map((h) => [h.id, h]));
+  const unclaimedWarned = new Set<string>();
   const apiFactory = makeApiFactory(opts, commands);
   const currentToken = tokenHash(config.workspaceApiToken);
 
@@ -72,8 +77,19 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
     async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => {
       const handler = byId.get(job.data.handlerId);
       if (!handler) {
-        // Another process with a different HANDLERS set fanned this out; put it back for a worker that has it.
-        await job.moveToDelayed(Date.now() + 5_000, token);
+        // Run by another process (HANDLERS narrows this one): put it back for a worker that has it,
+        // and dead-letter it with the reason once nobody has claimed it for UNCLAIMED_MS.
+        if (Date.now() - job.timestamp > UNCLAIMED_MS) {
+          throw new UnrecoverableError(`no worker runs handler "${job.data.handlerId}" (narrowed out by HANDLERS everywhere, or its module was removed)`);
+        }
+        if (!unclaimedWarned.has(job.data.handlerId)) {
+          unclaimedWarned.add(job.data.handlerId);
+          log.warn({ handler: job.data.handlerId }, 'a job for a handler this process does not run; leaving it to a worker that does');
+        }
+        // Short at first and jittered (pools running different subsets hand such jobs back and forth until the
+        // right one takes it), growing with the job's age to at most 5 s so an unclaimed job does not churn Redis.
+        const age = Date.now() - job.timestamp;
+        await job.moveToDelayed(Date.now() + Math.min(5_000, 100 + age / 20) + Math.floor(Math.random() * 200), token);
         throw new DelayedError();
       }
       const outcome = await runHandler(handler, job.data, {
@@ -116,7 +132,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
       }
     });
   }
-  log.info({ handlers: handlers.map((h) => h.id), concurrency: config.workerConcurrency }, 'worker started');
+  log.info({ handlers: [...byId.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
   return {
     name: 'worker',
@@ -129,6 +145,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
     },
   };
 }
+
+/** How long a handler job may wait for a worker that runs its handler before it is dead-lettered. */
+const UNCLAIMED_MS = 60 * 60_000;
 
 /** A crashed worker's active job counts as stalled once its lock lapses, then runs again. */
 function workerOptions(config: Config) {
