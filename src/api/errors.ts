@@ -151,6 +151,22 @@ export class TimeoutError extends NetworkError {
   override readonly name = 'TimeoutError';
   constructor(i: Omit<Init, 'status'>) { super({ ...i, code: 'timeout' }); }
 }
+/**
+ * A write without an Idempotency-Key (e.g. `leads.create`, which the spec does
+ * not mark IK) failed in a way that may have reached the service (timeout,
+ * connection lost, 5xx): repeating it could apply it twice, so it is not
+ * retryable; the worker dead-letters it with this reason for a person to check.
+ */
+export class OutcomeUnknownError extends ApiError {
+  override readonly name = 'OutcomeUnknownError';
+  constructor(cause: ApiError) {
+    super({
+      status: cause.status, code: 'outcome_unknown', retryable: false, op: cause.op, requestId: cause.requestId, body: cause.body, cause,
+      message: `${cause.message} — the call carries no Idempotency-Key and may have been applied; not repeated`,
+    });
+  }
+}
+
 /** An answer the client cannot read as the spec describes (bad JSON, schema mismatch). */
 export class UnexpectedResponseError extends ApiError {
   override readonly name = 'UnexpectedResponseError';

@@ -2,8 +2,11 @@ import type { z } from 'zod';
 import {
   ApiError,
   NetworkError,
+  NotFoundError,
+  OutcomeUnknownError,
   QuotaExhaustedError,
   RateLimitedError,
+  ServerError,
   TimeoutError,
   UnexpectedResponseError,
   errorFromResponse,
@@ -182,12 +185,14 @@ export function createTransport(o: TransportOptions): Transport {
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
-      await permit?.done();
+      // Limiter bookkeeping must never turn an answered call into a failure.
+      await permit?.done().catch((e: unknown) => o.logger?.debug({ op: spec.op, err: String(e) }, 'rate limiter bookkeeping failed'));
     }
 
     const info = rateLimitInfo(res.headers, parseResetHeader);
     if (o.limiter && permit) {
-      await o.limiter.observe({ ...info, acquiredAtMs: permit.acquiredAtMs });
+      await o.limiter.observe({ ...info, acquiredAtMs: permit.acquiredAtMs })
+        .catch((e: unknown) => o.logger?.debug({ op: spec.op, err: String(e) }, 'rate limiter bookkeeping failed'));
     }
     const replayed = res.headers.get('idempotent-replay') === 'true';
     const meta = { status: res.status, replayed, idempotencyKey: key, requestId: res.headers.get('x-request-id') ?? undefined, rateLimit: info, attempts: n, headers: res.headers };
@@ -233,8 +238,13 @@ export function createTransport(o: TransportOptions): Transport {
         });
         o.logger?.debug({ op: spec.op, status: r.status, attempt: n, replayed: r.replayed, ms: o.now() - started }, 'workspace api call');
         return r;
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+      } catch (caught) {
+        if (!(caught instanceof ApiError)) throw caught;
+        // A DELETE retried after a lost answer finds the record gone: the first attempt did the work.
+        if (caught instanceof NotFoundError && spec.method === 'DELETE' && n > 1) {
+          return { data: undefined as T, status: 204, replayed: false, idempotencyKey: undefined, requestId: caught.requestId, rateLimit: rateLimitInfo(new Headers(), parseResetHeader), attempts: n, headers: new Headers() };
+        }
+        const err = !safe && mayHaveBeenApplied(caught) ? new OutcomeUnknownError(caught) : caught;
         if (err instanceof RateLimitedError) await o.limiter?.pause(err.retryAfterMs);
         if (err instanceof QuotaExhaustedError) await o.limiter?.exhaustQuota(err.resetAt);
         let delay: number | undefined;
@@ -254,4 +264,14 @@ export function createTransport(o: TransportOptions): Transport {
   }
 
   return { request: (spec) => apiPromise(run(spec)) };
+}
+
+/** Whether a failed attempt may have been carried out by the service (it was sent, and no refusal came back). */
+function mayHaveBeenApplied(err: ApiError): boolean {
+  if (err instanceof TimeoutError || err instanceof ServerError) return true;
+  if (err instanceof NetworkError) {
+    const code = ((err.cause as { cause?: { code?: string } } | undefined)?.cause?.code) ?? '';
+    return code !== 'ECONNREFUSED' && code !== 'ENOTFOUND' && code !== 'EAI_AGAIN';
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  NetworkError, NotFoundError, RateLimitedError, ServerError, TimeoutError, UnexpectedResponseError, createApiClient,
+  NetworkError, NotFoundError, RateLimitedError, ServerError, OutcomeUnknownError, TimeoutError, UnexpectedResponseError, createApiClient,
   type CallEvent,
 } from '../../../src/api/index.js';
 import { contact, fakeFetch, fakeTime } from './fake-fetch.js';
@@ -94,9 +94,19 @@ describe('transport', () => {
 
   it('never retries a write without an Idempotency-Key (leads.create)', async () => {
     const { api, calls } = client(() => ({ status: 500, body: { message: 'Server Error' } }));
-    await expect(api.leads.create({ contact_id: 1, name: 'Lead' })).rejects.toBeInstanceOf(ServerError);
+    // A 5xx may have been applied: the error says so and is not retryable, so no layer above repeats it either.
+    const err = await api.leads.create({ contact_id: 1, name: 'Lead' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err).toMatchObject({ status: 500, code: 'outcome_unknown', retryable: false });
+    expect((err as Error).cause).toBeInstanceOf(ServerError);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.headers.get('idempotency-key')).toBeNull();
+  });
+
+  it('a retried DELETE that finds the record gone counts as done (the first attempt was applied)', async () => {
+    const { api, calls } = client((_, n) => (n === 1 ? { status: 503, body: { message: 'Server Error' } } : { status: 404, body: { message: 'Not found' } }));
+    await expect(api.contacts.delete(5)).resolves.toBeUndefined();
+    expect(calls).toHaveLength(2);
   });
 
   it('429: waits Retry-After (through the limiter pause) then retries', async () => {
