@@ -43,15 +43,20 @@ export class SpoolDrainer {
     for (const segment of this.spool.segments()) {
       if (this.spool.isCurrent(segment)) continue;
       let moved = 0;
+      const { deliveries, corrupt } = this.spool.read(segment);
       try {
-        for (const delivery of this.spool.read(segment)) {
+        for (const delivery of deliveries) {
           await this.store.put(delivery);
           moved++;
         }
       } catch (err) {
-        // Redis still away (or a corrupt segment): keep the segment, try again on the next pass.
+        // Redis still away: keep the segment, try again on the next pass (dedupe absorbs the repeats).
         this.log.debug({ err: String(err), segment }, 'spool drain paused');
         return;
+      }
+      if (corrupt.length > 0) {
+        const file = this.spool.quarantine(segment, corrupt);
+        this.log.error({ segment, lines: corrupt.length, file }, 'unreadable lines in a spool segment were set aside; the rest was drained');
       }
       this.spool.remove(segment);
       this.drained += moved;

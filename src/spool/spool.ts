@@ -1,4 +1,4 @@
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoredDelivery } from '../queue/delivery.js';
 
@@ -23,6 +23,8 @@ const SEGMENT = /^spool-(\d{15})-(\d{6})\.ndjson$/;
 export class DiskSpool {
   private fd: number | null = null;
   private current: string | null = null;
+  /** Bytes in the segment being written (to undo a failed append). */
+  private currentSize = 0;
   private seq = 0;
   private bytes: number;
 
@@ -45,8 +47,17 @@ export class DiskSpool {
     const line = Buffer.from(JSON.stringify(delivery) + '\n', 'utf8');
     if (this.bytes + line.length > this.maxBytes) throw new SpoolFullError(this.maxBytes);
     if (this.fd === null) this.open();
-    writeSync(this.fd as number, line);
-    fdatasyncSync(this.fd as number);
+    const fd = this.fd as number;
+    try {
+      // writeSync may write part of the buffer (disk full, quota): loop, and on failure cut the
+      // segment back so no torn line is left for the next append to glue onto.
+      for (let off = 0; off < line.length; ) off += writeSync(fd, line, off);
+      fdatasyncSync(fd);
+    } catch (err) {
+      try { ftruncateSync(fd, this.currentSize); } catch { /* the drainer skips a torn tail */ }
+      throw err;
+    }
+    this.currentSize += line.length;
     this.bytes += line.length;
   }
 
@@ -58,21 +69,32 @@ export class DiskSpool {
     this.current = null;
   }
 
-  /** The deliveries of a closed segment; a torn last line (crash mid-write) is skipped. */
-  read(segment: string): StoredDelivery[] {
+  /**
+   * The deliveries of a closed segment. A torn last line (crash mid-write) was
+   * never acknowledged and is skipped; any other unreadable line (disk damage)
+   * is returned in `corrupt` so the drainer can set it aside and carry on.
+   */
+  read(segment: string): { deliveries: StoredDelivery[]; corrupt: string[] } {
     const text = readFileSync(join(this.dir, segment), 'utf8');
     const lines = text.split('\n');
-    const out: StoredDelivery[] = [];
+    const deliveries: StoredDelivery[] = [];
+    const corrupt: string[] = [];
     for (const [i, line] of lines.entries()) {
       if (line === '') continue;
       try {
-        out.push(JSON.parse(line) as StoredDelivery);
-      } catch (err) {
-        if (i === lines.length - 1) continue; // torn tail: never acknowledged
-        throw new Error(`spool segment ${segment} line ${i + 1} is corrupt: ${(err as Error).message}`);
+        deliveries.push(JSON.parse(line) as StoredDelivery);
+      } catch {
+        if (i !== lines.length - 1) corrupt.push(line);
       }
     }
-    return out;
+    return { deliveries, corrupt };
+  }
+
+  /** Keeps unreadable lines beside the spool (`<segment>.corrupt`) for an operator. */
+  quarantine(segment: string, lines: readonly string[]): string {
+    const file = join(this.dir, `${segment}.corrupt`);
+    appendFileSync(file, lines.map((l) => `${l}\n`).join(''));
+    return file;
   }
 
   /** Deletes a drained segment and makes the deletion durable. */
@@ -97,6 +119,7 @@ export class DiskSpool {
     const name = `spool-${String(this.now()).padStart(15, '0')}-${String(++this.seq % 1e6).padStart(6, '0')}.ndjson`;
     this.fd = openSync(join(this.dir, name), 'a');
     this.current = name;
+    this.currentSize = 0;
     const dirFd = openSync(this.dir, 'r');
     try { fsyncSync(dirFd); } finally { closeSync(dirFd); }
   }

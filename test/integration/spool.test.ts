@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
@@ -99,6 +99,27 @@ describe('spool bounds and crash safety', () => {
       redis.disconnect();
       rmSync(sdir, { recursive: true, force: true });
     }
+  });
+
+  it('sets an unreadable line aside and drains the rest (a damaged segment never jams the spool)', async () => {
+    const sdir = mkdtempSync(join(tmpdir(), 'sy-spool-corrupt-'));
+    const spool = new DiskSpool(sdir, 1e9);
+    spool.append(delivery('c1'));
+    spool.close();
+    const [segment] = readdirSync(sdir);
+    appendFileSync(join(sdir, segment as string), '{"key":"damag\n');
+    const later = new DiskSpool(sdir, 1e9);
+    later.append(delivery('c2'));
+    later.close();
+    const put: string[] = [];
+    const store = { put: async (d: StoredDelivery) => { put.push(d.key); return 'accepted' as const; } } as unknown as IngestStore;
+    const { log, lines } = memoryLogger();
+    await new SpoolDrainer(new DiskSpool(sdir, 1e9), store, log).drainOnce();
+    expect(put).toEqual(['c1', 'c2']);
+    expect(readdirSync(sdir)).toEqual([`${segment}.corrupt`]);
+    expect(readFileSync(join(sdir, `${segment}.corrupt`), 'utf8')).toContain('damag');
+    expect(lines.join('')).toMatch(/set aside/);
+    rmSync(sdir, { recursive: true, force: true });
   });
 
   it('keeps a segment whose drain fails and retries it later', async () => {
