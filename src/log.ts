@@ -21,6 +21,31 @@ export function redactText(text: string): string {
   return text.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
 }
 
+/** Fields that carry free text (error messages, a service's 422 details): emails and phones are masked in them too. */
+const FREE_TEXT_FIELDS = ['reason', 'err', 'error', 'detail', 'cause', 'stack'] as const;
+
+function redactFreeText(value: unknown): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    if (typeof o['message'] === 'string' || typeof o['stack'] === 'string') {
+      return { ...o, ...(typeof o['message'] === 'string' ? { message: redactText(o['message']) } : {}), ...(typeof o['stack'] === 'string' ? { stack: redactText(o['stack']) } : {}) };
+    }
+  }
+  return value;
+}
+
+/** Masks emails and phone numbers in the free-text fields of a log object. */
+function redactFields(obj: Record<string, unknown>): Record<string, unknown> {
+  let out = obj;
+  for (const f of FREE_TEXT_FIELDS) {
+    if (obj[f] === undefined) continue;
+    const v = redactFreeText(obj[f]);
+    if (v !== obj[f]) out = out === obj ? { ...obj, [f]: v } : Object.assign(out, { [f]: v });
+  }
+  return out;
+}
+
 export interface CreateLoggerOptions {
   level?: LoggerOptions['level'];
   /** Pretty output (a TTY); JSON otherwise. */
@@ -35,7 +60,7 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
     level: opts.level ?? 'info',
     name: opts.name ?? 'switchyard',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: redactFields },
     hooks: {
       logMethod(args, method) {
         const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as Parameters<typeof method>;

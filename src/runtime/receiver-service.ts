@@ -26,6 +26,15 @@ export interface ReceiverServiceOptions {
   extend?: (app: Hono) => void;
 }
 
+/** Answers repeated probes within `ms` from one check, so /readyz cannot be used to drive Redis writes. */
+function cachedFor<T>(ms: number, probe: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at >= ms) last = { at: Date.now(), value: probe() };
+    return last.value;
+  };
+}
+
 function waitReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((res) => {
@@ -58,16 +67,18 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
     sink,
     log,
     ...(opts.hooks ? { hooks: opts.hooks } : {}),
-    readiness: async () => {
+    readiness: cachedFor(1_000, async () => {
       try {
         await producer.set(readinessKey, String(Date.now()), 'PX', 60_000);
         return { ready: true, details: { redis: 'ok', ...spoolDetails() } };
       } catch (err) {
+        // The answer is public: the reason (host, auth errors) goes to the log only.
+        log.debug({ err: err instanceof Error ? err.message : String(err) }, 'readiness: Redis not writable');
         // With room in the spool, deliveries are still taken durably (202 spooled).
         const ready = spool !== undefined && spool.size() < spool.maxBytes;
-        return { ready, details: { redis: 'unavailable', error: err instanceof Error ? err.message : String(err), ...spoolDetails() } };
+        return { ready, details: { redis: 'unavailable', ...spoolDetails() } };
       }
-    },
+    }),
     ...(opts.extend ? { extend: opts.extend } : {}),
   });
   const http = await listen(app, { host: config.host, port: config.port });

@@ -23,6 +23,13 @@ describe('logger redaction', () => {
     expect(text).toContain('"name":"Ada"');
   });
 
+  it('masks phone numbers and emails inside free-text fields (a 422 reason, an error)', () => {
+    const { log, out } = capture();
+    log.error({ reason: 'ValidationError: {"email":["zoe@example.com is taken"],"phone":"+49 170 1234567"}', err: new Error('lookup of bob@example.org failed') }, 'handler failed');
+    expect(out()).not.toMatch(/zoe@example\.com|1234567|bob@example\.org/);
+    expect(out()).toContain('[email]');
+  });
+
   it('masks phone numbers and emails inside message text', () => {
     const { log, out } = capture();
     log.warn('contact ada@example.com called from +1 (555) 010-9999');
