@@ -9,7 +9,8 @@ const CACHED_READS = new Set([
 const PLAIN_READS = /(^|\.)(list|search|pages)$/;
 
 /**
- * A short-lived, process-wide cache of enrichment reads. Concurrent identical
+ * A short-lived, process-wide cache of enrichment reads (at most `maxEntries`,
+ * each for `ttlMs`; writes by other processes are not seen for up to `ttlMs`). Concurrent identical
  * reads share one request and a result is reused for `ttlMs`, so several
  * handlers reading the contact of the same conversation spend one call of the
  * rate limit. It sits above the client, so a cache hit never takes a limiter
@@ -21,7 +22,22 @@ export class ReadCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly ttlMs = 5_000, private readonly now: () => number = Date.now) {}
+  constructor(private readonly ttlMs = 5_000, private readonly now: () => number = Date.now, private readonly maxEntries = 1_000) {}
+
+  /** Drops expired entries; if still full, the oldest (Map keeps insertion order). Bounds memory in read-mostly workers. */
+  private evict(): void {
+    const now = this.now();
+    for (const [k, e] of this.entries) if (now - e.at >= this.ttlMs) this.entries.delete(k);
+    while (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+
+  /** Entries held now (tests, metrics). */
+  get size(): number {
+    return this.entries.size;
+  }
 
   clear(): void {
     this.entries.clear();
@@ -36,6 +52,7 @@ export class ReadCache {
     this.misses++;
     const value = load();
     const entry = { at: this.now(), value: value as Promise<unknown> };
+    if (this.entries.size >= this.maxEntries) this.evict();
     this.entries.set(key, entry);
     value.catch(() => { if (this.entries.get(key) === entry) this.entries.delete(key); });
     return value;
