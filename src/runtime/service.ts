@@ -103,17 +103,30 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     metricsServer,
     close: () => {
       closing ??= (async () => {
-        const grace = config.shutdownTimeoutMs;
-        const bounded = (p: Promise<unknown>, what: string) =>
-          Promise.race([p, new Promise((r) => setTimeout(r, grace))]).catch((err: unknown) => log.warn({ err: String(err) }, `error while stopping ${what}`));
-        if (receiver) await bounded(receiver.close(grace), 'receiver');
+        // One deadline for the whole shutdown (SHUTDOWN_TIMEOUT); each stage gets what is left of it.
+        // Stopping early is safe: an active job's lock lapses and it runs again elsewhere (dedupe and steps absorb it).
+        const deadline = Date.now() + config.shutdownTimeoutMs;
+        const left = () => Math.max(0, deadline - Date.now());
+        const bounded = async (p: Promise<unknown>, what: string) => {
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), left()); });
+          try {
+            if ((await Promise.race([p, timeout])) === 'timeout') log.warn(`shutdown deadline reached while stopping ${what}`);
+          } catch (err) {
+            log.warn({ err: String(err) }, `error while stopping ${what}`);
+          } finally {
+            clearTimeout(timer);
+          }
+        };
+        if (receiver) await bounded(receiver.close(left()), 'receiver');
         if (capture) await bounded(capture.flush(), 'capture');
-        if (metricsServer) await bounded(metricsServer.close(1_000), 'metrics server');
+        if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
         await bounded(pump.stop(), 'ingest pump');
-        for (const p of parts) await bounded(p.close(grace), p.name);
+        for (const p of parts) await bounded(p.close(left()), p.name);
         await bounded(queues.close(), 'queues');
         await closeRedis(commands);
-        if (redis.managed) await bounded(redis.managed.stop(), 'managed redis-server');
+        // The managed redis-server flushes its AOF on SIGTERM: given its own few seconds past the deadline.
+        if (redis.managed) await redis.managed.stop();
         log.info('stopped');
       })();
       return closing;

@@ -37,7 +37,7 @@ describe('ReadCache (enrichment reads)', () => {
     const { client, calls } = fakeClient();
     const api = cache.wrap(client);
     await api.contacts.get(1);
-    await api.contacts.update(1);
+    await api.contacts.update(1, {});
     await api.contacts.get(1);
     expect(calls).toEqual(['get 1', 'update 1', 'get 1']);
   });
