@@ -23,6 +23,8 @@ export interface CaptureOptions {
   log?: CaptureLog;
   /** Most captures waiting to be written; more are dropped with a warning (default 10 000). */
   maxPending?: number;
+  /** Bytes of pending captures at most (default 64 MiB); past it captures are dropped and counted. */
+  maxPendingBytes?: number;
 }
 
 export interface Capture {
@@ -56,6 +58,9 @@ export function captureFileName(receivedAt: string, event: string | null, key: s
 export function createCapture(opts: CaptureOptions): Capture {
   const redactor = opts.redact ? createRedactor(opts.salt !== undefined ? { salt: opts.salt } : {}) : undefined;
   const max = opts.maxPending ?? 10_000;
+  // Bounded by bytes too: 10 000 pending 1 MB bodies would be 10 GB when the capture disk is slow.
+  const maxBytes = opts.maxPendingBytes ?? 64 * 1024 * 1024;
+  let pendingBytes = 0;
   const queue: Stored[] = [];
   const stats = { written: 0, dropped: 0, failed: 0 };
   let draining: Promise<void> | undefined;
@@ -82,6 +87,7 @@ export function createCapture(opts: CaptureOptions): Capture {
     await new Promise((r) => setImmediate(r));
     while (queue.length > 0) {
       const d = queue.shift() as Stored;
+      pendingBytes -= d.bytes.byteLength;
       try {
         await writeOne(d);
       } catch (err) {
@@ -95,13 +101,14 @@ export function createCapture(opts: CaptureOptions): Capture {
   return {
     stats,
     onStored(d) {
-      if (queue.length >= max) {
+      if (queue.length >= max || pendingBytes + d.bytes.byteLength > maxBytes) {
         stats.dropped++;
-        if (stats.dropped === 1 || stats.dropped % 1000 === 0) opts.log?.warn({ dropped: stats.dropped, max }, 'capture: too many captures pending; dropping (the deliveries themselves are stored)');
+        if (stats.dropped === 1 || stats.dropped % 1000 === 0) opts.log?.warn({ dropped: stats.dropped, max, maxBytes }, 'capture: too many captures pending; dropping (the deliveries themselves are stored)');
         return;
       }
       // Copy: the caller's buffer may be reused after the answer.
       queue.push({ ...d, bytes: Buffer.from(d.bytes), headers: { ...d.headers } });
+      pendingBytes += d.bytes.byteLength;
       draining ??= drain();
     },
     async flush() {
