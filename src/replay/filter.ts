@@ -54,8 +54,6 @@ export function filterItems(items: readonly ReplayItem[], f: ReplayFilter): Repl
   return out;
 }
 
-const ID_FIELDS = ['id', 'event_id', 'delivery_id'] as const;
-
 /** A fresh envelope id, `evt_replay_` + 20 random hex digits. */
 export const freshId = (): string => `evt_replay_${randomBytes(10).toString('hex')}`;
 
@@ -76,7 +74,10 @@ export function withNewId(item: ReplayItem, id: string = freshId()): ReplayItem 
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return item;
   const obj = json as Record<string, unknown>;
-  const field = ID_FIELDS.find((f) => obj[f] !== undefined && obj[f] !== null) ?? 'id';
+  // Same rule as the delivery key (src/events/envelope.ts): event_id / delivery_id, else `id` only beside
+  // data/payload (in a flat body `id` may be the resource's own id, which must not change).
+  const present = (f: string) => obj[f] !== undefined && obj[f] !== null;
+  const field = ['event_id', 'delivery_id'].find(present) ?? (present('data') || present('payload') ? 'id' : 'event_id');
   obj[field] = id;
   return { ...item, bytes: Buffer.from(JSON.stringify(obj), 'utf8') };
 }

@@ -67,6 +67,12 @@ describe('replay inputs', () => {
     expect(JSON.parse(a.bytes.toString())).toEqual({ event_id: 'evt_new', type: 'lead.won', payload: {} });
     const b = withNewId({ ...item, bytes: Buffer.from('{"event":"lead.won"}') }, 'evt_new');
     expect(parseEnvelope(b.bytes).key).toBe('evt_new');
+    // A flat body's `id` is the resource's: it stays, and the new id goes to event_id.
+    const flat = withNewId({ ...item, bytes: Buffer.from('{"type":"contact.created","id":7}') }, 'evt_new');
+    expect(JSON.parse(flat.bytes.toString())).toEqual({ type: 'contact.created', id: 7, event_id: 'evt_new' });
+    expect(parseEnvelope(flat.bytes).key).toBe('evt_new');
+    const canonical = withNewId({ ...item, bytes: Buffer.from('{"id":"evt_1","event":"lead.won","data":{}}') }, 'evt_new');
+    expect(JSON.parse(canonical.bytes.toString()).id).toBe('evt_new');
     const c = withNewId({ ...item, bytes: Buffer.from('not json') });
     expect(c.bytes.toString()).toBe('not json');
   });
