@@ -73,10 +73,21 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
     return { kind: 'wait', ms: value, now };
   };
 
+  // Waiters of this process queue up locally and only the first one polls Redis:
+  // otherwise every waiting job wakes when a slot frees, and all but one poll in vain.
+  let line: Promise<unknown> = Promise.resolve();
+
   return {
     async acquire(signal) {
       const member = randomUUID();
-      const { now, waitedMs } = await admit(() => tryOnce(member), sleep, signal);
+      const enqueued = Date.now();
+      const turn = line.then(async () => {
+        const queuedMs = Date.now() - enqueued;
+        const r = await admit(() => tryOnce(member), sleep, signal);
+        return { now: r.now, waitedMs: r.waitedMs + queuedMs };
+      });
+      line = turn.catch(() => undefined);
+      const { now, waitedMs } = await turn;
       return {
         waitedMs,
         acquiredAtMs: now,
