@@ -103,7 +103,13 @@ export function webhookHandler(deps: WebhookRouteDeps) {
       c.header('Retry-After', retryAfter);
       return finish(c, 503, { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: envelope.key }, { ...base, outcome: 'unavailable', ms: elapsed() });
     }
-    if (stored !== 'duplicate') hooks?.onStored?.({ key: envelope.key, bytes, headers: c.req.header(), receivedAt });
+    if (stored !== 'duplicate' && hooks?.onStored) {
+      // Node's headers when at hand: `c.req.header()` would build a whole Request just to list them.
+      const all = nodeHeaders
+        ? Object.fromEntries(Object.entries(nodeHeaders).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]))
+        : c.req.header();
+      hooks.onStored({ key: envelope.key, bytes, headers: all, receivedAt });
+    }
     const status = stored === 'duplicate' ? 200 : 202;
     return finish(c, status, { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: envelope.key }, { ...base, outcome: stored, ms: elapsed() });
   };
