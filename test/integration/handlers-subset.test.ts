@@ -40,10 +40,13 @@ describe('workers with different HANDLERS subsets', () => {
     const bodies = Array.from({ length: 6 }, () => messageReceived(conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const ids = bodies.map((b) => JSON.parse(b).id as string);
-    await waitFor(async () => {
+    const states = async () => {
       const jobs = await Promise.all(ids.flatMap((id) => [p.handlers.getJob(jobIdFor(id, 'note-on-message')), p.handlers.getJob(jobIdFor(id, 'echo-note'))]));
-      return (await Promise.all(jobs.map((j) => j?.isCompleted()))).every(Boolean);
-    }, 20_000, 100);
+      return Promise.all(jobs.map((j) => (j ? j.getState() : Promise.resolve('missing'))));
+    };
+    // Jobs may bounce between the pools a few times (each hands back what it does not run) before landing right.
+    await waitFor(async () => (await states()).every((s) => s === 'completed'), 60_000, 200)
+      .catch(async (err: Error) => { throw new Error(`${err.message}; job states: ${(await states()).join(', ')}`); });
     const written = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) => r.status === 201 && !r.replay).map((r) => (r.body as { body: string }).body);
     for (const id of ids) {
       expect(written.filter((w) => w === `seen ${id}`)).toHaveLength(1);
