@@ -52,5 +52,5 @@ describe('workers with different HANDLERS subsets', () => {
       expect(written.filter((w) => w === `seen ${id}`)).toHaveLength(1);
       expect(written.filter((w) => w === `echo ${id}`)).toHaveLength(1);
     }
-  });
+  }, 90_000);
 });
