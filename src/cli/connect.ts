@@ -1,19 +1,14 @@
 import type { Redis } from 'ioredis';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
 import { cliRedisUrl, connectCliRedis } from '../queue/dlq.js';
 import { IngestStore } from '../queue/ingest.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
 import { UsageError, type CliIo } from './command.js';
 import { secretFlag, urlFlag } from './flags.js';
 
-/** Loads the config; a problem is a usage error here (these are one-shot commands). */
+/** The configuration of a one-shot command (a ConfigError reaches main.ts: every problem printed, exit 1). */
 export function cliConfig(io: CliIo): Config {
-  try {
-    return loadConfig(io.env, { requireSecrets: false });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  return loadConfig(io.env, { requireSecrets: false });
 }
 
 /**

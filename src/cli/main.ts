@@ -1,3 +1,4 @@
+import { ConfigError } from '../config.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { commands } from './registry.js';
 
@@ -40,6 +41,11 @@ async function main(): Promise<void> {
     const code = await command.run(rest, io);
     process.exit(code);
   } catch (err) {
+    if (err instanceof ConfigError) {
+      // Every configuration problem at once, then exit 1 (ARCHITECTURE.md, Contracts).
+      process.stderr.write(`switchyard: ${err.message}\n`);
+      process.exit(EXIT.failed);
+    }
     if (err instanceof UsageError) {
       process.stderr.write(`switchyard ${command.name}: ${err.message}\n\n${command.help}`);
       process.exit(EXIT.usage);

@@ -1,21 +1,8 @@
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { RedisServerMissingError } from '../redis/managed.js';
 import { startService, type ServiceOptions } from '../runtime/service.js';
 import { EXIT, type CliIo, type ExitCode } from './command.js';
-
-/** Loads the configuration or prints every problem; shared by the long-running commands. */
-export function configOrExit(io: CliIo, requireSecrets: boolean): Config | undefined {
-  try {
-    return loadConfig(io.env, { requireSecrets });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`switchyard: ${err.message}\n`);
-      return undefined;
-    }
-    throw err;
-  }
-}
 
 export function processLogger(config: Config, io: CliIo): Logger {
   return createLogger({ level: config.logLevel, pretty: Boolean(io.stdout.isTTY) });

@@ -1,6 +1,7 @@
 import { parseCommandArgs } from './args.js';
-import { EXIT, type Command } from './command.js';
-import { configOrExit, runService } from './run-service.js';
+import type { Command } from './command.js';
+import { loadConfig } from '../config.js';
+import { runService } from './run-service.js';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -17,8 +18,7 @@ Example:
 `,
   async run(argv, io) {
     parseCommandArgs(argv, {});
-    const config = configOrExit(io, true);
-    if (!config) return EXIT.failed;
+    const config = loadConfig(io.env, { requireSecrets: true });
     return runService(io, { receiver: true }, config);
   },
 };

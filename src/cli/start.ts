@@ -1,6 +1,7 @@
 import { parseCommandArgs } from './args.js';
-import { EXIT, type Command } from './command.js';
-import { configOrExit, processLogger, runService } from './run-service.js';
+import type { Command } from './command.js';
+import { loadConfig } from '../config.js';
+import { processLogger, runService } from './run-service.js';
 import { workerPart } from './worker-part.js';
 
 export const startCommand: Command = {
@@ -17,8 +18,7 @@ Example:
 `,
   async run(argv, io) {
     parseCommandArgs(argv, {});
-    const config = configOrExit(io, true);
-    if (!config) return EXIT.failed;
+    const config = loadConfig(io.env, { requireSecrets: true });
     const log = processLogger(config, io);
     return runService(io, { receiver: true, worker: workerPart(config, log, io.env) }, config, log);
   },

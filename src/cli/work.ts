@@ -1,6 +1,7 @@
 import { parseCommandArgs } from './args.js';
-import { EXIT, type Command } from './command.js';
-import { configOrExit, processLogger, runService } from './run-service.js';
+import type { Command } from './command.js';
+import { loadConfig } from '../config.js';
+import { processLogger, runService } from './run-service.js';
 import { workerPart } from './worker-part.js';
 
 export const workCommand: Command = {
@@ -18,8 +19,7 @@ Example:
 `,
   async run(argv, io) {
     parseCommandArgs(argv, {});
-    const config = configOrExit(io, false);
-    if (!config) return EXIT.failed;
+    const config = loadConfig(io.env, { requireSecrets: false });
     const log = processLogger(config, io);
     return runService(io, { receiver: false, worker: workerPart(config, log, io.env) }, config, log);
   },

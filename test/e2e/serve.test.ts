@@ -64,6 +64,13 @@ describe('start-up refusals', () => {
     expect(p.output()).toMatch(/WEBHOOK_SECRETS:/);
   });
 
+  it('one-shot commands report configuration problems the same way (exit 1, every variable named)', async () => {
+    const p = runCli(['dlq', 'list'], { REDIS_URL: 'http://nope', DEDUPE_TTL: 'soon' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toMatch(/REDIS_URL:/);
+    expect(p.output()).toMatch(/DEDUPE_TTL:/);
+  });
+
   it('unknown commands and flags are usage errors (exit 2)', async () => {
     expect(await runCli(['nope'], {}).exited).toBe(2);
     expect(await runCli(['serve', '--bogus'], { WEBHOOK_SECRETS: 's' }).exited).toBe(2);
