@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bytesOf, textOrBase64 } from './body.js';
 
 /**
  * A captured delivery, as stored under `fixtures/` and written by capture:
@@ -25,7 +26,7 @@ const DROPPED_HEADERS = /^(authorization|cookie|x-service-signature|x-hub-signat
 
 /** The exact bytes of a fixture's body. */
 export function fixtureBytes(f: Fixture): Buffer {
-  return f.body_base64 !== undefined ? Buffer.from(f.body_base64, 'base64') : Buffer.from(f.body ?? '', 'utf8');
+  return bytesOf(f.body, f.body_base64);
 }
 
 /** Builds a fixture from a received request; non-UTF-8 bodies are kept as base64. */
@@ -36,9 +37,7 @@ export function toFixture(input: {
   path?: string;
   description?: string;
 }): Fixture {
-  const buf = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
-  const text = buf.toString('utf8');
-  const exact = Buffer.from(text, 'utf8').equals(buf);
+  const kept = textOrBase64(input.bytes);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers)) {
     if (!DROPPED_HEADERS.test(k)) headers[k.toLowerCase()] = v;
@@ -50,6 +49,6 @@ export function toFixture(input: {
     method: 'POST',
     ...(input.path ? { path: input.path } : {}),
     headers,
-    ...(exact ? { body: text } : { body_base64: buf.toString('base64') }),
+    ...('text' in kept ? { body: kept.text } : { body_base64: kept.base64 }),
   };
 }

@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { bytesOf, textOrBase64 } from '../events/body.js';
 
 /**
  * A verified delivery as stored in Redis: the exact raw body (UTF-8 text, or
@@ -18,18 +18,15 @@ export interface StoredDelivery {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/**
- * Encodes the raw bytes losslessly: text when the bytes are valid UTF-8, else
- * base64. Pass `text` when the caller already decoded the bytes (hot path).
- */
+/** The raw bytes in a StoredDelivery's form: `body` (UTF-8 text) or `bodyBase64`. */
 export function encodeBody(bytes: Uint8Array, text?: string): { body: string } | { bodyBase64: string } {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return isUtf8(buf) ? { body: text ?? buf.toString('utf8') } : { bodyBase64: buf.toString('base64') };
+  const kept = textOrBase64(bytes, text);
+  return 'text' in kept ? { body: kept.text } : { bodyBase64: kept.base64 };
 }
 
 /** The exact bytes the sender signed. */
 export function deliveryBytes(d: StoredDelivery): Buffer {
-  return d.bodyBase64 !== undefined ? Buffer.from(d.bodyBase64, 'base64') : Buffer.from(d.body ?? '', 'utf8');
+  return bytesOf(d.body, d.bodyBase64);
 }
 
 /** Headers kept with a delivery: never signatures, cookies or authorization. */

@@ -3,6 +3,11 @@ import type { Readable } from 'node:stream';
 /** Why a body could not be read in full. */
 export type BodyFailure = 'too_large' | 'timeout' | 'aborted';
 
+/** A declared Content-Length over the limit: refused before a byte is read. */
+function declaredTooLarge(contentLength: string | undefined, maxBytes: number): boolean {
+  return contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > maxBytes;
+}
+
 export type BodyResult = { ok: true; bytes: Uint8Array } | { ok: false; reason: BodyFailure };
 
 /**
@@ -17,7 +22,7 @@ export async function readBody(
   maxBytes: number,
   timeoutMs: number,
 ): Promise<BodyResult> {
-  if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > maxBytes) {
+  if (declaredTooLarge(contentLength, maxBytes)) {
     await stream?.cancel().catch(() => undefined);
     return { ok: false, reason: 'too_large' };
   }
@@ -71,9 +76,7 @@ export function readNodeBody(
   maxBytes: number,
   timeoutMs: number,
 ): Promise<BodyResult> {
-  if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > maxBytes) {
-    return Promise.resolve({ ok: false, reason: 'too_large' });
-  }
+  if (declaredTooLarge(contentLength, maxBytes)) return Promise.resolve({ ok: false, reason: 'too_large' });
   if (incoming.readableEnded) return Promise.resolve({ ok: true, bytes: new Uint8Array(0) });
   if (incoming.destroyed) return Promise.resolve({ ok: false, reason: 'aborted' });
   return new Promise<BodyResult>((resolve) => {
