@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS, startSandbox, type SandboxHarness } from './support/sandbox.js';
 import type { RateWorkerOptions, RateWorkerReport } from './support/rate-worker.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { maxInWindow } from '../support/windows.js';
 
 const WORKER = fileURLToPath(new URL('./support/rate-worker.ts', import.meta.url));
 const BURST = 5;
@@ -32,17 +33,6 @@ function runWorker(opts: RateWorkerOptions): Promise<RateWorkerReport> {
   });
 }
 
-/** Largest number of log entries inside any half-open window [t, t + windowMs). */
-function maxInAnyWindow(times: number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (t[i]! - t[j]! >= windowMs) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
-}
-
 describe('rate limit shared across processes', () => {
   it(`two processes, one token, burst ${BURST}: never over the burst in any 10 s window, no 429`, async () => {
     const opts: RateWorkerOptions = {
@@ -53,7 +43,7 @@ describe('rate limit shared across processes', () => {
     const log = await h.hook<{ time: string; status: number; token: { label: string } | null }[]>('GET', '/requests?path=/me');
     const times = log.map((e) => Date.parse(e.time));
 
-    expect(maxInAnyWindow(times, WINDOW_MS)).toBeLessThanOrEqual(BURST);
+    expect(maxInWindow(times, WINDOW_MS)).toBeLessThanOrEqual(BURST);
     expect(log.filter((e) => e.status === 429)).toHaveLength(0);
     // Both processes got calls through, and together they used the allowance (2 windows).
     expect(reports.every((r) => r.calls > 0)).toBe(true);

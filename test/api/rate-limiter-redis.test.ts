@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QuotaExhaustedError, createRedisRateLimiter, tokenKey } from '../../src/api/index.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { maxInWindow } from '../support/windows.js';
 
 const conns: Redis[] = [];
 const connect = (): Redis => {
@@ -12,17 +13,6 @@ const connect = (): Redis => {
 afterAll(async () => {
   await Promise.all(conns.map((c) => c.quit()));
 });
-
-/** Max number of grants inside any window of `windowMs` (half-open). */
-function maxInWindow(times: number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let max = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (t[i]! - t[j]! >= windowMs) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
-}
 
 describe('Redis rate limiter (shared across connections)', () => {
   it('two limiters on separate connections never grant more than burst per window together', async () => {

@@ -7,22 +7,12 @@ import { runCli, type CliProcess } from '../support/cli.js';
 import { messageReceived } from '../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { deliver, TEST_SECRET, waitFor } from '../support/service.js';
+import { maxInWindow } from '../support/windows.js';
 
 const TEST_HANDLERS = fileURLToPath(new URL('../handlers', import.meta.url));
 const DISTINCT = 3_000;
 const DUPLICATE_SHARE = 0.3;
 const BURST = 600;
-
-/** Largest number of requests whose times fall within any 10 s window. */
-function maxInWindow(times: number[], windowMs = 10_000): number {
-  const t = [...times].sort((a, b) => a - b);
-  let best = 0;
-  for (let i = 0, j = 0; j < t.length; j++) {
-    while ((t[j] as number) - (t[i] as number) >= windowMs) i++;
-    best = Math.max(best, j - i + 1);
-  }
-  return best;
-}
 
 describe('scale-out: 2 receivers and 3 workers on one Redis', () => {
   const prefix = uniquePrefix('scale');
