@@ -33,6 +33,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { decodeInboxItem } from '../../src/queue/inbox-item.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = import.meta.dirname;
@@ -243,7 +244,7 @@ async function verify(redis: Redis, acceptedIdsFile: string, backlogAtEnd: numbe
   // Every accepted id is a job or still waits in the inbox / an in-flight list.
   const queued = new Set<string>();
   for (const list of [`${PREFIX}:ingest:inbox`, ...(await redis.keys(`${PREFIX}:ingest:inflight:*`))]) {
-    for (const raw of await redis.lrange(list, 0, -1)) queued.add((JSON.parse(raw) as { key: string }).key);
+    for (const raw of await redis.lrange(list, 0, -1)) queued.add(decodeInboxItem(raw).key);
   }
   let missing = 0;
   for (let i = 0; i < ids.length; i += 1000) {

@@ -1,17 +1,27 @@
-import type { DeliveryReport, ReceiverHooks } from '../receiver/outcomes.js';
+import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from '../receiver/outcomes.js';
 import type { MetricSet } from './definitions.js';
 
 /**
  * Receiver observers feeding the delivery series. Only the outcome, the timing
- * and the secret's index are read: never the key, body or signature.
+ * and the secret's index are read: never the key, body or signature. The
+ * per-outcome children are bound once, so a delivery costs no label hashing.
  */
 export function receiverHooksFor(m: MetricSet): ReceiverHooks {
+  const byOutcome = new Map<DeliveryOutcome, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  const bySecret: { inc(): void }[] = [];
+  const series = (outcome: DeliveryOutcome) => {
+    let s = byOutcome.get(outcome);
+    if (!s) byOutcome.set(outcome, (s = { count: m.deliveries.labels(outcome), time: m.ingestDuration.labels(outcome) }));
+    return s;
+  };
   return {
     onDelivery(report: DeliveryReport): void {
-      m.deliveries.inc({ outcome: report.outcome });
-      m.ingestDuration.observe({ outcome: report.outcome }, report.ms / 1000);
-      if (report.secretIndex !== undefined && Number.isInteger(report.secretIndex) && report.secretIndex >= 0) {
-        m.secretIndex.inc({ index: String(report.secretIndex) });
+      const s = series(report.outcome);
+      s.count.inc();
+      s.time.observe(report.ms / 1000);
+      const index = report.secretIndex;
+      if (index !== undefined && Number.isInteger(index) && index >= 0) {
+        (bySecret[index] ??= m.secretIndex.labels(String(index))).inc();
       }
     },
     onDrained(count: number): void {

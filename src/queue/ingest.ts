@@ -1,42 +1,115 @@
 import type { StoredDelivery } from './delivery.js';
+import { encodeInboxItem } from './inbox-item.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
 
 export type IngestOutcome = 'accepted' | 'duplicate';
 
 /**
- * One atomic step, the only Redis work on the webhook's hot path: claim the
- * dedupe key for DEDUPE_TTL and, only if it was new, append the delivery to
- * the inbox list. Both happen or neither (a Lua script), so a crash can never
- * leave a delivery marked as seen but not stored. The dedupe key is separate
- * from the job, so it still holds after the job completed and was removed.
+ * One atomic step, the only Redis work on the webhook's hot path, for a batch
+ * of deliveries (group commit): for each, claim its dedupe key for DEDUPE_TTL
+ * and, only if it was new, append it to the inbox list. All of it happens or
+ * none (one Lua script; under `noeviction` an out-of-memory refusal can only
+ * come at the first write), so a crash can never leave a delivery marked as
+ * seen but not stored. The dedupe key is separate from the job, so it still
+ * holds after the job completed and was removed. A key repeated inside one
+ * batch is a duplicate from its second occurrence on.
+ *
+ * KEYS[1] inbox, KEYS[1+i] dedupe key of delivery i;
+ * ARGV[1] ttl ms, ARGV[2i] payload i, ARGV[2i+1] its receivedAt (the dedupe value).
+ * Returns one character per delivery: `1` stored, `0` duplicate.
  */
-const INGEST_LUA = `
-if redis.call('SET', KEYS[1], ARGV[3], 'NX', 'PX', ARGV[1]) then
-  redis.call('RPUSH', KEYS[2], ARGV[2])
-  return 1
+const INGEST_BATCH_LUA = `
+local out = {}
+local pushed = {}
+for i = 1, #KEYS - 1 do
+  if redis.call('SET', KEYS[i + 1], ARGV[2 * i + 1], 'NX', 'PX', ARGV[1]) then
+    pushed[#pushed + 1] = ARGV[2 * i]
+    out[i] = '1'
+  else
+    out[i] = '0'
+  end
 end
-return 0`;
+if #pushed > 0 then redis.call('RPUSH', KEYS[1], unpack(pushed)) end
+return table.concat(out)`;
 
 type WithIngest = RedisClient & {
-  switchyardIngest(dedupeKey: string, inbox: string, ttlMs: number, payload: string, receivedAt: string): Promise<number>;
+  switchyardIngestBatch(numKeys: number, ...args: (string | number)[]): Promise<string>;
 };
 
-/** Durable, deduplicated ingest into Redis; throws when Redis cannot take it. */
+interface Pending {
+  readonly dedupeKey: string;
+  readonly payload: string;
+  readonly receivedAt: string;
+  resolve(outcome: IngestOutcome): void;
+  reject(err: unknown): void;
+}
+
+export interface IngestStoreOptions {
+  /** Most deliveries in one script run. */
+  maxBatch?: number;
+  /** A batch is sent early once its payloads reach this many bytes (UTF-16 length, a close bound). */
+  maxBatchBytes?: number;
+}
+
+/**
+ * Durable, deduplicated ingest into Redis; `put` throws when Redis cannot take
+ * the delivery. Deliveries put in the same event-loop turn are written by one
+ * script run (group commit): every `put` still resolves only after Redis has
+ * answered for its own delivery, so an answer never precedes the write, and
+ * under load one round trip and one script run serve many deliveries.
+ */
 export class IngestStore {
   private readonly keys;
   private readonly redis: WithIngest;
+  private readonly maxBatch: number;
+  private readonly maxBatchBytes: number;
+  private pending: Pending[] = [];
+  private pendingBytes = 0;
+  private scheduled = false;
 
-  constructor(redis: RedisClient, prefix: string, private readonly dedupeTtlMs: number) {
+  constructor(redis: RedisClient, prefix: string, private readonly dedupeTtlMs: number, opts: IngestStoreOptions = {}) {
     this.keys = ingestKeys(prefix);
-    if (!('switchyardIngest' in redis)) redis.defineCommand('switchyardIngest', { numberOfKeys: 2, lua: INGEST_LUA });
+    if (!('switchyardIngestBatch' in redis)) redis.defineCommand('switchyardIngestBatch', { lua: INGEST_BATCH_LUA });
     this.redis = redis as WithIngest;
+    this.maxBatch = opts.maxBatch ?? 256;
+    this.maxBatchBytes = opts.maxBatchBytes ?? 4 * 1024 * 1024;
   }
 
-  async put(delivery: StoredDelivery): Promise<IngestOutcome> {
-    const added = await this.redis.switchyardIngest(
-      this.keys.dedupe(delivery.key), this.keys.inbox, this.dedupeTtlMs, JSON.stringify(delivery), delivery.receivedAt,
+  put(delivery: StoredDelivery): Promise<IngestOutcome> {
+    const payload = encodeInboxItem(delivery);
+    return new Promise<IngestOutcome>((resolve, reject) => {
+      this.pending.push({ dedupeKey: this.keys.dedupe(delivery.key), payload, receivedAt: delivery.receivedAt, resolve, reject });
+      this.pendingBytes += payload.length;
+      if (this.pending.length >= this.maxBatch || this.pendingBytes >= this.maxBatchBytes) this.flush();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        // After this turn's I/O callbacks: every request read in it joins the batch.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+    const args: (string | number)[] = [this.keys.inbox];
+    for (const p of batch) args.push(p.dedupeKey);
+    args.push(this.dedupeTtlMs);
+    for (const p of batch) args.push(p.payload, p.receivedAt);
+    this.redis.switchyardIngestBatch(batch.length + 1, ...args).then(
+      (flags) => {
+        if (typeof flags !== 'string' || flags.length !== batch.length) {
+          const err = new Error(`ingest script answered ${JSON.stringify(flags)} for ${batch.length} deliveries`);
+          for (const p of batch) p.reject(err);
+          return;
+        }
+        for (let i = 0; i < batch.length; i++) (batch[i] as Pending).resolve(flags[i] === '1' ? 'accepted' : 'duplicate');
+      },
+      (err: unknown) => { for (const p of batch) p.reject(err); },
     );
-    return added === 1 ? 'accepted' : 'duplicate';
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log.js';
 import { jobIdFor } from '../events/envelope.js';
-import type { StoredDelivery } from './delivery.js';
+import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -161,7 +161,7 @@ export class IngestPump {
 
   private async add(items: string[]): Promise<void> {
     const jobs = items.map((raw) => {
-      const d = JSON.parse(raw) as StoredDelivery;
+      const d = decodeInboxItem(raw);
       return { name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } };
     });
     await this.opts.events.addBulk(jobs);

@@ -61,6 +61,24 @@ export async function readBody(
 }
 
 /**
+ * The common case for small webhooks: the body came in the same packet as the
+ * headers, so once the parser has run (one microtask later) all the declared
+ * Content-Length bytes sit in the stream's buffer and nobody has read them.
+ * They are taken at once, without listeners, a timer or a wait. Undefined
+ * when that is not the case (chunked, or still arriving): then it is streamed.
+ */
+async function readBuffered(incoming: Readable, contentLength: string | undefined): Promise<Buffer | undefined> {
+  if (contentLength === undefined || !/^\d+$/.test(contentLength)) return undefined;
+  const declared = Number(contentLength);
+  if (declared === 0) return undefined;
+  await undefined;
+  if (incoming.readableFlowing === true || incoming.readableLength !== declared) return undefined;
+  // With no size, read() returns everything buffered: exactly the declared body.
+  const chunk: unknown = incoming.read();
+  return Buffer.isBuffer(chunk) ? chunk : undefined;
+}
+
+/**
  * Same contract as `readBody`, reading a Node `IncomingMessage` directly
  * (`c.env.incoming` under @hono/node-server). It avoids building an undici
  * Request and a Web ReadableStream per request, the costliest part of the
@@ -70,15 +88,17 @@ export async function readBody(
  * and the server discards the rest); a body that does not finish within
  * `timeoutMs` is cut off too.
  */
-export function readNodeBody(
+export async function readNodeBody(
   incoming: Readable,
   contentLength: string | undefined,
   maxBytes: number,
   timeoutMs: number,
 ): Promise<BodyResult> {
-  if (declaredTooLarge(contentLength, maxBytes)) return Promise.resolve({ ok: false, reason: 'too_large' });
-  if (incoming.readableEnded) return Promise.resolve({ ok: true, bytes: new Uint8Array(0) });
-  if (incoming.destroyed) return Promise.resolve({ ok: false, reason: 'aborted' });
+  if (declaredTooLarge(contentLength, maxBytes)) return { ok: false, reason: 'too_large' };
+  if (incoming.readableEnded) return { ok: true, bytes: new Uint8Array(0) };
+  if (incoming.destroyed) return { ok: false, reason: 'aborted' };
+  const buffered = await readBuffered(incoming, contentLength);
+  if (buffered) return { ok: true, bytes: buffered };
   return new Promise<BodyResult>((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;

@@ -41,9 +41,10 @@ export function webhookHandler(deps: WebhookRouteDeps) {
   const signatureHeader = config.signatureHeader.toLowerCase();
 
   const finish = (c: Context, status: 200 | 202 | 401 | 408 | 413 | 503, body: object, report: DeliveryReport) => {
-    const line = { outcome: report.outcome, delivery: report.key, event: report.event, ms: Math.round(report.ms * 10) / 10, bytes: report.bytes };
-    if (report.outcome === 'accepted' || report.outcome === 'duplicate' || report.outcome === 'spooled') accessLog.info(line, 'delivery');
-    else log.warn({ ...line, reason: report.reason }, 'delivery refused');
+    const line = () => ({ outcome: report.outcome, delivery: report.key, event: report.event, ms: Math.round(report.ms * 10) / 10, bytes: report.bytes });
+    if (report.outcome === 'accepted' || report.outcome === 'duplicate' || report.outcome === 'spooled') {
+      if (accessLog.isLevelEnabled('info')) accessLog.info(line(), 'delivery');
+    } else log.warn({ ...line(), reason: report.reason }, 'delivery refused');
     hooks?.onDelivery?.(report);
     return c.json(body, status);
   };

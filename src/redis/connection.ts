@@ -5,8 +5,10 @@ export type RedisClient = Redis | Cluster;
 
 /**
  * `producer`: fails fast (no offline queue, one attempt, 1 s command timeout)
- * so a dead Redis answers 503 within a second instead of hanging the request;
- * auto-pipelined, so concurrent requests share socket writes.
+ * so a dead Redis answers 503 within a second instead of hanging the request.
+ * Not auto-pipelined: the ingest store already writes each turn's deliveries
+ * with one script call (group commit), and a one-command pipeline per turn
+ * would only add its own cost.
  * `worker`: what BullMQ workers need (`maxRetriesPerRequest: null`), keeps
  * retrying through outages.
  */
@@ -82,10 +84,6 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
           maxRetriesPerRequest: 1,
           connectTimeout: 1_000,
           commandTimeout: 1_000,
-          // Concurrent requests' ingest commands go out in one socket write per
-          // tick instead of one each. Fail-fast is unchanged: no offline queue,
-          // so nothing is queued while the connection is down.
-          enableAutoPipelining: true,
           retryStrategy: (times) => Math.min(50 * times, 500),
         }
       : {
@@ -104,7 +102,6 @@ function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: 
     redisOptions: { ...perNode, ...(name ? { connectionName: name } : {}) },
     enableOfflineQueue: role !== 'producer',
     clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
-    ...(role === 'producer' ? { enableAutoPipelining: true } : {}),
   };
   return new Cluster(c.nodes, options);
 }

@@ -161,6 +161,32 @@ describe('bad input over real HTTP', () => {
       expect(r.status).toBe(413);
     });
 
+    it('a chunked body sent in one write: within the limit 202 and stored byte for byte, past it 413', async () => {
+      const send = (body: string) => raw(port, (s) => {
+        const chunks = [body.slice(0, 10), body.slice(10)].map((c) => `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`).join('');
+        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', 'Transfer-Encoding: chunked', 'Connection: close', `X-Service-Signature: ${sign(TEST_SECRET, body)}`]) + chunks + '0\r\n\r\n');
+      });
+      const id = `evt_chunked_${Date.now()}`;
+      const fits = eventBody('message.received', id);
+      expect((await send(fits)).status).toBe(202);
+      const job = await waitFor(() => events.getJob(jobIdFor(id)), 10_000);
+      expect(job.data.body).toBe(fits);
+      const over = JSON.stringify({ id: `${id}_big`, event: 'message.received', data: { note: 'x'.repeat(MAX) } });
+      expect((await send(over)).status).toBe(413);
+    });
+
+    it('two deliveries pipelined in one write on a keep-alive connection are each stored byte for byte', async () => {
+      const ids = [`evt_pipe_a_${Date.now()}`, `evt_pipe_b_${Date.now()}`];
+      const bodies = ids.map((id) => eventBody('message.received', id).replace('"hi"', '"olá 🚚"'));
+      const requests = bodies.map((b, i) => head(['POST /webhooks HTTP/1.1', 'Host: x', `Content-Length: ${Buffer.byteLength(b)}`, ...(i === 1 ? ['Connection: close'] : []), `X-Service-Signature: ${sign(TEST_SECRET, b)}`]) + b);
+      const r = await raw(port, (s) => { s.write(requests.join('')); });
+      expect(r.closed).toBe(true);
+      for (const [i, id] of ids.entries()) {
+        const job = await waitFor(() => events.getJob(jobIdFor(id)), 10_000);
+        expect(job.data.body).toBe(bodies[i]);
+      }
+    });
+
     it('a declared Content-Length of 10 GB is refused with 413 before any body is sent', async () => {
       const r = await raw(port, (s) => { s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', 'Content-Length: 10737418240', `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`])); });
       expect(r.status).toBe(413);

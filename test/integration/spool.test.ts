@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/events/envelope.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
+import { decodeInboxItem } from '../../src/queue/inbox-item.js';
 import { IngestStore } from '../../src/queue/ingest.js';
 import { EVENTS_QUEUE, ingestKeys } from '../../src/queue/names.js';
 import { startManagedRedis, type ManagedRedis } from '../../src/redis/managed.js';
@@ -93,7 +94,7 @@ describe('spool bounds and crash safety', () => {
       await drainer.drainOnce();
       expect(drainer.drained).toBe(10);
       expect(readdirSync(sdir)).toEqual([]);
-      const inbox = (await redis.lrange(ingestKeys(prefix).inbox, 0, -1)).map((l) => (JSON.parse(l) as StoredDelivery).key);
+      const inbox = (await redis.lrange(ingestKeys(prefix).inbox, 0, -1)).map((l) => decodeInboxItem(l).key);
       expect(inbox).toEqual(['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9']);
     } finally {
       redis.disconnect();
