@@ -10,9 +10,9 @@
 // Every request carries a distinct, signed ~500-byte `message.received`
 // envelope. Server, Redis and load generator are separate processes. The
 // receiver runs no ingest pump (INGEST_PUMP=auto); after each Switchyard case
-// it is stopped gracefully, a `switchyard work` with an empty HANDLERS_DIR
-// drains the inbox into the `events` queue, and every 202 is checked to have
-// become exactly one `events` job.
+// it is stopped gracefully, the workers' IngestPump (in-process, no
+// dispatcher) drains the inbox into the `events` queue, and every 202 is
+// checked to have become exactly one `events` job.
 //
 // Environment knobs (all optional):
 //   CONNECTIONS=50,10   WARMUP=3   DURATION=10   FSYNC=everysec,always
@@ -33,7 +33,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import { decodeInboxItem } from '../../src/queue/inbox-item.js';
+import { IngestPump } from '../../src/queue/pump.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = import.meta.dirname;
@@ -260,25 +262,29 @@ async function verify(redis: Redis, acceptedIdsFile: string, backlogAtEnd: numbe
 
 /**
  * The receiver runs no ingest pump (INGEST_PUMP=auto: the pump runs where a
- * worker runs), so after the load a `switchyard work` with an empty
- * HANDLERS_DIR moves the inbox into the `events` queue; it is stopped once the
- * inbox and every in-flight list are empty (bounded wait).
+ * worker runs), so after the load the same IngestPump a worker runs moves the
+ * inbox into the `events` queue, here in-process and without a dispatcher: the
+ * jobs then stay waiting, so every 202 can be matched to its job (a worker
+ * would complete them, and completed jobs past 20 000 are trimmed). It stops
+ * once the inbox and every in-flight list are empty (bounded wait).
  */
-async function drainWithWorker(redisPort: number, redis: Redis): Promise<void> {
-  const handlersDir = mkdtempSync(join(scratch, 'no-handlers-'));
-  const worker = start('node', [SWITCHYARD_BIN, 'work'], {
-    REDIS_URL: `redis://127.0.0.1:${redisPort}`, LOG_LEVEL: 'warn', QUEUE_PREFIX: PREFIX, HANDLERS_DIR: handlersDir,
-  }, 'work');
-  worker.stdout?.resume();
+async function drainWithPump(redisPort: number, redis: Redis): Promise<void> {
+  const connection = () => new Redis({ port: redisPort, host: '127.0.0.1', maxRetriesPerRequest: null });
+  const commands = connection();
+  const blocking = connection();
+  const events = new Queue('events', { connection: commands, prefix: PREFIX });
+  const pump = new IngestPump({ redis: commands, blocking, events, prefix: PREFIX, log: pino({ level: 'warn' }) });
+  pump.start();
   try {
     await until('the inbox to drain', async () => {
-      if (worker.exitCode !== null) throw new Error(`switchyard work exited with ${worker.exitCode}`);
       let n = await redis.llen(`${PREFIX}:ingest:inbox`);
       for (const k of await redis.keys(`${PREFIX}:ingest:inflight:*`)) n += await redis.llen(k);
       return n === 0;
     }, 300_000);
   } finally {
-    await stop(worker, 20_000);
+    await pump.stop();
+    await events.close();
+    commands.disconnect();
   }
 }
 
@@ -336,7 +342,7 @@ async function main(): Promise<void> {
         const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
         const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
         await stop(sy.child, 20_000);
-        await drainWithWorker(redis.port, client);
+        await drainWithPump(redis.port, client);
         const verification = await verify(client, idsFile, backlogAtEnd);
         if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
         rows.push({ name: `switchyard (fsync ${fsync})`, connections: conns, load, verification });
