@@ -12,10 +12,18 @@ import type { StoredDelivery } from './delivery.js';
  * the first `\n` is always the separator, and an item without one is a whole
  * JSON delivery (the form inboxes held before, which is still read).
  */
-export function encodeInboxItem(delivery: StoredDelivery): string {
+export function encodeInboxItem(delivery: StoredDelivery): string;
+/**
+ * With `raw`, the exact bytes of `delivery.body` (the webhook route has them),
+ * the item is built as bytes: the body is copied, not encoded to UTF-8 again.
+ */
+export function encodeInboxItem(delivery: StoredDelivery, raw: Uint8Array | undefined): string | Buffer;
+export function encodeInboxItem(delivery: StoredDelivery, raw?: Uint8Array): string | Buffer {
   if (delivery.body === undefined) return JSON.stringify(delivery);
   const { body, ...meta } = delivery;
-  return `${JSON.stringify(meta)}\n${body}`;
+  if (raw === undefined) return `${JSON.stringify(meta)}\n${body}`;
+  const head = Buffer.from(`${JSON.stringify(meta)}\n`, 'utf8');
+  return Buffer.concat([head, raw], head.byteLength + raw.byteLength);
 }
 
 /** The delivery an inbox item holds; throws on an item that is neither form. */

@@ -34,12 +34,12 @@ if #pushed > 0 then redis.call('RPUSH', KEYS[1], unpack(pushed)) end
 return table.concat(out)`;
 
 type WithIngest = RedisClient & {
-  switchyardIngestBatch(numKeys: number, ...args: (string | number)[]): Promise<string>;
+  switchyardIngestBatch(numKeys: number, ...args: (string | number | Buffer)[]): Promise<string>;
 };
 
 interface Pending {
   readonly dedupeKey: string;
-  readonly payload: string;
+  readonly payload: string | Buffer;
   readonly receivedAt: string;
   resolve(outcome: IngestOutcome): void;
   reject(err: unknown): void;
@@ -48,7 +48,7 @@ interface Pending {
 export interface IngestStoreOptions {
   /** Most deliveries in one script run. */
   maxBatch?: number;
-  /** A batch is sent early once its payloads reach this many bytes (UTF-16 length, a close bound). */
+  /** A batch is sent early once its payloads reach this many bytes (string length or byte length: a close bound). */
   maxBatchBytes?: number;
 }
 
@@ -76,8 +76,9 @@ export class IngestStore {
     this.maxBatchBytes = opts.maxBatchBytes ?? 4 * 1024 * 1024;
   }
 
-  put(delivery: StoredDelivery): Promise<IngestOutcome> {
-    const payload = encodeInboxItem(delivery);
+  /** `raw`: the exact bytes of `delivery.body` when at hand (the webhook route), so they are copied, not re-encoded. */
+  put(delivery: StoredDelivery, raw?: Uint8Array): Promise<IngestOutcome> {
+    const payload = encodeInboxItem(delivery, raw);
     return new Promise<IngestOutcome>((resolve, reject) => {
       this.pending.push({ dedupeKey: this.keys.dedupe(delivery.key), payload, receivedAt: delivery.receivedAt, resolve, reject });
       this.pendingBytes += payload.length;
@@ -96,7 +97,7 @@ export class IngestStore {
     if (batch.length === 0) return;
     this.pending = [];
     this.pendingBytes = 0;
-    const args: (string | number)[] = [this.keys.inbox];
+    const args: (string | number | Buffer)[] = [this.keys.inbox];
     for (const p of batch) args.push(p.dedupeKey);
     args.push(this.dedupeTtlMs);
     for (const p of batch) args.push(p.payload, p.receivedAt);

@@ -75,6 +75,9 @@ async function readBuffered(incoming: Readable, contentLength: string | undefine
   if (incoming.readableFlowing === true || incoming.readableLength !== declared) return undefined;
   // With no size, read() returns everything buffered: exactly the declared body.
   const chunk: unknown = incoming.read();
+  // Let the stream run to its end once the parser finishes the message, so it
+  // reads as consumed (no drain is scheduled for it after the answer).
+  incoming.resume();
   return Buffer.isBuffer(chunk) ? chunk : undefined;
 }
 

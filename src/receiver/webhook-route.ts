@@ -10,7 +10,8 @@ import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.
 
 /** Where verified deliveries go; throws when nothing durable could take it (→ 503). */
 export interface DeliverySink {
-  put(delivery: StoredDelivery): Promise<'accepted' | 'duplicate' | 'spooled'>;
+  /** `raw`: the exact bytes of `delivery.body` (when it is text), so a store can copy rather than re-encode them. */
+  put(delivery: StoredDelivery, raw?: Uint8Array): Promise<'accepted' | 'duplicate' | 'spooled'>;
 }
 
 export interface WebhookRouteDeps {
@@ -85,7 +86,7 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     }
 
     // Decode once: the envelope parse and the stored body share the text.
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    const text = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('utf8');
     const envelope = parseEnvelope(bytes, text);
     const receivedAt = now().toISOString();
     const headers: Record<string, string> = {};
@@ -93,12 +94,13 @@ export function webhookHandler(deps: WebhookRouteDeps) {
       const v = header(h);
       if (v !== undefined) headers[h] = v;
     }
-    const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...encodeBody(bytes, text) };
+    const kept = encodeBody(bytes, text);
+    const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...kept };
     const base = { key: envelope.key, event: envelope.name, secretIndex: result.secretIndex, bytes: bytes.byteLength };
 
     let stored: 'accepted' | 'duplicate' | 'spooled';
     try {
-      stored = await sink.put(delivery);
+      stored = await sink.put(delivery, 'body' in kept ? bytes : undefined);
     } catch (err) {
       log.error({ err: String(err), delivery: envelope.key }, 'no durable store could take the delivery');
       c.header('Retry-After', retryAfter);

@@ -52,7 +52,7 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   // wait for it (bounded) so the first deliveries after start-up are not refused.
   await waitReady(producer, 5_000);
   const store = new IngestStore(producer, config.queuePrefix, config.dedupeTtlMs);
-  const redisSink: DeliverySink = { put: (d) => store.put(d) };
+  const redisSink: DeliverySink = { put: (d, raw) => store.put(d, raw) };
   // SPOOL_DIR: deliveries Redis cannot take go to an fsync'd disk spool, drained back once Redis returns.
   const spool = config.spoolDir ? new DiskSpool(config.spoolDir, config.spoolMaxBytes) : undefined;
   const drainer = spool ? new SpoolDrainer(spool, store, log, (n) => opts.hooks?.onDrained?.(n)) : undefined;

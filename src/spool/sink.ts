@@ -11,9 +11,9 @@ import type { DiskSpool } from './spool.js';
  */
 export function spoolingSink(redis: DeliverySink, spool: DiskSpool, log: Logger): DeliverySink {
   return {
-    async put(delivery: StoredDelivery) {
+    async put(delivery: StoredDelivery, raw?: Uint8Array) {
       try {
-        return await redis.put(delivery);
+        return await redis.put(delivery, raw);
       } catch (err) {
         spool.append(delivery);
         log.warn({ delivery: delivery.key, err: String(err) }, 'Redis unavailable: delivery spooled to disk');

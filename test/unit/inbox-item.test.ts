@@ -13,6 +13,14 @@ describe('inbox item codec', () => {
     expect(decodeInboxItem(raw)).toEqual(d);
   });
 
+  it('built from the raw bytes, the item is byte for byte the text form', () => {
+    const d: StoredDelivery = { ...base, body: '{"text":"Olá 🚚\\n"}\n' };
+    const raw = encodeInboxItem(d, Buffer.from(d.body as string, 'utf8'));
+    expect(Buffer.isBuffer(raw)).toBe(true);
+    expect(raw.toString()).toBe(encodeInboxItem(d));
+    expect(decodeInboxItem(raw.toString())).toEqual(d);
+  });
+
   it('keeps a base64 body (bytes that are not UTF-8) as one JSON object', () => {
     const d: StoredDelivery = { ...base, bodyBase64: Buffer.from([0xff, 0xfe, 0x0a]).toString('base64') };
     const raw = encodeInboxItem(d);
