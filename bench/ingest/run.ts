@@ -6,7 +6,9 @@
 //   (a) a bare Hono route on @hono/node-server answering 200 — the ceiling;
 //   (b) `switchyard serve` (signature verify + dedupe + durable enqueue) on a
 //       redis-server started here with AOF `appendfsync everysec`, and
-//   (c) the same with `appendfsync always`.
+//   (c) the same with `appendfsync always`, and
+//   (d) the issue's two reference designs (bench/ingest/reference-server.mjs):
+//       a raw LPUSH and a plain `await queue.add()` per request.
 // Every request carries a distinct, signed ~500-byte `message.received`
 // envelope. Server, Redis and load generator are separate processes. The
 // receiver runs no ingest pump (INGEST_PUMP=auto); after each Switchyard case
@@ -16,6 +18,8 @@
 //
 // Environment knobs (all optional):
 //   CONNECTIONS=50,10   WARMUP=3   DURATION=10   FSYNC=everysec,always
+//   REFERENCE=lpush,queue-add  the issue's reference designs (raw LPUSH, plain
+//                       queue.add()) on this harness; REFERENCE= skips them
 //   SKIP_BUILD=1        skip `npm run build` (dist/ must exist)
 //   PROFILE=<dir>       run the receiver with `node --cpu-prof` and write the
 //                       profiles into <dir>; summarise with
@@ -43,6 +47,7 @@ const CONNECTIONS = (process.env.CONNECTIONS ?? '50,10').split(',').map(Number);
 const WARMUP = Number(process.env.WARMUP ?? 3);
 const DURATION = Number(process.env.DURATION ?? 10);
 const FSYNC = (process.env.FSYNC ?? 'everysec,always').split(',');
+const REFERENCE = (process.env.REFERENCE ?? 'lpush,queue-add').split(',').filter(Boolean);
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
 const SWITCHYARD_BIN = resolve(process.env.SWITCHYARD_BIN ?? 'bin/switchyard.js');
 const SECRET = 'bench-secret';
@@ -130,6 +135,18 @@ async function startBare(): Promise<{ port: number; child: ChildProcess }> {
     const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
     await r.arrayBuffer();
     return r.status === 200;
+  });
+  return { port, child };
+}
+
+async function startReference(mode: string, redisPort: number): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = start('node', [join(HERE, 'reference-server.mjs')], { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode }, `ref-${mode}`);
+  child.stdout?.resume();
+  await until(`reference server (${mode})`, async () => {
+    const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
+    await r.arrayBuffer();
+    return r.status === 202;
   });
   return { port, child };
 }
@@ -329,6 +346,21 @@ async function main(): Promise<void> {
     log(`bare Hono route, ${conns} connections`);
     rows.push({ name: 'bare Hono 200', connections: conns, load: await runLoadWatched({ server: bare.child }, bare.port, conns, `bare${conns}`) });
     await stop(bare.child);
+  }
+
+  // The issue's reference points, on this same harness (appendfsync everysec).
+  for (const mode of REFERENCE) {
+    for (const conns of CONNECTIONS) {
+      const redis = await startRedis('everysec');
+      try {
+        const ref = await startReference(mode, redis.port);
+        log(`reference: ${mode}, ${conns} connections`);
+        rows.push({ name: `reference: ${mode === 'lpush' ? 'raw LPUSH' : 'plain queue.add()'}`, connections: conns, load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`) });
+        await stop(ref.child);
+      } finally {
+        await stop(redis.child);
+      }
+    }
   }
 
   for (const fsync of FSYNC) {
