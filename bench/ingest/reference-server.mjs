@@ -1,16 +1,24 @@
-// Reference points for bench/ingest, the two the issue quotes: a Hono route
-// on @hono/node-server that reads the body and then either
-//   MODE=lpush      does one raw Redis LPUSH of the bytes (ioredis), or
-//   MODE=queue-add  does a plain `await queue.add()` (BullMQ) per request,
-// answering 202. No signature, no dedupe: they show where this harness puts
-// those two designs relative to the bare route, next to Switchyard's full path.
-// Usage: PORT=<port> REDIS_PORT=<port> MODE=lpush|queue-add node bench/ingest/reference-server.mjs
+// Reference points for bench/ingest: Hono routes on @hono/node-server that
+// read the body and then do one thing, answering 202:
+//   MODE=lpush         one raw Redis LPUSH of the bytes (ioredis)       } the two designs
+//   MODE=queue-add     a plain `await queue.add()` (BullMQ)             } the issue quotes
+//   MODE=read          nothing more (reading the body is all)           } steps of Switchyard's
+//   MODE=verify        Switchyard's `verify` (HMAC, constant time)      } own path, no Redis:
+//   MODE=verify-parse  `verify`, then `parseEnvelope` (JSON)            } where the CPU goes
+// No dedupe, no durability: they show where this harness puts those designs
+// and steps relative to the bare route, next to Switchyard's full path.
+// The step modes import the built code (dist/; `npm run build`).
+// Usage: PORT=<port> REDIS_PORT=<port> MODE=<mode> [SECRET=<secret>] node bench/ingest/reference-server.mjs
 import { serve } from '@hono/node-server';
 import { Queue } from 'bullmq';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 
 const mode = process.env.MODE ?? 'lpush';
+const secrets = [process.env.SECRET ?? 'bench-secret'];
+const needsDist = mode === 'verify' || mode === 'verify-parse';
+const { verify } = needsDist ? await import('../../dist/signature.js') : {};
+const { parseEnvelope } = needsDist ? await import('../../dist/events/envelope.js') : {};
 const redisPort = Number(process.env.REDIS_PORT);
 const redis = new Redis({ port: redisPort, host: '127.0.0.1', maxRetriesPerRequest: null });
 const queue = mode === 'queue-add' ? new Queue('reference', { connection: redis, prefix: 'ref' }) : undefined;
@@ -26,9 +34,14 @@ function readBody(incoming) {
 
 const app = new Hono();
 app.post('/webhooks', async (c) => {
-  const body = await readBody(c.env.incoming);
-  if (queue) await queue.add('delivery', { body: body.toString('utf8') });
-  else await redis.lpush('ref:list', body);
+  const incoming = c.env.incoming;
+  const body = await readBody(incoming);
+  if (mode === 'queue-add') await queue.add('delivery', { body: body.toString('utf8') });
+  else if (mode === 'lpush') await redis.lpush('ref:list', body);
+  else if (needsDist) {
+    if (!verify(secrets, body, incoming.headers['x-service-signature']).ok) return c.json({ status: 'rejected' }, 401);
+    if (mode === 'verify-parse') return c.json({ status: 'accepted', delivery: parseEnvelope(body, body.toString('utf8')).key }, 202);
+  }
   return c.json({ status: 'accepted' }, 202);
 });
 

@@ -19,7 +19,9 @@
 // Environment knobs (all optional):
 //   CONNECTIONS=50,10   WARMUP=3   DURATION=10   FSYNC=everysec,always
 //   REFERENCE=lpush,queue-add  the issue's reference designs (raw LPUSH, plain
-//                       queue.add()) on this harness; REFERENCE= skips them
+//                       queue.add()) on this harness; REFERENCE= skips them;
+//                       read,verify,verify-parse add steps of Switchyard's own
+//                       path without Redis (bench/ingest/reference-server.mjs)
 //   SKIP_BUILD=1        skip `npm run build` (dist/ must exist)
 //   PROFILE=<dir>       run the receiver with `node --cpu-prof` and write the
 //                       profiles into <dir>; summarise with
@@ -48,6 +50,9 @@ const WARMUP = Number(process.env.WARMUP ?? 3);
 const DURATION = Number(process.env.DURATION ?? 10);
 const FSYNC = (process.env.FSYNC ?? 'everysec,always').split(',');
 const REFERENCE = (process.env.REFERENCE ?? 'lpush,queue-add').split(',').filter(Boolean);
+const REFERENCE_NAMES: Record<string, string> = {
+  lpush: 'raw LPUSH', 'queue-add': 'plain queue.add()', read: 'read body only', verify: 'read + verify', 'verify-parse': 'read + verify + parse',
+};
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
 const SWITCHYARD_BIN = resolve(process.env.SWITCHYARD_BIN ?? 'bin/switchyard.js');
 const SECRET = 'bench-secret';
@@ -146,7 +151,7 @@ async function startReference(mode: string, redisPort: number): Promise<{ port: 
   await until(`reference server (${mode})`, async () => {
     const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
     await r.arrayBuffer();
-    return r.status === 202;
+    return r.status === 202 || r.status === 401; // the verify modes refuse the unsigned probe
   });
   return { port, child };
 }
@@ -355,7 +360,7 @@ async function main(): Promise<void> {
       try {
         const ref = await startReference(mode, redis.port);
         log(`reference: ${mode}, ${conns} connections`);
-        rows.push({ name: `reference: ${mode === 'lpush' ? 'raw LPUSH' : 'plain queue.add()'}`, connections: conns, load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`) });
+        rows.push({ name: `reference: ${REFERENCE_NAMES[mode] ?? mode}`, connections: conns, load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`) });
         await stop(ref.child);
       } finally {
         await stop(redis.child);
