@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /** Prefix of the signature header value: `sha256=` followed by 64 lowercase hex digits. */
 export const SIGNATURE_PREFIX = 'sha256=';
@@ -10,8 +10,25 @@ export type VerifyResult =
   | { readonly ok: true; readonly secretIndex: number }
   | { readonly ok: false; readonly reason: VerifyFailure };
 
+/**
+ * HMAC keys prepared once per secret: `createHmac` with a string re-encodes
+ * and re-imports the key on every call. Few secrets are ever configured; past
+ * the bound (e.g. a caller signing with many ad-hoc secrets) they are not kept.
+ */
+const KEYS = new Map<string, KeyObject>();
+const MAX_KEYS = 16;
+
+function keyFor(secret: string): KeyObject | string {
+  const cached = KEYS.get(secret);
+  if (cached) return cached;
+  if (KEYS.size >= MAX_KEYS) return secret;
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  KEYS.set(secret, key);
+  return key;
+}
+
 function digest(secret: string, bytes: Uint8Array): Buffer {
-  return createHmac('sha256', secret).update(bytes).digest();
+  return createHmac('sha256', keyFor(secret)).update(bytes).digest();
 }
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of the exact bytes (strings are UTF-8 encoded). */

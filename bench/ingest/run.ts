@@ -48,7 +48,7 @@ const HERE = import.meta.dirname;
 const CONNECTIONS = (process.env.CONNECTIONS ?? '50,10').split(',').map(Number);
 const WARMUP = Number(process.env.WARMUP ?? 3);
 const DURATION = Number(process.env.DURATION ?? 10);
-const FSYNC = (process.env.FSYNC ?? 'everysec,always').split(',');
+const FSYNC = (process.env.FSYNC ?? 'everysec,always').split(',').filter(Boolean);
 const REFERENCE = (process.env.REFERENCE ?? 'lpush,queue-add').split(',').filter(Boolean);
 const REFERENCE_NAMES: Record<string, string> = {
   lpush: 'raw LPUSH', 'queue-add': 'plain queue.add()', read: 'read body only', verify: 'read + verify', 'verify-parse': 'read + verify + parse',
