@@ -11,24 +11,24 @@ export type VerifyResult =
   | { readonly ok: false; readonly reason: VerifyFailure };
 
 /**
- * HMAC keys prepared once per secret: `createHmac` with a string re-encodes
- * and re-imports the key on every call. Few secrets are ever configured; past
- * the bound (e.g. a caller signing with many ad-hoc secrets) they are not kept.
+ * HMAC keys prepared once per list of configured secrets (`createHmac` with a
+ * string re-encodes and re-imports the key on every call). Keyed by the list
+ * itself, so the keys live exactly as long as the configuration that holds
+ * them, and `sign` (any ad-hoc secret) caches nothing.
  */
-const KEYS = new Map<string, KeyObject>();
-const MAX_KEYS = 16;
+const KEYS = new WeakMap<readonly string[], { of: string[]; keys: KeyObject[] }>();
 
-function keyFor(secret: string): KeyObject | string {
-  const cached = KEYS.get(secret);
-  if (cached) return cached;
-  if (KEYS.size >= MAX_KEYS) return secret;
-  const key = createSecretKey(Buffer.from(secret, 'utf8'));
-  KEYS.set(secret, key);
-  return key;
+function keysFor(secrets: readonly string[]): KeyObject[] {
+  const cached = KEYS.get(secrets);
+  // The list is normally never changed in place; if it is, the keys follow it.
+  if (cached && cached.of.length === secrets.length && cached.of.every((s, i) => s === secrets[i])) return cached.keys;
+  const keys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
+  KEYS.set(secrets, { of: [...secrets], keys });
+  return keys;
 }
 
-function digest(secret: string, bytes: Uint8Array): Buffer {
-  return createHmac('sha256', keyFor(secret)).update(bytes).digest();
+function digest(key: string | KeyObject, bytes: Uint8Array): Buffer {
+  return createHmac('sha256', key).update(bytes).digest();
 }
 
 /** `sha256=` + lowercase hex HMAC-SHA256 of the exact bytes (strings are UTF-8 encoded). */
@@ -56,8 +56,9 @@ export function verify(
   const given = Buffer.from(hex, 'hex');
 
   let matched = -1;
-  for (let i = 0; i < secrets.length; i++) {
-    const expected = digest(secrets[i] as string, bytes);
+  const keys = keysFor(secrets);
+  for (let i = 0; i < keys.length; i++) {
+    const expected = digest(keys[i] as KeyObject, bytes);
     // Both buffers are 32 bytes; no branch on the comparison result other than recording it.
     const equal = timingSafeEqual(expected, given);
     matched = equal && matched < 0 ? i : matched;

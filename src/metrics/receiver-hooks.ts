@@ -4,7 +4,7 @@ import type { MetricSet } from './definitions.js';
 /**
  * Receiver observers feeding the delivery series. Only the outcome, the timing
  * and the secret's index are read: never the key, body or signature. The
- * per-outcome children are bound once, so a delivery costs no label hashing.
+ * per-outcome children are bound once (no label object per delivery).
  */
 export function receiverHooksFor(m: MetricSet): ReceiverHooks {
   const byOutcome = new Map<DeliveryOutcome, { count: { inc(): void }; time: { observe(v: number): void } }>();

@@ -7,31 +7,45 @@ export type IngestOutcome = 'accepted' | 'duplicate';
 
 /**
  * One atomic step, the only Redis work on the webhook's hot path, for a batch
- * of deliveries (group commit): for each, claim its dedupe key for DEDUPE_TTL
- * and, only if it was new, append it to the inbox list. All of it happens or
- * none (one Lua script; under `noeviction` an out-of-memory refusal can only
- * come at the first write), so a crash can never leave a delivery marked as
- * seen but not stored. The dedupe key is separate from the job, so it still
- * holds after the job completed and was removed. A key repeated inside one
- * batch is a duplicate from its second occurrence on.
+ * of deliveries (group commit): append every delivery whose dedupe key is not
+ * yet claimed to the inbox list, then claim those keys for DEDUPE_TTL. The
+ * append is the first write, so a script that fails (a wrong-type inbox key,
+ * an out-of-memory refusal under `noeviction`, which can only come at the
+ * first write) has written nothing, and a retry is not mistaken for a
+ * duplicate; after it, a `SET` on a key just seen absent cannot fail. So a
+ * crash can never leave a delivery marked as seen but not stored. The dedupe
+ * key is separate from the job, so it still holds after the job completed and
+ * was removed. A key repeated inside one batch is a duplicate from its second
+ * occurrence on.
  *
  * KEYS[1] inbox, KEYS[1+i] dedupe key of delivery i;
  * ARGV[1] ttl ms, ARGV[2i] payload i, ARGV[2i+1] its receivedAt (the dedupe value).
  * Returns one character per delivery: `1` stored, `0` duplicate.
  */
 const INGEST_BATCH_LUA = `
-local out = {}
-local pushed = {}
+local out, fresh, seen = {}, {}, {}
 for i = 1, #KEYS - 1 do
-  if redis.call('SET', KEYS[i + 1], ARGV[2 * i + 1], 'NX', 'PX', ARGV[1]) then
-    pushed[#pushed + 1] = ARGV[2 * i]
-    out[i] = '1'
-  else
+  local key = KEYS[i + 1]
+  if seen[key] or redis.call('EXISTS', key) == 1 then
     out[i] = '0'
+  else
+    seen[key] = true
+    fresh[#fresh + 1] = i
+    out[i] = '1'
   end
 end
-if #pushed > 0 then redis.call('RPUSH', KEYS[1], unpack(pushed)) end
+for first = 1, #fresh, 500 do
+  local payloads = {}
+  for j = first, math.min(first + 499, #fresh) do payloads[#payloads + 1] = ARGV[2 * fresh[j]] end
+  redis.call('RPUSH', KEYS[1], unpack(payloads))
+end
+for _, i in ipairs(fresh) do
+  redis.call('SET', KEYS[i + 1], ARGV[2 * i + 1], 'PX', ARGV[1])
+end
 return table.concat(out)`;
+
+/** Most deliveries one script run takes, whatever the options say. */
+export const MAX_INGEST_BATCH = 1_000;
 
 type WithIngest = RedisClient & {
   switchyardIngestBatch(numKeys: number, ...args: (string | number | Buffer)[]): Promise<string>;
@@ -46,9 +60,9 @@ interface Pending {
 }
 
 export interface IngestStoreOptions {
-  /** Most deliveries in one script run. */
+  /** Most deliveries in one script run (default 256, at most MAX_INGEST_BATCH). */
   maxBatch?: number;
-  /** A batch is sent early once its payloads reach this many bytes (string length or byte length: a close bound). */
+  /** A batch is sent early once its payloads reach this many bytes. */
   maxBatchBytes?: number;
 }
 
@@ -72,7 +86,7 @@ export class IngestStore {
     this.keys = ingestKeys(prefix);
     if (!('switchyardIngestBatch' in redis)) redis.defineCommand('switchyardIngestBatch', { lua: INGEST_BATCH_LUA });
     this.redis = redis as WithIngest;
-    this.maxBatch = opts.maxBatch ?? 256;
+    this.maxBatch = Math.max(1, Math.min(opts.maxBatch ?? 256, MAX_INGEST_BATCH));
     this.maxBatchBytes = opts.maxBatchBytes ?? 4 * 1024 * 1024;
   }
 
@@ -81,7 +95,7 @@ export class IngestStore {
     const payload = encodeInboxItem(delivery, raw);
     return new Promise<IngestOutcome>((resolve, reject) => {
       this.pending.push({ dedupeKey: this.keys.dedupe(delivery.key), payload, receivedAt: delivery.receivedAt, resolve, reject });
-      this.pendingBytes += payload.length;
+      this.pendingBytes += typeof payload === 'string' ? Buffer.byteLength(payload) : payload.byteLength;
       if (this.pending.length >= this.maxBatch || this.pendingBytes >= this.maxBatchBytes) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
@@ -101,7 +115,14 @@ export class IngestStore {
     for (const p of batch) args.push(p.dedupeKey);
     args.push(this.dedupeTtlMs);
     for (const p of batch) args.push(p.payload, p.receivedAt);
-    this.redis.switchyardIngestBatch(batch.length + 1, ...args).then(
+    let reply: Promise<string>;
+    try {
+      reply = this.redis.switchyardIngestBatch(batch.length + 1, ...args);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    reply.then(
       (flags) => {
         if (typeof flags !== 'string' || flags.length !== batch.length) {
           const err = new Error(`ingest script answered ${JSON.stringify(flags)} for ${batch.length} deliveries`);

@@ -181,6 +181,8 @@ describe('bad input over real HTTP', () => {
       const requests = bodies.map((b, i) => head(['POST /webhooks HTTP/1.1', 'Host: x', `Content-Length: ${Buffer.byteLength(b)}`, ...(i === 1 ? ['Connection: close'] : []), `X-Service-Signature: ${sign(TEST_SECRET, b)}`]) + b);
       const r = await raw(port, (s) => { s.write(requests.join('')); });
       expect(r.closed).toBe(true);
+      const answers = [...(r.head + '\r\n\r\n' + r.body).matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+      expect(answers).toEqual(['202', '202']);
       for (const [i, id] of ids.entries()) {
         const job = await waitFor(() => events.getJob(jobIdFor(id)), 10_000);
         expect(job.data.body).toBe(bodies[i]);
