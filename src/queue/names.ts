@@ -15,6 +15,8 @@ export function ingestKeys(prefix: string) {
     dedupe: (key: string) => `${prefix}:dedupe:${key}`,
     inbox: `${prefix}:ingest:inbox`,
     inflight: (pumpId: string) => `${prefix}:ingest:inflight:${pumpId}`,
+    /** Inbox items no pump could decode, set aside (never dropped) for an operator. */
+    unreadable: `${prefix}:ingest:unreadable`,
     pumps: `${prefix}:ingest:pumps`,
     heartbeat: (pumpId: string) => `${prefix}:ingest:pump:${pumpId}`,
     readiness: `${prefix}:readyz`,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Logger } from '../log.js';
 import { jobIdFor } from '../events/envelope.js';
+import type { StoredDelivery } from './delivery.js';
 import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
 import { ingestKeys } from './names.js';
@@ -160,10 +161,24 @@ export class IngestPump {
   }
 
   private async add(items: string[]): Promise<void> {
-    const jobs = items.map((raw) => {
-      const d = decodeInboxItem(raw);
-      return { name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } };
-    });
-    await this.opts.events.addBulk(jobs);
+    const jobs = [];
+    const unreadable: string[] = [];
+    for (const raw of items) {
+      let d: StoredDelivery;
+      try {
+        d = decodeInboxItem(raw);
+      } catch {
+        unreadable.push(raw);
+        continue;
+      }
+      jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
+    }
+    if (jobs.length > 0) await this.opts.events.addBulk(jobs);
+    if (unreadable.length > 0) {
+      // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
+      // writer: set the items aside where an operator can look, and keep moving.
+      await this.opts.redis.rpush(this.keys.unreadable, ...unreadable);
+      this.opts.log.error({ items: unreadable.length, list: this.keys.unreadable }, 'unreadable inbox items set aside; the rest of the batch was queued');
+    }
   }
 }

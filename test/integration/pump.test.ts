@@ -68,4 +68,17 @@ describe('ingest pump (real redis-server)', () => {
     const jobs = await events.getJobs(['waiting']);
     expect(jobs.filter((j) => j.data.key === 'orphan_1')).toHaveLength(1);
   });
+
+  it('sets an unreadable inbox item aside and queues the rest of its batch', async () => {
+    const store = new IngestStore(redis, prefix, 60_000);
+    await redis.rpush(keys.inbox, 'garbage\nthat is no delivery');
+    await store.put(delivery('after_garbage'));
+    await waitFor(async () => (await events.getJob(jobIdFor('after_garbage'))) !== undefined, 10_000);
+    await waitFor(async () => (await redis.llen(keys.unreadable)) === 1, 5_000);
+    expect(await redis.lrange(keys.unreadable, 0, -1)).toEqual(['garbage\nthat is no delivery']);
+    // …and the pumps keep moving: nothing is stuck in an in-flight list.
+    await store.put(delivery('later'));
+    await waitFor(async () => (await events.getJob(jobIdFor('later'))) !== undefined, 10_000);
+    for (const p of pumps) expect(await redis.llen(keys.inflight(p.id))).toBe(0);
+  });
 });
