@@ -30,20 +30,19 @@
 //   SWITCHYARD_LOG_LEVEL=info  the receiver's LOG_LEVEL (default warn: the
 //                       per-delivery info line is then not written; `info`
 //                       measures it, written to a pipe this script drains)
-//   SWITCHYARD_BIN=<path>  CLI to benchmark instead of bin/switchyard.js
+//   BIN=<path>  CLI to benchmark instead of bin/switchyard.js
 //                       (A/B-test a patched build without touching this tree)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { decodeInboxItem } from '../../src/queue/inbox-item.js';
 import { IngestPump } from '../../src/queue/pump.js';
+import { BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, start, startRedis as startRedisServer, stop, stopAll, until } from '../lib/proc.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = import.meta.dirname;
 const CONNECTIONS = (process.env.CONNECTIONS ?? '50,10').split(',').map(Number);
 const WARMUP = Number(process.env.WARMUP ?? 3);
@@ -54,88 +53,19 @@ const REFERENCE_NAMES: Record<string, string> = {
   lpush: 'raw LPUSH', 'queue-add': 'plain queue.add()', read: 'read body only', verify: 'read + verify', 'verify-parse': 'read + verify + parse',
 };
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
-const SWITCHYARD_BIN = resolve(process.env.SWITCHYARD_BIN ?? 'bin/switchyard.js');
 const SECRET = 'bench-secret';
 const PREFIX = 'bench';
 
-const children = new Set<ChildProcess>();
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
 
-function log(msg: string): void {
-  process.stderr.write(`[bench] ${msg}\n`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
-}
-
-function start(cmd: string, args: string[], env: Record<string, string> = {}, name = cmd): ChildProcess {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
-  return child;
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
-function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((res) => {
-    const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => { clearTimeout(t); res(); });
-    child.kill('SIGTERM');
-  });
-}
-
-async function stopAll(): Promise<void> {
-  await Promise.all([...children].map((c) => stop(c, 5_000)));
-}
-
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => { log(`${sig}: stopping children`); void stopAll().finally(() => process.exit(130)); });
-}
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-async function startRedis(fsync: string): Promise<{ port: number; child: ChildProcess; dir: string }> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(scratch, `redis-${fsync}-`));
-  const child = start('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-    '--appendonly', 'yes', '--appendfsync', fsync, '--maxmemory-policy', 'noeviction', '--daemonize', 'no',
-  ], {}, 'redis');
-  await until('redis-server', async () => {
-    const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    r.on('error', () => undefined);
-    try { await r.connect(); return (await r.ping()) === 'PONG'; } finally { r.disconnect(); }
-  });
-  return { port, child, dir };
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  const r = await fetch(url, { method: 'GET' });
-  await r.arrayBuffer();
-  return r.status === 200;
+/** A fresh redis-server with the given `appendfsync` (the shared helper's defaults otherwise). */
+function startRedis(fsync: string) {
+  return startRedisServer(scratch, ['--appendfsync', fsync]);
 }
 
 async function startBare(): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = start('node', [join(HERE, 'bare-server.mjs')], { PORT: String(port) }, 'bare');
+  const child = start('node', [join(HERE, 'bare-server.mjs')], { env: { PORT: String(port) }, name: 'bare' });
   await until('bare server', async () => {
     const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
     await r.arrayBuffer();
@@ -146,8 +76,7 @@ async function startBare(): Promise<{ port: number; child: ChildProcess }> {
 
 async function startReference(mode: string, redisPort: number): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = start('node', [join(HERE, 'reference-server.mjs')], { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode }, `ref-${mode}`);
-  child.stdout?.resume();
+  const child = start('node', [join(HERE, 'reference-server.mjs')], { env: { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode }, name: `ref-${mode}` });
   await until(`reference server (${mode})`, async () => {
     const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
     await r.arrayBuffer();
@@ -159,15 +88,18 @@ async function startReference(mode: string, redisPort: number): Promise<{ port: 
 async function startSwitchyard(redisPort: number, profileName?: string): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const nodeFlags = PROFILE && profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
-  const child = start('node', [...nodeFlags, SWITCHYARD_BIN, 'serve'], {
-    WEBHOOK_SECRETS: SECRET,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn',
-    QUEUE_PREFIX: PREFIX,
-  }, 'switchyard');
-  child.stdout?.resume(); // log lines (JSON on stdout) are discarded, never left to fill the pipe
+  // Log lines (JSON on stdout) are drained and discarded, never left to fill the pipe.
+  const child = start('node', [...nodeFlags, BIN, 'serve'], {
+    name: 'switchyard',
+    env: {
+      WEBHOOK_SECRETS: SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn',
+      QUEUE_PREFIX: PREFIX,
+    },
+  });
   await until('switchyard /readyz', () => httpOk(`http://127.0.0.1:${port}/readyz`));
   return { port, child };
 }
@@ -190,51 +122,27 @@ interface LoadResult {
   foreignCores?: number;
 }
 
-/** CPU seconds (user + system, all threads) a process has used so far; Linux /proc only, NaN elsewhere. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-  } catch {
-    return NaN;
-  }
-}
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
 /** Runs the load generator while accounting the CPU time of `watched` processes (µs per response). */
 async function runLoadWatched(watched: Record<string, ChildProcess>, ...args: Parameters<typeof runLoad>): Promise<LoadResult & { cpuUsPerReq: Record<string, number>; foreignCores: number }> {
   const before = Object.fromEntries(Object.entries(watched).map(([k, c]) => [k, cpuSeconds(c.pid)]));
-  const m0 = machineCpu();
+  const m0 = machineBusy();
   const t0 = performance.now();
   const load = await runLoad(...args);
   const wall = (performance.now() - t0) / 1000;
-  const m1 = machineCpu();
+  const m1 = machineBusy();
   const used = Object.fromEntries(Object.entries(watched).map(([k, c]) => [k, cpuSeconds(c.pid) - (before[k] as number)]));
   const cpuUsPerReq = Object.fromEntries(Object.entries(used).map(([k, s]) => [k, (s * 1e6) / load.totalResponses]));
   cpuUsPerReq.loadgen = (load.cpuSec * 1e6) / load.totalResponses;
   // Cores busy with anything else on the machine (other users' processes) during this case.
   const ours = Object.values(used).reduce((a, b) => a + b, 0) + load.cpuSec;
-  const foreignCores = (m1.busy - m0.busy - ours) / wall;
+  const foreignCores = (m1 - m0 - ours) / wall;
   return { ...load, cpuUsPerReq, foreignCores };
-}
-
-/** Busy CPU seconds of the whole machine (all cores) from /proc/stat. */
-function machineCpu(): { busy: number } {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const idle = (f[3] ?? 0) + (f[4] ?? 0);
-    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { busy: (total - idle) / CLK_TCK };
-  } catch {
-    return { busy: NaN };
-  }
 }
 
 function runLoad(port: number, connections: number, runId: string, acceptedIdsFile?: string): Promise<LoadResult> {
   const opts = { host: '127.0.0.1', port, path: '/webhooks', connections, warmupSec: WARMUP, durationSec: DURATION, secret: SECRET, header: 'X-Service-Signature', runId, acceptedIdsFile };
   return new Promise((res, rej) => {
-    const child = start('node', [join(HERE, 'loadgen.mjs'), JSON.stringify(opts)], {}, 'loadgen');
+    const child = start('node', [join(HERE, 'loadgen.mjs'), JSON.stringify(opts)], { name: 'loadgen', keepStdout: true });
     let out = '';
     child.stdout?.on('data', (d: Buffer) => { out += d; });
     child.once('exit', (code) => {
@@ -338,11 +246,7 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
-  if (!process.env.SKIP_BUILD) {
-    log('npm run build (type errors elsewhere are tolerated as long as dist/ is emitted)');
-    const b = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (b.status !== 0) log(`build exited with ${b.status}; continuing with the emitted dist/`);
-  }
+  build();
   if (PROFILE) mkdirSync(PROFILE, { recursive: true });
   const rows: Row[] = [];
 
@@ -392,10 +296,8 @@ async function main(): Promise<void> {
 
   const order = (r: Row) => CONNECTIONS.indexOf(r.connections);
   rows.sort((a, b) => order(a) - order(b));
-  const redisVersion = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim();
-  const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
   process.stdout.write(`\n${table(rows)}\n\n`);
-  process.stdout.write(`- machine: nproc ${nproc}, ${cpus()[0]?.model ?? '?'}; node ${process.version}; ${redisVersion}\n`);
+  process.stdout.write(`- machine: ${machine()}\n`);
   process.stdout.write(`- date: ${new Date().toUTCString()}; warm-up ${WARMUP} s, measured ${DURATION} s per case\n`);
   for (const r of rows) {
     if (!r.verification) continue;
