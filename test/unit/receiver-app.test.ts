@@ -187,6 +187,18 @@ describe('readNodeBody (the Node IncomingMessage path under @hono/node-server)',
     expect(await readNodeBody(s, undefined, 100, 50)).toEqual({ ok: false, reason: 'timeout' });
   });
 
+  it('takes a body whose declared bytes are all buffered at once, without waiting for the stream to end', async () => {
+    // The stream never ends: only the fast path can answer before the 50 ms timeout.
+    const s = new Readable({ read() { /* the end is still to come */ } });
+    s.push(Buffer.from('{"a":1}'));
+    const r = await readNodeBody(s, '7', 100, 50);
+    expect(r.ok && Buffer.from(r.bytes).toString()).toBe('{"a":1}');
+    // Fewer bytes buffered than declared: streamed, so it waits (here until the timeout).
+    const partial = new Readable({ read() { /* rest never comes */ } });
+    partial.push(Buffer.from('{"a"'));
+    expect(await readNodeBody(partial, '7', 100, 50)).toEqual({ ok: false, reason: 'timeout' });
+  });
+
   it('reports a body whose stream failed as aborted', async () => {
     const s = new Readable({ read() { /* pending */ } });
     setTimeout(() => s.destroy(new Error('ECONNRESET')), 5);

@@ -34,6 +34,16 @@ describe('verify', () => {
     expect(verify(['new', 'old'], body, sign('old', body))).toEqual({ ok: true, secretIndex: 1 });
   });
 
+  it('follows a secrets list changed in place (its prepared keys are not stale)', () => {
+    const secrets = ['first'];
+    expect(verify(secrets, body, sign('first', body)).ok).toBe(true);
+    secrets[0] = 'second';
+    expect(verify(secrets, body, sign('first', body))).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verify(secrets, body, sign('second', body))).toEqual({ ok: true, secretIndex: 0 });
+    secrets.push('third');
+    expect(verify(secrets, body, sign('third', body))).toEqual({ ok: true, secretIndex: 1 });
+  });
+
   it('accepts upper-case hex and surrounding whitespace', () => {
     const sig = sign('s', body);
     expect(verify(['s'], body, ` sha256=${sig.slice(7).toUpperCase()} `).ok).toBe(true);
