@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
-import { cliRedisUrl, connectCliRedis } from '../queue/dlq.js';
+import { connectForCommand, type RedisClient } from '../redis/connection.js';
 import { IngestStore } from '../queue/ingest.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
 import { UsageError, type CliIo } from './command.js';
@@ -12,13 +13,29 @@ export function cliConfig(io: CliIo): Config {
 }
 
 /**
- * Connects to the Redis of the receivers and workers (REDIS_URL, else a
- * running `switchyard start`'s managed one); `missing` says what to set.
+ * The Redis a one-shot command (dlq, send/replay --direct) should use:
+ * REDIS_URL, else the URL a running `switchyard start` with a managed
+ * redis-server left in `<SWITCHYARD_HOME>/redis.url`, else null.
  */
-export async function cliRedis(config: Config, missing: string): Promise<Redis> {
+export function cliRedisUrl(config: Pick<Config, 'redisUrl' | 'stateDir'>): string | null {
+  if (config.redisUrl) return config.redisUrl;
+  try {
+    const url = readFileSync(join(config.stateDir, 'redis.url'), 'utf8').trim();
+    return url || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Connects to the Redis of the receivers and workers through the one
+ * connection factory (every REDIS_URL form: standalone, TLS, Sentinel,
+ * Cluster); `missing` says what to set when there is no URL at all.
+ */
+export async function cliRedis(config: Config, missing: string): Promise<RedisClient> {
   const url = cliRedisUrl(config);
   if (!url) throw new UsageError(missing);
-  return connectCliRedis(url);
+  return connectForCommand(url);
 }
 
 /** Where `send` and `replay` deliver, and how to let go of it. */

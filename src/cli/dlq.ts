@@ -17,7 +17,8 @@ raw body kept) and handler runs that failed for good (queue "handlers").
 Needs REDIS_URL (and QUEUE_PREFIX) of your receiver and workers.
 
 Subcommands:
-  list                 dead jobs, newest first: id, queue, event, handler, age, attempts, reason
+  list                 dead jobs, newest first: id, queue, event, handler, age, attempts,
+                       reason (its first line, cut at a word with … past 120 characters)
   show <id|key>        a job (or every dead job of a delivery key): payload, error, attempts
   retry                move the matching jobs back to waiting, attempts reset (after a fix)
   purge                delete the matching jobs (needs a filter or --all)
@@ -73,9 +74,26 @@ function filterFrom(values: ParsedArgs['values']): DeadFilter {
   return f;
 }
 
+const REASON_WIDTH = 120;
+
+/**
+ * The first line of a reason in at most `max` characters, cut at a word
+ * boundary with an ellipsis when it is longer (or has more lines); a single
+ * word longer than `max` is cut inside it. `dlq show` prints it whole.
+ */
+export function shortReason(reason: string, max = REASON_WIDTH): string {
+  const [first = '', ...more] = reason.trim().split('\n');
+  const line = first.trimEnd();
+  if (line.length <= max && more.length === 0) return line;
+  if (line.length <= max - 2) return `${line} …`;
+  const room = line.slice(0, max - 1);
+  const space = room.search(/\s\S*$/);
+  return `${(space > max / 2 ? room.slice(0, space) : room).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
 function table(entries: readonly DeadEntry[]): string {
   if (entries.length === 0) return 'no dead-lettered jobs match\n';
-  const rows = entries.map((e) => [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), e.reason.split('\n')[0]?.slice(0, 120) ?? '']);
+  const rows = entries.map((e) => [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), shortReason(e.reason)]);
   const head = ['ID', 'QUEUE', 'EVENT', 'HANDLER', 'AGE', 'TRIES', 'REASON'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');

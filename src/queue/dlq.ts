@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Job, Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { jobIdFor } from '../events/envelope.js';
-import { redisOptionsFromUrl } from '../redis/connection.js';
+import type { RedisClient } from '../redis/connection.js';
 import type { HandlerJobData } from '../worker/jobs.js';
 import { pauseState, resumeHandlers, type PauseRecord } from '../worker/pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
@@ -49,7 +46,7 @@ export interface DeadFilter {
 export interface DlqQueues {
   readonly events: Queue;
   readonly handlers: Queue;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
 }
 
@@ -192,48 +189,4 @@ export async function resumeDead(q: DlqQueues): Promise<{ wasPaused: boolean; re
   const wasPaused = await q.handlers.isPaused();
   const record = await resumeHandlers(q.redis, q.handlers, q.prefix);
   return { wasPaused, record };
-}
-
-/** Raised when a CLI command cannot reach Redis; the message says what to set. */
-export class RedisUnreachableError extends Error {
-  readonly code = 'redis_unreachable';
-  constructor(message: string) {
-    super(message);
-    this.name = 'RedisUnreachableError';
-  }
-}
-
-/**
- * The Redis a one-shot command (dlq, replay --direct) should use: REDIS_URL,
- * else the URL a running `switchyard start` with a managed redis-server left in
- * `<SWITCHYARD_HOME>/redis.url`, else null.
- */
-export function cliRedisUrl(config: { redisUrl: string | undefined; stateDir: string }): string | null {
-  if (config.redisUrl) return config.redisUrl;
-  try {
-    const url = readFileSync(join(config.stateDir, 'redis.url'), 'utf8').trim();
-    return url || null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A connection for a one-shot command: gives up after a few seconds instead
- * of retrying forever like a worker, so an unreachable Redis is an error, not a hang.
- */
-export async function connectCliRedis(url: string, timeoutMs = 5_000): Promise<Redis> {
-  const redis = new Redis({
-    ...redisOptionsFromUrl(url), lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: timeoutMs,
-    retryStrategy: (times) => (times > 3 ? null : 200 * times), connectionName: 'switchyard-cli',
-  });
-  redis.on('error', () => { /* reported by connect() below */ });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (err) {
-    redis.disconnect();
-    throw new RedisUnreachableError(`cannot reach Redis at ${url.replace(/\/\/[^@/]*@/, '//***@')}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return redis;
 }

@@ -4,6 +4,9 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 export type RedisClient = Redis | Cluster;
 
 /**
+ * `command`: a one-shot CLI command (`dlq`, `send --direct`, `replay
+ * --direct`): connects only when asked (`connectForCommand`), gives up after a
+ * few attempts, so an unreachable Redis is an error instead of a hang.
  * `producer`: fails fast (no offline queue, one attempt, 1 s command timeout)
  * so a dead Redis answers 503 within a second instead of hanging the request.
  * Not auto-pipelined: the ingest store already writes each turn's deliveries
@@ -12,7 +15,7 @@ export type RedisClient = Redis | Cluster;
  * `worker`: what BullMQ workers need (`maxRetriesPerRequest: null`), keeps
  * retrying through outages.
  */
-export type ConnectionRole = 'producer' | 'worker';
+export type ConnectionRole = 'producer' | 'worker' | 'command';
 
 /**
  * Turns a REDIS_URL into ioredis options. Accepted forms:
@@ -77,33 +80,86 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
   const cluster = clusterFromUrl(url);
   if (cluster) return createCluster(cluster, role, name);
   const base = redisOptionsFromUrl(url);
-  const roleOptions: RedisOptions =
-    role === 'producer'
-      ? {
-          enableOfflineQueue: false,
-          maxRetriesPerRequest: 1,
-          connectTimeout: 1_000,
-          commandTimeout: 1_000,
-          retryStrategy: (times) => Math.min(50 * times, 500),
-        }
-      : {
-          maxRetriesPerRequest: null,
-          enableReadyCheck: true,
-          retryStrategy: (times) => Math.min(100 * times, 2_000),
-        };
-  return new Redis({ ...base, ...roleOptions, ...(name ? { connectionName: name } : {}), lazyConnect: false });
+  const roleOptions: Record<ConnectionRole, RedisOptions> = {
+    producer: {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 1_000,
+      commandTimeout: 1_000,
+      retryStrategy: (times) => Math.min(50 * times, 500),
+      lazyConnect: false,
+    },
+    worker: {
+      maxRetriesPerRequest: null,
+      enableReadyCheck: true,
+      retryStrategy: (times) => Math.min(100 * times, 2_000),
+      lazyConnect: false,
+    },
+    command: {
+      maxRetriesPerRequest: 2,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: (times) => (times > 3 ? null : 200 * times),
+      lazyConnect: true,
+    },
+  };
+  return new Redis({ ...base, ...roleOptions[role], ...(name ? { connectionName: name } : {}) });
 }
 
+const COMMAND_TIMEOUT_MS = 5_000;
+
 function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: ConnectionRole, name?: string): Cluster {
-  const perNode: RedisOptions = role === 'producer'
-    ? { ...c.redisOptions, connectTimeout: 1_000, commandTimeout: 1_000, maxRetriesPerRequest: 1 }
-    : { ...c.redisOptions, maxRetriesPerRequest: null };
+  const perNode: Record<ConnectionRole, RedisOptions> = {
+    producer: { ...c.redisOptions, connectTimeout: 1_000, commandTimeout: 1_000, maxRetriesPerRequest: 1 },
+    worker: { ...c.redisOptions, maxRetriesPerRequest: null },
+    command: { ...c.redisOptions, connectTimeout: COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 2 },
+  };
   const options: ClusterOptions = {
-    redisOptions: { ...perNode, ...(name ? { connectionName: name } : {}) },
+    redisOptions: { ...perNode[role], ...(name ? { connectionName: name } : {}) },
     enableOfflineQueue: role !== 'producer',
-    clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+    clusterRetryStrategy: role === 'command'
+      ? (times) => (times > 3 ? null : 200 * times)
+      : (times) => Math.min(100 * times, 2_000),
+    lazyConnect: role === 'command',
   };
   return new Cluster(c.nodes, options);
+}
+
+/** A Redis a one-shot command could not reach; the message names the URL (password masked) and why. */
+export class RedisUnreachableError extends Error {
+  readonly code = 'redis_unreachable';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisUnreachableError';
+  }
+}
+
+/** The URL with any password replaced by `***`, for messages. */
+export const maskRedisUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, '//***@');
+
+/**
+ * Opens and checks (PING) a `command` connection to any REDIS_URL form
+ * (standalone, TLS, Sentinel, Cluster), or throws RedisUnreachableError
+ * within about `timeoutMs`.
+ */
+export async function connectForCommand(url: string, name = 'switchyard-cli', timeoutMs = COMMAND_TIMEOUT_MS): Promise<RedisClient> {
+  const redis = createRedisConnection(url, 'command', name);
+  redis.on('error', () => { /* reported by connect() below */ });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      (async () => {
+        await redis.connect();
+        await redis.ping();
+      })(),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+    ]);
+  } catch (err) {
+    redis.disconnect();
+    throw new RedisUnreachableError(`cannot reach Redis at ${maskRedisUrl(url)}: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return redis;
 }
 
 /** Closes a connection, falling back to disconnect when QUIT cannot be sent. */

@@ -1,11 +1,14 @@
 import { fileURLToPath } from 'node:url';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dlqCommand } from '../../src/cli/dlq.js';
+import { dlqCommand, shortReason } from '../../src/cli/dlq.js';
+import { HANDLERS_QUEUE } from '../../src/queue/names.js';
 import type { DeadEntry } from '../../src/queue/dlq.js';
 import { buildDelivery } from '../../src/replay/index.js';
 import { pauseHandlers } from '../../src/worker/pause.js';
 import { startPipeline, type Pipeline } from '../support/pipeline.js';
-import { testRedisUrl } from '../support/redis.js';
+import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { deliver, waitFor } from '../support/service.js';
 import { memoryIo } from './io.js';
 
@@ -102,5 +105,56 @@ describe('dlq against real failed jobs', () => {
     await expect(run('show')).rejects.toThrow(/one job id/);
     await expect(run('list', '--queue', 'x')).rejects.toThrow(/events or handlers/);
     await expect(run('list', '--older-than', 'old')).rejects.toThrow(/--older-than/);
+  });
+});
+
+describe('dlq list: long reasons', () => {
+  it('shortReason cuts at a word boundary with an ellipsis, never mid-word', () => {
+    const words = 'lifecycle stage "Platinum" does not exist in the workspace; set WON_STAGE to a stage id or exact name (see the recipe settings in the README)';
+    const short = shortReason(words);
+    expect(short.length).toBeLessThanOrEqual(120);
+    expect(short).toMatch(/…$/);
+    const kept = short.slice(0, -1);
+    expect(words.startsWith(kept)).toBe(true);
+    expect(words[kept.length]).toMatch(/[\s,;:.-]/);
+    expect(shortReason('short reason')).toBe('short reason');
+    expect(shortReason('first line\n    at stack (file.js:1:1)')).toBe('first line …');
+    expect(shortReason('x'.repeat(300))).toBe(`${'x'.repeat(119)}…`);
+  });
+
+  it('the table shows a long reason of a real dead job cut at a word, and show prints it whole', async () => {
+    const prefix = uniquePrefix('dlq-long');
+    const env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, SWITCHYARD_HOME: '/nonexistent' };
+    const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
+    const reason = `ValidationError: ${'the contact field named in the request does not exist '.repeat(4)}(422)`;
+    const worker = new Worker(HANDLERS_QUEUE, async () => { throw new UnrecoverableError(reason); }, { connection: redis, prefix });
+    try {
+      await handlers.add('long', { key: 'evt_long', handlerId: 'long', receivedAt: new Date().toISOString(), event: { id: 'evt_long', name: 'lead.won', createdAt: null, data: {} } }, { jobId: 'd/evt_long/long', attempts: 1 });
+      await waitFor(async () => (await handlers.getFailedCount()) === 1);
+      const io = memoryIo(env);
+      expect(await dlqCommand.run(['list'], io)).toBe(0);
+      const row = io.out().split('\n').find((l) => l.startsWith('d/evt_long/long')) as string;
+      const shown = row.slice(row.indexOf('ValidationError'));
+      expect(shown).toMatch(/ (exist|the|does|not|field|named|in|request|contact)…$/);
+      expect(shown.length).toBeLessThanOrEqual(120);
+      const show = memoryIo(env);
+      await dlqCommand.run(['show', 'd/evt_long/long'], show);
+      expect(show.out()).toContain(reason);
+    } finally {
+      await worker.close();
+      await handlers.obliterate({ force: true });
+      await handlers.close();
+      redis.disconnect();
+    }
+  });
+
+  it('an unreachable Redis (any URL form) is an error naming it, password masked, not a hang', async () => {
+    const started = Date.now();
+    const io = memoryIo({ REDIS_URL: 'redis+cluster://u:hunter2@127.0.0.1:1', SWITCHYARD_HOME: '/nonexistent' });
+    const err = await dlqCommand.run(['list'], io).then(() => null, (e: unknown) => e as Error);
+    expect(err?.message).toMatch(/^cannot reach Redis at redis\+cluster:\/\/\*\*\*@127\.0\.0\.1:1/);
+    expect(err?.message).not.toContain('hunter2');
+    expect(Date.now() - started).toBeLessThan(8_000);
   });
 });

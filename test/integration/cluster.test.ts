@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dlqCommand } from '../../src/cli/dlq.js';
+import { sendCommand } from '../../src/cli/send.js';
 import { jobIdFor } from '../../src/events/envelope.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../src/queue/names.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../src/redis/connection.js';
@@ -11,6 +13,7 @@ import { startWorker } from '../../src/worker/service.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { messageReceived } from '../support/deliveries.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../support/service.js';
+import { memoryIo } from '../cli/io.js';
 
 const TEST_HANDLERS = fileURLToPath(new URL('../handlers', import.meta.url));
 
@@ -63,5 +66,27 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
       await handlers.close();
       await events.close();
     }
+  }, 60_000);
+
+  it('the one-shot commands reach the cluster too: dlq list shows a dead letter, send --direct stores a delivery', async () => {
+    const env = { REDIS_URL: cluster.url, QUEUE_PREFIX: prefix, SWITCHYARD_HOME: '/nonexistent' };
+    expect((await deliver(`${service.receiver?.http.url}/webhooks`, '{"id":"evt_cluster_cut","event":"lead.won","da')).status).toBe(202);
+    const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+    try {
+      await waitFor(async () => (await events.getFailedCount()) >= 1, 15_000);
+    } finally {
+      await events.close();
+    }
+    const list = memoryIo(env);
+    expect(await dlqCommand.run(['list', '--json'], list)).toBe(0);
+    const { entries } = JSON.parse(list.out()) as { entries: { queue: string; reason: string }[] };
+    expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ queue: 'events', reason: expect.stringMatching(/^invalid_json/) })]));
+    const text = memoryIo(env);
+    expect(await dlqCommand.run(['list', '--queue', 'events'], text)).toBe(0);
+    expect(text.out()).toMatch(/\d+ dead-lettered\n$/);
+
+    const send = memoryIo(env);
+    expect(await sendCommand.run(['contact.created', '--direct'], send)).toBe(0);
+    expect(send.out()).toMatch(/^accepted contact\.created evt_replay_\w+/);
   }, 60_000);
 });

@@ -2,13 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dlqCommand } from '../../src/cli/dlq.js';
+import { sendCommand } from '../../src/cli/send.js';
 import { jobIdFor } from '../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../src/queue/names.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../src/redis/connection.js';
 import { freePort, startManagedRedis, type ManagedRedis } from '../../src/redis/managed.js';
 import { uniquePrefix } from '../support/redis.js';
+import { memoryIo } from '../cli/io.js';
 import { deliver, eventBody, startTestService, waitFor } from '../support/service.js';
 
 /** REDIS_URL=redis+sentinel://…/<master>: the service finds the master through a real Sentinel. */
@@ -63,4 +66,29 @@ describe('Redis Sentinel', () => {
       await events.close();
     }
   });
+
+  it('the one-shot commands find the master through the sentinel: dlq list shows a dead letter, send --direct stores a delivery', async () => {
+    const env = { REDIS_URL: url, QUEUE_PREFIX: prefix, SWITCHYARD_HOME: '/nonexistent' };
+    const send = memoryIo(env);
+    expect(await sendCommand.run(['lead.won', '--direct'], send)).toBe(0);
+    expect(send.out()).toMatch(/^accepted lead\.won (evt_replay_\w+)/);
+    const id = /evt_replay_\w+/.exec(send.out())?.[0] as string;
+
+    // The pump queues the stored delivery; a worker that refuses it dead-letters it.
+    const worker = new Worker(EVENTS_QUEUE, async () => { throw new UnrecoverableError('refused by the sentinel test'); }, { connection: redis, prefix });
+    try {
+      const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+      try {
+        await waitFor(async () => (await events.getJob(jobIdFor(id)))?.isFailed(), 15_000);
+      } finally {
+        await events.close();
+      }
+    } finally {
+      await worker.close();
+    }
+    const list = memoryIo(env);
+    expect(await dlqCommand.run(['list', '--json', '--reason', 'sentinel test'], list)).toBe(0);
+    const { entries } = JSON.parse(list.out()) as { entries: { queue: string; key: string; event: string }[] };
+    expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ queue: 'events', key: id, event: 'lead.won' })]));
+  }, 30_000);
 });
