@@ -4,7 +4,7 @@ import { parseDuration, parseSize } from './units.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module
- * receives a `Config`; nothing else reads `process.env` (ARCHITECTURE.md, conventions).
+ * receives a `Config`; nothing else reads `process.env`.
  */
 export interface Config {
   readonly port: number;
@@ -141,24 +141,38 @@ const url = (protocols: readonly string[]) =>
     }
   });
 
+/** One of `values` (case-insensitive), else an issue naming what was given and what is expected. */
+const oneOf = <T extends string>(values: readonly T[], def: T, expected: string) =>
+  optionalText.transform((v, ctx): T => {
+    if (v === undefined) return def;
+    const lower = v.toLowerCase() as T;
+    if (values.includes(lower)) return lower;
+    ctx.addIssue({ code: 'custom', message: `expected ${expected} (default ${def}), got "${v}"` });
+    return z.NEVER;
+  });
+
+/** Text with a default that must pass `ok`, else an issue naming what was given. */
+const checked = (def: string, ok: (v: string) => boolean, expected: string, map: (v: string) => string = (v) => v) =>
+  optionalText.transform((v, ctx) => {
+    if (v === undefined) return map(def);
+    if (ok(v)) return map(v);
+    ctx.addIssue({ code: 'custom', message: `${expected}, got "${v}"` });
+    return z.NEVER;
+  });
+
 const csv = optionalText.transform((v) =>
   v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''),
 );
 
 const schema = z.object({
   PORT: int('PORT', 3000, 0, 65535),
-  HOST: optionalText.transform((v) => v ?? '0.0.0.0'),
-  WEBHOOK_PATH: optionalText
-    .transform((v) => v ?? '/webhooks')
-    .refine((v) => v.startsWith('/'), { message: 'expected a path starting with "/", e.g. /webhooks' }),
+  HOST: checked('0.0.0.0', (v) => /^(\[?[0-9A-Fa-f:.]+(%\w+)?\]?|[A-Za-z0-9.-]+)$/.test(v),
+    'expected an address to bind such as 127.0.0.1 (loopback only), 0.0.0.0 (every interface) or ::, without a scheme or port'),
+  WEBHOOK_PATH: checked('/webhooks', (v) => v.startsWith('/'), 'expected a path starting with "/", e.g. /webhooks'),
   WEBHOOK_SECRETS: csv,
-  SIGNATURE_HEADER: optionalText
-    .transform((v) => (v ?? 'X-Service-Signature').toLowerCase())
-    .refine((v) => /^[a-z0-9-]+$/.test(v), { message: 'expected an HTTP header name such as X-Service-Signature' }),
+  SIGNATURE_HEADER: checked('X-Service-Signature', (v) => /^[A-Za-z0-9-]+$/.test(v), 'expected an HTTP header name such as X-Service-Signature', (v) => v.toLowerCase()),
   REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'redis+cluster', 'rediss+cluster', 'valkey', 'valkeys']),
-  QUEUE_PREFIX: optionalText
-    .transform((v) => v ?? 'switchyard')
-    .refine((v) => !/\s/.test(v), { message: 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster' }),
+  QUEUE_PREFIX: checked('switchyard', (v) => !/\s/.test(v), 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster'),
   DEDUPE_TTL: duration('7d'),
   MAX_BODY_BYTES: size('1048576'),
   BODY_TIMEOUT: duration('10s'),
@@ -171,18 +185,12 @@ const schema = z.object({
   WORKSPACE_API_URL: url(['http', 'https']),
   WORKSPACE_API_TOKEN: optionalText,
   WORKSPACE_API_BURST: int('WORKSPACE_API_BURST', 30, 1, 10_000),
-  LOG_LEVEL: optionalText
-    .transform((v) => (v ?? 'info').toLowerCase())
-    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-      message: 'expected one of fatal, error, warn, info, debug, trace, silent',
-    })),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', 'one of fatal, error, warn, info, debug, trace, silent'),
   ADMIN_USER: optionalText,
   ADMIN_PASSWORD: optionalText,
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 10, 1, 1000),
   METRICS_PORT: int('METRICS_PORT', -1, 0, 65535),
-  INGEST_PUMP: optionalText
-    .transform((v) => (v ?? 'auto').toLowerCase())
-    .pipe(z.enum(['auto', 'on', 'off'], { message: 'expected auto (pump where a worker runs), on or off' })),
+  INGEST_PUMP: oneOf(['auto', 'on', 'off'] as const, 'auto', 'auto (pump where a worker runs), on or off'),
   JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
@@ -219,7 +227,9 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     }
   }
   const v = parsed.success ? parsed.data : undefined;
-  if (options.requireSecrets && (!v || v.WEBHOOK_SECRETS.length === 0) && !problems.some((p) => p.variable === 'WEBHOOK_SECRETS')) {
+  // Judged from the variable itself, not the parse result: a bad value elsewhere must not make it look missing.
+  const secretsGiven = (resolved['WEBHOOK_SECRETS'] ?? '').split(',').some((s) => s.trim() !== '');
+  if (options.requireSecrets && !secretsGiven && !problems.some((p) => p.variable.startsWith('WEBHOOK_SECRETS'))) {
     problems.push({
       variable: 'WEBHOOK_SECRETS',
       problem:

@@ -51,6 +51,31 @@ describe('loadConfig', () => {
     expect(byVar['MAX_BODY_BYTES']).toMatch(/1mb/);
   });
 
+  it('a bad value in another variable does not make WEBHOOK_SECRETS look missing', () => {
+    const problems = problemsOf({ WEBHOOK_SECRETS: 'whsec_a', PORT: 'eighty' });
+    expect(problems).toEqual([{ variable: 'PORT', problem: 'expected an integer from 0 to 65535 (default 3000), got "eighty"' }]);
+    // An unreadable *_FILE is the one problem, not also a missing WEBHOOK_SECRETS.
+    expect(problemsOf({ WEBHOOK_SECRETS_FILE: '/nonexistent/secret', LOG_LEVEL: 'loud' }).map((p) => p.variable).sort()).toEqual(['LOG_LEVEL', 'WEBHOOK_SECRETS_FILE']);
+  });
+
+  it('each problem says what was given and what is expected', () => {
+    const byVar = Object.fromEntries(problemsOf({
+      WEBHOOK_SECRETS: 's', LOG_LEVEL: 'loud', INGEST_PUMP: 'maybe', WEBHOOK_PATH: 'hooks', SIGNATURE_HEADER: 'X Sig',
+      QUEUE_PREFIX: 'my prefix', HOST: 'http://0.0.0.0:3000', CAPTURE_REDACT: 'perhaps',
+    }).map((p) => [p.variable, p.problem]));
+    expect(byVar).toEqual({
+      LOG_LEVEL: 'expected one of fatal, error, warn, info, debug, trace, silent (default info), got "loud"',
+      INGEST_PUMP: 'expected auto (pump where a worker runs), on or off (default auto), got "maybe"',
+      WEBHOOK_PATH: 'expected a path starting with "/", e.g. /webhooks, got "hooks"',
+      SIGNATURE_HEADER: 'expected an HTTP header name such as X-Service-Signature, got "X Sig"',
+      QUEUE_PREFIX: 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster, got "my prefix"',
+      HOST: expect.stringMatching(/^expected an address to bind such as 127\.0\.0\.1 .*, got "http:\/\/0\.0\.0\.0:3000"$/),
+      CAPTURE_REDACT: 'expected true or false, got "perhaps"',
+    });
+    expect(loadConfig({ HOST: '::1', LOG_LEVEL: 'DEBUG', SIGNATURE_HEADER: 'X-Hub-Sig' })).toMatchObject({ host: '::1', logLevel: 'debug', signatureHeader: 'x-hub-sig' });
+    expect(loadConfig({ HOST: 'localhost' }).host).toBe('localhost');
+  });
+
   it('accepts durations like 7d and sizes like 1mb', () => {
     const c = loadConfig({ WEBHOOK_SECRETS: 's', DEDUPE_TTL: '36h', MAX_BODY_BYTES: '2mb', REDIS_URL: 'rediss://u:p@h:6380/2' });
     expect(c.dedupeTtlMs).toBe(36 * 3_600_000);
