@@ -24,7 +24,12 @@ Where to:
                      a running switchyard process picks it up
   --inline           no Redis: validate and run the subscribed handlers here
                      against WORKSPACE_API_URL with WORKSPACE_API_TOKEN, printing
-                     each handler's outcome and API calls
+                     each handler's outcome and API calls. Each run sends its
+                     own Idempotency-Keys, so replaying after editing a handler
+                     writes again instead of being refused as a reused key
+  --reuse-keys       --inline: send the keys the worker would send (the same on
+                     every run: the API replays the first answer for 24 hours,
+                     and refuses a key with a different body)
 
 Which:
   --event NAME       only these events (repeat or comma-separate)
@@ -66,6 +71,7 @@ export const replayCommand: Command = {
       to: { type: 'string' }, secret: { type: 'string' }, direct: { type: 'boolean' }, inline: { type: 'boolean' },
       event: { type: 'string', multiple: true }, handler: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' },
       concurrency: { type: 'string' }, 'new-ids': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' },
+      'reuse-keys': { type: 'boolean' },
     }, true);
     if (values.help) {
       io.stdout.write(HELP);
@@ -73,6 +79,7 @@ export const replayCommand: Command = {
     }
     if (positionals.length === 0) throw new UsageError('expected at least one fixture file, directory or .ndjson file');
     if (values.direct && values.inline) throw new UsageError('--direct and --inline exclude each other');
+    if (values['reuse-keys'] && !values.inline) throw new UsageError('--reuse-keys applies to --inline only (the receiver and workers key their own writes)');
     const to = str(values, 'to');
     if (to !== undefined && (values.direct || values.inline)) throw new UsageError('--to applies to HTTP replay only (not with --direct or --inline)');
     const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
@@ -105,7 +112,7 @@ export const replayCommand: Command = {
       const api = config.workspaceApiUrl && config.workspaceApiToken
         ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst } : undefined;
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
-      target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal });
+      target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']) });
     } else {
       ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }));
     }

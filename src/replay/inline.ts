@@ -1,4 +1,6 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createApiClient } from '../api/client.js';
+import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
 import { validateEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
@@ -20,7 +22,33 @@ export interface InlineOptions {
   signal?: AbortSignal;
   fetch?: typeof fetch;
   now?: () => Date;
+  /**
+   * Send the worker's own Idempotency-Keys (derived from delivery, handler and
+   * step, or given by the handler). Default false: the keys of one replay run
+   * are scoped to it, so replaying after editing a handler writes afresh
+   * instead of failing with IdempotencyKeyReusedError (the API remembers a
+   * key for 24 hours and refuses it with a different body).
+   */
+  reuseKeys?: boolean;
 }
+
+/**
+ * A fetch that scopes every Idempotency-Key to one replay run: `key` becomes a
+ * hash of (run salt, key). Within the run a key maps to the same value, so
+ * retries still replay; a later run sends different keys.
+ */
+export function runScopedFetch(base: typeof fetch, salt: string = randomBytes(12).toString('hex')): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    const key = headers.get('idempotency-key');
+    if (key === null) return base(input, init);
+    headers.set('idempotency-key', `sy_replay_${createHash('sha256').update(`${salt}\u0000${key}`).digest('base64url').slice(0, 32)}`);
+    return base(input, { ...init, headers });
+  };
+}
+
+const REUSED_HINT = 'the API already saw this Idempotency-Key with a different body (the handler or the delivery changed since a run with the same keys): replay without --reuse-keys to give this run fresh keys';
+const SAME_RUN_HINT = 'the handler sent two different bodies with one Idempotency-Key in this run: a key it sets itself must change with what it sends';
 
 /** One line per API call: method, operation, status, and whether the API replayed a stored answer. */
 export function describeCall(c: CallEvent): string {
@@ -41,6 +69,8 @@ export function describeCall(c: CallEvent): string {
 export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const steps = new MemoryStepStore();
   const now = opts.now ?? (() => new Date());
+  const baseFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  const apiFetch = opts.reuseKeys ? baseFetch : runScopedFetch(baseFetch);
   const signal = opts.signal ?? new AbortController().signal;
   return async (item: ReplayItem) => {
     const envelope = parseEnvelope(item.bytes);
@@ -65,7 +95,7 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
         api: api
           ? (keys) => createApiClient({
               baseUrl: api.baseUrl, token: api.token, burst: api.burst, idempotencyKey: keys,
-              onCall: (c) => calls.push(c), ...(opts.fetch ? { fetch: opts.fetch } : {}),
+              onCall: (c) => calls.push(c), fetch: apiFetch,
             })
           : undefined,
         steps, log: opts.log, env: opts.env, signal,
@@ -76,6 +106,7 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
       else {
         failed++;
         lines.push(`  ✗ ${handler.id} ${outcome.verdict.kind} after ${ms} ms: ${outcome.verdict.reason}`);
+        if (outcome.error instanceof IdempotencyKeyReusedError) lines.push(`    ${opts.reuseKeys ? REUSED_HINT : SAME_RUN_HINT}`);
       }
       for (const c of calls) lines.push(`      ${describeCall(c)}`);
     }

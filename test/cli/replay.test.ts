@@ -135,6 +135,31 @@ describe('replay --inline against the sandbox', () => {
     expect(task?.body.title).toBe(`Follow up with ${contact.name}`);
   });
 
+  it('replaying after a handler change writes afresh (keys per run); --reuse-keys sends the worker keys and explains a reused key', async () => {
+    const file = join(dir, 'edited.json');
+    writeFileSync(file, buildDelivery('conversation.closed', { sets: [`data.contact_id=${contact.id}`, 'data.assignee=null'] }).bytes);
+    // FOLLOW_UP_DAYS stands for an edited handler: the same delivery now writes a different body.
+    const run = async (days: string, ...extra: string[]) => {
+      const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS, FOLLOW_UP_DAYS: days });
+      const code = await replayCommand.run([file, '--inline', '--handler', 'follow-up-task', ...extra], io);
+      return { code, out: io.out() };
+    };
+    const first = await run('1');
+    expect(first.out).toMatch(/✓ follow-up-task completed/);
+    const edited = await run('4');
+    expect(edited.code).toBe(0);
+    expect(edited.out).toMatch(/POST\s+tasks\.create → 201\n/);
+
+    const keyed = await run('6', '--reuse-keys');
+    expect(keyed.out).toMatch(/POST\s+tasks\.create → 201/);
+    const keyedEdited = await run('8', '--reuse-keys');
+    expect(keyedEdited.code).toBe(1);
+    expect(keyedEdited.out).toMatch(/✗ follow-up-task dead .*\n {4}the API already saw this Idempotency-Key with a different body .*replay without --reuse-keys/);
+    const keyedSame = await run('6', '--reuse-keys');
+    expect(keyedSame.out).toMatch(/POST\s+tasks\.create → 201 \(replayed\)/);
+    await expect(replayCommand.run([file, '--reuse-keys'], memoryIo({}))).rejects.toThrow(/--reuse-keys applies to --inline only/);
+  });
+
   it('an invalid delivery is rejected with the catalogue reason, a failing handler is failed (exit 1)', async () => {
     const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS });
     const code = await replayCommand.run([join(FIXTURES, 'malformed', 'invalid-data.json'), join(FIXTURES, 'conversation.closed.json'), '--inline', '--concurrency', '1'], io);
