@@ -1,15 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.js';
 import { connectForCommand, type RedisClient } from '../redis/connection.js';
 import { IngestStore } from '../queue/ingest.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
 import { UsageError, type CliIo } from './command.js';
-import { secretFlag, urlFlag } from './flags.js';
+import { urlFlag } from './flags.js';
 
 /** The configuration of a one-shot command (a ConfigError reaches main.ts: every problem printed, exit 1). */
 export function cliConfig(io: CliIo): Config {
   return loadConfig(io.env, { requireSecrets: false });
+}
+
+/** A file of the local state directory (SWITCHYARD_HOME, relative to the working directory), trimmed; null when absent or empty. */
+function stateFile(config: Pick<Config, 'stateDir'>, cwd: string, name: string): string | null {
+  try {
+    return readFileSync(resolve(cwd, config.stateDir, name), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -17,14 +26,25 @@ export function cliConfig(io: CliIo): Config {
  * REDIS_URL, else the URL a running `switchyard start` with a managed
  * redis-server left in `<SWITCHYARD_HOME>/redis.url`, else null.
  */
-export function cliRedisUrl(config: Pick<Config, 'redisUrl' | 'stateDir'>): string | null {
-  if (config.redisUrl) return config.redisUrl;
-  try {
-    const url = readFileSync(join(config.stateDir, 'redis.url'), 'utf8').trim();
-    return url || null;
-  } catch {
-    return null;
+export function cliRedisUrl(config: Pick<Config, 'redisUrl' | 'stateDir'>, cwd = process.cwd()): string | null {
+  return config.redisUrl ?? stateFile(config, cwd, 'redis.url');
+}
+
+/**
+ * The signing secret of `send`, `replay` and `sign`: `--secret`, else the
+ * current (first) of WEBHOOK_SECRETS, else the development secret `npm run dev`
+ * keeps in `<SWITCHYARD_HOME>/dev-secret` (said on stderr, so a second terminal
+ * next to `npm run dev` needs no set-up).
+ */
+export function signingSecret(value: string | undefined, config: Config, io: Pick<CliIo, 'cwd' | 'stderr'>): string {
+  const secret = value ?? config.webhookSecrets[0];
+  if (secret) return secret;
+  const dev = stateFile(config, io.cwd, 'dev-secret');
+  if (dev) {
+    io.stderr.write(`note: WEBHOOK_SECRETS is unset; signing with the development secret of \`npm run dev\` (${join(config.stateDir, 'dev-secret')})\n`);
+    return dev.split(',')[0]?.trim() as string;
   }
+  throw new UsageError(`--secret: no signing secret; pass --secret, set WEBHOOK_SECRETS, or start \`npm run dev\` (it keeps one in ${join(config.stateDir, 'dev-secret')})`);
 }
 
 /**
@@ -32,8 +52,8 @@ export function cliRedisUrl(config: Pick<Config, 'redisUrl' | 'stateDir'>): stri
  * connection factory (every REDIS_URL form: standalone, TLS, Sentinel,
  * Cluster); `missing` says what to set when there is no URL at all.
  */
-export async function cliRedis(config: Config, missing: string): Promise<RedisClient> {
-  const url = cliRedisUrl(config);
+export async function cliRedis(config: Config, missing: string, cwd = process.cwd()): Promise<RedisClient> {
+  const url = cliRedisUrl(config, cwd);
   if (!url) throw new UsageError(missing);
   return connectForCommand(url);
 }
@@ -48,10 +68,12 @@ export interface DeliveryTarget {
  * `--direct`: into Redis with the receiver's dedupe; else signed HTTP POSTs to
  * `--to` (default the local receiver of PORT and WEBHOOK_PATH).
  */
-export async function deliveryTarget(config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number }): Promise<DeliveryTarget> {
+export async function deliveryTarget(
+  config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number }, io: Pick<CliIo, 'cwd' | 'stderr'>,
+): Promise<DeliveryTarget> {
   if (flags.direct) {
     if (flags.to !== undefined) throw new UsageError('--to applies to HTTP delivery only (not with --direct)');
-    const redis = await cliRedis(config, '--direct needs REDIS_URL (the Redis your receiver and workers use)');
+    const redis = await cliRedis(config, '--direct needs REDIS_URL (the Redis your receiver and workers use), or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
     return {
       target: directTarget(new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs)),
       close: async () => { redis.disconnect(); },
@@ -59,7 +81,7 @@ export async function deliveryTarget(config: Config, flags: { direct: boolean; t
   }
   const target = httpTarget({
     url: urlFlag('to', flags.to ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
-    secret: secretFlag(flags.secret, config), signatureHeader: config.signatureHeader,
+    secret: signingSecret(flags.secret, config, io), signatureHeader: config.signatureHeader,
     ...(flags.concurrency ? { maxSockets: flags.concurrency } : {}),
   });
   return { target, close: async () => target.close() };

@@ -14,7 +14,9 @@ const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
 
 The dead-letter queue: deliveries that are not valid events (queue "events",
 raw body kept) and handler runs that failed for good (queue "handlers").
-Needs REDIS_URL (and QUEUE_PREFIX) of your receiver and workers.
+Needs REDIS_URL (and QUEUE_PREFIX) of your receiver and workers; without
+REDIS_URL, the managed Redis of a running \`npm run dev\` or \`switchyard start\`
+(found through .switchyard/redis.url).
 
 Subcommands:
   list                 dead jobs, newest first: id, queue, event, handler, age, attempts,
@@ -102,7 +104,7 @@ function table(entries: readonly DeadEntry[]): string {
 
 async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promise<T> {
   const config = cliConfig(io);
-  const redis = await cliRedis(config, 'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers');
+  const redis = await cliRedis(config, 'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
   const prefix = config.queuePrefix;
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
   const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });

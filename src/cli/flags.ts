@@ -1,4 +1,3 @@
-import type { Config } from '../config.js';
 import { isEventName, suggestEventName } from '../events/catalogue.js';
 import { UsageError } from './command.js';
 
@@ -12,13 +11,6 @@ export function eventFlags(values: readonly string[]): string[] {
     }
   }
   return names;
-}
-
-/** `--secret`, else the current (first) of WEBHOOK_SECRETS. */
-export function secretFlag(value: string | undefined, config: Config): string {
-  const secret = value ?? config.webhookSecrets[0];
-  if (!secret) throw new UsageError('--secret: no signing secret; pass --secret or set WEBHOOK_SECRETS');
-  return secret;
 }
 
 /** An http(s) URL flag, checked before anything is sent. */

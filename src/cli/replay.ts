@@ -19,7 +19,8 @@ with their exact bytes, signed afresh. Directories are read recursively
 Where to:
   (default)          POST to --to, signed with --secret
   --to URL           receiver URL (default http://127.0.0.1:$PORT$WEBHOOK_PATH)
-  --secret S         signing secret (default: the first of WEBHOOK_SECRETS)
+  --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
+                     the development secret of a running \`npm run dev\`)
   --direct           no HTTP: into Redis (REDIS_URL) with the receiver's dedupe;
                      a running switchyard process picks it up
   --inline           no Redis: validate and run the subscribed handlers here
@@ -114,7 +115,7 @@ export const replayCommand: Command = {
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
       target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']) });
     } else {
-      ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }));
+      ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }, io));
     }
 
     const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);

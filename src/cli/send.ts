@@ -4,8 +4,7 @@ import { BuildError, buildDelivery } from '../replay/index.js';
 import { sign } from '../signature.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { cliConfig, deliveryTarget } from './connect.js';
-import { secretFlag } from './flags.js';
+import { cliConfig, deliveryTarget, signingSecret } from './connect.js';
 
 const HELP = `Usage: switchyard send <event> [--set path=value]... [--data FILE] [options]
 
@@ -19,13 +18,15 @@ Options:
   --set path=value   override one field (repeatable)
   --data FILE        JSON file replacing the whole data object (then --set applies)
   --to URL           receiver URL (default http://127.0.0.1:$PORT$WEBHOOK_PATH)
-  --secret S         signing secret (default: the first of WEBHOOK_SECRETS)
+  --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
+                     the development secret of a running \`npm run dev\`)
   --direct           into Redis (REDIS_URL) instead of HTTP
   --print            print the body and its signature header; send nothing
   --force            send even when the catalogue says the data is invalid
 
-Example:
-  switchyard send conversation.closed --set data.contact_id=42
+Examples (ids of the sandbox's seed, as \`npm run dev\` runs it):
+  switchyard send conversation.closed --set data.contact_id=36
+  switchyard send lead.won --print
 `;
 
 export const sendCommand: Command = {
@@ -64,10 +65,10 @@ export const sendCommand: Command = {
     }
     const config = cliConfig(io);
     if (values.print) {
-      io.stdout.write(`${config.signatureHeader}: ${sign(secretFlag(str(values, 'secret'), config), built.bytes)}\n${built.bytes.toString('utf8')}\n`);
+      io.stdout.write(`${config.signatureHeader}: ${sign(signingSecret(str(values, 'secret'), config, io), built.bytes)}\n${built.bytes.toString('utf8')}\n`);
       return EXIT.ok;
     }
-    const { target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') });
+    const { target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') }, io);
     try {
       const o = await target({ source: 'send', bytes: built.bytes, headers: {}, receivedAt: undefined });
       io.stdout.write(`${o.kind} ${built.name} ${o.key}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${o.detail}` : ''}\n`);

@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { sign } from '../signature.js';
 import { parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { cliConfig } from './connect.js';
-import { secretFlag } from './flags.js';
+import { cliConfig, signingSecret } from './connect.js';
 
 const HELP = `Usage: switchyard sign [FILE|-] [--secret S] [--value]
 
@@ -13,7 +12,8 @@ default, or "-"): "<SIGNATURE_HEADER>: sha256=<hex>", ready for curl -H.
 Nothing is trimmed: sign the same bytes you send (curl --data-binary).
 
 Options:
-  --secret S   signing secret (default: the first of WEBHOOK_SECRETS)
+  --secret S   signing secret (default: the first of WEBHOOK_SECRETS, else
+               the development secret of a running \`npm run dev\`)
   --value      print only sha256=<hex>
 
 Example:
@@ -39,7 +39,7 @@ export const signCommand: Command = {
     }
     if (positionals.length > 1) throw new UsageError(`expected one file (or - for stdin), got ${positionals.length}`);
     const config = cliConfig(io);
-    const secret = secretFlag(str(values, 'secret'), config);
+    const secret = signingSecret(str(values, 'secret'), config, io);
     const file = positionals[0];
     let bytes: Buffer;
     if (file === undefined || file === '-') bytes = await readStdin(io.stdin);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,8 +53,30 @@ describe('send over HTTP', () => {
 
   it('signs and sends; the receiver accepts it', async () => {
     const io = memoryIo({ WEBHOOK_SECRETS: TEST_SECRET });
-    expect(await sendCommand.run(['conversation.closed', '--set', 'data.contact_id=42', '--to', svc.url], io)).toBe(0);
+    expect(await sendCommand.run(['conversation.closed', '--set', 'data.contact_id=36', '--to', svc.url], io)).toBe(0);
     expect(io.out()).toMatch(/^accepted conversation\.closed evt_replay_\w+ \(HTTP 202\)/);
+  });
+
+  it('next to `npm run dev` (WEBHOOK_SECRETS unset) it signs with the development secret in .switchyard/dev-secret, saying so', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'sy-devsecret-'));
+    const io = memoryIo({}, { cwd: project });
+    await expect(sendCommand.run(['lead.won', '--to', svc.url], io)).rejects.toThrow(/no signing secret; pass --secret, set WEBHOOK_SECRETS, or start `npm run dev` \(it keeps one in \.switchyard\/dev-secret\)/);
+    mkdirSync(join(project, '.switchyard'));
+    writeFileSync(join(project, '.switchyard', 'dev-secret'), TEST_SECRET);
+    const send = memoryIo({}, { cwd: project });
+    expect(await sendCommand.run(['lead.won', '--to', svc.url], send)).toBe(0);
+    expect(send.out()).toMatch(/^accepted lead\.won evt_replay_\w+ \(HTTP 202\)/);
+    expect(send.err()).toBe('note: WEBHOOK_SECRETS is unset; signing with the development secret of `npm run dev` (.switchyard/dev-secret)\n');
+    expect(send.err()).not.toContain(TEST_SECRET);
+    const signed = memoryIo({}, { cwd: project, input: 'x' });
+    expect(await signCommand.run(['--value'], signed)).toBe(0);
+    expect(signed.out()).toBe(`${sign(TEST_SECRET, 'x')}\n`);
+    // SWITCHYARD_HOME moves it, as it moves the managed Redis; WEBHOOK_SECRETS wins over it.
+    const moved = memoryIo({ SWITCHYARD_HOME: 'elsewhere' }, { cwd: project });
+    await expect(sendCommand.run(['lead.won', '--to', svc.url], moved)).rejects.toThrow(/elsewhere\/dev-secret/);
+    const explicit = memoryIo({ WEBHOOK_SECRETS: 'wrong' }, { cwd: project });
+    expect(await sendCommand.run(['lead.won', '--to', svc.url], explicit)).toBe(1);
+    expect(explicit.err()).toBe('');
   });
 
   it('refuses invalid data unless --force; --print shows body and header', async () => {
