@@ -3,8 +3,7 @@ import type { Deps, SandboxEnv } from './context.js';
 import { ApiError } from './errors.js';
 import { hookRoutes } from './hooks.js';
 import { authenticate } from './middleware/auth.js';
-import { faultGate, faultLatency } from './middleware/faults.js';
-import { idempotency } from './middleware/idempotency.js';
+import { faultGate } from './middleware/faults.js';
 import { rateLimit } from './middleware/limits.js';
 import { requestLog, tlsGuard } from './middleware/log.js';
 import { contactLifecycleRoutes } from './routes/contact-lifecycle.js';
@@ -19,12 +18,9 @@ import { messageRoutes } from './routes/messages.js';
 import { orderRoutes } from './routes/orders.js';
 import { productRoutes } from './routes/products.js';
 import { taskRoutes } from './routes/tasks.js';
+import { API_BASE, apiPath } from './paths.js';
 
-/** Base path of the API (spec: Versioning, `{base_url}` ends in `/api/v1`). */
-export const API_BASE = '/api/v1';
-
-/** Path below the API base, as fault rules, the request log and idempotency see it. */
-export const apiPath = (path: string): string => path.slice(API_BASE.length) || '/';
+export { API_BASE, apiPath } from './paths.js';
 
 /**
  * Renders every failure: ApiError as `{message, code?, errors?}` with its
@@ -40,14 +36,15 @@ export function renderError(err: Error, c: Context): Response {
 
 /**
  * The sandbox's Hono app: the API under /api/v1 behind the gate chain
- * (log -> TLS -> faults -> auth -> rate limit -> idempotency -> latency), and
- * the unauthenticated test hooks under /_sandbox.
+ * (log -> TLS -> faults -> auth -> rate limit), then each route's own guard
+ * (ability -> view-phone -> idempotency -> latency, phones masked on the way
+ * out; see middleware/guard.ts), and the unauthenticated test hooks under /_sandbox.
  */
 export function createApp(deps: Deps): Hono {
   const { state } = deps;
   const api = new Hono<SandboxEnv>();
   api.use('*', requestLog(state, apiPath), tlsGuard(state), faultGate(state, apiPath), authenticate(state),
-    rateLimit(state), idempotency(state, apiPath), faultLatency());
+    rateLimit(state));
   for (const routes of [meRoutes, contactSearchRoutes, contactMergeRoutes, contactRoutes, contactLifecycleRoutes,
     conversationRoutes, messageRoutes, dealRoutes, orderRoutes, productRoutes, taskRoutes, leadRoutes]) {
     api.route('/', routes(deps));

@@ -6,7 +6,7 @@ let h: Harness;
 beforeAll(async () => { h = await start(); });
 afterAll(async () => { await h.close(); });
 
-const create = (key: string, body: unknown, token: string = T.full) =>
+const create = (key: string, body: unknown, token: string | null = T.full) =>
   h.api('POST', '/contacts', { token, body, headers: { 'Idempotency-Key': key } });
 const count = async (name: string): Promise<number> => (await h.api('GET', `/contacts?search=${name}`)).body.data.length;
 
@@ -78,5 +78,51 @@ describe('idempotency', () => {
     expect([g.status, g.headers.get('Idempotent-Replay')]).toEqual([200, null]);
     const d1 = await h.api('DELETE', `/contacts/${c.id}/labels/vip`, { headers: { 'Idempotency-Key': 'k-p1' } });
     expect(d1.status).toBe(200);
+  });
+});
+
+describe('idempotency comes after the checks of the call', () => {
+  const alice = async (): Promise<{ id: number; phone: string }> => (await h.api('GET', '/contacts?email=alice@example.com')).body.data[0];
+
+  it('never replays to a caller without the ability: 403, not the first answer', async () => {
+    const body = { name: 'Idem Guarded', phone: '+20 100 555 0101' };
+    expect((await create('k-guard', body)).status).toBe(201);
+    const r = await create('k-guard', body, T.read);
+    expect([r.status, r.body.code, r.headers.get('Idempotent-Replay')]).toEqual([403, 'missing_ability', null]);
+    expect(JSON.stringify(r.body)).not.toContain('555');
+    expect((await create('k-guard', body, null)).status).toBe(401);
+  });
+
+  it('never replays a phone write to a teammate without view-phone: 403', async () => {
+    const body = { name: 'Idem Phone', phone: '+20 100 555 0102' };
+    expect((await create('k-phone', body)).status).toBe(201);
+    const r = await create('k-phone', body, T.nophone);
+    expect([r.status, r.body.code, r.headers.get('Idempotent-Replay')]).toEqual([403, 'missing_permission', null]);
+    expect(await count('Idem Phone')).toBe(1);
+  });
+
+  it('masks the replayed answer for a replaying teammate without view-phone, and unmasks it for one with it', async () => {
+    const { id, phone } = await alice();
+    const patch = (key: string, token: string) =>
+      h.api('PATCH', `/contacts/${id}`, { token, body: { name: 'Alice Adams' }, headers: { 'Idempotency-Key': key } });
+    const first = await patch('k-mask', T.full);
+    expect(first.body.data.phone).toBe(phone);
+    const replay = await patch('k-mask', T.nophone);
+    expect([replay.status, replay.headers.get('Idempotent-Replay')]).toEqual([200, 'true']);
+    expect(replay.body.data.phone).toMatch(/^[^0-9]*(\*[^0-9]*)+4567$/);
+    expect(replay.body.data.phone).not.toBe(phone);
+    const masked = await patch('k-mask-2', T.nophone);
+    expect(masked.body.data.phone).not.toBe(phone);
+    const unmasked = await patch('k-mask-2', T.full);
+    expect([unmasked.headers.get('Idempotent-Replay'), unmasked.body.data.phone]).toEqual(['true', phone]);
+  });
+
+  it('refuses a caller without the ability before telling it a key is in flight', async () => {
+    await h.hook('POST', '/faults', { path: '/contacts', method: 'POST', latency_ms: 300, count: 1 });
+    const [a, b] = await Promise.all([
+      create('k-flight-guard', { name: 'Idem Flight Guard' }),
+      new Promise((r) => setTimeout(r, 80)).then(() => create('k-flight-guard', { name: 'Idem Flight Guard' }, T.read)),
+    ]);
+    expect([a.status, b.status]).toEqual([201, 403]);
   });
 });

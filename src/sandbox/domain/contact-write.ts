@@ -4,7 +4,6 @@ import { invalid } from '../errors.js';
 import type { Contact, Workspace } from '../types.js';
 import { contactView, stageView } from '../views/contacts.js';
 import { moveLifecycle, stageIn } from './lifecycle.js';
-import { requirePhonePermission } from '../context.js';
 
 /** Spec, POST /contacts body; limits from the Limits table (name 255, phone 32). */
 const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
@@ -20,12 +19,12 @@ export type ContactFields = z.infer<typeof ContactFields>;
 export const NewContact = ContactFields.extend({ name: Name });
 
 /**
- * Checks that hold before any write: writing a phone needs the view-phone
- * permission (403, a masked number may not be replaced); the lifecycle cannot
- * be removed and must name a stage of the workspace (422).
+ * Checks that hold before any write: the lifecycle cannot be removed and must
+ * name a stage of the workspace (422). Writing a phone needs the view-phone
+ * permission (403, a masked number may not be replaced): the route's guard
+ * checks that before anything else (domain/phone-use.ts).
  */
 export function precheck(ws: Workspace, auth: AuthInfo, fields: ContactFields): void {
-  if (fields.phone !== undefined) requirePhonePermission(auth, 'Writing a phone number');
   if (fields.lifecycle_stage_id === null) throw invalid('lifecycle_stage_id', 'a contact always sits on a lifecycle stage');
   if (fields.lifecycle_stage_id !== undefined) stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id');
 }
@@ -53,5 +52,5 @@ export function emitLifecycle(
 
 /** `contact.created` carries the Contact as the API returns it (unmasked: the workspace's own endpoint). */
 export function emitCreated(deps: Deps, ws: Workspace, contact: Contact): void {
-  deps.emitter.emit('contact.created', contactView(ws, contact, { viewPhone: true }));
+  deps.emitter.emit('contact.created', contactView(ws, contact));
 }

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { SandboxEnv } from '../context.js';
+import type { Ctx, SandboxEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { SandboxState } from '../state.js';
 
@@ -7,7 +7,7 @@ import type { SandboxState } from '../state.js';
  * Evaluates the `/_sandbox/faults` rules for the call (before authentication,
  * so a forced `token_expired` can replace the token check) and answers a
  * forced 500 straight away. Forced 429s are answered by the rate gate, added
- * latency by {@link faultLatency}.
+ * latency by {@link faultDelay} inside each route's guard.
  */
 export function faultGate(state: SandboxState, apiPath: (p: string) => string): MiddlewareHandler<SandboxEnv> {
   return async (c, next) => {
@@ -20,13 +20,10 @@ export function faultGate(state: SandboxState, apiPath: (p: string) => string): 
 }
 
 /**
- * Sleeps the fault's latency. Placed after the idempotency gate, so a slow
- * call holds its key in flight and a concurrent retry sees the 409.
+ * Sleeps the fault's latency. Called by a route's guard after the idempotency
+ * gate, so a slow call holds its key in flight and a concurrent retry sees the 409.
  */
-export function faultLatency(): MiddlewareHandler<SandboxEnv> {
-  return async (c, next) => {
-    const ms = c.get('faults')?.latencyMs ?? 0;
-    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
-    await next();
-  };
+export async function faultDelay(c: Ctx): Promise<void> {
+  const ms = c.get('faults')?.latencyMs ?? 0;
+  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
 }

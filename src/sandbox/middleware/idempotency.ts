@@ -1,7 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
-import type { SandboxEnv } from '../context.js';
+import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { canonicalBody } from '../idempotency.js';
+import { apiPath } from '../paths.js';
 import type { SandboxState } from '../state.js';
 
 /**
@@ -19,38 +19,41 @@ export function acceptsIdempotencyKey(method: string, path: string): boolean {
  * response with `Idempotent-Replay: true`; the same key with another request
  * is 422; while the first is in flight, 409; a failed (non-2xx) request is not
  * remembered. Memory is per workspace and lasts 24 h on the sandbox clock.
+ *
+ * Runs inside a route's guard, so the caller has already passed
+ * authentication, the route's ability and the view-phone permission: a key
+ * never answers anyone who could not make the call. `run` does the work.
  */
-export function idempotency(state: SandboxState, apiPath: (p: string) => string): MiddlewareHandler<SandboxEnv> {
-  return async (c, next) => {
-    const key = c.req.header('Idempotency-Key');
-    const path = apiPath(c.req.path);
-    if (!key || !acceptsIdempotencyKey(c.req.method, path)) return next();
-    const scope = String(c.get('auth').workspace.id);
-    const fingerprint = `${c.req.method} ${path}\n${canonicalBody(await c.req.text())}`;
-    const decision = state.idempotency.begin(scope, key, fingerprint, state.now());
-    if (decision.kind === 'in_flight') {
-      throw new ApiError(409, 'A request with this Idempotency-Key is still in flight; retry later.', 'idempotency_in_flight');
+export async function idempotently(state: SandboxState, c: Ctx, run: () => Promise<void>): Promise<void> {
+  const key = c.req.header('Idempotency-Key');
+  const path = apiPath(c.req.path);
+  if (!key || !acceptsIdempotencyKey(c.req.method, path)) return run();
+  const scope = String(c.get('auth').workspace.id);
+  const fingerprint = `${c.req.method} ${path}\n${canonicalBody(await c.req.text())}`;
+  const decision = state.idempotency.begin(scope, key, fingerprint, state.now());
+  if (decision.kind === 'in_flight') {
+    throw new ApiError(409, 'A request with this Idempotency-Key is still in flight; retry later.', 'idempotency_in_flight');
+  }
+  if (decision.kind === 'mismatch') {
+    throw new ApiError(422, 'This Idempotency-Key was used with a different request.', 'idempotency_key_reused',
+      { 'Idempotency-Key': ['was already used with a different request body'] });
+  }
+  if (decision.kind === 'replay') {
+    const headers = new Headers({ 'Idempotent-Replay': 'true' });
+    if (decision.answer.contentType) headers.set('Content-Type', decision.answer.contentType);
+    c.res = new Response(decision.answer.status === 204 ? null : decision.answer.body, { status: decision.answer.status, headers });
+    return;
+  }
+  try {
+    await run();
+  } finally {
+    const res = c.res;
+    if (res.status >= 200 && res.status < 300) {
+      const text = await res.clone().text();
+      state.idempotency.complete(scope, key, fingerprint,
+        { status: res.status, body: text, contentType: res.headers.get('Content-Type') }, state.now());
+    } else {
+      state.idempotency.forget(scope, key);
     }
-    if (decision.kind === 'mismatch') {
-      throw new ApiError(422, 'This Idempotency-Key was used with a different request.', 'idempotency_key_reused',
-        { 'Idempotency-Key': ['was already used with a different request body'] });
-    }
-    if (decision.kind === 'replay') {
-      const headers = new Headers({ 'Idempotent-Replay': 'true' });
-      if (decision.answer.contentType) headers.set('Content-Type', decision.answer.contentType);
-      return new Response(decision.answer.status === 204 ? null : decision.answer.body, { status: decision.answer.status, headers });
-    }
-    try {
-      await next();
-    } finally {
-      const res = c.res;
-      if (res.status >= 200 && res.status < 300) {
-        const text = await res.clone().text();
-        state.idempotency.complete(scope, key, fingerprint,
-          { status: res.status, body: text, contentType: res.headers.get('Content-Type') }, state.now());
-      } else {
-        state.idempotency.forget(scope, key);
-      }
-    }
-  };
+  }
 }

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { contactAt, labelIn } from '../domain/contacts.js';
 import { emitLifecycle } from '../domain/contact-write.js';
 import { moveLifecycle, stageIn } from '../domain/lifecycle.js';
@@ -18,8 +20,8 @@ export function contactLifecycleRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state } = deps;
 
-  app.put('/contacts/:id/lifecycle', async (c) => {
-    const auth = caller(c, 'contacts:write');
+  app.put('/contacts/:id/lifecycle', guard(deps, 'contacts:write', phoneUse.address), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const contact = contactAt(ws, auth, c.req.param('id'));
     const stage = stageIn(ws, (await body(c, LifecycleBody)).stage, 'stage');
@@ -28,15 +30,15 @@ export function contactLifecycleRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: { contact_id: contact.id, previous: move.previous ? stageView(move.previous) : null, lifecycle: stageView(stage) } });
   });
 
-  app.get('/contacts/:id/labels', (c) => {
-    const auth = caller(c, 'contacts:read');
+  app.get('/contacts/:id/labels', guard(deps, 'contacts:read', phoneUse.address), (c) => {
+    const auth = caller(c);
     return c.json({ data: labelRefs(auth.workspace, contactAt(auth.workspace, auth, c.req.param('id'))) });
   });
 
   // Spec: a label that does not exist fails the whole call (422) and labels are never created;
   // adding a label already present changes nothing.
-  app.post('/contacts/:id/labels', async (c) => {
-    const auth = caller(c, 'contacts:write');
+  app.post('/contacts/:id/labels', guard(deps, 'contacts:write', phoneUse.address), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const contact = contactAt(ws, auth, c.req.param('id'));
     const refs = (await body(c, LabelsBody)).labels;
@@ -48,8 +50,8 @@ export function contactLifecycleRoutes(deps: Deps): Hono<SandboxEnv> {
   });
 
   // Spec: removing a label the contact lacks is not an error; the label itself stays.
-  app.delete('/contacts/:id/labels/:label', (c) => {
-    const auth = caller(c, 'contacts:write');
+  app.delete('/contacts/:id/labels/:label', guard(deps, 'contacts:write', phoneUse.address), (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const contact = contactAt(ws, auth, c.req.param('id'));
     const label = labelIn(ws, c.req.param('label'), 'label');

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { contactIn } from '../domain/contacts.js';
 import { invalid } from '../errors.js';
 import { body } from '../validation.js';
@@ -17,8 +19,8 @@ const MergeBody = z.object({ survivor: Side, loser: Side });
  */
 export function contactMergeRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
-  app.post('/contacts/merge', async (c) => {
-    const auth = caller(c, 'contacts:delete');
+  app.post('/contacts/merge', guard(deps, 'contacts:delete', phoneUse.bodyContacts('survivor', 'loser')), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, MergeBody);
     const survivor = contactIn(ws, auth, b.survivor, 'survivor');
@@ -38,7 +40,7 @@ export function contactMergeRoutes(deps: Deps): Hono<SandboxEnv> {
     survivor.lastSeenAt = Math.max(survivor.lastSeenAt ?? 0, loser.lastSeenAt ?? 0) || null;
     survivor.updatedAt = deps.state.now();
     ws.contacts.delete(loser.id);
-    return c.json({ data: contactView(ws, survivor, { viewPhone: auth.teammate.viewPhone }) });
+    return c.json({ data: contactView(ws, survivor) });
   });
   return app;
 }

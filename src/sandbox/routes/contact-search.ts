@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { compileMatch } from '../domain/segments.js';
 import { notFound } from '../errors.js';
 import { newestFirst, paginate, PER_PAGE_DEFAULT } from '../pagination.js';
@@ -24,8 +26,8 @@ const SearchBody = z.object({
  */
 export function contactSearchRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
-  app.post('/contacts/search', async (c) => {
-    const auth = caller(c, 'contacts:read');
+  app.post('/contacts/search', guard(deps, 'contacts:read', phoneUse.rules), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const q = await body(c, SearchBody);
     let groups = q.match ?? [];
@@ -39,7 +41,7 @@ export function contactSearchRoutes(deps: Deps): Hono<SandboxEnv> {
     const rows = [...ws.contacts.values()].filter((x) => matches(x) && (!s || x.name.toLowerCase().includes(s) ||
       (x.email?.toLowerCase().includes(s) ?? false) || (auth.teammate.viewPhone && (x.phone?.includes(s) ?? false))));
     const include = parseInclude(c.req.query('include'));
-    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { viewPhone: auth.teammate.viewPhone, include }),
+    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { include }),
       { perPage: q.per_page ?? PER_PAGE_DEFAULT, cursor: c.req.query('cursor') }));
   });
   return app;

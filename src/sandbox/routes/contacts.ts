@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
-import { caller, requirePhonePermission, type Deps, type SandboxEnv } from '../context.js';
+import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { contactAt, findByAddress, labelIn, parseAddress, phoneKey } from '../domain/contacts.js';
 import { applyFields, emitCreated, NewContact, ContactFields, precheck } from '../domain/contact-write.js';
 import { addContact } from '../domain/records.js';
@@ -14,8 +16,8 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state } = deps;
 
-  app.get('/contacts', (c) => {
-    const auth = caller(c, 'contacts:read');
+  app.get('/contacts', guard(deps, 'contacts:read', phoneUse.filter), (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const q = c.req.query();
     const filters: ((x: Contact) => boolean)[] = [];
@@ -27,7 +29,6 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     }
     if (q.email) filters.push((x) => x.email?.toLowerCase() === q.email!.toLowerCase());
     if (q.phone !== undefined) {
-      requirePhonePermission(auth, 'The phone filter');
       const key = phoneKey(q.phone);
       filters.push((x) => x.phone !== null && phoneKey(x.phone) === key);
     }
@@ -45,12 +46,12 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     if (updated !== undefined) filters.push((x) => x.updatedAt >= updated);
     const include = parseInclude(q.include);
     const rows = [...ws.contacts.values()].filter((x) => filters.every((f) => f(x)));
-    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { viewPhone: auth.teammate.viewPhone, include }),
+    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { include }),
       { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
-  app.post('/contacts', async (c) => {
-    const auth = caller(c, 'contacts:write');
+  app.post('/contacts', guard(deps, 'contacts:write', phoneUse.contactWrite), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const fields = await body(c, NewContact);
     precheck(ws, auth, fields);
@@ -60,30 +61,30 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
       ...(fields.lifecycle_stage_id ? { lifecycleStageId: fields.lifecycle_stage_id } : {}),
     });
     emitCreated(deps, ws, contact);
-    return c.json({ data: contactView(ws, contact, { viewPhone: auth.teammate.viewPhone }) }, 201);
+    return c.json({ data: contactView(ws, contact) }, 201);
   });
 
-  app.get('/contacts/:id', (c) => {
-    const auth = caller(c, 'contacts:read');
+  app.get('/contacts/:id', guard(deps, 'contacts:read', phoneUse.address), (c) => {
+    const auth = caller(c);
     const contact = contactAt(auth.workspace, auth, c.req.param('id'));
     const include = parseInclude(c.req.query('include'));
-    return c.json({ data: contactView(auth.workspace, contact, { viewPhone: auth.teammate.viewPhone, include }) });
+    return c.json({ data: contactView(auth.workspace, contact, { include }) });
   });
 
-  app.patch('/contacts/:id', async (c) => {
-    const auth = caller(c, 'contacts:write');
+  app.patch('/contacts/:id', guard(deps, 'contacts:write', phoneUse.contactWrite), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const contact = contactAt(ws, auth, c.req.param('id'));
     const fields = await body(c, ContactFields);
     precheck(ws, auth, fields);
     applyFields(deps, ws, contact, fields, state.now());
-    return c.json({ data: contactView(ws, contact, { viewPhone: auth.teammate.viewPhone }) });
+    return c.json({ data: contactView(ws, contact) });
   });
 
   // Spec: PUT makes the contact at the address match the body, creating it when none exists;
   // `id:` never creates (an unissued id is 404). A created contact takes the address's email/phone.
-  app.put('/contacts/:id', async (c) => {
-    const auth = caller(c, 'contacts:write');
+  app.put('/contacts/:id', guard(deps, 'contacts:write', phoneUse.contactWrite), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const address = parseAddress(c.req.param('id'));
     if (!address) throw notFound('Contact');
@@ -93,7 +94,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     const existing = findByAddress(ws, auth, address);
     if (existing) {
       applyFields(deps, ws, existing, fields, now);
-      return c.json({ data: contactView(ws, existing, { viewPhone: auth.teammate.viewPhone }) }, 200);
+      return c.json({ data: contactView(ws, existing) }, 200);
     }
     if (address.kind === 'id') throw notFound('Contact');
     if (!fields.name) throw invalid('name', 'is required to create a contact');
@@ -104,12 +105,12 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
       ...(fields.lifecycle_stage_id ? { lifecycleStageId: fields.lifecycle_stage_id } : {}),
     });
     emitCreated(deps, ws, contact);
-    return c.json({ data: contactView(ws, contact, { viewPhone: auth.teammate.viewPhone }) }, 201);
+    return c.json({ data: contactView(ws, contact) }, 201);
   });
 
   // Spec: DELETE removes the contact; its conversations stay in the record.
-  app.delete('/contacts/:id', (c) => {
-    const auth = caller(c, 'contacts:delete');
+  app.delete('/contacts/:id', guard(deps, 'contacts:delete', phoneUse.address), (c) => {
+    const auth = caller(c);
     const contact = contactAt(auth.workspace, auth, c.req.param('id'));
     auth.workspace.contacts.delete(contact.id);
     return c.body(null, 204);

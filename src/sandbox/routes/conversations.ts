@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { contactIn } from '../domain/contacts.js';
 import { applyConversationPatch, ConversationPatch } from '../domain/conversation-patch.js';
 import { addConversation, liveThread } from '../domain/records.js';
@@ -21,8 +23,8 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state, emitter } = deps;
 
-  app.get('/conversations', (c) => {
-    const auth = caller(c, 'conversations:read');
+  app.get('/conversations', guard(deps, 'conversations:read'), (c) => {
+    const auth = caller(c);
     const q = c.req.query();
     if (q.status && !STATUSES.includes(q.status as ConversationStatus)) throw invalid('status', `must be one of ${STATUSES.join(', ')}`);
     const contactId = intParam(q.contact_id, 'contact_id');
@@ -34,8 +36,8 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
 
   // Spec: a contact has at most one live thread per channel; opening answers 201 when a thread
   // is created and 200 with the live thread (nothing created) when one exists.
-  app.post('/conversations', async (c) => {
-    const auth = caller(c, 'conversations:write');
+  app.post('/conversations', guard(deps, 'conversations:write', phoneUse.bodyContacts('contact')), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, OpenBody);
     const contact = contactIn(ws, auth, b.contact, 'contact');
@@ -47,13 +49,13 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: conversationView(ws, conversation) }, 201);
   });
 
-  app.get('/conversations/:id', (c) => {
-    const auth = caller(c, 'conversations:read');
+  app.get('/conversations/:id', guard(deps, 'conversations:read'), (c) => {
+    const auth = caller(c);
     return c.json({ data: conversationView(auth.workspace, conversationAt(auth.workspace.conversations, c.req.param('id'))) });
   });
 
-  app.patch('/conversations/:id', async (c) => {
-    const auth = caller(c, 'conversations:write');
+  app.patch('/conversations/:id', guard(deps, 'conversations:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const conversation = conversationAt(ws.conversations, c.req.param('id'));
     const patch = await body(c, ConversationPatch);
@@ -63,8 +65,8 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
   });
 
   // Spec: closing notes in the workspace's own order; may be empty.
-  app.get('/closing-notes', (c) => {
-    const auth = caller(c, 'conversations:read');
+  app.get('/closing-notes', guard(deps, 'conversations:read'), (c) => {
+    const auth = caller(c);
     return c.json({ data: auth.workspace.closingNotes.map((n) => ({ ...n })) });
   });
   return app;

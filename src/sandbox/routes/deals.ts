@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
 import { applyStage } from '../domain/deals.js';
 import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
@@ -44,8 +45,8 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
   const { state } = deps;
   const dealAt = (ws: Workspace, raw: string): Deal => recordAt(ws.deals, raw, 'Deal');
 
-  app.get('/deals', (c) => {
-    const auth = caller(c, 'deals:read');
+  app.get('/deals', guard(deps, 'deals:read'), (c) => {
+    const auth = caller(c);
     const q = c.req.query();
     if (q.status && !['open', 'won', 'lost'].includes(q.status)) throw invalid('status', 'must be one of open, won, lost');
     const contactId = intParam(q.contact_id, 'contact_id');
@@ -57,8 +58,8 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
 
   // Spec: contact_id must belong to the workspace (422); source defaults to `other`; the default
   // pipeline is the workspace's first, the default stage the pipeline's first open stage.
-  app.post('/deals', async (c) => {
-    const auth = caller(c, 'deals:write');
+  app.post('/deals', guard(deps, 'deals:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, NewDeal);
     if (b.contact_id != null && !ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
@@ -79,13 +80,13 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: dealView(ws, deal) }, 201);
   });
 
-  app.get('/deals/:id', (c) => {
-    const auth = caller(c, 'deals:read');
+  app.get('/deals/:id', guard(deps, 'deals:read'), (c) => {
+    const auth = caller(c);
     return c.json({ data: dealView(auth.workspace, dealAt(auth.workspace, c.req.param('id'))) });
   });
 
-  app.patch('/deals/:id', async (c) => {
-    const auth = caller(c, 'deals:write');
+  app.patch('/deals/:id', guard(deps, 'deals:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const deal = dealAt(ws, c.req.param('id'));
     const b = await body(c, DealPatch);

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
 import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
@@ -24,8 +25,8 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state, emitter } = deps;
 
-  app.get('/leads', (c) => {
-    const auth = caller(c, 'leads:read');
+  app.get('/leads', guard(deps, 'leads:read'), (c) => {
+    const auth = caller(c);
     const q = c.req.query();
     if (q.outcome && !['open', 'won', 'lost'].includes(q.outcome)) throw invalid('outcome', 'must be one of open, won, lost');
     const contact = intParam(q.contact_id, 'contact_id');
@@ -34,8 +35,8 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json(paginate(rows, newestFirst, leadView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
-  app.post('/leads', async (c) => {
-    const auth = caller(c, 'leads:write');
+  app.post('/leads', guard(deps, 'leads:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, NewLead);
     if (!ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');

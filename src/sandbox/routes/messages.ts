@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
 import { compose, outsideWindow, SendBody } from '../domain/outbound.js';
 import { addMessage } from '../domain/records.js';
 import { invalidMany, type FieldErrors } from '../errors.js';
@@ -19,8 +20,8 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
   const { state, emitter } = deps;
 
-  app.get('/conversations/:id/messages', (c) => {
-    const auth = caller(c, 'conversations:read');
+  app.get('/conversations/:id/messages', guard(deps, 'conversations:read'), (c) => {
+    const auth = caller(c);
     const cv = conversationAt(auth.workspace.conversations, c.req.param('id'));
     const rows = [...auth.workspace.messages.values()].filter((m) => m.conversationId === cv.id);
     return c.json(paginate(rows, newestFirst, messageView, { perPage: perPage(c.req.query('per_page')), cursor: c.req.query('cursor') }));
@@ -28,8 +29,8 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
 
   // Spec: a real send attributed to the token's teammate. Outside the 24-hour window a free-form
   // message comes back as a failed message (201, status failed); `message.sent` fires for sent ones.
-  app.post('/conversations/:id/messages', async (c) => {
-    const auth = caller(c, 'messages:send');
+  app.post('/conversations/:id/messages', guard(deps, 'messages:send'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const cv = conversationAt(ws.conversations, c.req.param('id'));
     const b = await body(c, SendBody);
@@ -47,8 +48,8 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
   });
 
   // Spec: every mentioned id must be an active teammate of the workspace, else 422.
-  app.post('/conversations/:id/notes', async (c) => {
-    const auth = caller(c, 'conversations:write');
+  app.post('/conversations/:id/notes', guard(deps, 'conversations:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const cv = conversationAt(ws.conversations, c.req.param('id'));
     const b = await body(c, NoteBody);
@@ -64,8 +65,8 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: messageView(note) }, 201);
   });
 
-  app.get('/messages/:id', (c) => {
-    const auth = caller(c, 'conversations:read');
+  app.get('/messages/:id', guard(deps, 'conversations:read'), (c) => {
+    const auth = caller(c);
     const message = recordAt(auth.workspace.messages, c.req.param('id'), 'Message');
     return c.json({ data: messageView(message) });
   });

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
 import { buildLines, checkPaymentMethod, checkTotal, NewOrder } from '../domain/order-create.js';
 import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/order-status.js';
 import { invalid } from '../errors.js';
@@ -36,8 +37,8 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
   const { state } = deps;
   const orderAt = (ws: Workspace, raw: string): Order => recordAt(ws.orders, raw, 'Order');
 
-  app.get('/orders', (c) => {
-    const auth = caller(c, 'orders:read');
+  app.get('/orders', guard(deps, 'orders:read'), (c) => {
+    const auth = caller(c);
     const q = c.req.query();
     if (q.status && q.status !== 'open' && !STATUSES.includes(q.status as OrderStatus)) {
       throw invalid('status', `must be one of open, ${STATUSES.join(', ')}`);
@@ -52,8 +53,8 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json(paginate(rows, newestFirst, orderView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
-  app.post('/orders', async (c) => {
-    const auth = caller(c, 'orders:write');
+  app.post('/orders', guard(deps, 'orders:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, NewOrder);
     if (!ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
@@ -80,13 +81,13 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: orderView(order) }, 201);
   });
 
-  app.get('/orders/:id', (c) => {
-    const auth = caller(c, 'orders:read');
+  app.get('/orders/:id', guard(deps, 'orders:read'), (c) => {
+    const auth = caller(c);
     return c.json({ data: orderView(orderAt(auth.workspace, c.req.param('id'))) });
   });
 
-  app.patch('/orders/:id', async (c) => {
-    const auth = caller(c, 'orders:write');
+  app.patch('/orders/:id', guard(deps, 'orders:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const order = orderAt(ws, c.req.param('id'));
     const raw = await readJson(c);
@@ -115,8 +116,8 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: orderView(order) });
   });
 
-  app.patch('/orders/:id/status', async (c) => {
-    const auth = caller(c, 'orders:write');
+  app.patch('/orders/:id/status', guard(deps, 'orders:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const order = orderAt(ws, c.req.param('id'));
     const b = await body(c, StatusBody);

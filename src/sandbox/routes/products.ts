@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
 import { invalid } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import { recordAt } from '../validation.js';
@@ -10,11 +11,11 @@ import { productView } from '../views/commerce.js';
  * (`true`/`false`/`1`/`0`); `search` matches name or sku, case-insensitive
  * (types not shown beyond their names).
  */
-export function productRoutes(_deps: Deps): Hono<SandboxEnv> {
+export function productRoutes(deps: Deps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>();
 
-  app.get('/products', (c) => {
-    const auth = caller(c, 'products:read');
+  app.get('/products', guard(deps, 'products:read'), (c) => {
+    const auth = caller(c);
     const q = c.req.query();
     let active: boolean | undefined;
     if (q.active !== undefined && q.active !== '') {
@@ -27,8 +28,8 @@ export function productRoutes(_deps: Deps): Hono<SandboxEnv> {
     return c.json(paginate(rows, newestFirst, productView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
-  app.get('/products/:id', (c) => {
-    const auth = caller(c, 'products:read');
+  app.get('/products/:id', guard(deps, 'products:read'), (c) => {
+    const auth = caller(c);
     const product = recordAt(auth.workspace.products, c.req.param('id'), 'Product');
     return c.json({ data: productView(product) });
   });

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
+import { guard } from '../middleware/guard.js';
 import { invalid } from '../errors.js';
 import { paginate, perPage } from '../pagination.js';
 import type { Task, Workspace } from '../types.js';
@@ -34,8 +35,8 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
   const { state } = deps;
   const soonestFirst = (t: Task): number[] => [t.dueAt, t.id];
 
-  app.get('/tasks', (c) => {
-    const auth = caller(c, 'tasks:read');
+  app.get('/tasks', guard(deps, 'tasks:read'), (c) => {
+    const auth = caller(c);
     const q = c.req.query();
     const assignee = intParam(q.assignee_id, 'assignee_id');
     const contact = intParam(q.contact_id, 'contact_id');
@@ -47,8 +48,8 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
   });
 
   // Spec: a task without an assignee is assigned to the token's own teammate; `done` stamps completed_at.
-  app.post('/tasks', async (c) => {
-    const auth = caller(c, 'tasks:write');
+  app.post('/tasks', guard(deps, 'tasks:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, TaskFields);
     checkRefs(ws, b);
@@ -63,8 +64,8 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
     return c.json({ data: taskView(task) }, 201);
   });
 
-  app.patch('/tasks/:id', async (c) => {
-    const auth = caller(c, 'tasks:write');
+  app.patch('/tasks/:id', guard(deps, 'tasks:write'), async (c) => {
+    const auth = caller(c);
     const ws = auth.workspace;
     const task = recordAt(ws.tasks, c.req.param('id'), 'Task');
     const b = await body(c, TaskPatch);
