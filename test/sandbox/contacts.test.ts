@@ -71,6 +71,24 @@ describe('addressing', () => {
     expect((await h.api('PUT', '/contacts/email:nameless@example.com', { body: {} })).body.errors).toHaveProperty('name');
   });
 
+  it('PUT is idempotent: a body that would move the contact off its address is 422, never a new contact per call', async () => {
+    const count = async (email: string) => (await h.api('GET', `/contacts?email=${email}`)).body.data.length;
+    for (let i = 0; i < 2; i++) {
+      const r = await h.api('PUT', '/contacts/email:hana@example.com', { body: { name: 'Hana', email: 'other@example.com' } });
+      expect(r.status).toBe(422);
+      expect(r.body.errors).toHaveProperty('email');
+    }
+    expect([await count('hana@example.com'), await count('other@example.com')]).toEqual([0, 0]);
+    const first = await h.api('PUT', '/contacts/email:hana@example.com', { body: { name: 'Hana', email: 'HANA@example.com' } });
+    const second = await h.api('PUT', '/contacts/email:hana@example.com', { body: { name: 'Hana', email: 'HANA@example.com' } });
+    expect([first.status, second.status, second.body.data.id]).toEqual([201, 200, first.body.data.id]);
+    expect((await h.api('PUT', '/contacts/email:hana@example.com', { body: { email: null } })).body.errors).toHaveProperty('email');
+    const phone = await h.api('PUT', '/contacts/phone:+201009998887', { body: { name: 'Ivo', phone: '+201001112223' } });
+    expect([phone.status, Object.keys(phone.body.errors ?? {})]).toEqual([422, ['phone']]);
+    expect((await h.api('PUT', '/contacts/phone:+201009998887', { body: { name: 'Ivo', phone: '01009998887' } })).status).toBe(201);
+    expect((await h.api('PUT', '/contacts/phone:+201009998887', { body: { name: 'Ivo' } })).status).toBe(200);
+  });
+
   it('DELETE answers 204 with no body, needs contacts:delete, and the conversations stay', async () => {
     const c = (await h.api('POST', '/contacts', { body: { name: 'Gone', email: 'gone@example.com' } })).body.data;
     const conv = (await h.api('POST', '/conversations', { body: { contact: c.id, channel_id: acme.channels[0]!.id } })).body.data;

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { guard } from '../middleware/guard.js';
 import { phoneUse } from '../domain/phone-use.js';
-import { contactAt, findByAddress, labelIn, parseAddress, phoneKey } from '../domain/contacts.js';
+import { contactAt, findByAddress, labelIn, parseAddress, phoneKey, type ContactAddress } from '../domain/contacts.js';
 import { applyFields, emitCreated, NewContact, ContactFields, precheck } from '../domain/contact-write.js';
 import { addContact } from '../domain/records.js';
 import { notFound, invalid } from '../errors.js';
@@ -10,6 +10,22 @@ import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Contact } from '../types.js';
 import { body, intParam, timeParam } from '../validation.js';
 import { contactView, parseInclude } from '../views/contacts.js';
+
+/**
+ * PUT makes the contact at the address match the body, so the body may not
+ * move the contact away from its own address: an `email:` PUT whose `email`
+ * differs (or a `phone:` PUT whose `phone` differs) would leave nothing at the
+ * address, and the next identical PUT would create another contact. PUT is
+ * idempotent, so that is a 422 (our choice: not shown).
+ */
+function keepsAddress(address: ContactAddress, fields: ContactFields): void {
+  if (address.kind === 'email' && fields.email !== undefined && fields.email?.toLowerCase() !== address.email.toLowerCase()) {
+    throw invalid('email', `must be ${address.email} (the address of this PUT) or left out`);
+  }
+  if (address.kind === 'phone' && fields.phone !== undefined && (fields.phone === null || phoneKey(fields.phone) !== phoneKey(address.phone))) {
+    throw invalid('phone', `must be the number of the address (${address.phone}) or left out`);
+  }
+}
 
 /** Contacts CRUD and list (spec: Contacts). */
 export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
@@ -90,6 +106,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     if (!address) throw notFound('Contact');
     const fields = await body(c, ContactFields);
     precheck(ws, auth, fields);
+    keepsAddress(address, fields);
     const now = state.now();
     const existing = findByAddress(ws, auth, address);
     if (existing) {
