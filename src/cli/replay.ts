@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
 import { createLogger } from '../log.js';
@@ -14,7 +15,9 @@ const HELP = `Usage: switchyard replay <file|dir|file.ndjson>... [options]
 
 Replays captured deliveries (fixtures as in fixtures/, or plain event JSON)
 with their exact bytes, signed afresh. Directories are read recursively
-(*.json, *.ndjson); an .ndjson file holds one fixture or event per line.
+(*.json, *.ndjson), leaving out subdirectories whose name starts with _ or .
+(fixtures/_malformed/: name it to replay it); an .ndjson file holds one
+fixture or event per line.
 
 Where to:
   (default)          POST to --to, signed with --secret
@@ -95,7 +98,9 @@ export const replayCommand: Command = {
 
     let items;
     try {
-      items = await readInputs(positionals, io.cwd);
+      items = await readInputs(positionals, io.cwd, (dir) => {
+        io.stderr.write(`replay: not descending into ${relative(io.cwd, dir) || dir}/ (directories starting with _ or . are read only when named)\n`);
+      });
     } catch (err) {
       if (err instanceof InputError) throw new UsageError(err.message);
       throw err;

@@ -78,18 +78,31 @@ export function itemsFromFile(file: string, content: Buffer): ReplayItem[] {
   return [itemFromText(file, trimTrailingNewlines(content))];
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
+/**
+ * A directory a directory walk does not descend into: its name starts with
+ * `_` or `.` (`fixtures/_malformed/`, `.git/`). Named as an argument, it is read.
+ */
+export const isSkippedDir = (name: string): boolean => name.startsWith('_') || name.startsWith('.');
+
+async function walk(dir: string, out: string[], skipped: string[]): Promise<void> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     const full = join(dir, e.name);
-    if (e.isDirectory()) await walk(full, out);
-    else if (e.isFile() && /\.(json|ndjson|jsonl)$/.test(e.name) && !/^readme/i.test(e.name)) out.push(full);
+    if (e.isDirectory()) {
+      if (isSkippedDir(e.name)) skipped.push(full);
+      else await walk(full, out, skipped);
+    } else if (e.isFile() && /\.(json|ndjson|jsonl)$/.test(e.name) && !/^readme/i.test(e.name)) out.push(full);
   }
 }
 
-/** Files named by the arguments: files as given, directories recursively (`*.json`, `*.ndjson`), in name order. */
-export async function expandInputs(paths: readonly string[], cwd: string): Promise<string[]> {
+/**
+ * Files named by the arguments: files as given, directories recursively
+ * (`*.json`, `*.ndjson`), in name order; `skipped` lists the subdirectories
+ * left out (see `isSkippedDir`).
+ */
+export async function expandInputs(paths: readonly string[], cwd: string): Promise<{ files: string[]; skipped: string[] }> {
   const files: string[] = [];
+  const skipped: string[] = [];
   for (const p of paths) {
     const full = resolve(cwd, p);
     let s;
@@ -98,15 +111,17 @@ export async function expandInputs(paths: readonly string[], cwd: string): Promi
     } catch {
       throw new InputError(`${p}: no such file or directory`);
     }
-    if (s.isDirectory()) await walk(full, files);
+    if (s.isDirectory()) await walk(full, files, skipped);
     else files.push(full);
   }
-  return files;
+  return { files, skipped };
 }
 
-/** Reads every input into replay items, in order. */
-export async function readInputs(paths: readonly string[], cwd: string): Promise<ReplayItem[]> {
+/** Reads every input into replay items, in order; `onSkipped` hears of each subdirectory a walk left out. */
+export async function readInputs(paths: readonly string[], cwd: string, onSkipped?: (dir: string) => void): Promise<ReplayItem[]> {
   const items: ReplayItem[] = [];
-  for (const file of await expandInputs(paths, cwd)) items.push(...itemsFromFile(file, await readFile(file)));
+  const { files, skipped } = await expandInputs(paths, cwd);
+  for (const dir of skipped) onSkipped?.(dir);
+  for (const file of files) items.push(...itemsFromFile(file, await readFile(file)));
   return items;
 }

@@ -10,15 +10,18 @@ import { filterItems, parseSince, readInputs, withNewId, InputError } from '../.
 const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));
 
 describe('replay inputs', () => {
-  it('reads a fixtures directory recursively with the exact body bytes', async () => {
-    const items = await readInputs([FIXTURES], '/');
-    const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).length + readdirSync(join(FIXTURES, 'malformed')).filter((f) => f.endsWith('.json')).length;
-    expect(items).toHaveLength(files);
-    for (const item of items) {
+  it('reads a fixtures directory recursively with the exact body bytes, not descending into _malformed/ unless named', async () => {
+    const skipped: string[] = [];
+    const items = await readInputs([FIXTURES], '/', (dir) => skipped.push(dir));
+    expect(items).toHaveLength(readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).length);
+    expect(skipped).toEqual([join(FIXTURES, '_malformed')]);
+    const malformed = await readInputs([join(FIXTURES, '_malformed')], '/');
+    expect(malformed).toHaveLength(readdirSync(join(FIXTURES, '_malformed')).filter((f) => f.endsWith('.json')).length);
+    for (const item of [...items, ...malformed]) {
       const f = Fixture.parse(JSON.parse(readFileSync(item.source, 'utf8')));
       expect(item.bytes.equals(fixtureBytes(f))).toBe(true);
     }
-    const latin1 = items.find((i) => i.source.endsWith('not-utf8.json'));
+    const latin1 = malformed.find((i) => i.source.endsWith('not-utf8.json'));
     expect(latin1?.bytes.toString('utf8')).toContain('\ufffd'); // raw bytes, not re-encoded text
   });
 
@@ -30,7 +33,13 @@ describe('replay inputs', () => {
     writeFileSync(join(dir, 'mixed.ndjson'), `${JSON.stringify(JSON.parse(fixture))}\r\n\n${plain}\n`);
     mkdirSync(join(dir, 'sub'));
     writeFileSync(join(dir, 'sub', 'README.md'), 'ignored');
-    const items = await readInputs([dir], '/');
+    for (const hidden of ['_aside', '.git']) {
+      mkdirSync(join(dir, hidden));
+      writeFileSync(join(dir, hidden, 'x.json'), plain);
+    }
+    const skipped: string[] = [];
+    const items = await readInputs([dir], '/', (d) => skipped.push(d.replace(dir, '')));
+    expect(skipped.sort()).toEqual(['/.git', '/_aside'].sort());
     expect(items.map((i) => i.source.replace(dir, ''))).toEqual(['/mixed.ndjson:1', '/mixed.ndjson:3', '/plain.json']);
     expect(items[0]?.bytes.equals(fixtureBytes(Fixture.parse(JSON.parse(fixture))))).toBe(true);
     expect(items[0]?.receivedAt).toBeDefined();

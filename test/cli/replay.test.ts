@@ -38,9 +38,13 @@ describe('replay over HTTP', () => {
     const second = await run();
     expect(second.s).toMatchObject({ accepted: 0, duplicate: total });
     const fresh = await run('--new-ids');
+    expect(fresh.s).toMatchObject({ accepted: total, duplicate: 0 });
     // Bodies that are not JSON objects have no id to renew: their key is the body hash.
-    expect(fresh.s.accepted).toBe(total - 2);
-    expect(fresh.s.duplicate).toBe(2);
+    const malformed = memoryIo({ WEBHOOK_SECRETS: TEST_SECRET });
+    await replayCommand.run([join(FIXTURES, '_malformed'), '--to', svc.url, '--json', '--new-ids'], malformed);
+    const again = memoryIo({ WEBHOOK_SECRETS: TEST_SECRET });
+    await replayCommand.run([join(FIXTURES, '_malformed'), '--to', svc.url, '--json', '--new-ids'], again);
+    expect(summaryOf(again.out())).toMatchObject({ accepted: 6, duplicate: 2 });
   });
 
   it('a wrong secret is rejected (exit 1) and each problem names its file; plain lines without --json', async () => {
@@ -162,10 +166,12 @@ describe('replay --inline against the sandbox', () => {
 
   it('an invalid delivery is rejected with the catalogue reason, a failing handler is failed (exit 1)', async () => {
     const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS });
-    const code = await replayCommand.run([join(FIXTURES, 'malformed', 'invalid-data.json'), join(FIXTURES, 'conversation.closed.json'), '--inline', '--concurrency', '1'], io);
+    const missing = join(dir, 'missing-contact.json');
+    writeFileSync(missing, buildDelivery('conversation.closed', { sets: ['data.contact_id=999999'] }).bytes);
+    const code = await replayCommand.run([join(FIXTURES, '_malformed', 'invalid-data.json'), missing, '--inline', '--concurrency', '1'], io);
     expect(code).toBe(1);
     expect(io.out()).toMatch(/rejected .*\n {2}invalid_data: data of/);
-    // The fixture's contact 4401 does not exist in the sandbox: the recipe's read is a 404, dead-lettered.
+    // Contact 999999 does not exist in the sandbox: the recipe's read is a 404, dead-lettered.
     expect(io.out()).toMatch(/✗ follow-up-task dead after \d+ ms: .*404|✗ follow-up-task dead/);
   });
 });

@@ -7,13 +7,13 @@ import { bodyKey, parseEnvelope } from '../../src/events/envelope.js';
 import { Fixture, fixtureBytes } from '../../src/events/fixture.js';
 
 const ROOT = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-const MALFORMED = join(ROOT, 'malformed');
+const MALFORMED = join(ROOT, '_malformed');
 
 const jsonFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 const load = (path: string) => Fixture.parse(JSON.parse(readFileSync(path, 'utf8')));
 
 /**
- * What each file under fixtures/malformed/ must do. Every file there needs an
+ * What each file under fixtures/_malformed/ must do. Every file there needs an
  * entry, so a new malformed fixture cannot go unchecked.
  */
 const MALFORMED_EXPECTED: Record<string, { reason: InvalidEventReason } | { ok: true; id: string | null }> = {
@@ -60,6 +60,24 @@ describe('fixtures/', () => {
     expect(r.event.createdAt).toMatch(/[+-]\d\d:\d\d$/);
   });
 
+  test('valid fixtures use ids of the sandbox seed (so the recipes succeed on them against `switchyard sandbox`)', () => {
+    // Acme's seed: contacts 35-37, conversations 38/41/43, messages 39-40, lead 48, active teammates 20-21, stages 4-7.
+    const seeded = { contact: [35, 36, 37], conversation: [38, 41, 43], message: [39, 40, 42, 44], lead: [48], user: [20, 21] };
+    for (const file of wellFormed) {
+      const r = validateEvent(parseEnvelope(fixtureBytes(load(join(ROOT, file)))));
+      if (!r.ok) throw new Error(file);
+      const d = r.event.data as Record<string, unknown> & { assignee?: { type: string; id: number } | null; user_id?: number | null };
+      if (typeof d['contact_id'] === 'number') expect(seeded.contact, file).toContain(d['contact_id']);
+      if (typeof d['conversation_id'] === 'number') expect(seeded.conversation, file).toContain(d['conversation_id']);
+      if (d.assignee?.type === 'user') expect(seeded.user, file).toContain(d.assignee.id);
+      if (typeof d.user_id === 'number') expect(seeded.user, file).toContain(d.user_id);
+      const kind = r.event.name.split('.')[0] as string;
+      if (kind in seeded && kind !== 'contact' || r.event.name === 'contact.created') {
+        expect(seeded[kind as keyof typeof seeded], file).toContain(d['id']);
+      }
+    }
+  });
+
   test('bodies are kept byte-exact, including multi-byte UTF-8 and pretty-printing', () => {
     const f = load(join(ROOT, 'contact.created.json'));
     const bytes = fixtureBytes(f);
@@ -72,7 +90,7 @@ describe('fixtures/', () => {
     expect(malformed).toEqual(Object.keys(MALFORMED_EXPECTED).sort());
   });
 
-  test.each(malformed)('malformed/%s has its expected outcome', (file) => {
+  test.each(malformed)('_malformed/%s has its expected outcome', (file) => {
     const f = load(join(MALFORMED, file));
     const bytes = fixtureBytes(f);
     const envelope = parseEnvelope(bytes);
