@@ -29,10 +29,21 @@ describe('create and validation', () => {
     expect((await h.api('POST', '/contacts', { body: { name: 'n'.repeat(255) } })).status).toBe(201);
   });
 
-  it('refuses an unknown lifecycle stage and removing the lifecycle (422)', async () => {
+  it('refuses an unknown lifecycle stage (422)', async () => {
     expect((await h.api('POST', '/contacts', { body: { name: 'S', lifecycle_stage_id: 999999 } })).body.errors).toHaveProperty('lifecycle_stage_id');
-    const id = acme.contact_ids[0];
-    expect((await h.api('PATCH', `/contacts/${id}`, { body: { lifecycle_stage_id: null } })).status).toBe(422);
+  });
+
+  it('reads lifecycle_stage_id null (the spec types it int or null) as the default stage; the lifecycle is never removed', async () => {
+    const def = acme.lifecycle_stages.find((s) => s.role === 'default')!;
+    const won = acme.lifecycle_stages.find((s) => s.outcome === 'won')!;
+    const created = await h.api('POST', '/contacts', { body: { name: 'Nulla', lifecycle_stage_id: null } });
+    expect([created.status, created.body.data.lifecycle_stage_id]).toEqual([201, def.id]);
+    const put = await h.api('PUT', '/contacts/email:nulla@example.com', { body: { name: 'Nulla', lifecycle_stage_id: null } });
+    expect([put.status, put.body.data.lifecycle_stage_id]).toEqual([201, def.id]);
+    const id = created.body.data.id;
+    expect((await h.api('PATCH', `/contacts/${id}`, { body: { lifecycle_stage_id: won.id } })).body.data.lifecycle_stage_id).toBe(won.id);
+    const back = await h.api('PATCH', `/contacts/${id}`, { body: { lifecycle_stage_id: null } });
+    expect([back.status, back.body.data.lifecycle_stage_id]).toEqual([200, def.id]);
   });
 
   it('answers 400 for a body that is not JSON', async () => {

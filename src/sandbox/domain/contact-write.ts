@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { AuthInfo, Deps } from '../context.js';
+import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
-import type { Contact, Workspace } from '../types.js';
+import type { Contact, LifecycleStage, Workspace } from '../types.js';
 import { contactView, stageView } from '../views/contacts.js';
 import { moveLifecycle, stageIn } from './lifecycle.js';
+import { defaultStage } from './records.js';
 
 /** Spec, POST /contacts body; limits from the Limits table (name 255, phone 32). */
 const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
@@ -19,14 +20,24 @@ export type ContactFields = z.infer<typeof ContactFields>;
 export const NewContact = ContactFields.extend({ name: Name });
 
 /**
- * Checks that hold before any write: the lifecycle cannot be removed and must
- * name a stage of the workspace (422). Writing a phone needs the view-phone
- * permission (403, a masked number may not be replaced): the route's guard
- * checks that before anything else (domain/phone-use.ts).
+ * Checks that hold before any write: `lifecycle_stage_id` must name a stage of
+ * the workspace (422). Writing a phone needs the view-phone permission (403, a
+ * masked number may not be replaced): the route's guard checks that before
+ * anything else (domain/phone-use.ts).
  */
-export function precheck(ws: Workspace, auth: AuthInfo, fields: ContactFields): void {
-  if (fields.lifecycle_stage_id === null) throw invalid('lifecycle_stage_id', 'a contact always sits on a lifecycle stage');
-  if (fields.lifecycle_stage_id !== undefined) stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id');
+export function precheck(ws: Workspace, fields: ContactFields): void {
+  if (fields.lifecycle_stage_id != null) stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id');
+}
+
+/**
+ * The stage a write asks for: `lifecycle_stage_id` is "int or null" (spec,
+ * Contact) and a contact always sits on a stage, so null means the default
+ * stage, the one a contact starts on (our reading); undefined means no change.
+ */
+export function requestedStage(ws: Workspace, fields: ContactFields): LifecycleStage | undefined {
+  if (fields.lifecycle_stage_id === undefined) return undefined;
+  if (fields.lifecycle_stage_id === null) return ws.stages.find((s) => s.id === defaultStage(ws))!;
+  return stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id');
 }
 
 /** Applies the sent fields (only those sent change); a lifecycle change runs the lifecycle rules and emits. */
@@ -35,8 +46,9 @@ export function applyFields(deps: Deps, ws: Workspace, contact: Contact, fields:
   if (fields.email !== undefined) contact.email = fields.email;
   if (fields.phone !== undefined) contact.phone = fields.phone;
   contact.updatedAt = now;
-  if (fields.lifecycle_stage_id !== undefined && fields.lifecycle_stage_id !== null) {
-    const move = moveLifecycle(ws, contact, stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id'), now);
+  const stage = requestedStage(ws, fields);
+  if (stage) {
+    const move = moveLifecycle(ws, contact, stage, now);
     if (move.changed) emitLifecycle(deps, contact.id, move.previous, move.lifecycle);
   }
 }

@@ -3,8 +3,8 @@ import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { guard } from '../middleware/guard.js';
 import { phoneUse } from '../domain/phone-use.js';
 import { contactAt, findByAddress, labelIn, parseAddress, phoneKey, type ContactAddress } from '../domain/contacts.js';
-import { applyFields, emitCreated, NewContact, ContactFields, precheck } from '../domain/contact-write.js';
-import { addContact } from '../domain/records.js';
+import { applyFields, emitCreated, NewContact, ContactFields, precheck, requestedStage } from '../domain/contact-write.js';
+import { addContact, defaultStage } from '../domain/records.js';
 import { notFound, invalid } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Contact } from '../types.js';
@@ -70,11 +70,11 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     const auth = caller(c);
     const ws = auth.workspace;
     const fields = await body(c, NewContact);
-    precheck(ws, auth, fields);
+    precheck(ws, fields);
     const now = state.now();
     const contact = addContact(ws, state.ids.take(), now, {
       name: fields.name, email: fields.email ?? null, phone: fields.phone ?? null,
-      ...(fields.lifecycle_stage_id ? { lifecycleStageId: fields.lifecycle_stage_id } : {}),
+      lifecycleStageId: requestedStage(ws, fields)?.id ?? defaultStage(ws),
     });
     emitCreated(deps, ws, contact);
     return c.json({ data: contactView(ws, contact) }, 201);
@@ -92,7 +92,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     const ws = auth.workspace;
     const contact = contactAt(ws, auth, c.req.param('id'));
     const fields = await body(c, ContactFields);
-    precheck(ws, auth, fields);
+    precheck(ws, fields);
     applyFields(deps, ws, contact, fields, state.now());
     return c.json({ data: contactView(ws, contact) });
   });
@@ -105,7 +105,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     const address = parseAddress(c.req.param('id'));
     if (!address) throw notFound('Contact');
     const fields = await body(c, ContactFields);
-    precheck(ws, auth, fields);
+    precheck(ws, fields);
     keepsAddress(address, fields);
     const now = state.now();
     const existing = findByAddress(ws, auth, address);
@@ -119,7 +119,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
       name: fields.name,
       email: fields.email !== undefined ? fields.email : address.kind === 'email' ? address.email : null,
       phone: fields.phone !== undefined ? fields.phone : address.kind === 'phone' ? address.phone : null,
-      ...(fields.lifecycle_stage_id ? { lifecycleStageId: fields.lifecycle_stage_id } : {}),
+      lifecycleStageId: requestedStage(ws, fields)?.id ?? defaultStage(ws),
     });
     emitCreated(deps, ws, contact);
     return c.json({ data: contactView(ws, contact) }, 201);
