@@ -44,7 +44,8 @@ const SIGNATURE_HELP = (header: string) => `expected header ${header}: sha256=<6
 /**
  * The webhook route: raw bytes → verify → tolerant envelope parse → durable,
  * deduplicated store → answer. No JSON is parsed before the signature holds.
- * A signed delivery is never refused for its content (ARCHITECTURE.md).
+ * A signed delivery is never refused for its content (it is stored; the worker
+ * dead-letters what is not a valid event, raw body kept).
  */
 export function webhookHandler(deps: WebhookRouteDeps) {
   const { config, sink, log, hooks } = deps;

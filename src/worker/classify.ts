@@ -26,8 +26,8 @@ export class HandlerConfigError extends UnrecoverableError {
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /**
- * The one place that maps an error to a verdict (ARCHITECTURE.md: the error
- * type decides retry vs dead-letter). Network, 5xx and 409 retry; 429 waits for
+ * The one place that maps an error to a verdict (the error type decides retry
+ * vs dead-letter). Network, 5xx and 409 retry; 429 waits for
  * the shared limiter without spending an attempt; 4xx validation, 404 and a
  * handler's UnrecoverableError dead-letter; an expired, revoked or retired
  * token pauses the queue.

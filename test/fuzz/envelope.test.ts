@@ -1,7 +1,7 @@
 /**
  * Fuzzing of envelope parsing (`parseEnvelope`, src/events/envelope.ts): total
- * over every byte string and every JSON value, and the delivery-key rules of
- * ARCHITECTURE.md hold: the key is the envelope id when there is a usable one,
+ * over every byte string and every JSON value, and the delivery-key rules
+ * (README, "How a delivery flows") hold: the key is the envelope id when there is a usable one,
  * else `sha256:` + hex SHA-256 of the exact bytes; the same bytes always give
  * the same key; job ids derived from keys are valid BullMQ ids and injective.
  */
