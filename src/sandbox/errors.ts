@@ -42,12 +42,16 @@ export function invalidMany(errors: FieldErrors): ApiError {
   return new ApiError(422, 'The given data was invalid.', undefined, errors);
 }
 
-/** Maps zod issues to the `errors` map: dotted path -> messages (root issues under `body`). */
+/** Maps zod issues to the `errors` map: dotted path -> messages (root issues under `body`, unknown fields under their names). */
 export function fromZod(error: ZodError): ApiError {
   const errors: FieldErrors = {};
   for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.map(String).join('.') : 'body';
-    (errors[key] ??= []).push(issue.message);
+    // An unknown field is named by its own path, so `errors` lists each one.
+    const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+    for (const path of paths) {
+      const key = path.length ? path.map(String).join('.') : 'body';
+      (errors[key] ??= []).push(issue.message);
+    }
   }
   return invalidMany(errors);
 }

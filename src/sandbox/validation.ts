@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiError, fromZod, notFound } from './errors.js';
 
 /**
@@ -15,6 +15,20 @@ export async function readJson(c: Context): Promise<unknown> {
   } catch {
     throw new ApiError(400, 'The request body is not valid JSON.');
   }
+}
+
+/**
+ * A request body object that refuses fields it does not know: 422 naming each
+ * one with the names allowed. The service "declines to guess" (spec, Errors:
+ * 422), so a misspelt or invented field is never silently dropped; where the
+ * spec does not give the names (order update, task fields), docs/sandbox.md
+ * lists the ones the sandbox takes.
+ */
+export function strictBody<S extends z.ZodRawShape>(shape: S) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `is not a field of this request; allowed: ${allowed}` : undefined),
+  });
 }
 
 /** Validates with zod; failures become 422 `{message, errors}` naming the fields. */

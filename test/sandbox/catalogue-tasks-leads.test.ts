@@ -35,6 +35,12 @@ describe('tasks', () => {
     expect((await h.api('POST', '/tasks', { body: { title: 'x', due_at: '2030-01-01T00:00:00Z', assignee_id: acme.teammates[2]!.id } })).status).toBe(422);
   });
 
+  it('refuses a field it does not know (names not shown by the spec are never guessed)', async () => {
+    const r = await h.api('POST', '/tasks', { body: { title: 'x', due_at: '2030-01-01T00:00:00Z', assignee: acme.teammates[1]!.id } });
+    expect([r.status, Object.keys(r.body.errors)]).toEqual([422, ['assignee']]);
+    expect(r.body.errors.assignee[0]).toContain('assignee_id');
+  });
+
   it('stamps completed_at when done and clears it when reopened', async () => {
     const t = (await h.api('POST', '/tasks', { body: { title: 'Do', due_at: '2030-01-02T00:00:00Z' } })).body.data;
     const done = await h.api('PATCH', `/tasks/${t.id}`, { body: { status: 'done' } });

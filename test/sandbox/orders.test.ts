@@ -121,6 +121,19 @@ describe('status moves and stock', () => {
     expect((await h.api('PATCH', `/orders/${o.id}`, { body: { discount: 1000 } })).status).toBe(422);
   });
 
+  it('refuses fields it does not know with 422 naming each of them (the service declines to guess), changing nothing', async () => {
+    const o = (await place([{ product_id: mugId, quantity: 1 }], { notes: 'as placed' })).body.data;
+    const r = await h.api('PATCH', `/orders/${o.id}`, { body: { notes: 'changed', delivery_adress: 'Nile St 1', colour: 'red' } });
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.errors).sort()).toEqual(['colour', 'delivery_adress']);
+    expect(r.body.errors.colour[0]).toContain('delivery_address');
+    expect((await h.api('GET', `/orders/${o.id}`)).body.data.notes).toBe('as placed');
+    const line = await place([{ product_id: mugId, quantity: 1, qty: 2 }]);
+    expect([line.status, Object.keys(line.body.errors)]).toEqual([422, ['items.0.qty']]);
+    const status = await h.api('PATCH', `/orders/${o.id}/status`, { body: { status: 'cancelled', reason: 'x' } });
+    expect([status.status, Object.keys(status.body.errors)]).toEqual([422, ['reason']]);
+  });
+
   it('lists with the open filter, payment_status and since; needs orders abilities', async () => {
     const open = (await h.api('GET', '/orders?status=open&per_page=100', { token: T.read })).body.data;
     expect(open.length).toBeGreaterThan(0);

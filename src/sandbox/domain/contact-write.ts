@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { strictBody } from '../validation.js';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { Contact, LifecycleStage, Workspace } from '../types.js';
@@ -8,7 +9,7 @@ import { defaultStage } from './records.js';
 
 /** Spec, POST /contacts body; limits from the Limits table (name 255, phone 32). */
 const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
-export const ContactFields = z.object({
+export const ContactFields = strictBody({
   name: Name,
   email: z.email('must be a valid email address').nullable(),
   phone: z.string().max(32, 'may not be longer than 32 characters').nullable(),

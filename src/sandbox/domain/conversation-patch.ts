@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { strictBody } from '../validation.js';
 import { invalid, invalidMany } from '../errors.js';
 import type { EventName } from '../../events/catalogue.js';
 import type { Conversation, Workspace } from '../types.js';
 import { liveThread } from './records.js';
 
 /** Spec, PATCH /conversations/{id}: only keys sent are acted on. */
-export const ConversationPatch = z.object({
+export const ConversationPatch = strictBody({
   status: z.enum(['open', 'pending', 'snoozed', 'closed']).optional(),
   category: z.string().nullable().optional(),
   summary: z.string().max(2000, 'may not be longer than 2000 characters').nullable().optional(),
   snoozed_until: z.string().nullable().optional(),
-  assignee: z.object({ type: z.enum(['user', 'ai']), id: z.number().int() }).nullable().optional(),
+  assignee: strictBody({ type: z.enum(['user', 'ai']), id: z.number().int() }).nullable().optional(),
   team_id: z.number().int().nullable().optional(),
   priority: z.enum(['low', 'normal', 'high']).optional(),
 });

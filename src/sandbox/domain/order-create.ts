@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { strictBody } from '../validation.js';
 import { invalid, invalidMany, type FieldErrors } from '../errors.js';
 import type { IdSequence } from '../ids.js';
 import { toCents } from '../money.js';
 import type { Order, OrderLine, Workspace } from '../types.js';
 import { orderTotals } from '../views/commerce.js';
 
-const Line = z.object({
+const Line = strictBody({
   product_id: z.number().int().nullable().optional(),
   product_variant_id: z.number().int().nullable().optional(),
   name: z.string().min(1).max(255).nullable().optional(),
@@ -14,7 +15,7 @@ const Line = z.object({
 });
 
 /** Spec, POST /orders body. */
-export const NewOrder = z.object({
+export const NewOrder = strictBody({
   contact_id: z.number({ error: 'is required' }).int(),
   items: z.array(Line, { error: 'is required' }).min(1, 'needs at least one line'),
   delivery_address: z.string().nullable().optional(),

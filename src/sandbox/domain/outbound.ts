@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { strictBody } from '../validation.js';
 import { invalid } from '../errors.js';
 import type { Channel, Conversation, Workspace } from '../types.js';
 
 /** Spec, POST /conversations/{id}/messages body and the Limits table. */
-export const SendBody = z.object({
+export const SendBody = strictBody({
   type: z.enum(['text', 'attachment', 'template', 'buttons']).optional(),
   body: z.string().max(4096, 'may not be longer than 4096 characters').optional(),
   text: z.string().max(4096, 'may not be longer than 4096 characters').nullable().optional(),

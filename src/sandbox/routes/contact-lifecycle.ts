@@ -6,11 +6,11 @@ import { phoneUse } from '../domain/phone-use.js';
 import { contactAt, labelIn } from '../domain/contacts.js';
 import { emitLifecycle } from '../domain/contact-write.js';
 import { moveLifecycle, stageIn } from '../domain/lifecycle.js';
-import { body } from '../validation.js';
+import { body, strictBody } from '../validation.js';
 import { labelRefs, stageView } from '../views/contacts.js';
 
-const LifecycleBody = z.object({ stage: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a stage id or exact name' }) });
-const LabelsBody = z.object({
+const LifecycleBody = strictBody({ stage: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a stage id or exact name' }) });
+const LabelsBody = strictBody({
   labels: z.array(z.union([z.number().int(), z.string().min(1)]), { error: 'is required: an array of label ids or names' })
     .min(1, 'must name at least one label'),
 });

@@ -5,11 +5,11 @@ import { guard } from '../middleware/guard.js';
 import { phoneUse } from '../domain/phone-use.js';
 import { contactIn } from '../domain/contacts.js';
 import { invalid } from '../errors.js';
-import { body } from '../validation.js';
+import { body, strictBody } from '../validation.js';
 import { contactView } from '../views/contacts.js';
 
 const Side = z.union([z.number().int(), z.string().min(1)], { error: 'is required: a contact id or identifier' });
-const MergeBody = z.object({ survivor: Side, loser: Side });
+const MergeBody = strictBody({ survivor: Side, loser: Side });
 
 /**
  * Spec, POST /contacts/merge (needs contacts:delete): both sides required, no

@@ -6,13 +6,13 @@ import { phoneUse } from '../domain/phone-use.js';
 import { compileMatch } from '../domain/segments.js';
 import { notFound } from '../errors.js';
 import { newestFirst, paginate, PER_PAGE_DEFAULT } from '../pagination.js';
-import { body } from '../validation.js';
+import { body, strictBody } from '../validation.js';
 import { contactView, parseInclude } from '../views/contacts.js';
 
-const Rule = z.object({ attribute: z.string(), operator: z.string(), value: z.unknown().optional() });
+const Rule = strictBody({ attribute: z.string(), operator: z.string(), value: z.unknown().optional() });
 
 /** Spec, POST /contacts/search body (all optional; per_page 1 to 100). */
-const SearchBody = z.object({
+const SearchBody = strictBody({
   search: z.string().nullable().optional(),
   match: z.array(z.array(Rule)).nullable().optional(),
   segment_id: z.number().int().nullable().optional(),

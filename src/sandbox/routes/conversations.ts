@@ -9,11 +9,11 @@ import { addConversation, liveThread } from '../domain/records.js';
 import { invalid } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Conversation, ConversationStatus } from '../types.js';
-import { body, intParam, recordAt } from '../validation.js';
+import { body, intParam, recordAt, strictBody } from '../validation.js';
 import { conversationView } from '../views/conversations.js';
 
 const STATUSES: readonly ConversationStatus[] = ['open', 'pending', 'snoozed', 'closed'];
-const OpenBody = z.object({
+const OpenBody = strictBody({
   contact: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a contact id or identifier' }),
   channel_id: z.number({ error: 'is required: a channel id' }).int(),
 });

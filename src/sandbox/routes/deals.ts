@@ -7,12 +7,12 @@ import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Deal, Workspace } from '../types.js';
-import { body, intParam, recordAt } from '../validation.js';
+import { body, intParam, recordAt, strictBody } from '../validation.js';
 import { dealView } from '../views/work.js';
 
 const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
 const Name = z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
-const NewDeal = z.object({
+const NewDeal = strictBody({
   name: Name,
   contact_id: z.number().int().nullable().optional(),
   amount: z.number().min(0, 'must be at least 0').nullable().optional(),
@@ -22,7 +22,7 @@ const NewDeal = z.object({
   owner_id: z.number().int().nullable().optional(),
   close_date: DATE.nullable().optional(),
 });
-const DealPatch = z.object({
+const DealPatch = strictBody({
   name: Name.optional(),
   amount: z.number().min(0, 'must be at least 0').nullable().optional(),
   source: z.string().optional(),

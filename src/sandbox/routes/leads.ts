@@ -6,10 +6,10 @@ import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Lead } from '../types.js';
-import { body, intParam } from '../validation.js';
+import { body, intParam, strictBody } from '../validation.js';
 import { leadView } from '../views/work.js';
 
-const NewLead = z.object({
+const NewLead = strictBody({
   contact_id: z.number({ error: 'is required' }).int(),
   name: z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters'),
   value: z.number().min(0, 'must be at least 0').nullable().optional(),

@@ -6,11 +6,11 @@ import { compose, outsideWindow, SendBody } from '../domain/outbound.js';
 import { addMessage } from '../domain/records.js';
 import { invalidMany, type FieldErrors } from '../errors.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
-import { body, recordAt } from '../validation.js';
+import { body, recordAt, strictBody } from '../validation.js';
 import { messageView } from '../views/conversations.js';
 import { conversationAt } from './conversations.js';
 
-const NoteBody = z.object({
+const NoteBody = strictBody({
   body: z.string({ error: 'is required' }).min(1, 'is required').max(4096, 'may not be longer than 4096 characters'),
   mentions: z.array(z.number().int()).optional(),
 });

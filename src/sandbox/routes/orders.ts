@@ -8,17 +8,17 @@ import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Order, OrderStatus, Workspace } from '../types.js';
-import { body, check, intParam, readJson, recordAt, timeParam } from '../validation.js';
+import { body, check, intParam, readJson, recordAt, strictBody, timeParam } from '../validation.js';
 import { orderView } from '../views/commerce.js';
 
 const STATUSES = ['new', 'confirmed', 'preparing', 'out_for_delivery', 'delivered', 'cancelled', 'returned'] as const;
-const StatusBody = z.object({
+const StatusBody = strictBody({
   status: z.enum(STATUSES, { error: `must be one of ${STATUSES.join(', ')}` }),
   force: z.boolean().optional(),
   cancel_reason: z.string().max(255).nullable().optional(),
 });
 /** General update: the create body's names for delivery, payment, notes, discount, owner (our choice: not shown). */
-const OrderPatch = z.object({
+const OrderPatch = strictBody({
   delivery_address: z.string().nullable().optional(),
   delivery_city: z.string().nullable().optional(),
   delivery_area: z.string().nullable().optional(),
