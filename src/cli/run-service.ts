@@ -26,11 +26,13 @@ export async function runService(
     log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'could not start');
     return EXIT.failed;
   }
-  await new Promise<void>((res) => {
+  const stopped = new Promise<void>((res) => {
     if (io.stopSignal.aborted) return res();
     io.stopSignal.addEventListener('abort', () => res(), { once: true });
   });
-  log.info('shutting down: no new deliveries accepted, in-flight ones finish');
+  const failure = await Promise.race([stopped.then(() => undefined), service.failed]);
+  if (failure) log.fatal({ err: failure.message }, 'could not start the worker');
+  else log.info('shutting down: no new deliveries accepted, in-flight ones finish');
   await service.close();
-  return EXIT.ok;
+  return failure ? EXIT.failed : EXIT.ok;
 }

@@ -20,6 +20,6 @@ Example:
     parseCommandArgs(argv, {});
     const config = loadConfig(io.env, { requireSecrets: true });
     const log = processLogger(config, io);
-    return runService(io, { receiver: true, worker: workerPart(config, log, io.env) }, config, log);
+    return runService(io, { receiver: true, worker: await workerPart(config, log, io.env) }, config, log);
   },
 };

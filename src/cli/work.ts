@@ -21,6 +21,6 @@ Example:
     parseCommandArgs(argv, {});
     const config = loadConfig(io.env, { requireSecrets: false });
     const log = processLogger(config, io);
-    return runService(io, { receiver: false, worker: workerPart(config, log, io.env) }, config, log);
+    return runService(io, { receiver: false, worker: await workerPart(config, log, io.env) }, config, log);
   },
 };

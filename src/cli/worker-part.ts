@@ -4,12 +4,15 @@ import type { ServiceOptions } from '../runtime/service.js';
 import { loadHandlers, selectHandlers } from '../worker/loader.js';
 import { startWorker } from '../worker/service.js';
 
-/** The worker side of `start` and `work`: load the handler modules, then run the BullMQ workers. */
-export function workerPart(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): NonNullable<ServiceOptions['worker']> {
-  return async ({ redisUrl, queues, hooks }) => {
-    const all = await loadHandlers(config.handlersDir);
-    if (all.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
-    const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;
-    return startWorker({ config, redisUrl, log, env, hooks, handlers: all.map((l) => l.handler), ...(run ? { run } : {}) }, queues);
-  };
+/**
+ * The worker side of `start` and `work`. Handler modules are loaded now, before
+ * Redis is touched, so a broken module stops start-up at once even during a
+ * Redis outage; the BullMQ workers start when the service has Redis.
+ */
+export async function workerPart(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<NonNullable<ServiceOptions['worker']>> {
+  const all = await loadHandlers(config.handlersDir);
+  if (all.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
+  const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;
+  return ({ redisUrl, queues, hooks }) =>
+    startWorker({ config, redisUrl, log, env, hooks, handlers: all.map((l) => l.handler), ...(run ? { run } : {}) }, queues);
 }

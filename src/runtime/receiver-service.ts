@@ -9,6 +9,7 @@ import type { DeliverySink } from '../receiver/webhook-route.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';
+import { firstAttempt } from './redis-watch.js';
 import type { RedisClient } from '../redis/connection.js';
 
 export interface ReceiverService {
@@ -35,24 +36,26 @@ function cachedFor<T>(ms: number, probe: () => Promise<T>): () => Promise<T> {
   };
 }
 
-function waitReady(redis: RedisClient, timeoutMs: number): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((res) => {
-    const t = setTimeout(res, timeoutMs);
-    redis.once('ready', () => { clearTimeout(t); res(); });
-  });
-}
+/** How long deliveries wait for the first connection attempt's outcome at start-up. */
+const FIRST_CONNECT_WAIT_MS = 2_000;
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** Starts the HTTP receiver: fail-fast producer connection, ingest store, health. */
 export async function startReceiver(opts: ReceiverServiceOptions): Promise<ReceiverService> {
   const { config, log } = opts;
   const producer = createRedisConnection(opts.redisUrl, 'producer', 'switchyard-receiver');
   producer.on('error', (err: Error) => log.debug({ err: err.message }, 'receiver redis connection error'));
-  // Without an offline queue, commands sent before the connection is ready fail;
-  // wait for it (bounded) so the first deliveries after start-up are not refused.
-  await waitReady(producer, 5_000);
+  // The port opens at once, whether or not Redis answers (with SPOOL_DIR a receiver
+  // started during an outage still takes deliveries). Without an offline queue a
+  // command sent while the first connection attempt is under way would fail, so
+  // deliveries wait for that attempt's outcome only (bounded), never for a down Redis.
+  let connecting: Promise<unknown> | undefined = Promise.race([firstAttempt(producer), delay(FIRST_CONNECT_WAIT_MS)])
+    .finally(() => { connecting = undefined; });
   const store = new IngestStore(producer, config.queuePrefix, config.dedupeTtlMs);
-  const redisSink: DeliverySink = { put: (d, raw) => store.put(d, raw) };
+  const redisSink: DeliverySink = {
+    put: (d, raw) => (connecting ? connecting.then(() => store.put(d, raw)) : store.put(d, raw)),
+  };
   // SPOOL_DIR: deliveries Redis cannot take go to an fsync'd disk spool, drained back once Redis returns.
   const spool = config.spoolDir ? new DiskSpool(config.spoolDir, config.spoolMaxBytes) : undefined;
   const drainer = spool ? new SpoolDrainer(spool, store, log, (n) => opts.hooks?.onDrained?.(n)) : undefined;

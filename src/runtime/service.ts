@@ -4,12 +4,14 @@ import { IngestPump } from '../queue/pump.js';
 import { openQueues, type Queues } from '../queue/queues.js';
 import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { maskRedisUrl } from '../redis/describe.js';
 import { mountAdmin } from '../admin/index.js';
 import { createCapture, type Capture } from '../capture/index.js';
 import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
 import type { WorkerHooks } from '../worker/service.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
+import { firstAttempt, watchRedis, whenReady } from './redis-watch.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver-service.js';
 
 /** A running piece of the service that can be stopped (the worker of [4/7] plugs in here). */
@@ -35,6 +37,8 @@ export interface RunningService {
   readonly metrics: Metrics;
   /** The `/metrics` server of a worker-only process (METRICS_PORT). */
   readonly metricsServer: RunningServer | undefined;
+  /** Settles when a part started in the background (the worker, once Redis answered) could not start. */
+  readonly failed: Promise<Error>;
   /** Ordered, time-bounded shutdown: HTTP first (in-flight requests finish), then pump, worker, Redis. */
   close(): Promise<void>;
 }
@@ -48,9 +52,16 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const redis = await resolveRedis(config, log);
   const commands = createRedisConnection(redis.url, 'worker', 'switchyard-pump');
   const blocking = createRedisConnection(redis.url, 'worker', 'switchyard-pump-blocking');
-  for (const c of [commands, blocking]) c.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
+  // An unreachable Redis is said at `warn` (with back-off), never a silent hang: the
+  // receiver listens at once and the worker starts when Redis answers.
+  const watch = watchRedis(commands, { url: redis.url, log });
+  blocking.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
+  const first = firstAttempt(commands);
+  const stopping = new AbortController();
   if (!redis.managed) {
-    for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
+    whenReady(commands, stopping.signal).then(async () => {
+      for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
+    }, () => undefined);
   }
   const queues = openQueues(commands, config.queuePrefix);
   const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: config.queuePrefix, log });
@@ -67,10 +78,31 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     : undefined;
 
   const parts: Part[] = [];
+  let failure: ((err: Error) => void) | undefined;
+  const failed = new Promise<Error>((res) => { failure = res; });
+  // The worker needs Redis (BullMQ, the pause record): it starts once Redis answers.
+  // When the first attempt succeeds it is started before this resolves, as before.
+  const startWorker = async (): Promise<void> => {
+    if (!opts.worker) return;
+    await whenReady(commands, stopping.signal);
+    const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerHooks });
+    if (stopping.signal.aborted) await part.close(0);
+    else parts.push(part);
+  };
   let receiver: ReceiverService | undefined;
   let metricsServer: RunningServer | undefined;
+  let workerStarting: Promise<void> | undefined;
   try {
-    if (opts.worker) parts.push(await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerHooks }));
+    if ((await first) === 'ready') await startWorker();
+    else {
+      log.warn({ redis: maskRedisUrl(redis.url) }, opts.worker
+        ? 'Redis is not reachable yet: the worker starts when it answers'
+        : 'Redis is not reachable yet: deliveries are spooled (SPOOL_DIR) or answered 503 until it answers');
+      workerStarting = startWorker().catch((err: unknown) => {
+        if (stopping.signal.aborted) return;
+        failure?.(err instanceof Error ? err : new Error(String(err)));
+      });
+    }
     if (opts.receiver) {
       receiver = await startReceiver({
         config, redisUrl: redis.url, log,
@@ -86,6 +118,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       log.info({ url: `${metricsServer.url}/metrics` }, 'metrics listening');
     }
   } catch (err) {
+    stopping.abort(new Error('start-up failed'));
+    watch.close();
     await pump.stop();
     await Promise.allSettled(parts.map((p) => p.close(1_000)));
     await queues.close();
@@ -98,6 +132,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   return {
     redisUrl: redis.url,
     receiver,
+    failed,
     pump,
     metrics,
     metricsServer,
@@ -118,13 +153,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
             clearTimeout(timer);
           }
         };
+        stopping.abort(new Error('shutting down'));
         if (receiver) await bounded(receiver.close(left()), 'receiver');
         if (capture) await bounded(capture.flush(), 'capture');
         if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
         await bounded(pump.stop(), 'ingest pump');
+        if (workerStarting) await bounded(workerStarting, 'worker start-up');
         for (const p of parts) await bounded(p.close(left()), p.name);
         await bounded(queues.close(), 'queues');
-        await closeRedis(commands);
+        watch.close();
+        await bounded(closeRedis(commands), 'Redis connection');
+        commands.disconnect();
         // The managed redis-server flushes its AOF on SIGTERM: given its own few seconds past the deadline.
         if (redis.managed) await redis.managed.stop();
         log.info('stopped');
