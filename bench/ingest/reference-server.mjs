@@ -5,6 +5,8 @@
 //   MODE=read          nothing more (reading the body is all)           } steps of Switchyard's
 //   MODE=verify        Switchyard's `verify` (HMAC, constant time)      } own path, no Redis:
 //   MODE=verify-parse  `verify`, then `parseEnvelope` (JSON)            } where the CPU goes
+//   MODE=floor         read, `verify`, `parseEnvelope`, then one LPUSH   } the floor: the least any
+//                      of the body (no dedupe, no group commit)         } verifying durable route does
 // No dedupe, no durability: they show where this harness puts those designs
 // and steps relative to the bare route, next to Switchyard's full path.
 // The step modes import the built code (dist/; `npm run build`).
@@ -16,7 +18,7 @@ import { Redis } from 'ioredis';
 
 const mode = process.env.MODE ?? 'lpush';
 const secrets = [process.env.SECRET ?? 'bench-secret'];
-const needsDist = mode === 'verify' || mode === 'verify-parse';
+const needsDist = mode === 'verify' || mode === 'verify-parse' || mode === 'floor';
 const { verify } = needsDist ? await import('../../dist/signature.js') : {};
 const { parseEnvelope } = needsDist ? await import('../../dist/events/envelope.js') : {};
 const redisPort = Number(process.env.REDIS_PORT);
@@ -41,6 +43,11 @@ app.post('/webhooks', async (c) => {
   else if (needsDist) {
     if (!verify(secrets, body, incoming.headers['x-service-signature']).ok) return c.json({ status: 'rejected' }, 401);
     if (mode === 'verify-parse') return c.json({ status: 'accepted', delivery: parseEnvelope(body, body.toString('utf8')).key }, 202);
+    if (mode === 'floor') {
+      const { key } = parseEnvelope(body, body.toString('utf8'));
+      await redis.lpush('ref:list', body);
+      return c.json({ status: 'accepted', delivery: key }, 202);
+    }
   }
   return c.json({ status: 'accepted' }, 202);
 });
