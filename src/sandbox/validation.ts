@@ -60,11 +60,36 @@ export function recordAt<T>(records: ReadonlyMap<number, T>, raw: string, what: 
   return found;
 }
 
-/** Parses an ISO date or timestamp query parameter; a bare date means its start (or end, with `endOfDay`). */
+/**
+ * Spec, General conventions: `date` fields are `YYYY-MM-DD`. Only real
+ * calendar dates pass (zod checks month lengths and leap years): `2025-13-45`
+ * and `2025-02-29` are refused.
+ */
+export const CalendarDate = z.iso.date({ error: 'must be a calendar date written YYYY-MM-DD' });
+
+/**
+ * Spec, General conventions: timestamps are ISO 8601 strings with an offset:
+ * `YYYY-MM-DDThh:mm:ss`, optional fraction, then `Z` or `±hh:mm`. A local time
+ * without an offset, or `Feb 1 2031`, is refused; so is an impossible date.
+ */
+export const Timestamp = z.iso.datetime({
+  offset: true, error: 'must be an ISO 8601 timestamp with an offset, e.g. 2031-02-01T09:30:00Z',
+});
+
+/**
+ * Parses a query parameter that takes an ISO 8601 date or timestamp (spec:
+ * `created_after`, `since`, `due_before`…); a bare date means its start (or,
+ * with `endOfDay`, its last millisecond), in UTC.
+ */
 export function timeParam(value: string | undefined, field: string, endOfDay = false): number | undefined {
   if (value === undefined || value === '') return undefined;
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const ms = Date.parse(dateOnly ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) throw new ApiError(422, 'The given data was invalid.', undefined, { [field]: ['must be an ISO 8601 date or timestamp'] });
-  return dateOnly && endOfDay ? ms + 864e5 - 1 : ms;
+  if (CalendarDate.safeParse(value).success) {
+    const start = Date.parse(`${value}T00:00:00Z`);
+    return endOfDay ? start + 864e5 - 1 : start;
+  }
+  if (!Timestamp.safeParse(value).success) {
+    throw new ApiError(422, 'The given data was invalid.', undefined,
+      { [field]: ['must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with an offset'] });
+  }
+  return Date.parse(value);
 }

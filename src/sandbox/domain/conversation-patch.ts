@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { strictBody } from '../validation.js';
+import { strictBody, Timestamp } from '../validation.js';
 import { invalid, invalidMany } from '../errors.js';
 import type { EventName } from '../../events/catalogue.js';
 import type { Conversation, Workspace } from '../types.js';
@@ -10,7 +10,7 @@ export const ConversationPatch = strictBody({
   status: z.enum(['open', 'pending', 'snoozed', 'closed']).optional(),
   category: z.string().nullable().optional(),
   summary: z.string().max(2000, 'may not be longer than 2000 characters').nullable().optional(),
-  snoozed_until: z.string().nullable().optional(),
+  snoozed_until: Timestamp.nullable().optional(),
   assignee: strictBody({ type: z.enum(['user', 'ai']), id: z.number().int() }).nullable().optional(),
   team_id: z.number().int().nullable().optional(),
   priority: z.enum(['low', 'normal', 'high']).optional(),
@@ -30,7 +30,6 @@ export function applyConversationPatch(ws: Workspace, cv: Conversation, p: Conve
   if (p.status === 'snoozed') {
     if (!p.snoozed_until) throw invalid('snoozed_until', 'is required with status snoozed');
     snoozedUntil = Date.parse(p.snoozed_until);
-    if (Number.isNaN(snoozedUntil)) throw invalid('snoozed_until', 'must be an ISO 8601 timestamp');
     if (snoozedUntil <= now) throw invalid('snoozed_until', 'must be in the future');
   }
   if (p.category !== undefined && p.category !== null) {

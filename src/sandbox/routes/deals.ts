@@ -7,10 +7,9 @@ import { invalid } from '../errors.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Deal, Workspace } from '../types.js';
-import { body, intParam, recordAt, strictBody } from '../validation.js';
+import { body, CalendarDate, intParam, recordAt, strictBody } from '../validation.js';
 import { dealView } from '../views/work.js';
 
-const DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
 const Name = z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
 const NewDeal = strictBody({
   name: Name,
@@ -20,14 +19,14 @@ const NewDeal = strictBody({
   pipeline_id: z.number().int().nullable().optional(),
   stage_id: z.number().int().nullable().optional(),
   owner_id: z.number().int().nullable().optional(),
-  close_date: DATE.nullable().optional(),
+  close_date: CalendarDate.nullable().optional(),
 });
 const DealPatch = strictBody({
   name: Name.optional(),
   amount: z.number().min(0, 'must be at least 0').nullable().optional(),
   source: z.string().optional(),
   owner_id: z.number().int().nullable().optional(),
-  close_date: DATE.nullable().optional(),
+  close_date: CalendarDate.nullable().optional(),
   stage_id: z.number().int().optional(),
   closed_lost_reason: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
 });

@@ -5,12 +5,11 @@ import { guard } from '../middleware/guard.js';
 import { invalid } from '../errors.js';
 import { paginate, perPage } from '../pagination.js';
 import type { Task, Workspace } from '../types.js';
-import { body, intParam, recordAt, strictBody, timeParam } from '../validation.js';
+import { body, intParam, recordAt, strictBody, timeParam, Timestamp } from '../validation.js';
 import { taskView } from '../views/work.js';
 
 /** Task types accepted (spec shows `call`; the rest is our choice). */
 export const TASK_TYPES = ['call', 'email', 'meeting', 'follow_up', 'todo'] as const;
-const Timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp');
 const TaskFields = strictBody({
   title: z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters'),
   due_at: Timestamp,
