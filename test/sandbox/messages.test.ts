@@ -63,6 +63,23 @@ describe('sending', () => {
     }
   });
 
+  it.each([
+    'http://[::ffff:127.0.0.1]/a', 'http://[::ffff:10.0.0.1]/a', 'http://100.64.0.1/a', 'http://100.127.255.254/a',
+    'http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/a', 'http://[fd12:3456::1]/a', 'http://[fc00::1]/a',
+    'http://0.0.0.0/a', 'http://0.1.2.3/a', 'http://224.0.0.1/a', 'http://239.255.255.250/a', 'http://[ff02::1]/a',
+    'http://255.255.255.255/a', 'http://[::]/a', 'http://[::1]/a', 'http://2130706433/a', 'http://0x7f.1/a',
+    'http://172.31.255.255/a', 'http://192.0.2.10/a', 'http://[64:ff9b::7f00:1]/a', 'http://[2002:7f00:1::]/a',
+    'http://LOCALHOST./a', 'http://api.localhost/a', 'http://printer.local/a', 'http://db.internal/a', 'http://intranet/a',
+  ])('refuses %s (inside a private or special network)', async (url) => {
+    const r = await send({ type: 'attachment', url });
+    expect([r.status, Object.keys(r.body.errors ?? {})]).toEqual([422, ['url']]);
+  });
+
+  it.each(['https://cdn.example.com/a.png', 'http://8.8.8.8/a.png', 'http://[2606:4700:4700::1111]/a.png', 'http://172.32.0.1/a.png'])(
+    'takes the public address %s', async (url) => {
+      expect((await send({ type: 'attachment', url })).status).toBe(201);
+    });
+
   it('checks templates: approved on the thread channel, language when several, parameters in number', async () => {
     expect((await send({ type: 'template', template: 'ig_hello' })).body.errors).toHaveProperty('template');
     expect((await send({ type: 'template', template: 'welcome', parameters: ['A'] })).body.errors).toHaveProperty('language');

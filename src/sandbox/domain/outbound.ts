@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { strictBody } from '../validation.js';
 import { invalid } from '../errors.js';
+import { checkAttachmentUrl } from './attachment-url.js';
 import type { Channel, Conversation, Workspace } from '../types.js';
 
 /** Spec, POST /conversations/{id}/messages body and the Limits table. */
@@ -32,21 +33,6 @@ export type SendBody = z.infer<typeof SendBody>;
 
 /** What gets stored for an outbound message. */
 export interface Composed { body: string; contentType: string; extra: Record<string, unknown> }
-
-const PRIVATE_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|0\.0\.0\.0|\[::1?\]|\[f[cd][0-9a-f:]*\])$/i;
-
-/** Spec: the attachment URL must be a public http(s) address; one inside a private network is refused. */
-export function checkAttachmentUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid('url', 'must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url', 'must be an http(s) URL');
-  if (PRIVATE_HOST.test(url.hostname)) throw invalid('url', 'may not point inside a private network');
-  return url;
-}
 
 /**
  * Checks a send against the thread and composes the stored message. Public
