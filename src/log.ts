@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { EMAIL_FIELDS, maskPersonalText, PHONE_FIELDS } from './pii.js';
 
 export type { Logger } from 'pino';
 
@@ -10,15 +11,16 @@ export const REDACT_PATHS = [
   'authorization', '*.authorization', '*.Authorization', 'headers.authorization', '*.headers.authorization',
   'token', '*.token', 'secret', '*.secret', 'secrets', '*.secrets', 'password', '*.password',
   'signature', '*.signature', '*.headers["x-service-signature"]', 'headers["x-service-signature"]',
-  'phone', '*.phone', '*.*.phone', 'email', '*.email', '*.*.email',
+  ...[...PHONE_FIELDS, ...EMAIL_FIELDS].flatMap((k) => [k, `*.${k}`, `*.*.${k}`]),
 ];
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
-const PHONE = /\+?\d[\d\s().-]{6,}\d/g;
-
-/** Masks emails and phone numbers inside free text. */
+/**
+ * Masks emails and phone numbers inside free text. Only numbers that look like
+ * phone numbers are masked (see src/pii.ts): addresses, ports, ids, timestamps
+ * and versions stay readable.
+ */
 export function redactText(text: string): string {
-  return text.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+  return maskPersonalText(text);
 }
 
 /** Fields that carry free text (error messages, a service's 422 details): emails and phones are masked in them too. */
