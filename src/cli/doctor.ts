@@ -52,7 +52,8 @@ Example:
     if (values['json']) io.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
     else {
       for (const c of checks) {
-        io.stdout.write(`${MARK[c.status]}  ${c.name}: ${c.detail}\n`);
+        // A multi-line detail (a code frame) stays indented under its check.
+        io.stdout.write(`${MARK[c.status]}  ${c.name}: ${c.detail.replace(/\n/g, '\n      ')}\n`);
         if (c.fix) io.stdout.write(`      fix: ${c.fix}\n`);
       }
     }

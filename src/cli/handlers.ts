@@ -1,4 +1,5 @@
-import { loadHandlers } from '../worker/loader.js';
+import { relative } from 'node:path';
+import { loadHandlerDir } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 import { cliConfig } from './connect.js';
@@ -6,8 +7,11 @@ import { cliConfig } from './connect.js';
 const HELP = `Usage: switchyard handlers [--json]
 
 Loads the handler modules of HANDLERS_DIR (default ./handlers), as the worker
-would, and lists each handler with its events and token abilities. A module
-that cannot be loaded is reported with its file (exit 1).
+would, and lists each handler with its events and token abilities, then the
+helper modules beside them (no default export, no handler). Modules may be
+.ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or "commonjs" project.
+A module that cannot be loaded, or a missing directory, is reported with the
+file and what is expected (exit 1).
 
 Example:
   HANDLERS_DIR=./handlers switchyard handlers
@@ -24,18 +28,18 @@ export const handlersCommand: Command = {
       return EXIT.ok;
     }
     const config = cliConfig(io);
-    const loaded = await loadHandlers(config.handlersDir, config.handlers);
-    const rows = loaded.map((l) => ({ id: l.handler.id, on: [...l.handler.on], abilities: [...l.handler.abilities], file: l.file }));
+    const { handlers, helpers } = await loadHandlerDir(config.handlersDir, config.handlers);
+    const rows = handlers.map((l) => ({ id: l.handler.id, on: [...l.handler.on], abilities: [...l.handler.abilities], file: l.file }));
     if (values.json) {
       io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return EXIT.ok;
     }
-    if (rows.length === 0) {
-      io.stdout.write(`no handler modules in ${config.handlersDir}\n`);
-      return EXIT.ok;
-    }
+    if (rows.length === 0) io.stdout.write(`no handler modules in ${config.handlersDir}\n`);
     for (const r of rows) {
       io.stdout.write(`${r.id}\n  on:        ${r.on.join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n  file:      ${r.file}\n`);
+    }
+    if (helpers.length > 0) {
+      io.stdout.write(`helper modules (no default export, not handlers): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);
     }
     return EXIT.ok;
   },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { commands } from './registry.js';
@@ -7,8 +8,15 @@ const USAGE = () => `Usage: switchyard <command> [options]
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
 
-Run \`switchyard <command> --help\` for a command's options and an example.
+Run \`switchyard <command> --help\` for a command's options and an example;
+\`switchyard --version\` prints the version.
 `;
+
+/** The installed package's version (package.json sits two levels above dist/cli/ and src/cli/). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return String(pkg.version);
+}
 
 /** Dispatches to a command; the only place that calls process.exit. */
 async function main(): Promise<void> {
@@ -27,6 +35,10 @@ async function main(): Promise<void> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE());
     process.exit(name === undefined ? EXIT.usage : EXIT.ok);
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${version()}\n`);
+    process.exit(EXIT.ok);
   }
   const command: Command | undefined = commands.find((c) => c.name === name);
   if (!command) {

@@ -1,8 +1,9 @@
 import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { closest } from '../events/catalogue.js';
 import { isHandler, type Handler } from '../handler.js';
+import { describeLoadFailure } from './load-error.js';
+import { importModule, type ModuleExports } from './module-import.js';
 
 /** A handler module that cannot be used; start-up stops with this message (it names the file). */
 export class HandlerLoadError extends Error {
@@ -18,64 +19,98 @@ export interface LoadedHandler {
   readonly file: string;
 }
 
-const MODULE = /\.(ts|mts|js|mjs)$/;
-const SKIP = /(\.d\.ts|\.test\.[mc]?[jt]s|\.spec\.[mc]?[jt]s)$/;
-
-let tsxRegistered = false;
-
-/**
- * Imports a module; `.ts` through tsx when the runtime cannot load TypeScript
- * itself, so users need no build step. tsx is registered globally (not a
- * scoped `tsImport`), so a handler's `import … from 'switchyard'` resolves to
- * the very modules this process runs, and `instanceof` checks (ValidationError,
- * UnrecoverableError) hold between handler code and the worker.
- */
-async function importModule(file: string): Promise<Record<string, unknown>> {
-  // Registered before the first `.ts` import: Node caches a failed import per URL,
-  // so retrying the same URL after registering would fail again.
-  if (/\.m?ts$/.test(file) && !tsxRegistered) {
-    const { register } = await import('tsx/esm/api');
-    // Node's own resolution, not tsconfig `paths`: 'switchyard' must be the package this process runs.
-    register({ tsconfig: false });
-    tsxRegistered = true;
-  }
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+/** What `loadHandlerDir` found: the handlers, and the modules beside them that export none (helpers). */
+export interface HandlerDir {
+  readonly handlers: LoadedHandler[];
+  readonly helpers: string[];
 }
 
-/**
- * Loads every `.ts`/`.js` module in `dir` whose default export is a handler.
- * A module that fails to import, a default export that is not a handler
- * (when the module looks like one), a duplicate id, or an id in `only` that no
- * module defines, stops start-up with a message naming the file.
- */
-export async function loadHandlers(dir: string, only?: readonly string[]): Promise<LoadedHandler[]> {
-  const root = resolve(dir);
-  let names: string[];
+const MODULE = /\.(ts|mts|cts|js|mjs|cjs)$/;
+const SKIP = /(\.d\.[mc]?ts|\.test\.[mc]?[jt]s|\.spec\.[mc]?[jt]s)$/;
+
+/** The file as messages name it: relative to the working directory when inside it. */
+function shown(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
+}
+
+/** The module files of HANDLERS_DIR; a missing or unreadable directory stops start-up. */
+function moduleFiles(dir: string, root: string): string[] {
+  let stat;
   try {
-    names = readdirSync(root).filter((n) => MODULE.test(n) && !SKIP.test(n) && statSync(join(root, n)).isFile()).sort();
+    stat = statSync(root);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new HandlerLoadError(`cannot read HANDLERS_DIR ${root}: ${(err as Error).message}`, null);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new HandlerLoadError(
+        `HANDLERS_DIR ${dir} does not exist (${root}); create it and put the handler modules in it, or set HANDLERS_DIR to the directory that holds them`,
+        null,
+      );
+    }
+    throw new HandlerLoadError(`cannot read HANDLERS_DIR ${dir} (${root}): ${(err as Error).message}`, null);
   }
+  if (!stat.isDirectory()) throw new HandlerLoadError(`HANDLERS_DIR ${dir} (${root}) is a file; set it to the directory that holds the handler modules`, null);
+  try {
+    return readdirSync(root).filter((n) => MODULE.test(n) && !SKIP.test(n) && statSync(join(root, n)).isFile()).sort();
+  } catch (err) {
+    throw new HandlerLoadError(`cannot read HANDLERS_DIR ${dir} (${root}): ${(err as Error).message}`, null);
+  }
+}
+
+const DEFINE = 'export default defineHandler({ id, on, handle }) (CommonJS: module.exports = defineHandler({ id, on, handle }))';
+
+/**
+ * Loads every `.ts`/`.mts`/`.cts`/`.js`/`.mjs`/`.cjs` module in `dir`, whatever
+ * the project's module type. A module whose default export is a handler is a
+ * handler; one with no default export and no handler among its exports is a
+ * helper beside them. A missing directory, a module that fails to import
+ * (syntax errors with file:line:column and a code frame), a default export that
+ * is not a handler, a handler exported under a name instead of as the default,
+ * a duplicate id, or an id in `only` that no module defines, stops start-up
+ * with a message naming the file and what is expected.
+ */
+export async function loadHandlerDir(dir: string, only?: readonly string[]): Promise<HandlerDir> {
+  const root = resolve(dir);
   const loaded: LoadedHandler[] = [];
-  for (const name of names) {
+  const helpers: string[] = [];
+  for (const name of moduleFiles(dir, root)) {
     const file = join(root, name);
-    let mod: Record<string, unknown>;
+    let mod: ModuleExports;
     try {
       mod = await importModule(file);
     } catch (err) {
-      throw new HandlerLoadError(`${file}: ${(err as Error).message.split('\n')[0]}`, file);
+      throw new HandlerLoadError(describeLoadFailure(file, shown(file), err), file);
     }
-    const exported = mod['default'];
-    if (exported === undefined) continue; // a helper module beside the handlers
+    const exported = mod.default;
+    if (exported === undefined) {
+      const named = Object.entries(mod.named).filter(([, v]) => isHandler(v) || looksLikeDefinition(v)).map(([k]) => k);
+      if (named.length > 0) {
+        throw new HandlerLoadError(
+          `${shown(file)}: ${named.map((n) => `"${n}"`).join(', ')} ${named.length > 1 ? 'are named exports' : 'is a named export'}, but only the default export is loaded as a handler; write ${DEFINE}, one handler per module`,
+          file,
+        );
+      }
+      helpers.push(file);
+      continue;
+    }
     if (!isHandler(exported)) {
-      throw new HandlerLoadError(`${file}: the default export is not a handler; export default defineHandler({ id, on, handle })`, file);
+      const what = looksLikeDefinition(exported) ? 'is a plain object, not a handler: wrap it in defineHandler' : 'is not a handler';
+      throw new HandlerLoadError(`${shown(file)}: the default export ${what}; write ${DEFINE}`, file);
     }
     const twin = loaded.find((l) => l.handler.id === exported.id);
-    if (twin) throw new HandlerLoadError(`${file}: handler id "${exported.id}" is already defined in ${twin.file}; ids must be unique`, file);
+    if (twin) throw new HandlerLoadError(`${shown(file)}: handler id "${exported.id}" is already defined in ${shown(twin.file)}; ids must be unique`, file);
     loaded.push({ handler: exported, file });
   }
-  return only ? selectHandlers(loaded, only, root) : loaded;
+  return { handlers: only ? selectHandlers(loaded, only, root) : loaded, helpers };
+}
+
+/** {@link loadHandlerDir}'s handlers only. */
+export async function loadHandlers(dir: string, only?: readonly string[]): Promise<LoadedHandler[]> {
+  return (await loadHandlerDir(dir, only)).handlers;
+}
+
+/** `{ on, handle }` without defineHandler's marker. */
+function looksLikeDefinition(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && typeof (v as { handle?: unknown }).handle === 'function' && Array.isArray((v as { on?: unknown }).on);
 }
 
 /**

@@ -81,7 +81,7 @@ describe('managed redis-server (no REDIS_URL)', () => {
   it('starts its own redis-server under .switchyard/ and stops it on shutdown', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-managed-'));
     const port = await freePort();
-    const p = runCli(['start'], { WEBHOOK_SECRETS: secretFor(), PORT: String(port), HOST: '127.0.0.1', SWITCHYARD_HOME: join(dir, '.switchyard') }, dir);
+    const p = runCli(['start'], { WEBHOOK_SECRETS: secretFor(), PORT: String(port), HOST: '127.0.0.1', SWITCHYARD_HOME: join(dir, '.switchyard'), HANDLERS_DIR: dir }, dir);
     try {
       const m = await p.waitFor(/"port":(\d+),"dir":"[^"]*redis"/);
       await p.waitFor(/receiver listening/);
@@ -110,13 +110,15 @@ function secretFor(): string {
 describe('switchyard work with METRICS_PORT', () => {
   it('serves its own /metrics and /healthz', async () => {
     const port = await freePort();
-    const p = runCli(['work'], { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('wm'), METRICS_PORT: String(port), HOST: '127.0.0.1', HANDLERS_DIR: '/nonexistent' });
+    const handlersDir = mkdtempSync(join(tmpdir(), 'sy-no-handlers-')); // empty: a missing HANDLERS_DIR stops start-up
+    const p = runCli(['work'], { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('wm'), METRICS_PORT: String(port), HOST: '127.0.0.1', HANDLERS_DIR: handlersDir });
     try {
       await p.waitFor(/metrics listening/);
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(text).toMatch(/switchyard_queue_jobs|switchyard_/);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     } finally {
+      rmSync(handlersDir, { recursive: true, force: true });
       expect(await p.stop()).toBe(0);
     }
   });

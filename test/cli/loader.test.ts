@@ -1,0 +1,120 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+
+/**
+ * Loading handler modules through the built CLI (npm run build first), in a
+ * project of its own whose node_modules/switchyard is this repository: what a
+ * person sees when a module is broken or the directory is wrong.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+let project: string;
+let n = 0;
+
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), 'sy-loader-'));
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'loader-test', private: true, type: 'module' }));
+  mkdirSync(join(project, 'node_modules'));
+  symlinkSync(ROOT, join(project, 'node_modules', 'switchyard'), 'dir');
+});
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+/** A fresh HANDLERS_DIR (relative to the project) holding `files`. */
+function handlersDir(files: Record<string, string>): string {
+  const dir = `handlers-${++n}`;
+  mkdirSync(join(project, dir));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(project, dir, name), text);
+  return dir;
+}
+
+async function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const p = runCli(args, env, project);
+  const code = await p.exited;
+  return { code, out: p.output() };
+}
+
+const GOOD = `import { defineHandler } from 'switchyard';
+export default defineHandler({ id: 'good', on: ['message.received'], async handle() {} });
+`;
+
+describe('handler modules that cannot be loaded', () => {
+  it.each([
+    ['broken.ts', 'TypeScript through tsx'],
+    ['broken.mjs', 'an ES module, whose SyntaxError carries no location'],
+    ['broken.cjs', 'CommonJS'],
+  ])('a syntax error in %s (%s) shows file:line:column, the message and a code frame, no stack', async (name) => {
+    const dir = handlersDir({
+      'a-good.ts': GOOD,
+      [name]: `// a handler with a typo\nexport default {\n  id: 'broken',\n  on: ['message.received'] 3,\n};\n`,
+    });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+    expect(code).toBe(1);
+    expect(out).toContain(`switchyard handlers: ${dir}/${name}:4:28: syntax error: Expected "}" but found "3"`);
+    expect(out).toContain(`> 4 |   on: ['message.received'] 3,\n    |                            ^`);
+    expect(out).toContain('  3 |   id: \'broken\',');
+    expect(out).not.toMatch(/^\s+at /m);
+  });
+
+  it('an error thrown while the module loads names file:line:column', async () => {
+    const dir = handlersDir({ 'throws.ts': `const n: number = 1;\nif (n) throw new Error('cannot start: FOO is unset');\nexport default 1;\n` });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+    expect(code).toBe(1);
+    expect(out).toContain(`${dir}/throws.ts:2:14: cannot start: FOO is unset`);
+    expect(out).not.toMatch(/^\s+at /m);
+  });
+
+  it('a handler exported by name, not as the default, is an error naming the file and the fix', async () => {
+    const dir = handlersDir({
+      'a-good.ts': GOOD,
+      'named.ts': `import { defineHandler } from 'switchyard';\nexport const tagVip = defineHandler({ id: 'tag-vip', on: ['conversation.closed'], async handle() {} });\n`,
+    });
+    for (const command of ['handlers', 'doctor']) {
+      const { code, out } = await run([command], { HANDLERS_DIR: dir });
+      expect(code).toBe(1);
+      expect(out).toContain(`${dir}/named.ts: "tagVip" is a named export, but only the default export is loaded as a handler; write export default defineHandler(`);
+    }
+  });
+
+  it('a module without any handler is listed as a helper, not skipped silently', async () => {
+    const dir = handlersDir({ 'a-good.ts': GOOD, 'util.ts': 'export const twice = (n: number) => 2 * n;\n' });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+    expect(code).toBe(0);
+    expect(out).toMatch(/^good\n/);
+    expect(out).toContain(`helper modules (no default export, not handlers): ${dir}/util.ts`);
+  });
+});
+
+describe('a HANDLERS_DIR that does not exist', () => {
+  it('handlers and doctor exit 1 naming the directory and what to do', async () => {
+    const h = await run(['handlers'], { HANDLERS_DIR: 'no-such-dir' });
+    expect(h.code).toBe(1);
+    expect(h.out).toContain(`switchyard handlers: HANDLERS_DIR no-such-dir does not exist (${join(project, 'no-such-dir')}); create it`);
+    const d = await run(['doctor'], { HANDLERS_DIR: 'no-such-dir', REDIS_URL: testRedisUrl() });
+    expect(d.code).toBe(1);
+    expect(d.out).toMatch(/FAIL {2}handlers: HANDLERS_DIR no-such-dir does not exist/);
+  });
+
+  it('stops the start-up of a worker (exit 1), and so does a broken module', async () => {
+    const missing = await run(['work'], { HANDLERS_DIR: 'no-such-dir', REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('ld') });
+    expect(missing.code).toBe(1);
+    expect(missing.out).toContain('HANDLERS_DIR no-such-dir does not exist');
+    const dir = handlersDir({ 'named.mjs': `import { defineHandler } from 'switchyard';\nexport const h = defineHandler({ id: 'h', on: ['lead.won'], async handle() {} });\n` });
+    const named = await run(['work'], { HANDLERS_DIR: dir, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('ld') });
+    expect(named.code).toBe(1);
+    expect(named.out).toContain(`${dir}/named.mjs: "h" is a named export`);
+  });
+});
+
+describe('switchyard --version', () => {
+  it.each(['--version', '-v'])('%s prints the package version', async (flag) => {
+    const { code, out } = await run([flag], {});
+    expect(code).toBe(0);
+    expect(out).toBe(`${VERSION}\n`);
+  });
+});
