@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import {
   ApiError, LegacyKeyRetiredError, QuotaExhaustedError, RateLimitedError, TokenExpiredError, UnauthorizedError,
 } from '../api/errors.js';
+import { asSentence } from '../api/sentence.js';
 
 /** What the worker does with a failed handler run. */
 export type Verdict =
@@ -34,7 +35,7 @@ const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.m
  */
 export function classify(err: unknown, now: () => number = Date.now): Verdict {
   if (err instanceof TokenExpiredError || err instanceof LegacyKeyRetiredError || err instanceof UnauthorizedError) {
-    return { kind: 'pause', code: err.code, reason: `API token unusable (${err.code}): ${err.message}. Replace WORKSPACE_API_TOKEN and restart, or run \`switchyard dlq resume\`` };
+    return { kind: 'pause', code: err.code, reason: `API token unusable (${err.code}): ${asSentence(err.message)} Replace WORKSPACE_API_TOKEN and restart, or run \`switchyard dlq resume\`` };
   }
   if (err instanceof QuotaExhaustedError) {
     const until = err.resetAt ? err.resetAt.getTime() - now() : 3_600_000;
