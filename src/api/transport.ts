@@ -214,6 +214,10 @@ export function createTransport(o: TransportOptions): Transport {
     // every retry: that is what makes retrying a write safe.
     const key = spec.repeat === 'ik' ? (spec.options?.idempotencyKey ?? o.idempotencyKey({ op: spec.op, method: spec.method, path: spec.path })) : undefined;
     const safe = spec.repeat !== 'unsafe';
+    if (key === undefined && spec.options?.idempotencyKey !== undefined) {
+      // The endpoint takes no Idempotency-Key: a caller's key cannot make a repeat safe, so it is not sent.
+      o.logger?.warn({ op: spec.op }, `${spec.op}: idempotencyKey ignored; the endpoint takes no Idempotency-Key, so the call is sent once and never repeated`);
+    }
     for (let n = 1; ; n++) {
       let permit: Permit | undefined;
       try {

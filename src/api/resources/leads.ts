@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { Paginator } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
 import { Lead } from '../schemas/lead.js';
-import type { RequestOptions, WriteOptions } from '../transport.js';
+import type { OutcomeUnknownError } from '../errors.js';
+import type { RequestOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { one, type ResourceContext } from './shared.js';
 
@@ -35,15 +36,16 @@ export function leadsResource(ctx: ResourceContext) {
       return new Paginator<Lead>((cursor) => t.request({ op: 'leads.list', method: 'GET', path: '/leads', query: { ...query, cursor }, schema: LeadPage, repeat: 'safe', options }));
     },
     /**
-     * `POST /leads`: opens a lead. The overview does not list this endpoint as
-     * accepting an Idempotency-Key, so a key is sent only when the caller gives
-     * one, and without one the call is never retried (a retry could open two leads).
+     * `POST /leads`: opens a lead. The API spec gives this endpoint no
+     * Idempotency-Key, so the call is never repeated by the client (a repeat
+     * could open two leads) and no key is sent, whatever the caller passes: a
+     * timeout, lost connection or 5xx is an {@link OutcomeUnknownError} for a
+     * person to check. A caller-supplied `idempotencyKey` is ignored with a warning.
      */
-    create(body: LeadCreate, options?: WriteOptions): ApiPromise<Lead> {
+    create(body: LeadCreate, options?: RequestOptions): ApiPromise<Lead> {
       const op = 'leads.create';
       check(op).present('contact_id', body.contact_id, 'a contact id').int('contact_id', body.contact_id, 1).required('name', body.name, 255).amount('value', body.value);
-      const keyed = options?.idempotencyKey !== undefined;
-      return t.request({ op, method: 'POST', path: '/leads', body, schema: one(Lead), repeat: keyed ? 'ik' : 'unsafe', options });
+      return t.request({ op, method: 'POST', path: '/leads', body, schema: one(Lead), repeat: 'unsafe', options });
     },
   };
 }
