@@ -24,8 +24,8 @@ Options:
   --print            print the body and its signature header; send nothing
   --force            send even when the catalogue says the data is invalid
 
-Examples (ids of the sandbox's seed, as \`npm run dev\` runs it):
-  switchyard send conversation.closed --set data.contact_id=36
+Examples:
+  switchyard send conversation.closed --set data.contact_id=36   (a contact of the sandbox's seed)
   switchyard send lead.won --print
 `;
 
