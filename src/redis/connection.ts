@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { maskRedisUrl } from './describe.js';
 
 /** A standalone/Sentinel connection or a Cluster client: BullMQ and Switchyard accept either. */
 export type RedisClient = Redis | Cluster;
@@ -132,9 +133,6 @@ export class RedisUnreachableError extends Error {
     this.name = 'RedisUnreachableError';
   }
 }
-
-/** The URL with any password replaced by `***`, for messages. */
-export const maskRedisUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, '//***@');
 
 /**
  * Opens and checks (PING) a `command` connection to any REDIS_URL form

@@ -153,7 +153,7 @@ describe('dlq list: long reasons', () => {
     const started = Date.now();
     const io = memoryIo({ REDIS_URL: 'redis+cluster://u:hunter2@127.0.0.1:1', SWITCHYARD_HOME: '/nonexistent' });
     const err = await dlqCommand.run(['list'], io).then(() => null, (e: unknown) => e as Error);
-    expect(err?.message).toMatch(/^cannot reach Redis at redis\+cluster:\/\/\*\*\*@127\.0\.0\.1:1/);
+    expect(err?.message).toMatch(/^cannot reach Redis at redis\+cluster:\/\/u:\*\*\*@127\.0\.0\.1:1/);
     expect(err?.message).not.toContain('hunter2');
     expect(Date.now() - started).toBeLessThan(8_000);
   });
