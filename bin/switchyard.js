@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (dist/, made by `npm run build`); in a source checkout
-// that has not been built yet, runs the TypeScript sources through tsx instead.
+// Runs the compiled CLI (dist/, built by `npm run build`, and by npm itself
+// through the `prepare` script on `npm install` in a clone, `npm pack`,
+// `npm publish` and git dependencies); in a source checkout that has not been
+// built yet, runs the TypeScript sources through tsx instead.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +15,11 @@ if (existsSync(fileURLToPath(dist))) {
   register({ tsconfig: false });
   await import(src.href);
 } else {
-  process.stderr.write('switchyard: the CLI is not built; run `npm run build`\n');
+  const home = fileURLToPath(new URL('..', import.meta.url));
+  process.stderr.write(
+    `switchyard: this copy of the switchyard package (${home}) was installed without its compiled code (dist/ is missing).\n` +
+      'It was packed without being built. Reinstall switchyard from a published release or a tarball made by `npm pack`\n' +
+      '(npm builds it while packing), e.g. `npm install switchyard`, then run the command again.\n',
+  );
   process.exit(2);
 }
