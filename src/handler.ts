@@ -41,7 +41,12 @@ export interface HandlerContext {
    * (delivery, handler, step), so a retried job replays instead of writing twice.
    */
   readonly api: ApiClient;
-  /** The process environment, read once at start-up (handler settings such as FOLLOW_UP_DAYS). */
+  /**
+   * The process environment, read once at start-up (handler settings such as
+   * FOLLOW_UP_DAYS), without Switchyard's own secrets: WEBHOOK_SECRETS,
+   * WORKSPACE_API_TOKEN, ADMIN_USER, ADMIN_PASSWORD, REDIS_URL, every REDIS* and
+   * SENTINEL* variable, and their `_FILE` variants are never in it.
+   */
   readonly env: Readonly<Record<string, string | undefined>>;
   /**
    * Runs `fn` once per delivery and handler under `name` and returns its

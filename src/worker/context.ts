@@ -4,6 +4,7 @@ import { jobIdFor } from '../events/envelope.js';
 import type { HandlerContext } from '../handler.js';
 import type { Logger } from '../log.js';
 import { HandlerConfigError } from './classify.js';
+import { handlerEnv } from './handler-env.js';
 import { currentStep, deterministicKeys } from './idempotency.js';
 import type { StepStore } from './steps.js';
 
@@ -14,6 +15,7 @@ export interface ContextDeps {
   log: Logger;
   delivery: HandlerContext['delivery'];
   handlerId: string;
+  /** The process environment; the handler sees it without Switchyard's own secrets (see handler-env.ts). */
   env: Readonly<Record<string, string | undefined>>;
   signal: AbortSignal;
 }
@@ -33,7 +35,7 @@ export function createContext(deps: ContextDeps): HandlerContext {
     },
     log: deps.log,
     delivery: deps.delivery,
-    env: deps.env,
+    env: handlerEnv(deps.env),
     signal: deps.signal,
     async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
       if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step needs a non-empty name');
