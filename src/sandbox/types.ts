@@ -17,6 +17,10 @@ export interface Teammate { id: number; name: string; email: string; active: boo
 export interface Channel { id: number; name: string; type: string; /** public comment thread (spec: audience = public) */ public: boolean }
 export interface LifecycleStage { id: number; name: string; role: string | null; outcome: string | null }
 export interface Label { id: number; name: string }
+/** A team queue conversations are routed to (PATCH /conversations `team_id`). */
+export interface Team { id: number; name: string }
+/** An AI agent a conversation can be assigned to (`assignee: {type: ai, id}`). */
+export interface AiAgent { id: number; name: string }
 export interface PipelineStage { id: number; name: string; kind: 'open' | 'won' | 'lost' }
 export interface Pipeline { id: number; name: string; stages: PipelineStage[] }
 export interface ClosingNote { category: string; description: string }
@@ -81,7 +85,7 @@ export interface Lead {
 /** One workspace: its settings and its records (records keyed by id). */
 export interface Workspace {
   id: number; name: string; company: { id: number; name: string }; account: { id: number; name: string };
-  teammates: Teammate[]; channels: Channel[]; stages: LifecycleStage[]; labels: Label[]; pipelines: Pipeline[];
+  teammates: Teammate[]; teams: Team[]; aiAgents: AiAgent[]; channels: Channel[]; stages: LifecycleStage[]; labels: Label[]; pipelines: Pipeline[];
   closingNotes: ClosingNote[]; templates: Template[]; paymentMethods: { key: string; active: boolean }[];
   segments: Segment[]; products: Map<number, Product>;
   contacts: Map<number, Contact>; conversations: Map<number, Conversation>; messages: Map<number, Message>;

@@ -17,7 +17,7 @@ describe('events against the event catalogue', () => {
     const inbound = await h.hook('POST', '/inbound', { contact: { name: 'Cat', email: 'cat@example.com' }, channel_id: wa.id, body: 'hi' });
     const conv = inbound.body.data.conversation.id;
     await h.api('POST', `/conversations/${conv}/messages`, { body: { body: 'hello back' } });
-    await h.api('PATCH', `/conversations/${conv}`, { body: { assignee: { type: 'ai', id: 1 } } });
+    await h.api('PATCH', `/conversations/${conv}`, { body: { assignee: { type: 'ai', id: acme.ai_agents[0]!.id } } });
     await h.api('PATCH', `/conversations/${conv}`, { body: { status: 'closed' } });
     await h.api('PATCH', `/conversations/${conv}`, { body: { status: 'open' } });
     const contact = inbound.body.data.conversation.contact_id;

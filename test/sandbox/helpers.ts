@@ -17,6 +17,8 @@ export interface Answer<B = any> {
 export interface World {
   id: number;
   teammates: { id: number; name: string; active: boolean; view_phone: boolean }[];
+  teams: { id: number; name: string }[];
+  ai_agents: { id: number; name: string }[];
   channels: { id: number; name: string; type: string; public: boolean }[];
   lifecycle_stages: { id: number; name: string; role: string | null; outcome: string | null }[];
   labels: { id: number; name: string }[];

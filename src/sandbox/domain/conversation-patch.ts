@@ -4,6 +4,7 @@ import { invalid, invalidMany } from '../errors.js';
 import type { EventName } from '../../events/catalogue.js';
 import type { Conversation, Workspace } from '../types.js';
 import { liveThread } from './records.js';
+import { aiAgentIn, teamIn, teammateIn } from './refs.js';
 
 /** Spec, PATCH /conversations/{id}: only keys sent are acted on. */
 export const ConversationPatch = strictBody({
@@ -21,9 +22,11 @@ export type ConversationPatch = z.infer<typeof ConversationPatch>;
  * Validates and applies a PATCH; returns the events to emit, in order.
  * Rules (spec: Conversation status): `snoozed` needs a future `snoozed_until`;
  * `category` goes with `closed` and must be a closing-note category; a `user`
- * assignee must be an active teammate. Every move is allowed from any state
- * (the table says "any"), except that reopening a closed thread while another
- * live thread exists for the contact and channel is 422 (one live thread).
+ * assignee must be an active teammate, an `ai` one an AI agent of the
+ * workspace, and `team_id` one of its teams (422 otherwise). Every move is
+ * allowed from any state (the table says "any"), except that reopening a
+ * closed thread while another live thread exists for the contact and channel
+ * is 422 (one live thread).
  */
 export function applyConversationPatch(ws: Workspace, cv: Conversation, p: ConversationPatch, now: number): EventName[] {
   let snoozedUntil: number | null = null;
@@ -38,9 +41,9 @@ export function applyConversationPatch(ws: Workspace, cv: Conversation, p: Conve
       throw invalid('category', `must be one of: ${ws.closingNotes.map((n) => n.category).join(', ') || '(none configured)'}`);
     }
   }
-  if (p.assignee?.type === 'user' && !ws.teammates.some((t) => t.id === p.assignee!.id && t.active)) {
-    throw invalid('assignee.id', 'must be an active teammate of this workspace');
-  }
+  if (p.assignee?.type === 'user') teammateIn(ws, p.assignee.id, 'assignee.id', { active: true });
+  if (p.assignee?.type === 'ai') aiAgentIn(ws, p.assignee.id, 'assignee.id');
+  if (p.team_id != null) teamIn(ws, p.team_id, 'team_id');
   if (p.status && p.status !== 'closed' && cv.status === 'closed') {
     const other = liveThread(ws, cv.contactId, cv.channelId);
     if (other && other.id !== cv.id) {

@@ -34,18 +34,35 @@ export type SendBody = z.infer<typeof SendBody>;
 /** What gets stored for an outbound message. */
 export interface Composed { body: string; contentType: string; extra: Record<string, unknown> }
 
+/** The `comment_id` an inbound message on a public comment thread carries: what `reply_to` names. */
+export const commentId = (messageId: number): string => `cmt_${messageId}`;
+
+/**
+ * `reply_to` is "the id of the inbound comment answered" (spec): it must name
+ * an inbound comment of this thread (422 otherwise). Only public comment
+ * threads have comments, so elsewhere any `reply_to` names nothing.
+ */
+function checkReplyTo(ws: Workspace, cv: Conversation, channel: Channel, replyTo: string): void {
+  if (!channel.public) throw invalid('reply_to', 'names no inbound comment: this thread is not a public comment thread');
+  const answered = [...ws.messages.values()].some((m) =>
+    m.conversationId === cv.id && m.direction === 'inbound' && m.extra.comment_id === replyTo);
+  if (!answered) throw invalid('reply_to', `no inbound comment "${replyTo}" on this thread`);
+}
+
 /**
  * Checks a send against the thread and composes the stored message. Public
- * comment threads need `reply_to` and accept only text; a template must be
- * approved on the thread's own channel, with `language` when it exists in
- * several, and its placeholders filled in order.
+ * comment threads need `reply_to` naming one of their inbound comments and
+ * accept only text; a template must be approved on the thread's own channel,
+ * with `language` when it exists in several, and its placeholders filled in
+ * order.
  */
-export function compose(ws: Workspace, channel: Channel, b: SendBody): Composed {
+export function compose(ws: Workspace, cv: Conversation, channel: Channel, b: SendBody): Composed {
   const type = b.type ?? 'text';
   if (channel.public) {
     if (!b.reply_to) throw invalid('reply_to', 'is required on a public comment thread');
     if (type !== 'text') throw invalid('type', 'only text may be published on a public comment thread');
   }
+  if (b.reply_to) checkReplyTo(ws, cv, channel, b.reply_to);
   const replyTo = b.reply_to ? { reply_to: b.reply_to } : {};
   if (type === 'text') return { body: (b.text ?? b.body)!, contentType: 'text', extra: replyTo };
   if (type === 'buttons') return { body: b.text!, contentType: 'buttons', extra: { buttons: [...b.buttons!] } };

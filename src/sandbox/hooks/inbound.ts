@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Deps } from '../context.js';
 import { contactIn, parseAddress, findByAddress } from '../domain/contacts.js';
 import { emitCreated } from '../domain/contact-write.js';
+import { commentId } from '../domain/outbound.js';
 import { addContact, addConversation, addMessage, liveThread } from '../domain/records.js';
 import { invalid } from '../errors.js';
 import type { Contact, Conversation, Workspace } from '../types.js';
@@ -36,7 +37,9 @@ function contactFor(deps: Deps, ws: Workspace, ref: NonNullable<InboundBody['con
  * Simulates a customer message (spec: message.received). Creates the contact
  * (from an object) and the live thread when needed; a message on a closed,
  * pending or snoozed thread reopens it (`conversation.opened`), unless another
- * live thread exists for the contact and channel, which then receives it.
+ * live thread exists for the contact and channel, which then receives it. On
+ * a public comment thread the message is a comment and carries a
+ * `comment_id`, the value a reply's `reply_to` names.
  */
 export function receiveInbound(deps: Deps, ws: Workspace, b: InboundBody): { conversation: Conversation; message: ReturnType<typeof messageView> } {
   const { state, emitter } = deps;
@@ -62,8 +65,11 @@ export function receiveInbound(deps: Deps, ws: Workspace, b: InboundBody): { con
       emitter.emit('conversation.opened', conversationView(ws, conversation));
     }
   }
-  const message = addMessage(ws, state.ids.take(), now, {
+  const id = state.ids.take();
+  const isComment = ws.channels.find((ch) => ch.id === conversation.channelId)?.public ?? false;
+  const message = addMessage(ws, id, now, {
     conversationId: conversation.id, direction: 'inbound', senderType: 'contact', userId: null, body: b.body, status: null,
+    extra: isComment ? { comment_id: commentId(id) } : {},
   });
   const view = messageView(message);
   emitter.emit('message.received', view);

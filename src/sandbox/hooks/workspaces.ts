@@ -10,6 +10,8 @@ export function listWorkspaces(state: SandboxState): unknown[] {
   return [...state.workspaces.values()].map((ws) => ({
     id: ws.id, name: ws.name,
     teammates: ws.teammates.map((t) => ({ id: t.id, name: t.name, email: t.email, active: t.active, view_phone: t.viewPhone })),
+    teams: ws.teams.map((t) => ({ ...t })),
+    ai_agents: ws.aiAgents.map((a) => ({ ...a })),
     channels: ws.channels.map((ch) => ({ id: ch.id, name: ch.name, type: ch.type, public: ch.public })),
     lifecycle_stages: ws.stages.map((s) => ({ ...s })),
     labels: ws.labels.map((l) => ({ ...l })),

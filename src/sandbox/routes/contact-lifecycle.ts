@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
-import { phoneUse } from '../domain/phone-use.js';
 import { contactAt, labelIn } from '../domain/contacts.js';
 import { emitLifecycle } from '../domain/contact-write.js';
 import { moveLifecycle, stageIn } from '../domain/lifecycle.js';
+import { phoneUse } from '../domain/phone-use.js';
+import { guard } from '../middleware/guard.js';
 import { body, strictBody } from '../validation.js';
 import { labelRefs, stageView } from '../views/contacts.js';
 

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
-import { phoneUse } from '../domain/phone-use.js';
 import { contactIn } from '../domain/contacts.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { body, strictBody } from '../validation.js';
 import { contactView } from '../views/contacts.js';
 

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
 import { phoneUse } from '../domain/phone-use.js';
 import { compileMatch } from '../domain/segments.js';
 import { notFound } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { newestFirst, paginate, PER_PAGE_DEFAULT } from '../pagination.js';
 import { body, strictBody } from '../validation.js';
 import { contactView, parseInclude } from '../views/contacts.js';

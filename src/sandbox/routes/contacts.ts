@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
-import { phoneUse } from '../domain/phone-use.js';
 import { contactAt, findByAddress, labelIn, parseAddress, phoneKey, type ContactAddress } from '../domain/contacts.js';
 import { applyFields, emitCreated, NewContact, ContactFields, precheck, requestedStage } from '../domain/contact-write.js';
+import { stageIn } from '../domain/lifecycle.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { addContact, defaultStage } from '../domain/records.js';
 import { notFound, invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Contact } from '../types.js';
 import { body, intParam, timeParam } from '../validation.js';
@@ -52,8 +53,11 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
       const label = labelIn(ws, q.label, 'label');
       filters.push((x) => x.labelIds.includes(label.id));
     }
-    const stage = intParam(q.lifecycle_stage_id, 'lifecycle_stage_id');
-    if (stage !== undefined) filters.push((x) => x.lifecycleStageId === stage);
+    const stageId = intParam(q.lifecycle_stage_id, 'lifecycle_stage_id');
+    if (stageId !== undefined) {
+      const stage = stageIn(ws, stageId, 'lifecycle_stage_id');
+      filters.push((x) => x.lifecycleStageId === stage.id);
+    }
     const after = timeParam(q.created_after, 'created_after');
     if (after !== undefined) filters.push((x) => x.createdAt >= after);
     const before = timeParam(q.created_before, 'created_before', true);

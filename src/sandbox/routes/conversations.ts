@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
-import { phoneUse } from '../domain/phone-use.js';
 import { contactIn } from '../domain/contacts.js';
 import { applyConversationPatch, ConversationPatch } from '../domain/conversation-patch.js';
+import { phoneUse } from '../domain/phone-use.js';
 import { addConversation, liveThread } from '../domain/records.js';
+import { channelIn, contactIdIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Conversation, ConversationStatus } from '../types.js';
 import { body, intParam, recordAt, strictBody } from '../validation.js';
@@ -27,8 +28,11 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
     const auth = caller(c);
     const q = c.req.query();
     if (q.status && !STATUSES.includes(q.status as ConversationStatus)) throw invalid('status', `must be one of ${STATUSES.join(', ')}`);
+    const ws = auth.workspace;
     const contactId = intParam(q.contact_id, 'contact_id');
+    if (contactId !== undefined) contactIdIn(ws, contactId, 'contact_id');
     const channelId = intParam(q.channel_id, 'channel_id');
+    if (channelId !== undefined) channelIn(ws, channelId, 'channel_id');
     const rows = [...auth.workspace.conversations.values()].filter((x) => (!q.status || x.status === q.status) &&
       (contactId === undefined || x.contactId === contactId) && (channelId === undefined || x.channelId === channelId));
     return c.json(paginate(rows, newestFirst, (x) => conversationView(auth.workspace, x), { perPage: perPage(q.per_page), cursor: q.cursor }));
@@ -41,7 +45,7 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
     const ws = auth.workspace;
     const b = await body(c, OpenBody);
     const contact = contactIn(ws, auth, b.contact, 'contact');
-    if (!ws.channels.some((ch) => ch.id === b.channel_id)) throw invalid('channel_id', 'does not name a channel of this workspace');
+    channelIn(ws, b.channel_id, 'channel_id');
     const live = liveThread(ws, contact.id, b.channel_id);
     if (live) return c.json({ data: conversationView(ws, live) }, 200);
     const conversation = addConversation(ws, state.ids.take(), state.now(), { contactId: contact.id, channelId: b.channel_id });

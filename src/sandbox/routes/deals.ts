@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
 import { applyStage } from '../domain/deals.js';
+import { contactIdIn, pipelineIn, teammateIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Deal, Workspace } from '../types.js';
@@ -32,10 +33,7 @@ const DealPatch = strictBody({
 });
 
 function checkOwner(ws: Workspace, id: number | null | undefined): void {
-  if (id !== undefined && id !== null && !ws.teammates.some((t) => t.id === id)) invalidThrow('owner_id', 'must be a teammate of this workspace');
-}
-function invalidThrow(field: string, message: string): never {
-  throw invalid(field, message);
+  if (id != null) teammateIn(ws, id, 'owner_id');
 }
 
 /** Deals (spec: Deals, Deal status: the stage is the verdict). */
@@ -49,7 +47,9 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
     const q = c.req.query();
     if (q.status && !['open', 'won', 'lost'].includes(q.status)) throw invalid('status', 'must be one of open, won, lost');
     const contactId = intParam(q.contact_id, 'contact_id');
+    if (contactId !== undefined) contactIdIn(auth.workspace, contactId, 'contact_id');
     const pipelineId = intParam(q.pipeline_id, 'pipeline_id');
+    if (pipelineId !== undefined) pipelineIn(auth.workspace, pipelineId, 'pipeline_id');
     const rows = [...auth.workspace.deals.values()].filter((d) => (!q.status || d.status === q.status) &&
       (contactId === undefined || d.contactIds.includes(contactId)) && (pipelineId === undefined || d.pipelineId === pipelineId));
     return c.json(paginate(rows, newestFirst, (d) => dealView(auth.workspace, d), { perPage: perPage(q.per_page), cursor: q.cursor }));
@@ -61,9 +61,8 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
     const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, NewDeal);
-    if (b.contact_id != null && !ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
-    const pipeline = b.pipeline_id != null ? ws.pipelines.find((p) => p.id === b.pipeline_id) : ws.pipelines[0];
-    if (!pipeline) throw invalid('pipeline_id', 'does not name a pipeline of this workspace');
+    if (b.contact_id != null) contactIdIn(ws, b.contact_id, 'contact_id');
+    const pipeline = b.pipeline_id != null ? pipelineIn(ws, b.pipeline_id, 'pipeline_id') : ws.pipelines[0]!;
     const stage = b.stage_id != null ? pipeline.stages.find((s) => s.id === b.stage_id) : pipeline.stages.find((s) => s.kind === 'open');
     if (!stage) throw invalid('stage_id', "must be a stage of the deal's pipeline");
     checkOwner(ws, b.owner_id);

@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
+import { contactIdIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Lead } from '../types.js';
@@ -30,6 +31,7 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
     const q = c.req.query();
     if (q.outcome && !['open', 'won', 'lost'].includes(q.outcome)) throw invalid('outcome', 'must be one of open, won, lost');
     const contact = intParam(q.contact_id, 'contact_id');
+    if (contact !== undefined) contactIdIn(auth.workspace, contact, 'contact_id');
     const rows = [...auth.workspace.leads.values()].filter((l) => (!q.outcome || l.outcome === q.outcome) &&
       (contact === undefined || l.contactId === contact));
     return c.json(paginate(rows, newestFirst, leadView, { perPage: perPage(q.per_page), cursor: q.cursor }));
@@ -39,7 +41,7 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
     const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, NewLead);
-    if (!ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
+    contactIdIn(ws, b.contact_id, 'contact_id');
     const lead: Lead = {
       id: state.ids.take(), contactId: b.contact_id, name: b.name, valueCents: b.value == null ? null : toCents(b.value),
       source: b.source ?? null, outcome: 'open', createdAt: state.now(),

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
 import { compose, outsideWindow, SendBody } from '../domain/outbound.js';
 import { addMessage } from '../domain/records.js';
 import { invalidMany, type FieldErrors } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import { body, recordAt, strictBody } from '../validation.js';
 import { messageView } from '../views/conversations.js';
@@ -35,7 +35,7 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
     const cv = conversationAt(ws.conversations, c.req.param('id'));
     const b = await body(c, SendBody);
     const channel = ws.channels.find((ch) => ch.id === cv.channelId)!;
-    const composed = compose(ws, channel, b);
+    const composed = compose(ws, cv, channel, b);
     const now = state.now();
     const failed = composed.contentType !== 'template' && outsideWindow(cv, channel, now);
     const message = addMessage(ws, state.ids.take(), now, {

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
 import { buildLines, checkPaymentMethod, checkTotal, NewOrder } from '../domain/order-create.js';
 import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/order-status.js';
+import { contactIdIn, conversationIdIn, teammateIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Order, OrderStatus, Workspace } from '../types.js';
@@ -45,6 +46,7 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     }
     if (q.payment_status && !['unpaid', 'paid', 'refunded'].includes(q.payment_status)) throw invalid('payment_status', 'must be unpaid, paid or refunded');
     const contactId = intParam(q.contact_id, 'contact_id');
+    if (contactId !== undefined) contactIdIn(auth.workspace, contactId, 'contact_id');
     const since = timeParam(q.since, 'since');
     const rows = [...auth.workspace.orders.values()].filter((o) =>
       (!q.status || (q.status === 'open' ? OPEN_ORDER_STATUSES.includes(o.status) : o.status === q.status)) &&
@@ -57,9 +59,9 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     const auth = caller(c);
     const ws = auth.workspace;
     const b = await body(c, NewOrder);
-    if (!ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
-    if (b.conversation_id != null && !ws.conversations.has(b.conversation_id)) throw invalid('conversation_id', 'does not name a conversation of this workspace');
-    if (b.owner_id != null && !ws.teammates.some((t) => t.id === b.owner_id)) throw invalid('owner_id', 'must be a teammate of this workspace');
+    contactIdIn(ws, b.contact_id, 'contact_id');
+    if (b.conversation_id != null) conversationIdIn(ws, b.conversation_id, 'conversation_id');
+    if (b.owner_id != null) teammateIn(ws, b.owner_id, 'owner_id');
     checkPaymentMethod(ws, b.payment_method ?? 'cod');
     // Spec: a second order with the same external_id answers 422.
     if (b.external_id != null && [...ws.orders.values()].some((o) => o.externalId === b.external_id)) {
@@ -94,7 +96,7 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     if (raw && typeof raw === 'object') refuseStatusField(raw as Record<string, unknown>);
     const b = check(OrderPatch, raw);
     if (b.payment_method !== undefined) checkPaymentMethod(ws, b.payment_method);
-    if (b.owner_id != null && !ws.teammates.some((t) => t.id === b.owner_id)) throw invalid('owner_id', 'must be a teammate of this workspace');
+    if (b.owner_id != null) teammateIn(ws, b.owner_id, 'owner_id');
     const next: Order = structuredClone(order);
     const now = state.now();
     if (b.delivery_address !== undefined) next.delivery.address = b.delivery_address;

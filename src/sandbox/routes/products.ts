@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import { recordAt } from '../validation.js';
 import { productView } from '../views/commerce.js';

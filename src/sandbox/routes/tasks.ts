@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
-import { guard } from '../middleware/guard.js';
+import { contactIdIn, teammateIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
+import { guard } from '../middleware/guard.js';
 import { paginate, perPage } from '../pagination.js';
 import type { Task, Workspace } from '../types.js';
 import { body, intParam, recordAt, strictBody, timeParam, Timestamp } from '../validation.js';
@@ -10,22 +11,22 @@ import { taskView } from '../views/work.js';
 
 /** Task types accepted (spec shows `call`; the rest is our choice). */
 export const TASK_TYPES = ['call', 'email', 'meeting', 'follow_up', 'todo'] as const;
+/** Task statuses (spec shows `open` and `done`; no others: our choice). */
+export const TASK_STATUSES = ['open', 'done'] as const;
 const TaskFields = strictBody({
   title: z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters'),
   due_at: Timestamp,
   description: z.string().nullable().optional(),
   type: z.enum(TASK_TYPES).optional(),
-  status: z.enum(['open', 'done']).optional(),
+  status: z.enum(TASK_STATUSES).optional(),
   assignee_id: z.number().int().nullable().optional(),
   contact_id: z.number().int().nullable().optional(),
 });
 const TaskPatch = TaskFields.partial();
 
 function checkRefs(ws: Workspace, b: z.infer<typeof TaskPatch>): void {
-  if (b.assignee_id != null && !ws.teammates.some((t) => t.id === b.assignee_id && t.active)) {
-    throw invalid('assignee_id', 'must be an active teammate of this workspace');
-  }
-  if (b.contact_id != null && !ws.contacts.has(b.contact_id)) throw invalid('contact_id', 'does not name a contact of this workspace');
+  if (b.assignee_id != null) teammateIn(ws, b.assignee_id, 'assignee_id', { active: true });
+  if (b.contact_id != null) contactIdIn(ws, b.contact_id, 'contact_id');
 }
 
 /** Tasks (spec: Tasks). Pages are soonest first: by `due_at` ascending, then id. */
@@ -37,8 +38,12 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
   app.get('/tasks', guard(deps, 'tasks:read'), (c) => {
     const auth = caller(c);
     const q = c.req.query();
+    const ws = auth.workspace;
+    if (q.status && !TASK_STATUSES.includes(q.status as Task['status'])) throw invalid('status', `must be one of ${TASK_STATUSES.join(', ')}`);
     const assignee = intParam(q.assignee_id, 'assignee_id');
+    if (assignee !== undefined) teammateIn(ws, assignee, 'assignee_id');
     const contact = intParam(q.contact_id, 'contact_id');
+    if (contact !== undefined) contactIdIn(ws, contact, 'contact_id');
     const dueBefore = timeParam(q.due_before, 'due_before', true);
     const rows = [...auth.workspace.tasks.values()].filter((t) => (!q.status || t.status === q.status) &&
       (assignee === undefined || t.assigneeId === assignee) && (contact === undefined || t.contactId === contact) &&

@@ -4,6 +4,7 @@ import type { Token, Workspace } from '../types.js';
 import { seedAcme } from './acme.js';
 import { applyExtras, type SeedExtras } from './extras.js';
 import { seedOther } from './other.js';
+import { routingSettings } from './settings.js';
 
 export { SeedExtras } from './extras.js';
 
@@ -23,6 +24,8 @@ export function buildSeed(ids: IdSequence, now: number, opts: { fullToken?: stri
   const acme = seedAcme(ids, now);
   const other = seedOther(ids, now);
   if (opts.extras) applyExtras(acme, ids, now, opts.extras);
+  routingSettings(acme, ids, ['Support', 'Sales'], 'Acme Assistant');
+  routingSettings(other, ids, ['Support'], 'Other Assistant');
   const [owner, noPhone] = acme.teammates;
   const base = { workspaceId: acme.id, teammateId: owner!.id, expiresAt: null, legacy: false };
   const tokens: Token[] = [

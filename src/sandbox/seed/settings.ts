@@ -6,7 +6,7 @@ export function emptyWorkspace(ids: IdSequence, name: string): Workspace {
   const id = ids.take();
   return {
     id, name, company: { id: ids.take(), name: `${name} Ltd` }, account: { id: ids.take(), name },
-    teammates: [], channels: [], stages: [], labels: [], pipelines: [], closingNotes: [], templates: [],
+    teammates: [], teams: [], aiAgents: [], channels: [], stages: [], labels: [], pipelines: [], closingNotes: [], templates: [],
     paymentMethods: [{ key: 'cod', active: true }, { key: 'bank_transfer', active: true }, { key: 'wallet', active: true }],
     segments: [], products: new Map(), contacts: new Map(), conversations: new Map(), messages: new Map(),
     deals: new Map(), orders: new Map(), tasks: new Map(), leads: new Map(), nextOrderNumber: 1001,
@@ -44,4 +44,14 @@ export function standardSettings(ws: Workspace, ids: IdSequence): void {
     { category: 'Spam', description: 'Unwanted message' },
     { category: 'No reply', description: 'The customer stopped answering' },
   );
+}
+
+/**
+ * Team queues and AI agents: what `team_id` and an `ai` assignee name. Seeded
+ * after every other record (ids come from one sequence), so the ids of the
+ * records seeded before them did not move when they were added.
+ */
+export function routingSettings(ws: Workspace, ids: IdSequence, teams: string[], aiAgent: string): void {
+  ws.teams.push(...teams.map((name) => ({ id: ids.take(), name })));
+  ws.aiAgents.push({ id: ids.take(), name: aiAgent });
 }
