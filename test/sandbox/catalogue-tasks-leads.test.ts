@@ -16,6 +16,19 @@ describe('products', () => {
     expect(bySku.MUG.available).toBe(10);
   });
 
+  it('reports a tracked product with variants as the sum of its variants, following their stock', async () => {
+    const tshirt = acme.products.find((p) => p.sku === 'TSHIRT')!;
+    const read = async () => (await h.api('GET', `/products/${tshirt.id}`)).body.data;
+    const before = await read();
+    const sum = before.variants.reduce((n: number, v: { available: number }) => n + v.available, 0);
+    expect([before.available, sum]).toEqual([7, 7]);
+    const medium = tshirt.variants.find((v) => v.sku === 'TSHIRT-M')!.id;
+    const order = (await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ product_variant_id: medium, quantity: 2 }] } })).body.data;
+    expect((await h.api('PATCH', `/orders/${order.id}/status`, { body: { status: 'confirmed' } })).status).toBe(200);
+    expect((await read()).available).toBe(5);
+    expect((await h.api('GET', '/products?search=TSHIRT')).body.data[0].available).toBe(5);
+  });
+
   it('filters by active and search; 404 for unknown; needs products:read', async () => {
     const inactive = (await h.api('GET', '/products?active=false')).body.data;
     expect(inactive.map((p: { sku: string }) => p.sku)).toEqual(['CAP-OLD']);

@@ -7,6 +7,17 @@ export function available(onHand: number | null, reserved: number): number | nul
   return onHand === null ? null : onHand - reserved;
 }
 
+/**
+ * Product-level `available`: null when stock is not tracked; for a product
+ * with variants, stock is counted per variant, so it is the sum of the
+ * variants' `available` (our choice: not shown); otherwise the product's own.
+ */
+export function productAvailable(p: Product): number | null {
+  if (!p.trackStock) return null;
+  if (p.variants.length === 0) return available(p.onHand, p.reserved);
+  return p.variants.reduce((sum, v) => sum + (available(v.onHand, v.reserved) ?? 0), 0);
+}
+
 /** Order totals in cents: subtotal of lines, then minus discount plus delivery fee. */
 export function orderTotals(o: Order): { subtotal: number; total: number } {
   const subtotal = o.items.reduce((sum, l) => sum + l.quantity * l.unitPriceCents, 0);
@@ -35,7 +46,7 @@ export function orderView(o: Order): Record<string, unknown> {
 export function productView(p: Product): Record<string, unknown> {
   return {
     id: p.id, name: p.name, description: p.description, sku: p.sku, price: money(p.priceCents), is_active: p.isActive,
-    track_stock: p.trackStock, available: available(p.onHand, p.reserved), image_url: p.imageUrl,
+    track_stock: p.trackStock, available: productAvailable(p), image_url: p.imageUrl,
     variants: p.variants.map((v) => ({
       id: v.id, name: v.name, options: { ...v.options }, sku: v.sku, price: money(v.priceCents),
       available: available(v.onHand, v.reserved), is_active: v.isActive,
