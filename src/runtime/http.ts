@@ -8,6 +8,8 @@ export interface RunningServer {
   readonly port: number;
   /** `http://host:port` (loopback address when bound to all interfaces). */
   readonly url: string;
+  /** What the socket is bound to, `host:port` (`0.0.0.0:3000` = every interface): what logs show. */
+  readonly address: string;
   /** Stops accepting, lets in-flight requests finish, then closes lingering sockets after `graceMs`. */
   close(graceMs?: number): Promise<void>;
 }
@@ -20,6 +22,7 @@ export function listen(app: Hono, opts: { host: string; port: number; headersTim
       resolve({
         server,
         port: info.port,
+        address: `${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`,
         url: `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`,
         close: (graceMs = 10_000) => closeServer(server, graceMs),
       });

@@ -86,9 +86,7 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   });
   const http = await listen(app, { host: config.host, port: config.port });
   // `address`: what the socket is bound to (0.0.0.0 = every interface); `url`: where to reach it from this host.
-  const bound = http.server.address();
-  const address = bound && typeof bound === 'object' ? `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}` : String(bound);
-  log.info({ address, url: `${http.url}${config.webhookPath}`, secretCount: config.webhookSecrets.length }, 'receiver listening');
+  log.info({ address: http.address, url: `${http.url}${config.webhookPath}`, secretCount: config.webhookSecrets.length }, 'receiver listening');
 
   return {
     http,

@@ -115,7 +115,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       });
     } else if (config.metricsPort !== undefined) {
       metricsServer = await listen(createMetricsApp(metrics), { host: config.host, port: config.metricsPort });
-      log.info({ url: `${metricsServer.url}/metrics` }, 'metrics listening');
+      log.info({ address: metricsServer.address, url: `${metricsServer.url}/metrics` }, 'metrics listening');
     }
   } catch (err) {
     stopping.abort(new Error('start-up failed'));
