@@ -1,4 +1,4 @@
-/** Epoch milliseconds source; injected so tests control time (ARCHITECTURE convention 6). */
+/** Epoch milliseconds source; injected so tests control time. */
 export type Clock = () => number;
 
 /**

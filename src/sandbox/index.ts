@@ -13,7 +13,7 @@ export { API_BASE } from './app.js';
 export { SandboxClock, type Clock } from './clock.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './events/backoff.js';
 export { WebhookEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/emitter.js';
-// The sandbox emits exactly the catalogue's events: one list of names (ARCHITECTURE.md, convention 2).
+// The sandbox emits exactly the catalogue's events: one list of names is the source of truth.
 export { EVENT_NAMES, type EventName } from '../events/catalogue.js';
 export type { Envelope } from './events/envelope.js';
 export { SeedExtras } from './seed/index.js';
@@ -66,8 +66,8 @@ export interface Sandbox {
 }
 
 /**
- * Creates a stateful, in-memory simulator of the workspace API (spec:
- * workspace-api.md) that emits signed events. Nothing listens until `listen()`.
+ * Creates a stateful, in-memory simulator of the workspace API (as the API
+ * spec describes it) that emits signed events. Nothing listens until `listen()`.
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = new SandboxClock(options.clock);

@@ -4,7 +4,7 @@ import { validateEvent } from '../../src/events/catalogue.js';
 import { EVENT_NAMES } from '../../src/sandbox/index.js';
 import { start, type Harness, type World } from './helpers.js';
 
-// ARCHITECTURE.md: the sandbox emits the canonical envelope, and `data` per event is the API's resource
+// The event contract: the sandbox emits the canonical envelope, and `data` per event is the API's resource
 // shape; Switchyard's own event catalogue must accept every event the sandbox can emit.
 let h: Harness;
 let acme: World;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/signature.js';
 import { eventually, start, type Harness, type World } from './helpers.js';
 
-// Spec: Events (signed POSTs, resource shapes, retries with back-off) and ARCHITECTURE.md's envelope.
+// Spec: Events (signed POSTs, resource shapes, retries with back-off) and the canonical envelope.
 const SECRET = 'whsec_test';
 
 interface Received { id: string; event: string; bytes: Buffer; signature: string | undefined; contentType: string | undefined; data: any }

@@ -54,7 +54,7 @@ export function applyFields(deps: Deps, ws: Workspace, contact: Contact, fields:
   }
 }
 
-/** `contact.lifecycle_changed` carries a ContactLifecycle (ARCHITECTURE: data per event). */
+/** `contact.lifecycle_changed` carries a ContactLifecycle (the event contract's data per event). */
 export function emitLifecycle(
   deps: Deps, contactId: number, previous: Parameters<typeof stageView>[0] | null, lifecycle: Parameters<typeof stageView>[0],
 ): void {

@@ -3,14 +3,14 @@ import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './ba
 import type { EventName } from '../../events/catalogue.js';
 import { envelope, type Envelope } from './envelope.js';
 
-/** Header carrying the signature (spec: Events 3; neutral name, see ARCHITECTURE.md). */
+/** Header carrying the signature (spec: Events 3; the spec's neutral name for the branded header). */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 
 /** Where and how events are delivered. */
 export interface EmitterOptions {
   webhookUrl?: string | undefined;
   secret?: string | undefined;
-  /** Injected transport (ARCHITECTURE convention 6); global fetch by default. */
+  /** Injected transport (tests pass their own); global fetch by default. */
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
   clock?: () => number;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventName } from '../../events/catalogue.js';
 
-/** The canonical envelope of ARCHITECTURE.md: `{id, event, created_at, data}`. */
+/** The canonical envelope Switchyard documents: `{id, event, created_at, data}`. */
 export interface Envelope {
   id: string;
   event: EventName;

@@ -23,7 +23,7 @@ export function taskView(t: Task): Record<string, unknown> {
   };
 }
 
-/** Lead (fields fixed by ARCHITECTURE.md): `value` a decimal string or null. */
+/** Lead (fields fixed by the project's event contract): `value` a decimal string or null. */
 export function leadView(l: Lead): Record<string, unknown> {
   return {
     id: l.id, contact_id: l.contactId, name: l.name, value: l.valueCents === null ? null : money(l.valueCents),
