@@ -117,6 +117,14 @@ describe('idempotency comes after the checks of the call', () => {
     expect([unmasked.headers.get('Idempotent-Replay'), unmasked.body.data.phone]).toEqual(['true', phone]);
   });
 
+  it('never replays a phone: address to a teammate without view-phone: 403', async () => {
+    const move = (token: string) => h.api('PUT', `/contacts/${encodeURIComponent('phone:+201001234567')}/lifecycle`,
+      { token, body: { stage: 'Qualified' }, headers: { 'Idempotency-Key': 'k-phone-address' } });
+    expect((await move(T.full)).status).toBe(200);
+    const r = await move(T.nophone);
+    expect([r.status, r.body.code, r.headers.get('Idempotent-Replay')]).toEqual([403, 'missing_permission', null]);
+  });
+
   it('refuses a caller without the ability before telling it a key is in flight', async () => {
     await h.hook('POST', '/faults', { path: '/contacts', method: 'POST', latency_ms: 300, count: 1 });
     const [a, b] = await Promise.all([

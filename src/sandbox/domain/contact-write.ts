@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { strictBody } from '../validation.js';
 import type { Deps } from '../context.js';
-import { invalid } from '../errors.js';
 import type { Contact, LifecycleStage, Workspace } from '../types.js';
 import { contactView, stageView } from '../views/contacts.js';
 import { moveLifecycle, stageIn } from './lifecycle.js';
