@@ -92,6 +92,35 @@ describe('redaction', () => {
     expect(createRedactor({ salt: 's' }).value({ name: 'Jane Doe' })).not.toEqual(r.value({ name: 'Jane Doe' }));
   });
 
+  it('keeps names of things (stages, a lead title, labels, channels, templates, pipelines, products) and ids; replaces only personal data', () => {
+    const r = createRedactor();
+    const lifecycle = r.value({
+      id: 'evt_1', event: 'contact.lifecycle_changed', created_at: '2025-03-06T15:31:07+01:00',
+      data: { contact_id: 35, previous: { id: 4, name: 'New Lead', role: 'default', outcome: null }, lifecycle: { id: 6, name: 'Customer', role: null, outcome: 'won' } },
+    });
+    expect(lifecycle).toMatchObject({ data: { previous: { name: 'New Lead' }, lifecycle: { name: 'Customer' } } });
+    for (const event of ['lead.created', 'lead.won', 'lead.lost']) {
+      expect(r.value({ id: 'evt_2', event, data: { id: 48, contact_id: 36, name: 'Bob wholesale – 40 T-shirts', outcome: 'won' } }))
+        .toMatchObject({ data: { name: 'Bob wholesale – 40 T-shirts' } });
+    }
+    const other = r.value({
+      labels: [{ id: 1, name: 'VIP' }], channel: { name: 'WhatsApp' }, template: { name: 'order_update' },
+      pipeline: { name: 'Sales' }, stage: { name: 'Negotiation' }, line_items: [{ name: 'Mug', product: { name: 'Mug' } }],
+      teammate: { name: 'Ann Lee' }, contact: { name: 'Ann Lee', first_name: 'Ann' }, user: { name: 'Ann Lee' },
+      external_id: '100123456', number: '1043', note: 'call +49 30 1234567', reason: 'order 100123456 from 192.168.1.20',
+    }) as Record<string, unknown>;
+    expect(other).toMatchObject({
+      labels: [{ name: 'VIP' }], channel: { name: 'WhatsApp' }, template: { name: 'order_update' },
+      pipeline: { name: 'Sales' }, stage: { name: 'Negotiation' }, line_items: [{ name: 'Mug', product: { name: 'Mug' } }],
+      external_id: '100123456', number: '1043', reason: 'order 100123456 from 192.168.1.20',
+    });
+    for (const person of ['teammate', 'contact', 'user']) expect((other[person] as { name: string }).name).not.toBe('Ann Lee');
+    expect((other['contact'] as { first_name: string }).first_name).not.toBe('Ann');
+    expect(other['note']).toMatch(/^Redacted message /);
+    // A contact's name at the root of contact.created data is a person's.
+    expect(r.value({ event: 'contact.created', data: { id: 7, name: 'Ann Lee' } })).not.toMatchObject({ data: { name: 'Ann Lee' } });
+  });
+
   it('capture with redact writes redacted fixtures that still parse', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-capture-'));
     const capture = createCapture({ dir, redact: true });
