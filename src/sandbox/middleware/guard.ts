@@ -7,6 +7,7 @@ import { maskPhones } from '../views/contacts.js';
 import { faultDelay } from './faults.js';
 import { idempotently } from './idempotency.js';
 
+/** What the view-phone check may read: path and query parameters, and the body when it is JSON. */
 async function gateRequest(c: Ctx): Promise<GateRequest> {
   let body: unknown;
   if (!['GET', 'HEAD'].includes(c.req.method)) {
