@@ -11,9 +11,9 @@ import { readInputs } from '../../src/replay/index.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));
 
-/** Every fixture's exact bytes, keyed by file. */
+/** Every fixture's exact bytes, keyed by file, the malformed ones (which a directory replay skips) included. */
 async function fixtureBodies() {
-  return readInputs([FIXTURES], '/');
+  return readInputs([FIXTURES, join(FIXTURES, '_malformed')], '/');
 }
 
 describe('capture', () => {
