@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     process.exit(code);
   } catch (err) {
     if (err instanceof ConfigError) {
-      // Every configuration problem at once, then exit 1 (ARCHITECTURE.md, Contracts).
+      // Every configuration problem at once, then exit 1 (the CLI contract in docs/cli.md).
       process.stderr.write(`switchyard: ${err.message}\n`);
       process.exit(EXIT.failed);
     }

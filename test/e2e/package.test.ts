@@ -117,6 +117,13 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
     });
 
+    it("import('switchyard/sandbox') gives the sandbox, as docs/sandbox.md shows", async () => {
+      const script = "import('switchyard/sandbox').then(async (m) => { const s = m.createSandbox({ token: 'tok' }); const r = await s.listen(0); " +
+        "const me = await fetch(r.baseUrl + '/me', { headers: { authorization: 'Bearer tok' } }); console.log(me.status); await r.close(); })";
+      const r = await sh('node', ['-e', script], projects[type]);
+      expect(r.stdout.trim()).toBe('200');
+    });
+
     it("import('switchyard') gives the library", async () => {
       const r = await sh('node', ['-e', "import('switchyard').then((m) => console.log(typeof m.defineHandler, typeof m.createApiClient, typeof m.verify))"], projects[type]);
       expect(r).toMatchObject({ code: 0, stdout: 'function function function\n' });

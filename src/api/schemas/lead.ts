@@ -3,7 +3,7 @@ import { Id } from './common.js';
 
 /**
  * Lead of the older overview endpoints. The spec does not show its fields;
- * ARCHITECTURE.md fixes `{id, contact_id, name, value?, source?, outcome?}`.
+ * our event contract fixes `{id, contact_id, name, value?, source?, outcome?}` (see docs).
  * `value` is a decimal string in responses, like every amount.
  */
 export const Lead = z.looseObject({
