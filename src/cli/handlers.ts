@@ -8,7 +8,7 @@ const HELP = `Usage: switchyard handlers [--json]
 
 Loads the handler modules of HANDLERS_DIR (default ./handlers), as the worker
 would, and lists each handler with its events and token abilities, then the
-helper modules beside them (no default export, no handler). Modules may be
+helper modules beside them (modules that export no handler). Modules may be
 .ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or "commonjs" project.
 A module that cannot be loaded, or a missing directory, is reported with the
 file and what is expected (exit 1).
@@ -39,7 +39,7 @@ export const handlersCommand: Command = {
       io.stdout.write(`${r.id}\n  on:        ${r.on.join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n  file:      ${r.file}\n`);
     }
     if (helpers.length > 0) {
-      io.stdout.write(`helper modules (no default export, not handlers): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);
+      io.stdout.write(`helper modules (no handler exported): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);
     }
     return EXIT.ok;
   },

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { closest } from '../events/catalogue.js';
 import { isHandler, type Handler } from '../handler.js';
 import { describeLoadFailure } from './load-error.js';
-import { importModule, type ModuleExports } from './module-import.js';
+import { importModule, looksLikeDefinition, type ModuleExports } from './module-import.js';
 
 /** A handler module that cannot be used; start-up stops with this message (it names the file). */
 export class HandlerLoadError extends Error {
@@ -61,10 +61,12 @@ const DEFINE = 'export default defineHandler({ id, on, handle }) (CommonJS: modu
 /**
  * Loads every `.ts`/`.mts`/`.cts`/`.js`/`.mjs`/`.cjs` module in `dir`, whatever
  * the project's module type. A module whose default export is a handler is a
- * handler; one with no default export and no handler among its exports is a
- * helper beside them. A missing directory, a module that fails to import
- * (syntax errors with file:line:column and a code frame), a default export that
- * is not a handler, a handler exported under a name instead of as the default,
+ * handler; one that exports no handler (no default export, or a default that is
+ * a function, a plain object of utilities or a value) is a helper beside them.
+ * A missing directory, a module that fails to import (syntax errors with
+ * file:line:column and a code frame), a default export shaped like a handler
+ * definition but not made with defineHandler, a handler exported under a name
+ * instead of as the default,
  * a duplicate id, or an id in `only` that no module defines, stops start-up
  * with a message naming the file and what is expected.
  */
@@ -81,7 +83,10 @@ export async function loadHandlerDir(dir: string, only?: readonly string[]): Pro
       throw new HandlerLoadError(describeLoadFailure(file, shown(file), err), file);
     }
     const exported = mod.default;
-    if (exported === undefined) {
+    if (!isHandler(exported)) {
+      if (looksLikeDefinition(exported)) {
+        throw new HandlerLoadError(`${shown(file)}: the default export is a plain object, not a handler: wrap it in defineHandler; write ${DEFINE}`, file);
+      }
       const named = Object.entries(mod.named).filter(([, v]) => isHandler(v) || looksLikeDefinition(v)).map(([k]) => k);
       if (named.length > 0) {
         throw new HandlerLoadError(
@@ -91,10 +96,6 @@ export async function loadHandlerDir(dir: string, only?: readonly string[]): Pro
       }
       helpers.push(file);
       continue;
-    }
-    if (!isHandler(exported)) {
-      const what = looksLikeDefinition(exported) ? 'is a plain object, not a handler: wrap it in defineHandler' : 'is not a handler';
-      throw new HandlerLoadError(`${shown(file)}: the default export ${what}; write ${DEFINE}`, file);
     }
     const twin = loaded.find((l) => l.handler.id === exported.id);
     if (twin) throw new HandlerLoadError(`${shown(file)}: handler id "${exported.id}" is already defined in ${shown(twin.file)}; ids must be unique`, file);
@@ -106,11 +107,6 @@ export async function loadHandlerDir(dir: string, only?: readonly string[]): Pro
 /** {@link loadHandlerDir}'s handlers only. */
 export async function loadHandlers(dir: string, only?: readonly string[]): Promise<LoadedHandler[]> {
   return (await loadHandlerDir(dir, only)).handlers;
-}
-
-/** `{ on, handle }` without defineHandler's marker. */
-function looksLikeDefinition(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && typeof (v as { handle?: unknown }).handle === 'function' && Array.isArray((v as { on?: unknown }).on);
 }
 
 /**

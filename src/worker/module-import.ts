@@ -95,6 +95,18 @@ function fromCommonJs(exports: unknown): ModuleExports {
     const { default: def, __esModule: _marker, ...named } = record;
     return { default: def, named };
   }
-  if (isHandler(exports) || typeof record['handle'] === 'function') return { default: exports, named: {} };
+  if (isHandler(exports) || looksLikeDefinition(exports)) return { default: exports, named: {} };
   return { default: undefined, named: { ...record } };
+}
+
+/**
+ * Shaped like a handler definition (`{ id, on, handle }`) without
+ * defineHandler's marker: an object with a `handle` function or an `on` list.
+ * Anything else that is not a handler (a function, a plain object of
+ * utilities, a number) is a helper's export.
+ */
+export function looksLikeDefinition(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || isHandler(v)) return false;
+  const { handle, on } = v as { handle?: unknown; on?: unknown };
+  return typeof handle === 'function' || Array.isArray(on) || typeof on === 'string';
 }

@@ -86,7 +86,32 @@ describe('handler modules that cannot be loaded', () => {
     const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
     expect(code).toBe(0);
     expect(out).toMatch(/^good\n/);
-    expect(out).toContain(`helper modules (no default export, not handlers): ${dir}/util.ts`);
+    expect(out).toContain(`helper modules (no handler exported): ${dir}/util.ts`);
+  });
+
+  it('a default export that is not a handler nor shaped like one (a function, an object of utilities) is a helper', async () => {
+    const dir = handlersDir({
+      'a-good.ts': GOOD,
+      'fn.cjs': 'module.exports = function helper(n) { return 2 * n; };\n',
+      'obj.cjs': 'const util = (n) => 2 * n;\nmodule.exports = { util };\n',
+      'fn.mjs': 'export default function (n) { return 2 * n; }\n',
+      'obj.ts': 'export default { x: 1 };\n',
+    });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+    expect(out).not.toContain('not a handler');
+    expect(code).toBe(0);
+    expect(out).toMatch(/^good\n/);
+    expect(out).toContain(`helper modules (no handler exported): ${['fn.cjs', 'fn.mjs', 'obj.cjs', 'obj.ts'].map((f) => `${dir}/${f}`).join(', ')}`);
+  });
+
+  it.each([
+    ['plain.cjs', `module.exports = { id: 'plain', on: ['lead.won'], async handle() {} };\n`],
+    ['plain.mjs', `export default { id: 'plain', on: ['lead.won'], async handle() {} };\n`],
+  ])('a default export shaped like a handler definition but not made with defineHandler (%s) is an error naming the fix', async (name, text) => {
+    const dir = handlersDir({ 'a-good.ts': GOOD, [name]: text });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+    expect(code).toBe(1);
+    expect(out).toContain(`${dir}/${name}: the default export is a plain object, not a handler: wrap it in defineHandler; write export default defineHandler(`);
   });
 });
 
