@@ -19,7 +19,8 @@ if (existsSync(fileURLToPath(dist))) {
   process.stderr.write(
     `switchyard: this copy of the switchyard package (${home}) was installed without its compiled code (dist/ is missing).\n` +
       'It was packed without being built. Reinstall switchyard from a published release or a tarball made by `npm pack`\n' +
-      '(npm builds it while packing), e.g. `npm install switchyard`, then run the command again.\n',
+      '(npm builds it while packing): in a clone of Switchyard run `npm pack`, then in your project\n' +
+      '`npm install <path to>/switchyard-<version>.tgz`, and run the command again.\n',
   );
   process.exit(2);
 }

@@ -2,6 +2,7 @@ import { createApiClient } from '../api/client.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { checkApi, checkRedis, type Check } from '../doctor/checks.js';
 import type { Handler } from '../handler.js';
+import { dropSecrets } from '../worker/handler-env.js';
 import { loadHandlers } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
@@ -38,6 +39,7 @@ Example:
     if (config) {
       let handlers: Handler[] = [];
       try {
+        dropSecrets(process.env); // handler modules run their top-level code in this process
         handlers = (await loadHandlers(config.handlersDir, config.handlers)).map((l) => l.handler);
         checks.push({ name: 'handlers', status: 'ok', detail: `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` });
       } catch (err) {

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { dropSecrets } from '../worker/handler-env.js';
 import { loadHandlerDir } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
@@ -28,6 +29,7 @@ export const handlersCommand: Command = {
       return EXIT.ok;
     }
     const config = cliConfig(io);
+    dropSecrets(process.env); // handler modules run their top-level code in this process
     const { handlers, helpers } = await loadHandlerDir(config.handlersDir, config.handlers);
     const rows = handlers.map((l) => ({ id: l.handler.id, on: [...l.handler.on], abilities: [...l.handler.abilities], file: l.file }));
     if (values.json) {

@@ -5,6 +5,7 @@ import { createLogger } from '../log.js';
 import {
   filterItems, inlineTarget, InputError, lineReporter, parseSince, progressReporter, readInputs, replayFailed, runReplay, type ReplayTarget,
 } from '../replay/index.js';
+import { dropSecrets } from '../worker/handler-env.js';
 import { loadHandlers } from '../worker/loader.js';
 import { intFlag, parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
@@ -93,6 +94,8 @@ export const replayCommand: Command = {
     if (sinceMs === null) throw new UsageError(`--since: expected a duration such as 2h, 30m, 7d or a date such as 2025-03-04, got "${sinceText}"`);
     const events = eventFlags(strs(values, 'event'));
     const config = cliConfig(io);
+    // --inline runs handler modules in this process: Switchyard's secrets now live only in `config`.
+    if (values.inline) dropSecrets(process.env);
     const handlerId = str(values, 'handler');
     const handlers = handlerId !== undefined || values.inline ? await handlersFor(config, handlerId) : [];
 

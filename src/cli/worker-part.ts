@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ServiceOptions } from '../runtime/service.js';
+import { dropSecrets } from '../worker/handler-env.js';
 import { loadHandlers, selectHandlers } from '../worker/loader.js';
 import { startWorker } from '../worker/service.js';
 
@@ -10,6 +11,8 @@ import { startWorker } from '../worker/service.js';
  * Redis outage; the BullMQ workers start when the service has Redis.
  */
 export async function workerPart(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<NonNullable<ServiceOptions['worker']>> {
+  // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
+  dropSecrets(process.env);
   const all = await loadHandlers(config.handlersDir);
   if (all.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
   const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;

@@ -42,7 +42,7 @@ const ENVELOPE_KEYS = new Set(['id', 'event', 'created_at', 'data']);
  */
 export function applySet(envelope: Record<string, unknown>, assignment: string): void {
   const eq = assignment.indexOf('=');
-  if (eq <= 0) throw new BuildError(`--set "${assignment}": expected path=value, e.g. --set data.contact_id=42`);
+  if (eq <= 0) throw new BuildError(`--set "${assignment}": expected path=value, e.g. --set data.contact_id=36`);
   const path = assignment.slice(0, eq).trim().split('.');
   if (path.some((p) => p === '')) throw new BuildError(`--set "${assignment}": empty segment in the path`);
   if (!ENVELOPE_KEYS.has(path[0] as string)) path.unshift('data');

@@ -95,7 +95,7 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
         api: api
           ? (keys) => createApiClient({
               baseUrl: api.baseUrl, token: api.token, burst: api.burst, idempotencyKey: keys,
-              onCall: (c) => calls.push(c), fetch: apiFetch,
+              onCall: (c) => calls.push(c), fetch: apiFetch, logger: opts.log,
             })
           : undefined,
         steps, log: opts.log, env: opts.env, signal,

@@ -33,3 +33,16 @@ export function handlerEnv(env: Readonly<Record<string, string | undefined>>): R
   }
   return Object.freeze(out);
 }
+
+/**
+ * Handler code runs in the worker's own process, so `ctx.env` alone would not
+ * keep the secrets from it: once the configuration has been read (config.ts is
+ * their only reader), they are removed from `env` itself — `process.env` in the
+ * CLI — so neither a handler, nor a dependency reporting the environment, nor a
+ * child process it starts can read them. Returns the names removed.
+ */
+export function dropSecrets(env: Record<string, string | undefined>): string[] {
+  const dropped = Object.keys(env).filter(isSwitchyardSecret);
+  for (const name of dropped) Reflect.deleteProperty(env, name);
+  return dropped;
+}

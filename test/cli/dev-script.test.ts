@@ -92,14 +92,18 @@ describe('npm run dev (scripts/dev.sh)', () => {
   }, 40_000);
 
   it('a second terminal needs no set-up: send finds the dev secret and the receiver, dlq finds the managed Redis', async () => {
-    const { port, home } = await boot();
+    const { dev, port, home } = await boot();
     const env = { PORT: String(port), SWITCHYARD_HOME: home };
     const send = runCli(['send', 'conversation.closed', '--set', 'data.contact_id=36'], env, ROOT);
     expect(await send.exited).toBe(0);
     expect(send.output()).toMatch(/note: WEBHOOK_SECRETS is unset; signing with the development secret of `npm run dev`/);
-    expect(send.output()).toMatch(/accepted conversation\.closed evt_replay_\w+ \(HTTP 202\)/);
+    const [, id] = send.output().match(/accepted conversation\.closed (evt_replay_\w+) \(HTTP 202\)/) ?? [];
+    expect(id).toBeDefined();
+    // The README's example must succeed, not dead-letter: wait for the recipe it triggers to finish.
+    const done = new RegExp(`^(?=.*"delivery":"${id}")(?=.*"handler":"follow-up-task")(?=.*"outcome":"completed").*$`, 'm');
+    await dev.waitFor(done, 30_000);
     const dlq = runCli(['dlq', 'list'], env, ROOT);
     expect(await dlq.exited).toBe(0);
-    expect(dlq.output()).toMatch(/no dead-lettered jobs match|dead-lettered/);
+    expect(dlq.output().trim()).toBe('no dead-lettered jobs match');
   }, 40_000);
 });

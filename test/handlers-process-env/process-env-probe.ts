@@ -1,0 +1,13 @@
+/** Test handler: logs which of Switchyard's secret variables its process still has (there should be none). */
+import { defineHandler } from 'switchyard';
+
+const WATCHED = ['WEBHOOK_SECRETS', 'WORKSPACE_API_TOKEN', 'ADMIN_PASSWORD', 'REDIS_URL', 'PROBE_OWN_SETTING'];
+
+export default defineHandler({
+  id: 'process-env-probe',
+  on: ['message.received'],
+  handle(_event, ctx) {
+    const present = WATCHED.filter((name) => process.env[name] !== undefined);
+    ctx.log.warn({ present: present.join(',') }, 'process-env-probe');
+  },
+});
