@@ -5,11 +5,13 @@
  *
  * A number counts as a phone number only when it looks like one: a leading `+`
  * (`+49 30 1234567`, `+14155550123`), an area code in parentheses
- * (`(555) 010-9999`), the 3-3-4 grouping (`555-010-9999`, `555.010.9999`) or a
- * trunk `0` with a separator (`030 1234567`, `0170-1234567`). IP addresses,
- * `host:port`, dates and timestamps, versions, durations and plain ids or
- * order numbers (`100123456`) are left alone: they are not personal data, and
- * masking them makes logs useless (`connect ECONNREFUSED 127.0.0.1:6379`).
+ * (`(555) 010-9999`), the 3-3-4 grouping (`555-010-9999`, `555.010.9999`), an
+ * international `00` prefix with separators (`0049 30 1234567`) or a trunk `0`
+ * with a separator (`030 1234567`, `0170-1234567`). IP addresses, `host:port`,
+ * file paths (`/var/spool/0123/4567890`), dates and timestamps, versions,
+ * durations and plain ids or order numbers (`100123456`) are left alone: they
+ * are not personal data, and masking them makes logs useless
+ * (`connect ECONNREFUSED 127.0.0.1:6379`).
  */
 
 /** Field names whose value is a phone number, whatever it looks like. */
@@ -22,14 +24,16 @@ export const EMAIL_FIELDS: readonly string[] = ['email', 'email_address'];
 // digits and dots is rescanned from every position (quadratic time).
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 
-/** Not glued to a word, and not the continuation of an address, date or version (`10.0.0.1:`, `2024-`). */
-const START = String.raw`(?<![\w.]|\d[:/-])`;
-/** Not followed by more of a word, address, date or version. */
-const END = String.raw`(?![\w@]|[.:/-]\d)`;
+/** Not glued to a word, not a path segment (`/var/spool/0123`), and not the continuation of an address, date or version (`10.0.0.1:`, `2024-`). */
+const START = String.raw`(?<![\w./]|\d[:-])`;
+/** Not followed by more of a word, path, address, date or version. */
+const END = String.raw`(?![\w@]|[.:/-]\d|\/\w)`;
 
 const SHAPES = [
   // International: + then digit groups; "(0)" and "(30)" allowed.
   String.raw`(?<![\w+])\+\d+(?:[ .-]?\(\d+\)[ .-]?\d+|[ .-]\d+)*`,
+  // International with the 00 prefix and separators: "0049 30 1234567", "0044-20-7946-0958".
+  String.raw`${START}00[1-9]\d{0,3}(?:[ .-]\d+)+`,
   // Area code in parentheses.
   String.raw`${START}\(\d{2,5}\)[ -]?\d{2,}(?:[ .-]\d{2,})*`,
   // 3-3-4 with one separator throughout.

@@ -21,6 +21,8 @@ const MASKED: readonly (readonly [string, string])[] = [
   ['030 1234567', '[phone]'],
   ['0170-1234567', '[phone]'],
   ['020 7946 0958', '[phone]'],
+  ['tel 0049 30 1234567', 'tel [phone]'],
+  ['0044-20-7946-0958', '[phone]'],
   ['contact ada@example.com called from +1 (555) 010-9999.', 'contact [email] called from [phone].'],
   ['{"phone":"5550100123"}', '{"phone":"[phone]"}'],
   ['{"phone_number": "12"}', '{"phone_number": "[phone]"}'],
@@ -42,6 +44,10 @@ const KEPT: readonly string[] = [
   'redis-1.internal:6379',
   'localhost:46200',
   'https://api.example.test:8443/api/v1/contacts/100123456',
+  // paths
+  '/var/spool/0123/4567890',
+  'spool/0123/4567890/queue',
+  'open /srv/data/0170-1234567.json',
   // ISO timestamps and dates
   '2025-03-04T09:58:11+01:00',
   '2025-03-04T09:58:11.617Z',
