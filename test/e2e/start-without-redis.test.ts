@@ -55,6 +55,22 @@ describe('switchyard serve/start with Redis unreachable (built CLI)', () => {
     expect(code).toBe(0);
   });
 
+  it('start: SIGTERM while the worker waits for Redis stops the process within SHUTDOWN_TIMEOUT', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-noredis-'));
+    mkdirSync(join(dir, 'handlers'));
+    const [port, redisPort] = [await freePort(), await freePort()];
+    const proc = runCli(['start'], {
+      WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '2s', LOG_LEVEL: 'info',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: uniquePrefix('noredis'), HANDLERS_DIR: join(dir, 'handlers'),
+    });
+    procs.push(proc);
+    await proc.waitFor(/the worker starts when it answers/, 10_000);
+    const t0 = Date.now();
+    expect(await proc.stop('SIGTERM', 15_000)).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(2_000 + 3_000);
+    expect(proc.output()).not.toMatch(/worker started/);
+  });
+
   it('start: the worker waits for Redis, then starts and runs what was spooled meanwhile', async () => {
     dir = mkdtempSync(join(tmpdir(), 'sy-noredis-'));
     const [port, redisPort] = [await freePort(), await freePort()];
