@@ -29,6 +29,24 @@ describe('products', () => {
     expect((await h.api('GET', '/products?search=TSHIRT')).body.data[0].available).toBe(5);
   });
 
+  it('counts only active variants in the product-level available of a tracked product', async () => {
+    const tshirt = acme.products.find((p) => p.sku === 'TSHIRT')!;
+    const read = async () => (await h.api('GET', `/products/${tshirt.id}`)).body.data;
+    // No route deactivates a variant (products are read-only): set it on the sandbox's state.
+    const small = h.sandbox.state.workspace(acme.id).products.get(tshirt.id)!.variants.find((v) => v.sku === 'TSHIRT-S')!;
+    small.isActive = false;
+    try {
+      const p = await read();
+      type V = { sku: string; available: number; is_active: boolean };
+      expect(p.variants.find((v: V) => v.sku === 'TSHIRT-S')).toMatchObject({ is_active: false, available: 5 });
+      const active = p.variants.filter((v: V) => v.is_active).reduce((n: number, v: V) => n + v.available, 0);
+      expect(p.available).toBe(active);
+      expect((await h.api('GET', '/products?search=TSHIRT')).body.data[0].available).toBe(active);
+    } finally {
+      small.isActive = true;
+    }
+  });
+
   it('filters by active and search; 404 for unknown; needs products:read', async () => {
     const inactive = (await h.api('GET', '/products?active=false')).body.data;
     expect(inactive.map((p: { sku: string }) => p.sku)).toEqual(['CAP-OLD']);

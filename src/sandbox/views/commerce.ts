@@ -9,13 +9,14 @@ export function available(onHand: number | null, reserved: number): number | nul
 
 /**
  * Product-level `available`: null when stock is not tracked; for a product
- * with variants, stock is counted per variant, so it is the sum of the
- * variants' `available` (our choice: not shown); otherwise the product's own.
+ * with variants, stock is counted per variant, so it is the sum of the active
+ * variants' `available` (our choice: not shown; an inactive variant cannot be
+ * ordered); otherwise the product's own.
  */
 export function productAvailable(p: Product): number | null {
   if (!p.trackStock) return null;
   if (p.variants.length === 0) return available(p.onHand, p.reserved);
-  return p.variants.reduce((sum, v) => sum + (available(v.onHand, v.reserved) ?? 0), 0);
+  return p.variants.filter((v) => v.isActive).reduce((sum, v) => sum + (available(v.onHand, v.reserved) ?? 0), 0);
 }
 
 /** Order totals in cents: subtotal of lines, then minus discount plus delivery fee. */
