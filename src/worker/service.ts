@@ -146,12 +146,44 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
   };
 }
 
+/** Per-request timeout of the handlers' API client (also the longest a call's rate-limit slot counts as in flight). */
+const API_TIMEOUT_MS = 30_000;
+
 /** How long a handler job may wait for a worker that runs its handler before it is dead-lettered. */
 const UNCLAIMED_MS = 60 * 60_000;
 
-/** A crashed worker's active job counts as stalled once its lock lapses, then runs again. */
+/**
+ * A crashed worker's active job counts as stalled once its lock lapses, then runs again.
+ * BullMQ moves a job back only when one stalled check marked it (no lock renewal since)
+ * and a later check finds its lock gone, and a check is skipped while the previous one's
+ * `stalled-check` key (which lives exactly one interval) is still there: the restarted
+ * worker's first tick meets the dead worker's key, and about every other tick meets its
+ * own (measured: ~1 in 2 at 200 ms, 1 in 6 at 2 s). Performed checks are therefore up to
+ * two intervals apart. With the interval equal to the lock (30 s) and a restart 6 s after
+ * the kill, an orphaned job ran again 66 s or 96 s after it; a quarter of the lock keeps it
+ * within {@link orphanRecoveryBoundMs}.
+ */
+export function stalledIntervalMs(lockMs: number): number {
+  return Math.max(1, Math.floor(lockMs / 4));
+}
+
+/**
+ * Longest an orphaned job (its worker killed) waits before it runs again, for a worker
+ * restarted (or still running elsewhere) within a lock duration: the dead worker's lock
+ * lapses within `lockMs` of its last renewal, and a performed stalled check follows within
+ * two intervals. 45 s for the default 30 s lock.
+ */
+export function orphanRecoveryBoundMs(lockMs: number): number {
+  return lockMs + 2 * stalledIntervalMs(lockMs);
+}
+
 function workerOptions(config: Config) {
-  return { concurrency: config.workerConcurrency, lockDuration: config.jobLockMs, stalledInterval: config.jobLockMs, maxStalledCount: 5 };
+  return {
+    concurrency: config.workerConcurrency,
+    lockDuration: config.jobLockMs,
+    stalledInterval: stalledIntervalMs(config.jobLockMs),
+    maxStalledCount: 5,
+  };
 }
 
 async function resumeIfTokenChanged(redis: RedisClient, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
@@ -171,12 +203,15 @@ function makeApiFactory(opts: WorkerServiceOptions, redis: RedisClient): ((keys:
     return undefined;
   }
   const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst, queuePrefix } = config;
-  // One limiter and one read cache per process, shared by every handler run.
-  const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:` });
+  // One limiter and one read cache per process, shared by every handler run. A call's
+  // slot counts as in flight for at most the request timeout: a killed process never marks
+  // its calls done, so when they filled the window, the limiter's 60 s default kept every
+  // worker waiting 70 s after the kill.
+  const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS });
   const cache = new ReadCache();
   return (keys) =>
     cache.wrap(createApiClient({
-      baseUrl, token, burst, rateLimiter, idempotencyKey: keys,
+      baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(opts.hooks?.onApiCall ? { onCall: opts.hooks.onApiCall } : {}),
       logger: opts.log,

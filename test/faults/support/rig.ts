@@ -120,6 +120,8 @@ export interface Rig {
   collector: WriteCollector;
   startReceiver(env?: Record<string, string>, port?: number): Promise<{ proc: CliProcess; url: string; port: number }>;
   startWorker(env?: Record<string, string>): CliProcess;
+  /** `switchyard start`: receiver and worker in one process (resolves once both are up). */
+  startService(env?: Record<string, string>, port?: number): Promise<{ proc: CliProcess; url: string; port: number }>;
   /** Completed `handlers` job ids (needs Redis up). */
   completed(): Promise<Set<string>>;
   failedJobs(): Promise<number>;
@@ -155,6 +157,17 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
       });
       procs.push(proc);
       return proc;
+    },
+    startService: async (env = {}, port?: number) => {
+      const p = port ?? (await freePort());
+      const proc = runCli(['start'], {
+        ...common(), WEBHOOK_SECRETS: TEST_SECRET, PORT: String(p), HOST: '127.0.0.1', HANDLERS_DIR: TEST_HANDLERS,
+        WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: FULL_TOKEN, WORKSPACE_API_BURST: String(BURST),
+        WORKER_CONCURRENCY: '16', SHUTDOWN_TIMEOUT: '3s', ...env, LOG_LEVEL: 'info',
+      });
+      procs.push(proc);
+      await Promise.all([proc.waitFor(/receiver listening/, 20_000), proc.waitFor(/worker started/, 20_000)]);
+      return { proc, url: `http://127.0.0.1:${p}/webhooks`, port: p };
     },
     completed: async () => {
       const r = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
