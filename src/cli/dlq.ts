@@ -89,7 +89,8 @@ export function shortReason(reason: string, max = REASON_WIDTH): string {
   if (line.length <= max && more.length === 0) return line;
   if (line.length <= max - 2) return `${line} …`;
   const room = line.slice(0, max - 1);
-  const space = room.search(/\s\S*$/);
+  // The character after the room counts: a space there means the room ends with a whole word.
+  const space = line.slice(0, max).search(/\s\S*$/);
   return `${(space > max / 2 ? room.slice(0, space) : room).replace(/[\s,;:.-]+$/, '')}…`;
 }
 

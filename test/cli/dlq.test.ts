@@ -122,6 +122,13 @@ describe('dlq list: long reasons', () => {
     expect(shortReason('x'.repeat(300))).toBe(`${'x'.repeat(119)}…`);
   });
 
+  it('shortReason keeps the last whole word when the cut lands exactly on a space', () => {
+    // 16 characters fit before the ellipsis: "alpha beta gamma", then a space.
+    expect(shortReason('alpha beta gamma delta epsilon', 17)).toBe('alpha beta gamma…');
+    expect(shortReason('alpha beta gamma, delta epsilon', 18)).toBe('alpha beta gamma…');
+    expect(shortReason('alpha beta gammas delta epsilon', 17)).toBe('alpha beta…');
+  });
+
   it('the table shows a long reason of a real dead job cut at a word, and show prints it whole', async () => {
     const prefix = uniquePrefix('dlq-long');
     const env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, SWITCHYARD_HOME: '/nonexistent' };
