@@ -76,6 +76,11 @@ export function clusterFromUrl(url: string): { nodes: { host: string; port: numb
   };
 }
 
+/** A one-shot command gives up after three reconnects (200, 400, 600 ms), so a CLI fails fast. */
+const commandRetry = (times: number): number | null => (times > 3 ? null : 200 * times);
+/** A worker keeps reconnecting, backing off to 2 s. */
+const workerRetry = (times: number): number => Math.min(100 * times, 2_000);
+
 /** Opens an ioredis connection (or Cluster client) for the given role. */
 export function createRedisConnection(url: string, role: ConnectionRole, name?: string): RedisClient {
   const cluster = clusterFromUrl(url);
@@ -93,13 +98,13 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
     worker: {
       maxRetriesPerRequest: null,
       enableReadyCheck: true,
-      retryStrategy: (times) => Math.min(100 * times, 2_000),
+      retryStrategy: workerRetry,
       lazyConnect: false,
     },
     command: {
       maxRetriesPerRequest: 2,
       connectTimeout: COMMAND_TIMEOUT_MS,
-      retryStrategy: (times) => (times > 3 ? null : 200 * times),
+      retryStrategy: commandRetry,
       lazyConnect: true,
     },
   };
@@ -117,9 +122,7 @@ function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: 
   const options: ClusterOptions = {
     redisOptions: { ...perNode[role], ...(name ? { connectionName: name } : {}) },
     enableOfflineQueue: role !== 'producer',
-    clusterRetryStrategy: role === 'command'
-      ? (times) => (times > 3 ? null : 200 * times)
-      : (times) => Math.min(100 * times, 2_000),
+    clusterRetryStrategy: role === 'command' ? commandRetry : workerRetry,
     lazyConnect: role === 'command',
   };
   return new Cluster(c.nodes, options);
