@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
 import { ingestKeys } from '../queue/names.js';
-import { pauseState } from '../worker/pause.js';
+import { pauseState } from '../queue/pause.js';
 import type { PauseFlag } from './worker-hooks.js';
 import type { RedisClient } from '../redis/connection.js';
 

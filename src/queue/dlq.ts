@@ -1,8 +1,8 @@
 import type { Job, Queue } from 'bullmq';
 import { jobIdFor } from '../events/envelope.js';
 import type { RedisClient } from '../redis/connection.js';
-import type { HandlerJobData } from '../worker/jobs.js';
-import { pauseState, resumeHandlers, type PauseRecord } from '../worker/pause.js';
+import type { HandlerJobData } from './jobs.js';
+import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE, type QueueName } from './names.js';
 

@@ -7,7 +7,7 @@ import { parseEnvelope } from '../events/envelope.js';
 import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import { subscribers } from '../worker/dispatcher.js';
-import type { HandlerJobData } from '../worker/jobs.js';
+import type { HandlerJobData } from '../queue/jobs.js';
 import { runHandler } from '../worker/runner.js';
 import { MemoryStepStore } from '../worker/steps.js';
 import type { ReplayItem } from './inputs.js';

@@ -4,7 +4,7 @@ import { validateEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
 import { HANDLERS_JOB_OPTIONS } from '../queue/job-options.js';
-import type { HandlerJobData } from './jobs.js';
+import type { HandlerJobData } from '../queue/jobs.js';
 
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
 export class InvalidDeliveryError extends UnrecoverableError {

@@ -2,7 +2,7 @@ import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import { classify, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
-import { eventOf, type HandlerJobData } from './jobs.js';
+import { eventOf, type HandlerJobData } from '../queue/jobs.js';
 
 export type RunOutcome = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly ms: number; readonly verdict: Verdict; readonly error: unknown };
 

@@ -6,7 +6,7 @@ import { dlqCommand, shortReason } from '../../src/cli/dlq.js';
 import { HANDLERS_QUEUE } from '../../src/queue/names.js';
 import type { DeadEntry } from '../../src/queue/dlq.js';
 import { buildDelivery } from '../../src/replay/index.js';
-import { pauseHandlers } from '../../src/worker/pause.js';
+import { pauseHandlers } from '../../src/queue/pause.js';
 import { startPipeline, type Pipeline } from '../support/pipeline.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { deliver, waitFor } from '../support/service.js';

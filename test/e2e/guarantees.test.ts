@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resumeHandlers, pauseState } from '../../src/worker/pause.js';
+import { resumeHandlers, pauseState } from '../../src/queue/pause.js';
 import { messageReceived } from '../support/deliveries.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../support/pipeline.js';
 import { deliver, waitFor } from '../support/service.js';

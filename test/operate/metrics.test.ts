@@ -7,7 +7,7 @@ import type { CallEvent } from '../../src/api/transport.js';
 import { composeReceiverHooks, composeWorkerHooks, createMetrics, createMetricsApp, DELIVERY_OUTCOMES } from '../../src/metrics/index.js';
 import type { DeliveryReport } from '../../src/receiver/outcomes.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE, ingestKeys } from '../../src/queue/names.js';
-import { pauseHandlers, resumeHandlers } from '../../src/worker/pause.js';
+import { pauseHandlers, resumeHandlers } from '../../src/queue/pause.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { parseSamples, valueOf } from './prom-text.js';
 
