@@ -18,6 +18,12 @@ export interface StoredDelivery {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** Where verified deliveries go; throws when nothing durable could take it (→ 503). */
+export interface DeliverySink {
+  /** `raw`: the exact bytes of `delivery.body` (when it is text), so a store can copy rather than re-encode them. */
+  put(delivery: StoredDelivery, raw?: Uint8Array): Promise<'accepted' | 'duplicate' | 'spooled'>;
+}
+
 /** The raw bytes in a StoredDelivery's form: `body` (UTF-8 text) or `bodyBase64`. */
 export function encodeBody(bytes: Uint8Array, text?: string): { body: string } | { bodyBase64: string } {
   const kept = textOrBase64(bytes, text);

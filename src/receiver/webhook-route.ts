@@ -2,17 +2,11 @@ import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import { parseEnvelope } from '../events/envelope.js';
 import type { Logger } from '../log.js';
-import { encodeBody, KEPT_HEADERS, type StoredDelivery } from '../queue/delivery.js';
+import { encodeBody, KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/delivery.js';
 import { verify } from '../signature.js';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { readBody, readNodeBody } from './body.js';
 import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.js';
-
-/** Where verified deliveries go; throws when nothing durable could take it (→ 503). */
-export interface DeliverySink {
-  /** `raw`: the exact bytes of `delivery.body` (when it is text), so a store can copy rather than re-encode them. */
-  put(delivery: StoredDelivery, raw?: Uint8Array): Promise<'accepted' | 'duplicate' | 'spooled'>;
-}
 
 export interface WebhookRouteDeps {
   config: Pick<Config, 'webhookSecrets' | 'signatureHeader' | 'maxBodyBytes' | 'bodyTimeoutMs'>;

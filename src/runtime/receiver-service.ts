@@ -5,7 +5,7 @@ import { IngestStore } from '../queue/ingest.js';
 import { ingestKeys } from '../queue/names.js';
 import { createReceiverApp } from '../receiver/app.js';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
-import type { DeliverySink } from '../receiver/webhook-route.js';
+import type { DeliverySink } from '../queue/delivery.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';

@@ -1,6 +1,5 @@
 import type { Logger } from '../log.js';
-import type { StoredDelivery } from '../queue/delivery.js';
-import type { DeliverySink } from '../receiver/webhook-route.js';
+import type { DeliverySink, StoredDelivery } from '../queue/delivery.js';
 import type { DiskSpool } from './spool.js';
 
 /**

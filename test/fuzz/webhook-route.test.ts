@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
 import { deliveryBytes } from '../../src/queue/delivery.js';
 import { createReceiverApp } from '../../src/receiver/app.js';
-import type { DeliverySink } from '../../src/receiver/webhook-route.js';
+import type { DeliverySink } from '../../src/queue/delivery.js';
 import { sign } from '../../src/signature.js';
 
 const SECRETS = ['current', 'previous'];

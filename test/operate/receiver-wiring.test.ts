@@ -6,7 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { composeReceiverHooks, createMetrics } from '../../src/metrics/index.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../src/queue/names.js';
 import { createReceiverApp } from '../../src/receiver/app.js';
-import type { DeliverySink } from '../../src/receiver/webhook-route.js';
+import type { DeliverySink } from '../../src/queue/delivery.js';
 import { sign } from '../../src/signature.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { parseSamples, valueOf } from './prom-text.js';

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/log.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
 import { createReceiverApp } from '../../src/receiver/app.js';
 import type { DeliveryReport } from '../../src/receiver/outcomes.js';
-import type { DeliverySink } from '../../src/receiver/webhook-route.js';
+import type { DeliverySink } from '../../src/queue/delivery.js';
 import { readBody, readNodeBody } from '../../src/receiver/body.js';
 import { listen } from '../../src/runtime/http.js';
 import { sign } from '../../src/signature.js';
