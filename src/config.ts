@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseDuration, parseSize } from './units.js';
+import { parseDuration, parseSize } from './util/units.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module

@@ -1,4 +1,5 @@
-import { closest, EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from './events/catalogue.js';
+import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from './events/catalogue.js';
+import { closest } from './util/closest.js';
 import type { ApiClient } from './api/client.js';
 import type { Logger } from './log.js';
 

@@ -4,7 +4,7 @@ import {
   listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
 } from '../queue/dlq.js';
 import { parseSince } from '../replay/filter.js';
-import { parseDuration } from '../units.js';
+import { parseDuration } from '../util/units.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';

@@ -2,7 +2,6 @@
 export { bodyKey, jobIdFor, parseEnvelope, type Envelope, type EnvelopeProblem } from './envelope.js';
 export { Fixture, fixtureBytes, toFixture } from './fixture.js';
 export {
-  closest,
   EVENT_NAMES,
   EVENT_SCHEMAS,
   isEventName,

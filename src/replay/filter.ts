@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseEnvelope } from '../events/envelope.js';
-import { parseDuration } from '../units.js';
+import { parseDuration } from '../util/units.js';
 import type { ReplayItem } from './inputs.js';
 
 /** Which items to replay; every criterion given must hold. */

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { closest } from '../events/catalogue.js';
+import { closest } from '../util/closest.js';
 import { isHandler, type Handler } from '../handler.js';
 import { describeLoadFailure } from './load-error.js';
 import { importModule, looksLikeDefinition, type ModuleExports } from './module-import.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { parseDuration, parseSize } from '../../src/units.js';
+import { parseDuration, parseSize } from '../../src/util/units.js';
 
 const problemsOf = (env: Record<string, string>, requireSecrets = true) => {
   try {
