@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { randomIdempotencyKey, type IdempotencyKeyGenerator } from './idempotency.js';
-import { createMemoryRateLimiter, defaultSleep, type RateLimiter } from './rate-limiter.js';
+import { sleep as defaultSleep } from '../util/sleep.js';
+import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createRedisRateLimiter } from './rate-limiter-redis.js';
 import { contactsResource } from './resources/contacts.js';
 import { conversationsResource } from './resources/conversations.js';

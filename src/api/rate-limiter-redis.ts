@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { sleep as defaultSleep } from '../util/sleep.js';
 import {
   BURST_WINDOW_MS,
   admit,
-  defaultSleep,
   tokenKey,
   type Admission,
   type RateLimiter,

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { sleep as defaultSleep } from '../util/sleep.js';
 import { QuotaExhaustedError } from './errors.js';
 
 /** The service counts the burst limit per token over a 10-second window (spec, Limits). */
@@ -62,22 +63,6 @@ export interface MemoryRateLimiterOptions {
 /** SHA-256 of the token: the only form in which a token may appear in a key or a metric label. */
 export function tokenKey(token: string): string {
   return createHash('sha256').update(token).digest('hex');
-}
-
-/** `setTimeout` as a promise, abortable. */
-export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Result of one admission attempt, shared by both implementations. */

@@ -7,6 +7,7 @@ import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
+import { sleep } from '../util/sleep.js';
 
 /**
  * Moves up to ARGV[1] more items from the inbox to this pump's in-flight list,
@@ -142,7 +143,7 @@ export class IngestPump {
         if (items.length === 0) {
           const first = await blocking.blmove(this.keys.inbox, inflight, 'LEFT', 'RIGHT', 1);
           if (first === null) continue;
-          if (!lastFull && this.lingerMs > 0) await new Promise((r) => setTimeout(r, this.lingerMs));
+          if (!lastFull && this.lingerMs > 0) await sleep(this.lingerMs);
           items = (await redis.eval(TAKE_MORE_LUA, 2, this.keys.inbox, inflight, this.batch - 1)) as string[];
         }
         await this.add(items);
@@ -155,7 +156,7 @@ export class IngestPump {
         if (!this.running) break;
         failures++;
         if (failures === 1 || failures % 50 === 0) log.warn({ err: String(err) }, 'ingest pump cannot reach Redis; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(100 * failures, 2_000)));
+        await sleep(Math.min(100 * failures, 2_000));
       }
     }
   }

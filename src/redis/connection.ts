@@ -1,4 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { sleep } from '../util/sleep.js';
 import { maskRedisUrl } from './describe.js';
 
 /** A standalone/Sentinel connection or a Cluster client: BullMQ and Switchyard accept either. */
@@ -167,7 +168,7 @@ export async function connectForCommand(url: string, name = 'switchyard-cli', ti
 export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
   try {
-    await Promise.race([redis.quit(), new Promise((r) => setTimeout(r, 1_000))]);
+    await Promise.race([redis.quit(), sleep(1_000)]);
   } catch {
     /* already closed or unreachable: disconnect below */
   }

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Ctx, SandboxEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { SandboxState } from '../state.js';
+import { sleep } from '../../util/sleep.js';
 
 /**
  * Evaluates the `/_sandbox/faults` rules for the call (before authentication,
@@ -25,5 +26,5 @@ export function faultGate(state: SandboxState, apiPath: (p: string) => string): 
  */
 export async function faultDelay(c: Ctx): Promise<void> {
   const ms = c.get('faults')?.latencyMs ?? 0;
-  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+  if (ms > 0) await sleep(ms);
 }
