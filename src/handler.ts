@@ -1,4 +1,5 @@
 import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from './events/catalogue.js';
+import { ABILITIES, type Ability } from './spec/abilities.js';
 import { closest } from './util/closest.js';
 import type { ApiClient } from './api/client.js';
 import type { Logger } from './log.js';
@@ -9,31 +10,8 @@ import type { Logger } from './log.js';
  */
 export { UnrecoverableError } from 'bullmq';
 
-/**
- * Token abilities of the spec's Authentication table, plus `leads:read` and
- * `leads:write`, which the older overview endpoints require (the spec does not
- * show whether they are in the ability list; a lead handler still needs to say so).
- */
-export const ABILITIES = [
-  'contacts:read',
-  'contacts:write',
-  'contacts:delete',
-  'conversations:read',
-  'conversations:write',
-  'messages:send',
-  'deals:read',
-  'deals:write',
-  'orders:read',
-  'orders:write',
-  'products:read',
-  'tasks:read',
-  'tasks:write',
-  'leads:read',
-  'leads:write',
-] as const;
-
-/** One token ability a handler may declare it needs (checked by `switchyard doctor`). */
-export type Ability = (typeof ABILITIES)[number];
+/** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
+export { ABILITIES, type Ability } from './spec/abilities.js';
 
 /** What a handler receives besides the event, bound to one delivery and one handler. */
 export interface HandlerContext {

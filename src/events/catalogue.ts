@@ -3,30 +3,16 @@ import { Contact, ContactLifecycle } from '../api/schemas/contact.js';
 import { Conversation } from '../api/schemas/conversation.js';
 import { Lead } from '../api/schemas/lead.js';
 import { Message } from '../api/schemas/message.js';
+import { EVENT_NAMES, type EventName } from '../spec/events.js';
 import { closest } from '../util/closest.js';
 import type { Envelope, EnvelopeProblem } from './envelope.js';
 
 /**
- * The event catalogue: the single source of truth for event names, the zod
- * schema of each event's `data`, and the TypeScript types derived from both
- * (the octokit/webhooks.js pattern). Names are those of the spec's Events table.
+ * The event catalogue: the zod schema of each event's `data` and the
+ * TypeScript types derived from the names and the schemas (the
+ * octokit/webhooks.js pattern). The names are the spec's (src/spec/events.ts).
  */
-export const EVENT_NAMES = [
-  'message.received',
-  'message.sent',
-  'conversation.created',
-  'conversation.opened',
-  'conversation.closed',
-  'conversation.assigned',
-  'contact.created',
-  'contact.lifecycle_changed',
-  'lead.created',
-  'lead.won',
-  'lead.lost',
-] as const;
-
-/** One of the 11 event names the workspace pushes. */
-export type EventName = (typeof EVENT_NAMES)[number];
+export { EVENT_NAMES, type EventName } from '../spec/events.js';
 
 /**
  * Schema of `data` per event. The payload carries the API's resource shapes

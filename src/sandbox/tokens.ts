@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ABILITIES, type Ability, type Token } from './types.js';
+import { ABILITIES, type Ability } from '../spec/abilities.js';
+import type { Token } from './types.js';
 
 /** Every ability: the full-access and legacy keys carry these. */
 export const ALL_ABILITIES: readonly Ability[] = ABILITIES;

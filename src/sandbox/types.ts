@@ -4,14 +4,7 @@
  * (ISO timestamps, two-decimal strings), so arithmetic never touches floats.
  */
 
-/** Every ability of the spec's ability table, plus the older overview's lead abilities. */
-export const ABILITIES = [
-  'contacts:read', 'contacts:write', 'contacts:delete',
-  'conversations:read', 'conversations:write', 'messages:send',
-  'deals:read', 'deals:write', 'orders:read', 'orders:write',
-  'products:read', 'tasks:read', 'tasks:write', 'leads:read', 'leads:write',
-] as const;
-export type Ability = (typeof ABILITIES)[number];
+import type { Ability } from '../spec/abilities.js';
 
 export interface Teammate { id: number; name: string; email: string; active: boolean; viewPhone: boolean }
 export interface Channel { id: number; name: string; type: string; /** public comment thread (spec: audience = public) */ public: boolean }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { strictBody, Timestamp } from '../validation.js';
 import { invalid, invalidMany } from '../errors.js';
-import type { EventName } from '../../events/catalogue.js';
+import type { EventName } from '../../spec/events.js';
 import type { Conversation, Workspace } from '../types.js';
 import { liveThread } from './records.js';
 import { aiAgentIn, teamIn, teammateIn } from './refs.js';

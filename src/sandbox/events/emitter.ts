@@ -1,6 +1,6 @@
 import { sign } from '../../signature.js';
 import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
-import type { EventName } from '../../events/catalogue.js';
+import type { EventName } from '../../spec/events.js';
 import { envelope, type Envelope } from './envelope.js';
 
 /** Header carrying the signature (spec: Events 3; the spec's neutral name for the branded header). */

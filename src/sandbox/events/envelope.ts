@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventName } from '../../events/catalogue.js';
+import type { EventName } from '../../spec/events.js';
 
 /** The canonical envelope Switchyard documents: `{id, event, created_at, data}`. */
 export interface Envelope {
