@@ -40,4 +40,4 @@ export * from './schemas/deal.js';
 export * from './schemas/order.js';
 export * from './schemas/product.js';
 export * from './schemas/task.js';
-export * from './schemas/segment.js';
+export * from '../spec/search-rules.js';

@@ -1,5 +1,5 @@
 import { RequestValidationError } from './errors.js';
-import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from './schemas/segment.js';
+import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/search-rules.js';
 
 /**
  * Pre-send checks of the spec's limits (Limits table and the request tables).

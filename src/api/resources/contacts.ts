@@ -2,7 +2,7 @@ import { RequestValidationError } from '../errors.js';
 import { Paginator, type PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
 import { Contact, ContactLifecycle, LabelRef } from '../schemas/contact.js';
-import type { SegmentRule } from '../schemas/segment.js';
+import type { SegmentRule } from '../../spec/search-rules.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { all, iso, listing, one, paged, type ResourceContext } from './shared.js';

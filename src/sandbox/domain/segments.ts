@@ -4,14 +4,14 @@ import { invalidMany, type FieldErrors } from '../errors.js';
 import type { Contact, SegmentRule, Workspace } from '../types.js';
 import { labelIn } from './contacts.js';
 import { stageIn } from './lifecycle.js';
-import { operatorsOf, RULE_OPERATORS, VALUELESS_OPERATORS } from './rule-vocabulary.js';
+import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../../spec/search-rules.js';
 
 /** A compiled rule: a predicate over a contact. */
 export type Predicate = (c: Contact) => boolean;
 
 /**
  * Validates every rule against the vocabulary (spec, POST /contacts/search;
- * the sandbox's own reading, rule-vocabulary.ts): an unknown attribute or
+ * the table is src/spec's, the checks are the sandbox's own): an unknown attribute or
  * operator is 422 naming the rule and what is allowed. Then compiles the
  * groups: rules in a group are ANDed, groups ORed, no rules matches everyone.
  * Phone rules need the view-phone permission (403).
@@ -20,9 +20,9 @@ export function compileMatch(ws: Workspace, auth: AuthInfo, groups: SegmentRule[
   const errors: FieldErrors = {};
   const compiled: Predicate[][] = groups.map((group, g) => group.map((rule, r) => {
     const key = `${field}.${g}.${r}`;
-    const ops = operatorsOf(rule.attribute);
+    const ops = segmentOperators(rule.attribute);
     if (!ops) {
-      errors[`${key}.attribute`] = [`unknown attribute "${rule.attribute}"; allowed: ${Object.keys(RULE_OPERATORS).join(', ')}`];
+      errors[`${key}.attribute`] = [`unknown attribute "${rule.attribute}"; allowed: ${Object.keys(SEGMENT_OPERATORS).join(', ')}`];
       return () => false;
     }
     if (!ops.includes(rule.operator)) {

@@ -28,9 +28,9 @@ type OperatorsOf<A extends SegmentAttribute, R = SegmentRule> = R extends Segmen
   : never;
 
 /**
- * Operators allowed per attribute (the table of the spec): the client's runtime
- * copy of the vocabulary, used by its pre-send check (the sandbox keeps its own
- * reading). `satisfies` ties it to {@link SegmentRule}, so the two cannot drift.
+ * Operators allowed per attribute (the spec's attribute -> operators table), at
+ * runtime: the client's pre-send check and the sandbox's search both read it.
+ * `satisfies` ties it to {@link SegmentRule}, so the two cannot drift.
  */
 export const SEGMENT_OPERATORS = {
   lifecycle_stage: ['is', 'is_not'],
