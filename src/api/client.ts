@@ -14,7 +14,7 @@ import { one, type ResourceContext } from './resources/shared.js';
 import { tasksResource } from './resources/tasks.js';
 import type { ApiPromise } from './response.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
-import { Me } from './schemas/me.js';
+import { Me } from '../spec/schemas/me.js';
 import { createTransport, type ApiLogger, type CallEvent, type RequestOptions } from './transport.js';
 
 /** Options of {@link createApiClient}. Only `baseUrl` and `token` are required. */

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { Contact, ContactLifecycle } from '../api/schemas/contact.js';
-import { Conversation } from '../api/schemas/conversation.js';
-import { Lead } from '../api/schemas/lead.js';
-import { Message } from '../api/schemas/message.js';
+import { Contact, ContactLifecycle } from '../spec/schemas/contact.js';
+import { Conversation } from '../spec/schemas/conversation.js';
+import { Lead } from '../spec/schemas/lead.js';
+import { Message } from '../spec/schemas/message.js';
 import { EVENT_NAMES, type EventName } from '../spec/events.js';
 import { closest } from '../util/closest.js';
 import type { Envelope, EnvelopeProblem } from './envelope.js';

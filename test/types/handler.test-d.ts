@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { Contact, ContactLifecycle } from '../../src/api/schemas/contact.js';
-import type { Conversation } from '../../src/api/schemas/conversation.js';
-import type { Lead } from '../../src/api/schemas/lead.js';
-import type { Message } from '../../src/api/schemas/message.js';
+import type { Contact, ContactLifecycle } from '../../src/spec/schemas/contact.js';
+import type { Conversation } from '../../src/spec/schemas/conversation.js';
+import type { Lead } from '../../src/spec/schemas/lead.js';
+import type { Message } from '../../src/spec/schemas/message.js';
 import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../src/events/catalogue.js';
 import { defineHandler, type Handler, type HandlerContext } from '../../src/handler.js';
 

@@ -1,7 +1,7 @@
 import { RequestValidationError } from '../errors.js';
 import { Paginator, type PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Contact, ContactLifecycle, LabelRef } from '../schemas/contact.js';
+import { Contact, ContactLifecycle, LabelRef } from '../../spec/schemas/contact.js';
 import type { SegmentRule } from '../../spec/search-rules.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';

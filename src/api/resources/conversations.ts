@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { ClosingNote, Conversation, type ConversationStatus } from '../schemas/conversation.js';
+import { ClosingNote, Conversation, type ConversationStatus } from '../../spec/schemas/conversation.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { contactRefPath, type ContactRef } from './contacts.js';

@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Deal, type DealStatus } from '../schemas/deal.js';
+import { Deal, type DealStatus } from '../../spec/schemas/deal.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { idPath, listing, one, paged, type ResourceContext } from './shared.js';

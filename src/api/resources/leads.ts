@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Paginator } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Lead } from '../schemas/lead.js';
+import { Lead } from '../../spec/schemas/lead.js';
 import type { OutcomeUnknownError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
 import { check } from '../validate.js';

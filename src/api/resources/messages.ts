@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Message } from '../schemas/message.js';
+import { Message } from '../../spec/schemas/message.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check, type Check } from '../validate.js';
 import { idPath, listing, one, paged, type ResourceContext } from './shared.js';

@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Order, type OrderStatus, type PaymentStatus } from '../schemas/order.js';
+import { Order, type OrderStatus, type PaymentStatus } from '../../spec/schemas/order.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { idPath, iso, listing, one, paged, type ResourceContext } from './shared.js';

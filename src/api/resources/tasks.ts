@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Task } from '../schemas/task.js';
+import { Task } from '../../spec/schemas/task.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { idPath, iso, listing, one, paged, type ResourceContext } from './shared.js';
