@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { SIGNATURE_HEADER } from './spec/webhooks.js';
 import { parseDuration, parseSize } from './util/units.js';
 
 /**
@@ -170,7 +171,7 @@ const schema = z.object({
     'expected an address to bind such as 127.0.0.1 (loopback only), 0.0.0.0 (every interface) or ::, without a scheme or port'),
   WEBHOOK_PATH: checked('/webhooks', (v) => v.startsWith('/'), 'expected a path starting with "/", e.g. /webhooks'),
   WEBHOOK_SECRETS: csv,
-  SIGNATURE_HEADER: checked('X-Service-Signature', (v) => /^[A-Za-z0-9-]+$/.test(v), 'expected an HTTP header name such as X-Service-Signature', (v) => v.toLowerCase()),
+  SIGNATURE_HEADER: checked(SIGNATURE_HEADER, (v) => /^[A-Za-z0-9-]+$/.test(v), `expected an HTTP header name such as ${SIGNATURE_HEADER}`, (v) => v.toLowerCase()),
   REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'redis+cluster', 'rediss+cluster', 'valkey', 'valkeys']),
   QUEUE_PREFIX: checked('switchyard', (v) => !/\s/.test(v), 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster'),
   DEDUPE_TTL: duration('7d'),

@@ -1,7 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { SIGNATURE_PREFIX } from './spec/webhooks.js';
 
-/** Prefix of the signature header value: `sha256=` followed by 64 lowercase hex digits. */
-export const SIGNATURE_PREFIX = 'sha256=';
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 
 export type VerifyFailure = 'missing' | 'malformed' | 'mismatch';

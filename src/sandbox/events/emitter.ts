@@ -1,10 +1,11 @@
-import { sign } from '../../signature.js';
 import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
 import type { EventName } from '../../spec/events.js';
+import { SIGNATURE_HEADER } from '../../spec/webhooks.js';
 import { envelope, type Envelope } from './envelope.js';
+import { signDelivery } from './signing.js';
 
 /** Header carrying the signature (spec: Events 3; the spec's neutral name for the branded header). */
-export const SIGNATURE_HEADER = 'X-Service-Signature';
+export { SIGNATURE_HEADER };
 
 /** Where and how events are delivered. */
 export interface EmitterOptions {
@@ -154,7 +155,7 @@ export class WebhookEmitter {
     try {
       const res = await this.fetchImpl(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: sign(secret, p.bytes) },
+        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signDelivery(secret, p.bytes) },
         body: new Uint8Array(p.bytes),
         signal: AbortSignal.timeout(this.retry.timeoutMs),
       });
