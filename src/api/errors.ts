@@ -7,6 +7,8 @@
  * service's own `message` field and the operation name, never from headers.
  */
 
+import { BURST_WINDOW_MS } from '../spec/limits.js';
+
 /** Details shared by every error that came from (or instead of) an HTTP answer. */
 export interface ApiErrorInit {
   /** HTTP status; 0 when there was no answer (network, timeout, client-side check). */
@@ -201,9 +203,6 @@ export interface ErrorContext {
   nowMs: number;
 }
 
-/** Burst Retry-After never exceeds the 10 s window; anything longer means the monthly quota. */
-const BURST_WINDOW_MS = 10_000;
-
 /** Parses `Retry-After` (seconds or an HTTP date) into milliseconds from now. */
 export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null || value.trim() === '') return undefined;
@@ -230,6 +229,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function isQuota429(ctx: ErrorContext, code: string | undefined, retryAfterMs: number | undefined): boolean {
   if (code !== undefined && /quota|monthly/i.test(code)) return true;
   if (ctx.headers.get('x-quota-remaining') === '0') return true;
+  // A burst Retry-After never exceeds the 10 s window; anything much longer means the monthly quota.
   return retryAfterMs !== undefined && retryAfterMs > BURST_WINDOW_MS * 6;
 }
 

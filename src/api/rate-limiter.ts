@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { BURST_WINDOW_MS } from '../spec/limits.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import { QuotaExhaustedError } from './errors.js';
 
 /** The service counts the burst limit per token over a 10-second window (spec, Limits). */
-export const BURST_WINDOW_MS = 10_000;
+export { BURST_WINDOW_MS };
 
 /** What an answer's rate-limit headers said. */
 export interface RateLimitObservation {

@@ -1,3 +1,4 @@
+import { BUTTONS, MAX_CHARS, PER_PAGE } from '../spec/limits.js';
 import { RequestValidationError } from './errors.js';
 import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/search-rules.js';
 
@@ -56,8 +57,8 @@ export class Check {
     return this;
   }
 
-  perPage(value: number | undefined, min = 1): this {
-    return this.int('per_page', value, min, 100);
+  perPage(value: number | undefined, min = PER_PAGE.min): this {
+    return this.int('per_page', value, min, PER_PAGE.max);
   }
 
   oneOf<T extends string>(field: string, value: T | null | undefined, allowed: readonly string[]): this {
@@ -75,10 +76,10 @@ export class Check {
 
   /** Buttons: 1 to 10 labels, each 1–100 characters, all unique. */
   buttons(field: string, value: readonly string[] | undefined): this {
-    if (!Array.isArray(value) || value.length < 1 || value.length > 10) this.fail(field, '1 to 10 button labels');
+    if (!Array.isArray(value) || value.length < BUTTONS.min || value.length > BUTTONS.max) this.fail(field, `${BUTTONS.min} to ${BUTTONS.max} button labels`);
     const seen = new Set<string>();
     value.forEach((b, i) => {
-      this.required(`${field}.${i}`, b, 100);
+      this.required(`${field}.${i}`, b, MAX_CHARS.button);
       if (seen.has(b)) this.fail(`${field}.${i}`, `unique labels ("${b}" appears twice)`);
       seen.add(b);
     });

@@ -1,3 +1,5 @@
+import { IDEMPOTENCY_MEMORY_MS } from '../spec/limits.js';
+
 /** A remembered first answer, replayed byte for byte. */
 export interface StoredAnswer {
   status: number;
@@ -16,9 +18,6 @@ export type IdempotencyDecision =
   | { kind: 'in_flight' }
   | { kind: 'mismatch' };
 
-/** Spec, Limits: idempotency memory is 24 hours. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-
 /**
  * Idempotency-Key memory (spec: Limits, Errors). Keys are scoped by the caller
  * (the workspace id), expire after 24 h of the injected clock, a key still in
@@ -27,7 +26,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
  */
 export class IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
-  constructor(private readonly ttlMs = IDEMPOTENCY_TTL_MS) {}
+  constructor(private readonly ttlMs = IDEMPOTENCY_MEMORY_MS) {}
 
   /** Presents a key; on `proceed` the key is marked in flight until {@link complete} or {@link forget}. */
   begin(scope: string, key: string, fingerprint: string, now: number): IdempotencyDecision {

@@ -1,8 +1,5 @@
+import { PER_PAGE } from '../spec/limits.js';
 import { ApiError } from './errors.js';
-
-/** Spec, Endpoints: `per_page` default 50, max 100 (min 1). */
-export const PER_PAGE_DEFAULT = 50;
-export const PER_PAGE_MAX = 100;
 
 /** A page as the API answers it: `{data, meta: {next_cursor, per_page}}`. */
 export interface Page<T> {
@@ -15,10 +12,10 @@ export type SortKey = readonly number[];
 
 /** Validates `per_page` (from query string or body); out of 1..100 is a 422. */
 export function perPage(raw: unknown): number {
-  if (raw === undefined || raw === null || raw === '') return PER_PAGE_DEFAULT;
+  if (raw === undefined || raw === null || raw === '') return PER_PAGE.default;
   const n = typeof raw === 'number' ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > PER_PAGE_MAX) {
-    throw new ApiError(422, 'The given data was invalid.', undefined, { per_page: [`must be an integer from 1 to ${PER_PAGE_MAX}`] });
+  if (!Number.isInteger(n) || n < PER_PAGE.min || n > PER_PAGE.max) {
+    throw new ApiError(422, 'The given data was invalid.', undefined, { per_page: [`must be an integer from ${PER_PAGE.min} to ${PER_PAGE.max}`] });
   }
   return n;
 }

@@ -1,5 +1,4 @@
-/** Spec, Limits: the burst is counted per token over 10 seconds. */
-export const BURST_WINDOW_MS = 10_000;
+import { BURST_WINDOW_MS } from '../spec/limits.js';
 
 /** Result of one counted request. */
 export interface BurstResult {

@@ -5,6 +5,11 @@
  */
 
 import type { Ability } from '../spec/abilities.js';
+import type {
+  AssigneeType, ConversationPriority, ConversationStatus, DealStatus, LeadOutcome, MessageDirection, OrderStatus, PaymentStatus,
+} from '../spec/enums.js';
+
+export type { ConversationStatus, OrderStatus };
 
 export interface Teammate { id: number; name: string; email: string; active: boolean; viewPhone: boolean }
 export interface Channel { id: number; name: string; type: string; /** public comment thread (spec: audience = public) */ public: boolean }
@@ -35,24 +40,22 @@ export interface Contact {
   blocked: boolean; labelIds: number[]; language: string | null; lastSeenAt: number | null;
   createdAt: number; updatedAt: number;
 }
-export type ConversationStatus = 'open' | 'pending' | 'snoozed' | 'closed';
 export interface Conversation {
   id: number; contactId: number; channelId: number; status: ConversationStatus; subject: string | null;
-  assignee: { type: 'user' | 'ai'; id: number } | null; teamId: number | null; priority: 'low' | 'normal' | 'high';
+  assignee: { type: AssigneeType; id: number } | null; teamId: number | null; priority: ConversationPriority;
   summary: string | null; closingCategory: string | null; snoozedUntil: number | null;
   lastMessageAt: number; lastInboundAt: number | null; closedAt: number | null; createdAt: number;
 }
 export interface Message {
-  id: number; conversationId: number; type: 'message' | 'note'; direction: 'inbound' | 'outbound' | null;
+  id: number; conversationId: number; type: 'message' | 'note'; direction: MessageDirection | null;
   senderType: 'contact' | 'user'; userId: number | null; body: string; contentType: string;
   status: string | null; createdAt: number; extra: Record<string, unknown>;
 }
 export interface Deal {
-  id: number; name: string; pipelineId: number; stageId: number; status: 'open' | 'won' | 'lost';
+  id: number; name: string; pipelineId: number; stageId: number; status: DealStatus;
   amountCents: number; closeDate: string | null; ownerId: number | null; organizationId: number | null;
   source: string; closedAt: number | null; closedLostReason: string | null; contactIds: number[]; createdAt: number;
 }
-export type OrderStatus = 'new' | 'confirmed' | 'preparing' | 'out_for_delivery' | 'delivered' | 'cancelled' | 'returned';
 export interface OrderLine {
   id: number; productId: number | null; variantId: number | null; name: string; sku: string;
   quantity: number; unitPriceCents: number;
@@ -60,7 +63,7 @@ export interface OrderLine {
 export interface Order {
   id: number; number: number; contactId: number; conversationId: number | null; dealId: number | null;
   ownerId: number | null; status: OrderStatus; source: string;
-  payment: { method: string; status: 'unpaid' | 'paid' | 'refunded'; reference: string | null; paidAt: number | null };
+  payment: { method: string; status: PaymentStatus; reference: string | null; paidAt: number | null };
   delivery: { address: string | null; city: string | null; area: string | null; feeCents: number };
   items: OrderLine[]; discountCents: number; notes: string | null; externalId: string | null;
   confirmedAt: number | null; deliveredAt: number | null; cancelledAt: number | null; cancelReason: string | null;
@@ -72,7 +75,7 @@ export interface Task {
 }
 export interface Lead {
   id: number; contactId: number; name: string; valueCents: number | null; source: string | null;
-  outcome: 'open' | 'won' | 'lost'; createdAt: number;
+  outcome: LeadOutcome; createdAt: number;
 }
 
 /** One workspace: its settings and its records (records keyed by id). */

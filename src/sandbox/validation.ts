@@ -31,6 +31,9 @@ export function strictBody<S extends z.ZodRawShape>(shape: S) {
   });
 }
 
+/** The 422 message of a string over its limit of `max` characters. */
+export const tooLong = (max: number): string => `may not be longer than ${max} characters`;
+
 /** Validates with zod; failures become 422 `{message, errors}` naming the fields. */
 export function check<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);

@@ -2,6 +2,7 @@ import { RequestValidationError } from '../errors.js';
 import { Paginator, type PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
 import { Contact, ContactLifecycle, LabelRef } from '../../spec/schemas/contact.js';
+import { MAX_CHARS } from '../../spec/limits.js';
 import type { SegmentRule } from '../../spec/search-rules.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
@@ -73,10 +74,10 @@ export function contactRefPath(op: string, ref: ContactRef, field = 'contact'): 
 
 function checkContactBody(op: string, body: ContactPatch, requireName: boolean): void {
   const c = check(op);
-  if (requireName) c.required('name', body.name, 255);
-  else c.maxLen('name', body.name, 255);
-  if (!requireName && body.name !== undefined && (body.name === null || body.name.trim() === '')) c.fail('name', 'a non-empty string of at most 255 characters');
-  c.maxLen('phone', body.phone, 32).email('email', body.email).int('lifecycle_stage_id', body.lifecycle_stage_id, 1);
+  if (requireName) c.required('name', body.name, MAX_CHARS.contactName);
+  else c.maxLen('name', body.name, MAX_CHARS.contactName);
+  if (!requireName && body.name !== undefined && (body.name === null || body.name.trim() === '')) c.fail('name', `a non-empty string of at most ${MAX_CHARS.contactName} characters`);
+  c.maxLen('phone', body.phone, MAX_CHARS.contactPhone).email('email', body.email).int('lifecycle_stage_id', body.lifecycle_stage_id, 1);
 }
 
 const include = (i: readonly ContactInclude[] | undefined): string | undefined => (i && i.length ? i.join(',') : undefined);

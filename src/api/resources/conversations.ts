@@ -1,5 +1,7 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
+import { ASSIGNEE_TYPES, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES, type AssigneeType, type ConversationPriority } from '../../spec/enums.js';
+import { MAX_CHARS } from '../../spec/limits.js';
 import { ClosingNote, Conversation, type ConversationStatus } from '../../spec/schemas/conversation.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
@@ -17,10 +19,10 @@ interface ConversationPatchCommon {
   /** Free text, at most 2000 characters. */
   summary?: string | null;
   /** `{type: 'user' | 'ai', id}`; null unassigns. An `ai` assignee answers a waiting customer at once. */
-  assignee?: { type: 'user' | 'ai'; id: number } | null;
+  assignee?: { type: AssigneeType; id: number } | null;
   /** Routes to a team queue; null clears it. */
   team_id?: number | null;
-  priority?: 'low' | 'normal' | 'high';
+  priority?: ConversationPriority;
 }
 
 /**
@@ -42,12 +44,12 @@ export function conversationsResource(ctx: ResourceContext) {
   const update = (id: number, patch: ConversationPatch, options?: WriteOptions): ApiPromise<Conversation> => {
     const op = 'conversations.update';
     const c = check(op)
-      .oneOf('status', patch.status, ['open', 'pending', 'snoozed', 'closed'])
-      .maxLen('summary', patch.summary, 2000)
-      .oneOf('priority', patch.priority, ['low', 'normal', 'high'])
+      .oneOf('status', patch.status, CONVERSATION_STATUSES)
+      .maxLen('summary', patch.summary, MAX_CHARS.conversationSummary)
+      .oneOf('priority', patch.priority, CONVERSATION_PRIORITIES)
       .int('team_id', patch.team_id, 1);
     if (patch.assignee) {
-      c.oneOf('assignee.type', patch.assignee.type, ['user', 'ai']).int('assignee.id', patch.assignee.id, 1);
+      c.oneOf('assignee.type', patch.assignee.type, ASSIGNEE_TYPES).int('assignee.id', patch.assignee.id, 1);
     }
     if (patch.category !== undefined && patch.category !== null && patch.status !== 'closed') c.fail('category', 'only with status closed');
     if (patch.snoozed_until !== undefined && patch.status !== 'snoozed') c.fail('snoozed_until', 'only with status snoozed');
@@ -65,7 +67,7 @@ export function conversationsResource(ctx: ResourceContext) {
   return {
     /** `GET /conversations`. */
     list(query: ConversationListQuery = {}, options?: RequestOptions): Paginator<Conversation> {
-      check('conversations.list').oneOf('status', query.status, ['open', 'pending', 'snoozed', 'closed']);
+      check('conversations.list').oneOf('status', query.status, CONVERSATION_STATUSES);
       return listing(ctx, 'conversations.list', '/conversations', paged(Conversation), { ...query }, options);
     },
     /** `GET /conversations/{id}`. */
@@ -93,7 +95,7 @@ export function conversationsResource(ctx: ResourceContext) {
       return update(id, { status: 'snoozed', snoozed_until: until }, options);
     },
     /** Assigns to a teammate or the AI agent; null unassigns. */
-    assign(id: number, assignee: { type: 'user' | 'ai'; id: number } | null, options?: WriteOptions): ApiPromise<Conversation> {
+    assign(id: number, assignee: { type: AssigneeType; id: number } | null, options?: WriteOptions): ApiPromise<Conversation> {
       return update(id, { assignee }, options);
     },
     /** `GET /closing-notes`: the categories allowed when closing, in the workspace's order. */

@@ -1,5 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
+import { MAX_CHARS } from '../../spec/limits.js';
 import { Deal, type DealStatus } from '../../spec/schemas/deal.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
@@ -47,9 +48,9 @@ interface DealFields {
 
 function checkDeal(op: string, b: DealFields, create: boolean): void {
   const c = check(op);
-  if (create) c.required('name', b.name, 255);
-  else if (b.name !== undefined) c.required('name', b.name, 255);
-  c.amount('amount', b.amount).date('close_date', b.close_date).maxLen('closed_lost_reason', b.closed_lost_reason, 255)
+  if (create) c.required('name', b.name, MAX_CHARS.dealName);
+  else if (b.name !== undefined) c.required('name', b.name, MAX_CHARS.dealName);
+  c.amount('amount', b.amount).date('close_date', b.close_date).maxLen('closed_lost_reason', b.closed_lost_reason, MAX_CHARS.closedLostReason)
     .int('contact_id', b.contact_id, 1).int('pipeline_id', b.pipeline_id, 1).int('stage_id', b.stage_id, 1).int('owner_id', b.owner_id, 1);
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Paginator } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
+import { LEAD_OUTCOMES, type LeadOutcome } from '../../spec/enums.js';
 import { Lead } from '../../spec/schemas/lead.js';
 import type { OutcomeUnknownError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
@@ -9,7 +10,7 @@ import { one, type ResourceContext } from './shared.js';
 
 /** Query of `GET /leads` (older overview endpoint). */
 export interface LeadListQuery {
-  outcome?: 'open' | 'won' | 'lost';
+  outcome?: LeadOutcome;
   contact_id?: number;
 }
 
@@ -32,7 +33,7 @@ export function leadsResource(ctx: ResourceContext) {
   return {
     /** `GET /leads`. */
     list(query: LeadListQuery = {}, options?: RequestOptions): Paginator<Lead> {
-      check('leads.list').oneOf('outcome', query.outcome, ['open', 'won', 'lost']).int('contact_id', query.contact_id, 1);
+      check('leads.list').oneOf('outcome', query.outcome, LEAD_OUTCOMES).int('contact_id', query.contact_id, 1);
       return new Paginator<Lead>((cursor) => t.request({ op: 'leads.list', method: 'GET', path: '/leads', query: { ...query, cursor }, schema: LeadPage, repeat: 'safe', options }));
     },
     /**

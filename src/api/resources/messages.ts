@@ -1,5 +1,7 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
+import { OUTGOING_MESSAGE_TYPES } from '../../spec/enums.js';
+import { MAX_CHARS } from '../../spec/limits.js';
 import { Message } from '../../spec/schemas/message.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check, type Check } from '../validate.js';
@@ -30,20 +32,20 @@ export interface NoteCreate {
 }
 
 function checkMessage(c: Check, m: OutgoingMessage): void {
-  c.oneOf('type', m.type, ['text', 'attachment', 'template', 'buttons']).maxLen('reply_to', m.reply_to, 255);
+  c.oneOf('type', m.type, OUTGOING_MESSAGE_TYPES).maxLen('reply_to', m.reply_to, MAX_CHARS.replyTo);
   switch (m.type) {
     case 'text':
-      c.required('text', m.text, 4096);
+      c.required('text', m.text, MAX_CHARS.messageText);
       break;
     case 'buttons':
-      c.required('text', m.text, 4096).buttons('buttons', m.buttons);
+      c.required('text', m.text, MAX_CHARS.messageText).buttons('buttons', m.buttons);
       break;
     case 'attachment':
-      c.required('url', m.url, 2048).maxLen('caption', m.caption, 1024).maxLen('file_name', m.file_name, 255);
+      c.required('url', m.url, MAX_CHARS.attachmentUrl).maxLen('caption', m.caption, MAX_CHARS.caption).maxLen('file_name', m.file_name, MAX_CHARS.fileName);
       if (!/^https?:\/\//i.test(m.url)) c.fail('url', 'a public http(s) URL');
       break;
     case 'template':
-      c.required('template', m.template, 255);
+      c.required('template', m.template, MAX_CHARS.templateName);
       if (m.parameters !== undefined && (!Array.isArray(m.parameters) || m.parameters.some((p) => typeof p !== 'string'))) {
         c.fail('parameters', 'an array of strings');
       }
@@ -100,7 +102,7 @@ export function notesResource(ctx: ResourceContext) {
     /** `POST /conversations/{id}/notes` (IK): an internal note (type `note`); mentioned teammates are notified. */
     create(conversationId: number, note: NoteCreate, options?: WriteOptions): ApiPromise<Message> {
       const op = 'notes.create';
-      const c = check(op).required('body', note.body, 4096);
+      const c = check(op).required('body', note.body, MAX_CHARS.noteBody);
       note.mentions?.forEach((m, i) => c.int(`mentions.${i}`, m, 1));
       return ctx.transport.request({
         op, method: 'POST', path: `/conversations/${idPath(op, 'conversationId', conversationId)}/notes`,

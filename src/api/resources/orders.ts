@@ -1,11 +1,11 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
+import { ORDER_STATUSES } from '../../spec/enums.js';
+import { MAX_CHARS } from '../../spec/limits.js';
 import { Order, type OrderStatus, type PaymentStatus } from '../../spec/schemas/order.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { idPath, iso, listing, one, paged, type ResourceContext } from './shared.js';
-
-const ORDER_STATUSES = ['new', 'confirmed', 'preparing', 'out_for_delivery', 'delivered', 'cancelled', 'returned'] as const;
 
 export interface OrderListQuery extends PageQuery {
   /** An order status, or `open` (anything but delivered, cancelled, returned). */
@@ -79,7 +79,7 @@ export function ordersResource(ctx: ResourceContext) {
     /** `POST /orders` (IK): places an order in `new`; catalogue lines have name and price snapshotted. */
     create(body: OrderCreate, options?: WriteOptions): ApiPromise<Order> {
       const op = 'orders.create';
-      const c = check(op).present('contact_id', body.contact_id, 'a contact id').int('contact_id', body.contact_id, 1).maxLen('external_id', body.external_id, 191);
+      const c = check(op).present('contact_id', body.contact_id, 'a contact id').int('contact_id', body.contact_id, 1).maxLen('external_id', body.external_id, MAX_CHARS.orderExternalId);
       if (!Array.isArray(body.items) || body.items.length < 1) c.fail('items', 'at least 1 line');
       body.items.forEach((l, i) => {
         c.present(`items.${i}.quantity`, l.quantity, 'an integer >= 1').int(`items.${i}.quantity`, l.quantity, 1)

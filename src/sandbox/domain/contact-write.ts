@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { strictBody } from '../validation.js';
+import { MAX_CHARS } from '../../spec/limits.js';
+import { strictBody, tooLong } from '../validation.js';
 import type { Deps } from '../context.js';
 import type { Contact, LifecycleStage, Workspace } from '../types.js';
 import { contactView, stageView } from '../views/contacts.js';
@@ -7,11 +8,11 @@ import { moveLifecycle, stageIn } from './lifecycle.js';
 import { defaultStage } from './records.js';
 
 /** Spec, POST /contacts body; limits from the Limits table (name 255, phone 32). */
-const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
+const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(MAX_CHARS.contactName, tooLong(MAX_CHARS.contactName));
 export const ContactFields = strictBody({
   name: Name,
   email: z.email('must be a valid email address').nullable(),
-  phone: z.string().max(32, 'may not be longer than 32 characters').nullable(),
+  phone: z.string().max(MAX_CHARS.contactPhone, tooLong(MAX_CHARS.contactPhone)).nullable(),
   lifecycle_stage_id: z.number().int().nullable(),
 }).partial();
 export type ContactFields = z.infer<typeof ContactFields>;

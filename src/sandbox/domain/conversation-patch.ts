@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { strictBody, Timestamp } from '../validation.js';
+import { ASSIGNEE_TYPES, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES } from '../../spec/enums.js';
+import { MAX_CHARS } from '../../spec/limits.js';
+import { strictBody, Timestamp, tooLong } from '../validation.js';
 import { invalid, invalidMany } from '../errors.js';
 import type { EventName } from '../../spec/events.js';
 import type { Conversation, Workspace } from '../types.js';
@@ -8,13 +10,13 @@ import { aiAgentIn, teamIn, teammateIn } from './refs.js';
 
 /** Spec, PATCH /conversations/{id}: only keys sent are acted on. */
 export const ConversationPatch = strictBody({
-  status: z.enum(['open', 'pending', 'snoozed', 'closed']).optional(),
+  status: z.enum(CONVERSATION_STATUSES).optional(),
   category: z.string().nullable().optional(),
-  summary: z.string().max(2000, 'may not be longer than 2000 characters').nullable().optional(),
+  summary: z.string().max(MAX_CHARS.conversationSummary, tooLong(MAX_CHARS.conversationSummary)).nullable().optional(),
   snoozed_until: Timestamp.nullable().optional(),
-  assignee: strictBody({ type: z.enum(['user', 'ai']), id: z.number().int() }).nullable().optional(),
+  assignee: strictBody({ type: z.enum(ASSIGNEE_TYPES), id: z.number().int() }).nullable().optional(),
   team_id: z.number().int().nullable().optional(),
-  priority: z.enum(['low', 'normal', 'high']).optional(),
+  priority: z.enum(CONVERSATION_PRIORITIES).optional(),
 });
 export type ConversationPatch = z.infer<typeof ConversationPatch>;
 

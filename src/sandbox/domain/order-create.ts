@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { strictBody } from '../validation.js';
+import { MAX_CHARS } from '../../spec/limits.js';
+import { strictBody, tooLong } from '../validation.js';
 import { invalid, invalidMany, type FieldErrors } from '../errors.js';
 import type { IdSequence } from '../ids.js';
 import { toCents } from '../money.js';
@@ -27,7 +28,7 @@ export const NewOrder = strictBody({
   notes: z.string().nullable().optional(),
   owner_id: z.number().int().nullable().optional(),
   conversation_id: z.number().int().nullable().optional(),
-  external_id: z.string().max(191, 'may not be longer than 191 characters').nullable().optional(),
+  external_id: z.string().max(MAX_CHARS.orderExternalId, tooLong(MAX_CHARS.orderExternalId)).nullable().optional(),
 });
 export type NewOrder = z.infer<typeof NewOrder>;
 

@@ -1,22 +1,24 @@
 import { z } from 'zod';
-import { strictBody } from '../validation.js';
+import { OUTGOING_MESSAGE_TYPES } from '../../spec/enums.js';
+import { BUTTONS, MAX_CHARS } from '../../spec/limits.js';
+import { strictBody, tooLong } from '../validation.js';
 import { invalid } from '../errors.js';
 import { checkAttachmentUrl } from './attachment-url.js';
 import type { Channel, Conversation, Workspace } from '../types.js';
 
 /** Spec, POST /conversations/{id}/messages body and the Limits table. */
 export const SendBody = strictBody({
-  type: z.enum(['text', 'attachment', 'template', 'buttons']).optional(),
-  body: z.string().max(4096, 'may not be longer than 4096 characters').optional(),
-  text: z.string().max(4096, 'may not be longer than 4096 characters').nullable().optional(),
-  reply_to: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
-  url: z.string().max(2048, 'may not be longer than 2048 characters').optional(),
-  caption: z.string().max(1024, 'may not be longer than 1024 characters').nullable().optional(),
-  file_name: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
-  buttons: z.array(z.string().min(1).max(100, 'may not be longer than 100 characters'))
-    .min(1, 'needs 1 to 10 buttons').max(10, 'needs 1 to 10 buttons')
+  type: z.enum(OUTGOING_MESSAGE_TYPES).optional(),
+  body: z.string().max(MAX_CHARS.messageText, tooLong(MAX_CHARS.messageText)).optional(),
+  text: z.string().max(MAX_CHARS.messageText, tooLong(MAX_CHARS.messageText)).nullable().optional(),
+  reply_to: z.string().max(MAX_CHARS.replyTo, tooLong(MAX_CHARS.replyTo)).nullable().optional(),
+  url: z.string().max(MAX_CHARS.attachmentUrl, tooLong(MAX_CHARS.attachmentUrl)).optional(),
+  caption: z.string().max(MAX_CHARS.caption, tooLong(MAX_CHARS.caption)).nullable().optional(),
+  file_name: z.string().max(MAX_CHARS.fileName, tooLong(MAX_CHARS.fileName)).nullable().optional(),
+  buttons: z.array(z.string().min(1).max(MAX_CHARS.button, tooLong(MAX_CHARS.button)))
+    .min(BUTTONS.min, `needs ${BUTTONS.min} to ${BUTTONS.max} buttons`).max(BUTTONS.max, `needs ${BUTTONS.min} to ${BUTTONS.max} buttons`)
     .refine((b) => new Set(b).size === b.length, 'button labels must be unique').optional(),
-  template: z.string().max(255, 'may not be longer than 255 characters').optional(),
+  template: z.string().max(MAX_CHARS.templateName, tooLong(MAX_CHARS.templateName)).optional(),
   language: z.string().nullable().optional(),
   parameters: z.array(z.string()).optional(),
 }).superRefine((b, ctx) => {

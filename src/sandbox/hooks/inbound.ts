@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CHARS } from '../../spec/limits.js';
 import type { Deps } from '../context.js';
 import { contactIn, parseAddress, findByAddress } from '../domain/contacts.js';
 import { emitCreated } from '../domain/contact-write.js';
@@ -13,10 +14,10 @@ export const InboundBody = z.object({
   workspace_id: z.number().int().optional(),
   conversation_id: z.number().int().optional(),
   contact: z.union([z.number().int(), z.string().min(1), z.object({
-    name: z.string().min(1).max(255), email: z.email().nullable().optional(), phone: z.string().max(32).nullable().optional(),
+    name: z.string().min(1).max(MAX_CHARS.contactName), email: z.email().nullable().optional(), phone: z.string().max(MAX_CHARS.contactPhone).nullable().optional(),
   })]).optional(),
   channel_id: z.number().int().optional(),
-  body: z.string().min(1).max(4096),
+  body: z.string().min(1).max(MAX_CHARS.messageText),
 }).refine((b) => b.conversation_id !== undefined || (b.contact !== undefined && b.channel_id !== undefined),
   { message: 'send conversation_id, or contact and channel_id', path: ['conversation_id'] });
 export type InboundBody = z.infer<typeof InboundBody>;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { LEAD_OUTCOMES } from '../../spec/enums.js';
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { body } from '../validation.js';
@@ -7,7 +8,7 @@ import { conversationView } from '../views/conversations.js';
 import { leadView } from '../views/work.js';
 import { InboundBody, receiveInbound } from './inbound.js';
 
-const Outcome = z.object({ outcome: z.enum(['open', 'won', 'lost']) });
+const Outcome = z.object({ outcome: z.enum(LEAD_OUTCOMES) });
 const Webhook = z.object({ url: z.url().nullable(), secret: z.string().min(1).nullable().optional() });
 
 /** Hooks that act in the world: customer messages, lead outcomes, events and their deliveries. */

@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { PER_PAGE } from '../../spec/limits.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { phoneUse } from '../domain/phone-use.js';
 import { compileMatch } from '../domain/segments.js';
 import { notFound } from '../errors.js';
 import { guard } from '../middleware/guard.js';
-import { newestFirst, paginate, PER_PAGE_DEFAULT } from '../pagination.js';
+import { newestFirst, paginate } from '../pagination.js';
 import { body, strictBody } from '../validation.js';
 import { contactView, parseInclude } from '../views/contacts.js';
 
@@ -16,7 +17,7 @@ const SearchBody = strictBody({
   search: z.string().nullable().optional(),
   match: z.array(z.array(Rule)).nullable().optional(),
   segment_id: z.number().int().nullable().optional(),
-  per_page: z.number().int().min(1).max(100).optional(),
+  per_page: z.number().int().min(PER_PAGE.min).max(PER_PAGE.max).optional(),
 });
 
 /**
@@ -42,7 +43,7 @@ export function contactSearchRoutes(deps: Deps): Hono<SandboxEnv> {
       (x.email?.toLowerCase().includes(s) ?? false) || (auth.teammate.viewPhone && (x.phone?.includes(s) ?? false))));
     const include = parseInclude(c.req.query('include'));
     return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { include }),
-      { perPage: q.per_page ?? PER_PAGE_DEFAULT, cursor: c.req.query('cursor') }));
+      { perPage: q.per_page ?? PER_PAGE.default, cursor: c.req.query('cursor') }));
   });
   return app;
 }

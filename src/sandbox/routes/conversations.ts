@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { CONVERSATION_STATUSES } from '../../spec/enums.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactIn } from '../domain/contacts.js';
 import { applyConversationPatch, ConversationPatch } from '../domain/conversation-patch.js';
@@ -13,7 +14,7 @@ import type { Conversation, ConversationStatus } from '../types.js';
 import { body, intParam, recordAt, strictBody } from '../validation.js';
 import { conversationView } from '../views/conversations.js';
 
-const STATUSES: readonly ConversationStatus[] = ['open', 'pending', 'snoozed', 'closed'];
+const STATUSES: readonly ConversationStatus[] = CONVERSATION_STATUSES;
 const OpenBody = strictBody({
   contact: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a contact id or identifier' }),
   channel_id: z.number({ error: 'is required: a channel id' }).int(),

@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { DEAL_STATUSES } from '../../spec/enums.js';
+import { MAX_CHARS } from '../../spec/limits.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { applyStage } from '../domain/deals.js';
 import { contactIdIn, pipelineIn, teammateIn } from '../domain/refs.js';
@@ -8,10 +10,10 @@ import { guard } from '../middleware/guard.js';
 import { toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Deal, Workspace } from '../types.js';
-import { body, CalendarDate, intParam, recordAt, strictBody } from '../validation.js';
+import { body, CalendarDate, intParam, recordAt, strictBody, tooLong } from '../validation.js';
 import { dealView } from '../views/work.js';
 
-const Name = z.string().trim().min(1, 'is required').max(255, 'may not be longer than 255 characters');
+const Name = z.string().trim().min(1, 'is required').max(MAX_CHARS.dealName, tooLong(MAX_CHARS.dealName));
 const NewDeal = strictBody({
   name: Name,
   contact_id: z.number().int().nullable().optional(),
@@ -29,7 +31,7 @@ const DealPatch = strictBody({
   owner_id: z.number().int().nullable().optional(),
   close_date: CalendarDate.nullable().optional(),
   stage_id: z.number().int().optional(),
-  closed_lost_reason: z.string().max(255, 'may not be longer than 255 characters').nullable().optional(),
+  closed_lost_reason: z.string().max(MAX_CHARS.closedLostReason, tooLong(MAX_CHARS.closedLostReason)).nullable().optional(),
 });
 
 function checkOwner(ws: Workspace, id: number | null | undefined): void {
@@ -45,7 +47,7 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
   app.get('/deals', guard(deps, 'deals:read'), (c) => {
     const auth = caller(c);
     const q = c.req.query();
-    if (q.status && !['open', 'won', 'lost'].includes(q.status)) throw invalid('status', 'must be one of open, won, lost');
+    if (q.status && !(DEAL_STATUSES as readonly string[]).includes(q.status)) throw invalid('status', `must be one of ${DEAL_STATUSES.join(', ')}`);
     const contactId = intParam(q.contact_id, 'contact_id');
     if (contactId !== undefined) contactIdIn(auth.workspace, contactId, 'contact_id');
     const pipelineId = intParam(q.pipeline_id, 'pipeline_id');

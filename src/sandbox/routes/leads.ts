@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { LEAD_OUTCOMES } from '../../spec/enums.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactIdIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
@@ -29,7 +30,7 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
   app.get('/leads', guard(deps, 'leads:read'), (c) => {
     const auth = caller(c);
     const q = c.req.query();
-    if (q.outcome && !['open', 'won', 'lost'].includes(q.outcome)) throw invalid('outcome', 'must be one of open, won, lost');
+    if (q.outcome && !(LEAD_OUTCOMES as readonly string[]).includes(q.outcome)) throw invalid('outcome', `must be one of ${LEAD_OUTCOMES.join(', ')}`);
     const contact = intParam(q.contact_id, 'contact_id');
     if (contact !== undefined) contactIdIn(auth.workspace, contact, 'contact_id');
     const rows = [...auth.workspace.leads.values()].filter((l) => (!q.outcome || l.outcome === q.outcome) &&

@@ -1,17 +1,18 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { MAX_CHARS } from '../../spec/limits.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { compose, outsideWindow, SendBody } from '../domain/outbound.js';
 import { addMessage } from '../domain/records.js';
 import { invalidMany, type FieldErrors } from '../errors.js';
 import { guard } from '../middleware/guard.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
-import { body, recordAt, strictBody } from '../validation.js';
+import { body, recordAt, strictBody, tooLong } from '../validation.js';
 import { messageView } from '../views/conversations.js';
 import { conversationAt } from './conversations.js';
 
 const NoteBody = strictBody({
-  body: z.string({ error: 'is required' }).min(1, 'is required').max(4096, 'may not be longer than 4096 characters'),
+  body: z.string({ error: 'is required' }).min(1, 'is required').max(MAX_CHARS.noteBody, tooLong(MAX_CHARS.noteBody)),
   mentions: z.array(z.number().int()).optional(),
 });
 

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../spec/enums.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { buildLines, checkPaymentMethod, checkTotal, NewOrder } from '../domain/order-create.js';
 import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/order-status.js';
@@ -12,9 +13,8 @@ import type { Order, OrderStatus, Workspace } from '../types.js';
 import { body, check, intParam, readJson, recordAt, strictBody, timeParam } from '../validation.js';
 import { orderView } from '../views/commerce.js';
 
-const STATUSES = ['new', 'confirmed', 'preparing', 'out_for_delivery', 'delivered', 'cancelled', 'returned'] as const;
 const StatusBody = strictBody({
-  status: z.enum(STATUSES, { error: `must be one of ${STATUSES.join(', ')}` }),
+  status: z.enum(ORDER_STATUSES, { error: `must be one of ${ORDER_STATUSES.join(', ')}` }),
   force: z.boolean().optional(),
   cancel_reason: z.string().max(255).nullable().optional(),
 });
@@ -26,7 +26,7 @@ const OrderPatch = strictBody({
   delivery_fee: z.number().min(0).nullable().optional(),
   discount: z.number().min(0).nullable().optional(),
   payment_method: z.string().optional(),
-  payment_status: z.enum(['unpaid', 'paid', 'refunded']).optional(),
+  payment_status: z.enum(PAYMENT_STATUSES).optional(),
   payment_reference: z.string().nullable().optional(),
   notes: z.string().nullable().optional(),
   owner_id: z.number().int().nullable().optional(),
@@ -41,10 +41,10 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
   app.get('/orders', guard(deps, 'orders:read'), (c) => {
     const auth = caller(c);
     const q = c.req.query();
-    if (q.status && q.status !== 'open' && !STATUSES.includes(q.status as OrderStatus)) {
-      throw invalid('status', `must be one of open, ${STATUSES.join(', ')}`);
+    if (q.status && q.status !== 'open' && !ORDER_STATUSES.includes(q.status as OrderStatus)) {
+      throw invalid('status', `must be one of open, ${ORDER_STATUSES.join(', ')}`);
     }
-    if (q.payment_status && !['unpaid', 'paid', 'refunded'].includes(q.payment_status)) throw invalid('payment_status', 'must be unpaid, paid or refunded');
+    if (q.payment_status && !(PAYMENT_STATUSES as readonly string[]).includes(q.payment_status)) throw invalid('payment_status', 'must be unpaid, paid or refunded');
     const contactId = intParam(q.contact_id, 'contact_id');
     if (contactId !== undefined) contactIdIn(auth.workspace, contactId, 'contact_id');
     const since = timeParam(q.since, 'since');

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { ASSIGNEE_TYPES, CONVERSATION_STATUSES } from '../enums.js';
 import { Id, Timestamp } from './common.js';
 
-export const ConversationStatus = z.enum(['open', 'pending', 'snoozed', 'closed']);
+export const ConversationStatus = z.enum(CONVERSATION_STATUSES);
 export type ConversationStatus = z.infer<typeof ConversationStatus>;
 
-export const Assignee = z.looseObject({ type: z.enum(['user', 'ai']), id: Id });
+export const Assignee = z.looseObject({ type: z.enum(ASSIGNEE_TYPES), id: Id });
 export type Assignee = z.infer<typeof Assignee>;
 
 export const Conversation = z.looseObject({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { DEAL_STATUSES } from '../enums.js';
 import { DecimalString, Id, Timestamp } from './common.js';
 
-export const DealStatus = z.enum(['open', 'won', 'lost']);
+export const DealStatus = z.enum(DEAL_STATUSES);
 export type DealStatus = z.infer<typeof DealStatus>;
 
 const Ref = z.looseObject({ id: Id, name: z.string() });

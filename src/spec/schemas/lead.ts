@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LEAD_OUTCOMES } from '../enums.js';
 import { Id } from './common.js';
 
 /**
@@ -12,6 +13,6 @@ export const Lead = z.looseObject({
   name: z.string(),
   value: z.string().nullable().optional(),
   source: z.string().nullable().optional(),
-  outcome: z.enum(['open', 'won', 'lost']).nullable().optional(),
+  outcome: z.enum(LEAD_OUTCOMES).nullable().optional(),
 });
 export type Lead = z.infer<typeof Lead>;

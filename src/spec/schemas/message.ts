@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { MESSAGE_DIRECTIONS } from '../enums.js';
 import { Id, Timestamp } from './common.js';
 
 export const Message = z.looseObject({
   id: Id,
   conversation_id: Id,
   type: z.string(),
-  direction: z.enum(['inbound', 'outbound']).nullable(),
+  direction: z.enum(MESSAGE_DIRECTIONS).nullable(),
   sender_type: z.string(),
   user_id: Id.nullable(),
   body: z.string(),

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../enums.js';
 import { DecimalString, Id, Timestamp } from './common.js';
 
-export const OrderStatus = z.enum(['new', 'confirmed', 'preparing', 'out_for_delivery', 'delivered', 'cancelled', 'returned']);
+export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
-export const PaymentStatus = z.enum(['unpaid', 'paid', 'refunded']);
+export const PaymentStatus = z.enum(PAYMENT_STATUSES);
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
 
 /** Order line: name and unit price are snapshotted at placement. */
