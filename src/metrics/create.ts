@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
-import type { WorkerHooks } from '../worker/service.js';
+import type { WorkerHooks } from '../worker/hooks.js';
 import { defineMetrics } from './definitions.js';
 import { queueGauges, type MetricSources } from './queue-collector.js';
 import { receiverHooksFor } from './receiver-hooks.js';

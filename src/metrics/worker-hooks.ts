@@ -1,5 +1,5 @@
 import type { CallEvent } from '../api/transport.js';
-import type { WorkerHooks } from '../worker/service.js';
+import type { WorkerHooks } from '../worker/hooks.js';
 import type { MetricSet } from './definitions.js';
 import { safeLabel, statusLabel } from './labels.js';
 

@@ -8,7 +8,7 @@ import { maskRedisUrl } from '../redis/describe.js';
 import { mountAdmin } from '../admin/index.js';
 import { createCapture, type Capture } from '../capture/index.js';
 import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
-import type { WorkerHooks } from '../worker/service.js';
+import type { WorkerHooks } from '../worker/hooks.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
 import { firstAttempt, watchRedis, whenReady } from './redis-watch.js';

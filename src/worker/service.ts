@@ -2,7 +2,6 @@ import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job, type 
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
-import type { CallEvent } from '../api/transport.js';
 import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
@@ -13,17 +12,10 @@ import { dispatch } from './dispatcher.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
 import { ReadCache } from './read-cache.js';
-import { runHandler, type RunOutcome } from './runner.js';
+import type { WorkerHooks } from './hooks.js';
+import { runHandler } from './runner.js';
 import { RedisStepStore } from './steps.js';
 import type { RedisClient } from '../redis/connection.js';
-
-/** Observers for metrics; every callback is optional. */
-export interface WorkerHooks {
-  onHandler?(report: { handler: string; event: string; outcome: 'completed' | RunOutcomeKind; ms: number }): void;
-  onApiCall?(event: CallEvent): void;
-  onPause?(reason: string | null): void;
-}
-type RunOutcomeKind = Exclude<RunOutcome, { ok: true }>['verdict']['kind'];
 
 export interface WorkerServiceOptions {
   config: Config;
