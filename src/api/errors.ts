@@ -7,6 +7,7 @@
  * service's own `message` field and the operation name, never from headers.
  */
 
+import { HEADERS } from '../spec/headers.js';
 import { BURST_WINDOW_MS } from '../spec/limits.js';
 
 /** Details shared by every error that came from (or instead of) an HTTP answer. */
@@ -228,7 +229,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 /** Whether a 429 is about the monthly allowance rather than the burst. */
 function isQuota429(ctx: ErrorContext, code: string | undefined, retryAfterMs: number | undefined): boolean {
   if (code !== undefined && /quota|monthly/i.test(code)) return true;
-  if (ctx.headers.get('x-quota-remaining') === '0') return true;
+  if (ctx.headers.get(HEADERS.quotaRemaining) === '0') return true;
   // A burst Retry-After never exceeds the 10 s window; anything much longer means the monthly quota.
   return retryAfterMs !== undefined && retryAfterMs > BURST_WINDOW_MS * 6;
 }
@@ -245,7 +246,7 @@ export function errorFromResponse(ctx: ErrorContext): ApiError {
   const errors = isRecord(b['errors']) ? b['errors'] : undefined;
   const requestId = ctx.headers.get('x-request-id') ?? undefined;
   const message = `${ctx.op ? `${ctx.op}: ` : ''}${ctx.status}${serviceMessage ? ` ${serviceMessage}` : ''}`;
-  const retryAfterMs = parseRetryAfter(ctx.headers.get('retry-after'), ctx.nowMs);
+  const retryAfterMs = parseRetryAfter(ctx.headers.get(HEADERS.retryAfter), ctx.nowMs);
   const base: Init = { status: ctx.status, message, requestId, op: ctx.op, body, retryAfterMs, ...(code ? { code } : {}) };
   const s = ctx.status;
 
@@ -269,7 +270,7 @@ export function errorFromResponse(ctx: ErrorContext): ApiError {
   if (s === 429) {
     if (isQuota429(ctx, code, retryAfterMs)) {
       const resetAt =
-        parseResetHeader(ctx.headers.get('x-quota-reset')) ??
+        parseResetHeader(ctx.headers.get(HEADERS.quotaReset)) ??
         new Date(ctx.nowMs + (retryAfterMs ?? 0));
       return new QuotaExhaustedError({ ...base, resetAt });
     }

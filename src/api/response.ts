@@ -1,3 +1,5 @@
+import { HEADERS } from '../spec/headers.js';
+
 /** Rate-limit state reported by an answer's headers (absent headers stay undefined). */
 export interface RateLimitInfo {
   /** `X-RateLimit-Limit`: the burst limit per 10 s. */
@@ -69,10 +71,10 @@ function intHeader(h: Headers, name: string): number | undefined {
 /** Reads the rate-limit and quota headers. */
 export function rateLimitInfo(h: Headers, parseReset: (v: string | null) => Date | undefined): RateLimitInfo {
   return {
-    limit: intHeader(h, 'x-ratelimit-limit'),
-    remaining: intHeader(h, 'x-ratelimit-remaining'),
-    quotaLimit: intHeader(h, 'x-quota-limit'),
-    quotaRemaining: intHeader(h, 'x-quota-remaining'),
-    quotaResetAt: parseReset(h.get('x-quota-reset')),
+    limit: intHeader(h, HEADERS.rateLimitLimit),
+    remaining: intHeader(h, HEADERS.rateLimitRemaining),
+    quotaLimit: intHeader(h, HEADERS.quotaLimit),
+    quotaRemaining: intHeader(h, HEADERS.quotaRemaining),
+    quotaResetAt: parseReset(h.get(HEADERS.quotaReset)),
   };
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { HEADERS } from '../spec/headers.js';
 import {
   ApiError,
   NetworkError,
@@ -153,7 +154,7 @@ export function createTransport(o: TransportOptions): Transport {
       accept: 'application/json',
     };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
-    if (key !== undefined) headers['idempotency-key'] = key;
+    if (key !== undefined) headers[HEADERS.idempotencyKey] = key;
 
     const callerSignal = spec.options?.signal;
     if (callerSignal?.aborted) {
@@ -194,7 +195,7 @@ export function createTransport(o: TransportOptions): Transport {
       await o.limiter.observe({ ...info, acquiredAtMs: permit.acquiredAtMs })
         .catch((e: unknown) => o.logger?.debug({ op: spec.op, err: String(e) }, 'rate limiter bookkeeping failed'));
     }
-    const replayed = res.headers.get('idempotent-replay') === 'true';
+    const replayed = res.headers.get(HEADERS.idempotentReplay) === 'true';
     const meta = { status: res.status, replayed, idempotencyKey: key, requestId: res.headers.get('x-request-id') ?? undefined, rateLimit: info, attempts: n, headers: res.headers };
 
     if (res.status >= 200 && res.status < 300) {

@@ -1,3 +1,4 @@
+import { HEADERS } from '../../spec/headers.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { canonicalBody } from '../idempotency.js';
@@ -25,7 +26,7 @@ export function acceptsIdempotencyKey(method: string, path: string): boolean {
  * never answers anyone who could not make the call. `run` does the work.
  */
 export async function idempotently(state: SandboxState, c: Ctx, run: () => Promise<void>): Promise<void> {
-  const key = c.req.header('Idempotency-Key');
+  const key = c.req.header(HEADERS.idempotencyKey);
   const path = apiPath(c.req.path);
   if (!key || !acceptsIdempotencyKey(c.req.method, path)) return run();
   const scope = String(c.get('auth').workspace.id);
@@ -36,10 +37,10 @@ export async function idempotently(state: SandboxState, c: Ctx, run: () => Promi
   }
   if (decision.kind === 'mismatch') {
     throw new ApiError(422, 'This Idempotency-Key was used with a different request.', 'idempotency_key_reused',
-      { 'Idempotency-Key': ['was already used with a different request body'] });
+      { [HEADERS.idempotencyKey]: ['was already used with a different request body'] });
   }
   if (decision.kind === 'replay') {
-    const headers = new Headers({ 'Idempotent-Replay': 'true' });
+    const headers = new Headers({ [HEADERS.idempotentReplay]: 'true' });
     if (decision.answer.contentType) headers.set('Content-Type', decision.answer.contentType);
     c.res = new Response(decision.answer.status === 204 ? null : decision.answer.body, { status: decision.answer.status, headers });
     return;

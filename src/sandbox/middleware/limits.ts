@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { HEADERS } from '../../spec/headers.js';
 import type { SandboxEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { type BurstResult, type QuotaResult } from '../rate-limit.js';
@@ -17,16 +18,16 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
     const burst = state.burst.take(tokenHash(auth.token.value), now);
     c.set('burst', burst);
     if (!burst.allowed) {
-      throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { 'Retry-After': String(burst.retryAfter) });
+      throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { [HEADERS.retryAfter]: String(burst.retryAfter) });
     }
     if (c.get('faults')?.force429) {
-      throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { 'Retry-After': '1' });
+      throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { [HEADERS.retryAfter]: '1' });
     }
     const quota = state.quota.take(auth.workspace.id, now);
     c.set('quota', quota);
     if (quota && !quota.allowed) {
       const retry = Math.max(1, Math.ceil((quota.resetAt - now) / 1000));
-      throw new ApiError(429, 'The monthly API allowance is spent.', 'quota_exceeded', undefined, { 'Retry-After': String(retry) });
+      throw new ApiError(429, 'The monthly API allowance is spent.', 'quota_exceeded', undefined, { [HEADERS.retryAfter]: String(retry) });
     }
     await next();
   };
@@ -35,13 +36,13 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
 /** Headers every API answer carries (spec: rate-limit headers on every response). */
 export function limitHeaders(burst: BurstResult | undefined, quota: QuotaResult | null | undefined, defaultBurst: number): Record<string, string> {
   const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(burst?.limit ?? defaultBurst),
-    'X-RateLimit-Remaining': String(burst?.remaining ?? defaultBurst),
+    [HEADERS.rateLimitLimit]: String(burst?.limit ?? defaultBurst),
+    [HEADERS.rateLimitRemaining]: String(burst?.remaining ?? defaultBurst),
   };
   if (quota) {
-    headers['X-Quota-Limit'] = String(quota.limit);
-    headers['X-Quota-Remaining'] = String(quota.remaining);
-    headers['X-Quota-Reset'] = new Date(quota.resetAt).toISOString();
+    headers[HEADERS.quotaLimit] = String(quota.limit);
+    headers[HEADERS.quotaRemaining] = String(quota.remaining);
+    headers[HEADERS.quotaReset] = new Date(quota.resetAt).toISOString();
   }
   return headers;
 }

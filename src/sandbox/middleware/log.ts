@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { HEADERS } from '../../spec/headers.js';
 import type { SandboxEnv } from '../context.js';
 import type { SandboxState } from '../state.js';
 import { tokenHash } from '../tokens.js';
@@ -32,9 +33,9 @@ export function requestLog(state: SandboxState, apiPath: (p: string) => string):
     const known = value ? state.tokens.find((t) => t.value === value) : undefined;
     state.log.add({
       time, method: c.req.method, path: apiPath(c.req.path), query: Object.fromEntries(new URL(c.req.url).searchParams),
-      body: parseBody(raw), idempotency_key: c.req.header('Idempotency-Key') ?? null,
+      body: parseBody(raw), idempotency_key: c.req.header(HEADERS.idempotencyKey) ?? null,
       token: value ? { label: known?.label ?? null, hash: tokenHash(value) } : null,
-      status: c.res.status, replay: c.res.headers.get('Idempotent-Replay') === 'true',
+      status: c.res.status, replay: c.res.headers.get(HEADERS.idempotentReplay) === 'true',
       duration_ms: Math.round(performance.now() - started),
     });
   };
