@@ -13,8 +13,8 @@ export { API_BASE } from './app.js';
 export { SandboxClock, type Clock } from './clock.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './events/backoff.js';
 export { WebhookEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/emitter.js';
-// The sandbox emits exactly the catalogue's events: one list of names is the source of truth.
-export { EVENT_NAMES, type EventName } from '../events/catalogue.js';
+// The sandbox emits exactly the spec's events: one list of names is the source of truth.
+export { EVENT_NAMES, type EventName } from '../spec/events.js';
 export type { Envelope } from './events/envelope.js';
 export { SeedExtras } from './seed/index.js';
 export { SandboxState } from './state.js';
