@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import {
@@ -8,7 +8,7 @@ import {
   type Admission,
   type RateLimiter,
 } from './rate-limiter.js';
-import { ACQUIRE_LUA, DONE_LUA, OBSERVE_LUA, PAUSE_LUA, QUOTA_LUA } from './rate-limiter-lua.js';
+import { limiterScripts } from './rate-limiter-lua.js';
 
 export interface RedisRateLimiterOptions {
   redis: Redis | Cluster;
@@ -22,26 +22,6 @@ export interface RedisRateLimiterOptions {
   /** Longest a request can stay in flight (the request timeout). */
   inflightMs?: number;
   windowMs?: number;
-}
-
-type Lua = { src: string; sha: string };
-const lua = (src: string): Lua => ({ src, sha: createHash('sha1').update(src).digest('hex') });
-const SCRIPTS = {
-  acquire: lua(ACQUIRE_LUA),
-  done: lua(DONE_LUA),
-  observe: lua(OBSERVE_LUA),
-  pause: lua(PAUSE_LUA),
-  quota: lua(QUOTA_LUA),
-};
-
-/** EVALSHA, falling back to EVAL once when the server does not hold the script yet. */
-async function run(redis: Redis | Cluster, s: Lua, keys: string[], args: (string | number)[]): Promise<unknown> {
-  try {
-    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
-  } catch (err) {
-    if (err instanceof Error && err.message.includes('NOSCRIPT')) return redis.eval(s.src, keys.length, ...keys, ...args);
-    throw err;
-  }
 }
 
 function num(v: unknown): number {
@@ -62,11 +42,10 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
   const inflightMs = opts.inflightMs ?? 60_000;
   const base = `${opts.prefix ?? 'switchyard:api-rate:'}{${tokenKey(opts.token)}}`;
   const keys = { window: `${base}:window`, pause: `${base}:pause`, quota: `${base}:quota`, cap: `${base}:cap` };
+  const scripts = limiterScripts(redis, keys);
 
   const tryOnce = async (member: string): Promise<Admission> => {
-    const r = (await run(redis, SCRIPTS.acquire, [keys.window, keys.pause, keys.quota, keys.cap], [
-      opts.burst, windowMs, member, inflightMs,
-    ])) as unknown[];
+    const r = await scripts.acquire(opts.burst, windowMs, member, inflightMs);
     const [status, value, now] = [num(r[0]), num(r[1]), num(r[2])];
     if (status === 1) return { kind: 'granted', now };
     if (status === -2) return { kind: 'quota', resetAtMs: value, now };
@@ -92,27 +71,27 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
         waitedMs,
         acquiredAtMs: now,
         async done() {
-          await run(redis, SCRIPTS.done, [keys.window], [member]);
+          await scripts.done(member);
         },
       };
     },
     async observe(o) {
-      await run(redis, SCRIPTS.observe, [keys.window, keys.cap, keys.quota], [
-        opts.burst,
+      await scripts.observe({
+        burst: opts.burst,
         windowMs,
-        o.limit ?? '',
-        o.remaining ?? '',
-        o.acquiredAtMs,
-        `phantom:${randomUUID()}`,
-        o.quotaRemaining ?? '',
-        o.quotaResetAt ? o.quotaResetAt.getTime() : '',
-      ]);
+        limit: o.limit ?? '',
+        remaining: o.remaining ?? '',
+        acquiredAtMs: o.acquiredAtMs,
+        phantomPrefix: `phantom:${randomUUID()}`,
+        quotaRemaining: o.quotaRemaining ?? '',
+        quotaResetMs: o.quotaResetAt ? o.quotaResetAt.getTime() : '',
+      });
     },
     async pause(ms) {
-      if (ms > 0) await run(redis, SCRIPTS.pause, [keys.pause], [Math.ceil(ms)]);
+      if (ms > 0) await scripts.pause(Math.ceil(ms));
     },
     async exhaustQuota(resetAt) {
-      await run(redis, SCRIPTS.quota, [keys.quota], [resetAt.getTime()]);
+      await scripts.quota(resetAt.getTime());
     },
   };
 }

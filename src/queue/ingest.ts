@@ -2,6 +2,7 @@ import type { StoredDelivery } from './delivery.js';
 import { encodeInboxItem } from './inbox-item.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
+import { queueScripts } from './scripts.js';
 
 export type IngestOutcome = 'accepted' | 'duplicate';
 
@@ -18,38 +19,10 @@ export type IngestOutcome = 'accepted' | 'duplicate';
  * was removed. A key repeated inside one batch is a duplicate from its second
  * occurrence on.
  *
- * KEYS[1] inbox, KEYS[1+i] dedupe key of delivery i;
- * ARGV[1] ttl ms, ARGV[2i] payload i, ARGV[2i+1] its receivedAt (the dedupe value).
- * Returns one character per delivery: `1` stored, `0` duplicate.
+ * The script is `lua/ingestBatch-n.lua`.
  */
-const INGEST_BATCH_LUA = `
-local out, fresh, seen = {}, {}, {}
-for i = 1, #KEYS - 1 do
-  local key = KEYS[i + 1]
-  if seen[key] or redis.call('EXISTS', key) == 1 then
-    out[i] = '0'
-  else
-    seen[key] = true
-    fresh[#fresh + 1] = i
-    out[i] = '1'
-  end
-end
-for first = 1, #fresh, 500 do
-  local payloads = {}
-  for j = first, math.min(first + 499, #fresh) do payloads[#payloads + 1] = ARGV[2 * fresh[j]] end
-  redis.call('RPUSH', KEYS[1], unpack(payloads))
-end
-for _, i in ipairs(fresh) do
-  redis.call('SET', KEYS[i + 1], ARGV[2 * i + 1], 'PX', ARGV[1])
-end
-return table.concat(out)`;
-
 /** Most deliveries one script run takes, whatever the options say. */
 export const MAX_INGEST_BATCH = 1_000;
-
-type WithIngest = RedisClient & {
-  switchyardIngestBatch(numKeys: number, ...args: (string | number | Buffer)[]): Promise<string>;
-};
 
 interface Pending {
   readonly dedupeKey: string;
@@ -75,7 +48,7 @@ export interface IngestStoreOptions {
  */
 export class IngestStore {
   private readonly keys;
-  private readonly redis: WithIngest;
+  private readonly scripts;
   private readonly maxBatch: number;
   private readonly maxBatchBytes: number;
   private pending: Pending[] = [];
@@ -84,8 +57,7 @@ export class IngestStore {
 
   constructor(redis: RedisClient, prefix: string, private readonly dedupeTtlMs: number, opts: IngestStoreOptions = {}) {
     this.keys = ingestKeys(prefix);
-    if (!('switchyardIngestBatch' in redis)) redis.defineCommand('switchyardIngestBatch', { lua: INGEST_BATCH_LUA });
-    this.redis = redis as WithIngest;
+    this.scripts = queueScripts(redis);
     this.maxBatch = Math.max(1, Math.min(opts.maxBatch ?? 256, MAX_INGEST_BATCH));
     this.maxBatchBytes = opts.maxBatchBytes ?? 4 * 1024 * 1024;
   }
@@ -111,13 +83,9 @@ export class IngestStore {
     if (batch.length === 0) return;
     this.pending = [];
     this.pendingBytes = 0;
-    const args: (string | number | Buffer)[] = [this.keys.inbox];
-    for (const p of batch) args.push(p.dedupeKey);
-    args.push(this.dedupeTtlMs);
-    for (const p of batch) args.push(p.payload, p.receivedAt);
     let reply: Promise<string>;
     try {
-      reply = this.redis.switchyardIngestBatch(batch.length + 1, ...args);
+      reply = this.scripts.ingestBatch(this.keys.inbox, batch, this.dedupeTtlMs);
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;

@@ -7,29 +7,8 @@ import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
+import { queueScripts } from './scripts.js';
 import { sleep } from '../util/sleep.js';
-
-/**
- * Moves up to ARGV[1] more items from the inbox to this pump's in-flight list,
- * keeping order, and returns the whole in-flight list (one round trip).
- */
-const TAKE_MORE_LUA = `
-for i = 1, tonumber(ARGV[1]) do
-  if not redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT') then break end
-end
-return redis.call('LRANGE', KEYS[2], 0, -1)`;
-
-/**
- * Hands a dead pump's in-flight items back to the head of the inbox (in
- * order), unless its heartbeat came back. Re-adding them is safe: job ids are
- * derived from delivery keys, so BullMQ ignores a job it already holds.
- */
-const RECOVER_LUA = `
-if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
-local n = 0
-while redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT') do n = n + 1 end
-redis.call('SREM', KEYS[4], ARGV[1])
-return n`;
 
 export interface IngestPumpOptions {
   /** Connection for ordinary commands (worker role: retries through outages). */
@@ -63,6 +42,7 @@ export interface IngestPumpOptions {
 export class IngestPump {
   readonly id = randomBytes(6).toString('hex');
   private readonly keys;
+  private readonly scripts;
   private running = false;
   private loop: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -74,6 +54,7 @@ export class IngestPump {
 
   constructor(private readonly opts: IngestPumpOptions) {
     this.keys = ingestKeys(opts.prefix);
+    this.scripts = queueScripts(opts.redis);
     this.batch = opts.batchSize ?? 200;
     this.heartbeatMs = opts.heartbeatMs ?? 5_000;
     this.lingerMs = opts.lingerMs ?? 5;
@@ -115,9 +96,9 @@ export class IngestPump {
       const ids = await redis.smembers(this.keys.pumps);
       for (const id of ids) {
         if (id === this.id) continue;
-        const n = (await redis.eval(
-          RECOVER_LUA, 4, this.keys.inflight(id), this.keys.inbox, this.keys.heartbeat(id), this.keys.pumps, id,
-        )) as number;
+        const n = await this.scripts.pumpRecover(
+          { inflight: this.keys.inflight(id), inbox: this.keys.inbox, heartbeat: this.keys.heartbeat(id), pumps: this.keys.pumps }, id,
+        );
         if (n > 0) this.opts.log.warn({ pump: id, deliveries: n }, 'recovered in-flight deliveries of a stopped pump');
         if (n > 0) recovered += n;
       }
@@ -139,12 +120,12 @@ export class IngestPump {
         let items = leftover ? await redis.lrange(inflight, 0, -1) : [];
         leftover = false;
         // After a full batch there is likely more: take it without the blocking round trip.
-        if (items.length === 0 && lastFull) items = (await redis.eval(TAKE_MORE_LUA, 2, this.keys.inbox, inflight, this.batch)) as string[];
+        if (items.length === 0 && lastFull) items = await this.scripts.pumpTakeMore(this.keys.inbox, inflight, this.batch);
         if (items.length === 0) {
           const first = await blocking.blmove(this.keys.inbox, inflight, 'LEFT', 'RIGHT', 1);
           if (first === null) continue;
           if (!lastFull && this.lingerMs > 0) await sleep(this.lingerMs);
-          items = (await redis.eval(TAKE_MORE_LUA, 2, this.keys.inbox, inflight, this.batch - 1)) as string[];
+          items = await this.scripts.pumpTakeMore(this.keys.inbox, inflight, this.batch - 1);
         }
         await this.add(items);
         await redis.del(inflight);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,10 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       expect(tarballFiles).toContain(f);
     }
     expect(tarballFiles.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
+    // The Lua scripts are read at run time from beside their modules; tsc does not emit them, the build copies them.
+    const lua = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.lua'));
+    expect(lua.length).toBeGreaterThan(0);
+    for (const f of lua) expect(tarballFiles).toContain(`package/dist/${f}`);
   });
 
   it('a fresh `npm init -y` project is CommonJS (the case that used to fail)', () => {

@@ -1,0 +1,37 @@
+import { LuaScripts, type LuaArg } from '../redis/lua.js';
+import type { RedisClient } from '../redis/connection.js';
+
+/**
+ * Typed calls of the ingest path's Lua scripts (`./lua/*.lua`, which document
+ * their keys, arguments and replies). Every key of one prefix shares its slot
+ * on Cluster (a hash-tagged QUEUE_PREFIX), which multi-key scripts require.
+ */
+export const QUEUE_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['ingestBatch', 'pumpTakeMore', 'pumpRecover']);
+
+export interface IngestBatchItem {
+  readonly dedupeKey: string;
+  readonly payload: string | Buffer;
+  readonly receivedAt: string;
+}
+
+/** The ingest scripts bound to one client. */
+export function queueScripts(redis: RedisClient) {
+  const run = QUEUE_SCRIPTS.on(redis);
+  return {
+    /** Stores the new deliveries of `batch`; one character per delivery: `1` stored, `0` duplicate. */
+    ingestBatch(inbox: string, batch: readonly IngestBatchItem[], dedupeTtlMs: number): Promise<string> {
+      const keys = [inbox];
+      const args: LuaArg[] = [dedupeTtlMs];
+      for (const p of batch) {
+        keys.push(p.dedupeKey);
+        args.push(p.payload, p.receivedAt);
+      }
+      return run.ingestBatch(keys, args) as Promise<string>;
+    },
+    /** Moves up to `max` more inbox items to `inflight`; returns the whole in-flight list. */
+    pumpTakeMore: (inbox: string, inflight: string, max: number) => run.pumpTakeMore([inbox, inflight], [max]) as Promise<string[]>,
+    /** Hands a dead pump's in-flight items back to the inbox: how many, or -1 when its heartbeat is back. */
+    pumpRecover: (k: { inflight: string; inbox: string; heartbeat: string; pumps: string }, id: string) =>
+      run.pumpRecover([k.inflight, k.inbox, k.heartbeat, k.pumps], [id]) as Promise<number>,
+  };
+}
