@@ -4,22 +4,24 @@
  * to the conversation's teammate (else the token's own teammate), linked to
  * the contact. Blocked contacts are skipped.
  *
- * Settings: FOLLOW_UP_DAYS (default 2; a number of days, fractions allowed).
+ * Settings: FOLLOW_UP_DAYS (default 2; a number of days, fractions allowed),
+ * read at start-up: a bad value stops it.
  * Calls: 1 read (the contact, shared with other handlers through the cache) + 1 write.
  */
 import { z } from 'zod';
-import { defineHandler, readSettings } from 'switchyard';
-
-const Settings = z.object({
-  FOLLOW_UP_DAYS: z.coerce.number().positive('expected a positive number of days').max(365).default(2),
-});
+import { defineHandler } from 'switchyard';
 
 export default defineHandler({
   id: 'follow-up-task',
   on: ['conversation.closed'],
   abilities: ['contacts:read', 'tasks:write'],
+  settings: z.object({
+    FOLLOW_UP_DAYS: z.coerce.number().positive('expected a positive number of days').max(365, 'expected at most 365 days').default(2)
+      .describe('days from the close to the task due date'),
+  }),
+  timeout: '2m',
   async handle(event, ctx) {
-    const { FOLLOW_UP_DAYS } = readSettings('follow-up-task', Settings, ctx.env);
+    const { FOLLOW_UP_DAYS } = ctx.settings;
     const conversation = event.data;
     const contact = await ctx.api.contacts.get(conversation.contact_id);
     if (contact.blocked) {

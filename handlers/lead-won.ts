@@ -14,12 +14,7 @@
  * Calls: 2 writes (lifecycle, labels); both are no-ops when already applied.
  */
 import { z } from 'zod';
-import { defineHandler, HandlerConfigError, readSettings, ValidationError } from 'switchyard';
-
-const Settings = z.object({
-  WON_STAGE: z.string().trim().min(1).default('Customer'),
-  LEAD_WON_LABEL: z.string().trim().min(1).default('customer'),
-});
+import { defineHandler, HandlerConfigError, ValidationError } from 'switchyard';
 
 /** A numeric setting addresses by id, anything else by exact name. */
 const ref = (v: string): string | number => (/^\d+$/.test(v) ? Number(v) : v);
@@ -28,8 +23,13 @@ export default defineHandler({
   id: 'lead-won',
   on: ['lead.won'],
   abilities: ['contacts:write'],
+  settings: z.object({
+    WON_STAGE: z.string().trim().min(1).default('Customer').describe('lifecycle stage id or exact name'),
+    LEAD_WON_LABEL: z.string().trim().min(1).default('customer').describe('label id or exact name'),
+  }),
+  timeout: '2m',
   async handle(event, ctx) {
-    const { WON_STAGE, LEAD_WON_LABEL } = readSettings('lead-won', Settings, ctx.env);
+    const { WON_STAGE, LEAD_WON_LABEL } = ctx.settings;
     const contactId = event.data.contact_id;
     try {
       const moved = await ctx.step('lifecycle', () => ctx.api.contacts.setLifecycle(contactId, ref(WON_STAGE)));

@@ -1,25 +1,26 @@
 /**
  * merge-duplicates — when a contact is created and an older contact has the
  * same email or phone, merge the new contact into the older one (the older
- * one survives). Off unless MERGE_DUPLICATES=true.
+ * one survives). Off unless MERGE_DUPLICATES=true (or yes, 1, on).
  *
  * Calls: 1–2 reads (lookup by email, by phone) + at most 1 merge.
  * Needs contacts:delete (the spec requires it to merge) and, for the phone
  * lookup, the teammate's view-phone permission.
  */
 import { z } from 'zod';
-import { defineHandler, ForbiddenError, readSettings, type Contact } from 'switchyard';
-
-const Settings = z.object({
-  MERGE_DUPLICATES: z.enum(['true', 'false', '1', '0', 'yes', 'no']).default('false').transform((v) => ['true', '1', 'yes'].includes(v)),
-});
+import { defineHandler, ForbiddenError, type Contact } from 'switchyard';
 
 export default defineHandler({
   id: 'merge-duplicates',
   on: ['contact.created'],
   abilities: ['contacts:read', 'contacts:delete'],
+  settings: z.object({
+    // true/false, yes/no, 1/0, on/off
+    MERGE_DUPLICATES: z.stringbool().default(false).describe('merge a new contact into an older one with its email or phone'),
+  }),
+  timeout: '2m',
   async handle(event, ctx) {
-    if (!readSettings('merge-duplicates', Settings, ctx.env).MERGE_DUPLICATES) return;
+    if (!ctx.settings.MERGE_DUPLICATES) return;
     const created = event.data;
     const candidates: Contact[] = [];
     const collect = async (query: { email: string } | { phone: string }) => {

@@ -3,6 +3,10 @@ import { ABILITIES, type Ability } from './spec/abilities.js';
 import { closest } from './util/closest.js';
 import type { ApiClient } from './api/client.js';
 import type { Logger } from './log.js';
+import { HandlerDefinitionError } from './handler/errors.js';
+import type { Jsonified } from './handler/jsonified.js';
+import { retryPolicy, timeoutMs, type Duration, type RetryOptions, type RetryPolicy } from './handler/options.js';
+import { settingsSchemaProblem, type SettingsOf, type SettingsSchema } from './handler/settings.js';
 
 /**
  * A handler tells the worker to dead-letter the job at once, without further
@@ -13,26 +17,42 @@ export { UnrecoverableError } from 'bullmq';
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
 export { ABILITIES, type Ability } from './spec/abilities.js';
 
+/** The handler kit's errors: a bad definition, bad settings, a run past its timeout, and the one a handler throws for its own configuration. */
+export { HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, type SettingProblem } from './handler/errors.js';
+export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './handler/options.js';
+export type { SettingsOf, SettingsSchema } from './handler/settings.js';
+export type { Jsonified } from './handler/jsonified.js';
+
+/**
+ * The workspace client handed to handlers: `me` and the resources, without
+ * the rate limiter behind them (shared by every run of the process, and not a
+ * handler's to use).
+ */
+export type HandlerApi = Omit<ApiClient, 'rateLimiter'>;
+
+/** `ctx.settings` of a handler without a `settings` schema. */
+export type NoSettings = Readonly<Record<never, never>>;
+
 /** What a handler receives besides the event, bound to one delivery and one handler. */
-export interface HandlerContext {
+export interface HandlerContext<Settings extends object = NoSettings> {
   /**
    * Workspace REST client bound to this run: its Idempotency-Keys derive from
    * (delivery, handler, step), so a retried job replays instead of writing twice.
    */
-  readonly api: ApiClient;
+  readonly api: HandlerApi;
   /**
-   * The process environment, read once at start-up (handler settings such as
-   * FOLLOW_UP_DAYS), without Switchyard's own secrets: WEBHOOK_SECRETS,
-   * WORKSPACE_API_TOKEN, ADMIN_USER, ADMIN_PASSWORD, REDIS_URL, every REDIS* and
-   * SENTINEL* variable, and their `_FILE` variants are never in it.
+   * The handler's `settings`, parsed from the environment when the handler
+   * modules were loaded (a bad or missing value stopped start-up). Frozen.
    */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly settings: Settings;
   /**
    * Runs `fn` once per delivery and handler under `name` and returns its
    * result; a retried job gets the stored result without running `fn` again.
-   * The result is stored as JSON, so it must survive a JSON round trip.
+   * The result is stored as JSON and every run, the first included, gets it
+   * back from JSON: its type is {@link Jsonified} (a `Date` comes back as its
+   * ISO string, `undefined` properties are dropped).
    */
-  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  step<T>(name: string, fn: () => Promise<T>): Promise<Jsonified<T>>;
   /** pino child bound to delivery, event and handler. */
   readonly log: Logger;
   readonly delivery: {
@@ -42,17 +62,35 @@ export interface HandlerContext {
     /** 1 on the first run, counting up on retries. */
     readonly attempt: number;
   };
-  /** Aborted when the worker shuts down or the job is cancelled. */
+  /**
+   * Aborted when the run passes its handler's `timeout` (the reason is a
+   * HandlerTimeoutError), when the worker shuts down, or when the job is
+   * cancelled. Pass it on to long waits and API calls (`{ signal: ctx.signal }`).
+   */
   readonly signal: AbortSignal;
 }
 
 /** What `defineHandler` takes: `handle` sees only the events named in `on`. */
-export interface HandlerDefinition<On extends readonly EventName[]> {
+export interface HandlerDefinition<On extends readonly EventName[], S extends SettingsSchema | undefined = undefined> {
   /** Unique among loaded handlers; part of job ids and idempotency keys, so keep it stable. */
   readonly id: string;
   readonly on: On;
   readonly abilities?: readonly Ability[];
-  handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext): Promise<void> | void;
+  /**
+   * A zod object schema of the environment variables the handler reads, parsed
+   * when the handler modules are loaded (and by `switchyard doctor`): a bad or
+   * missing value stops start-up naming the handler and the variable. The
+   * result is `ctx.settings`. Switchyard's own secrets cannot be named.
+   */
+  readonly settings?: S;
+  /**
+   * Attempts and back-off of a failing run. Default: 10 attempts, exponential
+   * from 2 s (2 s, 4 s … 512 s), about 17 minutes before the job is dead-lettered.
+   */
+  readonly retry?: RetryOptions;
+  /** Longest one run may take (`'30s'`, or milliseconds): past it the run fails as retryable and `ctx.signal` fires. Default: no limit. */
+  readonly timeout?: Duration;
+  handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> | void;
 }
 
 /** Marker on every handler; `Symbol.for` so copies of this module loaded twice agree. */
@@ -63,26 +101,19 @@ export const HANDLER: unique symbol = Symbol.for('switchyard.handler');
  * `handle` is a method (bivariant) so a `Handler<'lead.won'>` can be held as a
  * `Handler`; the runner only ever passes it events named in `on`.
  */
-export interface Handler<N extends EventName = EventName> {
+export interface Handler<N extends EventName = EventName, Settings extends object = NoSettings> {
   readonly [HANDLER]: true;
   readonly id: string;
   readonly on: readonly N[];
   readonly abilities: readonly Ability[];
+  /** The settings schema, or null when the handler reads no settings. */
+  readonly settings: SettingsSchema | null;
+  /** Attempts and back-off, defaults applied. */
+  readonly retry: RetryPolicy;
+  /** Longest one run may take in milliseconds, or null for no limit. */
+  readonly timeoutMs: number | null;
   /** Always returns a promise; a synchronous throw becomes a rejection. */
-  handle(event: WorkspaceEvent<N>, ctx: HandlerContext): Promise<void>;
-}
-
-/** A handler definition that breaks the contract; thrown by `defineHandler`. */
-export class HandlerDefinitionError extends Error {
-  readonly code = 'invalid_handler';
-  constructor(
-    message: string,
-    /** The handler's id when it had a usable one. */
-    readonly handlerId: string | null,
-  ) {
-    super(message);
-    this.name = 'HandlerDefinitionError';
-  }
+  handle(event: WorkspaceEvent<N>, ctx: HandlerContext<Settings>): Promise<void>;
 }
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
@@ -98,10 +129,12 @@ export function isHandler(value: unknown): value is Handler {
  * rejects a misspelled event name; the runtime checks are for `.js` modules and
  * stop start-up with a message that names the handler and suggests a fix.
  */
-export function defineHandler<const On extends readonly EventName[]>(def: HandlerDefinition<On>): Handler<On[number]> {
+export function defineHandler<const On extends readonly EventName[], S extends SettingsSchema | undefined = undefined>(
+  def: HandlerDefinition<On, S>,
+): Handler<On[number], SettingsOf<S>> {
   const input: unknown = def;
   if (typeof input !== 'object' || input === null) throw new HandlerDefinitionError('defineHandler expects an object { id, on, handle }', null);
-  const { id, on, abilities = [], handle } = input as Record<string, unknown>;
+  const { id, on, abilities = [], settings, retry, timeout, handle } = input as Record<string, unknown>;
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
     throw new HandlerDefinitionError(
       `handler id ${JSON.stringify(id)} is invalid: use lowercase letters, digits, ".", "_" or "-", starting with a letter or digit`,
@@ -127,15 +160,22 @@ export function defineHandler<const On extends readonly EventName[]>(def: Handle
       fail(`unknown ability ${JSON.stringify(ability)}` + (hint ? `; did you mean "${hint}"?` : `; known abilities: ${ABILITIES.join(', ')}`));
     }
   }
+  const settingsProblem = settings === undefined ? null : settingsSchemaProblem(settings);
+  if (settingsProblem !== null) fail(settingsProblem);
+  const policy = retryPolicy(retry, fail);
+  const limit = timeoutMs(timeout, fail);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
-  const run = handle as (event: unknown, ctx: HandlerContext) => unknown;
+  const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;
   return Object.freeze({
     [HANDLER]: true as const,
     id,
     on: Object.freeze([...(on as On[number][])]),
     abilities: Object.freeze([...new Set(abilities as Ability[])]),
+    settings: (settings as SettingsSchema | undefined) ?? null,
+    retry: policy,
+    timeoutMs: limit,
     // `this` stays the definition, so helpers defined beside `handle` keep working.
-    async handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext): Promise<void> {
+    async handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> {
       await run.call(def, event, ctx);
     },
   });

@@ -2,5 +2,5 @@ export { EVENTS_QUEUE, HANDLERS_QUEUE, QUEUE_NAMES, ingestKeys, type QueueName }
 export { encodeBody, deliveryBytes, KEPT_HEADERS, type DeliverySink, type StoredDelivery } from './delivery.js';
 export { IngestStore, type IngestOutcome } from './ingest.js';
 export { IngestPump, type IngestPumpOptions } from './pump.js';
-export { EVENTS_JOB_OPTIONS, HANDLERS_JOB_OPTIONS } from './job-options.js';
+export { EVENTS_JOB_OPTIONS, handlerJobOptions, type HandlerJobRetry } from './job-options.js';
 export { openQueues, type Queues } from './queues.js';

@@ -20,10 +20,18 @@ export const EVENTS_JOB_OPTIONS: JobsOptions = {
   removeOnFail: false,
 };
 
-/** `handlers` jobs: one handler run each; each handler retries on its own. */
-export const HANDLERS_JOB_OPTIONS: JobsOptions = {
-  attempts: 10,
-  backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: KEEP_COMPLETED,
-  removeOnFail: false,
-};
+/** How a `handlers` job retries: its handler's `retry` (defaults in the handler kit: 10 attempts, exponential from 2 s). */
+export interface HandlerJobRetry {
+  readonly attempts: number;
+  readonly backoff: { readonly type: 'exponential' | 'fixed'; readonly delay: number };
+}
+
+/** `handlers` jobs: one handler run each; each handler retries on its own, as its definition says. */
+export function handlerJobOptions(retry: HandlerJobRetry): JobsOptions {
+  return {
+    attempts: retry.attempts,
+    backoff: { type: retry.backoff.type, delay: retry.backoff.delay },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: false,
+  };
+}

@@ -11,11 +11,14 @@ export interface BusinessHours {
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
 export class BusinessHoursError extends Error {
-  constructor(text: string, why: string) {
-    super(`BUSINESS_HOURS "${text}": ${why}; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"`);
+  constructor(text: string, readonly why: string) {
+    super(`BUSINESS_HOURS "${text}": ${why}; ${BUSINESS_HOURS_EXAMPLE}`);
     this.name = 'BusinessHoursError';
   }
 }
+
+/** What a business-hours text looks like. */
+export const BUSINESS_HOURS_EXAMPLE = 'expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"';
 
 function day(text: string, name: string): number {
   const i = DAYS.indexOf(name.slice(0, 3).toLowerCase());

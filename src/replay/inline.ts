@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { subscribers } from '../worker/dispatcher.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import { runHandler } from '../worker/runner.js';
+import { readHandlerSettings } from '../worker/settings.js';
 import { MemoryStepStore } from '../worker/steps.js';
 import type { ReplayItem } from './inputs.js';
 import type { ReplayTarget } from './targets.js';
@@ -17,6 +18,7 @@ export interface InlineOptions {
   handlers: readonly Handler[];
   /** WORKSPACE_API_URL / WORKSPACE_API_TOKEN; without them a handler that calls the API fails with that reason. */
   api: { baseUrl: string; token: string; burst: number } | undefined;
+  /** Environment the handlers' settings are parsed from (throws HandlerSettingsError at once when one is bad). */
   env: Readonly<Record<string, string | undefined>>;
   log: Logger;
   signal?: AbortSignal;
@@ -72,6 +74,7 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const baseFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
   const apiFetch = opts.reuseKeys ? baseFetch : runScopedFetch(baseFetch);
   const signal = opts.signal ?? new AbortController().signal;
+  const settings = readHandlerSettings(opts.handlers, opts.env);
   return async (item: ReplayItem) => {
     const envelope = parseEnvelope(item.bytes);
     const base = { key: envelope.key, event: envelope.name };
@@ -98,7 +101,7 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
               onCall: (c) => calls.push(c), fetch: apiFetch, logger: opts.log,
             })
           : undefined,
-        steps, log: opts.log, env: opts.env, signal,
+        steps, log: opts.log, settings: settings.get(handler.id) ?? {}, signal,
         delivery: { key: envelope.key, receivedAt: job.receivedAt, attempt: 1 },
       });
       const ms = Math.round(outcome.ms);

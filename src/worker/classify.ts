@@ -15,23 +15,15 @@ export type Verdict =
   /** The API token is unusable: pause the `handlers` queue, keep every job. */
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string };
 
-/** Raised for a handler's own configuration problem (a missing stage, a bad setting): dead-lettered with the reason. */
-export class HandlerConfigError extends UnrecoverableError {
-  readonly code = 'handler_config';
-  constructor(message: string) {
-    super(message);
-    this.name = 'HandlerConfigError';
-  }
-}
-
 const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /**
  * The one place that maps an error to a verdict (the error type decides retry
  * vs dead-letter). Network, 5xx and 409 retry; 429 waits for
  * the shared limiter without spending an attempt; 4xx validation, 404 and a
- * handler's UnrecoverableError dead-letter; an expired, revoked or retired
- * token pauses the queue.
+ * handler's UnrecoverableError (HandlerConfigError among them) dead-letter; an
+ * expired, revoked or retired token pauses the queue. Anything else — a
+ * HandlerTimeoutError, a plain Error — retries.
  */
 export function classify(err: unknown, now: () => number = Date.now): Verdict {
   if (err instanceof TokenExpiredError || err instanceof LegacyKeyRetiredError || err instanceof UnauthorizedError) {

@@ -1,10 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import { jobIdFor } from '../events/envelope.js';
-import type { HandlerContext } from '../handler.js';
+import type { HandlerApi, HandlerContext, Jsonified } from '../handler.js';
+import { HandlerConfigError } from '../handler/errors.js';
 import type { Logger } from '../log.js';
-import { HandlerConfigError } from './classify.js';
-import { handlerEnv } from './handler-env.js';
 import { currentStep, deterministicKeys } from './idempotency.js';
 import type { StepStore } from './steps.js';
 
@@ -15,41 +14,49 @@ export interface ContextDeps {
   log: Logger;
   delivery: HandlerContext['delivery'];
   handlerId: string;
-  /** The process environment; the handler sees it without Switchyard's own secrets (see handler-env.ts). */
-  env: Readonly<Record<string, string | undefined>>;
+  /** The handler's settings, parsed when the handler modules were loaded. */
+  settings: Readonly<Record<string, unknown>>;
   signal: AbortSignal;
 }
 
+/** The client as handlers get it: without the process-wide rate limiter (see HandlerApi). */
+export function handlerApi(client: ApiClient): HandlerApi {
+  const { rateLimiter: _limiter, ...api } = client;
+  return Object.freeze(api);
+}
+
 /** Builds the `ctx` of one handler run. */
-export function createContext(deps: ContextDeps): HandlerContext {
+export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record<string, unknown>>> {
   const scope = jobIdFor(deps.delivery.key, deps.handlerId);
   const used = new Set<string>();
-  let api: ApiClient | undefined;
+  let api: HandlerApi | undefined;
   return {
-    get api(): ApiClient {
+    get api(): HandlerApi {
       if (!deps.api) {
         throw new HandlerConfigError('this handler calls the workspace API, but WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not set');
       }
-      api ??= deps.api(deterministicKeys(deps.delivery.key, deps.handlerId));
+      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId)));
       return api;
     },
     log: deps.log,
     delivery: deps.delivery,
-    env: handlerEnv(deps.env),
+    settings: deps.settings,
     signal: deps.signal,
-    async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    async step<T>(name: string, fn: () => Promise<T>): Promise<Jsonified<T>> {
       if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step needs a non-empty name');
       if (used.has(name)) throw new TypeError(`ctx.step "${name}" ran twice in one run: step names must be unique within a handler`);
       if (currentStep.getStore()) throw new TypeError(`ctx.step "${name}" is nested inside "${currentStep.getStore()}": steps cannot nest`);
       used.add(name);
-      const stored = await deps.steps.get(scope, name);
+      let stored = await deps.steps.get(scope, name);
       if (stored !== null) {
         deps.log.debug({ step: name }, 'step already done; using its stored result');
-        return (JSON.parse(stored) as { v?: T }).v as T;
+      } else {
+        const value = await currentStep.run(name, fn);
+        stored = JSON.stringify({ v: value });
+        await deps.steps.set(scope, name, stored);
       }
-      const value = await currentStep.run(name, fn);
-      await deps.steps.set(scope, name, JSON.stringify({ v: value }));
-      return value;
+      // The first run too gets the value back from JSON, so every run sees the same shape.
+      return (JSON.parse(stored) as { v?: Jsonified<T> }).v as Jsonified<T>;
     },
   };
 }

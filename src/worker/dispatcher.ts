@@ -3,7 +3,7 @@ import { jobIdFor, parseEnvelope } from '../events/envelope.js';
 import { validateEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
-import { HANDLERS_JOB_OPTIONS } from '../queue/job-options.js';
+import { handlerJobOptions } from '../queue/job-options.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
@@ -23,7 +23,8 @@ export function subscribers(handlers: readonly Handler[], name: string): Handler
 /**
  * Processes an `events` job: validates the stored delivery against the
  * catalogue and adds one `handlers` job per subscribed handler, with job id
- * (delivery key, handler id), so each handler retries and dead-letters on its
+ * (delivery key, handler id) and its handler's `retry` attempts and back-off,
+ * so each handler retries and dead-letters on its
  * own and a repeated fan-out adds nothing. An invalid delivery is
  * dead-lettered with its reason and issues; its raw body stays in the job.
  */
@@ -45,7 +46,7 @@ export async function dispatch(
     event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
   });
   await handlersQueue.addBulk(
-    targets.map((h) => ({ name: h.id, data: data(h), opts: { ...HANDLERS_JOB_OPTIONS, jobId: jobIdFor(delivery.key, h.id) } })),
+    targets.map((h) => ({ name: h.id, data: data(h), opts: { ...handlerJobOptions(h.retry), jobId: jobIdFor(delivery.key, h.id) } })),
   );
   return { handlers: targets.map((h) => h.id) };
 }

@@ -1,4 +1,5 @@
 import type { Handler } from '../handler.js';
+import { HandlerTimeoutError } from '../handler/errors.js';
 import type { Logger } from '../log.js';
 import { classify, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
@@ -8,7 +9,9 @@ export type RunOutcome = { readonly ok: true; readonly ms: number } | { readonly
 
 /**
  * Runs one handler on one delivery and classifies a failure. Knows nothing of
- * BullMQ, so `replay --inline` runs handlers exactly as the worker does.
+ * BullMQ, so `replay --inline` runs handlers exactly as the worker does. A run
+ * past the handler's `timeout` fails with HandlerTimeoutError (retryable), and
+ * its `ctx.signal` is aborted with that error.
  */
 export async function runHandler(
   handler: Handler,
@@ -17,9 +20,11 @@ export async function runHandler(
 ): Promise<RunOutcome> {
   const started = performance.now();
   const log = deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt });
-  const ctx = createContext({ ...deps, log, handlerId: handler.id });
+  const timeout = new AbortController();
+  const signal = handler.timeoutMs === null ? deps.signal : AbortSignal.any([deps.signal, timeout.signal]);
+  const ctx = createContext({ ...deps, log, signal, handlerId: handler.id });
   try {
-    await handler.handle(eventOf(job), ctx);
+    await withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log);
     const ms = performance.now() - started;
     log.info({ outcome: 'completed', ms: Math.round(ms) }, 'handler done');
     return { ok: true, ms };
@@ -29,5 +34,34 @@ export async function runHandler(
     const level = verdict.kind === 'retry' || verdict.kind === 'delay' ? 'warn' : 'error';
     log[level]({ outcome: verdict.kind, reason: verdict.reason, ms: Math.round(ms) }, 'handler failed');
     return { ok: false, ms, verdict, error };
+  }
+}
+
+/**
+ * `run`, or a HandlerTimeoutError once the handler's timeout passes (aborting
+ * `ctrl`). The run itself cannot be stopped from outside: how it ends later is
+ * logged, never left as an unhandled rejection.
+ */
+async function withTimeout(run: Promise<void>, handler: Handler, ctrl: AbortController, log: Logger): Promise<void> {
+  const ms = handler.timeoutMs;
+  if (ms === null) return run;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new HandlerTimeoutError(handler.id, ms);
+      ctrl.abort(error);
+      reject(error);
+    }, ms);
+  });
+  try {
+    return await Promise.race([run, expired]);
+  } finally {
+    clearTimeout(timer);
+    if (ctrl.signal.aborted) {
+      run.then(
+        () => log.warn({ timeoutMs: ms }, 'handler finished after its timeout; its run already failed'),
+        (err: unknown) => log.debug({ err: err instanceof Error ? err.message : String(err) }, 'handler failed after its timeout'),
+      );
+    }
   }
 }

@@ -14,6 +14,7 @@ import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/p
 import { ReadCache } from './read-cache.js';
 import type { WorkerHooks } from './hooks.js';
 import { runHandler } from './runner.js';
+import { readHandlerSettings } from './settings.js';
 import { RedisStepStore } from './steps.js';
 import type { RedisClient } from '../redis/connection.js';
 
@@ -25,7 +26,7 @@ export interface WorkerServiceOptions {
   handlers: readonly Handler[];
   /** Ids this process runs (HANDLERS); default every handler. Other processes run the rest. */
   run?: readonly string[];
-  /** Environment handed to handlers as `ctx.env`. */
+  /** Environment the handlers' settings are parsed from (Switchyard's own secrets are never read). */
   env: Readonly<Record<string, string | undefined>>;
   hooks?: WorkerHooks;
   /** Overrides the API client factory (tests). */
@@ -47,11 +48,13 @@ export interface WorkerService {
 export async function startWorker(opts: WorkerServiceOptions, queues: { handlers: Queue }): Promise<WorkerService> {
   const { config, log, handlers } = opts;
   const prefix = config.queuePrefix;
+  const runs = (h: Handler) => !opts.run || opts.run.includes(h.id);
+  const byId = new Map(handlers.filter(runs).map((h) => [h.id, h]));
+  // Before Redis is touched: a bad setting stops start-up naming the handler and the variable.
+  const settings = readHandlerSettings([...byId.values()], opts.env);
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const steps = new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
-  const runs = (h: Handler) => !opts.run || opts.run.includes(h.id);
-  const byId = new Map(handlers.filter(runs).map((h) => [h.id, h]));
   const unclaimedWarned = new Set<string>();
   const apiFactory = makeApiFactory(opts, commands);
   const currentToken = tokenHash(config.workspaceApiToken);
@@ -88,7 +91,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
         api: apiFactory,
         steps,
         log,
-        env: opts.env,
+        settings: settings.get(handler.id) ?? {},
         signal: signal ?? new AbortController().signal,
         delivery: { key: job.data.key, receivedAt: job.data.receivedAt, attempt: job.attemptsMade + 1 },
       });

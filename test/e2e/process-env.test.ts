@@ -1,7 +1,8 @@
 /**
  * Handler code runs in the worker's process: Switchyard's own secrets must not
- * be readable there through `process.env` either (not only `ctx.env`), in
- * `start`/`work` and in `replay --inline`. The handler's own settings stay.
+ * be readable there through `process.env` either (a handler's `settings` cannot
+ * name them), in `start`/`work` and in `replay --inline`. The handler's own
+ * settings stay, and reach it as `ctx.settings`.
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +32,7 @@ describe("Switchyard's secrets are gone from the handlers' process.env", () => {
     expect((await deliver(`http://127.0.0.1:${port}/webhooks`, eventBody('message.received'))).status).toBe(202);
     const [line] = await proc.waitFor(/^.*"msg":"process-env-probe".*$/m, 20_000);
     expect(JSON.parse(line).present).toBe('PROBE_OWN_SETTING');
+    expect(JSON.parse(line).setting).toBe('kept');
   });
 
   it('in replay --inline', async () => {
@@ -43,5 +45,6 @@ describe("Switchyard's secrets are gone from the handlers' process.env", () => {
     const line = proc.output().split('\n').find((l) => l.includes('"msg":"process-env-probe"'));
     expect(line, proc.output()).toBeDefined();
     expect(JSON.parse(line as string).present).toBe('PROBE_OWN_SETTING');
+    expect(JSON.parse(line as string).setting).toBe('kept');
   });
 });

@@ -4,7 +4,11 @@ import type { Conversation } from '../../src/spec/schemas/conversation.js';
 import type { Lead } from '../../src/spec/schemas/lead.js';
 import type { Message } from '../../src/spec/schemas/message.js';
 import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../src/events/catalogue.js';
-import { defineHandler, type Handler, type HandlerContext } from '../../src/handler.js';
+import { z } from 'zod';
+import type { ApiClient } from '../../src/api/client.js';
+import { defineHandler, type Handler, type HandlerApi, type HandlerContext } from '../../src/handler.js';
+import type { BusinessHours } from '../../src/recipes/business-hours.js';
+import { businessHoursSetting } from '../../src/recipes/settings.js';
 
 describe('event types derived from the catalogue', () => {
   test('EventData maps each name to its resource (known fields only)', () => {
@@ -115,3 +119,84 @@ describe('defineHandler narrows the event by `on`', () => {
     });
   });
 });
+
+describe('handler options', () => {
+  test('ctx.settings is typed from the settings schema (its output: defaults, coercion, transforms)', () => {
+    const h = defineHandler({
+      id: 'settings',
+      on: ['conversation.closed'],
+      settings: z.object({
+        FOLLOW_UP_DAYS: z.coerce.number().default(2),
+        WON_STAGE: z.string().optional(),
+        MERGE: z.stringbool().default(false),
+        BUSINESS_HOURS: businessHoursSetting(),
+      }),
+      retry: { attempts: 3, backoff: { type: 'fixed', delay: '2s' } },
+      timeout: '30s',
+      handle(_event, ctx) {
+        expectTypeOf(ctx.settings.FOLLOW_UP_DAYS).toEqualTypeOf<number>();
+        expectTypeOf(ctx.settings.WON_STAGE).toEqualTypeOf<string | undefined>();
+        expectTypeOf(ctx.settings.MERGE).toEqualTypeOf<boolean>();
+        expectTypeOf(ctx.settings.BUSINESS_HOURS).toEqualTypeOf<BusinessHours>();
+        // @ts-expect-error a variable the schema does not name
+        void ctx.settings.OTHER;
+        // @ts-expect-error settings are read-only
+        ctx.settings.FOLLOW_UP_DAYS = 3;
+      },
+    });
+    expectTypeOf(h).toExtend<Handler>();
+    expectTypeOf(h.retry.attempts).toEqualTypeOf<number>();
+    expectTypeOf(h.timeoutMs).toEqualTypeOf<number | null>();
+  });
+
+  test('without a schema ctx.settings has no keys, and ctx.env is gone', () => {
+    defineHandler({
+      id: 'plain',
+      on: ['lead.won'],
+      handle(_event, ctx) {
+        // @ts-expect-error no settings declared
+        void ctx.settings.FOLLOW_UP_DAYS;
+        // @ts-expect-error handlers read their settings, not the environment
+        void ctx.env;
+      },
+    });
+  });
+
+  test('a bad retry or timeout does not compile', () => {
+    defineHandler({
+      id: 'bad-retry',
+      on: ['lead.won'],
+      // @ts-expect-error 'linear' is not a back-off type
+      retry: { attempts: 3, backoff: { type: 'linear', delay: 1000 } },
+      handle() {},
+    });
+    defineHandler({
+      id: 'bad-timeout',
+      on: ['lead.won'],
+      // @ts-expect-error a timeout is a duration (text or milliseconds)
+      timeout: true,
+      handle() {},
+    });
+  });
+
+  test('ctx.step returns the JSON round-tripped type', () => {
+    defineHandler({
+      id: 'steps',
+      on: ['lead.won'],
+      async handle(_event, ctx) {
+        const r = await ctx.step('when', async () => ({ at: new Date(), n: 1, gone: undefined, fn: () => 1 }));
+        expectTypeOf(r).toEqualTypeOf<{ at: string; n: number }>();
+        expectTypeOf(await ctx.step('date', async () => new Date())).toEqualTypeOf<string>();
+        expectTypeOf(await ctx.step('nothing', async () => {})).toEqualTypeOf<undefined>();
+      },
+    });
+  });
+
+  test('ctx.api is the client without the rate limiter', () => {
+    expectTypeOf<HandlerContext['api']>().toEqualTypeOf<HandlerApi>();
+    expectTypeOf<HandlerApi>().not.toHaveProperty('rateLimiter');
+    expectTypeOf<ApiClient>().toHaveProperty('rateLimiter');
+    expectTypeOf<HandlerApi['contacts']>().toEqualTypeOf<ApiClient['contacts']>();
+  });
+});
+

@@ -17,8 +17,8 @@ const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineH
 
 const ctx: HandlerContext = {
   api: undefined as unknown as HandlerContext['api'],
-  env: {},
-  step: (_name, fn) => fn(),
+  settings: {},
+  step: async (_name, fn) => JSON.parse(JSON.stringify({ v: await fn() })).v,
   log: pino({ level: 'silent' }),
   delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1 },
   signal: new AbortController().signal,

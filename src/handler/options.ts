@@ -1,0 +1,86 @@
+import { parseDuration } from '../util/units.js';
+
+/** A duration: milliseconds, or text such as `'2s'`, `'500ms'`, `'5m'`. */
+export type Duration = number | string;
+
+/** A handler's `retry` option; every field is optional. */
+export interface RetryOptions {
+  /** Runs in all, the first included, before the job is dead-lettered (default 10). */
+  readonly attempts?: number;
+  /** Wait before each retry (default exponential from 2 s). */
+  readonly backoff?: {
+    /** `exponential`: `delay`, then twice that, and so on; `fixed`: `delay` every time. */
+    readonly type: 'exponential' | 'fixed';
+    readonly delay: Duration;
+  };
+}
+
+/** A handler's retry policy with defaults applied (delay in milliseconds). */
+export interface RetryPolicy {
+  readonly attempts: number;
+  readonly backoff: { readonly type: 'exponential' | 'fixed'; readonly delay: number };
+}
+
+/**
+ * Default retries: 10 runs, waiting 2 s, 4 s, 8 s … 512 s between them — about
+ * 17 minutes (1 022 s) of back-off before the job is dead-lettered.
+ */
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ attempts: 10, backoff: Object.freeze({ type: 'exponential', delay: 2_000 }) });
+
+const UNITS: readonly [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+
+/** `2000` → `2s`, `1022000` → `17m`, `250` → `250ms` (one decimal at most). */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of UNITS) if (ms >= size) return `${Math.round((ms / size) * 10) / 10}${unit}`;
+  return `${ms}ms`;
+}
+
+const MAX_ATTEMPTS = 1_000;
+const BACKOFF_TYPES = ['exponential', 'fixed'];
+
+/** The total back-off of a policy: how long a job that always fails takes to be dead-lettered (run time aside). */
+export function retryHorizonMs(policy: RetryPolicy): number {
+  const waits = policy.attempts - 1;
+  return policy.backoff.type === 'fixed' ? waits * policy.backoff.delay : policy.backoff.delay * (2 ** waits - 1);
+}
+
+/** One line for `switchyard handlers`: `10 attempts, exponential from 2s (gives up after ~17m)`. */
+export function describeRetry(policy: RetryPolicy): string {
+  if (policy.attempts === 1) return '1 attempt (no retry)';
+  const { type, delay } = policy.backoff;
+  const wait = type === 'fixed' ? `every ${formatDuration(delay)}` : `exponential from ${formatDuration(delay)}`;
+  return `${policy.attempts} attempts, ${wait} (dead-lettered after ~${formatDuration(retryHorizonMs(policy))} of back-off)`;
+}
+
+function duration(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
+  return typeof value === 'string' ? parseDuration(value) : null;
+}
+
+/** Validates `retry`; `fail` throws the definition error naming the handler. */
+export function retryPolicy(input: unknown, fail: (msg: string) => never): RetryPolicy {
+  if (input === undefined) return DEFAULT_RETRY;
+  if (typeof input !== 'object' || input === null) return fail('"retry" must be an object { attempts, backoff: { type, delay } }');
+  const { attempts = DEFAULT_RETRY.attempts, backoff, ...rest } = input as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) fail(`"retry" has an unknown option "${unknownKey}"; expected attempts and backoff`);
+  if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
+    fail(`"retry.attempts" must be a whole number from 1 to ${MAX_ATTEMPTS} (runs in all, the first included), got ${JSON.stringify(attempts)}`);
+  }
+  if (backoff === undefined) return Object.freeze({ attempts: attempts as number, backoff: DEFAULT_RETRY.backoff });
+  const { type, delay } = (typeof backoff === 'object' && backoff !== null ? backoff : {}) as Record<string, unknown>;
+  if (typeof type !== 'string' || !BACKOFF_TYPES.includes(type)) {
+    fail(`"retry.backoff" must be { type: 'exponential' | 'fixed', delay }, got type ${JSON.stringify(type)}`);
+  }
+  const ms = duration(delay);
+  if (ms === null) fail(`"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got ${JSON.stringify(delay)}`);
+  return Object.freeze({ attempts: attempts as number, backoff: Object.freeze({ type: type as RetryPolicy['backoff']['type'], delay: ms as number }) });
+}
+
+/** Validates `timeout`: a positive duration, or undefined for none. */
+export function timeoutMs(input: unknown, fail: (msg: string) => never): number | null {
+  if (input === undefined) return null;
+  const ms = duration(input);
+  if (ms === null || ms <= 0) fail(`"timeout" must be a positive duration such as '30s', '2m' or a number of milliseconds, got ${JSON.stringify(input)}`);
+  return ms;
+}

@@ -1,0 +1,25 @@
+/**
+ * Switchyard's own secrets: the webhook signing secrets, the API token, the
+ * dashboard login and the Redis credentials. They are Switchyard's and never
+ * reach handler code: they are removed from the environment of any process
+ * that loads handler modules, and a handler's `settings` may not name them.
+ */
+
+/** Secret variables src/config.ts reads: each is a secret, and so is its `_FILE` variant. */
+export const SWITCHYARD_SECRETS: readonly string[] = [
+  'WEBHOOK_SECRETS',
+  'WORKSPACE_API_TOKEN',
+  'ADMIN_USER',
+  'ADMIN_PASSWORD',
+  // May carry a password (redis://:password@host); so may every REDIS*/SENTINEL* variable below.
+  'REDIS_URL',
+];
+
+/** Redis and Sentinel connection settings (passwords, usernames, TLS keys): Switchyard's, not a handler's. */
+const REDIS_VARIABLE = /^(REDIS|SENTINEL)/;
+
+/** Whether `name` is one of Switchyard's own secrets (or the file holding one). */
+export function isSwitchyardSecret(name: string): boolean {
+  const base = name.toUpperCase().replace(/_FILE$/, '');
+  return SWITCHYARD_SECRETS.includes(base) || REDIS_VARIABLE.test(base);
+}

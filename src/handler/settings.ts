@@ -1,0 +1,103 @@
+import type { z } from 'zod';
+import { HandlerSettingsError, type SettingProblem } from './errors.js';
+import { isSwitchyardSecret } from './secrets.js';
+
+/**
+ * A handler's `settings`: a zod object schema whose keys are the environment
+ * variables it reads, e.g. `z.object({ FOLLOW_UP_DAYS: z.coerce.number().positive().default(2) })`.
+ */
+export type SettingsSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
+
+/** The parsed settings a schema gives (`ctx.settings`); `{}` without a schema. */
+export type SettingsOf<S> = S extends SettingsSchema ? Readonly<z.output<S>> : Readonly<Record<never, never>>;
+
+/** What `switchyard handlers` shows of one setting. */
+export interface SettingVariable {
+  readonly name: string;
+  /** Whether start-up stops when it is unset. */
+  readonly required: boolean;
+  /** The value it takes when unset (after the schema's transforms), if any. */
+  readonly default?: unknown;
+  /** The schema's `.describe()` text, if any. */
+  readonly description?: string;
+}
+
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Why `schema` cannot be a handler's settings, or null when it can. Checked by
+ * shape rather than `instanceof`, so a schema made by another copy of zod works.
+ */
+export function settingsSchemaProblem(schema: unknown): string | null {
+  const s = schema as { shape?: unknown; safeParse?: unknown } | null;
+  if (typeof s !== 'object' || s === null || typeof s.safeParse !== 'function' || typeof s.shape !== 'object' || s.shape === null) {
+    return '"settings" must be a zod object schema such as z.object({ FOLLOW_UP_DAYS: z.coerce.number().default(2) })';
+  }
+  const names = Object.keys(s.shape);
+  const bad = names.find((n) => !VARIABLE.test(n));
+  if (bad !== undefined) return `settings key ${JSON.stringify(bad)} is not an environment variable name (letters, digits and "_", not starting with a digit)`;
+  const secret = names.find(isSwitchyardSecret);
+  if (secret !== undefined) {
+    return `settings name ${secret}, one of Switchyard's own secrets; secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)`;
+  }
+  return null;
+}
+
+/** The variables a settings schema reads. */
+export function settingVariables(schema: SettingsSchema): SettingVariable[] {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const f = field as z.ZodType;
+    const unset = f.safeParse(undefined);
+    return {
+      name,
+      required: !unset.success,
+      ...(unset.success && unset.data !== undefined ? { default: unset.data } : {}),
+      ...(f.description ? { description: f.description } : {}),
+    };
+  });
+}
+
+/**
+ * Parses a handler's settings from `env`. Only the schema's own variables are
+ * read; an empty (or blank) value counts as unset, as for Switchyard's own
+ * configuration. Throws HandlerSettingsError naming the handler, each variable
+ * and what is expected — never the value, which may be a credential of the
+ * handler's own.
+ */
+export function parseSettings<S extends SettingsSchema>(handlerId: string, schema: S, env: Readonly<Record<string, string | undefined>>): Readonly<z.output<S>> {
+  const input: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') input[name] = value;
+  }
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return Object.freeze(parsed.data) as Readonly<z.output<S>>;
+  throw new HandlerSettingsError(settingProblems(handlerId, parsed.error.issues, input));
+}
+
+function settingProblems(handlerId: string, issues: readonly z.core.$ZodIssue[], input: Record<string, string>): SettingProblem[] {
+  const byVariable = new Map<string, string[]>();
+  for (const issue of issues) {
+    const variable = issue.path.length > 0 ? String(issue.path[0]) : '';
+    byVariable.set(variable, [...(byVariable.get(variable) ?? []), expectation(issue)]);
+  }
+  return [...byVariable].map(([variable, expected]) => {
+    const why = [...new Set(expected)].join(', ');
+    const problem = variable === '' ? `settings are invalid: ${why}`
+      : input[variable] === undefined ? `${variable} is not set: ${why}`
+      : `${variable} is invalid: ${why}`;
+    return { handlerId, variable, problem };
+  });
+}
+
+/**
+ * Zod's message as what is expected: "Invalid input: expected number,
+ * received NaN" → "expected number"; a schema's own message stays as written.
+ */
+function expectation(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_format' && /^Invalid \w+$/.test(issue.message)) return `expected a valid ${issue.format}`;
+  const text = issue.message
+    .replace(/^(Invalid (input|option|string|value|type)|Too (small|big)):\s*/, '')
+    .replace(/,\s*received \w+$/, '');
+  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+}
