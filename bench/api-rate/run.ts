@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startManagedRedis } from '../../src/redis/managed.js';
-import { createSandbox, DEFAULT_TOKEN_VALUES } from '../../src/sandbox/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { DEFAULT_TOKEN_VALUES } from '../../src/sandbox/tokens.js';
 
 const WINDOW_MS = 10_000;
 const { values } = parseArgs({

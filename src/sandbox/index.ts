@@ -9,16 +9,15 @@ import type { SeedExtras } from './seed/index.js';
 import { SandboxState } from './state.js';
 import { describeToken, type TokenInfo } from './tokens.js';
 
-export { API_BASE } from './app.js';
-export { SandboxClock, type Clock } from './clock.js';
-export { DEFAULT_RETRY, type RetryPolicy } from './events/backoff.js';
-export { WebhookEmitter, SIGNATURE_HEADER, type DeliveryRecord } from './events/emitter.js';
-// The sandbox emits exactly the spec's events: one list of names is the source of truth.
-export { EVENT_NAMES, type EventName } from '../spec/events.js';
+// `switchyard/sandbox`: createSandbox and the types of what it takes and returns;
+// the rest of the sandbox (routes, seed, clock, emitter internals) is not public.
+export type { Clock } from './clock.js';
+export type { RetryPolicy } from './events/backoff.js';
+export type { WebhookEmitter, DeliveryRecord } from './events/emitter.js';
 export type { Envelope } from './events/envelope.js';
-export { SeedExtras } from './seed/index.js';
-export { SandboxState } from './state.js';
-export { DEFAULT_TOKEN_VALUES, type TokenInfo } from './tokens.js';
+export type { SeedExtras } from './seed/index.js';
+export type { SandboxState } from './state.js';
+export type { TokenInfo } from './tokens.js';
 
 /** Options of {@link createSandbox}; every one is optional. */
 export interface SandboxOptions {
