@@ -1,8 +1,8 @@
 import { createApiClient } from '../api/client.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { checkApi, checkRedis, type Check } from '../doctor/checks.js';
+import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
 import type { Handler } from '../handler.js';
-import { dropSecrets } from '../worker/handler-env.js';
+import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
 import { loadHandlers } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
@@ -11,12 +11,14 @@ const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check configuration, Redis, the API token and handler abilities',
+  summary: 'check configuration, handler settings, Redis, the API token and handler abilities',
   help: `Usage: switchyard doctor [--json]
 
-Checks the configuration, Redis (version, eviction policy, persistence), the
-API token (GET /me) and whether its abilities cover what the loaded handlers
-declare, and prints what to fix. Exits 1 when any check fails.
+Checks the configuration, the loaded handlers' settings (parsed from the
+environment as the worker will), Redis (version, eviction policy,
+persistence), the API token (GET /me) and whether its abilities cover what
+the loaded handlers declare, and prints what to fix. Exits 1 when any check
+fails.
 
 Example:
   REDIS_URL=redis://127.0.0.1:6379 WORKSPACE_API_URL=http://127.0.0.1:4010/api/v1 \\
@@ -42,6 +44,7 @@ Example:
         dropSecrets(process.env); // handler modules run their top-level code in this process
         handlers = (await loadHandlers(config.handlersDir, config.handlers)).map((l) => l.handler);
         checks.push({ name: 'handlers', status: 'ok', detail: `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` });
+        checks.push(...checkSettings(handlers, handlerEnv(io.env)));
       } catch (err) {
         checks.push({ name: 'handlers', status: 'fail', detail: (err as Error).message });
       }

@@ -1,5 +1,9 @@
 import { relative } from 'node:path';
-import { dropSecrets } from '../worker/handler-env.js';
+import type { Handler } from '../handler.js';
+import { HandlerSettingsError } from '../handler/errors.js';
+import { describeRetry, formatDuration } from '../handler/options.js';
+import { parseSettings, settingVariables, type SettingVariable } from '../handler/settings.js';
+import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
 import { loadHandlerDir } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
@@ -8,19 +12,51 @@ import { cliConfig } from './connect.js';
 const HELP = `Usage: switchyard handlers [--json]
 
 Loads the handler modules of HANDLERS_DIR (default ./handlers), as the worker
-would, and lists each handler with its events and token abilities, then the
-helper modules beside them (modules that export no handler). Modules may be
-.ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or "commonjs" project.
-A module that cannot be loaded, or a missing directory, is reported with the
-file and what is expected (exit 1).
+would, and lists each handler with its events, token abilities, settings (the
+environment variables it reads: required, or their default), retries and
+timeout, then the helper modules beside them (modules that export no handler).
+Modules may be .ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or
+"commonjs" project. A module that cannot be loaded, a missing directory, or a
+setting missing or invalid in this environment is reported with the file or
+the variable and what is expected (exit 1).
 
 Example:
   HANDLERS_DIR=./handlers switchyard handlers
 `;
 
+interface Row {
+  id: string;
+  on: string[];
+  abilities: string[];
+  settings: SettingVariable[];
+  /** What is wrong with the settings in this environment (empty when they parse). */
+  settingsProblems: string[];
+  retry: Handler['retry'];
+  timeoutMs: number | null;
+  file: string;
+}
+
+function settingsProblems(handler: Handler, env: Readonly<Record<string, string | undefined>>): string[] {
+  if (!handler.settings) return [];
+  try {
+    parseSettings(handler.id, handler.settings, env);
+    return [];
+  } catch (err) {
+    if (err instanceof HandlerSettingsError) return err.problems.map((p) => p.problem);
+    throw err;
+  }
+}
+
+/** `FOLLOW_UP_DAYS (default 2): days from the close …` */
+function describeSetting(s: SettingVariable): string {
+  const shown = typeof s.default === 'object' && s.default !== null ? 'set' : JSON.stringify(s.default);
+  const state = s.required ? 'required' : s.default === undefined ? 'optional' : `default ${shown}`;
+  return `${s.name} (${state})${s.description ? `: ${s.description}` : ''}`;
+}
+
 export const handlersCommand: Command = {
   name: 'handlers',
-  summary: 'list the loaded handlers with their events and abilities',
+  summary: 'list the loaded handlers with their events, abilities, settings and retries',
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, { json: { type: 'boolean' } });
@@ -31,18 +67,34 @@ export const handlersCommand: Command = {
     const config = cliConfig(io);
     dropSecrets(process.env); // handler modules run their top-level code in this process
     const { handlers, helpers } = await loadHandlerDir(config.handlersDir, config.handlers);
-    const rows = handlers.map((l) => ({ id: l.handler.id, on: [...l.handler.on], abilities: [...l.handler.abilities], file: l.file }));
+    const env = handlerEnv(io.env);
+    const rows: Row[] = handlers.map(({ handler: h, file }) => ({
+      id: h.id, on: [...h.on], abilities: [...h.abilities],
+      settings: h.settings ? settingVariables(h.settings) : [], settingsProblems: settingsProblems(h, env),
+      retry: h.retry, timeoutMs: h.timeoutMs, file,
+    }));
+    const failed = rows.some((r) => r.settingsProblems.length > 0);
     if (values.json) {
       io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      return EXIT.ok;
+      return failed ? EXIT.failed : EXIT.ok;
     }
     if (rows.length === 0) io.stdout.write(`no handler modules in ${config.handlersDir}\n`);
+    const list = (items: string[]) => items.join('\n             ');
     for (const r of rows) {
-      io.stdout.write(`${r.id}\n  on:        ${r.on.join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n  file:      ${r.file}\n`);
+      io.stdout.write(
+        `${r.id}\n  on:        ${r.on.join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
+        `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
+        (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
+        `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
+        `  file:      ${r.file}\n`,
+      );
     }
     if (helpers.length > 0) {
       io.stdout.write(`helper modules (no handler exported): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);
     }
-    return EXIT.ok;
+    if (failed) {
+      io.stderr.write(`switchyard handlers: settings missing or invalid in this environment; the worker would not start: ${rows.filter((r) => r.settingsProblems.length).map((r) => r.id).join(', ')}\n`);
+    }
+    return failed ? EXIT.failed : EXIT.ok;
   },
 };

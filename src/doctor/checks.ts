@@ -3,6 +3,8 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
+import { HandlerSettingsError } from '../handler/errors.js';
+import { parseSettings } from '../handler/settings.js';
 import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 
@@ -72,6 +74,27 @@ export async function checkApi(config: Config, handlers: readonly Handler[], api
       : { name: `handler ${h.id}`, status: 'fail', detail: `the token lacks ${missing.join(', ')}`, fix: 'create a token with those abilities (abilities are fixed at creation)' });
   }
   return checks;
+}
+
+/**
+ * Handler settings: each handler with a `settings` schema parses it from `env`
+ * (without Switchyard's own secrets) as the worker will at start-up.
+ */
+export function checkSettings(handlers: readonly Handler[], env: Readonly<Record<string, string | undefined>>): Check[] {
+  return handlers.flatMap((h): Check[] => {
+    if (!h.settings) return [];
+    const names = Object.keys(h.settings.shape).join(', ');
+    try {
+      parseSettings(h.id, h.settings, env);
+      return [{ name: `handler ${h.id} settings`, status: 'ok', detail: `valid (${names})` }];
+    } catch (err) {
+      if (!(err instanceof HandlerSettingsError)) throw err;
+      return [{
+        name: `handler ${h.id} settings`, status: 'fail', detail: err.problems.map((p) => p.problem).join('; '),
+        fix: 'set them in the environment of every process that runs this handler (the worker will not start without them)',
+      }];
+    }
+  });
 }
 
 function whichBinary(bin: string): string | null {

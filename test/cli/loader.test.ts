@@ -22,6 +22,8 @@ beforeAll(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'loader-test', private: true, type: 'module' }));
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(ROOT, join(project, 'node_modules', 'switchyard'), 'dir');
+  // Handler settings are zod schemas: the project installs zod beside switchyard.
+  symlinkSync(join(ROOT, 'node_modules', 'zod'), join(project, 'node_modules', 'zod'), 'dir');
 });
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
@@ -133,6 +135,72 @@ describe('a HANDLERS_DIR that does not exist', () => {
     const named = await run(['work'], { HANDLERS_DIR: dir, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('ld') });
     expect(named.code).toBe(1);
     expect(named.out).toContain(`${dir}/named.mjs: "h" is a named export`);
+  });
+});
+
+const WITH_SETTINGS = `import { z } from 'zod';
+import { defineHandler } from 'switchyard';
+export default defineHandler({
+  id: 'tagger',
+  on: ['contact.created'],
+  settings: z.object({
+    TAG_NAME: z.string().min(1).describe('label to add'),
+    TAG_DELAY_DAYS: z.coerce.number().positive('expected a positive number of days').default(2),
+  }),
+  retry: { attempts: 3, backoff: { type: 'fixed', delay: '5s' } },
+  timeout: '45s',
+  async handle(event, ctx) { ctx.log.info({ tag: ctx.settings.TAG_NAME }); },
+});
+`;
+
+describe('handler settings, retry and timeout', () => {
+  it('handlers lists each setting (required or its default), the retries and the timeout', async () => {
+    const dir = handlersDir({ 'a-good.ts': GOOD, 'tagger.ts': WITH_SETTINGS });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir, TAG_NAME: 'vip' });
+    expect(code).toBe(0);
+    expect(out).toContain('good\n  on:        message.received\n  abilities: (none declared)\n  settings:  (none)\n' +
+      '  retry:     10 attempts, exponential from 2s (dead-lettered after ~17m of back-off)\n  timeout:   (none)\n');
+    expect(out).toContain('tagger\n  on:        contact.created\n  abilities: (none declared)\n' +
+      '  settings:  TAG_NAME (required): label to add\n             TAG_DELAY_DAYS (default 2)\n' +
+      '  retry:     3 attempts, every 5s (dead-lettered after ~10s of back-off)\n  timeout:   45s\n');
+    const json = await run(['handlers', '--json'], { HANDLERS_DIR: dir, TAG_NAME: 'vip' });
+    const rows = JSON.parse(json.out) as { id: string; settings: unknown; retry: unknown; timeoutMs: number | null; settingsProblems: string[] }[];
+    expect(rows.find((r) => r.id === 'tagger')).toMatchObject({
+      settings: [{ name: 'TAG_NAME', required: true, description: 'label to add' }, { name: 'TAG_DELAY_DAYS', required: false, default: 2 }],
+      retry: { attempts: 3, backoff: { type: 'fixed', delay: 5_000 } }, timeoutMs: 45_000, settingsProblems: [],
+    });
+  });
+
+  it('a missing or bad setting stops the start-up of a worker naming the handler, the variable and what is expected', async () => {
+    const dir = handlersDir({ 'tagger.ts': WITH_SETTINGS });
+    const env = { HANDLERS_DIR: dir, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('ld') };
+    const missing = await run(['work'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toContain('switchyard work: handler "tagger" settings: TAG_NAME is not set: expected string\n');
+    expect(missing.out).not.toMatch(/^\s+at /m);
+    const bad = await run(['work'], { ...env, TAG_NAME: 'vip', TAG_DELAY_DAYS: '-4' });
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('switchyard work: handler "tagger" settings: TAG_DELAY_DAYS is invalid: expected a positive number of days\n');
+    expect(bad.out).not.toContain('-4');
+    // handlers and doctor say the same (doctor with what to do).
+    const listed = await run(['handlers'], { ...env, TAG_NAME: 'vip', TAG_DELAY_DAYS: '-4' });
+    expect(listed.code).toBe(1);
+    expect(listed.out).toContain('  invalid:   TAG_DELAY_DAYS is invalid: expected a positive number of days\n');
+    const doctor = await run(['doctor'], { ...env, TAG_NAME: 'vip', TAG_DELAY_DAYS: '-4' });
+    expect(doctor.code).toBe(1);
+    expect(doctor.out).toContain('FAIL  handler tagger settings: TAG_DELAY_DAYS is invalid: expected a positive number of days\n      fix: set them in the environment');
+  });
+
+  it("a settings schema naming one of Switchyard's secrets stops loading: secrets never reach handlers", async () => {
+    const dir = handlersDir({
+      'leaky.ts': `import { z } from 'zod';\nimport { defineHandler } from 'switchyard';\n` +
+        `export default defineHandler({ id: 'leaky', on: ['lead.won'], settings: z.object({ WORKSPACE_API_TOKEN: z.string() }), async handle() {} });\n`,
+    });
+    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+    expect(code).toBe(1);
+    expect(out).toContain(`${dir}/leaky.ts`);
+    expect(out).toContain(`handler "leaky": settings name WORKSPACE_API_TOKEN, one of Switchyard's own secrets; secrets never reach handlers`);
+    expect(out).not.toMatch(/^\s+at /m);
   });
 });
 

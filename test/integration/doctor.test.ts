@@ -24,6 +24,21 @@ describe('switchyard doctor', () => {
     expect(code).toBe(0);
     expect(checks.find((c) => c.name === 'redis')?.detail).toMatch(/version \d/);
     expect(checks.find((c) => c.name === 'handler lead-won')?.status).toBe('ok');
+    expect(checks.find((c) => c.name === 'handler lead-won settings')).toMatchObject({ status: 'ok', detail: 'valid (WON_STAGE, LEAD_WON_LABEL)' });
+  });
+
+  it("checks each handler's settings as the worker will read them, naming the variable and what is expected", async () => {
+    const { code, checks } = await run({
+      WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme', FOLLOW_UP_DAYS: 'soon', BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Mars/Olympus',
+    });
+    expect(code).toBe(1);
+    expect(checks.find((c) => c.name === 'handler follow-up-task settings')).toMatchObject({
+      status: 'fail', detail: 'FOLLOW_UP_DAYS is invalid: expected a number of days', fix: expect.stringMatching(/^set them in the environment/),
+    });
+    expect(checks.find((c) => c.name === 'handler away-reply settings')?.detail).toBe(
+      'BUSINESS_HOURS is invalid: unknown time zone "Mars/Olympus"; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"',
+    );
+    expect(checks.find((c) => c.name === 'handler lead-won settings')?.status).toBe('ok');
   });
 
   it('names the abilities a narrow token lacks for the loaded handlers', async () => {
