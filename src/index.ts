@@ -1,17 +1,23 @@
 /**
- * Public API of Switchyard: handler definitions and event types, the workspace
- * REST client, and the receiver for embedding in another Hono/Node server.
+ * `switchyard`: the handler kit. What a handler module imports: defineHandler
+ * and its options, the event catalogue's names and types, the errors a handler
+ * throws, the settings helpers of the recipes, and (re-exported from
+ * `switchyard/api`, the same classes) the errors a `ctx.api` call throws and the
+ * API's record types.
+ *
+ * The other entry points: `switchyard/api` (the REST client on its own),
+ * `switchyard/sandbox` (the simulated workspace) and `switchyard/testing`
+ * (helpers for a handler's tests). Nothing else of the package is public.
  * @module
  */
 export {
   defineHandler, isHandler, UnrecoverableError, ABILITIES, DEFAULT_RETRY, HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError,
-  type Ability, type Duration, type Handler, type HandlerApi, type HandlerContext, type HandlerDefinition, type Jsonified, type RetryOptions, type SettingsSchema,
+  type Ability, type Duration, type Handler, type HandlerApi, type HandlerContext, type HandlerDefinition, type Jsonified, type NoSettings,
+  type RetryOptions, type RetryPolicy, type SettingProblem, type SettingsOf, type SettingsSchema,
 } from './handler.js';
-export { EVENT_NAMES, EVENT_SCHEMAS, isEventName, validateEvent, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
-export { parseEnvelope, type Envelope } from './events/envelope.js';
-export { sign, verify, type VerifyResult, type VerifyFailure } from './signature.js';
-export { loadConfig, ConfigError, type Config } from './config.js';
-export * from './api/index.js';
-export { createReceiverApp as createReceiver, type ReceiverAppOptions, type DeliverySink } from './receiver/index.js';
-export { startService, type RunningService, type ServiceOptions } from './runtime/service.js';
-export * from './recipes/index.js';
+export { EVENT_NAMES, isEventName, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
+export {
+  parseBusinessHours, isOpen, closedPeriodStart, BusinessHoursError, businessHoursSetting, durationSetting, type BusinessHours,
+} from './recipes/index.js';
+export * from './api/public-errors.js';
+export type * from './api/public-records.js';
