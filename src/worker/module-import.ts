@@ -23,17 +23,26 @@ let registration: Promise<void> | undefined;
  * `import … from 'switchyard'` resolves to the very modules this process runs
  * and `instanceof` checks (ValidationError, UnrecoverableError) hold between
  * handler code and the worker. For CommonJS handlers the package's ES module
- * entry is put into the require cache first, through Node's own require(esm):
- * tsx's CommonJS hook would otherwise compile a second copy of it.
+ * entries (`switchyard`, `switchyard/api`) are put into the require cache
+ * first, through Node's own require(esm): tsx's CommonJS hook would otherwise
+ * compile a second copy of them.
  */
 function registerTypeScript(): Promise<void> {
   registration ??= register();
   return registration;
 }
 
+/**
+ * Package entry points put into the require cache: those whose classes a
+ * handler compares with what the worker throws (`switchyard`, and
+ * `switchyard/api` for the error classes of ctx.api calls).
+ */
+const SHARED_ENTRIES = ['../index.js', '../api/public.js'] as const;
+
 async function register(): Promise<void> {
-  const entry = fileURLToPath(new URL('../index.js', import.meta.url));
-  if (existsSync(entry)) {
+  for (const relative of SHARED_ENTRIES) {
+    const entry = fileURLToPath(new URL(relative, import.meta.url));
+    if (!existsSync(entry)) continue;
     try {
       requireHere(entry);
     } catch {

@@ -41,20 +41,72 @@ function handlerSource(ext: (typeof EXTENSIONS)[number], type: ProjectType): str
   const id = `h-${ext}`;
   const ts = ext.endsWith('ts');
   const commonjs = ext === 'cjs' || (ext === 'js' && type === 'commonjs');
-  // Each records the HandlerConfigError class it sees: one class means one copy of the package.
-  const record = `(${ts ? '(globalThis as any)' : 'globalThis'}.switchyardClasses ??= new Set()).add(HandlerConfigError);`;
+  // Each records the HandlerConfigError class it sees, and the ValidationError of `switchyard/api`:
+  // one class each means one copy of the package, whichever entry point a module imports.
+  const g = ts ? '(globalThis as any)' : 'globalThis';
+  const record = `(${g}.switchyardClasses ??= new Set()).add(HandlerConfigError);\n(${g}.switchyardApiClasses ??= new Set()).add(ValidationError);`;
   const handle = `async handle() {\n    const reason${ts ? ': string' : ''} = 'stop';\n    throw new HandlerConfigError(reason);\n  }`;
   const def = `defineHandler({\n  id: '${id}',\n  on: ['message.received'],\n  ${handle},\n})`;
   return commonjs
-    ? `const { defineHandler, HandlerConfigError } = require('switchyard');\n${record}\nmodule.exports = ${def};\n`
-    : `import { defineHandler, HandlerConfigError } from 'switchyard';\n${record}\nexport default ${def};\n`;
+    ? `const { defineHandler, HandlerConfigError } = require('switchyard');\nconst { ValidationError } = require('switchyard/api');\n${record}\nmodule.exports = ${def};\n`
+    : `import { defineHandler, HandlerConfigError } from 'switchyard';\nimport { ValidationError } from 'switchyard/api';\n${record}\nexport default ${def};\n`;
 }
 
 /** Loaded last: its id says whether every module above saw the package this process runs. */
-const SAME_PACKAGE = `import { defineHandler, HandlerConfigError } from 'switchyard';
-const copies = [...(globalThis.switchyardClasses ?? [])].filter((c) => c !== HandlerConfigError).length;
+const SAME_PACKAGE = `import { defineHandler, HandlerConfigError, ValidationError } from 'switchyard';
+const copies = [...(globalThis.switchyardClasses ?? [])].filter((c) => c !== HandlerConfigError).length +
+  [...(globalThis.switchyardApiClasses ?? [])].filter((c) => c !== ValidationError).length;
 export default defineHandler({ id: copies === 0 ? 'one-switchyard' : 'copies-of-switchyard-' + copies, on: ['lead.won'], async handle() {} });
 `;
+
+/** A user's TypeScript module: every entry point, through a few of its named exports. */
+const CONSUMER_TS = `import { defineHandler, HandlerConfigError, ValidationError, EVENT_NAMES, parseBusinessHours, type Contact, type WorkspaceEvent } from 'switchyard';
+import { createApiClient, NotFoundError, type ApiClient, type ApiClientOptions, type Order } from 'switchyard/api';
+import { createSandbox, type RunningSandbox, type SandboxOptions } from 'switchyard/sandbox';
+import { loadFixture, signDelivery, toEvent, type Delivery } from 'switchyard/testing';
+
+export default defineHandler({
+  id: 'tag-vip',
+  on: ['conversation.closed'],
+  async handle(event, ctx) {
+    const contact: Contact = await ctx.api.contacts.get(event.data.contact_id);
+    if (contact.blocked) throw new HandlerConfigError('blocked');
+  },
+});
+const options: ApiClientOptions = { baseUrl: 'https://example.test/api/v1', token: 't' };
+export const api: ApiClient = createApiClient(options);
+export const orders = (): Promise<Order> => api.orders.get(1);
+export const missing = (e: unknown): boolean => e instanceof NotFoundError || e instanceof ValidationError;
+const sandboxOptions: SandboxOptions = { token: 'tok', burst: 1000 };
+export const listen = (): Promise<RunningSandbox> => createSandbox(sandboxOptions).listen(0);
+export async function won(): Promise<WorkspaceEvent<'lead.won'>> {
+  const delivery: Delivery = await loadFixture('lead.won');
+  const { body, headers } = signDelivery(delivery, 'whsec');
+  if (body.length === 0 || !headers['content-type']) throw new Error('not signed');
+  return toEvent(delivery, 'lead.won');
+}
+export const names: readonly string[] = EVENT_NAMES;
+export const open = parseBusinessHours('Mon-Fri 09:00-17:00 Europe/Berlin');
+`;
+
+/** What must not compile in a user's module: a deep import into dist/ and names each entry point keeps internal. */
+const LEAKS_TS = `import { createTransport } from 'switchyard/dist/api/transport.js';
+import { tokenKey, createApiClient } from 'switchyard';
+import { errorFromResponse } from 'switchyard/api';
+import { SandboxState } from 'switchyard/sandbox';
+export const leaked = [createTransport, tokenKey, createApiClient, errorFromResponse, new SandboxState({} as never)];
+`;
+
+/** Exactly these errors (file:line code), in the leaks file only. */
+const LEAK_ERRORS = [
+  'leaks.ts:1 TS2307', // Cannot find module 'switchyard/dist/api/transport.js'
+  'leaks.ts:2 TS2305', // 'switchyard' has no exported member 'tokenKey'
+  'leaks.ts:2 TS2305', // ... nor 'createApiClient' (it is in switchyard/api)
+  'leaks.ts:3 TS2305', // 'switchyard/api' has no exported member 'errorFromResponse'
+  'leaks.ts:5 TS1362', // SandboxState is a type of switchyard/sandbox, not a value
+];
+
+const RESOLUTIONS = [['node16', 'node16'], ['nodenext', 'nodenext'], ['esnext', 'bundler']] as const;
 
 let work: string;
 let tarball: string;
@@ -96,7 +148,8 @@ afterAll(() => {
 
 describe('the packed tarball', { timeout: 60_000 }, () => {
   it('carries the compiled CLI and library although the packed tree had no dist/', () => {
-    for (const f of ['package/dist/cli/main.js', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/bin/switchyard.js', 'package/package.json']) {
+    const entries = ['index', 'api/public', 'sandbox/index', 'testing/index'].flatMap((e) => [`package/dist/${e}.js`, `package/dist/${e}.d.ts`]);
+    for (const f of ['package/dist/cli/main.js', ...entries, 'package/bin/switchyard.js', 'package/package.json']) {
       expect(tarballFiles).toContain(f);
     }
     expect(tarballFiles.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
@@ -128,9 +181,25 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       expect(r.stdout.trim()).toBe('200');
     });
 
-    it("import('switchyard') gives the library", async () => {
-      const r = await sh('node', ['-e', "import('switchyard').then((m) => console.log(typeof m.defineHandler, typeof m.createApiClient, typeof m.verify))"], projects[type]);
-      expect(r).toMatchObject({ code: 0, stdout: 'function function function\n' });
+    it("import('switchyard') gives the handler kit, and each subpath its part; nothing else is reachable", async () => {
+      const script = `Promise.all(['switchyard', 'switchyard/api', 'switchyard/testing'].map((s) => import(s))).then(async ([root, api, testing]) => {
+        console.log(typeof root.defineHandler, typeof root.ValidationError, typeof root.createApiClient, typeof root.tokenKey, typeof root.verify);
+        console.log(typeof api.createApiClient, api.ValidationError === root.ValidationError, typeof api.tokenKey);
+        const event = testing.toEvent(await testing.loadFixture('lead.won'), 'lead.won');
+        console.log(event.name, testing.signDelivery('{}', 's').headers[testing.SIGNATURE_HEADER.toLowerCase()] === testing.sign('s', '{}'));
+        console.log(require('switchyard/package.json').version);
+        await import('switchyard/dist/api/transport.js').catch((e) => console.log(e.code));
+      })`;
+      const r = await sh('node', ['-e', script], projects[type]);
+      expect(r.code, r.out).toBe(0);
+      expect(r.stdout.split('\n')).toEqual([
+        'function function undefined undefined undefined',
+        'function true undefined',
+        'lead.won true',
+        VERSION,
+        'ERR_PACKAGE_PATH_NOT_EXPORTED',
+        '',
+      ]);
     });
 
     it('loads handlers of every extension, sharing the one package instance', async () => {
@@ -150,6 +219,26 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       const r = await sh('npx', ['switchyard', 'doctor', '--json'], projects[type]);
       const checks = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks;
       expect(checks.find((c) => c.name === 'handlers')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^7 loaded from \.\/handlers: h-cjs, h-cts/) });
+    });
+  });
+
+  describe('a TypeScript consumer (the repository\'s TypeScript, no install of its own)', () => {
+    it.each(RESOLUTIONS)('module %s, moduleResolution %s: every entry point type-checks; a deep import and internal names do not', async (module, moduleResolution) => {
+      const dir = projects.module;
+      writeFileSync(join(dir, 'consumer.ts'), CONSUMER_TS);
+      writeFileSync(join(dir, 'leaks.ts'), LEAKS_TS);
+      const tsconfig = `tsconfig.${moduleResolution}.json`;
+      writeFileSync(join(dir, tsconfig), JSON.stringify({
+        compilerOptions: {
+          module, moduleResolution, target: 'es2022', strict: true, noEmit: true,
+          // The package's own .d.ts files are checked too, not skipped.
+          skipLibCheck: false, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')],
+        },
+        files: ['consumer.ts', 'leaks.ts'],
+      }));
+      const r = await sh('node', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], dir);
+      const errors = r.stdout.split('\n').filter((l) => l.includes(': error TS')).map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3'));
+      expect(errors, r.out).toEqual(LEAK_ERRORS);
     });
   });
 

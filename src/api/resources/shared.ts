@@ -12,12 +12,14 @@ export interface ResourceContext {
   now: () => number;
 }
 
+// The return types are spelled out: the inferred zod pipe types do not survive declaration emit
+// (the .d.ts TypeScript writes for them does not compile in a consumer project).
 /** `{data: T}` → T. */
-export const one = <S extends z.ZodType>(s: S) => single(s).transform((r) => r.data as z.output<S>);
+export const one = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>> => single(s).transform((r) => r.data as z.output<S>);
 /** `{data: T[]}` (no paging) → T[]. */
-export const all = <S extends z.ZodType>(s: S) => z.looseObject({ data: z.array(s) }).transform((r) => r.data as z.output<S>[]);
+export const all = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>[]> => z.looseObject({ data: z.array(s) }).transform((r) => r.data as z.output<S>[]);
 /** Cursor page → {@link Page}. */
-export const paged = <S extends z.ZodType>(s: S) =>
+export const paged = <S extends z.ZodType>(s: S): z.ZodType<Page<z.output<S>>> =>
   page(s).transform((r): Page<z.output<S>> => ({ data: r.data as z.output<S>[], nextCursor: r.meta.next_cursor, perPage: r.meta.per_page }));
 
 /** Integer id of a record in a path, encoded. */
