@@ -1,5 +1,7 @@
 /**
- * Public surface of the Workspace REST API client.
+ * The Workspace REST API client as the rest of `src/` uses it (limiters,
+ * transport helpers, schemas included). The package's public surface of the
+ * client is `./public.ts` (`switchyard/api`).
  * @module
  */
 export { createApiClient, type ApiClient, type ApiClientOptions } from './client.js';
