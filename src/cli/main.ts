@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     }
     // Never a stack trace to a user: the message only (DEBUG=switchyard shows more).
     process.stderr.write(`switchyard ${command.name}: ${err instanceof Error ? err.message : String(err)}\n`);
-    if (process.env['DEBUG']?.includes('switchyard') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    if (io.env['DEBUG']?.includes('switchyard') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exit(EXIT.failed);
   }
 }

@@ -2,7 +2,7 @@ import { parseCommandArgs } from './args.js';
 import type { Command } from './command.js';
 import { loadConfig } from '../config.js';
 import { processLogger, runService } from './run-service.js';
-import { workerPart } from './worker-part.js';
+import { prepareWorker } from '../runtime/worker.js';
 
 export const startCommand: Command = {
   name: 'start',
@@ -20,6 +20,6 @@ Example:
     parseCommandArgs(argv, {});
     const config = loadConfig(io.env, { requireSecrets: true });
     const log = processLogger(config, io);
-    return runService(io, { receiver: true, worker: await workerPart(config, log, io.env) }, config, log);
+    return runService(io, { receiver: true, worker: await prepareWorker(config, log, io.env) }, config, log);
   },
 };

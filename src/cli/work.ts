@@ -2,7 +2,7 @@ import { parseCommandArgs } from './args.js';
 import type { Command } from './command.js';
 import { loadConfig } from '../config.js';
 import { processLogger, runService } from './run-service.js';
-import { workerPart } from './worker-part.js';
+import { prepareWorker } from '../runtime/worker.js';
 
 export const workCommand: Command = {
   name: 'work',
@@ -21,6 +21,6 @@ Example:
     parseCommandArgs(argv, {});
     const config = loadConfig(io.env, { requireSecrets: false });
     const log = processLogger(config, io);
-    return runService(io, { receiver: false, worker: await workerPart(config, log, io.env) }, config, log);
+    return runService(io, { receiver: false, worker: await prepareWorker(config, log, io.env) }, config, log);
   },
 };

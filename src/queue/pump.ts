@@ -33,7 +33,8 @@ export interface IngestPumpOptions {
 
 /**
  * Moves deliveries from the ingest inbox into the BullMQ `events` queue.
- * Every receiver and worker process runs one; they cooperate through Redis:
+ * Each process with a worker runs one (INGEST_PUMP=auto; `on` adds receivers);
+ * the pumps cooperate through Redis:
  * each pump moves a batch to its own in-flight list, adds it with `addBulk`
  * (job id = delivery key), then drops the list. A pump that dies mid-batch
  * leaves its list behind; the others return it to the inbox once its

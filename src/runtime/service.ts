@@ -1,20 +1,21 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { IngestPump } from '../queue/pump.js';
-import { openQueues, type Queues } from '../queue/queues.js';
+import type { IngestPump } from '../queue/pump.js';
+import { openQueues } from '../queue/queues.js';
 import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { maskRedisUrl } from '../redis/describe.js';
 import { mountAdmin } from '../admin/index.js';
 import { createCapture, type Capture } from '../capture/index.js';
 import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
-import type { WorkerHooks } from '../worker/hooks.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
 import { firstAttempt, watchRedis, whenReady } from './redis-watch.js';
-import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver-service.js';
+import { startPump } from './pump.js';
+import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
+import type { StartWorkerPart } from './worker.js';
 
-/** A running piece of the service that can be stopped (the worker of [4/7] plugs in here). */
+/** A running piece of the service that can be stopped (the worker plugs in here). */
 export interface Part {
   readonly name: string;
   close(graceMs: number): Promise<void>;
@@ -24,8 +25,8 @@ export interface ServiceOptions {
   config: Config;
   log: Logger;
   receiver: boolean;
-  /** Starts the worker side on the shared Redis; returns the part to stop. */
-  worker?: (ctx: { redisUrl: string; queues: Queues; hooks: WorkerHooks }) => Promise<Part>;
+  /** Starts the worker side on the shared Redis (see prepareWorker); returns the part to stop. */
+  worker?: StartWorkerPart;
   receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'extend'>>;
 }
 
@@ -51,11 +52,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const { config, log } = opts;
   const redis = await resolveRedis(config, log);
   const commands = createRedisConnection(redis.url, 'worker', 'switchyard-pump');
-  const blocking = createRedisConnection(redis.url, 'worker', 'switchyard-pump-blocking');
   // An unreachable Redis is said at `warn` (with back-off), never a silent hang: the
   // receiver listens at once and the worker starts when Redis answers.
   const watch = watchRedis(commands, { url: redis.url, log });
-  blocking.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
   const first = firstAttempt(commands);
   const stopping = new AbortController();
   if (!redis.managed) {
@@ -64,12 +63,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     }, () => undefined);
   }
   const queues = openQueues(commands, config.queuePrefix);
-  const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: config.queuePrefix, log });
-  // Receivers stay lean and stateless: by default the pump runs where a worker runs
-  // (the inbox is already durable, so deliveries wait safely for a worker process).
-  const pumping = config.ingestPump === 'on' || (config.ingestPump === 'auto' && opts.worker !== undefined);
-  if (pumping) pump.start();
-  else blocking.disconnect();
+  const pump = startPump({ config, log, redisUrl: redis.url, commands, queues, withWorker: opts.worker !== undefined });
 
   // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
   const metrics = createMetrics({ prefix: config.queuePrefix, queues, redis: commands });

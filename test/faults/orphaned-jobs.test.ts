@@ -14,7 +14,7 @@
  * also waits for those slots to be given up.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { orphanRecoveryBoundMs } from '../../src/worker/service.js';
+import { orphanRecoveryBoundMs } from '../../src/runtime/worker-options.js';
 import { messageReceived } from '../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { startHoldProxy, type HoldProxy } from './support/hold-proxy.js';

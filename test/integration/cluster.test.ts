@@ -9,7 +9,7 @@ import { closeRedis, createRedisConnection, type RedisClient } from '../../src/r
 import { startService, type RunningService } from '../../src/runtime/service.js';
 import { createSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { loadHandlers } from '../../src/worker/loader.js';
-import { startWorker } from '../../src/worker/service.js';
+import { startWorker } from '../../src/runtime/worker.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { messageReceived } from '../support/deliveries.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../support/service.js';

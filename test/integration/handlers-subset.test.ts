@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/events/envelope.js';
 import { loadHandlers } from '../../src/worker/loader.js';
-import { startWorker, type WorkerService } from '../../src/worker/service.js';
+import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
 import { messageReceived } from '../support/deliveries.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../support/pipeline.js';
 import { testRedisUrl } from '../support/redis.js';

@@ -5,7 +5,7 @@ import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../src/queue/names.js';
 import type { RunningService } from '../../src/runtime/service.js';
 import { startService } from '../../src/runtime/service.js';
 import { loadHandlers } from '../../src/worker/loader.js';
-import { startWorker, type WorkerService } from '../../src/worker/service.js';
+import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
 import { testRedisUrl, uniquePrefix } from './redis.js';
 import { memoryLogger, TEST_SECRET, testConfig } from './service.js';
 

@@ -1,0 +1,42 @@
+import { createApiClient, type ApiClient } from '../api/client.js';
+import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { RedisClient } from '../redis/connection.js';
+import { ReadCache } from '../worker/read-cache.js';
+import type { WorkerHooks } from '../worker/hooks.js';
+
+/** Per-request timeout of the handlers' API client (also the longest a call's rate-limit slot counts as in flight). */
+export const API_TIMEOUT_MS = 30_000;
+
+/**
+ * The API client factory of a worker process: one shared Redis rate limiter and
+ * one read cache, a client per run with that run's Idempotency-Key generator.
+ * Undefined when no API is configured (a handler that calls it is dead-lettered
+ * with that reason).
+ */
+export function workerApiFactory(
+  opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
+  redis: RedisClient,
+): ((keys: IdempotencyKeyGenerator) => ApiClient) | undefined {
+  const { config } = opts;
+  if (!config.workspaceApiUrl || !config.workspaceApiToken) {
+    opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');
+    return undefined;
+  }
+  const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst, queuePrefix } = config;
+  // One limiter and one read cache per process, shared by every handler run. A call's
+  // slot counts as in flight for at most the request timeout: a killed process never marks
+  // its calls done, so when they filled the window, the limiter's 60 s default kept every
+  // worker waiting 70 s after the kill.
+  const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS });
+  const cache = new ReadCache();
+  return (keys) =>
+    cache.wrap(createApiClient({
+      baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(opts.hooks?.onApiCall ? { onCall: opts.hooks.onApiCall } : {}),
+      logger: opts.log,
+    }));
+}

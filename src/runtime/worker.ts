@@ -1,0 +1,155 @@
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
+import type { Config } from '../config.js';
+import type { Handler } from '../handler.js';
+import type { Logger } from '../log.js';
+import type { StoredDelivery } from '../queue/delivery.js';
+import type { HandlerJobData } from '../queue/jobs.js';
+import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../queue/names.js';
+import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
+import type { Queues } from '../queue/queues.js';
+import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import { dispatch } from '../worker/dispatcher.js';
+import { dropSecrets } from '../worker/handler-env.js';
+import type { WorkerHooks } from '../worker/hooks.js';
+import { loadHandlers, selectHandlers } from '../worker/loader.js';
+import { createHandlerProcessor, type HandlerJobDecision } from '../worker/processor.js';
+import { readHandlerSettings } from '../worker/settings.js';
+import { RedisStepStore } from '../worker/steps.js';
+import { workerApiFactory } from './worker-api.js';
+import { workerOptions } from './worker-options.js';
+
+export interface WorkerServiceOptions {
+  config: Config;
+  redisUrl: string;
+  log: Logger;
+  /** Every handler module: fan-out creates a job for each subscriber, whoever runs it. */
+  handlers: readonly Handler[];
+  /** Ids this process runs (HANDLERS); default every handler. Other processes run the rest. */
+  run?: readonly string[];
+  /** Environment the handlers' settings are parsed from (Switchyard's own secrets are never read). */
+  env: Readonly<Record<string, string | undefined>>;
+  hooks?: WorkerHooks;
+  /** Overrides the API client's fetch (tests). */
+  fetch?: typeof fetch;
+}
+
+export interface WorkerService {
+  readonly name: 'worker';
+  readonly events: Worker;
+  readonly handlers: Worker;
+  close(graceMs: number): Promise<void>;
+}
+
+/** Starts the worker side of a process on the shared Redis once the service has it. */
+export type StartWorkerPart = (ctx: { redisUrl: string; queues: Queues; hooks: WorkerHooks }) => Promise<WorkerService>;
+
+/**
+ * The worker side of `start` and `work`. Handler modules are loaded now, before
+ * Redis is touched, so a broken module stops start-up at once even during a
+ * Redis outage, and so does a bad or missing handler setting; the BullMQ
+ * workers start when the service has Redis.
+ */
+export async function prepareWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<StartWorkerPart> {
+  // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
+  dropSecrets(process.env);
+  const all = await loadHandlers(config.handlersDir);
+  if (all.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
+  const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;
+  // Now, before Redis: a bad or missing setting of a handler this process runs stops start-up (startWorker parses them again).
+  readHandlerSettings(all.map((l) => l.handler).filter((h) => !run || run.includes(h.id)), env);
+  return ({ redisUrl, queues, hooks }) =>
+    startWorker({ config, redisUrl, log, env, hooks, handlers: all.map((l) => l.handler), ...(run ? { run } : {}) }, queues);
+}
+
+/**
+ * Two BullMQ workers on the shared Redis: `events` (validate and fan out) and
+ * `handlers` (run one handler). Many processes may run this at once; BullMQ's
+ * locks give each job to one of them at a time.
+ */
+export async function startWorker(opts: WorkerServiceOptions, queues: { handlers: Queue }): Promise<WorkerService> {
+  const { config, log, handlers } = opts;
+  const prefix = config.queuePrefix;
+  const runs = (h: Handler) => !opts.run || opts.run.includes(h.id);
+  const byId = new Map(handlers.filter(runs).map((h) => [h.id, h]));
+  // Before Redis is touched: a bad setting stops start-up naming the handler and the variable.
+  const settings = readHandlerSettings([...byId.values()], opts.env);
+  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
+  commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
+  const currentToken = tokenHash(config.workspaceApiToken);
+  const processJob = createHandlerProcessor({
+    handlers: byId,
+    settings,
+    api: workerApiFactory(opts, commands),
+    steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
+    log,
+    hooks: opts.hooks,
+  });
+
+  await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
+
+  const eventsWorker = new Worker<StoredDelivery>(
+    EVENTS_QUEUE,
+    async (job) => dispatch(job.data, handlers, queues.handlers),
+    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
+  );
+
+  /** Applies the processor's decision with BullMQ (the only place that knows its job-moving calls). */
+  const apply = async (job: Job<HandlerJobData>, token: string | undefined, decision: HandlerJobDecision) => {
+    switch (decision.kind) {
+      case 'completed':
+        return decision.result;
+      case 'dead':
+        throw new UnrecoverableError(decision.reason);
+      case 'delay':
+        await job.moveToDelayed(decision.until, token);
+        throw new DelayedError();
+      case 'pause': {
+        const { reason, code, at } = decision;
+        const first = await pauseHandlers(commands, queues.handlers, prefix, { reason, code, at, tokenHash: currentToken });
+        if (first) log.error({ reason }, 'handlers queue paused: every job is kept until it is resumed');
+        opts.hooks?.onPause?.(reason);
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      case 'retry':
+        throw decision.error;
+    }
+  };
+
+  const handlersWorker = new Worker<HandlerJobData>(
+    HANDLERS_QUEUE,
+    async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => apply(job, token, await processJob(job, signal)),
+    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-handlers'), prefix, ...workerOptions(config) },
+  );
+
+  for (const w of [eventsWorker, handlersWorker]) {
+    w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
+    w.on('failed', (job, err) => {
+      if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
+        log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
+      }
+    });
+  }
+  log.info({ handlers: [...byId.keys()], concurrency: config.workerConcurrency }, 'worker started');
+
+  return {
+    name: 'worker',
+    events: eventsWorker,
+    handlers: handlersWorker,
+    close: async () => {
+      // Worker.close() waits for active jobs to finish; the caller bounds the wait.
+      await Promise.allSettled([eventsWorker.close(), handlersWorker.close()]);
+      await closeRedis(commands);
+    },
+  };
+}
+
+async function resumeIfTokenChanged(redis: RedisClient, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
+  const paused = await pauseState(redis, prefix);
+  if (paused && paused.tokenHash !== current && current !== null) {
+    await resumeHandlers(redis, queue, prefix);
+    log.warn({ was: paused.code }, 'handlers queue was paused for an unusable API token; a different token is configured now, resuming');
+  } else if (paused) {
+    log.error({ reason: paused.reason, since: paused.at }, 'handlers queue is paused; replace the API token and restart, or run `switchyard dlq resume`');
+  }
+}
