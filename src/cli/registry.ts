@@ -3,6 +3,7 @@ import { dlqCommand } from './dlq.js';
 import { doctorCommand } from './doctor.js';
 import { eventsCommand } from './events.js';
 import { handlersCommand } from './handlers.js';
+import { initCommand } from './init.js';
 import { replayCommand } from './replay.js';
 import { sandboxCommand } from './sandbox.js';
 import { sendCommand } from './send.js';
@@ -13,6 +14,6 @@ import { workCommand } from './work.js';
 
 /** Every CLI command, in the order `switchyard --help` lists them. */
 export const commands: readonly Command[] = [
-  startCommand, serveCommand, workCommand, sandboxCommand,
+  initCommand, startCommand, serveCommand, workCommand, sandboxCommand,
   replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, doctorCommand,
 ];
