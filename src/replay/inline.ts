@@ -79,7 +79,9 @@ export function describeCall(c: CallEvent, dry = false): string {
  * it with) and runs every subscribed handler in this process with
  * `runHandler`, exactly as the worker does, with in-memory steps. Each
  * handler's outcome and API calls become the outcome's lines; any handler
- * failure makes the delivery `failed`.
+ * failure makes the delivery `failed`. With `dryRun` no write is sent: see
+ * `createDryRun` (one dry run for the whole replay, so its records and dry
+ * ids are shared by every delivery).
  */
 export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const steps = new MemoryStepStore();
