@@ -103,7 +103,7 @@ export function overlay<T extends object>(cur: T, patch: Record<string, unknown>
   return out as T;
 }
 
-/** A request amount (JSON number) as the API answers amounts: a string with two decimals. */
+/** Cents as the API answers amounts: a string with two decimals. */
 export const money = (cents: number): string => {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(Math.round(cents));
