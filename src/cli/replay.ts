@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
 import { createLogger } from '../log.js';
 import {
-  filterItems, inlineTarget, InputError, lineReporter, parseSince, progressReporter, readInputs, replayFailed, runReplay, type ReplayTarget,
+  filterItems, inlineTarget, InputError, lineReporter, parseSince, printableBody, progressReporter, readInputs, replayFailed, runReplay,
+  type DryWriteReport, type ReplayTarget,
 } from '../replay/index.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import { loadHandlers } from '../worker/loader.js';
@@ -35,6 +36,10 @@ Where to:
   --reuse-keys       --inline: send the keys the worker would send (the same on
                      every run: the API replays the first answer for 24 hours,
                      and refuses a key with a different body)
+  --dry-run          --inline: reads go to the API, writes are not sent. Each
+                     write is printed as the call it would be (method, path,
+                     Idempotency-Key, body), marked dry, and answered with a
+                     success built from the request in the API's record shape
 
 Which:
   --event NAME       only these events (repeat or comma-separate)
@@ -54,6 +59,7 @@ Exit status: 0 all accepted or duplicate, 1 anything rejected or failed, 2 bad u
 Examples:
   switchyard replay fixtures/ --new-ids
   switchyard replay captures/ --inline --handler follow-up-task
+  switchyard replay fixtures/ --inline --dry-run
   switchyard replay events.ndjson --direct --event conversation.closed --since 2h
 `;
 
@@ -76,7 +82,7 @@ export const replayCommand: Command = {
       to: { type: 'string' }, secret: { type: 'string' }, direct: { type: 'boolean' }, inline: { type: 'boolean' },
       event: { type: 'string', multiple: true }, handler: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' },
       concurrency: { type: 'string' }, 'new-ids': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' },
-      'reuse-keys': { type: 'boolean' },
+      'reuse-keys': { type: 'boolean' }, 'dry-run': { type: 'boolean' },
     }, true);
     if (values.help) {
       io.stdout.write(HELP);
@@ -85,6 +91,9 @@ export const replayCommand: Command = {
     if (positionals.length === 0) throw new UsageError('expected at least one fixture file, directory or .ndjson file');
     if (values.direct && values.inline) throw new UsageError('--direct and --inline exclude each other');
     if (values['reuse-keys'] && !values.inline) throw new UsageError('--reuse-keys applies to --inline only (the receiver and workers key their own writes)');
+    if (values['dry-run'] && !values.inline) {
+      throw new UsageError('--dry-run applies to --inline only: over HTTP or with --direct the handlers run in a switchyard process, whose writes are sent');
+    }
     const to = str(values, 'to');
     if (to !== undefined && (values.direct || values.inline)) throw new UsageError('--to applies to HTTP replay only (not with --direct or --inline)');
     const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
@@ -115,13 +124,18 @@ export const replayCommand: Command = {
 
     let target: ReplayTarget;
     let close = async (): Promise<void> => {};
+    const dryRun = Boolean(values['dry-run']);
+    const dryWrites: DryWriteReport[] = [];
     if (values.inline) {
       const level = io.env['LOG_LEVEL'] ? config.logLevel : 'warn';
       const log = createLogger({ level, destination: io.stderr as never });
       const api = config.workspaceApiUrl && config.workspaceApiToken
         ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst } : undefined;
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
-      target = inlineTarget({ handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']) });
+      target = inlineTarget({
+        handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']),
+        dryRun, onDryWrite: (w) => dryWrites.push(w),
+      });
     } else {
       ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }, io));
     }
@@ -129,7 +143,10 @@ export const replayCommand: Command = {
     const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);
     try {
       const summary = await runReplay(items, target, { concurrency, newIds: Boolean(values['new-ids']), signal: io.stopSignal, ...(reporter ? { reporter } : {}) });
-      if (values.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+      if (values.json) {
+        const writes = dryWrites.map((w) => ({ ...w, body: printableBody(w.body), dry: true }));
+        io.stdout.write(`${JSON.stringify(dryRun ? { ...summary, dryRun: true, writes } : summary)}\n`);
+      }
       return replayFailed(summary) ? EXIT.failed : EXIT.ok;
     } finally {
       await close();

@@ -11,6 +11,7 @@ import type { HandlerJobData } from '../queue/jobs.js';
 import { runHandler } from '../worker/runner.js';
 import { readHandlerSettings } from '../worker/settings.js';
 import { MemoryStepStore } from '../worker/steps.js';
+import { createDryRun, describeDryWrite, type DryWrite } from './dry-run.js';
 import type { ReplayItem } from './inputs.js';
 import type { ReplayTarget } from './targets.js';
 
@@ -32,7 +33,19 @@ export interface InlineOptions {
    * key for 24 hours and refuses it with a different body).
    */
   reuseKeys?: boolean;
+  /**
+   * `--dry-run`: reads go to the API, writes are not sent (see `createDryRun`):
+   * each is answered as a success built from the request, its line says
+   * `(dry)`, and the call it would have been (method, path, Idempotency-Key,
+   * body) is printed under it and passed to `onDryWrite`.
+   */
+  dryRun?: boolean;
+  /** Each write a dry run did not send, with the delivery key and the handler that made it. */
+  onDryWrite?: (write: DryWriteReport) => void;
 }
+
+/** A write the dry run did not send, as `--json` lists it. */
+export type DryWriteReport = DryWrite & { delivery: string; handler: string };
 
 /**
  * A fetch that scopes every Idempotency-Key to one replay run: `key` becomes a
@@ -52,10 +65,10 @@ export function runScopedFetch(base: typeof fetch, salt: string = randomBytes(12
 const REUSED_HINT = 'the API already saw this Idempotency-Key with a different body (the handler or the delivery changed since a run with the same keys): replay without --reuse-keys to give this run fresh keys';
 const SAME_RUN_HINT = 'the handler sent two different bodies with one Idempotency-Key in this run: a key it sets itself must change with what it sends';
 
-/** One line per API call: method, operation, status, and whether the API replayed a stored answer. */
-export function describeCall(c: CallEvent): string {
+/** One line per API call: method, operation, status, whether the API replayed a stored answer, and `dry` for a write a dry run answered. */
+export function describeCall(c: CallEvent, dry = false): string {
   const status = c.status === 0 ? 'no answer' : String(c.status);
-  const notes = [c.replayed ? 'replayed' : '', c.attempt > 1 ? `attempt ${c.attempt}` : '', c.willRetry ? 'will retry' : '', c.error && !c.willRetry ? c.error.message : '']
+  const notes = [dry ? 'dry' : '', c.replayed ? 'replayed' : '', c.attempt > 1 ? `attempt ${c.attempt}` : '', c.willRetry ? 'will retry' : '', c.error && !c.willRetry ? c.error.message : '']
     .filter(Boolean).join(', ');
   return `${c.method.padEnd(6)} ${c.op} → ${status}${notes ? ` (${notes})` : ''}`;
 }
@@ -66,13 +79,16 @@ export function describeCall(c: CallEvent): string {
  * it with) and runs every subscribed handler in this process with
  * `runHandler`, exactly as the worker does, with in-memory steps. Each
  * handler's outcome and API calls become the outcome's lines; any handler
- * failure makes the delivery `failed`.
+ * failure makes the delivery `failed`. With `dryRun` no write is sent: see
+ * `createDryRun` (one dry run for the whole replay, so its records and dry
+ * ids are shared by every delivery).
  */
 export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const steps = new MemoryStepStore();
   const now = opts.now ?? (() => new Date());
   const baseFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
-  const apiFetch = opts.reuseKeys ? baseFetch : runScopedFetch(baseFetch);
+  const salt = randomBytes(12).toString('hex');
+  const dry = opts.dryRun && opts.api ? createDryRun(baseFetch, { baseUrl: opts.api.baseUrl, now }) : undefined;
   const signal = opts.signal ?? new AbortController().signal;
   const settings = readHandlerSettings(opts.handlers, opts.env);
   return async (item: ReplayItem) => {
@@ -89,6 +105,14 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
     let failed = 0;
     for (const handler of targets) {
       const calls: CallEvent[] = [];
+      const writes: DryWrite[] = [];
+      const handlerFetch = dry
+        ? dry.fetch((w) => {
+            writes.push(w);
+            opts.onDryWrite?.({ ...w, delivery: envelope.key, handler: handler.id });
+          })
+        : baseFetch;
+      const apiFetch = opts.reuseKeys ? handlerFetch : runScopedFetch(handlerFetch, salt);
       const job: HandlerJobData = {
         key: envelope.key, handlerId: handler.id, receivedAt: item.receivedAt ?? now().toISOString(),
         event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
@@ -111,7 +135,14 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
         lines.push(`  ✗ ${handler.id} ${outcome.verdict.kind} after ${ms} ms: ${outcome.verdict.reason}`);
         if (outcome.error instanceof IdempotencyKeyReusedError) lines.push(`    ${opts.reuseKeys ? REUSED_HINT : SAME_RUN_HINT}`);
       }
-      for (const c of calls) lines.push(`      ${describeCall(c)}`);
+      for (const c of calls) {
+        // A write the dry run answered is the one of the same operation reported first (a call refused before sending has status 0).
+        const i = c.status === 0 ? -1 : writes.findIndex((w) => w.op === c.op);
+        const w = i < 0 ? undefined : writes.splice(i, 1)[0];
+        lines.push(`      ${describeCall(c, w !== undefined)}`);
+        if (w) lines.push(`        ${describeDryWrite(w)}`);
+      }
+      for (const w of writes) lines.push(`        ${describeDryWrite(w)}`);
     }
     return failed > 0
       ? { ...base, kind: 'failed', detail: `${failed} of ${targets.length} handler${targets.length === 1 ? '' : 's'} failed`, lines }
