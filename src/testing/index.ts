@@ -34,7 +34,7 @@ export type { LogLevel, LogLine } from './memory-log.js';
 export type { SettingsInput } from './settings.js';
 export type { StepRecord } from './steps.js';
 export { createEvent, type DeepPartial, type EventOverrides } from './create-event.js';
-export { IN_PROCESS_BASE_URL, sandboxClient, sandboxFetch } from './sandbox-api.js';
+export { sandboxClient } from './sandbox-api.js';
 export { MemoryStepStore, type StepStore } from '../worker/steps.js';
 export { readDelivery, loadFixture, toEvent, signDelivery, DeliveryError, type Delivery, type SignedRequest } from './delivery.js';
 export { sign } from '../signature.js';

@@ -5,9 +5,8 @@ import { createApiClient } from '../../../src/api/client.js';
 import { defineHandler, HandlerConfigError, HandlerSettingsError, HandlerTimeoutError } from '../../../src/handler.js';
 import { createLogger } from '../../../src/log.js';
 import { createHandlerProcessor } from '../../../src/worker/processor.js';
-import {
-  createEvent, createSandbox, DeliveryError, IN_PROCESS_BASE_URL, loadFixture, MemoryStepStore, readDelivery, sandboxClient, sandboxFetch, testHandler,
-} from '../../../src/testing/index.js';
+import { createEvent, createSandbox, DeliveryError, loadFixture, MemoryStepStore, readDelivery, sandboxClient, testHandler } from '../../../src/testing/index.js';
+import { IN_PROCESS_BASE_URL, sandboxFetch } from '../../../src/testing/sandbox-api.js';
 import leadWon from '../../../handlers/lead-won.js';
 
 const FIXTURES = new URL('../../../fixtures/', import.meta.url);
