@@ -1,7 +1,7 @@
 import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
 import { isHandler, type Handler } from '../handler.js';
-import { inlineJob, runInline } from '../replay/inline.js';
+import { inlineJob, runInline, type InlineRunDeps } from '../replay/inline.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { MemoryStepStore } from '../worker/steps.js';
 import { DeliveryError, toEvent, type Delivery } from './delivery.js';
@@ -37,11 +37,9 @@ export async function testHandler<N extends EventName, S extends object>(
     throw new DeliveryError(`${delivery.source}: is a "${event.name}" event; handler "${handler.id}" subscribes to ${handler.on.join(', ')}`);
   }
   const settings = testSettings(handler, options.settings, options.env ?? {});
-  const now = options.now === undefined ? () => new Date() : options.now instanceof Date ? ((d: Date) => () => d)(options.now) : options.now;
-  const sandbox = options.api ? undefined : (options.sandbox ?? createSandbox(options.now ? { clock: () => now().getTime() } : {}));
-  const api = options.api
-    ? { baseUrl: options.api.url, token: options.api.token, burst: 30, fetch: options.api.fetch ?? globalThis.fetch.bind(globalThis) }
-    : { baseUrl: IN_PROCESS_BASE_URL, token: options.token ?? sandboxToken(sandbox as Sandbox), burst: 30, fetch: sandboxFetch(sandbox as Sandbox) };
+  const fixed = options.now;
+  const now = fixed === undefined ? () => new Date() : typeof fixed === 'function' ? fixed : () => fixed;
+  const { api, sandbox } = target(options, fixed === undefined ? undefined : () => now().getTime());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const key = parseEnvelope(delivery.bytes).key;
@@ -59,4 +57,14 @@ export async function testHandler<N extends EventName, S extends object>(
     })),
     steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt }, sandbox,
   };
+}
+
+/** The API a run calls: `options.api` over HTTP, else the given or a fresh sandbox in process (burst as the worker's default). */
+function target(options: TestHandlerOptions, clock: (() => number) | undefined): { api: InlineRunDeps['api']; sandbox: Sandbox | undefined } {
+  if (options.api) {
+    const { url, token, fetch = globalThis.fetch.bind(globalThis) } = options.api;
+    return { api: { baseUrl: url, token, burst: 30, fetch }, sandbox: undefined };
+  }
+  const sandbox = options.sandbox ?? createSandbox(clock ? { clock } : {});
+  return { api: { baseUrl: IN_PROCESS_BASE_URL, token: options.token ?? sandboxToken(sandbox), burst: 30, fetch: sandboxFetch(sandbox) }, sandbox };
 }

@@ -33,7 +33,7 @@ export interface TestHandlerOptions<Settings extends object = object> {
   readonly api?: { readonly url: string; readonly token: string; readonly fetch?: typeof fetch };
   /** The sandbox to call in process (state and request log shared across calls); default a fresh seeded one per call. */
   readonly sandbox?: Sandbox;
-  /** Token for the sandbox; default its full-access token. */
+  /** Token for the sandbox (not used with `api`); default its full-access token. */
   readonly token?: string;
   /** Settings values, checked by the handler's schema, in place of `env`'s. */
   readonly settings?: SettingsInput<Settings>;
