@@ -64,6 +64,12 @@ export interface RequestSpec<T> {
 export interface CallEvent {
   op: string;
   method: HttpMethod;
+  /** Path below the base URL, without the query string (e.g. `/contacts/36/labels`). */
+  path: string;
+  /** The Idempotency-Key sent, the same on every attempt of one call; undefined when none was. */
+  idempotencyKey: string | undefined;
+  /** The request body before JSON encoding; undefined without one. For tests (switchyard/testing); never logged. */
+  body: unknown;
   attempt: number;
   /** HTTP status; 0 when there was no answer. */
   status: number;
@@ -227,7 +233,7 @@ export function createTransport(o: TransportOptions): Transport {
         // Refused locally (monthly quota known to be spent): reported like an attempt, nothing sent.
         if (err instanceof ApiError) {
           o.onCall?.({
-            op: spec.op, method: spec.method, attempt: n, status: 0, durationMs: 0, rateLimitWaitMs: 0, replayed: false,
+            op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: 0, durationMs: 0, rateLimitWaitMs: 0, replayed: false,
             rateLimitRemaining: undefined, quotaRemaining: err instanceof QuotaExhaustedError ? 0 : undefined, error: err, willRetry: false,
           });
         }
@@ -237,7 +243,7 @@ export function createTransport(o: TransportOptions): Transport {
       try {
         const r = await attempt(spec, key, n, permit);
         o.onCall?.({
-          op: spec.op, method: spec.method, attempt: n, status: r.status, durationMs: o.now() - started,
+          op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: r.status, durationMs: o.now() - started,
           rateLimitWaitMs: permit?.waitedMs ?? 0, replayed: r.replayed, rateLimitRemaining: r.rateLimit.remaining,
           quotaRemaining: r.rateLimit.quotaRemaining, error: undefined, willRetry: false,
         });
@@ -257,7 +263,7 @@ export function createTransport(o: TransportOptions): Transport {
           delay = backoffMs(n, err, o.retry, o.random);
         }
         o.onCall?.({
-          op: spec.op, method: spec.method, attempt: n, status: err.status, durationMs: o.now() - started,
+          op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: err.status, durationMs: o.now() - started,
           rateLimitWaitMs: permit?.waitedMs ?? 0, replayed: false, rateLimitRemaining: undefined,
           quotaRemaining: undefined, error: err, willRetry: delay !== undefined,
         });

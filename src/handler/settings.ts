@@ -75,7 +75,8 @@ export function parseSettings<S extends SettingsSchema>(handlerId: string, schem
   throw new HandlerSettingsError(settingProblems(handlerId, parsed.error.issues, input));
 }
 
-function settingProblems(handlerId: string, issues: readonly z.core.$ZodIssue[], input: Record<string, string>): SettingProblem[] {
+/** Each variable's problems in a failed settings parse, by what is expected (never the value). */
+export function settingProblems(handlerId: string, issues: readonly z.core.$ZodIssue[], input: Readonly<Record<string, unknown>>): SettingProblem[] {
   const byVariable = new Map<string, string[]>();
   for (const issue of issues) {
     const variable = issue.path.length > 0 ? String(issue.path[0]) : '';

@@ -2,15 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createApiClient } from '../api/client.js';
 import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
-import { validateEvent } from '../events/catalogue.js';
+import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
 import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import { subscribers } from '../worker/dispatcher.js';
 import type { HandlerJobData } from '../queue/jobs.js';
-import { runHandler } from '../worker/runner.js';
+import { runHandler, type RunOutcome } from '../worker/runner.js';
 import { readHandlerSettings } from '../worker/settings.js';
-import { MemoryStepStore } from '../worker/steps.js';
+import { MemoryStepStore, type StepStore } from '../worker/steps.js';
 import { createDryRun, describeDryWrite, type DryWrite } from './dry-run.js';
 import type { ReplayItem } from './inputs.js';
 import type { ReplayTarget } from './targets.js';
@@ -73,6 +73,45 @@ export function describeCall(c: CallEvent, dry = false): string {
   return `${c.method.padEnd(6)} ${c.op} → ${status}${notes ? ` (${notes})` : ''}`;
 }
 
+/** The `handlers` job of one handler for one validated event, as fan-out makes it. */
+export function inlineJob(handler: Handler, key: string, event: WorkspaceEvent, receivedAt: string): HandlerJobData {
+  return { key, handlerId: handler.id, receivedAt, event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data } };
+}
+
+/** What {@link runInline} needs besides the handler and its job. */
+export interface InlineRunDeps {
+  /** The API (its own fetch); undefined: a handler that calls it fails as the worker's would without WORKSPACE_API_URL. */
+  api: { baseUrl: string; token: string; burst: number; fetch: typeof fetch } | undefined;
+  steps: StepStore;
+  log: Logger;
+  settings: Readonly<Record<string, unknown>>;
+  signal: AbortSignal;
+  /** `ctx.delivery.attempt` (default 1). */
+  attempt?: number;
+}
+
+/**
+ * Runs one handler on one job in this process with the worker's own runner
+ * (runHandler: its context, its Idempotency-Keys, its timeout and failure
+ * classification), with a per-run API client whose calls are recorded.
+ * Used by `replay --inline` and by switchyard/testing's testHandler.
+ */
+export async function runInline(handler: Handler, job: HandlerJobData, deps: InlineRunDeps): Promise<{ outcome: RunOutcome; calls: CallEvent[] }> {
+  const calls: CallEvent[] = [];
+  const { api } = deps;
+  const outcome = await runHandler(handler, job, {
+    api: api
+      ? (keys) => createApiClient({
+          baseUrl: api.baseUrl, token: api.token, burst: api.burst, idempotencyKey: keys,
+          onCall: (c) => calls.push(c), fetch: api.fetch, logger: deps.log,
+        })
+      : undefined,
+    steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
+    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1 },
+  });
+  return { outcome, calls };
+}
+
 /**
  * `--inline`: no Redis at all. Validates each delivery against the catalogue
  * (an invalid one is `rejected` with the reason the worker would dead-letter
@@ -104,7 +143,6 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
     const lines: string[] = [];
     let failed = 0;
     for (const handler of targets) {
-      const calls: CallEvent[] = [];
       const writes: DryWrite[] = [];
       const handlerFetch = dry
         ? dry.fetch((w) => {
@@ -113,20 +151,9 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
           })
         : baseFetch;
       const apiFetch = opts.reuseKeys ? handlerFetch : runScopedFetch(handlerFetch, salt);
-      const job: HandlerJobData = {
-        key: envelope.key, handlerId: handler.id, receivedAt: item.receivedAt ?? now().toISOString(),
-        event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
-      };
-      const api = opts.api;
-      const outcome = await runHandler(handler, job, {
-        api: api
-          ? (keys) => createApiClient({
-              baseUrl: api.baseUrl, token: api.token, burst: api.burst, idempotencyKey: keys,
-              onCall: (c) => calls.push(c), fetch: apiFetch, logger: opts.log,
-            })
-          : undefined,
+      const { outcome, calls } = await runInline(handler, inlineJob(handler, envelope.key, event, item.receivedAt ?? now().toISOString()), {
+        api: opts.api && { ...opts.api, fetch: apiFetch },
         steps, log: opts.log, settings: settings.get(handler.id) ?? {}, signal,
-        delivery: { key: envelope.key, receivedAt: job.receivedAt, attempt: 1 },
       });
       const ms = Math.round(outcome.ms);
       if (outcome.ok) lines.push(`  ✓ ${handler.id} completed in ${ms} ms`);

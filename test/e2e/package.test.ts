@@ -63,9 +63,9 @@ export default defineHandler({ id: copies === 0 ? 'one-switchyard' : 'copies-of-
 const CONSUMER_TS = `import { defineHandler, HandlerConfigError, ValidationError, EVENT_NAMES, parseBusinessHours, type Contact, type WorkspaceEvent } from 'switchyard';
 import { createApiClient, NotFoundError, type ApiClient, type ApiClientOptions, type Order } from 'switchyard/api';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from 'switchyard/sandbox';
-import { loadFixture, signDelivery, toEvent, type Delivery } from 'switchyard/testing';
+import { createEvent, loadFixture, signDelivery, testHandler, toEvent, type Delivery, type TestHandlerResult } from 'switchyard/testing';
 
-export default defineHandler({
+const tagVip = defineHandler({
   id: 'tag-vip',
   on: ['conversation.closed'],
   async handle(event, ctx) {
@@ -73,6 +73,7 @@ export default defineHandler({
     if (contact.blocked) throw new HandlerConfigError('blocked');
   },
 });
+export default tagVip;
 const options: ApiClientOptions = { baseUrl: 'https://example.test/api/v1', token: 't' };
 export const api: ApiClient = createApiClient(options);
 export const orders = (): Promise<Order> => api.orders.get(1);
@@ -86,6 +87,7 @@ export async function won(): Promise<WorkspaceEvent<'lead.won'>> {
   return toEvent(delivery, 'lead.won');
 }
 export const names: readonly string[] = EVENT_NAMES;
+export const tested = (): Promise<TestHandlerResult<'conversation.closed'>> => testHandler(tagVip, createEvent('conversation.closed', { data: { contact_id: 36 } }));
 export const open = parseBusinessHours('Mon-Fri 09:00-17:00 Europe/Berlin');
 `;
 
@@ -240,6 +242,24 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       const errors = r.stdout.split('\n').filter((l) => l.includes(': error TS')).map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3'));
       expect(errors, r.out).toEqual(LEAK_ERRORS);
     });
+  });
+
+  it('a vitest test of a handler written in the project passes through switchyard/testing: README "Testing your handlers" as written', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const firstTsBlock = (heading: string): string => {
+      const start = readme.indexOf('```ts\n', readme.indexOf(`\n${heading}\n`)) + 6;
+      return readme.slice(start, readme.indexOf('```\n', start));
+    };
+    const dir = join(projects.module, 'kit');
+    for (const d of ['handlers', 'test', 'node_modules']) mkdirSync(join(dir, d), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'kit', private: true, type: 'module' }));
+    writeFileSync(join(dir, 'handlers', 'tag-vip-closers.ts'), firstTsBlock('## Writing handlers'));
+    writeFileSync(join(dir, 'test', 'tag-vip-closers.test.ts'), firstTsBlock('## Testing your handlers'));
+    // vitest is the repository's (as tsc is above); switchyard and zod resolve to the project's install of the tarball.
+    symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir');
+    const r = await sh('node', [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'], dir);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed \(3\)/);
   });
 
   it('an installed copy without its build says so in terms of the install, not of a build step', async () => {

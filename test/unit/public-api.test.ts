@@ -41,8 +41,11 @@ describe('package entry points export only their public names', () => {
     expect(Object.keys(sandbox)).toEqual(['createSandbox']);
   });
 
-  it('switchyard/testing: deliveries, signing, the sandbox', () => {
-    expect(Object.keys(testing).sort()).toEqual(['DeliveryError', 'SIGNATURE_HEADER', 'createSandbox', 'loadFixture', 'readDelivery', 'sign', 'signDelivery', 'toEvent']);
+  it('switchyard/testing: the handler test kit, deliveries, signing, the sandbox', () => {
+    expect(Object.keys(testing).sort()).toEqual([
+      'DeliveryError', 'MemoryStepStore', 'SIGNATURE_HEADER', 'createEvent', 'createSandbox', 'loadFixture', 'readDelivery', 'sandboxClient', 'sign', 'signDelivery',
+      'testHandler', 'toEvent',
+    ]);
     expect(testing.createSandbox).toBe(sandbox.createSandbox);
   });
 });

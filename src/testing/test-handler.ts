@@ -1,0 +1,70 @@
+import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import { parseEnvelope } from '../events/envelope.js';
+import { isHandler, type Handler } from '../handler.js';
+import { inlineJob, runInline, type InlineRunDeps } from '../replay/inline.js';
+import { createSandbox, type Sandbox } from '../sandbox/index.js';
+import { MemoryStepStore } from '../worker/steps.js';
+import { DeliveryError, toEvent, type Delivery } from './delivery.js';
+import { deliveryOf, type HandlerInput } from './input.js';
+import { memoryLogger } from './memory-log.js';
+import { IN_PROCESS_BASE_URL, sandboxFetch, sandboxToken } from './sandbox-api.js';
+import { testSettings } from './settings.js';
+import { recordingSteps } from './steps.js';
+import type { TestHandlerOptions, TestHandlerResult } from './types.js';
+
+/**
+ * Runs one handler on one event exactly as the worker does (its runner,
+ * context, step store and Idempotency-Keys, the handler's timeout) against an
+ * in-process sandbox that opens no port, or the API at `options.api`.
+ *
+ * `input`: an event (createEvent, toEvent), a Delivery (loadFixture,
+ * readDelivery) or an event name (its shipped fixture). Throws a
+ * DeliveryError for an input the worker would not run the handler on, a
+ * HandlerSettingsError for bad settings, a TypeError for bad options.
+ */
+export async function testHandler<N extends EventName, S extends object>(
+  handler: Handler<N, S>,
+  input: HandlerInput<NoInfer<N>>,
+  options: TestHandlerOptions<S> = {},
+): Promise<TestHandlerResult<N>> {
+  if (!isHandler(handler)) throw new TypeError('testHandler: expected a handler made by defineHandler as the first argument');
+  const attempt = options.attempt ?? 1;
+  if (!Number.isInteger(attempt) || attempt < 1) throw new TypeError(`testHandler: attempt must be a positive integer, got ${String(attempt)}`);
+  if (options.api && options.sandbox) throw new TypeError('testHandler: give either api or sandbox, not both');
+  const delivery: Delivery = await deliveryOf(input);
+  const event = toEvent(delivery);
+  if (!(handler.on as readonly string[]).includes(event.name)) {
+    throw new DeliveryError(`${delivery.source}: is a "${event.name}" event; handler "${handler.id}" subscribes to ${handler.on.join(', ')}`);
+  }
+  const settings = testSettings(handler, options.settings, options.env ?? {});
+  const fixed = options.now;
+  const now = fixed === undefined ? () => new Date() : typeof fixed === 'function' ? fixed : () => fixed;
+  const { api, sandbox } = target(options, fixed === undefined ? undefined : () => now().getTime());
+  const { log, lines } = memoryLogger(options.logLevel ?? 'info');
+  const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
+  const key = parseEnvelope(delivery.bytes).key;
+  const receivedAt = delivery.receivedAt ?? now().toISOString();
+  const { outcome, calls } = await runInline(handler as Handler, inlineJob(handler as Handler, key, event, receivedAt), {
+    api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt,
+  });
+  return {
+    outcome: outcome.ok ? 'completed' : outcome.verdict.kind,
+    error: outcome.ok ? undefined : outcome.error,
+    reason: outcome.ok ? undefined : outcome.verdict.reason,
+    calls: calls.map((c) => ({
+      op: c.op, method: c.method, path: c.path, status: c.status, idempotencyKey: c.idempotencyKey,
+      body: c.body === undefined ? undefined : (JSON.parse(JSON.stringify(c.body)) as unknown), attempt: c.attempt, replayed: c.replayed,
+    })),
+    steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt }, sandbox,
+  };
+}
+
+/** The API a run calls: `options.api` over HTTP, else the given or a fresh sandbox in process (burst as the worker's default). */
+function target(options: TestHandlerOptions, clock: (() => number) | undefined): { api: InlineRunDeps['api']; sandbox: Sandbox | undefined } {
+  if (options.api) {
+    const { url, token, fetch = globalThis.fetch.bind(globalThis) } = options.api;
+    return { api: { baseUrl: url, token, burst: 30, fetch }, sandbox: undefined };
+  }
+  const sandbox = options.sandbox ?? createSandbox(clock ? { clock } : {});
+  return { api: { baseUrl: IN_PROCESS_BASE_URL, token: options.token ?? sandboxToken(sandbox), burst: 30, fetch: sandboxFetch(sandbox) }, sandbox };
+}

@@ -1,0 +1,70 @@
+import type { HttpMethod } from '../api/transport.js';
+import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { StepStore } from '../worker/steps.js';
+import type { LogLevel, LogLine } from './memory-log.js';
+import type { SettingsInput } from './settings.js';
+import type { StepRecord } from './steps.js';
+
+/** How a run ended, named as the worker's job decisions: `completed`, or what the worker does with the failure. */
+export type TestOutcome = 'completed' | 'retry' | 'delay' | 'dead' | 'pause';
+
+/** One API request of a run (each attempt of a call the client retries is one). */
+export interface TestCall {
+  /** Client operation, e.g. `contacts.labels.add`. */
+  readonly op: string;
+  readonly method: HttpMethod;
+  /** Below the API base, without the query string: `/contacts/36/labels`. */
+  readonly path: string;
+  /** HTTP status; 0 when no answer came. */
+  readonly status: number;
+  /** The Idempotency-Key sent: the worker's own, derived from delivery, handler and step. */
+  readonly idempotencyKey: string | undefined;
+  /** The request body as JSON (what was sent); undefined without one. */
+  readonly body: unknown;
+  readonly attempt: number;
+  /** The API answered with its stored answer to an earlier request with this key. */
+  readonly replayed: boolean;
+}
+
+/** Options of {@link testHandler}; all optional. */
+export interface TestHandlerOptions<Settings extends object = object> {
+  /** Call this API instead of an in-process sandbox: `url` as WORKSPACE_API_URL (ending in `/api/v1`). */
+  readonly api?: { readonly url: string; readonly token: string; readonly fetch?: typeof fetch };
+  /** The sandbox to call in process (state and request log shared across calls); default a fresh seeded one per call. */
+  readonly sandbox?: Sandbox;
+  /** Token for the sandbox (not used with `api`); default its full-access token. */
+  readonly token?: string;
+  /** Settings values, checked by the handler's schema, in place of `env`'s. */
+  readonly settings?: SettingsInput<Settings>;
+  /** Environment the settings are parsed from as when handlers load (default none: each setting's default). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `ctx.delivery.attempt` (default 1). */
+  readonly attempt?: number;
+  /** Where `ctx.step` results are kept; pass one store to several calls to test a retry. Default a fresh MemoryStepStore. */
+  readonly steps?: StepStore;
+  /** The time: `receivedAt` of an event without one, and the clock of a fresh sandbox. */
+  readonly now?: Date | (() => Date);
+  /** Lowest level kept in `logs` (default `info`, as in production). */
+  readonly logLevel?: LogLevel;
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link testHandler} returns. Nothing is thrown for a failing handler: `outcome` says what the worker would do. */
+export interface TestHandlerResult<N extends EventName = EventName> {
+  readonly outcome: TestOutcome;
+  /** What the handler threw (undefined when completed). */
+  readonly error: unknown;
+  /** The worker's reason for the outcome, as the dead-letter listing shows it. */
+  readonly reason: string | undefined;
+  readonly calls: readonly TestCall[];
+  /** The run's `ctx.step`s in order. */
+  readonly steps: readonly StepRecord[];
+  /** The run's log lines as pino wrote them (redacted as in production), parsed. */
+  readonly logs: readonly LogLine[];
+  /** The event `handle` received. */
+  readonly event: WorkspaceEvent<N>;
+  readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number };
+  /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
+  readonly sandbox: Sandbox | undefined;
+}

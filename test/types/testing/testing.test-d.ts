@@ -1,0 +1,46 @@
+import { describe, expectTypeOf, test } from 'vitest';
+import type { WorkspaceEvent } from '../../../src/events/catalogue.js';
+import { createEvent, testHandler, type TestCall, type TestHandlerResult, type TestOutcome } from '../../../src/testing/index.js';
+import awayReply from '../../../handlers/away-reply.js';
+import leadWon from '../../../handlers/lead-won.js';
+import mergeDuplicates from '../../../handlers/merge-duplicates.js';
+
+describe('switchyard/testing types', () => {
+  test('createEvent gives the typed event of its name, and checks the overrides\' fields and types', () => {
+    expectTypeOf(createEvent('lead.won')).toEqualTypeOf<WorkspaceEvent<'lead.won'>>();
+    expectTypeOf(createEvent('lead.won', { data: { value: '5.00' } }).data.value).toEqualTypeOf<string | null | undefined>();
+    createEvent('conversation.closed', { data: { assignee: { id: 3 } } });
+    createEvent('conversation.closed', { data: { assignee: null }, id: null, createdAt: '2026-01-01T00:00:00Z' });
+    // @ts-expect-error value is a decimal string, not a number
+    createEvent('lead.won', { data: { value: 5 } });
+    // @ts-expect-error no such field
+    createEvent('lead.won', { data: { contactId: 5 } });
+    // @ts-expect-error nested fields are checked too
+    createEvent('conversation.closed', { data: { assignee: { type: 'robot' } } });
+    // @ts-expect-error nested names too
+    createEvent('conversation.closed', { data: { channel: { kind: 'whatsapp' } } });
+    // @ts-expect-error unknown event
+    createEvent('lead.wonn');
+  });
+
+  test('testHandler takes only events its handler subscribes to, and settings it has', () => {
+    expectTypeOf(testHandler(leadWon, 'lead.won')).resolves.toEqualTypeOf<TestHandlerResult<'lead.won'>>();
+    expectTypeOf(testHandler(leadWon, createEvent('lead.won'))).resolves.toHaveProperty('event').toEqualTypeOf<WorkspaceEvent<'lead.won'>>();
+    expectTypeOf<TestHandlerResult['outcome']>().toEqualTypeOf<TestOutcome>();
+    expectTypeOf<TestOutcome>().toEqualTypeOf<'completed' | 'retry' | 'delay' | 'dead' | 'pause'>();
+    expectTypeOf<TestCall['idempotencyKey']>().toEqualTypeOf<string | undefined>();
+    // @ts-expect-error lead-won does not subscribe to message.received
+    void testHandler(leadWon, 'message.received');
+    // @ts-expect-error nor to a lead.lost event
+    void testHandler(leadWon, createEvent('lead.lost'));
+    void testHandler(leadWon, 'lead.won', { settings: { WON_STAGE: 'Customer' } });
+    void testHandler(mergeDuplicates, 'contact.created', { settings: { MERGE_DUPLICATES: true } });
+    void testHandler(mergeDuplicates, 'contact.created', { settings: { MERGE_DUPLICATES: 'yes' } });
+    // A setting parsed to an object is given as its text.
+    void testHandler(awayReply, 'message.received', { settings: { BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Europe/Berlin' } });
+    // @ts-expect-error no such setting
+    void testHandler(leadWon, 'lead.won', { settings: { WON_STAGES: 'x' } });
+    // @ts-expect-error a boolean setting takes a boolean or its text
+    void testHandler(mergeDuplicates, 'contact.created', { settings: { MERGE_DUPLICATES: 1 } });
+  });
+});
