@@ -3,7 +3,9 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/sandbox/index.js';
 
 /**
  * The package as a user gets it: `npm pack` of a copy of this source tree that
@@ -19,9 +21,9 @@ const EXTENSIONS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'] as const;
 
 interface Run { code: number; out: string; stdout: string }
 
-/** Runs a command with a user's plain environment (no npm_* variables of a surrounding `npm test`). */
-function sh(cmd: string, args: string[], cwd: string, timeout = 120_000): Promise<Run> {
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LANG: 'C.UTF-8' };
+/** Runs a command with a user's plain environment (no npm_* variables of a surrounding `npm test`), plus `extra`. */
+function sh(cmd: string, args: string[], cwd: string, timeout = 120_000, extra: Record<string, string> = {}): Promise<Run> {
+  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LANG: 'C.UTF-8', ...extra };
   return new Promise((res) => {
     execFile(cmd, args, { cwd, env, timeout, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -107,6 +109,8 @@ const LEAK_ERRORS = [
   'leaks.ts:3 TS2305', // 'switchyard/api' has no exported member 'errorFromResponse'
   'leaks.ts:5 TS1362', // SandboxState is a type of switchyard/sandbox, not a value
 ];
+
+const HAS_COMPOSE = spawnSync('sh', ['-c', 'command -v docker-compose']).status === 0;
 
 const RESOLUTIONS = [['node16', 'node16'], ['nodenext', 'nodenext'], ['esnext', 'bundler']] as const;
 
@@ -260,6 +264,75 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     const r = await sh('node', [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'], dir);
     expect(r.code, r.out).toBe(0);
     expect(r.out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed \(3\)/);
+  });
+
+  describe('`switchyard init` in a directory of its own, installed from the tarball', () => {
+    let app: string;
+    beforeAll(async () => {
+      app = join(work, 'my-handlers');
+      const r = await sh('npx', ['switchyard', 'init', app, '--from', tarball], projects.module);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain('npm install');
+      await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
+    }, 600_000);
+
+    it('writes a project with the scripts, a strict tsconfig, an example handler and its test, a fixture, and its own container files', () => {
+      const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { type: string; scripts: Record<string, string>; dependencies: Record<string, string> };
+      expect(pkg.type).toBe('module');
+      expect(pkg.scripts).toEqual({ dev: 'switchyard dev', test: 'vitest run', start: 'switchyard start', typecheck: 'tsc --noEmit' });
+      expect(pkg.dependencies['switchyard']).toBe(`file:${tarball}`);
+      for (const f of ['tsconfig.json', '.gitignore', 'handlers/order-question.ts', 'handlers/order-question.test.ts', 'fixtures/message.received.json', 'Dockerfile', 'docker-compose.yml', 'README.md']) {
+        expect(existsSync(join(app, f)), f).toBe(true);
+      }
+      expect(readFileSync(join(app, '.gitignore'), 'utf8')).toMatch(/^\.switchyard\/$/m);
+      expect(readFileSync(join(app, 'README.md'), 'utf8')).toMatch(/```sh\nnpm run dev .*\nnpm test .*\n```/);
+    });
+
+    it('refuses a directory that is not empty unless --force, saying why', async () => {
+      const r = await sh('npx', ['switchyard', 'init', app], projects.module);
+      expect(r.code).toBe(1);
+      expect(r.out).toMatch(/is not empty .*pass --force/);
+      expect(r.out).not.toMatch(/\n\s+at /);
+    });
+
+    it('npm test passes: the example handler tested through switchyard/testing against the in-process sandbox', async () => {
+      const r = await sh('npm', ['test'], app, 180_000);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+2 passed \(2\)/);
+    });
+
+    it('npm run typecheck passes (strict), and `switchyard handlers` loads the example', async () => {
+      const tc = await sh('npm', ['run', 'typecheck'], app, 180_000);
+      expect(tc.code, tc.out).toBe(0);
+      const h = await sh('npx', ['switchyard', 'handlers', '--json'], app);
+      expect(h.code, h.out).toBe(0);
+      expect((JSON.parse(h.stdout) as { id: string }[]).map((x) => x.id)).toEqual(['order-question']);
+    });
+
+    it('replays its fixture through the example handler against a sandbox: the dry run prints the note, sends no write', async () => {
+      const sandbox = createSandbox({ token: 'tok' });
+      const running = await sandbox.listen(0);
+      try {
+        const r = await sh('npx', ['switchyard', 'replay', 'fixtures/', '--inline', '--dry-run'], app, 120_000, { WORKSPACE_API_URL: running.baseUrl, WORKSPACE_API_TOKEN: 'tok' });
+        expect(r.code, r.out).toBe(0);
+        expect(r.out).toMatch(/✓ order-question completed/);
+        expect(r.out).toMatch(/dry POST \/conversations\/38\/notes .*"body":"Customer is asking about an order\."/);
+        expect(sandbox.state.log.list().filter((q) => q.method !== 'GET' && !q.path.endsWith('/contacts/search')).map((q) => `${q.method} ${q.path}`)).toEqual([]);
+        expect(sandbox.state.log.list().length).toBeGreaterThan(0);
+      } finally {
+        await running.close();
+      }
+    });
+
+    it.skipIf(!HAS_COMPOSE && !process.env['CI'])('its docker-compose.yml is valid (docker-compose config)', async () => {
+      const r = await sh('docker-compose', ['config', '-q'], app);
+      expect(r.code, r.out).toBe(1);
+      expect(r.out).toMatch(/set WEBHOOK_SECRETS in \.env/);
+      writeFileSync(join(app, '.env'), 'WEBHOOK_SECRETS=whsec_x\nWORKSPACE_API_URL=https://example.test/api/v1\nWORKSPACE_API_TOKEN=tok\n');
+      const ok2 = await sh('docker-compose', ['config', '-q'], app);
+      expect(ok2.code, ok2.out).toBe(0);
+      rmSync(join(app, '.env'));
+    });
   });
 
   it('an installed copy without its build says so in terms of the install, not of a build step', async () => {

@@ -14,9 +14,10 @@ const fixture = () => readFileSync(new URL('../../../fixtures/message.received.j
 
 /**
  * The files of a new project, path → content. The version ranges are the ones
- * this package is built and tested with, so a new project gets a matching set.
+ * this package is built and tested with, so a new project gets a matching set;
+ * `switchyardSpec` is where its switchyard comes from (default: this version's range).
  */
-export function projectFiles(name: string): Record<string, string> {
+export function projectFiles(name: string, switchyardSpec?: string): Record<string, string> {
   const pkg = own();
   const dev = pkg.devDependencies ?? {};
   const manifest = {
@@ -30,7 +31,7 @@ export function projectFiles(name: string): Record<string, string> {
       start: 'switchyard start',
       typecheck: 'tsc --noEmit',
     },
-    dependencies: { switchyard: `^${pkg.version}`, zod: pkg.dependencies['zod'] ?? '^4.0.0' },
+    dependencies: { switchyard: switchyardSpec ?? `^${pkg.version}`, zod: pkg.dependencies['zod'] ?? '^4.0.0' },
     devDependencies: {
       '@types/node': dev['@types/node'] ?? '^20.0.0',
       typescript: dev['typescript'] ?? '^5.0.0',
