@@ -32,6 +32,8 @@ interface Dev {
   output(): string;
   /** Waits until `re` matches the output `times` times in all. */
   waitFor(re: RegExp, times?: number, ms?: number): Promise<void>;
+  /** How many times `re` matches the output so far. */
+  count(re: RegExp): number;
 }
 
 function startDev(cwd: string, env: Record<string, string>): Dev {
@@ -43,14 +45,15 @@ function startDev(cwd: string, env: Record<string, string>): Dev {
   let out = '';
   child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  const count = (re: RegExp): number => out.match(new RegExp(re.source, `${re.flags.replace('g', '')}g`))?.length ?? 0;
   return {
     child,
     output: () => out,
+    count,
     waitFor: async (re, times = 1, ms = 20_000) => {
-      const all = new RegExp(re.source, `${re.flags.replace('g', '')}g`);
       await waitFor(() => {
         if (child.exitCode !== null) throw new Error(`switchyard dev exited (${child.exitCode}) before ${re}:\n${out}`);
-        return (out.match(all)?.length ?? 0) >= times;
+        return count(re) >= times;
       }, ms).catch((err: unknown) => { throw new Error(`${String(err)}: no ${times}× ${re} in:\n${out}`); });
     },
   };
@@ -118,6 +121,14 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     };
     const noted = (body: string) => waitFor(async () => (await notes()).includes(body), 15_000);
     const completed = () => redis.zcard(`${prefix}:handlers:completed`);
+    const RELOADED = /dev: reloaded handlers: /;
+    const KEPT = /dev: keeping the previous handlers running/;
+    /** Saves files and waits for the next line matching `re` (a reload, or the previous version kept). */
+    const saveAndWait = async (files: Record<string, string>, re: RegExp): Promise<void> => {
+      const before = d.count(re);
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(project, 'handlers', name), text);
+      await d.waitFor(re, before + 1);
+    };
 
     // v1 handles a signed delivery.
     const first = envelope('one');
@@ -125,23 +136,21 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     await noted('v1: one');
 
     // Save v2: reloaded in place; the sandbox emits the next event and v2 handles it.
-    writeFileSync(file, handler('v2'));
-    await d.waitFor(/dev: reloaded handlers: note-version \(\d+ ms\)/);
+    await saveAndWait({ 'note-version.ts': handler('v2') }, RELOADED);
+    expect(d.output()).toMatch(/dev: reloaded handlers: note-version \(\d+ ms\)\n/);
     await inbound('two');
     await noted('v2: two');
     // Sandbox state kept: the conversation holds both notes.
     const messages = (await (await fetch(`${sandbox}/api/v1/conversations/${conversation}/messages`, { headers: { authorization: 'Bearer sbx_full_acme' } })).json()) as { data: { type: string; body: string }[] };
     expect(messages.data.filter((m) => m.type === 'note').map((m) => m.body)).toEqual(expect.arrayContaining(['v1: one', 'v2: two']));
-    // The queue and Redis are the same: v1's job is still among the completed (a job is marked completed just after
-    // its note is written), the first delivery is still a duplicate,
-    // and the worker was not restarted.
+    // The queue and Redis are the same: v1's job is still among the completed (marked so just after its note is
+    // written), the first delivery is still a duplicate, and the worker was not restarted.
     await waitFor(async () => (await completed()) === 2);
     expect((await deliver(receiver, first, secret)).status).toBe(200);
     expect(d.output().match(/"msg":"worker started"/g)).toHaveLength(1);
 
     // A syntax error: file:line:column and a code frame; v2 keeps handling deliveries.
-    writeFileSync(file, handler('v2').replace('ctx.api.notes.create(', 'ctx.api.notes.create(('));
-    await d.waitFor(/keeping the previous handlers running/);
+    await saveAndWait({ 'note-version.ts': handler('v2').replace('ctx.api.notes.create(', 'ctx.api.notes.create((') }, KEPT);
     const out = d.output();
     expect(out).toMatch(/handlers\/note-version\.ts:9:\d+: syntax error: /);
     expect(out).toMatch(/^> +9 \| +await ctx\.api\.notes\.create\(\(/m);
@@ -149,16 +158,16 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     expect((await deliver(receiver, envelope('three'), secret)).status).toBe(202);
     await noted('v2: three');
 
-    // Fixed, now reading its version from a helper module: reloaded; then saving only the helper reloads it too,
-    // and a new module is added.
-    writeFileSync(join(project, 'handlers', 'lib', 'version.ts'), `export const VERSION: string = 'v3';\n`);
-    writeFileSync(file, handler('./lib/version.js'));
-    await d.waitFor(/dev: reloaded handlers: note-version/, 2);
+    // Fixed, now reading its version from a helper module: reloaded.
+    await saveAndWait({ 'lib/version.ts': `export const VERSION: string = 'v3';\n`, 'note-version.ts': handler('./lib/version.js') }, RELOADED);
     await inbound('four');
     await noted('v3: four');
-    writeFileSync(join(project, 'handlers', 'lib', 'version.ts'), `export const VERSION: string = 'v4';\n`);
-    writeFileSync(join(project, 'handlers', 'other.ts'), handler('other').replace("'note-version'", "'other'").replace("'message.received'", "'lead.won'"));
-    await d.waitFor(/dev: reloaded handlers: note-version, other \(\d+ ms\); added other/);
+    // A syntax error in the helper is shown in the helper, with the handler that imports it.
+    await saveAndWait({ 'lib/version.ts': `export const VERSION: string = 'v4' +;\n` }, KEPT);
+    expect(d.output()).toMatch(/dev: handlers\/lib\/version\.ts:1:\d+: syntax error: Unexpected ";"\n> 1 \| export const VERSION[^\n]*\n +\| +\^\n(?: +2 \| *\n)?\(imported by handlers\/note-version\.ts\)\n/);
+    // The helper fixed (v4, its fresh contents are used) and a module added: both in the next version.
+    await saveAndWait({ 'lib/version.ts': `export const VERSION: string = 'v4';\n`, 'other.ts': handler('other').replace("'note-version'", "'other'").replace("'message.received'", "'lead.won'") },
+      /dev: reloaded handlers: note-version, other \(\d+ ms\); added other\n/);
     await inbound('five');
     await noted('v4: five');
     await waitFor(async () => (await completed()) === 5);
