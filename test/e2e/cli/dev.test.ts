@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -123,10 +123,20 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     const completed = () => redis.zcard(`${prefix}:handlers:completed`);
     const RELOADED = /dev: reloaded handlers: /;
     const KEPT = /dev: keeping the previous handlers running/;
-    /** Saves files and waits for the next line matching `re` (a reload, or the previous version kept). */
-    const saveAndWait = async (files: Record<string, string>, re: RegExp): Promise<void> => {
+    /**
+     * Saves files and waits for the next line matching `re` (a reload, or the previous version kept). `atomic`
+     * saves as many editors do: a temporary file renamed over the old one.
+     */
+    const saveAndWait = async (files: Record<string, string>, re: RegExp, atomic = false): Promise<void> => {
       const before = d.count(re);
-      for (const [name, text] of Object.entries(files)) writeFileSync(join(project, 'handlers', name), text);
+      for (const [name, text] of Object.entries(files)) {
+        const path = join(project, 'handlers', name);
+        if (!atomic) writeFileSync(path, text);
+        else {
+          writeFileSync(join(path, '..', `.${basename(path)}.tmp`), text);
+          renameSync(join(path, '..', `.${basename(path)}.tmp`), path);
+        }
+      }
       await d.waitFor(re, before + 1);
     };
 
@@ -135,8 +145,9 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     expect((await deliver(receiver, first, secret)).status).toBe(202);
     await noted('v1: one');
 
-    // Save v2: reloaded in place; the sandbox emits the next event and v2 handles it.
-    await saveAndWait({ 'note-version.ts': handler('v2') }, RELOADED);
+    // Save v2 (atomically, as vim or JetBrains do; later saves write in place to the new file): reloaded in place;
+    // the sandbox emits the next event and v2 handles it.
+    await saveAndWait({ 'note-version.ts': handler('v2') }, RELOADED, true);
     expect(d.output()).toMatch(/dev: reloaded handlers: note-version \(\d+ ms\)\n/);
     await inbound('two');
     await noted('v2: two');
