@@ -30,5 +30,6 @@ INPUTS="src package.json package-lock.json tsconfig.json tsconfig.build.json scr
 if [ -f "$STAMP" ] && [ -z "$(find $INPUTS -newer "$STAMP" -print 2>/dev/null | head -n 1)" ]; then
   echo "setup: dist/ is up to date (nothing changed since the last build); skipping the build" >&2
 else
+  echo "setup: building dist/ (src/ or the build configuration changed since the last build)" >&2
   npm run --silent build # writes the stamp (scripts/build.sh)
 fi
