@@ -1,6 +1,8 @@
 #!/bin/sh
 # Shared set-up for the README commands: redis-server when missing, npm ci
-# when node_modules is absent or older than the lock file, then a build.
+# when node_modules is absent or older than the lock file, then a build when
+# anything it reads changed since the last successful one (dist/.build-stamp;
+# `find -newer`, no tsc when nothing did).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -22,4 +24,12 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-npm run --silent build
+STAMP=dist/.build-stamp
+INPUTS="src package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh scripts/copy-assets.mjs"
+# shellcheck disable=SC2086 # INPUTS is a list of paths
+if [ -f "$STAMP" ] && [ -z "$(find $INPUTS -newer "$STAMP" -print 2>/dev/null | head -n 1)" ]; then
+  echo "setup: dist/ is up to date (nothing changed since the last build); skipping the build" >&2
+else
+  echo "setup: building dist/ (src/ or the build configuration changed since the last build)" >&2
+  npm run --silent build # writes the stamp (scripts/build.sh)
+fi

@@ -34,10 +34,12 @@ export interface StartOptions {
   stderr?: boolean;
   /** Keep stdout (default: drained and discarded). */
   keepStdout?: boolean;
+  /** Working directory (default the repository root). */
+  cwd?: string;
 }
 
 export function start(cmd: string, args: string[], opts: StartOptions = {}): ChildProcess {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const name = opts.name ?? cmd;

@@ -1,5 +1,6 @@
 import type { Command } from './command.js';
 import { dlqCommand } from './dlq.js';
+import { devCommand } from './dev.js';
 import { doctorCommand } from './doctor.js';
 import { eventsCommand } from './events.js';
 import { handlersCommand } from './handlers.js';
@@ -14,6 +15,6 @@ import { workCommand } from './work.js';
 
 /** Every CLI command, in the order `switchyard --help` lists them. */
 export const commands: readonly Command[] = [
-  initCommand, startCommand, serveCommand, workCommand, sandboxCommand,
+  initCommand, devCommand, startCommand, serveCommand, workCommand, sandboxCommand,
   replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, doctorCommand,
 ];

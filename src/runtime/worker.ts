@@ -11,9 +11,9 @@ import { closeRedis, createRedisConnection, type RedisClient } from '../redis/co
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
+import { handlerSnapshot, HandlerSet } from '../worker/handler-set.js';
 import { loadHandlers, selectHandlers } from '../worker/loader.js';
 import { createHandlerProcessor, type HandlerJobDecision } from '../worker/processor.js';
-import { readHandlerSettings } from '../worker/settings.js';
 import { RedisStepStore } from '../worker/steps.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
@@ -26,6 +26,8 @@ export interface WorkerServiceOptions {
   handlers: readonly Handler[];
   /** Ids this process runs (HANDLERS); default every handler. Other processes run the rest. */
   run?: readonly string[];
+  /** Replaceable handlers (`switchyard dev`); when given, `handlers` and `run` are not read. */
+  set?: HandlerSet;
   /** Environment the handlers' settings are parsed from (Switchyard's own secrets are never read). */
   env: Readonly<Record<string, string | undefined>>;
   hooks?: WorkerHooks;
@@ -43,22 +45,36 @@ export interface WorkerService {
 /** Starts the worker side of a process on the shared Redis once the service has it. */
 export type StartWorkerPart = (ctx: { redisUrl: string; queues: Queues; hooks: WorkerHooks }) => Promise<WorkerService>;
 
+/** The handlers a worker process runs, loaded before Redis, and how to start its BullMQ side. */
+export interface PreparedWorker {
+  /** Replaceable while the worker runs (`switchyard dev` reloads it). */
+  readonly set: HandlerSet;
+  readonly start: StartWorkerPart;
+}
+
 /**
- * The worker side of `start` and `work`. Handler modules are loaded now, before
- * Redis is touched, so a broken module stops start-up at once even during a
- * Redis outage, and so does a bad or missing handler setting; the BullMQ
- * workers start when the service has Redis.
+ * The worker side of `start`, `work` and `dev`. Handler modules are loaded
+ * now, before Redis is touched, so a broken module stops start-up at once even
+ * during a Redis outage, and so does a bad or missing handler setting; the
+ * BullMQ workers start when the service has Redis.
  */
-export async function prepareWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<StartWorkerPart> {
+export async function loadWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<PreparedWorker> {
   // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
   dropSecrets(process.env);
   const all = await loadHandlers(config.handlersDir);
   if (all.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
   const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;
-  // Now, before Redis: a bad or missing setting of a handler this process runs stops start-up (startWorker parses them again).
-  readHandlerSettings(all.map((l) => l.handler).filter((h) => !run || run.includes(h.id)), env);
-  return ({ redisUrl, queues, hooks }) =>
-    startWorker({ config, redisUrl, log, env, hooks, handlers: all.map((l) => l.handler), ...(run ? { run } : {}) }, queues);
+  // Now, before Redis: a bad or missing setting of a handler this process runs stops start-up.
+  const set = new HandlerSet(handlerSnapshot(all.map((l) => l.handler), run, env));
+  return {
+    set,
+    start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, env, hooks, handlers: set.current().all, set }, queues),
+  };
+}
+
+/** {@link loadWorker}'s starter (`start` and `work`). */
+export async function prepareWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<StartWorkerPart> {
+  return (await loadWorker(config, log, env)).start;
 }
 
 /**
@@ -67,18 +83,15 @@ export async function prepareWorker(config: Config, log: Logger, env: Readonly<R
  * locks give each job to one of them at a time.
  */
 export async function startWorker(opts: WorkerServiceOptions, queues: { handlers: Queue }): Promise<WorkerService> {
-  const { config, log, handlers } = opts;
+  const { config, log } = opts;
   const prefix = config.queuePrefix;
-  const runs = (h: Handler) => !opts.run || opts.run.includes(h.id);
-  const byId = new Map(handlers.filter(runs).map((h) => [h.id, h]));
   // Before Redis is touched: a bad setting stops start-up naming the handler and the variable.
-  const settings = readHandlerSettings([...byId.values()], opts.env);
+  const set = opts.set ?? new HandlerSet(handlerSnapshot(opts.handlers, opts.run, opts.env));
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const currentToken = tokenHash(config.workspaceApiToken);
   const processJob = createHandlerProcessor({
-    handlers: byId,
-    settings,
+    set,
     api: workerApiFactory(opts, commands),
     steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
     log,
@@ -89,7 +102,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => dispatch(job.data, handlers, queues.handlers),
+    async (job) => dispatch(job.data, set.current().all, queues.handlers),
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 
@@ -130,7 +143,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
       }
     });
   }
-  log.info({ handlers: [...byId.keys()], concurrency: config.workerConcurrency }, 'worker started');
+  log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
   return {
     name: 'worker',

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, extname } from 'node:path';
+import { basename, extname, isAbsolute, relative } from 'node:path';
 import { moduleFormat } from './module-import.js';
 
 /** Where in a file something went wrong: 1-based line and column. */
@@ -20,6 +20,8 @@ const MAX_MESSAGE_LINES = 6;
 export function describeLoadFailure(file: string, shown: string, err: unknown): string {
   const e = err instanceof Error ? err : new Error(String(err));
   const source = readSource(file);
+  const helper = isSyntaxError(e) ? failingImport(e, file) : undefined;
+  if (helper) return `${describeLoadFailure(helper, display(helper), e)}\n(imported by ${shown})`;
   if (isSyntaxError(e)) {
     const at = syntaxLocation(e, file, source);
     const message = at?.message ?? firstLine(e.message.replace(/^Transform failed with \d+ errors?:\s*/, ''));
@@ -43,6 +45,18 @@ function readSource(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The module esbuild (tsx) could not compile when it is not `file` but one `file` imports. */
+function failingImport(e: Error, file: string): string | undefined {
+  const named = /^(.+?)(?:\?[^:\n]*)?:\d+:\d+: ERROR: /m.exec(e.message)?.[1];
+  return named && named !== file && isAbsolute(named) && existsSync(named) ? named : undefined;
+}
+
+/** A file as messages name it: relative to the working directory when inside it. */
+function display(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
 const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? s;

@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { closest } from '../util/closest.js';
 import { isHandler, type Handler } from '../handler.js';
 import { describeLoadFailure } from './load-error.js';
+import { forgetCommonJs } from './fresh-import.js';
 import { importModule, looksLikeDefinition, type ModuleExports } from './module-import.js';
 
 /** A handler module that cannot be used; start-up stops with this message (it names the file). */
@@ -69,16 +70,19 @@ const DEFINE = 'export default defineHandler({ id, on, handle }) (CommonJS: modu
  * instead of as the default,
  * a duplicate id, or an id in `only` that no module defines, stops start-up
  * with a message naming the file and what is expected.
+ * `generation` (a reload in `switchyard dev`) loads every module, and the
+ * helpers it imports by path, from disk again instead of from Node's caches.
  */
-export async function loadHandlerDir(dir: string, only?: readonly string[]): Promise<HandlerDir> {
+export async function loadHandlerDir(dir: string, only?: readonly string[], generation?: number): Promise<HandlerDir> {
   const root = resolve(dir);
+  if (generation !== undefined) forgetCommonJs(root);
   const loaded: LoadedHandler[] = [];
   const helpers: string[] = [];
   for (const name of moduleFiles(dir, root)) {
     const file = join(root, name);
     let mod: ModuleExports;
     try {
-      mod = await importModule(file);
+      mod = await importModule(file, generation);
     } catch (err) {
       throw new HandlerLoadError(describeLoadFailure(file, shown(file), err), file);
     }
@@ -105,8 +109,8 @@ export async function loadHandlerDir(dir: string, only?: readonly string[]): Pro
 }
 
 /** {@link loadHandlerDir}'s handlers only. */
-export async function loadHandlers(dir: string, only?: readonly string[]): Promise<LoadedHandler[]> {
-  return (await loadHandlerDir(dir, only)).handlers;
+export async function loadHandlers(dir: string, only?: readonly string[], generation?: number): Promise<LoadedHandler[]> {
+  return (await loadHandlerDir(dir, only, generation)).handlers;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { isHandler } from '../handler.js';
+import { moduleUrl, registerReloadHook } from './fresh-import.js';
 
 /** What a handler module exports, whatever its module system. */
 export interface ModuleExports {
@@ -53,6 +54,7 @@ async function register(): Promise<void> {
   // Node's own resolution, not tsconfig `paths`: 'switchyard' must be the package this process runs.
   esm.register({ tsconfig: false });
   cjs.register();
+  registerReloadHook();
 }
 
 /** The module system Node uses for `file`: by extension, else the nearest package.json's `"type"`. */
@@ -80,14 +82,16 @@ function packageType(dir: string): 'module' | 'commonjs' {
  * Loads one handler module. CommonJS files (`.cjs`, `.cts`, and `.js`/`.ts`
  * under a package.json without `"type": "module"`) go through require, Node's
  * CommonJS loader, which can require the ES module 'switchyard'; everything
- * else through import.
+ * else through import. `generation` (a reload, see fresh-import.ts) imports
+ * an ES module and the helpers it imports by path afresh; the caller forgets
+ * CommonJS modules first.
  */
-export async function importModule(file: string): Promise<ModuleExports> {
+export async function importModule(file: string, generation?: number): Promise<ModuleExports> {
   // Registered before the first import: Node caches a failed import per URL,
   // so retrying the same URL after registering would fail again.
   await registerTypeScript();
   if (moduleFormat(file) === 'commonjs') return fromCommonJs(createRequire(file)(file));
-  const { default: def, ...named } = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const { default: def, ...named } = (await import(moduleUrl(file, generation))) as Record<string, unknown>;
   return { default: def, named };
 }
 

@@ -2,6 +2,7 @@ import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import type { ContextDeps } from './context.js';
+import type { HandlerSet } from './handler-set.js';
 import type { WorkerHooks } from './hooks.js';
 import { runHandler } from './runner.js';
 
@@ -26,11 +27,18 @@ export type HandlerJobDecision =
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }
   | { readonly kind: 'retry'; readonly error: Error };
 
-export interface HandlerProcessorDeps {
-  /** The handlers this process runs, by id. */
+/** Fixed handlers: those this process runs and their parsed settings, by id. */
+interface FixedHandlers {
   readonly handlers: ReadonlyMap<string, Handler>;
-  /** Each handler's parsed settings, by id. */
   readonly settings: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+}
+
+/** Handlers that may be replaced while the worker runs (`switchyard dev`): each job reads the current version once. */
+interface ReplaceableHandlers {
+  readonly set: Pick<HandlerSet, 'current'>;
+}
+
+export type HandlerProcessorDeps = (FixedHandlers | ReplaceableHandlers) & {
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
@@ -39,7 +47,7 @@ export interface HandlerProcessorDeps {
   readonly now?: () => number;
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
-}
+};
 
 /** How long a handler job may wait for a worker that runs its handler before it is dead-lettered. */
 export const UNCLAIMED_MS = 60 * 60_000;
@@ -55,7 +63,9 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
   const unclaimedWarned = new Set<string>();
 
   return async (job, signal) => {
-    const handler = deps.handlers.get(job.data.handlerId);
+    // One version per job: a reload while it runs does not change what it runs with.
+    const version: FixedHandlers = 'set' in deps ? deps.set.current() : deps;
+    const handler = version.handlers.get(job.data.handlerId);
     if (!handler) {
       // Run by another process (HANDLERS narrows this one): put it back for a worker that has it,
       // and dead-letter it with the reason once nobody has claimed it for UNCLAIMED_MS.
@@ -75,7 +85,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       api: deps.api,
       steps: deps.steps,
       log: deps.log,
-      settings: deps.settings.get(handler.id) ?? {},
+      settings: version.settings.get(handler.id) ?? {},
       signal: signal ?? new AbortController().signal,
       delivery: { key: job.data.key, receivedAt: job.data.receivedAt, attempt: job.attemptsMade + 1 },
     });

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../config.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The sandbox `switchyard dev` runs in-process: where it listens and where its signed events go. */
+export interface DevSandboxPlan {
+  readonly port: number;
+  /** The full-access token of its first workspace (the handlers call the API with it). */
+  readonly token: string;
+  /** Where its events go (signed with the first of the service's WEBHOOK_SECRETS). */
+  readonly webhookUrl: string;
+}
+
+/** What `switchyard dev` runs with, worked out from the environment before anything starts. */
+export interface DevPlan {
+  /** The environment of the service: loopback HOST, the dev secret, the sandbox's API URL and token. */
+  readonly env: Readonly<Env>;
+  /** Lines for the person at the terminal. */
+  readonly notes: readonly string[];
+  /** Absent when WORKSPACE_API_URL names a real workspace. */
+  readonly sandbox?: DevSandboxPlan;
+}
+
+export const SANDBOX_TOKEN = 'sbx_full_acme';
+
+/** The development secret in `<SWITCHYARD_HOME>/dev-secret`, made on first use (`send`, `replay`, `sign` read it too). */
+function devSecret(dir: string): string {
+  const file = join(dir, 'dev-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, `dev_${randomBytes(16).toString('hex')}`, { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+function sandboxPort(value: string | undefined): number {
+  const port = Number(value ?? 4010);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ConfigError([{ variable: 'SANDBOX_PORT', problem: `expected a port from 1 to 65535, got "${value}"` }]);
+  }
+  return port;
+}
+
+/** How the sandbox reaches the receiver: loopback when the receiver binds every interface. */
+function receiverHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * `switchyard dev`'s defaults on top of `env`: the receiver binds loopback
+ * unless HOST is set; without WEBHOOK_SECRETS(_FILE) a development secret is
+ * kept in `<SWITCHYARD_HOME>/dev-secret`; without WORKSPACE_API_URL the
+ * sandbox listens on SANDBOX_PORT (4010), sends its events to the receiver,
+ * and the handlers call its API with token sbx_full_acme.
+ */
+export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
+  const out: Env = { ...env, HOST: env['HOST'] || '127.0.0.1' };
+  const notes: string[] = [];
+  const state = env['SWITCHYARD_HOME'] || '.switchyard';
+  if (!env['WEBHOOK_SECRETS'] && !env['WEBHOOK_SECRETS_FILE']) {
+    out['WEBHOOK_SECRETS'] = devSecret(resolve(cwd, state));
+    notes.push(`WEBHOOK_SECRETS=${out['WEBHOOK_SECRETS']} (development secret, kept in ${join(state, 'dev-secret')}; send, replay and sign use it too)`);
+  }
+  if (env['WORKSPACE_API_URL']) return { env: out, notes };
+
+  const port = sandboxPort(env['SANDBOX_PORT']);
+  const webhookUrl = `http://${receiverHost(out['HOST'] as string)}:${env['PORT'] || 3000}${env['WEBHOOK_PATH'] || '/webhooks'}`;
+  out['WORKSPACE_API_URL'] = `http://127.0.0.1:${port}/api/v1`;
+  out['WORKSPACE_API_TOKEN'] = env['WORKSPACE_API_TOKEN'] || SANDBOX_TOKEN;
+  notes.push(`sandbox workspace API at ${out['WORKSPACE_API_URL']} (token ${SANDBOX_TOKEN}); its events go to ${webhookUrl}`);
+  return { env: out, notes, sandbox: { port, token: SANDBOX_TOKEN, webhookUrl } };
+}

@@ -1,0 +1,59 @@
+import type { Handler } from '../handler.js';
+import { readHandlerSettings, type SettingsById } from './settings.js';
+
+/** One version of the handler modules, as fan-out and the job processor read it. */
+export interface HandlerSnapshot {
+  /** Every handler module: fan-out creates a job for each subscriber, whoever runs it. */
+  readonly all: readonly Handler[];
+  /** The handlers this process runs, by id. */
+  readonly handlers: ReadonlyMap<string, Handler>;
+  /** Each of those handlers' parsed settings (`ctx.settings`), by id. */
+  readonly settings: SettingsById;
+}
+
+/** What a {@link HandlerSet.replace} changed, by handler id (of the handlers this process runs). */
+export interface HandlerSetChange {
+  readonly ids: readonly string[];
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
+/**
+ * A snapshot of the handler modules for `all`, running the ids in `run`
+ * (default every one), with settings parsed from `env`. Throws
+ * HandlerSettingsError for a bad or missing setting of a handler it runs.
+ */
+export function handlerSnapshot(
+  all: readonly Handler[],
+  run: readonly string[] | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): HandlerSnapshot {
+  const handlers = new Map(all.filter((h) => !run || run.includes(h.id)).map((h) => [h.id, h]));
+  return { all, handlers, settings: readHandlerSettings([...handlers.values()], env) };
+}
+
+/**
+ * The handler modules a worker runs, replaceable while it runs (`switchyard
+ * dev` reloads them): each read of {@link current} sees one whole version, so
+ * a job that has started keeps the version it started with.
+ */
+export class HandlerSet {
+  #current: HandlerSnapshot;
+
+  constructor(initial: HandlerSnapshot) {
+    this.#current = initial;
+  }
+
+  /** The version new jobs use. */
+  current(): HandlerSnapshot {
+    return this.#current;
+  }
+
+  /** Swaps in `next` at once; says which ids it added and removed. */
+  replace(next: HandlerSnapshot): HandlerSetChange {
+    const before = new Set(this.#current.handlers.keys());
+    const ids = [...next.handlers.keys()];
+    this.#current = next;
+    return { ids, added: ids.filter((id) => !before.has(id)), removed: [...before].filter((id) => !next.handlers.has(id)) };
+  }
+}

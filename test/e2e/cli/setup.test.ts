@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/**
+ * scripts/setup.sh and scripts/build.sh as they are, in a one-file project of
+ * their own (the worktree's shared dist/ is never touched): real npm, real tsc.
+ */
+describe('scripts/setup.sh builds only when something changed', () => {
+  let project: string;
+  const setup = () => {
+    const r = spawnSync('sh', ['scripts/setup.sh'], { cwd: project, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' } });
+    return { status: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+  const mtime = (f: string) => statSync(join(project, f)).mtimeMs;
+  const save = (f: string, text: string) => writeFileSync(join(project, f), text);
+
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'sy-setup-'));
+    mkdirSync(join(project, 'scripts'));
+    mkdirSync(join(project, 'src'));
+    for (const f of ['setup.sh', 'build.sh', 'copy-assets.mjs']) copyFileSync(join(ROOT, 'scripts', f), join(project, 'scripts', f));
+    symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'p', private: true, type: 'module', scripts: { build: 'sh scripts/build.sh' } }));
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, types: [] } }));
+    writeFileSync(join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { rootDir: 'src', outDir: 'dist' }, include: ['src'] }));
+    writeFileSync(join(project, 'src', 'a.ts'), 'export const a: number = 1;\n');
+    // Installed already: the lock file is older than node_modules' record of it, so set-up runs no npm ci.
+    writeFileSync(join(project, 'package-lock.json'), '{}\n');
+    utimesSync(join(project, 'package-lock.json'), new Date(2000, 0, 1), new Date(2000, 0, 1));
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('builds the first time, skips tsc while nothing changed, and builds again after a change under src/', () => {
+    const first = setup();
+    expect(first.status, first.out).toBe(0);
+    expect(readFileSync(join(project, 'dist', 'a.js'), 'utf8')).toMatch(/a = 1/);
+    const built = { js: mtime('dist/a.js'), stamp: mtime('dist/.build-stamp') };
+
+    const second = setup();
+    expect(second.status, second.out).toBe(0);
+    expect(second.out).toMatch(/setup: dist\/ is up to date/);
+    expect({ js: mtime('dist/a.js'), stamp: mtime('dist/.build-stamp') }).toEqual(built);
+
+    save('src/a.ts', 'export const a: number = 2;\n');
+    const third = setup();
+    expect(third.status, third.out).toBe(0);
+    expect(third.out).not.toMatch(/up to date/);
+    expect(readFileSync(join(project, 'dist', 'a.js'), 'utf8')).toMatch(/a = 2/);
+    expect(mtime('dist/.build-stamp')).toBeGreaterThan(built.stamp);
+  }, 120_000);
+
+  it('a failed build writes no stamp: the next set-up builds again', () => {
+    save('src/a.ts', 'export const a: number = "not a number";\n');
+    for (let i = 0; i < 2; i++) {
+      const failed = setup();
+      expect(failed.status).not.toBe(0);
+      expect(failed.out).toMatch(/TS2322/);
+    }
+  }, 120_000);
+});
