@@ -2,10 +2,12 @@
 // and of `npm test`). Every folder of src/ has a layer below and a list of the
 // layers it may import; an import of anything else in src/ fails the check.
 //
-//   cli ─> runtime ─> receiver side ──> queue <── worker ──> api
-//                     (receiver, capture,        (+ handler kit,
-//                      spool, admin)               recipes)
+//   cli ─> runtime ─> tools (capture, spool, admin, metrics; replay, doctor for cli)
+//                       ─> receiver ──> queue <── worker ──> api
+//                                                   └──> handler kit ──> api
 //   everything ──> events ──> spec ──> util          (the bottom)
+//   sandbox ──> spec, util only
+// docs/architecture.md ("Layers") describes the same rows.
 //
 // Type-only imports count like any other import (tsPreCompilationDeps).
 
@@ -13,10 +15,12 @@
 const L = {
   cli: '^src/cli/',
   runtime: '^src/runtime/',
-  // The receiver and the receiver-side operational parts that runtime wires
-  // into the receiving process: capture (recording deliveries), spool (disk
-  // buffer while Redis is down), admin (the queue board mounted on the app).
-  receiverSide: '^src/(receiver|capture|spool|admin)/',
+  // The webhook route, body limits, health, delivery outcomes.
+  receiver: '^src/receiver/',
+  // Receiver-side tools that runtime wires into the receiving process:
+  // capture (recording deliveries), spool (disk buffer while Redis is down),
+  // admin (the queue board mounted on the app).
+  receiverTools: '^src/(capture|spool|admin)/',
   queue: '^src/queue/',
   worker: '^src/worker/',
   // The handler kit beside the worker: defineHandler and what handlers see.
@@ -64,11 +68,12 @@ const allowed = {
   // The simulator has its own vocabulary, on the upstream's spec only.
   sandbox: [L.spec, L.util],
   queue: [...bottom, L.redis, L.shared],
-  receiverSide: [L.queue, ...bottom, L.redis, L.shared, L.signature],
+  receiver: [L.queue, ...bottom, L.redis, L.shared, L.signature],
+  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.signature],
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
-  metrics: [L.receiverSide, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
+  metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   testing: [L.replay, L.sandbox, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
@@ -129,6 +134,13 @@ module.exports = {
       comment: 'A module of src/ in no layer: add its folder to .dependency-cruiser.cjs.',
       from: { path: '^src/', pathNot: Object.values(L) },
       to: { path: '^src/' },
+    },
+    {
+      name: 'spec-npm-only-zod',
+      severity: 'error',
+      comment: 'spec/ is the vocabulary: zod schemas and constants; of packages it imports zod only.',
+      from: { path: L.spec },
+      to: { dependencyTypes: ['npm'], pathNot: '^node_modules/zod/' },
     },
     {
       name: 'src-not-to-dev-dep',
