@@ -43,6 +43,14 @@ export default defineConfig(
     },
   },
   {
+    files: ['src/**'],
+    ignores: ['src/cli/main.ts'],
+    rules: {
+      // The CLI's commands return an exit code; only src/cli/main.ts exits.
+      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'only src/cli/main.ts calls process.exit: return an exit code (EXIT.*) instead' }],
+    },
+  },
+  {
     files: ['test/**'],
     rules: {
       // Relaxed in tests: test data (HTTP answers, job payloads, log lines) is
