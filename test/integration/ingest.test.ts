@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../src/events/envelope.js';
+import type { StoredDelivery } from '../../src/queue/delivery.js';
 import { EVENTS_QUEUE } from '../../src/queue/names.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { deliver, eventBody, startTestService, waitFor } from '../support/service.js';
@@ -10,12 +11,12 @@ describe('ingest into Redis (real redis-server)', () => {
   const prefix = uniquePrefix('ingest');
   let service: Awaited<ReturnType<typeof startTestService>>;
   let redis: Redis;
-  let events: Queue;
+  let events: Queue<StoredDelivery>;
 
   beforeAll(async () => {
     service = await startTestService({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix });
     redis = new Redis(testRedisUrl());
-    events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+    events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
   });
   afterAll(async () => {
     await service.close();
@@ -58,10 +59,10 @@ describe('ingest into Redis (real redis-server)', () => {
     expect((await deliver(service.url, noId)).status).toBe(200);
     const jobs = await waitFor(async () => {
       const all = await events.getJobs(['waiting', 'active', 'completed', 'failed']);
-      const mine = all.filter((j) => [noId, badJson, unknown].includes(j.data.body));
+      const mine = all.filter((j) => j.data.body !== undefined && [noId, badJson, unknown].includes(j.data.body));
       return mine.length === 3 ? mine : undefined;
     });
-    expect(jobs.map((j) => j.data.key).filter((k: string) => k.startsWith('sha256:'))).toHaveLength(2);
+    expect(jobs.map((j) => j.data.key).filter((k) => k.startsWith('sha256:'))).toHaveLength(2);
   });
 
   it('stores 200 concurrent distinct deliveries, each exactly once, and their 30% repeats as duplicates', async () => {
