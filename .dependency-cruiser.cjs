@@ -140,7 +140,7 @@ module.exports = {
       severity: 'error',
       comment: 'spec/ is the vocabulary: zod schemas and constants; of packages it imports zod only.',
       from: { path: L.spec },
-      to: { dependencyTypes: ['npm'], pathNot: '^node_modules/zod/' },
+      to: { dependencyTypes: ['npm'], pathNot: '(^|/)node_modules/zod/' },
     },
     {
       name: 'src-not-to-dev-dep',
