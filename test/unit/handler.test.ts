@@ -6,11 +6,11 @@ import {
   ABILITIES,
   defineHandler,
   HANDLER,
+  type Jsonified,
   HandlerDefinitionError,
   isHandler,
   UnrecoverableError,
   type HandlerContext,
-  type Jsonified,
 } from '../../src/handler.js';
 
 /** Lets tests hand defineHandler what a `.js` module could: anything. */
