@@ -3,17 +3,29 @@
 # redis-server, end-to-end over HTTP, browser) and the fault suite
 # (test/faults: Redis kills, worker SIGKILLs, storms). Ends with one plain line
 # "N passed, N failed" and a non-zero exit on any failure.
-# SKIP_FAULTS=1 leaves the fault suite out (a quicker local run).
+# Lint (scripts/lint.sh: ESLint and the layer rules of src/) runs first; its two
+# checks count in that line as two tests ("lint: eslint passed/FAILED" and
+# "lint: layers passed/FAILED" say which), so a lint failure fails the run
+# even when every vitest test passes.
+# SKIP_FAULTS=1 leaves the fault suite out (a quicker local run); SKIP_LINT=1
+# leaves lint out. Arguments go to vitest (e.g. a folder), and a run with
+# arguments runs neither lint nor the fault suite.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh
 
 mkdir -p test-results
-rm -f test-results/vitest.json test-results/faults.json
+rm -f test-results/vitest.json test-results/faults.json test-results/lint.json
 set +e
+status=0
+reports=""
+if [ -z "${SKIP_LINT:-}" ] && [ $# -eq 0 ]; then
+  LINT_REPORT=test-results/lint.json sh scripts/lint.sh || status=1
+  reports=test-results/lint.json
+fi
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
-status=$?
-reports=test-results/vitest.json
+[ $? -eq 0 ] || status=1
+reports="$reports test-results/vitest.json"
 if [ -z "${SKIP_FAULTS:-}" ] && [ $# -eq 0 ]; then
   npx vitest run --config test/faults/vitest.config.ts --reporter=default --reporter=json --outputFile.json=test-results/faults.json
   [ $? -eq 0 ] || status=1

@@ -1,4 +1,5 @@
 // Prints vitest JSON reports as one plain line: "N passed, N failed[, N skipped]".
+// scripts/lint.sh writes its two checks (eslint, layers) in the same shape.
 import { readFileSync } from 'node:fs';
 
 let passed = 0;

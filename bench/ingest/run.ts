@@ -147,10 +147,10 @@ function runLoad(port: number, connections: number, runId: string, acceptedIdsFi
   return new Promise((res, rej) => {
     const child = start('node', [join(HERE, 'loadgen.mjs'), JSON.stringify(opts)], { name: 'loadgen', keepStdout: true });
     let out = '';
-    child.stdout?.on('data', (d: Buffer) => { out += d; });
+    child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
     child.once('exit', (code) => {
       if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
-      try { res(JSON.parse(out) as LoadResult); } catch (err) { rej(err as Error); }
+      try { res(JSON.parse(out) as LoadResult); } catch (err) { rej(err); }
     });
   });
 }

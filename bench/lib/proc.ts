@@ -43,7 +43,7 @@ export function start(cmd: string, args: string[], opts: StartOptions = {}): Chi
   children.add(child);
   child.once('exit', () => children.delete(child));
   const name = opts.name ?? cmd;
-  if (opts.stderr !== false) child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d}`));
+  if (opts.stderr !== false) child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[${name}] ${d.toString()}`));
   else child.stderr?.resume();
   if (!opts.keepStdout) child.stdout?.resume();
   return child;

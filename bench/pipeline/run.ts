@@ -33,6 +33,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { z } from 'zod';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { sign } from '../../src/signature.js';
@@ -85,6 +86,16 @@ function commandDelta(a: Record<string, number>, b: Record<string, number>): Rec
     .filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).slice(0, 10).map(([k, v]) => [k, Number((v / N).toFixed(1))]));
 }
 
+// The parts of the sandbox's answers that the world-building reads.
+const Workspaces = z.object({
+  data: z.array(z.object({
+    channels: z.array(z.object({ id: z.number(), type: z.string() })),
+    teammates: z.array(z.object({ id: z.number(), active: z.boolean() })),
+  })),
+});
+const Inbound = z.object({ data: z.object({ conversation: z.object({ id: z.number(), contact_id: z.number() }) }) });
+const Created = z.object({ data: z.object({ id: z.number() }) });
+
 async function main(): Promise<void> {
   build();
   const redis = await startRedis(scratch);
@@ -93,27 +104,28 @@ async function main(): Promise<void> {
   const sbx = await sandbox.listen(0);
   try {
     // ---- the world, built with an unlimited burst ----
-    const api = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const api = async (method: string, path: string, body?: unknown): Promise<unknown> => {
       const r = await fetch(`${sbx.baseUrl}${path}`, {
         method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      const j = await r.json();
+      const j: unknown = await r.json();
       if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${JSON.stringify(j)}`);
       return j;
     };
-    const hook = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const hook = async (method: string, path: string, body?: unknown): Promise<unknown> => {
       const r = await fetch(`${sbx.url}/_sandbox${path}`, {
         method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      const j = await r.json().catch(() => null);
+      const j: unknown = await r.json().catch(() => null);
       if (r.status >= 300) throw new Error(`hook ${method} ${path} → ${r.status} ${JSON.stringify(j)}`);
       return j;
     };
     await hook('POST', '/clock', { set: CLOSED_AT });
-    const ws = (await hook('GET', '/workspaces')).data[0];
-    const whatsapp = ws.channels.find((c: { type: string }) => c.type === 'whatsapp').id as number;
-    const teammates = ws.teammates.filter((t: { active: boolean }) => t.active).map((t: { id: number }) => t.id) as number[];
+    const ws = Workspaces.parse(await hook('GET', '/workspaces')).data[0];
+    const whatsapp = ws?.channels.find((c) => c.type === 'whatsapp')?.id;
+    if (ws === undefined || whatsapp === undefined) throw new Error('the sandbox has no workspace with a whatsapp channel');
+    const teammates = ws.teammates.filter((t) => t.active).map((t) => t.id);
     const quarter = Math.ceil(N / 4);
     log(`building the world: ${quarter} of each event`);
     const tag = Date.now().toString(36);
@@ -125,13 +137,13 @@ async function main(): Promise<void> {
     const closers: number[] = [];
     await pool(Array.from({ length: quarter }, (_, i) => i), 8, async (i) => {
       const r = await hook('POST', '/inbound', { contact: { name: `Closer ${i}`, email: `close${i}.${tag}@bench.test` }, channel_id: whatsapp, body: 'Thanks, all good' });
-      const conv = r.data.conversation;
-      closers.push(conv.contact_id as number);
+      const conv = Inbound.parse(r).data.conversation;
+      closers.push(conv.contact_id);
       await api('PATCH', `/conversations/${conv.id}`, { status: 'closed', assignee: { type: 'user', id: teammates[i % teammates.length] } });
     });
     // lead.won: a lead per "closer" contact, won.
     await pool(closers.slice(0, quarter), 8, async (contactId, i) => {
-      const lead = (await api('POST', '/leads', { contact_id: contactId, name: `Deal ${i}`, value: 100 + i })).data as { id: number };
+      const lead = Created.parse(await api('POST', '/leads', { contact_id: contactId, name: `Deal ${i}`, value: 100 + i })).data;
       await hook('POST', `/leads/${lead.id}/outcome`, { outcome: 'won' });
     });
     // contact.created: half duplicate an inbound contact's email (merge), half new (with a phone).

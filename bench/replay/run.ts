@@ -31,6 +31,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { z } from 'zod';
 import { sign } from '../../src/signature.js';
 import { BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
 
@@ -48,7 +49,11 @@ interface CaseResult {
   cpuUsPerDelivery: { client: number; receiver: number; redis: number };
 }
 
-function runJson(cmd: string, args: string[], env: Record<string, string>): Promise<{ out: any; wallMs: number; cpuSec: number }> {
+// The closing JSON line of each client: cannon.mjs (autocannon) and `switchyard replay --json` (and ab-transport.ts).
+const CannonOut = z.object({ statusCodeStats: z.record(z.string(), z.object({ count: z.number() })), errors: z.number().optional(), ms: z.number() });
+const ReplayOut = z.object({ accepted: z.number(), duplicate: z.number(), rejected: z.number(), failed: z.number(), ms: z.number() });
+
+function runJson<S extends z.ZodType>(schema: S, cmd: string, args: string[], env: Record<string, string>): Promise<{ out: z.output<S>; wallMs: number; cpuSec: number }> {
   return new Promise((res, rej) => {
     const t0 = performance.now();
     const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -58,14 +63,14 @@ function runJson(cmd: string, args: string[], env: Record<string, string>): Prom
     const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
     // CPU of the child: sampled from /proc just before it exits is not possible; use getrusage-like /proc on a poll.
     const poll = setInterval(() => { const c = cpuSeconds(child.pid); if (Number.isFinite(c)) cpuSec = c; }, 20);
-    child.stdout.on('data', (d: Buffer) => { out += d; });
-    child.stderr.on('data', (d: Buffer) => { err += d; });
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
     child.once('exit', (code) => {
       clearTimeout(timer); clearInterval(poll);
       const wallMs = performance.now() - t0;
       try {
         const line = out.trim().split('\n').pop() ?? '';
-        res({ out: JSON.parse(line), wallMs, cpuSec });
+        res({ out: schema.parse(JSON.parse(line)), wallMs, cpuSec });
       } catch {
         rej(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)} ${out.slice(-500)}`));
       }
@@ -104,27 +109,27 @@ async function main(): Promise<void> {
     const cases: Array<{ name: string; run: (c: number) => Promise<{ ok: number; other: Record<string, number>; ms: number; wallMs?: number; clientCpu: number }> }> = [
       {
         name: 'autocannon', run: async (c) => {
-          const { out, cpuSec } = await runJson('node', [join(ROOT, 'bench/replay/cannon.mjs'), JSON.stringify({ url, file: signedFile, header: HEADER, connections: c })], {});
-          const other = Object.fromEntries(Object.entries(out.statusCodeStats as Record<string, { count: number }>).filter(([s]) => s !== '202').map(([s, v]) => [s, v.count]));
+          const { out, cpuSec } = await runJson(CannonOut, 'node', [join(ROOT, 'bench/replay/cannon.mjs'), JSON.stringify({ url, file: signedFile, header: HEADER, connections: c })], {});
+          const other = Object.fromEntries(Object.entries(out.statusCodeStats).filter(([s]) => s !== '202').map(([s, v]) => [s, v.count]));
           if (out.errors) other.errors = out.errors;
           return { ok: out.statusCodeStats['202']?.count ?? 0, other, ms: out.ms, clientCpu: cpuSec };
         },
       },
       {
         name: 'replay http', run: async (c) => {
-          const { out, wallMs, cpuSec } = await runJson('node', [BIN, 'replay', dir, '--to', url, '--secret', SECRET, '--concurrency', String(c), '--json'], { LOG_LEVEL: 'warn' });
+          const { out, wallMs, cpuSec } = await runJson(ReplayOut, 'node', [BIN, 'replay', dir, '--to', url, '--secret', SECRET, '--concurrency', String(c), '--json'], { LOG_LEVEL: 'warn' });
           return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
         },
       },
       ...(process.env.AB === '0' ? [] : (['fetch', 'http'] as const).map((transport) => ({
         name: `A/B: replay http, ${transport === 'fetch' ? 'global fetch' : 'node:http keep-alive'} (in-process harness)`, run: async (c: number) => {
-          const { out, wallMs, cpuSec } = await runJson('node', ['--import', 'tsx', join(ROOT, 'bench/replay/ab-transport.ts'), JSON.stringify({ dir, url, secret: SECRET, concurrency: c, transport })], { LOG_LEVEL: 'warn' });
+          const { out, wallMs, cpuSec } = await runJson(ReplayOut, 'node', ['--import', 'tsx', join(ROOT, 'bench/replay/ab-transport.ts'), JSON.stringify({ dir, url, secret: SECRET, concurrency: c, transport })], { LOG_LEVEL: 'warn' });
           return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
         },
       }))),
       {
         name: 'replay --direct', run: async (c) => {
-          const { out, wallMs, cpuSec } = await runJson('node', [BIN, 'replay', dir, '--direct', '--concurrency', String(c), '--json'], { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn' });
+          const { out, wallMs, cpuSec } = await runJson(ReplayOut, 'node', [BIN, 'replay', dir, '--direct', '--concurrency', String(c), '--json'], { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn' });
           return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
         },
       },

@@ -5,8 +5,6 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
 import type { Hono } from 'hono';
 
-type ServerAdapter = Parameters<typeof createBullBoard>[0]['serverAdapter'];
-
 /**
  * The bull-board sub-app for `queues`, to be routed at `basePath`. The UI config
  * carries a title only: no configuration value (secrets, token, Redis URL) is
@@ -17,10 +15,7 @@ export function boardApp(queues: readonly Queue[], basePath: string, readOnly: b
   serverAdapter.setBasePath(basePath);
   createBullBoard({
     queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })),
-    // @bull-board/hono 9.10.1 carries its own nested @bull-board/api 9.10.1 while the app
-    // uses 9.10.2: same duck-typed interface at run time, but TypeScript sees two
-    // declarations of a private field. Drop the cast once both resolve to one version.
-    serverAdapter: serverAdapter as unknown as ServerAdapter,
+    serverAdapter,
     options: { uiConfig: { boardTitle: 'Switchyard' } },
   });
   return serverAdapter.registerPlugin();

@@ -2,6 +2,9 @@ import { BUTTONS, MAX_CHARS, PER_PAGE } from '../spec/limits.js';
 import { RequestValidationError } from './errors.js';
 import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/search-rules.js';
 
+/** `Array.isArray` that keeps the declared element type (the built-in narrows a readonly array to `any[]`). */
+const isArray = (value: unknown): value is readonly unknown[] => Array.isArray(value);
+
 /**
  * Pre-send checks of the spec's limits (Limits table and the request tables).
  * A request that breaks one never reaches the service (it would answer 422 and
@@ -76,7 +79,7 @@ export class Check {
 
   /** Buttons: 1 to 10 labels, each 1–100 characters, all unique. */
   buttons(field: string, value: readonly string[] | undefined): this {
-    if (!Array.isArray(value) || value.length < BUTTONS.min || value.length > BUTTONS.max) this.fail(field, `${BUTTONS.min} to ${BUTTONS.max} button labels`);
+    if (!isArray(value) || value.length < BUTTONS.min || value.length > BUTTONS.max) this.fail(field, `${BUTTONS.min} to ${BUTTONS.max} button labels`);
     const seen = new Set<string>();
     value.forEach((b, i) => {
       this.required(`${field}.${i}`, b, MAX_CHARS.button);
@@ -89,9 +92,9 @@ export class Check {
   /** Search rules: groups of known attribute/operator pairs, with a value exactly when the operator needs one. */
   segmentRules(field: string, groups: readonly (readonly { attribute: string; operator: string; value?: unknown }[])[] | undefined): this {
     if (groups === undefined) return this;
-    if (!Array.isArray(groups)) this.fail(field, 'an array of rule groups (arrays of rules)');
+    if (!isArray(groups)) this.fail(field, 'an array of rule groups (arrays of rules)');
     groups.forEach((group, g) => {
-      if (!Array.isArray(group)) this.fail(`${field}.${g}`, 'an array of rules');
+      if (!isArray(group)) this.fail(`${field}.${g}`, 'an array of rules');
       group.forEach((rule, r) => {
         const at = `${field}.${g}.${r}`;
         const ops = segmentOperators(rule.attribute);

@@ -17,7 +17,7 @@ export function parseCommandArgs(argv: readonly string[], options: Options, allo
       allowPositionals,
       strict: true,
     });
-    return { values: values as ParsedArgs['values'], positionals };
+    return { values, positionals };
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '') : String(err));
   }

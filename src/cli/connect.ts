@@ -61,7 +61,8 @@ export async function cliRedis(config: Config, missing: string, cwd = process.cw
 /** Where `send` and `replay` deliver, and how to let go of it. */
 export interface DeliveryTarget {
   readonly target: ReplayTarget;
-  close(): Promise<void>;
+  /** A closure (no `this`): may be taken off the object. */
+  readonly close: () => Promise<void>;
 }
 
 /**

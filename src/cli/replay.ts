@@ -128,7 +128,7 @@ export const replayCommand: Command = {
     const dryWrites: DryWriteReport[] = [];
     if (values.inline) {
       const level = io.env['LOG_LEVEL'] ? config.logLevel : 'warn';
-      const log = createLogger({ level, destination: io.stderr as never });
+      const log = createLogger({ level, destination: io.stderr });
       const api = config.workspaceApiUrl && config.workspaceApiToken
         ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst } : undefined;
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');

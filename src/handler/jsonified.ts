@@ -8,7 +8,7 @@
  * numbers by type.
  */
 export type Jsonified<T> =
-  0 extends 1 & T ? any // `any` stays `any`
+  0 extends 1 & T ? T // `any` stays `any` (T is `any` here)
   : unknown extends T ? unknown
   : T extends { toJSON(...args: never[]): infer R } ? Jsonified<R>
   : T extends string | number | boolean | null ? T

@@ -67,14 +67,14 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
     fail(`"retry.attempts" must be a whole number from 1 to ${MAX_ATTEMPTS} (runs in all, the first included), got ${JSON.stringify(attempts)}`);
   }
-  if (backoff === undefined) return Object.freeze({ attempts: attempts as number, backoff: DEFAULT_RETRY.backoff });
+  if (backoff === undefined) return Object.freeze({ attempts, backoff: DEFAULT_RETRY.backoff });
   const { type, delay } = (typeof backoff === 'object' && backoff !== null ? backoff : {}) as Record<string, unknown>;
   if (typeof type !== 'string' || !BACKOFF_TYPES.includes(type)) {
     fail(`"retry.backoff" must be { type: 'exponential' | 'fixed', delay }, got type ${JSON.stringify(type)}`);
   }
   const ms = duration(delay);
   if (ms === null) fail(`"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got ${JSON.stringify(delay)}`);
-  return Object.freeze({ attempts: attempts as number, backoff: Object.freeze({ type: type as RetryPolicy['backoff']['type'], delay: ms as number }) });
+  return Object.freeze({ attempts, backoff: Object.freeze({ type: type as RetryPolicy['backoff']['type'], delay: ms }) });
 }
 
 /** Validates `timeout`: a positive duration, or undefined for none. */

@@ -71,7 +71,7 @@ export function parseSettings<S extends SettingsSchema>(handlerId: string, schem
     if (value !== undefined && value.trim() !== '') input[name] = value;
   }
   const parsed = schema.safeParse(input);
-  if (parsed.success) return Object.freeze(parsed.data) as Readonly<z.output<S>>;
+  if (parsed.success) return Object.freeze(parsed.data);
   throw new HandlerSettingsError(settingProblems(handlerId, parsed.error.issues, input));
 }
 

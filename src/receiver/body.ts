@@ -71,7 +71,7 @@ async function readBuffered(incoming: Readable, contentLength: string | undefine
   if (contentLength === undefined || !/^\d+$/.test(contentLength)) return undefined;
   const declared = Number(contentLength);
   if (declared === 0) return undefined;
-  await undefined;
+  await Promise.resolve(); // one microtask: the parser finishes the message first
   if (incoming.readableFlowing === true || incoming.readableLength !== declared) return undefined;
   // With no size, read() returns everything buffered: exactly the declared body.
   const chunk: unknown = incoming.read();

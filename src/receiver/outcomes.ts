@@ -21,9 +21,9 @@ export interface DeliveryReport {
 
 /** Observers of the webhook route (metrics, capture); called after the answer is decided. */
 export interface ReceiverHooks {
-  onDelivery?(report: DeliveryReport): void;
+  onDelivery?: (report: DeliveryReport) => void;
   /** A verified delivery was stored (accepted or spooled): capture writes it off the hot path. */
-  onStored?(delivery: { key: string; bytes: Uint8Array; headers: Record<string, string>; receivedAt: string }): void;
+  onStored?: (delivery: { key: string; bytes: Uint8Array; headers: Record<string, string>; receivedAt: string }) => void;
   /** Spooled deliveries were moved into Redis. */
-  onDrained?(count: number): void;
+  onDrained?: (count: number) => void;
 }

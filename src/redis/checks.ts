@@ -10,7 +10,7 @@ export async function redisWarnings(redis: RedisClient): Promise<string[]> {
   const warnings: string[] = [];
   const get = async (name: string): Promise<string | undefined> => {
     try {
-      const res = (await redis.config('GET', name)) as string[];
+      const res = await redis.config('GET', name);
       return res[1];
     } catch {
       return undefined; // CONFIG may be disabled on managed services

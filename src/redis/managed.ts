@@ -78,7 +78,8 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
       if (settled) return;
       settled = true;
       clearInterval(timer);
-      err ? rej(err) : res();
+      if (err) rej(err);
+      else res();
     };
     child.once('error', (err: NodeJS.ErrnoException) =>
       done(err.code === 'ENOENT' ? new RedisServerMissingError() : err));

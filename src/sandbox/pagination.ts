@@ -13,7 +13,7 @@ export type SortKey = readonly number[];
 /** Validates `per_page` (from query string or body); out of 1..100 is a 422. */
 export function perPage(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '') return PER_PAGE.default;
-  const n = typeof raw === 'number' ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : NaN;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < PER_PAGE.min || n > PER_PAGE.max) {
     throw new ApiError(422, 'The given data was invalid.', undefined, { per_page: [`must be an integer from ${PER_PAGE.min} to ${PER_PAGE.max}`] });
   }

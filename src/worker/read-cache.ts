@@ -85,6 +85,6 @@ export class ReadCache {
       }
       return out;
     };
-    return wrapObject(client as unknown as Record<string, unknown>, '') as unknown as ApiClient;
+    return wrapObject(client, '') as unknown as ApiClient;
   }
 }

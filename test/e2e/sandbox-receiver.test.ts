@@ -28,7 +28,8 @@ describe('sandbox events into the receiver', () => {
     const lossy: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
       answers.push(res.status);
-      sentBodies.push(String(init?.body));
+      if (!(init?.body instanceof Uint8Array)) throw new Error('the emitter sends its body as a Uint8Array');
+      sentBodies.push(Buffer.from(init.body).toString('utf8'));
       if (first) {
         first = false;
         throw new TypeError('socket hang up (answer lost)');

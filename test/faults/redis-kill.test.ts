@@ -50,9 +50,9 @@ describe('Redis SIGKILLed and restarted under load (appendfsync always)', () => 
       const chaos = (async () => {
         for (const at of KILLS_AT) {
           while (progress < at) await sleep(10);
-          await killRedis(redis!);
+          await killRedis(redis);
           await sleep(DOWN_MS);
-          redis = await startManagedRedis({ dir: join(dir!, 'redis'), port, appendfsync: 'always' });
+          redis = await startManagedRedis({ dir: join(dir, 'redis'), port, appendfsync: 'always' });
         }
       })();
       const result = await sendAll(sends, () => [receiver.url], { concurrency: 16, deadlineMs: 90_000, onProgress: (n) => { progress = n; } });

@@ -50,7 +50,7 @@ describe('webhook sender retrying through receiver outages', () => {
     expect(await receiver.proc.stop('SIGKILL')).toBeNull();
     await emit(PER_PHASE);
     await sleep(1_000);
-    receiver = await rig.startReceiver({}, port);
+    await rig.startReceiver({}, port); // stopped with the rest of the rig's processes
     await emit(PER_PHASE);
 
     // The sender goes one event at a time; wait for it to work through the backlog.

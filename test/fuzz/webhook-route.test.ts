@@ -29,7 +29,7 @@ function makeApp(mode: 'ok' | 'down') {
     },
   };
   const errors: string[] = [];
-  const log = createLogger({ level: 'error', destination: new Writable({ write(c, _e, cb) { errors.push(String(c)); cb(); } }) as never });
+  const log = createLogger({ level: 'error', destination: new Writable({ write(c, _e, cb) { errors.push(String(c)); cb(); } }) });
   const app = createReceiverApp({
     webhookPath: '/webhooks',
     config: { webhookSecrets: SECRETS, signatureHeader: 'X-Service-Signature', maxBodyBytes: MAX, bodyTimeoutMs: 1_000 },
@@ -94,7 +94,7 @@ describe('webhook route (fuzzed through app.request)', () => {
   it('a body that never ends is cut off with 408', async () => {
     const { app } = makeApp('ok');
     const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) });
-    const res = await app.request('/webhooks', { method: 'POST', body: endless, headers: { 'x-service-signature': sign('current', '') }, duplex: 'half' } as RequestInit);
+    const res = await app.request('/webhooks', { method: 'POST', body: endless, headers: { 'x-service-signature': sign('current', '') }, duplex: 'half' });
     expect(res.status).toBe(408);
   });
 });

@@ -27,7 +27,6 @@ const SECRETS = {
   REDIS_PASSWORD: 'redis-password-do-not-leak',
   REDIS_SENTINEL_PASSWORD: 'sentinel-password-do-not-leak',
 };
-const HIDDEN = ['WEBHOOK_SECRETS', 'WORKSPACE_API_TOKEN', 'REDIS_URL', ...Object.keys(SECRETS)];
 
 interface Seen { settings: Record<string, unknown>; keys: string[]; api: string[] }
 

@@ -33,7 +33,7 @@ describe('Redis outage', () => {
       const body = eventBody();
       const r = await deliver(service.url, body);
       expect(r.status).toBe(202);
-      acknowledged.push(JSON.parse(body).id);
+      acknowledged.push((JSON.parse(body) as { id: string }).id);
     }
 
     await redisServer.stop();
@@ -54,7 +54,7 @@ describe('Redis outage', () => {
       return res.status === 202 ? res : undefined;
     }, 10_000, 100);
     expect(retried.status).toBe(202);
-    acknowledged.push(JSON.parse(refused).id);
+    acknowledged.push((JSON.parse(refused) as { id: string }).id);
 
     const check = new Redis(redisServer.url);
     const events = new Queue(EVENTS_QUEUE, { connection: check, prefix });

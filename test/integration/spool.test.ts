@@ -47,7 +47,7 @@ describe('disk spool while Redis is down', () => {
 
     redisServer = await startManagedRedis({ dir: join(dir, 'redis'), port: redisServer.port });
     const check = new Redis(redisServer.url, { maxRetriesPerRequest: null });
-    const events = new Queue(EVENTS_QUEUE, { connection: check, prefix });
+    const events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: check, prefix });
     try {
       const ids = bodies.map((b) => JSON.parse(b).id as string);
       await waitFor(async () => (await Promise.all(ids.map((id) => events.getJob(jobIdFor(id))))).every(Boolean), 20_000, 100);

@@ -10,7 +10,7 @@ export const TEST_SECRET = 'test-secret-do-not-log';
 export function memoryLogger(level = 'debug'): { log: Logger; lines: string[] } {
   const lines: string[] = [];
   const dest = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
-  return { log: createLogger({ level: level as 'debug', destination: dest as never }), lines };
+  return { log: createLogger({ level: level as 'debug', destination: dest }), lines };
 }
 
 export function testConfig(env: Record<string, string>): Config {

@@ -6,6 +6,7 @@ import {
   ABILITIES,
   defineHandler,
   HANDLER,
+  type Jsonified,
   HandlerDefinitionError,
   isHandler,
   UnrecoverableError,
@@ -18,7 +19,8 @@ const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineH
 const ctx: HandlerContext = {
   api: undefined as unknown as HandlerContext['api'],
   settings: {},
-  step: async (_name, fn) => JSON.parse(JSON.stringify({ v: await fn() })).v,
+  // What ctx.step returns: the value after a JSON round trip.
+  step: async <T,>(_name: string, fn: () => Promise<T>) => (JSON.parse(JSON.stringify({ v: await fn() })) as { v: Jsonified<T> }).v,
   log: pino({ level: 'silent' }),
   delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1 },
   signal: new AbortController().signal,

@@ -82,7 +82,7 @@ const KEPT: readonly string[] = [
 
 function capture() {
   const lines: string[] = [];
-  const log = createLogger({ level: 'debug', destination: new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }) as never });
+  const log = createLogger({ level: 'debug', destination: new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }) });
   return { log, out: () => lines.join('') };
 }
 

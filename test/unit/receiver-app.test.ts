@@ -28,7 +28,7 @@ function makeApp(opts: { fail?: boolean; max?: number } = {}) {
   const { sink, seen } = memorySink(opts.fail);
   const reports: DeliveryReport[] = [];
   const logs: string[] = [];
-  const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) as never });
+  const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) });
   const app = createReceiverApp({
     webhookPath: '/webhooks',
     config: { webhookSecrets: ['current', 'previous'], signatureHeader: 'x-service-signature', maxBodyBytes: opts.max ?? 1024, bodyTimeoutMs: 1000 },
@@ -69,7 +69,7 @@ describe('webhook route', () => {
     ['wrong secret', { 'x-service-signature': sign('other', body) }],
   ])('answers 401 for a %s signature and stores nothing', async (_label, headers) => {
     const { app, seen } = makeApp();
-    const r = await post(app, body, headers as Record<string, string>);
+    const r = await post(app, body, headers);
     expect(r.status).toBe(401);
     expect(((await r.json()) as { error: string }).error).toBe('invalid_signature');
     expect(seen.size).toBe(0);
@@ -221,7 +221,7 @@ describe('webhook route over a real @hono/node-server socket', () => {
     return new Promise((resolve, reject) => {
       const req = httpRequest(`${url}/webhooks`, { method: 'POST', headers }, (res) => {
         let text = '';
-        res.on('data', (d: Buffer) => { text += d; });
+        res.on('data', (d: Buffer) => { text += d.toString(); });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
       });
       req.on('error', reject);
@@ -239,7 +239,7 @@ describe('webhook route over a real @hono/node-server socket', () => {
   it('202 then 200 duplicate, 401 on a changed byte, 413 for a chunked body over the limit, 408 for a slow body', async () => {
     const { sink, seen } = memorySink();
     const logs: string[] = [];
-    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) as never });
+    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) });
     const app = createReceiverApp({
       webhookPath: '/webhooks',
       config: { webhookSecrets: ['current'], signatureHeader: 'X-Service-Signature', maxBodyBytes: 1024, bodyTimeoutMs: 200 },

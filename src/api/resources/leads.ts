@@ -3,6 +3,7 @@ import { Paginator } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
 import { LEAD_OUTCOMES, type LeadOutcome } from '../../spec/enums.js';
 import { Lead } from '../../spec/schemas/lead.js';
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- named only by the {@link} in create's doc comment
 import type { OutcomeUnknownError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
 import { check } from '../validate.js';

@@ -20,7 +20,7 @@ export const one = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>> => single
 export const all = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>[]> => z.looseObject({ data: z.array(s) }).transform((r) => r.data as z.output<S>[]);
 /** Cursor page → {@link Page}. */
 export const paged = <S extends z.ZodType>(s: S): z.ZodType<Page<z.output<S>>> =>
-  page(s).transform((r): Page<z.output<S>> => ({ data: r.data as z.output<S>[], nextCursor: r.meta.next_cursor, perPage: r.meta.per_page }));
+  page(s).transform((r): Page<z.output<S>> => ({ data: r.data, nextCursor: r.meta.next_cursor, perPage: r.meta.per_page }));
 
 /** Integer id of a record in a path, encoded. */
 export function idPath(op: string, field: string, id: number): string {

@@ -37,7 +37,7 @@ export const phoneUse = {
   /** A phone rule in the `match` groups of a search (a saved segment is checked when it runs). */
   rules: ((r) => {
     const groups = field(r.body, 'match');
-    const rules = Array.isArray(groups) ? groups.flatMap((g: unknown) => (Array.isArray(g) ? g : [])) : [];
+    const rules = Array.isArray(groups) ? groups.flatMap((g: unknown): unknown[] => (Array.isArray(g) ? g : [])) : [];
     return rules.some((rule) => field(rule, 'attribute') === 'phone') ? 'A phone rule' : null;
   }) as PhoneUse,
 };

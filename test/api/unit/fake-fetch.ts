@@ -13,7 +13,8 @@ export function fakeFetch(handler: (req: Recorded, n: number) => Answer | Promis
   const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = new Headers(init?.headers);
     const raw = typeof init?.body === 'string' ? init.body : undefined;
-    const req: Recorded = { url: String(input), method: init?.method ?? 'GET', headers, body: raw === undefined ? undefined : JSON.parse(raw) };
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const req: Recorded = { url, method: init?.method ?? 'GET', headers, body: raw === undefined ? undefined : JSON.parse(raw) };
     calls.push(req);
     const a = await handler(req, calls.length);
     if (a instanceof Error) throw a;
@@ -21,7 +22,7 @@ export function fakeFetch(handler: (req: Recorded, n: number) => Answer | Promis
     const body = a.body === undefined || status === 204 ? null : JSON.stringify(a.body);
     return new Response(body, { status, headers: { 'content-type': 'application/json', ...a.headers } });
   };
-  return { fetch: fetch as typeof globalThis.fetch, calls };
+  return { fetch, calls };
 }
 
 export const contact = (id = 1, extra: Record<string, unknown> = {}) => ({

@@ -134,7 +134,7 @@ describe('transport', () => {
   it('times out a silent request with TimeoutError (retryable, retried)', async () => {
     const hang = (_: unknown, n: number) =>
       n === 1 ? new Promise<never>(() => undefined) : { body: { data: contact() } };
-    const f = fakeFetch(hang as never);
+    const f = fakeFetch(hang);
     // The fake fetch ignores the signal: wrap it so an abort rejects like real fetch does.
     const fetch: typeof globalThis.fetch = (input, init) =>
       new Promise((resolve, reject) => {

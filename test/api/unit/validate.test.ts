@@ -6,14 +6,19 @@ const { fetch, calls } = fakeFetch(() => ({ status: 500 }));
 const api: ApiClient = createApiClient({ baseUrl: 'http://localhost:1/api/v1', token: 't', fetch, clock: () => Date.parse('2026-03-01T00:00:00Z'), retry: { maxAttempts: 1 } });
 const s = (n: number, ch = 'x') => ch.repeat(n);
 
-/** Runs a call expected to be refused before sending; returns the error. */
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
+  typeof v === 'object' && v !== null && Symbol.asyncIterator in v;
+
+/** Runs a call expected to be refused before sending (a call, or the first page of a listing); returns the error. */
 async function refused(fn: () => unknown): Promise<RequestValidationError> {
   const before = calls.length;
   let err: unknown;
   try {
     const r = fn();
-    if (r && typeof (r as Promise<unknown>).then === 'function') await r;
-    else if (r && Symbol.asyncIterator in (r as object)) for await (const _ of r as AsyncIterable<unknown>) break;
+    if (isThenable(r)) await r;
+    else if (isAsyncIterable(r)) await r[Symbol.asyncIterator]().next();
   } catch (e) {
     err = e;
   }

@@ -219,7 +219,6 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
         lostIds: lostIds.slice(0, 10),
         repeatedIds: repeatedIds.slice(0, 10),
       };
-      // eslint-disable-next-line no-console
       console.log(formatReconciliation(r) + ` notes-log=${JSON.stringify(collector.statuses())}${collector.overflowed ? ' REQUEST-LOG-OVERFLOWED' : ''}`);
       if (collector.overflowed) throw new Error('the sandbox request log dropped entries before they were harvested: counts are not trustworthy');
       return r;

@@ -1,0 +1,169 @@
+// Layer rules of src/, checked by `npm run lint:layers` (part of `npm run lint`
+// and of `npm test`). Every folder of src/ has a layer below and a list of the
+// layers it may import; an import of anything else in src/ fails the check.
+//
+//   cli ─> runtime ─> tools (capture, spool, admin, metrics; replay, doctor for cli)
+//                       ─> receiver ──> queue <── worker ──> api
+//                                                   └──> handler kit ──> api
+//   everything ──> events ──> spec ──> util          (the bottom)
+//   sandbox ──> spec, util only
+// docs/architecture.md ("Layers") describes the same rows.
+//
+// Type-only imports count like any other import (tsPreCompilationDeps).
+
+/** Path patterns of each layer (relative to the repository root). */
+const L = {
+  cli: '^src/cli/',
+  runtime: '^src/runtime/',
+  // The webhook route, body limits, health, delivery outcomes.
+  receiver: '^src/receiver/',
+  // Receiver-side tools that runtime wires into the receiving process:
+  // capture (recording deliveries), spool (disk buffer while Redis is down),
+  // admin (the queue board mounted on the app).
+  receiverTools: '^src/(capture|spool|admin)/',
+  queue: '^src/queue/',
+  worker: '^src/worker/',
+  // The handler kit beside the worker: defineHandler and what handlers see.
+  handlerKit: '^src/(handler/|handler\\.ts$)',
+  // Ready-made settings helpers for handlers (business hours).
+  recipes: '^src/recipes/',
+  api: '^src/api/',
+  sandbox: '^src/sandbox/',
+  // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
+  metrics: '^src/metrics/',
+  // CLI services: what `switchyard replay` and `switchyard doctor` run.
+  replay: '^src/replay/',
+  doctor: '^src/doctor/',
+  // `switchyard/testing`: helpers for handler authors' tests.
+  testing: '^src/testing/',
+  // `switchyard`: the public handler kit entry.
+  index: '^src/index\\.ts$',
+  events: '^src/events/',
+  spec: '^src/spec/',
+  redis: '^src/redis/',
+  // Process-wide basics: configuration, logger, PII redaction.
+  shared: '^src/(config|log|pii)\\.ts$',
+  // Webhook signing and verification (the upstream's scheme).
+  signature: '^src/signature\\.ts$',
+  util: '^src/util/',
+};
+
+const bottom = [L.events, L.spec, L.util];
+
+/**
+ * What each layer may import inside src/ (besides itself). Anything in src/
+ * not listed is forbidden for that layer.
+ */
+const allowed = {
+  util: [],
+  spec: [L.util],
+  events: [L.spec, L.util],
+  shared: [L.shared, L.spec, L.util],
+  signature: [L.spec, L.util],
+  redis: [L.shared, L.util],
+  // The client stands alone: spec and util only. One exception: the shared
+  // rate limiter's Redis backend (api/rate-limiter-lua.ts) loads its scripts
+  // through redis/lua.ts, the one Lua loader, a leaf that imports nothing of ours.
+  api: [L.spec, L.util, '^src/redis/lua\\.ts$'],
+  // The simulator has its own vocabulary, on the upstream's spec only.
+  sandbox: [L.spec, L.util],
+  queue: [...bottom, L.redis, L.shared],
+  receiver: [L.queue, ...bottom, L.redis, L.shared, L.signature],
+  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.signature],
+  handlerKit: [L.api, ...bottom, L.shared],
+  recipes: [L.handlerKit, ...bottom],
+  worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
+  replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
+  doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
+  testing: [L.replay, L.sandbox, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
+  index: [L.handlerKit, L.recipes, L.api, ...bottom],
+};
+
+const layerRules = Object.entries(allowed).map(([layer, may]) => ({
+  name: `layer-${layer}`,
+  severity: 'error',
+  comment: `${layer} (${L[layer]}) may import only: ${may.length ? may.join(', ') : 'nothing of ours'}`,
+  from: { path: L[layer] },
+  to: { path: '^src/', pathNot: [L[layer], ...may] },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Circular dependency: break it by moving the shared part down a layer.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve to a file or a package.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'no-entry-layer-imports',
+      severity: 'error',
+      comment:
+        'src/cli and src/runtime are the top: only src/cli (and bin/) may import them, ' +
+        'and runtime must not import cli.',
+      from: { path: '^src/', pathNot: [L.cli, L.runtime] },
+      to: { path: [L.cli, L.runtime] },
+    },
+    {
+      name: 'runtime-not-to-cli',
+      severity: 'error',
+      comment: 'runtime is process wiring used by the CLI; it must not import the CLI.',
+      from: { path: L.runtime },
+      to: { path: L.cli },
+    },
+    {
+      name: 'runtime-not-to-entries',
+      severity: 'error',
+      comment: 'runtime wires the service; the sandbox, test kit, CLI services and public entry are not part of it.',
+      from: { path: L.runtime },
+      to: { path: [L.sandbox, L.testing, L.replay, L.doctor, L.index] },
+    },
+    {
+      name: 'layer-unplaced',
+      severity: 'error',
+      comment: 'A module of src/ in no layer: add its folder to .dependency-cruiser.cjs.',
+      from: { path: '^src/', pathNot: Object.values(L) },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'spec-npm-only-zod',
+      severity: 'error',
+      comment: 'spec/ is the vocabulary: zod schemas and constants; of packages it imports zod only.',
+      from: { path: L.spec },
+      to: { dependencyTypes: ['npm'], pathNot: '(^|/)node_modules/zod/' },
+    },
+    {
+      name: 'src-not-to-dev-dep',
+      severity: 'error',
+      comment: 'src/ ships in the package: it must not import a devDependency.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
