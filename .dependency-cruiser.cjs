@@ -76,7 +76,7 @@ const allowed = {
   metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
-  testing: [L.replay, L.sandbox, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
+  testing: [L.replay, L.sandbox, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
 

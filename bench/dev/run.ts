@@ -58,14 +58,11 @@ async function main(): Promise<void> {
     name: 'dev', cwd: project, keepStdout: true, stderr: false,
     env: { PORT: String(port), SANDBOX_PORT: String(sandboxPort), SWITCHYARD_HOME: join(scratch, 'home'), LOG_LEVEL: 'warn' },
   });
-  let out = '';
   const reloads: { at: number; ms: number }[] = [];
   dev.stdout?.on('data', (d: Buffer) => {
     const at = performance.now();
-    out += d.toString();
     for (const m of d.toString().matchAll(/dev: reloaded handlers: \S+ \((\d+) ms\)/g)) reloads.push({ at, ms: Number(m[1]) });
   });
-  dev.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
   await until('switchyard dev', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok && (await fetch(`${sandbox}/_sandbox`)).ok, 60_000);
   const conversation = ((await (await fetch(`${sandbox}/_sandbox/workspaces`)).json()) as { data: { conversation_ids: number[] }[] }).data[0]!.conversation_ids[0]!;
   const noted = async (body: string): Promise<boolean> => {

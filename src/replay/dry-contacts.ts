@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Contact, LabelRef, LifecycleStage } from '../spec/schemas/contact.js';
 import {
-  data, found, foundList, int, notFound, nullable, overlay, refId, str, unprocessable, type Body, type DryEnv, type DryRoute,
+  data, found, foundList, int, notFound, nullable, overlay, refId, refText, str, unprocessable, type Body, type DryEnv, type DryRoute,
 } from './dry-kit.js';
 
 /** Path of a contact address: `/contacts/36` for `36` and `id:36`, the email lower-cased for `email:`. */
@@ -67,7 +67,7 @@ async function moveLifecycle(ref: string, b: Body, env: DryEnv) {
   const l = await env.read(contactPath(ref), { query: { include: 'lifecycle' } });
   if (l.status === 404) return notFound(l);
   const cur = found(l, WithStage);
-  const stage = typeof b['stage'] === 'number' ? b['stage'] : String(b['stage'] ?? '');
+  const stage = typeof b['stage'] === 'number' ? b['stage'] : refText(b['stage']);
   const held = cur?.lifecycle ?? (cur?.lifecycle_stage_id != null ? { id: cur.lifecycle_stage_id, name: '', role: null, outcome: null } : null);
   const contactId = cur?.id ?? refId(ref) ?? env.nextId();
   if (held && (held.id === stage || (held.name !== '' && held.name === stage))) return data(200, { contact_id: contactId, previous: null, lifecycle: held });
@@ -118,7 +118,7 @@ export const CONTACT_ROUTES: readonly DryRoute[] = [
   {
     method: 'POST', pattern: '/contacts/merge', op: 'contacts.merge',
     async answer(_p, b, env) {
-      const [survivor, loser] = [String(b['survivor'] ?? ''), String(b['loser'] ?? '')];
+      const [survivor, loser] = [refText(b['survivor']), refText(b['loser'])];
       const [s, l] = [await env.read(contactPath(survivor)), await env.read(contactPath(loser))];
       if (s.status === 404) return unprocessable('survivor', 'no such contact');
       if (l.status === 404) return unprocessable('loser', 'no such contact');

@@ -87,6 +87,9 @@ export const data = (status: number, record: unknown): DryAnswer => ({ status, b
 
 /** A string field, else undefined. */
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** A reference the request gave as text or a number (`email:a@x`, `36`), as text; '' for anything else. */
+export const refText = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 /** An integer field, else undefined. */
 export const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 

@@ -6,7 +6,7 @@ import type { Message } from '../spec/schemas/message.js';
 import { Task } from '../spec/schemas/task.js';
 import { contactPath } from './dry-contacts.js';
 import {
-  cents, data, found, foundList, int, money, notFound, nullable, overlay, refId, str, unprocessable, type Body, type DryEnv, type DryRoute,
+  cents, data, found, foundList, int, money, notFound, nullable, overlay, refId, refText, str, unprocessable, type Body, type DryEnv, type DryRoute,
 } from './dry-kit.js';
 
 /** A reference the dry run cannot know (the default pipeline of a new deal): id 0, no name. */
@@ -14,7 +14,7 @@ const UNKNOWN = { id: 0, name: '' } as const;
 
 /** `POST /conversations`: the contact's live thread on the channel (200) when a read finds one, else a new open thread (201). */
 async function openConversation(b: Body, env: DryEnv) {
-  const ref = String(b['contact'] ?? '');
+  const ref = refText(b['contact']);
   const channelId = int(b['channel_id']) ?? 0;
   let contactId = refId(ref);
   if (contactId === undefined) {

@@ -127,7 +127,7 @@ export function createDryRun(base: typeof fetch, opts: DryRunOptions): DryRun {
   return {
     fetch: (onWrite) => async (input, init) => {
       const req = input instanceof Request ? input : undefined;
-      const url = new URL(req ? req.url : String(input));
+      const url = new URL(req ? req.url : input instanceof URL ? input.href : input);
       const method = (init?.method ?? req?.method ?? 'GET').toUpperCase();
       const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
       if (isRead(method, path)) {

@@ -10,7 +10,6 @@ import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';
 import { firstAttempt } from './redis-watch.js';
-import type { RedisClient } from '../redis/connection.js';
 
 export interface ReceiverService {
   readonly http: RunningServer;

@@ -44,7 +44,7 @@ export async function testHandler<N extends EventName, S extends object>(
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const key = parseEnvelope(delivery.bytes).key;
   const receivedAt = delivery.receivedAt ?? now().toISOString();
-  const { outcome, calls } = await runInline(handler as Handler, inlineJob(handler as Handler, key, event, receivedAt), {
+  const { outcome, calls } = await runInline(handler, inlineJob(handler, key, event, receivedAt), {
     api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt,
   });
   return {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/sandbox/index.js';
 
@@ -263,7 +264,7 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir');
     const r = await sh('node', [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=verbose'], dir);
     expect(r.code, r.out).toBe(0);
-    expect(r.out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+3 passed \(3\)/);
+    expect(stripVTControlCharacters(r.out)).toMatch(/Tests\s+3 passed \(3\)/);
   });
 
   describe('`switchyard init` in a directory of its own, installed from the tarball', () => {
@@ -298,7 +299,7 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     it('npm test passes: the example handler tested through switchyard/testing against the in-process sandbox', async () => {
       const r = await sh('npm', ['test'], app, 180_000);
       expect(r.code, r.out).toBe(0);
-      expect(r.out.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Tests\s+2 passed \(2\)/);
+      expect(stripVTControlCharacters(r.out)).toMatch(/Tests\s+2 passed \(2\)/);
     });
 
     it('npm run typecheck passes (strict), and `switchyard handlers` loads the example', async () => {

@@ -81,7 +81,7 @@ describe('replay --inline --dry-run against the sandbox', () => {
     const before = await state();
     const { code, out } = await replay('--json');
     expect(code, out).toBe(0);
-    const summary = JSON.parse(out.split('\n').find((l) => l.startsWith('{'))!) as { accepted: number; dryRun: boolean; writes: Record<string, unknown>[] };
+    const summary = JSON.parse(out.split('\n').find((l) => l.startsWith('{'))!) as { accepted: number; dryRun: boolean; writes: Record<string, string>[] };
     expect(summary).toMatchObject({ accepted: 11, failed: 0, dryRun: true });
     expect(summary.writes.map((w) => `${w['handler']} ${w['method']} ${w['path']}`).sort()).toEqual([
       'away-reply POST /conversations/38/messages', 'follow-up-task POST /tasks', 'lead-won POST /contacts/36/labels', 'lead-won PUT /contacts/36/lifecycle',
