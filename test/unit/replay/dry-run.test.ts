@@ -47,7 +47,7 @@ async function rig(): Promise<Rig> {
   const app = (path: string, init?: RequestInit) => sandbox.app.fetch(new Request(`http://127.0.0.1${path}`, init));
   const sent: string[] = [];
   const base: typeof fetch = async (input, init) => {
-    const url = new URL(String(input));
+    const url = new URL(input instanceof Request ? input.url : input instanceof URL ? input.href : input);
     sent.push(`${init?.method ?? 'GET'} ${url.pathname.replace('/api/v1', '')}`);
     return sandbox.app.fetch(new Request(url, init));
   };
@@ -249,7 +249,7 @@ describe('the answers', () => {
 describe('what is printed', () => {
   it('a write the API does not have is not sent either: 400 saying so', async () => {
     const sent: string[] = [];
-    const dry = createDryRun(async (i) => { sent.push(String(i)); return new Response('{}'); }, { baseUrl: BASE_URL });
+    const dry = createDryRun(async (i) => { sent.push(i instanceof Request ? i.url : i instanceof URL ? i.href : i); return new Response('{}'); }, { baseUrl: BASE_URL });
     const writes: DryWrite[] = [];
     const res = await dry.fetch((w) => writes.push(w))(`${BASE_URL}/campaigns`, { method: 'POST', body: '{"x":1}' });
     expect(res.status).toBe(400);
