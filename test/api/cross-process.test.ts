@@ -6,12 +6,12 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, startSandbox, type SandboxHarness } from './support/sandbox.js';
-import type { RateWorkerOptions, RateWorkerReport } from './support/rate-worker.js';
+import { TOKENS, startSandbox, type SandboxHarness } from '../support/sandbox.js';
+import type { RateWorkerOptions, RateWorkerReport } from '../../bench/lib/rate-worker.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
-import { maxInWindow } from '../support/windows.js';
+import { maxInWindow } from '../../bench/lib/windows.js';
 
-const WORKER = fileURLToPath(new URL('./support/rate-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('../../bench/lib/rate-worker.ts', import.meta.url));
 const BURST = 5;
 const WINDOW_MS = 10_000;
 

@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
-import { startSandbox, type AcmeSeed, type SandboxHarness } from './support/sandbox.js';
+import { startSandbox, type AcmeSeed, type SandboxHarness } from '../support/sandbox.js';
 
 let h: SandboxHarness;
 let api: ApiClient;

@@ -9,7 +9,7 @@ import {
   NotFoundError, PlanLimitError, QuotaExhaustedError, RateLimitedError, ServerError, TimeoutError, TokenExpiredError, UnauthorizedError,
   ValidationError, type ApiClient, type CallEvent,
 } from '../../src/api/index.js';
-import { TOKENS, startSandbox, type SandboxHarness } from './support/sandbox.js';
+import { TOKENS, startSandbox, type SandboxHarness } from '../support/sandbox.js';
 
 let h: SandboxHarness;
 let api: ApiClient;

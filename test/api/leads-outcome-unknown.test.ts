@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OutcomeUnknownError, TimeoutError, type ApiClient, type CallEvent } from '../../src/api/index.js';
-import { startSandbox, type SandboxHarness } from './support/sandbox.js';
+import { startSandbox, type SandboxHarness } from '../support/sandbox.js';
 
 interface LoggedCall { method: string; path: string; status: number; idempotency_key: string | null; body: { name?: string } }
 

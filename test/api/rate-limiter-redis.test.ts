@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QuotaExhaustedError, createRedisRateLimiter, tokenKey } from '../../src/api/index.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
-import { maxInWindow } from '../support/windows.js';
+import { maxInWindow } from '../../bench/lib/windows.js';
 
 const conns: Redis[] = [];
 const connect = (): Redis => {

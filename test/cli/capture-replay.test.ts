@@ -14,7 +14,7 @@ import { replayCommand } from '../../src/cli/replay.js';
 import { createSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { startTestService, TEST_SECRET, waitFor } from '../support/service.js';
-import { memoryIo } from './io.js';
+import { memoryIo } from '../support/io.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));
 const RECIPES = fileURLToPath(new URL('../../handlers', import.meta.url));

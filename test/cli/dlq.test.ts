@@ -10,7 +10,7 @@ import { pauseHandlers } from '../../src/queue/pause.js';
 import { startPipeline, type Pipeline } from '../support/pipeline.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { deliver, waitFor } from '../support/service.js';
-import { memoryIo } from './io.js';
+import { memoryIo } from '../support/io.js';
 
 const HANDLERS = fileURLToPath(new URL('./handlers', import.meta.url));
 const flags = globalThis as { __syFlakyBroken?: boolean };

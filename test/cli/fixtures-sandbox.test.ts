@@ -4,7 +4,7 @@ import { replayCommand } from '../../src/cli/replay.js';
 import { createSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { startPipeline, type Pipeline } from '../support/pipeline.js';
 import { TEST_SECRET, waitFor } from '../support/service.js';
-import { memoryIo } from './io.js';
+import { memoryIo } from '../support/io.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));
 const HANDLERS = fileURLToPath(new URL('../../handlers', import.meta.url));

@@ -11,7 +11,7 @@ import { buildDelivery, readInputs, type ReplaySummary } from '../../src/replay/
 import { createSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { startTestService, TEST_SECRET } from '../support/service.js';
-import { memoryIo } from './io.js';
+import { memoryIo } from '../support/io.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));
 const HANDLERS = fileURLToPath(new URL('../../handlers', import.meta.url));

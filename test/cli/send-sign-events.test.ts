@@ -13,7 +13,7 @@ import { applySet, buildDelivery } from '../../src/replay/index.js';
 import { sign, verify } from '../../src/signature.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { startTestService, TEST_SECRET } from '../support/service.js';
-import { memoryIo } from './io.js';
+import { memoryIo } from '../support/io.js';
 import { fileURLToPath } from 'node:url';
 
 describe('send: building deliveries', () => {

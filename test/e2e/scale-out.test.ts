@@ -7,7 +7,7 @@ import { runCli, type CliProcess } from '../support/cli.js';
 import { messageReceived } from '../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { deliver, TEST_SECRET, waitFor } from '../support/service.js';
-import { maxInWindow } from '../support/windows.js';
+import { maxInWindow } from '../../bench/lib/windows.js';
 
 const TEST_HANDLERS = fileURLToPath(new URL('../handlers', import.meta.url));
 const DISTINCT = 3_000;

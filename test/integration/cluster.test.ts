@@ -13,7 +13,7 @@ import { startWorker } from '../../src/worker/service.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { messageReceived } from '../support/deliveries.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../support/service.js';
-import { memoryIo } from '../cli/io.js';
+import { memoryIo } from '../support/io.js';
 
 const TEST_HANDLERS = fileURLToPath(new URL('../handlers', import.meta.url));
 

@@ -14,7 +14,7 @@ import { replayCommand } from '../../src/cli/replay.js';
 import { messageReceived } from '../support/deliveries.js';
 import { SANDBOX_TOKEN, sandboxCall, startPipeline, type Pipeline } from '../support/pipeline.js';
 import { deliver, TEST_SECRET, waitFor } from '../support/service.js';
-import { memoryIo } from '../cli/io.js';
+import { memoryIo } from '../support/io.js';
 
 const HANDLERS = fileURLToPath(new URL('../handlers-env', import.meta.url));
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, start, T, type Harness, type World } from './helpers.js';
+import { eventually, start, T, type Harness, type World } from '../support/sandbox.js';
 
 // Spec: Products (read-only), Tasks (soonest first), older overview leads.
 let h: Harness;

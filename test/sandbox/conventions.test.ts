@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Harness, type World } from './helpers.js';
+import { start, type Harness, type World } from '../support/sandbox.js';
 
 // Spec: Resources and their fields, General conventions (timestamps ISO 8601 with an offset; `date` fields YYYY-MM-DD).
 let h: Harness;

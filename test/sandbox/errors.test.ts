@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Harness, type World } from './helpers.js';
+import { start, type Harness, type World } from '../support/sandbox.js';
 
 // Spec: Errors, 422 "a value names something that does not exist (label, stage, template, segment rule,
 // closing-note category)": the service declines to guess, in query filters and body fields alike.

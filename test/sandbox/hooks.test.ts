@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, T, type Harness } from './helpers.js';
+import { start, T, type Harness } from '../support/sandbox.js';
 
 // The /_sandbox test hooks (docs/sandbox.md): request log, faults, reset, clock, tokens.
 let h: Harness;

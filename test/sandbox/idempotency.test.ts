@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, T, type Harness } from './helpers.js';
+import { start, T, type Harness } from '../support/sandbox.js';
 
 // Spec: Limits (idempotency memory 24 h, per workspace) and Errors (409 in flight, 422 other body).
 let h: Harness;

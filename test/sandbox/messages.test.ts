@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, T, type Harness, type World } from './helpers.js';
+import { start, T, type Harness, type World } from '../support/sandbox.js';
 
 // Spec: Messages (four kinds, limits, templates, public threads, 24-hour window), notes, GET /messages/{id}.
 let h: Harness;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, T, type Harness, type World } from './helpers.js';
+import { start, T, type Harness, type World } from '../support/sandbox.js';
 
 // Spec: Orders, Order status (stock reserved on confirm, released on cancel, sold on delivery, restocked on return).
 let h: Harness;

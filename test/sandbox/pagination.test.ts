@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, type Answer, type Harness } from './helpers.js';
+import { start, type Answer, type Harness } from '../support/sandbox.js';
 
 // Spec: Endpoints conventions (cursor pages, per_page default 50 max 100, newest first).
 let h: Harness;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, T, type Harness } from './helpers.js';
+import { start, T, type Harness } from '../support/sandbox.js';
 
 // Spec: Limits (burst per token per 10 s, monthly quota, headers on every response, 429 + Retry-After).
 let h: Harness;

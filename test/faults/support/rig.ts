@@ -17,11 +17,12 @@ import { createSandbox, type RunningSandbox, type Sandbox } from '../../../src/s
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
 import { sign } from '../../../src/signature.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
+import { T } from '../../support/sandbox.js';
 import { TEST_SECRET } from '../../support/service.js';
 
 export const TEST_HANDLERS = fileURLToPath(new URL('../../handlers', import.meta.url));
 export const HANDLER_ID = 'note-on-message';
-const FULL_TOKEN = 'sbx_full_acme';
+const FULL_TOKEN = T.full;
 const BURST = 10_000;
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

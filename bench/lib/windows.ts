@@ -1,3 +1,5 @@
+// Shared by the bench scripts and the tests (test/ imports it from here).
+
 /** Largest number of timestamps inside any half-open window [t, t + windowMs): a sliding-window count. */
 export function maxInWindow(times: readonly number[], windowMs = 10_000): number {
   const t = [...times].sort((a, b) => a - b);

@@ -1,11 +1,13 @@
 /**
- * Child process of the cross-process rate-limit test and the api-rate benchmark:
- * one API client (own Redis connection, shared token) calling `GET /me` from
- * `concurrency` loops until `durationMs` has passed, then reporting its counts.
+ * Child process of the api-rate benchmark (bench/api-rate/run.ts) and the
+ * cross-process rate-limit test (test/e2e/api/cross-process.test.ts):
+ * one API client (own Redis connection, shared token, so shared limiter keys)
+ * calling `GET /me` from `concurrency` loops until `durationMs` has passed,
+ * then reporting its counts over IPC.
  * Run as `node --import tsx rate-worker.ts '<json options>'` (fork with IPC).
  */
 import { Redis } from 'ioredis';
-import { createApiClient, type CallEvent } from '../../../src/api/index.js';
+import { createApiClient, type CallEvent } from '../../src/api/index.js';
 
 export interface RateWorkerOptions {
   baseUrl: string;
@@ -23,11 +25,12 @@ export interface RateWorkerReport {
   status429: number;
   failures: number;
   maxWaitMs: number;
+  totalWaitMs: number;
 }
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as RateWorkerOptions;
 const redis = new Redis(opts.redisUrl, { maxRetriesPerRequest: 2 });
-const report: RateWorkerReport = { pid: process.pid, calls: 0, status429: 0, failures: 0, maxWaitMs: 0 };
+const report: RateWorkerReport = { pid: process.pid, calls: 0, status429: 0, failures: 0, maxWaitMs: 0, totalWaitMs: 0 };
 const api = createApiClient({
   baseUrl: opts.baseUrl,
   token: opts.token,
@@ -38,6 +41,7 @@ const api = createApiClient({
   onCall: (e: CallEvent) => {
     if (e.status === 429) report.status429 += 1;
     report.maxWaitMs = Math.max(report.maxWaitMs, e.rateLimitWaitMs);
+    report.totalWaitMs += e.rateLimitWaitMs;
   },
 });
 
