@@ -1,26 +1,61 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 import { fileURLToPath } from 'node:url';
 
-export default defineConfig({
-  // Handler modules import 'switchyard'; in tests that is the source tree, so
-  // errors thrown by src/ and classes imported by handlers are the same classes.
-  // Each entry point of package.json "exports" maps to its source (subpaths first: a plain key also matches 'switchyard/…').
-  resolve: {
-    alias: {
-      'switchyard/api': fileURLToPath(new URL('./src/api/public.ts', import.meta.url)),
-      'switchyard/sandbox': fileURLToPath(new URL('./src/sandbox/index.ts', import.meta.url)),
-      'switchyard/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-      switchyard: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+// Handler modules import 'switchyard'; in tests that is the source tree, so
+// errors thrown by src/ and classes imported by handlers are the same classes.
+// Each entry point of package.json "exports" maps to its source (subpaths first: a plain key also matches 'switchyard/…').
+const alias = {
+  'switchyard/api': fileURLToPath(new URL('./src/api/public.ts', import.meta.url)),
+  'switchyard/sandbox': fileURLToPath(new URL('./src/sandbox/index.ts', import.meta.url)),
+  'switchyard/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+  switchyard: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+};
+
+/** One real redis-server per project run (test/support/global-redis.ts); unit tests need none. */
+const REDIS = ['test/support/global-redis.ts'];
+
+/**
+ * A project: tests under test/<name>/ (see test/README.md for what goes where).
+ * Inline projects do not inherit this file's options (vitest 4: `extends` is
+ * off by default), so each one states the alias and its settings.
+ */
+function project(name: string, test: TestProjectInlineConfiguration['test'] = {}): TestProjectInlineConfiguration {
+  return {
+    resolve: { alias },
+    test: {
+      name,
+      include: [`test/${name}/**/*.test.ts`],
+      pool: 'forks',
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      ...test,
     },
-  },
+  };
+}
+
+export default defineConfig({
+  resolve: { alias },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/faults/**', 'node_modules/**'],
-    globalSetup: ['test/support/global-redis.ts'],
-    pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    projects: [
+      project('unit'),
+      project('integration', { globalSetup: REDIS }),
+      project('e2e', { globalSetup: REDIS }),
+      project('types', {
+        include: [],
+        typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+      }),
+      // The fault suite: real processes, real Redis, the sandbox. It takes minutes,
+      // so `npm test` runs it on its own after the rest (`vitest run --project faults`);
+      // in a run of every project it comes last (groupOrder). One file at a time: the
+      // scenarios spawn receivers, workers and redis-servers and would starve each
+      // other on a small machine.
+      project('faults', {
+        globalSetup: REDIS,
+        fileParallelism: false,
+        testTimeout: 240_000,
+        sequence: { groupOrder: 1 },
+      }),
+    ],
   },
 });

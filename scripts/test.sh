@@ -1,15 +1,17 @@
 #!/bin/sh
-# The whole test suite: set-up, then vitest (unit, integration on a real
-# redis-server, end-to-end over HTTP, browser) and the fault suite
+# The whole test suite: set-up, lint, then the vitest projects unit,
+# integration (a real redis-server), e2e (the built CLI, child processes, the
+# packed tarball, a browser) and types, then the faults project on its own
 # (test/faults: Redis kills, worker SIGKILLs, storms). Ends with one plain line
-# "N passed, N failed" and a non-zero exit on any failure.
+# "N passed, N failed" and a non-zero exit on any failure. Projects:
+# vitest.config.ts, test/README.md.
 # Lint (scripts/lint.sh: ESLint and the layer rules of src/) runs first; its two
 # checks count in that line as two tests ("lint: eslint passed/FAILED" and
 # "lint: layers passed/FAILED" say which), so a lint failure fails the run
 # even when every vitest test passes.
 # SKIP_FAULTS=1 leaves the fault suite out (a quicker local run); SKIP_LINT=1
-# leaves lint out. Arguments go to vitest (e.g. a folder), and a run with
-# arguments runs neither lint nor the fault suite.
+# leaves lint out. Arguments (`npm test -- <files or vitest options>`) go to
+# the first vitest run, and a run with arguments runs neither lint nor faults.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh
@@ -23,11 +25,12 @@ if [ -z "${SKIP_LINT:-}" ] && [ $# -eq 0 ]; then
   LINT_REPORT=test-results/lint.json sh scripts/lint.sh || status=1
   reports=test-results/lint.json
 fi
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
+npx vitest run --project unit --project integration --project e2e --project types \
+  --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
 [ $? -eq 0 ] || status=1
 reports="$reports test-results/vitest.json"
 if [ -z "${SKIP_FAULTS:-}" ] && [ $# -eq 0 ]; then
-  npx vitest run --config test/faults/vitest.config.ts --reporter=default --reporter=json --outputFile.json=test-results/faults.json
+  npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/faults.json
   [ $? -eq 0 ] || status=1
   reports="$reports test-results/faults.json"
 fi

@@ -16,6 +16,8 @@ import { parseArgs } from 'node:util';
 import { startManagedRedis } from '../../src/redis/managed.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { DEFAULT_TOKEN_VALUES } from '../../src/sandbox/tokens.js';
+import type { RateWorkerOptions, RateWorkerReport } from '../lib/rate-worker.js';
+import { maxInWindow } from '../lib/windows.js';
 
 const WINDOW_MS = 10_000;
 const { values } = parseArgs({
@@ -31,26 +33,15 @@ const durationMs = Number(values.duration) * 1000;
 const workers = Number(values.workers);
 const concurrency = Number(values.concurrency);
 
-interface Report { pid: number; calls: number; status429: number; failures: number; totalWaitMs: number }
-
-function runWorker(opts: object): Promise<Report> {
-  const script = fileURLToPath(new URL('./worker.ts', import.meta.url));
+function runWorker(opts: RateWorkerOptions): Promise<RateWorkerReport> {
+  const script = fileURLToPath(new URL('../lib/rate-worker.ts', import.meta.url));
   return new Promise((resolve, reject) => {
     const child = fork(script, [JSON.stringify(opts)], { execArgv: ['--import', 'tsx'] });
-    let report: Report | undefined;
-    child.on('message', (m) => { report = m as Report; });
+    let report: RateWorkerReport | undefined;
+    child.on('message', (m) => { report = m as RateWorkerReport; });
     child.on('error', reject);
     child.on('exit', (code) => (report ? resolve(report) : reject(new Error(`worker exited ${code}`))));
   });
-}
-
-function maxSliding(times: number[]): number {
-  let max = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= WINDOW_MS) j++;
-    max = Math.max(max, i - j + 1);
-  }
-  return max;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-api-rate-'));
@@ -58,7 +49,7 @@ const redis = await startManagedRedis({ dir });
 const sandbox = createSandbox({ burst });
 const running = await sandbox.listen(0);
 try {
-  const opts = {
+  const opts: RateWorkerOptions = {
     baseUrl: running.baseUrl, token: DEFAULT_TOKEN_VALUES.full, redisUrl: redis.url,
     prefix: `bench-${Date.now()}:`, burst, durationMs, concurrency,
   };
@@ -84,7 +75,7 @@ try {
     failures: reports.reduce((n, r) => n + r.failures, 0),
     perWindow,
     maxFixedWindow: Math.max(...perWindow),
-    maxSlidingWindow: maxSliding(times),
+    maxSlidingWindow: maxInWindow(times, WINDOW_MS),
     meanPerWindow: Number(mean.toFixed(2)),
     ratioToAllowed: Number((mean / burst).toFixed(4)),
     perWorkerCalls: reports.map((r) => r.calls),

@@ -40,6 +40,7 @@ import { sign } from '../../src/signature.js';
 import {
   BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, stopAll, until,
 } from '../lib/proc.js';
+import { maxInWindow } from '../lib/windows.js';
 
 const N = Number(process.env.DELIVERIES ?? 2000);
 const BURST = Number(process.env.BURST ?? 100);
@@ -255,8 +256,7 @@ async function main(): Promise<void> {
     const fullWindows = Math.floor((lastCall - first) / WINDOW_MS);
     const perWindow = Array.from({ length: fullWindows }, (_, w) => times.filter((t) => t >= first + w * WINDOW_MS && t < first + (w + 1) * WINDOW_MS).length);
     const meanPerWindow = perWindow.reduce((a, b) => a + b, 0) / Math.max(1, perWindow.length);
-    let maxSliding = 0;
-    for (let i = 0, j = 0; i < times.length; i++) { while ((times[i] as number) - (times[j] as number) >= WINDOW_MS) j++; maxSliding = Math.max(maxSliding, i - j + 1); }
+    const maxSliding = maxInWindow(times, WINDOW_MS);
     const recipes: Record<string, { events: number; calls: number; perEvent: number; ops: Record<string, number> }> = {};
     const eventOf: Record<string, string> = { 'follow-up-task': 'conversation.closed', 'lead-won': 'lead.won', 'away-reply': 'message.received', 'merge-duplicates': 'contact.created' };
     for (const c of apiCalls) {

@@ -7,9 +7,10 @@ import { startService } from '../../src/runtime/service.js';
 import { loadHandlers } from '../../src/worker/loader.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
 import { testRedisUrl, uniquePrefix } from './redis.js';
+import { T } from './sandbox.js';
 import { memoryLogger, TEST_SECRET, testConfig } from './service.js';
 
-export const SANDBOX_TOKEN = 'sbx_full_acme';
+export const SANDBOX_TOKEN = T.full;
 
 export interface Pipeline {
   sandbox: Sandbox;

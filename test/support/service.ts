@@ -36,13 +36,5 @@ export function deliver(url: string, body: string | Uint8Array, secret = TEST_SE
   return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(secret, body) } });
 }
 
-/** Polls until `check` is truthy or the time runs out. */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 25): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Polls until `check` is truthy (test/support/wait.ts; kept importable from here). */
+export { waitFor } from './wait.js';

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli.js';
+
+/** The built binary, as users run it (npm run build first). */
+describe('switchyard CLI (built binary)', () => {
+  it.each(['replay', 'send', 'sign', 'events', 'handlers', 'dlq'])('%s --help exits 0 with an example', async (cmd) => {
+    const p = runCli([cmd, '--help'], {});
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toMatch(/^Usage: switchyard /);
+    expect(p.output()).toMatch(/Examples?:/);
+  });
+
+  it('top-level help lists the new commands', async () => {
+    const p = runCli(['--help'], {});
+    expect(await p.exited).toBe(0);
+    for (const c of ['replay', 'send', 'sign', 'events', 'handlers', 'dlq']) expect(p.output()).toMatch(new RegExp(`\\n  ${c} `));
+  });
+
+  it('a bad flag exits 2 with what was expected and the usage', async () => {
+    const p = runCli(['replay', 'fixtures', '--bogus'], {});
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toMatch(/switchyard replay: Unknown option '--bogus'/);
+    expect(p.output()).toContain('Usage: switchyard replay');
+    const q = runCli(['send', 'lead.wun'], {});
+    expect(await q.exited).toBe(2);
+    expect(q.output()).toMatch(/did you mean "lead.won"/);
+  });
+
+  it('sign reads stdin-less files and events prints names (exit 0); a failed replay exits 1', async () => {
+    const s = runCli(['sign', 'fixtures/README.md', '--secret', 'x', '--value'], {}, process.cwd());
+    expect(await s.exited).toBe(0);
+    expect(s.output()).toMatch(/^sha256=[0-9a-f]{64}\n$/);
+    const e = runCli(['events', '--names'], {});
+    expect(await e.exited).toBe(0);
+    expect(e.output().split('\n')).toContain('lead.won');
+    const r = runCli(['replay', 'fixtures/lead.won.json', '--secret', 'x', '--to', 'http://127.0.0.1:1/webhooks'], {}, process.cwd());
+    expect(await r.exited).toBe(1);
+    expect(r.output()).toMatch(/1 failed/);
+  });
+});

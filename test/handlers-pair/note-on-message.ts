@@ -1,2 +1,0 @@
-/** The note-on-message test handler again, beside echo-note (two subscribers of one event). */
-export { default } from '../handlers/note-on-message.js';

@@ -1,0 +1,68 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { doctorCommand } from '../../../src/cli/doctor.js';
+import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { memoryIo } from '../../support/io.js';
+import { testRedisUrl } from '../../support/redis.js';
+
+const RECIPES = fileURLToPath(new URL('../../../handlers', import.meta.url));
+
+describe('switchyard doctor', () => {
+  let api: RunningSandbox;
+  beforeAll(async () => { api = await createSandbox().listen(0); });
+  afterAll(async () => api.close());
+
+  const run = async (env: Record<string, string>) => {
+    const io = memoryIo({ REDIS_URL: testRedisUrl(), HANDLERS_DIR: RECIPES, WORKSPACE_API_URL: api.baseUrl, ...env });
+    const code = await doctorCommand.run(['--json'], io);
+    return { code, checks: (JSON.parse(io.out()) as { checks: { name: string; status: string; detail: string; fix?: string }[] }).checks };
+  };
+
+  it('passes with a full-access token and a reachable Redis', async () => {
+    const { code, checks } = await run({ WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme' });
+    expect(checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(code).toBe(0);
+    expect(checks.find((c) => c.name === 'redis')?.detail).toMatch(/version \d/);
+    expect(checks.find((c) => c.name === 'handler lead-won')?.status).toBe('ok');
+    expect(checks.find((c) => c.name === 'handler lead-won settings')).toMatchObject({ status: 'ok', detail: 'valid (WON_STAGE, LEAD_WON_LABEL)' });
+  });
+
+  it("checks each handler's settings as the worker will read them, naming the variable and what is expected", async () => {
+    const { code, checks } = await run({
+      WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme', FOLLOW_UP_DAYS: 'soon', BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Mars/Olympus',
+    });
+    expect(code).toBe(1);
+    expect(checks.find((c) => c.name === 'handler follow-up-task settings')).toMatchObject({
+      status: 'fail', detail: 'FOLLOW_UP_DAYS is invalid: expected a number of days', fix: expect.stringMatching(/^set them in the environment/),
+    });
+    expect(checks.find((c) => c.name === 'handler away-reply settings')?.detail).toBe(
+      'BUSINESS_HOURS is invalid: unknown time zone "Mars/Olympus"; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"',
+    );
+    expect(checks.find((c) => c.name === 'handler lead-won settings')?.status).toBe('ok');
+  });
+
+  it('names the abilities a narrow token lacks for the loaded handlers', async () => {
+    const { code, checks } = await run({ WORKSPACE_API_TOKEN: 'sbx_contacts_acme' });
+    expect(code).toBe(1);
+    const followUp = checks.find((c) => c.name === 'handler follow-up-task');
+    expect(followUp).toMatchObject({ status: 'fail' });
+    expect(followUp?.detail).toMatch(/tasks:write/);
+    expect(checks.find((c) => c.name === 'webhook secrets')?.status).toBe('warn');
+  });
+
+  it('reports an expired token with what to do', async () => {
+    const { code, checks } = await run({ WORKSPACE_API_TOKEN: 'sbx_expired_acme' });
+    expect(code).toBe(1);
+    expect(checks.find((c) => c.name === 'api')).toMatchObject({ status: 'fail' });
+    expect(checks.find((c) => c.name === 'api')?.detail).toMatch(/token_expired/);
+    expect(checks.find((c) => c.name === 'api')?.fix).toMatch(/new token/);
+  });
+
+  it('reports an unreachable Redis and configuration errors', async () => {
+    const { code, checks } = await run({ REDIS_URL: 'redis://127.0.0.1:1', WORKSPACE_API_TOKEN: 'sbx_full_acme' });
+    expect(code).toBe(1);
+    expect(checks.find((c) => c.name === 'redis')?.status).toBe('fail');
+    const bad = await run({ PORT: 'nope' });
+    expect(bad.checks.find((c) => c.name === 'PORT')?.status).toBe('fail');
+  });
+});

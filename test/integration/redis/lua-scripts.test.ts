@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITER_SCRIPTS, limiterScripts } from '../../../src/api/rate-limiter-lua.js';
+import { QUEUE_SCRIPTS, queueScripts } from '../../../src/queue/scripts.js';
+import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
+import { LuaScriptError, LuaScripts } from '../../../src/redis/lua.js';
+import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
+import { startTestCluster, type TestCluster } from '../../support/cluster.js';
+
+const ALL = [...LIMITER_SCRIPTS.scripts.values(), ...QUEUE_SCRIPTS.scripts.values()];
+const sha = (lua: string) => createHash('sha1').update(lua).digest('hex');
+
+/** The servers behind a client: one, or every Cluster master. */
+function servers(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+async function flushScripts(redis: RedisClient): Promise<void> {
+  for (const node of servers(redis)) await node.script('FLUSH');
+}
+
+/** How many of the servers hold the script. */
+async function holding(redis: RedisClient, lua: string): Promise<number> {
+  let n = 0;
+  for (const node of servers(redis)) n += ((await node.script('EXISTS', sha(lua))) as number[])[0] ?? 0;
+  return n;
+}
+
+/**
+ * Every script, run once, then again after SCRIPT FLUSH emptied the server's
+ * script cache (as a restart or failover to a fresh replica does); the second
+ * run must still work (ioredis answers NOSCRIPT by sending the script again).
+ * All keys share one hash tag so the multi-key scripts also run on Cluster.
+ */
+function exercise(connect: () => RedisClient) {
+  const tag = `{lua-${Math.random().toString(36).slice(2, 8)}}`;
+  const limiterKeys = { window: `${tag}:window`, pause: `${tag}:pause`, quota: `${tag}:quota`, cap: `${tag}:cap` };
+  const q = { inbox: `${tag}:inbox`, inflight: `${tag}:inflight:p1`, heartbeat: `${tag}:heartbeat:p1`, pumps: `${tag}:pumps` };
+  const item = (k: string) => ({ dedupeKey: `${tag}:dedupe:${k}`, payload: `payload-${k}`, receivedAt: '2024-01-01T00:00:00.000Z' });
+  const quotaReset = Date.now() + 600_000;
+
+  // Two rounds per script, each with what it must answer; round 2 runs after the flush.
+  type Runs = (redis: RedisClient) => [() => Promise<void>, () => Promise<void>];
+  const runs: Record<string, Runs> = {
+    rateAcquire: (redis) => {
+      const s = limiterScripts(redis, limiterKeys);
+      const granted = async (member: string) => expect((await s.acquire(5, 10_000, member, 60_000)).slice(0, 2)).toEqual([1, 0]);
+      return [() => granted('m1'), async () => { await granted('m2'); expect(await redis.zcard(limiterKeys.window)).toBe(2); }];
+    },
+    rateDone: (redis) => {
+      const s = limiterScripts(redis, limiterKeys);
+      const done = async (member: string) => {
+        expect(await s.done(member)).toBe(1);
+        expect(Number(await redis.zscore(limiterKeys.window, member))).toBeLessThanOrEqual(Date.now() + 1_000);
+      };
+      return [() => done('m1'), () => done('m2')];
+    },
+    rateObserve: (redis) => {
+      const s = limiterScripts(redis, limiterKeys);
+      // The service saw 4 of its 5 used; 2 of them are ours, so 2 are counted as used by others, once.
+      const observe = () => s.observe({ burst: 5, windowMs: 10_000, limit: 5, remaining: 1, acquiredAtMs: Date.now(), phantomPrefix: 'phantom:x', quotaRemaining: '', quotaResetMs: '' });
+      return [async () => expect(await observe()).toBe(2), async () => expect(await observe()).toBe(0)];
+    },
+    ratePause: (redis) => {
+      const s = limiterScripts(redis, limiterKeys);
+      return [
+        async () => { expect(await s.pause(1_000)).toBe(1); expect(await redis.pttl(limiterKeys.pause)).toBeGreaterThan(0); },
+        async () => { expect(await s.pause(60_000)).toBe(1); expect(await redis.pttl(limiterKeys.pause)).toBeGreaterThan(1_000); },
+      ];
+    },
+    rateQuota: (redis) => {
+      const s = limiterScripts(redis, limiterKeys);
+      const quota = async () => { expect(await s.quota(quotaReset)).toBe(1); expect(await redis.get(limiterKeys.quota)).toBe(String(quotaReset)); };
+      return [quota, quota];
+    },
+    ingestBatch: (redis) => {
+      const s = queueScripts(redis);
+      return [
+        async () => expect(await s.ingestBatch(q.inbox, [item('a'), item('b'), item('a')], 60_000)).toBe('110'),
+        async () => expect(await s.ingestBatch(q.inbox, [item('b'), item('c')], 60_000)).toBe('01'),
+      ];
+    },
+    pumpTakeMore: (redis) => {
+      const s = queueScripts(redis);
+      return [
+        async () => expect(await s.pumpTakeMore(q.inbox, q.inflight, 1)).toEqual(['payload-a']),
+        async () => expect(await s.pumpTakeMore(q.inbox, q.inflight, 5)).toEqual(['payload-a', 'payload-b', 'payload-c']),
+      ];
+    },
+    pumpRecover: (redis) => {
+      const s = queueScripts(redis);
+      return [
+        async () => { await redis.set(q.heartbeat, '1'); expect(await s.pumpRecover(q, 'p1')).toBe(-1); await redis.del(q.heartbeat); },
+        async () => { expect(await s.pumpRecover(q, 'p1')).toBe(3); expect(await redis.lrange(q.inbox, 0, -1)).toEqual(['payload-a', 'payload-b', 'payload-c']); },
+      ];
+    },
+  };
+
+  it('a test below covers every registered script', () => {
+    expect(Object.keys(runs).sort()).toEqual(ALL.map((s) => s.name).sort());
+  });
+
+  it.each(Object.keys(runs))('%s runs, and runs again after SCRIPT FLUSH', async (name) => {
+    const script = ALL.find((s) => s.name === name);
+    if (!script) throw new Error(`no script ${name}`);
+    const redis = connect();
+    try {
+      const [first, second] = (runs[name] as Runs)(redis);
+      await first();
+      expect(await holding(redis, script.lua)).toBe(1);
+      await flushScripts(redis);
+      expect(await holding(redis, script.lua)).toBe(0);
+      await second();
+      expect(await holding(redis, script.lua)).toBe(1);
+    } finally {
+      await closeRedis(redis);
+    }
+  });
+}
+
+describe('Lua scripts on a single redis-server', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-lua-'));
+  let server: ManagedRedis;
+  beforeAll(async () => { server = await startManagedRedis({ dir }); });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('each script', () => exercise(() => createRedisConnection(server.url, 'worker')));
+
+  it('a call with the wrong number of keys is refused before it reaches Redis', async () => {
+    const redis = new Redis(server.url);
+    try {
+      const run = QUEUE_SCRIPTS.on(redis);
+      await expect(run.pumpRecover(['only-one'])).rejects.toThrow(new LuaScriptError('Lua script pumpRecover takes 4 keys, was given 1'));
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('a script named like a member of the client is refused, not defined over it', async () => {
+    const scripts = mkdtempSync(join(tmpdir(), 'sy-lua-own-'));
+    const redis = new Redis(server.url);
+    try {
+      writeFileSync(join(scripts, 'get-1.lua'), "return redis.call('GET', KEYS[1])\n");
+      const set = new LuaScripts(pathToFileURL(`${scripts}/`), ['get']);
+      expect(() => set.on(redis)).toThrow(/cannot define Lua script get: the Redis client already has a member of that name/);
+      expect(await redis.get('nothing-here')).toBeNull();
+    } finally {
+      redis.disconnect();
+      rmSync(scripts, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Lua scripts on Redis Cluster', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => { cluster = await startTestCluster(); }, 60_000);
+  afterAll(async () => { await cluster?.stop(); });
+
+  describe('each script', () => exercise(() => createRedisConnection(cluster.url, 'worker')));
+});

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start, type Answer, type Harness } from '../../support/sandbox.js';
+
+// Spec: Endpoints conventions (cursor pages, per_page default 50 max 100, newest first).
+let h: Harness;
+beforeAll(async () => {
+  h = await start();
+  for (let i = 0; i < 120; i++) await h.api('POST', '/contacts', { body: { name: `Page ${String(i).padStart(3, '0')}` } });
+});
+afterAll(async () => { await h.close(); });
+
+describe('pagination', () => {
+  it('defaults to 50 per page and allows at most 100', async () => {
+    const r = await h.api('GET', '/contacts');
+    expect([r.body.data.length, r.body.meta.per_page]).toEqual([50, 50]);
+    expect(typeof r.body.meta.next_cursor).toBe('string');
+    expect((await h.api('GET', '/contacts?per_page=100')).body.data).toHaveLength(100);
+    expect((await h.api('GET', '/contacts?per_page=101')).status).toBe(422);
+    expect((await h.api('GET', '/contacts?per_page=0')).status).toBe(422);
+  });
+
+  it('walks every record once, newest first, ending with next_cursor null', async () => {
+    const seen: { id: number; name: string }[] = [];
+    let cursor: string | null = null;
+    do {
+      const r: Answer = await h.api('GET', `/contacts?per_page=33${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...r.body.data);
+      cursor = r.body.meta.next_cursor;
+    } while (cursor);
+    expect(new Set(seen.map((c) => c.id)).size).toBe(seen.length);
+    expect(seen.length).toBe(123);
+    expect(seen[0]!.name).toBe('Page 119');
+    expect(seen.findIndex((c) => c.name === 'Page 000')).toBeGreaterThan(seen.findIndex((c) => c.name === 'Page 001'));
+  });
+
+  it('neither repeats nor skips when records are created between pages', async () => {
+    const first = await h.api('GET', '/contacts?per_page=10');
+    await h.api('POST', '/contacts', { body: { name: 'Between pages' } });
+    const second = await h.api('GET', `/contacts?per_page=10&cursor=${first.body.meta.next_cursor}`);
+    const ids = [...first.body.data, ...second.body.data].map((c: { id: number }) => c.id);
+    expect(new Set(ids).size).toBe(20);
+    expect(second.body.data.some((c: { name: string }) => c.name === 'Between pages')).toBe(false);
+  });
+
+  it('answers 422 for a cursor it did not issue', async () => {
+    expect((await h.api('GET', '/contacts?cursor=garbage')).status).toBe(422);
+  });
+});

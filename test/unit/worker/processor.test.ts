@@ -1,0 +1,78 @@
+/** The `handlers` job processor without BullMQ or Redis: each decision it takes, on an injected clock. */
+import { describe, expect, test } from 'vitest';
+import { RateLimitedError, TokenExpiredError } from '../../../src/api/errors.js';
+import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler.js';
+import type { HandlerJobData } from '../../../src/queue/jobs.js';
+import { createHandlerProcessor, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
+import { MemoryStepStore } from '../../../src/worker/steps.js';
+import { memoryLogger } from '../../support/service.js';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const data: HandlerJobData = {
+  key: 'evt_proc_1', handlerId: 'h', receivedAt: '2026-06-01T11:59:59Z',
+  event: { id: 'evt_proc_1', name: 'lead.won', createdAt: null, data: { id: 1, contact_id: 2, name: 'n', value: null, source: null, outcome: 'won' } },
+};
+const job = (over: Partial<HandlerJobView> = {}): HandlerJobView => ({ data, timestamp: NOW - 1_000, attemptsMade: 0, ...over });
+
+function processor(handle: Handler['handle'], extra: { random?: () => number } = {}) {
+  const { log, lines } = memoryLogger();
+  const seen: { attempt: number }[] = [];
+  const reports: unknown[] = [];
+  const h = defineHandler({ id: 'h', on: ['lead.won'], handle: async (e, ctx) => { seen.push({ attempt: ctx.delivery.attempt }); await handle(e, ctx); } });
+  const run = createHandlerProcessor({
+    handlers: new Map([['h', h]]), settings: new Map(), api: undefined, steps: new MemoryStepStore(), log,
+    hooks: { onHandler: (r) => reports.push(r) }, now: () => NOW, random: extra.random ?? (() => 0),
+  });
+  return { run, lines, seen, reports };
+}
+
+const rateLimited = () => new RateLimitedError({ status: 429, message: 'slow down', retryAfterMs: 7_000 });
+
+describe('handler job processor', () => {
+  test('a run that succeeds completes with its duration, reported to the hooks; the attempt number is 1 + attempts made', async () => {
+    const p = processor(async () => {});
+    const decision = await p.run(job({ attemptsMade: 2 }));
+    expect(decision.kind).toBe('completed');
+    expect(p.seen).toEqual([{ attempt: 3 }]);
+    expect(p.reports).toEqual([expect.objectContaining({ handler: 'h', event: 'lead.won', outcome: 'completed' })]);
+  });
+
+  test('a plain error retries with that error', async () => {
+    const boom = new Error('boom');
+    const decision = await processor(async () => { throw boom; }).run(job());
+    expect(decision).toEqual({ kind: 'retry', error: boom });
+  });
+
+  test('an unrecoverable error dead-letters with the reason', async () => {
+    const decision = await processor(async () => { throw new HandlerConfigError('missing thing'); }).run(job());
+    expect(decision).toEqual({ kind: 'dead', reason: expect.stringContaining('missing thing') });
+  });
+
+  test('a 429 waits for Retry-After on the injected clock without spending an attempt', async () => {
+    const decision = await processor(async () => { throw rateLimited(); }).run(job());
+    expect(decision).toEqual({ kind: 'delay', until: NOW + 7_000 });
+  });
+
+  test('an expired token pauses, stamped with the injected clock', async () => {
+    const decision = await processor(async () => { throw new TokenExpiredError({ status: 401, message: 'expired' }); }).run(job());
+    expect(decision).toMatchObject({ kind: 'pause', code: 'token_expired', at: '2026-06-01T12:00:00.000Z' });
+    expect(decision.kind === 'pause' && decision.reason).toContain('Replace WORKSPACE_API_TOKEN');
+  });
+
+  test('a job for a handler this process does not run is handed back with jitter, warned about once', async () => {
+    const p = processor(async () => {}, { random: () => 0.5 });
+    const other = { ...data, handlerId: 'elsewhere' };
+    const first = await p.run(job({ data: other, timestamp: NOW - 2_000 }));
+    // 100 ms + age / 20 (100 ms) + 0.5 * 200 ms of jitter
+    expect(first).toEqual({ kind: 'delay', until: NOW + 300 });
+    const old = await p.run(job({ data: other, timestamp: NOW - 10 * 60_000 }));
+    expect(old).toEqual({ kind: 'delay', until: NOW + 5_000 + 100 });
+    expect(p.lines.filter((l) => l.includes('does not run')).length).toBe(1);
+    expect(p.seen).toEqual([]);
+  });
+
+  test('a job nobody has claimed for an hour is dead-lettered with the reason', async () => {
+    const decision = await processor(async () => {}).run(job({ data: { ...data, handlerId: 'gone' }, timestamp: NOW - UNCLAIMED_MS - 1 }));
+    expect(decision).toEqual({ kind: 'dead', reason: expect.stringContaining('no worker runs handler "gone"') });
+  });
+});
