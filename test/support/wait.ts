@@ -3,7 +3,7 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
-    if (v) return v as NonNullable<T>;
+    if (v) return v;
     if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
