@@ -26,7 +26,7 @@
 //                       read,verify,verify-parse add steps of Switchyard's own
 //                       path without Redis (bench/ingest/reference-server.mjs)
 //   SKIP_BUILD=1        skip `npm run build` (dist/ must exist)
-//   PROFILE=<dir>       run the receiver with `node --cpu-prof` and write the
+//   PROFILE=<dir>       run the receiver (and the reference servers) with `node --cpu-prof` and write the
 //                       profiles into <dir>; summarise with
 //                       `node bench/ingest/top-self.mjs <file.cpuprofile>`
 //   RESULTS=<file>      also write the raw results as JSON
@@ -79,7 +79,8 @@ async function startBare(): Promise<{ port: number; child: ChildProcess }> {
 
 async function startReference(mode: string, redisPort: number): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = start('node', [join(HERE, 'reference-server.mjs')], { env: { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode }, name: `ref-${mode}` });
+  const nodeFlags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=ref-${mode}.cpuprofile`] : [];
+  const child = start('node', [...nodeFlags, join(HERE, 'reference-server.mjs')], { env: { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode }, name: `ref-${mode}` });
   await until(`reference server (${mode})`, async () => {
     const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
     await r.arrayBuffer();
