@@ -1,12 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnSync } from 'node:child_process';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../src/redis/managed.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
+import { waitFor } from '../../support/wait.js';
 
 /**
  * The package as a user gets it: `npm pack` of a copy of this source tree that
@@ -324,6 +325,31 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
         await running.close();
       }
     });
+
+    it('npm run dev serves its handlers against the sandbox: a customer asks about an order, the note is written', async () => {
+      const [port, sandboxPort] = [await freePort(), await freePort()];
+      const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LANG: 'C.UTF-8', PORT: String(port), SANDBOX_PORT: String(sandboxPort) };
+      const dev = spawn('npm', ['run', 'dev'], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      dev.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+      dev.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+      const sandbox = `http://127.0.0.1:${sandboxPort}`;
+      try {
+        await waitFor(() => /worker started/.test(out), 60_000).catch(() => { throw new Error(`npm run dev did not start:\n${out}`); });
+        const inbound = await fetch(`${sandbox}/_sandbox/inbound`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ contact: { name: 'Zoe Night', email: 'zoe@example.com' }, channel_id: 23, body: 'Where is my order?' }),
+        });
+        expect(inbound.status, await inbound.clone().text()).toBeLessThan(300);
+        const notes = async () => ((await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { status: number; body: { body?: string } | null }[] }).data;
+        await waitFor(async () => (await notes()).length > 0, 30_000).catch(() => { throw new Error(`no note was written:\n${out}`); });
+        expect((await notes()).map((n) => [n.status, n.body?.body])).toEqual([[201, 'Customer is asking about an order.']]);
+        expect(out).toMatch(/order question noted/);
+      } finally {
+        if (dev.pid) try { process.kill(-dev.pid, 'SIGTERM'); } catch { /* already gone */ }
+        await new Promise((r) => (dev.exitCode !== null ? r(undefined) : dev.once('exit', r)));
+      }
+    }, 120_000);
 
     it.skipIf(!HAS_COMPOSE && !process.env['CI'])('its docker-compose.yml is valid (docker-compose config)', async () => {
       const r = await sh('docker-compose', ['config', '-q'], app);
