@@ -5,6 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.sh scripts/copy-assets.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 
@@ -18,6 +19,8 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY handlers ./handlers
 COPY fixtures ./fixtures
+# The spool volume's mount point, owned by the user the service runs as (a new named volume copies it).
+RUN mkdir -p /spool && chown node:node /spool
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

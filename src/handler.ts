@@ -64,8 +64,9 @@ export interface HandlerContext<Settings extends object = NoSettings> {
   };
   /**
    * Aborted when the run passes its handler's `timeout` (the reason is a
-   * HandlerTimeoutError), when the worker shuts down, or when the job is
-   * cancelled. Pass it on to long waits and API calls (`{ signal: ctx.signal }`).
+   * HandlerTimeoutError) or when the job is cancelled. A worker shutting down
+   * lets running jobs finish within SHUTDOWN_TIMEOUT and does not abort it.
+   * Pass it on to long waits and API calls (`{ signal: ctx.signal }`).
    */
   readonly signal: AbortSignal;
 }

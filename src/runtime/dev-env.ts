@@ -70,7 +70,13 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
   const port = sandboxPort(env['SANDBOX_PORT']);
   const webhookUrl = `http://${receiverHost(out['HOST'] as string)}:${env['PORT'] || 3000}${env['WEBHOOK_PATH'] || '/webhooks'}`;
   out['WORKSPACE_API_URL'] = `http://127.0.0.1:${port}/api/v1`;
-  out['WORKSPACE_API_TOKEN'] = env['WORKSPACE_API_TOKEN'] || SANDBOX_TOKEN;
+  // The handlers call the sandbox with its own token: a WORKSPACE_API_TOKEN left in the shell (a real
+  // workspace's) would only be refused there, and is never sent to it.
+  out['WORKSPACE_API_TOKEN'] = SANDBOX_TOKEN;
+  delete out['WORKSPACE_API_TOKEN_FILE'];
+  if ((env['WORKSPACE_API_TOKEN'] && env['WORKSPACE_API_TOKEN'] !== SANDBOX_TOKEN) || env['WORKSPACE_API_TOKEN_FILE']) {
+    notes.push('WORKSPACE_API_TOKEN is set but WORKSPACE_API_URL is not: the handlers call the sandbox with its own token (set WORKSPACE_API_URL too to use a real workspace)');
+  }
   notes.push(`sandbox workspace API at ${out['WORKSPACE_API_URL']} (token ${SANDBOX_TOKEN}); its events go to ${webhookUrl}`);
   return { env: out, notes, sandbox: { port, token: SANDBOX_TOKEN, webhookUrl } };
 }

@@ -1,4 +1,3 @@
-import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import type { ContextDeps } from './context.js';
@@ -27,18 +26,9 @@ export type HandlerJobDecision =
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }
   | { readonly kind: 'retry'; readonly error: Error };
 
-/** Fixed handlers: those this process runs and their parsed settings, by id. */
-interface FixedHandlers {
-  readonly handlers: ReadonlyMap<string, Handler>;
-  readonly settings: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
-}
-
-/** Handlers that may be replaced while the worker runs (`switchyard dev`): each job reads the current version once. */
-interface ReplaceableHandlers {
+export interface HandlerProcessorDeps {
+  /** The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the current version once. */
   readonly set: Pick<HandlerSet, 'current'>;
-}
-
-export type HandlerProcessorDeps = (FixedHandlers | ReplaceableHandlers) & {
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
@@ -47,7 +37,7 @@ export type HandlerProcessorDeps = (FixedHandlers | ReplaceableHandlers) & {
   readonly now?: () => number;
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
-};
+}
 
 /** How long a handler job may wait for a worker that runs its handler before it is dead-lettered. */
 export const UNCLAIMED_MS = 60 * 60_000;
@@ -64,7 +54,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
 
   return async (job, signal) => {
     // One version per job: a reload while it runs does not change what it runs with.
-    const version: FixedHandlers = 'set' in deps ? deps.set.current() : deps;
+    const version = deps.set.current();
     const handler = version.handlers.get(job.data.handlerId);
     if (!handler) {
       // Run by another process (HANDLERS narrows this one): put it back for a worker that has it,

@@ -9,15 +9,22 @@ interface OwnManifest {
 
 const own = (): OwnManifest => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as OwnManifest;
 
+/**
+ * Where the project's `switchyard` comes from: a tarball kept in the project
+ * (`vendor/…`, so `npm ci` works in its Docker build too), or a spec npm
+ * fetches (a git URL, a version range).
+ */
+export type SwitchyardSource = { readonly vendored: string } | { readonly spec: string };
+
 /** The package's own delivery the example is replayed with (its ids are the sandbox seed's; it asks about an order). */
 const fixture = () => readFileSync(new URL('../../../fixtures/message.received.json', import.meta.url), 'utf8');
 
 /**
  * The files of a new project, path → content. The version ranges are the ones
  * this package is built and tested with, so a new project gets a matching set;
- * `switchyardSpec` is where its switchyard comes from (default: this version's range).
+ * `source` is where its switchyard comes from.
  */
-export function projectFiles(name: string, switchyardSpec?: string): Record<string, string> {
+export function projectFiles(name: string, source: SwitchyardSource): Record<string, string> {
   const pkg = own();
   const dev = pkg.devDependencies ?? {};
   const manifest = {
@@ -31,7 +38,7 @@ export function projectFiles(name: string, switchyardSpec?: string): Record<stri
       start: 'switchyard start',
       typecheck: 'tsc --noEmit',
     },
-    dependencies: { switchyard: switchyardSpec ?? `^${pkg.version}`, zod: pkg.dependencies['zod'] ?? '^4.0.0' },
+    dependencies: { switchyard: 'vendored' in source ? `file:vendor/${source.vendored}` : source.spec, zod: pkg.dependencies['zod'] ?? '^4.0.0' },
     devDependencies: {
       '@types/node': dev['@types/node'] ?? '^20.0.0',
       typescript: dev['typescript'] ?? '^5.0.0',
@@ -45,9 +52,9 @@ export function projectFiles(name: string, switchyardSpec?: string): Record<stri
     'handlers/order-question.ts': HANDLER,
     'handlers/order-question.test.ts': HANDLER_TEST,
     'fixtures/message.received.json': fixture(),
-    Dockerfile: DOCKERFILE,
+    Dockerfile: dockerfile('vendored' in source),
     'docker-compose.yml': COMPOSE,
-    '.dockerignore': 'node_modules\n.switchyard\ncaptures\n',
+    '.dockerignore': 'node_modules\n.switchyard\ncaptures\n.env\n',
     'README.md': readme(name),
   };
 }
@@ -71,6 +78,7 @@ const TSCONFIG = `{
 const GITIGNORE = `node_modules/
 .switchyard/
 captures/
+.env
 `;
 
 const HANDLER = `/**
@@ -84,7 +92,7 @@ import { defineHandler } from 'switchyard';
 export default defineHandler({
   id: 'order-question',
   on: ['message.received'],
-  abilities: ['messages:send'],
+  abilities: ['conversations:write'],
   settings: z.object({
     ORDER_NOTE: z.string().trim().min(1).default('Customer is asking about an order.').describe('text of the internal note'),
   }),
@@ -119,37 +127,48 @@ describe('order-question', () => {
 });
 `;
 
-const DOCKERFILE = `# Your handlers on Switchyard: \`docker compose up\` runs it with Redis beside it.
-FROM node:20-slim
+/** The project's image: its handlers on Switchyard (receiver and worker in one process), non-root. */
+const dockerfile = (vendored: boolean) => `# Your handlers on Switchyard: \`docker compose up --build\` runs it with Redis beside it.
+FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
-COPY package.json package-lock.json* ./
-RUN npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund
+COPY package.json package-lock.json ./
+${vendored ? 'COPY vendor ./vendor\n' : ''}RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY handlers ./handlers
+# The spool volume's mount point, owned by the user the service runs as.
+RUN mkdir -p /spool && chown node:node /spool
 USER node
 EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \\
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # Receiver and worker in one process; scale out with \`switchyard serve\` and \`switchyard work\`.
-CMD ["npx", "--no-install", "switchyard", "start"]
+CMD ["node", "node_modules/switchyard/bin/switchyard.js", "start"]
 `;
 
-const COMPOSE = `# Switchyard with your handlers and a Redis. Set the secrets in .env (never commit it):
+const COMPOSE = `# Switchyard with your handlers and a Redis. Put the configuration in .env (never commit it):
 #   WEBHOOK_SECRETS=...        the workspace's webhook signing secret
 #   WORKSPACE_API_URL=...      e.g. https://<workspace>/api/v1
 #   WORKSPACE_API_TOKEN=...
+#   and your handlers' settings (e.g. ORDER_NOTE=...)
 services:
   redis:
     image: redis:7
     command: ["redis-server", "--appendonly", "yes", "--appendfsync", "everysec"]
     volumes: ["redis-data:/data"]
+    healthcheck:
+      test: ["CMD", "redis-cli", "ping"]
+      interval: 5s
+      timeout: 3s
+      retries: 10
   switchyard:
     build: .
-    depends_on: [redis]
+    depends_on:
+      redis:
+        condition: service_healthy
     ports: ["3000:3000"]
+    env_file: .env
     environment:
       REDIS_URL: redis://redis:6379
-      WEBHOOK_SECRETS: \${WEBHOOK_SECRETS:?set WEBHOOK_SECRETS in .env}
-      WORKSPACE_API_URL: \${WORKSPACE_API_URL:?set WORKSPACE_API_URL in .env}
-      WORKSPACE_API_TOKEN: \${WORKSPACE_API_TOKEN:?set WORKSPACE_API_TOKEN in .env}
       SPOOL_DIR: /spool
     volumes: ["spool:/spool"]
 volumes:
@@ -168,12 +187,18 @@ Handlers live in \`handlers/\`: one module per handler, its default export made 
 \`defineHandler\`. \`handlers/order-question.ts\` is an example; its test beside it runs the
 handler exactly as the worker does, against an in-process sandbox.
 
-- \`npm run dev\` starts a sandbox workspace (a stateful stand-in for the API, on
+- \`npm run dev\` needs \`redis-server\` installed (Debian/Ubuntu: \`apt-get install redis-server\`; it runs
+  its own under \`.switchyard/\`) or \`REDIS_URL\` set. It starts a sandbox workspace (a stateful stand-in for the API, on
   http://127.0.0.1:4010/api/v1) whose signed events go to your receiver on
   http://127.0.0.1:3000/webhooks, with a managed local Redis. Send an event with
-  \`npx switchyard send message.received\`, or replay the captured one in \`fixtures/\` through your
-  handlers with \`npx switchyard replay fixtures/ --inline\` (\`--dry-run\` prints the writes instead of sending them).
+  \`npx switchyard send message.received\` in a second terminal, or replay the delivery in \`fixtures/\`
+  through your handlers in that terminal, against the same sandbox (\`--dry-run\` prints the writes instead of sending them):
+
+  \`\`\`sh
+  export WORKSPACE_API_URL=http://127.0.0.1:4010/api/v1 WORKSPACE_API_TOKEN=sbx_full_acme
+  npx switchyard replay fixtures/ --inline --dry-run
+  \`\`\`
 - \`npm run typecheck\` type-checks the handlers.
-- In production: \`docker compose up --build\` (see docker-compose.yml for the variables), or
+- In production: \`docker compose up --build\` with the configuration in \`.env\` (see docker-compose.yml), or
   \`npm start\` with \`REDIS_URL\`, \`WEBHOOK_SECRETS\`, \`WORKSPACE_API_URL\` and \`WORKSPACE_API_TOKEN\` set.
 `;

@@ -5,6 +5,7 @@ import { createApiClient } from '../../../src/api/client.js';
 import { defineHandler, HandlerConfigError, HandlerSettingsError, HandlerTimeoutError } from '../../../src/handler.js';
 import { createLogger } from '../../../src/log.js';
 import { createHandlerProcessor } from '../../../src/worker/processor.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
 import { createEvent, createSandbox, DeliveryError, loadFixture, MemoryStepStore, readDelivery, sandboxClient, testHandler } from '../../../src/testing/index.js';
 import { IN_PROCESS_BASE_URL, sandboxFetch } from '../../../src/testing/sandbox-api.js';
 import leadWon from '../../../handlers/lead-won.js';
@@ -54,8 +55,7 @@ describe('testHandler: one handler, run as the worker runs it', () => {
     const run = await testHandler(noteTwice, 'conversation.closed', { settings: { NOTES: 2 } });
     const sandbox = createSandbox();
     const process = createHandlerProcessor({
-      handlers: new Map([[noteTwice.id, noteTwice]]),
-      settings: new Map([[noteTwice.id, { NOTE_TEXT: 'closed', NOTES: 2, LOUD: false }]]),
+      set: new HandlerSet(handlerSnapshot([noteTwice], undefined, { NOTES: '2' })),
       api: (keys) => createApiClient({ baseUrl: IN_PROCESS_BASE_URL, token: 'sbx_full_acme', idempotencyKey: keys, fetch: sandboxFetch(sandbox) }),
       steps: new MemoryStepStore(),
       log: createLogger({ level: 'silent', destination: { write: () => undefined } }),

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { RateLimitedError, TokenExpiredError } from '../../../src/api/errors.js';
 import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
 import { createHandlerProcessor, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';
 import { memoryLogger } from '../../support/service.js';
@@ -20,7 +21,7 @@ function processor(handle: Handler['handle'], extra: { random?: () => number } =
   const reports: unknown[] = [];
   const h = defineHandler({ id: 'h', on: ['lead.won'], handle: async (e, ctx) => { seen.push({ attempt: ctx.delivery.attempt }); await handle(e, ctx); } });
   const run = createHandlerProcessor({
-    handlers: new Map([['h', h]]), settings: new Map(), api: undefined, steps: new MemoryStepStore(), log,
+    set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log,
     hooks: { onHandler: (r) => reports.push(r) }, now: () => NOW, random: extra.random ?? (() => 0),
   });
   return { run, lines, seen, reports };
@@ -74,5 +75,26 @@ describe('handler job processor', () => {
   test('a job nobody has claimed for an hour is dead-lettered with the reason', async () => {
     const decision = await processor(async () => {}).run(job({ data: { ...data, handlerId: 'gone' }, timestamp: NOW - UNCLAIMED_MS - 1 }));
     expect(decision).toEqual({ kind: 'dead', reason: expect.stringContaining('no worker runs handler "gone"') });
+  });
+});
+
+describe('handler job processor with a handler set replaced while it runs (switchyard dev)', () => {
+  test('a job that started on v1 finishes on v1; the next job runs v2', async () => {
+    const { log } = memoryLogger();
+    const ran: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => { release = r; });
+    const v1 = defineHandler({ id: 'h', on: ['lead.won'], handle: async () => { ran.push('v1 start'); await gate; ran.push('v1 end'); } });
+    const v2 = defineHandler({ id: 'h', on: ['lead.won'], handle: async () => { ran.push('v2'); } });
+    const set = new HandlerSet(handlerSnapshot([v1], undefined, {}));
+    const run = createHandlerProcessor({ set, api: undefined, steps: new MemoryStepStore(), log, now: () => NOW });
+    const first = run(job());
+    await new Promise((r) => setImmediate(r));
+    expect(ran).toEqual(['v1 start']);
+    set.replace(handlerSnapshot([v2], undefined, {}));
+    release();
+    expect((await first).kind).toBe('completed');
+    expect((await run(job({ data: { ...data, key: 'evt_proc_2' } }))).kind).toBe('completed');
+    expect(ran).toEqual(['v1 start', 'v1 end', 'v2']);
   });
 });
