@@ -3,8 +3,6 @@ import { Paginator } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
 import { LEAD_OUTCOMES, type LeadOutcome } from '../../spec/enums.js';
 import { Lead } from '../../spec/schemas/lead.js';
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- named only by the {@link} in create's doc comment
-import type { OutcomeUnknownError } from '../errors.js';
 import type { RequestOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { one, type ResourceContext } from './shared.js';
@@ -41,7 +39,7 @@ export function leadsResource(ctx: ResourceContext) {
      * `POST /leads`: opens a lead. The API spec gives this endpoint no
      * Idempotency-Key, so the call is never repeated by the client (a repeat
      * could open two leads) and no key is sent, whatever the caller passes: a
-     * timeout, lost connection or 5xx is an {@link OutcomeUnknownError} for a
+     * timeout, lost connection or 5xx is an {@link import('../errors.js').OutcomeUnknownError} for a
      * person to check. A caller-supplied `idempotencyKey` is ignored with a warning.
      */
     create(body: LeadCreate, options?: RequestOptions): ApiPromise<Lead> {
