@@ -350,7 +350,8 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
         const notes = async () => ((await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { status: number; body: { body?: string } | null }[] }).data;
         await waitFor(async () => (await notes()).length > 0, 30_000).catch(() => { throw new Error(`no note was written:\n${out}`); });
         expect((await notes()).map((n) => [n.status, n.body?.body])).toEqual([[201, 'Customer is asking about an order.']]);
-        expect(out).toMatch(/order question noted/);
+        // The handler logs after its write: wait for the line rather than race it.
+        await waitFor(() => /order question noted/.test(out), 10_000).catch(() => { throw new Error(`no 'order question noted' line:\n${out}`); });
       } finally {
         if (dev.pid) try { process.kill(-dev.pid, 'SIGTERM'); } catch { /* already gone */ }
         await new Promise((r) => (dev.exitCode !== null ? r(undefined) : dev.once('exit', r)));
