@@ -1,6 +1,8 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { StoredDelivery } from '../../src/queue/delivery.js';
+import type { HandlerJobData } from '../../src/queue/jobs.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../src/queue/names.js';
 import type { RunningService } from '../../src/runtime/service.js';
 import { startService } from '../../src/runtime/service.js';
@@ -20,8 +22,8 @@ export interface Pipeline {
   receiverUrl: string;
   prefix: string;
   redis: Redis;
-  events: Queue;
-  handlers: Queue;
+  events: Queue<StoredDelivery>;
+  handlers: Queue<HandlerJobData>;
   lines: string[];
   /** Entries of the sandbox request log (method, path, status, idempotency_key, …). */
   requests(filter?: { method?: string; path?: string }): Promise<SandboxRequest[]>;
@@ -57,8 +59,8 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   const receiverUrl = `${service.receiver?.http.url}/webhooks`;
   sandbox.emitter.configure(receiverUrl, TEST_SECRET);
   const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-  const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
-  const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
+  const events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
+  const handlers = new Queue<HandlerJobData>(HANDLERS_QUEUE, { connection: redis, prefix });
   return {
     sandbox, api, service, worker: worker as unknown as WorkerService, receiverUrl, prefix, redis, events, handlers, lines,
     requests: async (filter = {}) => {
@@ -76,13 +78,16 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   };
 }
 
+/** A sandbox API answer's JSON body: `data` for a resource, other keys for errors. */
+type SandboxJson = { data?: unknown; [k: string]: unknown };
+
 /** Calls the sandbox API as the full-access teammate. */
-export async function sandboxCall(p: Pipeline, method: string, path: string, body?: unknown): Promise<{ status: number; json: { data?: unknown; [k: string]: unknown } }> {
+export async function sandboxCall(p: Pipeline, method: string, path: string, body?: unknown): Promise<{ status: number; json: SandboxJson }> {
   const r = await fetch(`${p.api.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${SANDBOX_TOKEN}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await r.text();
-  return { status: r.status, json: text ? JSON.parse(text) : {} };
+  return { status: r.status, json: text ? (JSON.parse(text) as SandboxJson) : {} };
 }

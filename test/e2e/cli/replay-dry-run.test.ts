@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { runCli } from '../../support/cli.js';
+import { match } from '../../support/match.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../fixtures', import.meta.url));
 const HANDLERS = fileURLToPath(new URL('../../../handlers', import.meta.url));
@@ -87,7 +88,7 @@ describe('replay --inline --dry-run against the sandbox', () => {
       'away-reply POST /conversations/38/messages', 'follow-up-task POST /tasks', 'lead-won POST /contacts/36/labels', 'lead-won PUT /contacts/36/lifecycle',
     ]);
     for (const w of summary.writes) {
-      expect(w).toMatchObject({ dry: true, idempotencyKey: expect.stringMatching(/^sy_replay_/), delivery: expect.stringMatching(/^evt_/), body: expect.any(Object) });
+      expect(w).toMatchObject({ dry: true, idempotencyKey: match.stringMatching(/^sy_replay_/), delivery: match.stringMatching(/^evt_/), body: match.any(Object) });
     }
     expect(summary.writes.find((w) => w['op'] === 'contacts.labels.add')).toMatchObject({ status: 200, body: { labels: ['customer'] } });
     expect((await logged()).filter((r) => !isRead(r))).toEqual([]);

@@ -7,6 +7,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
+import { match } from '../../support/match.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
@@ -226,7 +227,7 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     it('doctor reports the handlers as loaded', async () => {
       const r = await sh('npx', ['switchyard', 'doctor', '--json'], projects[type]);
       const checks = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks;
-      expect(checks.find((c) => c.name === 'handlers')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^7 loaded from \.\/handlers: h-cjs, h-cts/) });
+      expect(checks.find((c) => c.name === 'handlers')).toMatchObject({ status: 'ok', detail: match.stringMatching(/^7 loaded from \.\/handlers: h-cjs, h-cts/) });
     });
   });
 

@@ -9,6 +9,7 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { freePort } from '../../../src/redis/managed.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
+import { deliveryId } from '../../support/deliveries.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { deliver, eventBody, TEST_SECRET, waitFor } from '../../support/service.js';
 
@@ -56,7 +57,7 @@ describe.skipIf(!hasOpenssl)('Redis over TLS (rediss://)', () => {
 
   it('verifies, deduplicates and queues over a TLS connection', async () => {
     const body = eventBody('message.sent');
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
     expect((await deliver(url, body)).status).toBe(202);
     expect((await deliver(url, body)).status).toBe(200);
     const redis = new Redis({ host: 'localhost', port: redisPort, tls: { ca: readFileSync(join(dir, 'ca.crt')) }, maxRetriesPerRequest: null });

@@ -4,7 +4,7 @@ import { freePort } from '../../../src/redis/managed.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
 import { maxInWindow } from '../../../bench/lib/windows.js';
@@ -71,7 +71,7 @@ describe('scale-out: 2 receivers and 3 workers on one Redis', () => {
     expect(statuses.filter((s) => s !== 200 && s !== 202)).toEqual([]);
     expect(statuses.filter((s) => s === 202)).toHaveLength(DISTINCT);
 
-    const wanted = new Set(bodies.map((b) => `seen ${JSON.parse(b).id}`));
+    const wanted = new Set(bodies.map((b) => `seen ${deliveryId(b)}`));
     const writes = async () => ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] }).data;
     const log = await waitFor(async () => {
       const all = await writes();

@@ -14,6 +14,9 @@ import { deliver, eventBody, TEST_SECRET } from '../../support/service.js';
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/process-env', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/message.received.json', import.meta.url));
 
+/** The probe handler's log line: which env names it could see, and its own setting. */
+const probeOf = (line: string) => JSON.parse(line) as { present: string; setting: string };
+
 describe("Switchyard's secrets are gone from the handlers' process.env", () => {
   const procs: CliProcess[] = [];
   afterEach(async () => {
@@ -31,8 +34,8 @@ describe("Switchyard's secrets are gone from the handlers' process.env", () => {
     for (let i = 0; i < 100 && (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await deliver(`http://127.0.0.1:${port}/webhooks`, eventBody('message.received'))).status).toBe(202);
     const [line] = await proc.waitFor(/^.*"msg":"process-env-probe".*$/m, 20_000);
-    expect(JSON.parse(line).present).toBe('PROBE_OWN_SETTING');
-    expect(JSON.parse(line).setting).toBe('kept');
+    expect(probeOf(line).present).toBe('PROBE_OWN_SETTING');
+    expect(probeOf(line).setting).toBe('kept');
   });
 
   it('in replay --inline', async () => {
@@ -44,7 +47,7 @@ describe("Switchyard's secrets are gone from the handlers' process.env", () => {
     expect(await proc.exited).toBe(0);
     const line = proc.output().split('\n').find((l) => l.includes('"msg":"process-env-probe"'));
     expect(line, proc.output()).toBeDefined();
-    expect(JSON.parse(line as string).present).toBe('PROBE_OWN_SETTING');
-    expect(JSON.parse(line as string).setting).toBe('kept');
+    expect(probeOf(line as string).present).toBe('PROBE_OWN_SETTING');
+    expect(probeOf(line as string).setting).toBe('kept');
   });
 });

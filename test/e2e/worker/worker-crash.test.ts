@@ -7,7 +7,7 @@ import { HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, startTestService, waitFor } from '../../support/service.js';
 
@@ -50,7 +50,7 @@ describe('a worker killed with SIGKILL in the middle of a handler', () => {
     const convs = await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_full_acme' } });
     const conv = ((await convs.json()) as { data: { id: number }[] }).data[0]?.id as number;
     const body = messageReceived(conv);
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
 
     const first = startWorker({ NOTE_SLEEP_MS: '60000' });
     await first.waitFor(/worker started/);

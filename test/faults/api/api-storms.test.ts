@@ -6,7 +6,7 @@
  * attempt; a replay of a 2xx is not a second write).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -41,7 +41,7 @@ describe('API storms on the write path', () => {
       await worker.waitFor(/worker started/, 20_000);
       const sends: Send[] = Array.from({ length: DELIVERIES }, () => {
         const body = messageReceived(rig.conv);
-        return { id: JSON.parse(body).id as string, body, to: 0 };
+        return { id: deliveryId(body), body, to: 0 };
       });
       const result = await sendAll(sends, () => [receiver.url], { concurrency: 16 });
       const r = await rig.reconcile(c.name, sends.map((s) => s.id), result.acked, { startedAt: started, timeoutMs: 150_000, settleMs: 1_500 });

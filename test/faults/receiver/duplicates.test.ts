@@ -5,7 +5,7 @@
  * duplicate, and each distinct delivery is processed and written once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, shuffle, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -27,7 +27,7 @@ describe('10 000 distinct deliveries with 30% duplicates in random order', () =>
     let k = 0;
     const distinct: Send[] = Array.from({ length: DISTINCT }, () => {
       const body = messageReceived(rig!.conv);
-      return { id: JSON.parse(body).id as string, body, to: k++ % 2 };
+      return { id: deliveryId(body), body, to: k++ % 2 };
     });
     // Every third-or-so delivery again (exactly 30%), to either receiver.
     const repeats: Send[] = shuffle([...distinct], seed).slice(0, Math.round(DISTINCT * DUPLICATE_SHARE)).map((s, i) => ({ ...s, to: i % 2 }));

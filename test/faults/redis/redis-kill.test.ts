@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { createRig, killRedis, sendAll, sleep, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -44,7 +44,7 @@ describe('Redis SIGKILLed and restarted under load (appendfsync always)', () => 
 
       const sends: Send[] = Array.from({ length: DELIVERIES }, () => {
         const body = messageReceived(rig!.conv);
-        return { id: JSON.parse(body).id as string, body, to: 0 };
+        return { id: deliveryId(body), body, to: 0 };
       });
       let progress = 0;
       const chaos = (async () => {

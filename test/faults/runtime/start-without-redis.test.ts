@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -43,7 +43,7 @@ describe('receiver and worker started while Redis is down', () => {
 
     const batch = (n: number): Send[] => Array.from({ length: n }, () => {
       const body = messageReceived(rig!.conv);
-      return { id: JSON.parse(body).id as string, body, to: 0 };
+      return { id: deliveryId(body), body, to: 0 };
     });
     const phase1 = batch(PER_PHASE);
     const r1 = await sendAll(phase1, () => [first.url], { concurrency: 8, deadlineMs: 30_000 });

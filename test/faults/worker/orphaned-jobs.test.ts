@@ -15,7 +15,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { orphanRecoveryBoundMs } from '../../../src/runtime/worker-options.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { startHoldProxy, type HoldProxy } from '../../support/faults/hold-proxy.js';
 import { createRig, sendAll, sleep, type Rig, type Send } from '../../support/faults/rig.js';
@@ -63,7 +63,7 @@ async function scenario(rig: Rig, proxy: HoldProxy, o: { jobs: number; env?: Rec
   const first = await rig.startService(env);
   const sends: Send[] = Array.from({ length: o.jobs }, () => {
     const body = messageReceived(rig.conv);
-    return { id: JSON.parse(body).id as string, body, to: 0 };
+    return { id: deliveryId(body), body, to: 0 };
   });
   const result = await sendAll(sends, () => [first.url], { concurrency: o.jobs });
   expect(result.acked.size).toBe(o.jobs);

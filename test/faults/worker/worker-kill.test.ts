@@ -5,7 +5,7 @@
  * them again, and the write is answered as an idempotent replay, not repeated.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, sleep, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -22,7 +22,7 @@ describe('a worker SIGKILLed mid-job, repeatedly', () => {
     const receiver = await rig.startReceiver();
     const sends: Send[] = Array.from({ length: DELIVERIES }, () => {
       const body = messageReceived(rig!.conv);
-      return { id: JSON.parse(body).id as string, body, to: 0 };
+      return { id: deliveryId(body), body, to: 0 };
     });
     const result = await sendAll(sends, () => [receiver.url], { concurrency: 16 });
     expect(result.acked.size).toBe(DELIVERIES);

@@ -7,6 +7,7 @@ import { HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import type { DeadEntry } from '../../../src/queue/dlq.js';
 import { buildDelivery } from '../../../src/replay/index.js';
 import { pauseHandlers } from '../../../src/queue/pause.js';
+import { match } from '../../support/match.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, waitFor } from '../../support/service.js';
@@ -48,7 +49,7 @@ describe('dlq against real failed jobs', () => {
     expect(all.paused).toBe(false);
     expect(all.entries).toHaveLength(3);
     expect(all.entries.filter((e) => e.queue === 'handlers').map((e) => e.handler)).toEqual(['flaky', 'flaky']);
-    expect((await list('--queue', 'events')).entries[0]).toMatchObject({ queue: 'events', key: expect.stringMatching(/^sha256:/), reason: expect.stringMatching(/^invalid_json/) });
+    expect((await list('--queue', 'events')).entries[0]).toMatchObject({ queue: 'events', key: match.stringMatching(/^sha256:/), reason: match.stringMatching(/^invalid_json/) });
     expect((await list('--handler', 'flaky')).entries).toHaveLength(2);
     expect((await list('--reason', 'BROKEN ON LEAD 101')).entries).toHaveLength(1);
     expect((await list('--event', 'lead.won', '--since', '1h')).entries.length).toBeGreaterThanOrEqual(2);

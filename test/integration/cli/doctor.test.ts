@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorCommand } from '../../../src/cli/doctor.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { memoryIo } from '../../support/io.js';
+import { match } from '../../support/match.js';
 import { testRedisUrl } from '../../support/redis.js';
 
 const RECIPES = fileURLToPath(new URL('../../../handlers', import.meta.url));
@@ -33,7 +34,7 @@ describe('switchyard doctor', () => {
     });
     expect(code).toBe(1);
     expect(checks.find((c) => c.name === 'handler follow-up-task settings')).toMatchObject({
-      status: 'fail', detail: 'FOLLOW_UP_DAYS is invalid: expected a number of days', fix: expect.stringMatching(/^set them in the environment/),
+      status: 'fail', detail: 'FOLLOW_UP_DAYS is invalid: expected a number of days', fix: match.stringMatching(/^set them in the environment/),
     });
     expect(checks.find((c) => c.name === 'handler away-reply settings')?.detail).toBe(
       'BUSINESS_HOURS is invalid: unknown time zone "Mars/Olympus"; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"',

@@ -9,6 +9,7 @@ import { decodeInboxItem } from '../../../src/queue/inbox-item.js';
 import { ingestKeys } from '../../../src/queue/names.js';
 import { buildDelivery, readInputs, type ReplaySummary } from '../../../src/replay/index.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { match } from '../../support/match.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { startTestService, TEST_SECRET } from '../../support/service.js';
 import { memoryIo } from '../../support/io.js';
@@ -98,7 +99,7 @@ describe('replay --direct', () => {
       const inbox = await redis.lrange(keys.inbox, 0, -1);
       expect(inbox).toHaveLength(1);
       const item = decodeInboxItem(inbox[0] as string);
-      expect(item).toMatchObject({ name: 'lead.won', key: expect.any(String) });
+      expect(item).toMatchObject({ name: 'lead.won', key: match.any(String) });
       expect(await redis.exists(keys.dedupe(item.key))).toBe(1);
       const again = memoryIo(env);
       await replayCommand.run([FIXTURES, '--direct', '--event', 'lead.won', '--json'], again);

@@ -15,7 +15,7 @@ describe('ingest pump (real redis-server)', () => {
   const prefix = uniquePrefix('pump');
   const keys = ingestKeys(prefix);
   let redis: Redis;
-  let events: Queue;
+  let events: Queue<StoredDelivery>;
   const pumps: IngestPump[] = [];
   const conns: Redis[] = [];
 
@@ -30,7 +30,7 @@ describe('ingest pump (real redis-server)', () => {
 
   beforeAll(() => {
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+    events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
   });
   afterAll(async () => {
     for (const p of pumps) await p.stop();

@@ -10,6 +10,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bodyKey, jobIdFor } from '../../../src/events/envelope.js';
+import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { sign } from '../../../src/signature.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
@@ -50,13 +51,13 @@ describe('bad input over real HTTP', () => {
   let service: Awaited<ReturnType<typeof startTestService>>;
   let port: number;
   let redis: Redis;
-  let events: Queue;
+  let events: Queue<StoredDelivery>;
 
   beforeAll(async () => {
     service = await startTestService({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, MAX_BODY_BYTES: String(MAX), BODY_TIMEOUT: `${BODY_TIMEOUT_MS}ms` });
     port = service.receiver?.http.port as number;
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
-    events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+    events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
   });
   afterAll(async () => {
     await service?.close();

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
+import { deliveryId } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, eventBody, startTestService, waitFor } from '../../support/service.js';
 
@@ -26,7 +27,7 @@ describe('ingest into Redis (real redis-server)', () => {
 
   it('queues exactly one job for a signed delivery and answers the same bytes with 200 duplicate', async () => {
     const body = eventBody('conversation.closed');
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
     expect((await deliver(service.url, body)).status).toBe(202);
     const again = await deliver(service.url, body);
     expect(again.status).toBe(200);
@@ -41,7 +42,7 @@ describe('ingest into Redis (real redis-server)', () => {
 
   it('still deduplicates after the job completed and was removed', async () => {
     const body = eventBody();
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
     expect((await deliver(service.url, body)).status).toBe(202);
     const job = await waitFor(() => events.getJob(jobIdFor(id)));
     await job.remove();
@@ -71,7 +72,7 @@ describe('ingest into Redis (real redis-server)', () => {
     const answers = await Promise.all(sends.map((b) => deliver(service.url, b).then((r) => r.status)));
     expect(answers.filter((s) => s === 202)).toHaveLength(200);
     expect(answers.filter((s) => s === 200)).toHaveLength(60);
-    const ids = new Set(bodies.map((b) => JSON.parse(b).id as string));
+    const ids = new Set(bodies.map(deliveryId));
     await waitFor(async () => (await Promise.all([...ids].map((id) => events.getJob(jobIdFor(id))))).every(Boolean));
   });
 

@@ -11,7 +11,8 @@ import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.j
 import { loadHandlers } from '../../../src/worker/loader.js';
 import { startWorker } from '../../../src/runtime/worker.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { match } from '../../support/match.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../../support/service.js';
 import { memoryIo } from '../../support/io.js';
 
@@ -51,7 +52,7 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
   it('ingests, deduplicates, fans out and runs handlers with one write', async () => {
     const conv = ((await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as { data: { id: number }[] }).data[0]?.id as number;
     const body = messageReceived(conv);
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
     const url = `${service.receiver?.http.url}/webhooks`;
     expect((await deliver(url, body)).status).toBe(202);
     expect((await deliver(url, body)).status).toBe(200);
@@ -80,7 +81,7 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
     const list = memoryIo(env);
     expect(await dlqCommand.run(['list', '--json'], list)).toBe(0);
     const { entries } = JSON.parse(list.out()) as { entries: { queue: string; reason: string }[] };
-    expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ queue: 'events', reason: expect.stringMatching(/^invalid_json/) })]));
+    expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ queue: 'events', reason: match.stringMatching(/^invalid_json/) })]));
     const text = memoryIo(env);
     expect(await dlqCommand.run(['list', '--queue', 'events'], text)).toBe(0);
     expect(text.out()).toMatch(/\d+ dead-lettered\n$/);

@@ -10,6 +10,7 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
 import { freePort, startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
+import { deliveryId } from '../../support/deliveries.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { memoryIo } from '../../support/io.js';
 import { deliver, eventBody, startTestService, waitFor } from '../../support/service.js';
@@ -56,7 +57,7 @@ describe('Redis Sentinel', () => {
 
   it('accepts, deduplicates and queues through the master the sentinel names', async () => {
     const body = eventBody('contact.created');
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
     expect((await deliver(service.url, body)).status).toBe(202);
     expect((await deliver(service.url, body)).status).toBe(200);
     const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });

@@ -11,6 +11,7 @@ import { IngestStore } from '../../../src/queue/ingest.js';
 import { EVENTS_QUEUE, ingestKeys } from '../../../src/queue/names.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
 import { DiskSpool, SpoolDrainer } from '../../../src/spool/index.js';
+import { deliveryId } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, eventBody, memoryLogger, startTestService, waitFor } from '../../support/service.js';
 
@@ -49,7 +50,7 @@ describe('disk spool while Redis is down', () => {
     const check = new Redis(redisServer.url, { maxRetriesPerRequest: null });
     const events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: check, prefix });
     try {
-      const ids = bodies.map((b) => JSON.parse(b).id as string);
+      const ids = bodies.map(deliveryId);
       await waitFor(async () => (await Promise.all(ids.map((id) => events.getJob(jobIdFor(id))))).every(Boolean), 20_000, 100);
       const all = await events.getJobs(['waiting', 'active', 'completed', 'failed']);
       expect(all.filter((j) => ids.includes(j.data.key))).toHaveLength(20);

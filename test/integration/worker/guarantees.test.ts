@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resumeHandlers, pauseState } from '../../../src/queue/pause.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -34,7 +34,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await deliver(p.receiverUrl, body)).status);
     expect(statuses).toEqual([202, 200, 200]);
-    const id = JSON.parse(body).id as string;
+    const id = deliveryId(body);
     await waitFor(async () => (await noteWrites(p, conv)).some((r) => (r.body as { body: string }).body === `seen ${id}`));
     await new Promise((r) => setTimeout(r, 300));
     expect((await noteWrites(p, conv)).filter((r) => (r.body as { body: string }).body === `seen ${id}`)).toHaveLength(1);
@@ -44,7 +44,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
     await fetch(`${p.api.url}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/conversations/*/notes', method: 'POST', force_429: true, count: 25 }) });
     const bodies = Array.from({ length: 8 }, () => messageReceived(conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
-    const ids = bodies.map((b) => `seen ${JSON.parse(b).id}`);
+    const ids = bodies.map((b) => `seen ${deliveryId(b)}`);
     await waitFor(async () => {
       const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));
       return ids.every((id) => written.has(id));
@@ -69,7 +69,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
 
     await fetch(`${p.api.url}/_sandbox/faults`, { method: 'DELETE' });
     await resumeHandlers(p.redis, p.handlers, p.prefix);
-    const ids = bodies.map((b) => `seen ${JSON.parse(b).id}`);
+    const ids = bodies.map((b) => `seen ${deliveryId(b)}`);
     await waitFor(async () => {
       const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));
       return ids.every((id) => written.has(id));

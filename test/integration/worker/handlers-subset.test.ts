@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { loadHandlers } from '../../../src/worker/loader.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../../support/service.js';
@@ -39,7 +39,7 @@ describe('workers with different HANDLERS subsets', () => {
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
     const bodies = Array.from({ length: 6 }, () => messageReceived(conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
-    const ids = bodies.map((b) => JSON.parse(b).id as string);
+    const ids = bodies.map(deliveryId);
     const states = async () => {
       const jobs = await Promise.all(ids.flatMap((id) => [p.handlers.getJob(jobIdFor(id, 'note-on-message')), p.handlers.getJob(jobIdFor(id, 'echo-note'))]));
       return Promise.all(jobs.map((j) => (j ? j.getState() : Promise.resolve('missing'))));

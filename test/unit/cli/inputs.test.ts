@@ -81,7 +81,7 @@ describe('replay inputs', () => {
     expect(JSON.parse(flat.bytes.toString())).toEqual({ type: 'contact.created', id: 7, event_id: 'evt_new' });
     expect(parseEnvelope(flat.bytes).key).toBe('evt_new');
     const canonical = withNewId({ ...item, bytes: Buffer.from('{"id":"evt_1","event":"lead.won","data":{}}') }, 'evt_new');
-    expect(JSON.parse(canonical.bytes.toString()).id).toBe('evt_new');
+    expect((JSON.parse(canonical.bytes.toString()) as { id: string }).id).toBe('evt_new');
     const c = withNewId({ ...item, bytes: Buffer.from('not json') });
     expect(c.bytes.toString()).toBe('not json');
   });

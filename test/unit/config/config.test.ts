@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
 import { parseDuration, parseSize } from '../../../src/util/units.js';
+import { match } from '../../support/match.js';
 
 const problemsOf = (env: Record<string, string>, requireSecrets = true) => {
   try {
@@ -69,7 +70,7 @@ describe('loadConfig', () => {
       WEBHOOK_PATH: 'expected a path starting with "/", e.g. /webhooks, got "hooks"',
       SIGNATURE_HEADER: 'expected an HTTP header name such as X-Service-Signature, got "X Sig"',
       QUEUE_PREFIX: 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster, got "my prefix"',
-      HOST: expect.stringMatching(/^expected an address to bind such as 127\.0\.0\.1 .*, got "http:\/\/0\.0\.0\.0:3000"$/),
+      HOST: match.stringMatching(/^expected an address to bind such as 127\.0\.0\.1 .*, got "http:\/\/0\.0\.0\.0:3000"$/),
       CAPTURE_REDACT: 'expected true or false, got "perhaps"',
     });
     expect(loadConfig({ HOST: '::1', LOG_LEVEL: 'DEBUG', SIGNATURE_HEADER: 'X-Hub-Sig' })).toMatchObject({ host: '::1', logLevel: 'debug', signatureHeader: 'x-hub-sig' });

@@ -9,6 +9,7 @@ import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js'
 import { createEvent, createSandbox, DeliveryError, loadFixture, MemoryStepStore, readDelivery, sandboxClient, testHandler } from '../../../src/testing/index.js';
 import { IN_PROCESS_BASE_URL, sandboxFetch } from '../../../src/testing/sandbox-api.js';
 import leadWon from '../../../handlers/lead-won.js';
+import { match } from '../../support/match.js';
 
 const FIXTURES = new URL('../../../fixtures/', import.meta.url);
 
@@ -36,7 +37,7 @@ describe('testHandler: one handler, run as the worker runs it', () => {
       { op: 'notes.create', method: 'POST', path: '/conversations/38/notes', status: 201, body: { body: 'closed' } },
       { op: 'tasks.create', method: 'POST', path: '/tasks', status: 201, body: { title: 'Check', type: 'call', due_at: '2030-01-01T00:00:00Z', contact_id: 35 } },
     ]);
-    for (const c of run.calls) expect(c).toMatchObject({ idempotencyKey: expect.stringMatching(/^sy_/), attempt: 1, replayed: false });
+    for (const c of run.calls) expect(c).toMatchObject({ idempotencyKey: match.stringMatching(/^sy_/), attempt: 1, replayed: false });
     // The sandbox it ran against, with its request log: the same requests, with the same keys.
     expect(run.sandbox?.state.log.list().map((r) => [r.method, r.path, r.idempotency_key])).toEqual(run.calls.map((c) => [c.method, c.path, c.idempotencyKey]));
     // The step's stored result is the id of the task the sandbox now holds.
@@ -92,14 +93,14 @@ describe('testHandler: one handler, run as the worker runs it', () => {
     expect(retry.error).toBeInstanceOf(Error);
     expect(retry.logs.at(-1)).toMatchObject({ level: 'warn', msg: 'handler failed', outcome: 'retry' });
     const dead = await testHandler(leadWon, 'lead.won', { settings: { WON_STAGE: 'Platinum' } });
-    expect(dead).toMatchObject({ outcome: 'dead', reason: expect.stringMatching(/^HandlerConfigError: lifecycle stage "Platinum" does not exist/) });
+    expect(dead).toMatchObject({ outcome: 'dead', reason: match.stringMatching(/^HandlerConfigError: lifecycle stage "Platinum" does not exist/) });
     expect(dead.error).toBeInstanceOf(HandlerConfigError);
     expect(dead.calls.map((c) => [c.path, c.status])).toEqual([['/contacts/36/lifecycle', 422]]);
     const paused = await testHandler(leadWon, 'lead.won', { token: 'sbx_expired_acme' });
-    expect(paused).toMatchObject({ outcome: 'pause', reason: expect.stringContaining('token_expired') });
+    expect(paused).toMatchObject({ outcome: 'pause', reason: match.stringContaining('token_expired') });
     const sandbox = createSandbox();
     await sandbox.app.request('/_sandbox/quota', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"limit":0}' });
-    expect(await testHandler(leadWon, 'lead.won', { sandbox })).toMatchObject({ outcome: 'delay', reason: expect.stringMatching(/quota exhausted/) });
+    expect(await testHandler(leadWon, 'lead.won', { sandbox })).toMatchObject({ outcome: 'delay', reason: match.stringMatching(/quota exhausted/) });
     const noApi = await testHandler(defineHandler({ id: 'no-api', on: ['lead.won'], handle: () => undefined }), 'lead.won');
     expect(noApi.outcome).toBe('completed');
   });

@@ -6,6 +6,7 @@ import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
 import { createHandlerProcessor, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';
+import { match } from '../../support/match.js';
 import { memoryLogger } from '../../support/service.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -46,7 +47,7 @@ describe('handler job processor', () => {
 
   test('an unrecoverable error dead-letters with the reason', async () => {
     const decision = await processor(async () => { throw new HandlerConfigError('missing thing'); }).run(job());
-    expect(decision).toEqual({ kind: 'dead', reason: expect.stringContaining('missing thing') });
+    expect(decision).toEqual({ kind: 'dead', reason: match.stringContaining('missing thing') });
   });
 
   test('a 429 waits for Retry-After on the injected clock without spending an attempt', async () => {
@@ -74,7 +75,7 @@ describe('handler job processor', () => {
 
   test('a job nobody has claimed for an hour is dead-lettered with the reason', async () => {
     const decision = await processor(async () => {}).run(job({ data: { ...data, handlerId: 'gone' }, timestamp: NOW - UNCLAIMED_MS - 1 }));
-    expect(decision).toEqual({ kind: 'dead', reason: expect.stringContaining('no worker runs handler "gone"') });
+    expect(decision).toEqual({ kind: 'dead', reason: match.stringContaining('no worker runs handler "gone"') });
   });
 });
 
