@@ -33,8 +33,11 @@
 //   SWITCHYARD_LOG_LEVEL=info  the receiver's LOG_LEVEL (default warn: the
 //                       per-delivery info line is then not written; `info`
 //                       measures it, written to a pipe this script drains)
-//   BIN=<path>  CLI to benchmark instead of bin/switchyard.js
+//   SWITCHYARD_BIN=<path>  CLI to benchmark instead of bin/switchyard.js
 //                       (A/B-test a patched build without touching this tree)
+//   COMPARE_BIN=<path>  a second build's bin/switchyard.js, run right after each
+//                       Switchyard case on the same settings ("switchyard B"
+//                       rows), so an A/B sees the same machine state
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,6 +58,7 @@ const REFERENCE = (process.env.REFERENCE ?? 'floor,lpush,queue-add').split(',').
 const REFERENCE_NAMES: Record<string, string> = {
   floor: 'floor (read + verify + parse + LPUSH)', lpush: 'raw LPUSH', 'queue-add': 'plain queue.add()', read: 'read body only', verify: 'read + verify', 'verify-parse': 'read + verify + parse',
 };
+const COMPARE_BIN = process.env.COMPARE_BIN ? resolve(process.env.COMPARE_BIN) : undefined;
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
 const SECRET = 'bench-secret';
 const PREFIX = 'bench';
@@ -89,11 +93,11 @@ async function startReference(mode: string, redisPort: number): Promise<{ port: 
   return { port, child };
 }
 
-async function startSwitchyard(redisPort: number, profileName?: string): Promise<{ port: number; child: ChildProcess }> {
+async function startSwitchyard(redisPort: number, profileName?: string, bin = BIN): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const nodeFlags = PROFILE && profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
   // Log lines (JSON on stdout) are drained and discarded, never left to fill the pipe.
-  const child = start('node', [...nodeFlags, BIN, 'serve'], {
+  const child = start('node', [...nodeFlags, bin, 'serve'], {
     name: 'switchyard',
     env: {
       WEBHOOK_SECRETS: SECRET,
@@ -278,24 +282,27 @@ async function main(): Promise<void> {
     }
   }
 
+  const builds: { label: string; bin: string }[] = [{ label: 'switchyard', bin: BIN }, ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : [])];
   for (const fsync of FSYNC) {
     for (const conns of CONNECTIONS) {
-      const redis = await startRedis(fsync);
-      const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
-      try {
-        const sy = await startSwitchyard(redis.port, `switchyard-${fsync}-c${conns}`);
-        log(`switchyard serve (appendfsync ${fsync}), ${conns} connections`);
-        const idsFile = join(scratch, `accepted-${fsync}-${conns}.txt`);
-        const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
-        const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
-        await stop(sy.child, 20_000);
-        await drainWithPump(redis.port, client);
-        const verification = await verify(client, idsFile, backlogAtEnd);
-        if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
-        rows.push({ name: `switchyard (fsync ${fsync})`, connections: conns, load, verification });
-      } finally {
-        client.disconnect();
-        await stop(redis.child);
+      for (const { label, bin } of builds) {
+        const redis = await startRedis(fsync);
+        const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
+        try {
+          const sy = await startSwitchyard(redis.port, `${label.replace(' ', '-')}-${fsync}-c${conns}`, bin);
+          log(`${label} serve (appendfsync ${fsync}), ${conns} connections`);
+          const idsFile = join(scratch, `accepted-${label.replace(' ', '-')}-${fsync}-${conns}.txt`);
+          const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
+          const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
+          await stop(sy.child, 20_000);
+          await drainWithPump(redis.port, client);
+          const verification = await verify(client, idsFile, backlogAtEnd);
+          if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
+          rows.push({ name: `${label} (fsync ${fsync})`, connections: conns, load, verification });
+        } finally {
+          client.disconnect();
+          await stop(redis.child);
+        }
       }
     }
   }
