@@ -33,8 +33,15 @@
 //   SWITCHYARD_LOG_LEVEL=info  the receiver's LOG_LEVEL (default warn: the
 //                       per-delivery info line is then not written; `info`
 //                       measures it, written to a pipe this script drains)
-//   BIN=<path>  CLI to benchmark instead of bin/switchyard.js
+//   SWITCHYARD_BIN=<path>  CLI to benchmark instead of bin/switchyard.js
 //                       (A/B-test a patched build without touching this tree)
+//   ROUNDS=1            run the reference and Switchyard cases this many times,
+//                       interleaved; the summary gives each case's best and median
+//                       req/s and their ratios to the floor's (a shared machine's
+//                       foreign load hits single runs: compare rounds, not cases)
+//   COMPARE_BIN=<path>  a second build's bin/switchyard.js, run right after each
+//                       Switchyard case on the same settings ("switchyard B"
+//                       rows), so an A/B sees the same machine state
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,6 +62,8 @@ const REFERENCE = (process.env.REFERENCE ?? 'floor,lpush,queue-add').split(',').
 const REFERENCE_NAMES: Record<string, string> = {
   floor: 'floor (read + verify + parse + LPUSH)', lpush: 'raw LPUSH', 'queue-add': 'plain queue.add()', read: 'read body only', verify: 'read + verify', 'verify-parse': 'read + verify + parse',
 };
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
+const COMPARE_BIN = process.env.COMPARE_BIN ? resolve(process.env.COMPARE_BIN) : undefined;
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
 const SECRET = 'bench-secret';
 const PREFIX = 'bench';
@@ -89,11 +98,11 @@ async function startReference(mode: string, redisPort: number): Promise<{ port: 
   return { port, child };
 }
 
-async function startSwitchyard(redisPort: number, profileName?: string): Promise<{ port: number; child: ChildProcess }> {
+async function startSwitchyard(redisPort: number, profileName?: string, bin = BIN): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const nodeFlags = PROFILE && profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
   // Log lines (JSON on stdout) are drained and discarded, never left to fill the pipe.
-  const child = start('node', [...nodeFlags, BIN, 'serve'], {
+  const child = start('node', [...nodeFlags, bin, 'serve'], {
     name: 'switchyard',
     env: {
       WEBHOOK_SECRETS: SECRET,
@@ -235,18 +244,50 @@ function fmt(n: number, d = 1): string {
 
 function table(rows: Row[]): string {
   const bare = new Map(rows.filter((r) => r.name.startsWith('bare')).map((r) => [r.connections, r.load.rps]));
-  const floor = new Map(rows.filter((r) => r.name.startsWith('reference: floor')).map((r) => [r.connections, r.load.rps]));
+  // Each row against the floor of its own round (ROUNDS).
+  const round = (r: Row) => / #\d+$/.exec(r.name)?.[0] ?? '';
+  const floor = new Map(rows.filter((r) => r.name.startsWith('reference: floor')).map((r) => [`${r.connections}${round(r)}`, r.load.rps]));
   const lines = [
     '| case | conns | req/s | p50 ms | p99 ms | ratio to bare | ratio to floor | non-2xx | 202s → jobs + inbox | CPU µs/req server · redis · loadgen | other processes (cores busy) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|',
   ];
   for (const r of rows) {
     const b = bare.get(r.connections);
-    const f = floor.get(r.connections);
+    const f = floor.get(`${r.connections}${round(r)}`);
     const non2xx = Object.entries(r.load.statusAll).filter(([s]) => !s.startsWith('2')).reduce((a, [, n]) => a + n, 0) + r.load.socketErrors;
     const v = r.verification;
     const check = v ? `${v.accepted} → ${v.jobs} + ${v.inbox + v.inflight}${v.ok ? ' ✔' : ` ✘ (missing ${v.missing})`}` : '–';
     lines.push(`| ${r.name} | ${r.connections} | ${fmt(r.load.rps, 0)} | ${fmt(r.load.p50, 2)} | ${fmt(r.load.p99, 2)} | ${b ? fmt(r.load.rps / b, 2) + '×' : '–'} | ${f ? fmt(r.load.rps / f, 2) + '×' : '–'} | ${non2xx} | ${check} | ${['server', 'redis', 'loadgen'].map((k) => fmt(r.load.cpuUsPerReq?.[k] ?? NaN, 0)).join(' · ')} | ${fmt(r.load.foreignCores ?? NaN, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** Per case over the rounds: best and median req/s, their ratios to the floor's best and median, worst p99. */
+function bestOf(rows: Row[]): string {
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = `${r.name.replace(/ #\d+$/, '')}\u0000${r.connections}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  const floorOf = (conns: number) => [...groups].find(([k]) => k.startsWith('reference: floor') && k.endsWith(`\u0000${conns}`))?.[1];
+  const lines = [
+    '| case (over rounds) | conns | best req/s | median req/s | best ÷ floor best | median ÷ floor median | worst p99 ms | median CPU µs/req server · redis | other processes (cores busy) per round |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+  ];
+  for (const [k, rs] of groups) {
+    if (rs.length < 2) continue;
+    const [name, conns] = k.split('\u0000') as [string, string];
+    const rps = rs.map((r) => r.load.rps);
+    const f = floorOf(Number(conns))?.map((r) => r.load.rps);
+    const cpu = (p: string) => fmt(median(rs.map((r) => r.load.cpuUsPerReq?.[p] ?? NaN)), 0);
+    lines.push(`| ${name} | ${conns} | ${fmt(Math.max(...rps), 0)} | ${fmt(median(rps), 0)} | ${f ? fmt(Math.max(...rps) / Math.max(...f), 2) + '×' : '–'} | ` +
+      `${f ? fmt(median(rps) / median(f), 2) + '×' : '–'} | ${fmt(Math.max(...rs.map((r) => r.load.p99)), 2)} | ${cpu('server')} · ${cpu('redis')} | ${rs.map((r) => fmt(r.load.foreignCores ?? NaN, 2)).join(', ')} |`);
   }
   return lines.join('\n');
 }
@@ -263,39 +304,47 @@ async function main(): Promise<void> {
     await stop(bare.child);
   }
 
-  // The issue's reference points, on this same harness (appendfsync everysec).
-  for (const mode of REFERENCE) {
-    for (const conns of CONNECTIONS) {
-      const redis = await startRedis('everysec');
-      try {
-        const ref = await startReference(mode, redis.port);
-        log(`reference: ${mode}, ${conns} connections`);
-        rows.push({ name: `reference: ${REFERENCE_NAMES[mode] ?? mode}`, connections: conns, load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`) });
-        await stop(ref.child);
-      } finally {
-        await stop(redis.child);
+  const builds: { label: string; bin: string }[] = [{ label: 'switchyard', bin: BIN }, ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : [])];
+  // ROUNDS > 1: the reference and Switchyard cases run again, interleaved, so a burst of
+  // foreign load on a shared machine skews one round, not one case (see bestOf).
+  for (let round = 1; round <= ROUNDS; round++) {
+    const tag = ROUNDS > 1 ? ` #${round}` : '';
+    // The issue's reference points, on this same harness (appendfsync everysec).
+    for (const mode of REFERENCE) {
+      for (const conns of CONNECTIONS) {
+        const redis = await startRedis('everysec');
+        try {
+          const ref = await startReference(mode, redis.port);
+          log(`reference: ${mode}, ${conns} connections`);
+          rows.push({ name: `reference: ${REFERENCE_NAMES[mode] ?? mode}${tag}`, connections: conns, load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`) });
+          await stop(ref.child);
+        } finally {
+          await stop(redis.child);
+        }
       }
     }
-  }
 
-  for (const fsync of FSYNC) {
-    for (const conns of CONNECTIONS) {
-      const redis = await startRedis(fsync);
-      const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
-      try {
-        const sy = await startSwitchyard(redis.port, `switchyard-${fsync}-c${conns}`);
-        log(`switchyard serve (appendfsync ${fsync}), ${conns} connections`);
-        const idsFile = join(scratch, `accepted-${fsync}-${conns}.txt`);
-        const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
-        const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
-        await stop(sy.child, 20_000);
-        await drainWithPump(redis.port, client);
-        const verification = await verify(client, idsFile, backlogAtEnd);
-        if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
-        rows.push({ name: `switchyard (fsync ${fsync})`, connections: conns, load, verification });
-      } finally {
-        client.disconnect();
-        await stop(redis.child);
+    for (const fsync of FSYNC) {
+      for (const conns of CONNECTIONS) {
+        for (const { label, bin } of builds) {
+          const redis = await startRedis(fsync);
+          const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
+          try {
+            const sy = await startSwitchyard(redis.port, `${label.replace(' ', '-')}-${fsync}-c${conns}`, bin);
+            log(`${label} serve (appendfsync ${fsync}), ${conns} connections`);
+            const idsFile = join(scratch, `accepted-${label.replace(' ', '-')}-${fsync}-${conns}.txt`);
+            const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
+            const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
+            await stop(sy.child, 20_000);
+            await drainWithPump(redis.port, client);
+            const verification = await verify(client, idsFile, backlogAtEnd);
+            if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
+            rows.push({ name: `${label} (fsync ${fsync})${tag}`, connections: conns, load, verification });
+          } finally {
+            client.disconnect();
+            await stop(redis.child);
+          }
+        }
       }
     }
   }
@@ -303,6 +352,7 @@ async function main(): Promise<void> {
   const order = (r: Row) => CONNECTIONS.indexOf(r.connections);
   rows.sort((a, b) => order(a) - order(b));
   process.stdout.write(`\n${table(rows)}\n\n`);
+  if (ROUNDS > 1) process.stdout.write(`${bestOf(rows)}\n\n`);
   process.stdout.write(`- machine: ${machine()}\n`);
   process.stdout.write(`- date: ${new Date().toUTCString()}; warm-up ${WARMUP} s, measured ${DURATION} s per case\n`);
   for (const r of rows) {

@@ -19,8 +19,11 @@ export interface ReceiverAppOptions extends WebhookRouteDeps {
 export function createReceiverApp(opts: ReceiverAppOptions): Hono {
   const app = new Hono();
   const log: Logger = opts.log;
-  app.post(opts.webhookPath, webhookHandler(opts));
+  // One route for every method of the webhook path, registered first: a POST
+  // matches exactly one handler, which Hono runs without composing a chain.
+  const webhook = webhookHandler(opts);
   app.all(opts.webhookPath, (c) => {
+    if (c.req.method === 'POST') return webhook(c);
     c.header('Allow', 'POST');
     return c.json({ status: 'rejected', error: 'method_not_allowed', message: `use POST for ${opts.webhookPath}` }, 405);
   });

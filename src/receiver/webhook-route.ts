@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import { parseEnvelope } from '../events/envelope.js';
 import type { Logger } from '../log.js';
-import { encodeBody, KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/delivery.js';
+import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/delivery.js';
 import { verify } from '../signature.js';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { readBody, readNodeBody } from './body.js';
@@ -35,11 +36,34 @@ function isoNow(): () => string {
 
 const SIGNATURE_HELP = (header: string) => `expected header ${header}: sha256=<64 lowercase hex HMAC-SHA256 of the raw body>`;
 
+/** A request header: Node's own headers when at hand (names lower-cased, repeats joined), else Hono's. */
+function headerOf(c: Context, node: IncomingHttpHeaders | undefined, name: string): string | undefined {
+  if (node === undefined) return c.req.header(name);
+  const v = node[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** The kept headers (KEPT_HEADERS) present on the request. */
+function keptHeaders(c: Context, node: IncomingHttpHeaders | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of KEPT_HEADERS) {
+    const v = headerOf(c, node, h);
+    if (v !== undefined) headers[h] = v;
+  }
+  return headers;
+}
+
+/** The access-log fields of a report: fixed, non-personal ones only. */
+const logLine = (r: DeliveryReport) => ({ outcome: r.outcome, delivery: r.key, event: r.event, ms: Math.round(r.ms * 10) / 10, bytes: r.bytes });
+
 /**
  * The webhook route: raw bytes → verify → tolerant envelope parse → durable,
  * deduplicated store → answer. No JSON is parsed before the signature holds.
  * A signed delivery is never refused for its content (it is stored; the worker
  * dead-letters what is not a valid event, raw body kept).
+ *
+ * This runs once per delivery at the receiver's full rate, so it allocates
+ * little: no closures per request, one report object per answer.
  */
 export function webhookHandler(deps: WebhookRouteDeps) {
   const { config, sink, log, hooks } = deps;
@@ -50,80 +74,84 @@ export function webhookHandler(deps: WebhookRouteDeps) {
   const retryAfter = String(deps.retryAfterSeconds ?? 5);
   // Node lower-cases incoming header names; Headers.get is case-insensitive.
   const signatureHeader = config.signatureHeader.toLowerCase();
+  const onDelivery = hooks?.onDelivery;
+  const onStored = hooks?.onStored;
 
   const finish = (c: Context, status: 200 | 202 | 401 | 408 | 413 | 503, body: object, report: DeliveryReport) => {
-    const line = () => ({ outcome: report.outcome, delivery: report.key, event: report.event, ms: Math.round(report.ms * 10) / 10, bytes: report.bytes });
     if (report.outcome === 'accepted' || report.outcome === 'duplicate' || report.outcome === 'spooled') {
-      if (accessLog.isLevelEnabled('info')) accessLog.info(line(), 'delivery');
-    } else log.warn({ ...line(), reason: report.reason }, 'delivery refused');
-    hooks?.onDelivery?.(report);
+      if (accessLog.isLevelEnabled('info')) accessLog.info(logLine(report), 'delivery');
+    } else log.warn({ ...logLine(report), reason: report.reason }, 'delivery refused');
+    onDelivery?.(report);
     return c.json(body, status);
+  };
+  const refused = (c: Context, status: 401 | 408 | 413, body: object, outcome: DeliveryOutcome, reason: string, started: number, bytes?: number) => {
+    const report: DeliveryReport = bytes === undefined
+      ? { outcome, reason, ms: performance.now() - started }
+      : { outcome, reason, ms: performance.now() - started, bytes };
+    return finish(c, status, body, report);
   };
 
   return async (c: Context) => {
     const started = performance.now();
-    const elapsed = () => performance.now() - started;
-    const refuse = (outcome: DeliveryOutcome, reason: string) => ({ outcome, reason, ms: elapsed() });
-
     // Under @hono/node-server the Node request is at hand: read it directly
     // (no undici Request, no Web stream). `app.request()` (tests) has no
     // `incoming` and goes through the Web Streams reader with the same rules.
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     const nodeHeaders: IncomingHttpHeaders | undefined = incoming?.headers;
-    const header = nodeHeaders
-      ? (name: string): string | undefined => { const v = nodeHeaders[name]; return Array.isArray(v) ? v.join(', ') : v; }
-      : (name: string): string | undefined => c.req.header(name);
+    const contentLength = headerOf(c, nodeHeaders, 'content-length');
     const body = incoming
-      ? await readNodeBody(incoming, header('content-length'), config.maxBodyBytes, config.bodyTimeoutMs)
-      : await readBody(c.req.raw.body, header('content-length'), config.maxBodyBytes, config.bodyTimeoutMs);
+      ? await readNodeBody(incoming, contentLength, config.maxBodyBytes, config.bodyTimeoutMs)
+      : await readBody(c.req.raw.body, contentLength, config.maxBodyBytes, config.bodyTimeoutMs);
     if (!body.ok) {
-      if (body.reason === 'too_large') {
-        c.header('Connection', 'close');
-        return finish(c, 413, { status: 'rejected', error: 'too_large', message: `body exceeds the limit of ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)` }, refuse('too_large', 'too_large'));
-      }
       c.header('Connection', 'close');
-      return finish(c, 408, { status: 'rejected', error: 'body_timeout', message: `the body did not arrive in full within ${config.bodyTimeoutMs} ms` }, refuse('timeout', body.reason));
+      if (body.reason === 'too_large') {
+        return refused(c, 413, { status: 'rejected', error: 'too_large', message: `body exceeds the limit of ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)` }, 'too_large', 'too_large', started);
+      }
+      return refused(c, 408, { status: 'rejected', error: 'body_timeout', message: `the body did not arrive in full within ${config.bodyTimeoutMs} ms` }, 'timeout', body.reason, started);
     }
     const { bytes } = body;
 
-    const result = verify(config.webhookSecrets, bytes, header(signatureHeader));
+    const result = verify(config.webhookSecrets, bytes, headerOf(c, nodeHeaders, signatureHeader));
     if (!result.ok) {
-      return finish(c, 401, {
+      return refused(c, 401, {
         status: 'rejected',
         error: 'invalid_signature',
         message: `signature ${result.reason}: ${SIGNATURE_HELP(config.signatureHeader)}`,
-      }, { ...refuse('bad_signature', result.reason), bytes: bytes.byteLength });
+      }, 'bad_signature', result.reason, started, bytes.byteLength);
     }
 
     // Decode once: the envelope parse and the stored body share the text.
-    const text = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('utf8');
+    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const text = buf.toString('utf8');
     const envelope = parseEnvelope(bytes, text);
     const receivedAt = receivedAtNow();
-    const headers: Record<string, string> = {};
-    for (const h of KEPT_HEADERS) {
-      const v = header(h);
-      if (v !== undefined) headers[h] = v;
-    }
-    const kept = encodeBody(bytes, text);
-    const delivery: StoredDelivery = { key: envelope.key, name: envelope.name, receivedAt, secretIndex: result.secretIndex, headers, ...kept };
-    const base = { key: envelope.key, event: envelope.name, secretIndex: result.secretIndex, bytes: bytes.byteLength };
+    const headers = keptHeaders(c, nodeHeaders);
+    const { key, name } = envelope;
+    const secretIndex = result.secretIndex;
+    // UTF-8 bytes are stored as the text (and handed to the sink raw, to be copied, not re-encoded); others as base64.
+    const utf8 = isUtf8(buf);
+    const delivery: StoredDelivery = utf8
+      ? { key, name, receivedAt, secretIndex, headers, body: text }
+      : { key, name, receivedAt, secretIndex, headers, bodyBase64: buf.toString('base64') };
 
     let stored: 'accepted' | 'duplicate' | 'spooled';
     try {
-      stored = await sink.put(delivery, 'body' in kept ? bytes : undefined);
+      stored = await sink.put(delivery, utf8 ? bytes : undefined);
     } catch (err) {
-      log.error({ err: String(err), delivery: envelope.key }, 'no durable store could take the delivery');
+      log.error({ err: String(err), delivery: key }, 'no durable store could take the delivery');
       c.header('Retry-After', retryAfter);
-      return finish(c, 503, { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: envelope.key }, { ...base, outcome: 'unavailable', ms: elapsed() });
+      return finish(c, 503, { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: key },
+        { outcome: 'unavailable', key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started });
     }
-    if (stored !== 'duplicate' && hooks?.onStored) {
+    if (stored !== 'duplicate' && onStored) {
       // Node's headers when at hand: `c.req.header()` would build a whole Request just to list them.
       const all = nodeHeaders
         ? Object.fromEntries(Object.entries(nodeHeaders).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]))
         : c.req.header();
-      hooks.onStored({ key: envelope.key, bytes, headers: all, receivedAt });
+      onStored({ key, bytes, headers: all, receivedAt });
     }
     const status = stored === 'duplicate' ? 200 : 202;
-    return finish(c, status, { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: envelope.key }, { ...base, outcome: stored, ms: elapsed() });
+    return finish(c, status, { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: key },
+      { outcome: stored, key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started });
   };
 }
