@@ -27,7 +27,8 @@ fi
 STAMP=dist/.build-stamp
 INPUTS="src package.json package-lock.json tsconfig.json tsconfig.build.json scripts/build.sh scripts/copy-assets.mjs"
 # shellcheck disable=SC2086 # INPUTS is a list of paths
-if [ -f "$STAMP" ] && [ -z "$(find $INPUTS -newer "$STAMP" -print 2>/dev/null | head -n 1)" ]; then
+# A missing input (find fails) counts as a change: build rather than trust the stamp.
+if [ -f "$STAMP" ] && newer=$(find $INPUTS -newer "$STAMP" -print 2>/dev/null) && [ -z "$newer" ]; then
   echo "setup: dist/ is up to date (nothing changed since the last build); skipping the build" >&2
 else
   echo "setup: building dist/ (src/ or the build configuration changed since the last build)" >&2

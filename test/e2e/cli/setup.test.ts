@@ -55,6 +55,26 @@ describe('scripts/setup.sh builds only when something changed', () => {
     expect(mtime('dist/.build-stamp')).toBeGreaterThan(built.stamp);
   }, 120_000);
 
+  it('a deleted module rebuilds and leaves no output of it in dist/ (which would be packed); a missing input rebuilds too', () => {
+    save('src/b.ts', 'export const b: number = 1;\n');
+    expect(setup().status).toBe(0);
+    expect(statSync(join(project, 'dist', 'b.js')).isFile()).toBe(true);
+    rmSync(join(project, 'src', 'b.ts'));
+    const after = setup();
+    expect(after.status, after.out).toBe(0);
+    expect(after.out).not.toMatch(/up to date/);
+    expect(['b.js', 'b.d.ts', 'b.js.map'].filter((f) => statSync(join(project, 'dist', f), { throwIfNoEntry: false }))).toEqual([]);
+    expect(statSync(join(project, 'dist', 'a.js')).isFile()).toBe(true);
+    // An input the check reads is gone: set-up builds (and says why it fails) instead of trusting the stamp.
+    const helper = readFileSync(join(project, 'scripts', 'copy-assets.mjs'));
+    rmSync(join(project, 'scripts', 'copy-assets.mjs'));
+    try {
+      expect(setup().out).not.toMatch(/up to date/);
+    } finally {
+      writeFileSync(join(project, 'scripts', 'copy-assets.mjs'), helper);
+    }
+  }, 120_000);
+
   it('a failed build writes no stamp: the next set-up builds again', () => {
     save('src/a.ts', 'export const a: number = "not a number";\n');
     for (let i = 0; i < 2; i++) {
