@@ -1,6 +1,5 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
 import type { Config } from '../config.js';
-import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -22,14 +21,13 @@ export interface WorkerServiceOptions {
   config: Config;
   redisUrl: string;
   log: Logger;
-  /** Every handler module: fan-out creates a job for each subscriber, whoever runs it. */
-  handlers: readonly Handler[];
-  /** Ids this process runs (HANDLERS); default every handler. Other processes run the rest. */
-  run?: readonly string[];
-  /** Replaceable handlers (`switchyard dev`); when given, `handlers` and `run` are not read. */
-  set?: HandlerSet;
-  /** Environment the handlers' settings are parsed from (Switchyard's own secrets are never read). */
-  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The handler modules (fan-out creates a job for every subscriber, whoever
+   * runs it), the ones this process runs (HANDLERS) and their parsed settings:
+   * `new HandlerSet(handlerSnapshot(all, run, env))`. Replaceable while the
+   * worker runs (`switchyard dev`).
+   */
+  set: HandlerSet;
   hooks?: WorkerHooks;
   /** Overrides the API client's fetch (tests). */
   fetch?: typeof fetch;
@@ -68,7 +66,7 @@ export async function loadWorker(config: Config, log: Logger, env: Readonly<Reco
   const set = new HandlerSet(handlerSnapshot(all.map((l) => l.handler), run, env));
   return {
     set,
-    start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, env, hooks, handlers: set.current().all, set }, queues),
+    start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, hooks, set }, queues),
   };
 }
 
@@ -85,8 +83,7 @@ export async function prepareWorker(config: Config, log: Logger, env: Readonly<R
 export async function startWorker(opts: WorkerServiceOptions, queues: { handlers: Queue }): Promise<WorkerService> {
   const { config, log } = opts;
   const prefix = config.queuePrefix;
-  // Before Redis is touched: a bad setting stops start-up naming the handler and the variable.
-  const set = opts.set ?? new HandlerSet(handlerSnapshot(opts.handlers, opts.run, opts.env));
+  const { set } = opts;
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const currentToken = tokenHash(config.workspaceApiToken);

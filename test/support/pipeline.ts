@@ -8,6 +8,7 @@ import type { RunningService } from '../../src/runtime/service.js';
 import { startService } from '../../src/runtime/service.js';
 import { loadHandlers } from '../../src/worker/loader.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
+import { HandlerSet, handlerSnapshot } from '../../src/worker/handler-set.js';
 import { testRedisUrl, uniquePrefix } from './redis.js';
 import { T } from './sandbox.js';
 import { memoryLogger, TEST_SECRET, testConfig } from './service.js';
@@ -52,7 +53,7 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
     config, log, receiver: true,
     worker: async ({ redisUrl, queues, hooks }) => {
       const loaded = await loadHandlers(opts.handlersDir, opts.only);
-      worker = await startWorker({ config, redisUrl, log, env, hooks, handlers: loaded.map((l) => l.handler) }, queues);
+      worker = await startWorker({ config, redisUrl, log, hooks, set: new HandlerSet(handlerSnapshot(loaded.map((l) => l.handler), undefined, env)) }, queues);
       return worker;
     },
   });

@@ -10,6 +10,7 @@ import { startService, type RunningService } from '../../../src/runtime/service.
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { loadHandlers } from '../../../src/worker/loader.js';
 import { startWorker } from '../../../src/runtime/worker.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { match } from '../../support/match.js';
@@ -36,7 +37,7 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
       config, log, receiver: true,
       worker: async ({ redisUrl, queues, hooks }) => {
         const loaded = await loadHandlers(TEST_HANDLERS);
-        return startWorker({ config, redisUrl, log, env, hooks, handlers: loaded.map((l) => l.handler) }, queues);
+        return startWorker({ config, redisUrl, log, hooks, set: new HandlerSet(handlerSnapshot(loaded.map((l) => l.handler), undefined, env)) }, queues);
       },
     });
     redis = createRedisConnection(cluster.url, 'worker');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { loadHandlers } from '../../../src/worker/loader.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
 import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';
@@ -27,7 +28,7 @@ describe('workers with different HANDLERS subsets', () => {
     const config = testConfig({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix, WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme' });
     const { log } = memoryLogger();
     for (const run of [['note-on-message'], ['echo-note']]) {
-      pools.push(await startWorker({ config, redisUrl: testRedisUrl(), log, env: {}, handlers: all, run }, { handlers: p.handlers }));
+      pools.push(await startWorker({ config, redisUrl: testRedisUrl(), log, set: new HandlerSet(handlerSnapshot(all, run, {})) }, { handlers: p.handlers }));
     }
   });
   afterAll(async () => {
