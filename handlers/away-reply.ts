@@ -7,6 +7,8 @@
  *   BUSINESS_HOURS  e.g. "Mon-Fri 09:00-17:00 Europe/Berlin" (ranges joined by ";")
  *   AWAY_MESSAGE    text to send (default below)
  * Retries: 5 attempts (about 30 s of back-off), as a late away message is no use.
+ * Flow: priority high (a customer is waiting); maxAge 10 minutes (after an
+ * outage, a reply hours late is wrong: such runs are skipped, logged and counted).
  * Calls, outside hours only: 1 read (the thread's latest messages) + at most 1 send.
  * "Once per period" holds across deliveries: the thread is checked for the
  * away message since the period began, and the send's Idempotency-Key is
@@ -27,6 +29,10 @@ export default defineHandler({
   // A late away message is no use: give up after about 30 s of back-off (2, 4, 8, 16 s) instead of ~17 minutes.
   retry: { attempts: 5, backoff: { type: 'exponential', delay: '2s' } },
   timeout: '1m',
+  // A customer is waiting: this run takes the next API slot before normal and low work.
+  priority: 'high',
+  // A reply hours late after an outage is wrong: skip (logged and counted) what is older than this.
+  maxAge: '10m',
   async handle(event, ctx) {
     const { BUSINESS_HOURS: hours, AWAY_MESSAGE } = ctx.settings;
     if (!hours) return; // off

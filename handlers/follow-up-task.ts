@@ -20,6 +20,8 @@ export default defineHandler({
       .describe('days from the close to the task due date'),
   }),
   timeout: '2m',
+  // Bulk work that nobody is waiting on: it gets the API budget after high and normal runs.
+  priority: 'low',
   async handle(event, ctx) {
     const { FOLLOW_UP_DAYS } = ctx.settings;
     const conversation = event.data;

@@ -19,6 +19,8 @@ export default defineHandler({
     MERGE_DUPLICATES: z.stringbool().default(false).describe('merge a new contact into an older one with its email or phone'),
   }),
   timeout: '2m',
+  // Bulk work that nobody is waiting on: it gets the API budget after high and normal runs.
+  priority: 'low',
   async handle(event, ctx) {
     if (!ctx.settings.MERGE_DUPLICATES) return;
     const created = event.data;

@@ -6,6 +6,7 @@ import type { Logger } from './log.js';
 import { HandlerDefinitionError } from './handler/errors.js';
 import type { Jsonified } from './handler/jsonified.js';
 import { retryPolicy, timeoutMs, type Duration, type RetryOptions, type RetryPolicy } from './handler/options.js';
+import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './handler/flow.js';
 import { settingsSchemaProblem, type SettingsOf, type SettingsSchema } from './handler/settings.js';
 
 /**
@@ -21,6 +22,7 @@ export { ABILITIES, type Ability } from './spec/abilities.js';
 export { HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, type SettingProblem } from './handler/errors.js';
 export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './handler/options.js';
 export type { SettingsOf, SettingsSchema } from './handler/settings.js';
+export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './handler/flow.js';
 export type { Jsonified } from './handler/jsonified.js';
 
 /**
@@ -63,6 +65,12 @@ export interface HandlerContext<Settings extends object = NoSettings> {
     readonly attempt: number;
   };
   /**
+   * Set for a handler with `debounce`: the run handles the latest event of a
+   * burst of `count` events of one key (the first folded in at `firstAt`).
+   * Null otherwise.
+   */
+  readonly debounced: { readonly count: number; readonly firstAt: string } | null;
+  /**
    * Aborted when the run passes its handler's `timeout` (the reason is a
    * HandlerTimeoutError) or when the job is cancelled. A worker shutting down
    * lets running jobs finish within SHUTDOWN_TIMEOUT and does not abort it.
@@ -91,6 +99,34 @@ export interface HandlerDefinition<On extends readonly EventName[], S extends Se
   readonly retry?: RetryOptions;
   /** Longest one run may take (`'30s'`, or milliseconds): past it the run fails as retryable and `ctx.signal` fires. Default: no limit. */
   readonly timeout?: Duration;
+  /**
+   * Which runs get the API budget first, across every worker process: `high`
+   * (a customer is waiting), `normal` (default) or `low` (bulk and catch-up
+   * work). Each level has its own queue and worker slots, and the shared rate
+   * limiter grants calls in this order, FIFO within a level; lower levels keep
+   * a minimum share while higher ones are busy (docs/handlers.md, Flow control).
+   */
+  readonly priority?: Priority;
+  /**
+   * Runs of this handler with the same key happen one at a time, in the order
+   * of the events' `createdAt` (ties: order of receipt), across all workers,
+   * retries and restarts. `'conversation'` / `'contact'` read the ids the
+   * event carries ({@link KEY_SOURCES}); a function returns any key
+   * (undefined: this event is not ordered).
+   */
+  readonly orderBy?: KeyOption<On[number]>;
+  /** With `orderBy`: skip an event older than the last one this handler applied for the same key. */
+  readonly skipStale?: boolean;
+  /** With `orderBy`: `'release'` (default) lets later runs of the key go on when a run is dead-lettered; `'block'` holds them until it is retried or purged. */
+  readonly onDead?: 'release' | 'block';
+  /** Skip a run whose event is older than this (`'10m'`) when it starts: logged and counted, never run late. */
+  readonly maxAge?: Duration;
+  /**
+   * A burst of events with the same key, each within `wait` of the previous,
+   * runs the handler once, with the latest event (`ctx.debounced.count` says how
+   * many were folded in), at most `maxWait` after the burst's first event.
+   */
+  readonly debounce?: DebounceOptions<On[number]>;
   handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> | void;
 }
 
@@ -113,12 +149,17 @@ export interface Handler<N extends EventName = EventName, Settings extends objec
   readonly retry: RetryPolicy;
   /** Longest one run may take in milliseconds, or null for no limit. */
   readonly timeoutMs: number | null;
+  /** Priority, order, staleness and debounce, defaults applied. */
+  readonly flow: FlowPolicy;
   /** Always returns a promise; a synchronous throw becomes a rejection. */
   handle(event: WorkspaceEvent<N>, ctx: HandlerContext<Settings>): Promise<void>;
 }
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const ABILITY_SET: ReadonlySet<string> = new Set(ABILITIES);
+const DEFINITION_KEYS: ReadonlySet<string> = new Set([
+  'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'handle',
+]);
 
 /** True for a value made by `defineHandler` (the loader's test for a module's default export). */
 export function isHandler(value: unknown): value is Handler {
@@ -165,6 +206,13 @@ export function defineHandler<const On extends readonly EventName[], S extends S
   if (settingsProblem !== null) fail(settingsProblem);
   const policy = retryPolicy(retry, fail);
   const limit = timeoutMs(timeout, fail);
+  for (const [name, value] of Object.entries(input)) {
+    // Helpers beside `handle` are allowed; a value named like a misspelled option is not silently ignored.
+    if (DEFINITION_KEYS.has(name) || typeof value === 'function') continue;
+    const hint = closest(name, [...DEFINITION_KEYS]);
+    if (hint) fail(`unknown option "${name}"; did you mean "${hint}"?`);
+  }
+  const flow = flowPolicy(input as Record<string, unknown>, on as EventName[], fail);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
   const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;
   return Object.freeze({
@@ -175,6 +223,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     settings: (settings as SettingsSchema | undefined) ?? null,
     retry: policy,
     timeoutMs: limit,
+    flow,
     // `this` stays the definition, so helpers defined beside `handle` keep working.
     async handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> {
       await run.call(def, event, ctx);

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
-import { QUEUE_NAMES, EVENTS_QUEUE, HANDLERS_QUEUE, type QueueName } from '../queue/names.js';
+import { QUEUE_NAMES, EVENTS_QUEUE, isHandlerQueue, type QueueName } from '../queue/names.js';
+import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
   listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
 } from '../queue/dlq.js';
@@ -108,11 +109,11 @@ async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promi
   const redis = await cliRedis(config, 'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
   const prefix = config.queuePrefix;
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
-  const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
+  const handlers = openHandlerQueues(redis, prefix);
   try {
     return await fn({ events, handlers, redis, prefix });
   } finally {
-    await Promise.allSettled([events.close(), handlers.close()]);
+    await Promise.allSettled([events, ...handlerQueueList(handlers)].map((x) => x.close()));
     redis.disconnect();
   }
 }
@@ -181,7 +182,7 @@ export const dlqCommand: Command = {
           else {
             for (const e of done) out(`retried ${e.id}\n`);
             out(`${done.length} job${done.length === 1 ? '' : 's'} moved back to waiting\n`);
-            if (pause.paused && done.some((e) => e.queue === HANDLERS_QUEUE)) out('note: the handlers queue is paused; nothing runs until `switchyard dlq resume`\n');
+            if (pause.paused && done.some((e) => isHandlerQueue(e.queue))) out('note: the handlers queue is paused; nothing runs until `switchyard dlq resume`\n');
           }
           return EXIT.ok;
         });

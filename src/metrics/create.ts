@@ -12,7 +12,7 @@ import type { RedisClient } from '../redis/connection.js';
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {
   /** The BullMQ queues whose job counts are exported on scrape (may be bound later with `bind`). */
-  queues?: { events: Queue; handlers: Queue };
+  queues?: { all: readonly Queue[] };
   /** A command connection for the inbox length and the pause state (may be bound later with `bind`). */
   redis?: RedisClient;
   /** The queue prefix (`QUEUE_PREFIX`), to find Switchyard's own keys. */
@@ -30,7 +30,7 @@ export interface Metrics {
   /** Pass as the worker's `hooks`. */
   readonly workerHooks: WorkerHooks;
   /** Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues. */
-  bind(sources: { queues?: { events: Queue; handlers: Queue }; redis?: RedisClient }): void;
+  bind(sources: Pick<MetricSources, 'queues' | 'redis' | 'ordered'>): void;
   /** The Prometheus text exposition of every series, as `GET /metrics` serves it. */
   scrape(): Promise<string>;
   /** A Hono handler answering with {@link Metrics.scrape}. */
@@ -67,6 +67,7 @@ export function createMetrics(opts: MetricsOptions): Metrics {
     bind(next) {
       if (next.queues) sources.queues = next.queues;
       if (next.redis) sources.redis = next.redis;
+      if (next.ordered) sources.ordered = next.ordered;
       if (sources.queues || sources.redis) gauges.activate();
     },
     scrape,

@@ -62,6 +62,25 @@ export function defineMetrics(registry: Registry) {
       labelNames: ['handler', 'event', 'outcome'] as const,
       registers,
     }),
+    handlerSkipped: new Counter({
+      name: 'switchyard_handler_skipped_total',
+      help: 'Handler runs completed without running the handler, by handler, event and reason (max_age, stale, already_completed, burst_gone)',
+      labelNames: ['handler', 'event', 'reason'] as const,
+      registers,
+    }),
+    debounced: new Counter({
+      name: 'switchyard_debounced_events_total',
+      help: 'Events folded into a later event\'s run by a debounced handler (a burst of n events adds n - 1), by handler',
+      labelNames: ['handler'] as const,
+      registers,
+    }),
+    queueWait: new Histogram({
+      name: 'switchyard_queue_wait_seconds',
+      help: 'Time a handler job waited in its queue from when it could run to when a worker started it, by priority',
+      labelNames: ['priority'] as const,
+      buckets: WAIT_BUCKETS,
+      registers,
+    }),
     apiCalls: new Counter({
       name: 'switchyard_api_calls_total',
       help: 'Workspace API attempts by operation and HTTP status (a local error code when nothing answered)',

@@ -7,8 +7,19 @@ import type { RedisClient } from '../redis/connection.js';
 
 /** What the scrape-time gauges read; either part may be bound after start-up. */
 export interface MetricSources {
-  queues?: { events: Queue; handlers: Queue } | undefined;
+  /** Every queue (events and the handler queues). */
+  queues?: { all: readonly Queue[] } | undefined;
   redis?: RedisClient | undefined;
+  /** The backlog of each ordered handler's key lines (bound by a worker process). */
+  ordered?: (() => Promise<readonly OrderedBacklog[]>) | undefined;
+}
+
+/** One ordered handler's lines: keys with runs not yet over, those runs, the longest line. */
+export interface OrderedBacklog {
+  readonly handler: string;
+  readonly keys: number;
+  readonly pending: number;
+  readonly longest: number;
 }
 
 /** Shared state read from Redis once per scrape. */
@@ -17,6 +28,7 @@ interface Snapshot {
   readonly counts: ReadonlyArray<readonly [string, Record<string, number>]> | null;
   readonly inbox: number | null;
   readonly paused: boolean | null;
+  readonly ordered: readonly OrderedBacklog[] | null;
   /** null when nothing was bound; false when a read failed or timed out. */
   readonly ok: boolean | null;
 }
@@ -34,16 +46,17 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 async function read(sources: MetricSources, prefix: string): Promise<Snapshot> {
   const { queues, redis } = sources;
-  if (!queues && !redis) return { counts: null, inbox: null, paused: null, ok: null };
+  if (!queues && !redis) return { counts: null, inbox: null, paused: null, ordered: null, ok: null };
   try {
-    const [counts, inbox, paused] = await within(Promise.all([
-      queues ? Promise.all([queues.events, queues.handlers].map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
+    const [counts, inbox, paused, ordered] = await within(Promise.all([
+      queues ? Promise.all(queues.all.map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
       redis ? redis.llen(ingestKeys(prefix).inbox) : null,
       redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
+      sources.ordered ? sources.ordered() : null,
     ]), SCRAPE_TIMEOUT_MS);
-    return { counts, inbox, paused, ok: true };
+    return { counts, inbox, paused, ordered, ok: true };
   } catch {
-    return { counts: null, inbox: null, paused: null, ok: false };
+    return { counts: null, inbox: null, paused: null, ordered: null, ok: false };
   }
 }
 
@@ -100,6 +113,20 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
           this.reset();
           for (const [queue, byState] of (await snapshot()).counts ?? []) {
             for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
+          }
+        },
+      });
+      new Gauge({
+        name: 'switchyard_ordered_backlog',
+        help: 'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), those runs (pending), the longest line of one key (longest)',
+        labelNames: ['handler', 'measure'] as const,
+        registers,
+        async collect() {
+          this.reset();
+          for (const b of (await snapshot()).ordered ?? []) {
+            this.set({ handler: b.handler, measure: 'keys' }, b.keys);
+            this.set({ handler: b.handler, measure: 'pending' }, b.pending);
+            this.set({ handler: b.handler, measure: 'longest' }, b.longest);
           }
         },
       });

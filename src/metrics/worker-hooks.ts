@@ -25,6 +25,15 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
       if (e.status === 429) m.rateLimited.inc({ op });
       if (e.quotaRemaining !== undefined) m.quotaRemaining().set(e.quotaRemaining);
     },
+    onStart({ priority, waitMs }): void {
+      m.queueWait.observe({ priority: safeLabel(priority) }, Math.max(0, waitMs) / 1000);
+    },
+    onSkipped({ handler, event, reason }): void {
+      m.handlerSkipped.inc({ handler: safeLabel(handler), event: safeLabel(event), reason: safeLabel(reason) });
+    },
+    onDebounced({ handler, folded }): void {
+      if (folded > 0) m.debounced.inc({ handler: safeLabel(handler) }, folded);
+    },
     onPause(reason: string | null): void {
       pause.paused = reason !== null;
     },

@@ -4,12 +4,15 @@ import type { RedisClient } from '../redis/connection.js';
 import type { HandlerJobData } from './jobs.js';
 import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
-import { EVENTS_QUEUE, HANDLERS_QUEUE, type QueueName } from './names.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, QUEUE_NAMES, type QueueName } from './names.js';
+import { handlerQueueList, type HandlerQueues } from './queues.js';
+import { PRIORITIES } from '../util/priority.js';
 
 /**
- * The dead-letter queue is the failed sets of the two BullMQ queues: `events`
+ * The dead-letter queue is the failed sets of the BullMQ queues: `events`
  * jobs that could not be validated (raw body kept, reason from
- * InvalidDeliveryError) and `handlers` jobs that failed for good (the event
+ * InvalidDeliveryError) and handler jobs (`handlers`, `handlers-high`,
+ * `handlers-low`) that failed for good (the event
  * and the handler's last error). Jobs are kept (`removeOnFail: false`) until
  * retried or purged here.
  */
@@ -42,10 +45,10 @@ export interface DeadFilter {
   limit?: number;
 }
 
-/** What DLQ tooling needs: the two queues and a plain connection on the same prefix. */
+/** What DLQ tooling needs: the queues and a plain connection on the same prefix. */
 export interface DlqQueues {
   readonly events: Queue;
-  readonly handlers: Queue;
+  readonly handlers: HandlerQueues;
   readonly redis: RedisClient;
   readonly prefix: string;
 }
@@ -73,9 +76,15 @@ function matches(e: DeadEntry, f: DeadFilter): boolean {
 
 const PAGE = 500;
 
+function queueOf(q: DlqQueues, name: QueueName): Queue {
+  if (name === EVENTS_QUEUE) return q.events;
+  const p = PRIORITIES.find((x) => HANDLER_QUEUE_BY_PRIORITY[x] === name);
+  return q.handlers[p ?? 'normal'];
+}
+
 /** Failed jobs of one queue with their entries, newest first, in pages (never the whole set in one reply). */
 async function* failedJobs(q: DlqQueues, name: QueueName): AsyncGenerator<{ job: Job; entry: DeadEntry }> {
-  const queue = name === EVENTS_QUEUE ? q.events : q.handlers;
+  const queue = queueOf(q, name);
   const seen = new Set<string>();
   for (let start = 0; ; start += PAGE) {
     const jobs = (await queue.getJobs(['failed'], start, start + PAGE - 1, false)) as Job[];
@@ -90,7 +99,7 @@ async function* failedJobs(q: DlqQueues, name: QueueName): AsyncGenerator<{ job:
 
 async function collect(q: DlqQueues, f: DeadFilter): Promise<{ job: Job; entry: DeadEntry }[]> {
   const out: { job: Job; entry: DeadEntry }[] = [];
-  const queues: QueueName[] = f.queue ? [f.queue] : [EVENTS_QUEUE, HANDLERS_QUEUE];
+  const queues: readonly QueueName[] = f.queue ? [f.queue] : QUEUE_NAMES;
   for (const name of queues) {
     for await (const item of failedJobs(q, name)) {
       if (!matches(item.entry, f)) continue;
@@ -134,14 +143,16 @@ function detailOf(queue: QueueName, job: Job): DeadDetail {
  */
 export async function showDead(q: DlqQueues, ref: string): Promise<DeadDetail[]> {
   const out: DeadDetail[] = [];
-  for (const [name, queue] of [[EVENTS_QUEUE, q.events], [HANDLERS_QUEUE, q.handlers]] as const) {
-    const job = (await queue.getJob(ref)) as Job | undefined;
+  for (const name of QUEUE_NAMES) {
+    const job = (await queueOf(q, name).getJob(ref)) as Job | undefined;
     if (job && (await job.isFailed())) out.push(detailOf(name, job));
   }
   if (out.length > 0) return out;
   const evJob = (await q.events.getJob(jobIdFor(ref))) as Job | undefined;
   if (evJob && (await evJob.isFailed())) out.push(detailOf(EVENTS_QUEUE, evJob));
-  for await (const { job, entry } of failedJobs(q, HANDLERS_QUEUE)) if (entry.key === ref) out.push(detailOf(HANDLERS_QUEUE, job));
+  for (const name of HANDLER_QUEUES) {
+    for await (const { job, entry } of failedJobs(q, name)) if (entry.key === ref) out.push(detailOf(name, job));
+  }
   return out;
 }
 
@@ -178,15 +189,19 @@ export async function purgeDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadE
   return done;
 }
 
-/** Whether the `handlers` queue is paused, and why (an unusable API token). */
+async function anyPaused(queues: HandlerQueues): Promise<boolean> {
+  return (await Promise.all(handlerQueueList(queues).map((x) => x.isPaused()))).some(Boolean);
+}
+
+/** Whether the handler queues are paused, and why (an unusable API token). */
 export async function pauseStatus(q: DlqQueues): Promise<{ paused: boolean; record: PauseRecord | null }> {
-  const [paused, record] = await Promise.all([q.handlers.isPaused(), pauseState(q.redis, q.prefix)]);
+  const [paused, record] = await Promise.all([anyPaused(q.handlers), pauseState(q.redis, q.prefix)]);
   return { paused, record };
 }
 
-/** Resumes a `handlers` queue paused for an auth error; returns the pause record it cleared (null when none). */
+/** Resumes handler queues paused for an auth error; returns the pause record it cleared (null when none). */
 export async function resumeDead(q: DlqQueues): Promise<{ wasPaused: boolean; record: PauseRecord | null }> {
-  const wasPaused = await q.handlers.isPaused();
+  const wasPaused = await anyPaused(q.handlers);
   const record = await resumeHandlers(q.redis, q.handlers, q.prefix);
   return { wasPaused, record };
 }

@@ -11,6 +11,25 @@ export interface HandlerJobData {
     readonly createdAt: string | null;
     readonly data: unknown;
   };
+  /** Set for a handler with `orderBy`: the run's place in its key's line (src/queue/order.ts). */
+  readonly order?: OrderRef;
+  /** Set for a handler with `debounce`: the job runs its key's burst (src/queue/debounce.ts). */
+  readonly debounce?: DebounceRef;
+}
+
+/** Where a run stands in its key's line. */
+export interface OrderRef {
+  /** The handler's key of the event (`conversation:42`). */
+  readonly key: string;
+  /** Member of the line: receipt time, then job id. */
+  readonly member: string;
+  /** The event's creation time (ms), its place in the line. */
+  readonly at: number;
+}
+
+/** Which burst a debounced job runs. */
+export interface DebounceRef {
+  readonly key: string;
 }
 
 /** The typed event a handler receives, from a job's data (validated at fan-out). */

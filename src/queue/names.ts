@@ -1,9 +1,25 @@
+import type { Priority } from '../util/priority.js';
+
 /** Queue of verified deliveries: one job per delivery, fanned out by the dispatcher. */
 export const EVENTS_QUEUE = 'events';
-/** Queue of handler runs: one job per (delivery, subscribed handler). */
+/** Queue of `normal` handler runs: one job per (delivery, subscribed handler). The name predates priorities. */
 export const HANDLERS_QUEUE = 'handlers';
-export const QUEUE_NAMES = [EVENTS_QUEUE, HANDLERS_QUEUE] as const;
+/**
+ * The handler-run queue of each priority. Each has its own worker slots in
+ * every worker process, so a `high` run never waits for a slot held by a
+ * lower run (which may itself be waiting for the API budget).
+ */
+export const HANDLER_QUEUE_BY_PRIORITY = { high: 'handlers-high', normal: HANDLERS_QUEUE, low: 'handlers-low' } as const satisfies { readonly [P in Priority]: string };
+/** Handler-run queues, highest priority first. */
+export const HANDLER_QUEUES = ['handlers-high', 'handlers', 'handlers-low'] as const satisfies readonly (typeof HANDLER_QUEUE_BY_PRIORITY)[Priority][];
+export const QUEUE_NAMES = [EVENTS_QUEUE, ...HANDLER_QUEUES] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
+export type HandlerQueueName = (typeof HANDLER_QUEUES)[number];
+
+/** True for a queue of handler runs (any priority). */
+export function isHandlerQueue(name: string): name is HandlerQueueName {
+  return (HANDLER_QUEUES as readonly string[]).includes(name);
+}
 
 /**
  * Redis keys Switchyard owns besides BullMQ's. All share the queue prefix, so

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Queue } from 'bullmq';
+import { handlerQueueList, type HandlerQueues } from './queues.js';
 import type { RedisClient } from '../redis/connection.js';
 
-/** Why the `handlers` queue is paused (an unusable API token), as stored in Redis. */
+/** Why the handler queues are paused (an unusable API token), as stored in Redis. */
 export interface PauseRecord {
   readonly reason: string;
   readonly code: string;
@@ -17,12 +17,13 @@ export const tokenHash = (token: string | undefined): string | null =>
 const key = (prefix: string) => `${prefix}:paused:handlers`;
 
 /**
- * Pauses the `handlers` queue for every worker (BullMQ's global pause) and
- * records why. Jobs stay where they are; nothing is failed or dropped.
+ * Pauses the handler queues of every priority for every worker (BullMQ's
+ * global pause) and records why. Jobs stay where they are; nothing is failed
+ * or dropped.
  */
-export async function pauseHandlers(redis: RedisClient, queue: Queue, prefix: string, record: PauseRecord): Promise<boolean> {
+export async function pauseHandlers(redis: RedisClient, queues: HandlerQueues, prefix: string, record: PauseRecord): Promise<boolean> {
   const first = await redis.set(key(prefix), JSON.stringify(record), 'NX');
-  await queue.pause();
+  await Promise.all(handlerQueueList(queues).map((q) => q.pause()));
   return first === 'OK';
 }
 
@@ -31,10 +32,10 @@ export async function pauseState(redis: RedisClient, prefix: string): Promise<Pa
   return raw ? (JSON.parse(raw) as PauseRecord) : null;
 }
 
-/** Resumes the `handlers` queue and clears the recorded reason. */
-export async function resumeHandlers(redis: RedisClient, queue: Queue, prefix: string): Promise<PauseRecord | null> {
+/** Resumes the handler queues and clears the recorded reason. */
+export async function resumeHandlers(redis: RedisClient, queues: HandlerQueues, prefix: string): Promise<PauseRecord | null> {
   const record = await pauseState(redis, prefix);
-  await queue.resume();
+  await Promise.all(handlerQueueList(queues).map((q) => q.resume()));
   await redis.del(key(prefix));
   return record;
 }

@@ -1,24 +1,43 @@
 import { Queue } from 'bullmq';
-import { EVENTS_QUEUE, HANDLERS_QUEUE } from './names.js';
+import { PRIORITIES, type Priority } from '../util/priority.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
+
+/** The handler-run queue of each priority. */
+export type HandlerQueues = { readonly [P in Priority]: Queue };
 
 export interface Queues {
   readonly events: Queue;
-  readonly handlers: Queue;
+  readonly handlers: HandlerQueues;
+  /** Every queue: `events`, then the handler queues highest priority first. */
+  readonly all: readonly Queue[];
   close(): Promise<void>;
 }
 
-/** The two BullMQ queues on one connection, under the configured prefix. */
+/** The handler queues of every priority on one connection. */
+export function openHandlerQueues(connection: RedisClient, prefix: string): HandlerQueues {
+  const entries = PRIORITIES.map((p) => [p, new Queue(HANDLER_QUEUE_BY_PRIORITY[p], { connection, prefix })] as const);
+  return Object.freeze(Object.fromEntries(entries) as Record<Priority, Queue>);
+}
+
+/** The handler queues as a list, highest priority first. */
+export function handlerQueueList(queues: HandlerQueues): Queue[] {
+  return PRIORITIES.map((p) => queues[p]);
+}
+
+/** The BullMQ queues (events, and handlers by priority) on one connection, under the configured prefix. */
 export function openQueues(connection: RedisClient, prefix: string): Queues {
   const events = new Queue(EVENTS_QUEUE, { connection, prefix });
-  const handlers = new Queue(HANDLERS_QUEUE, { connection, prefix });
+  const handlers = openHandlerQueues(connection, prefix);
+  const all = [events, ...handlerQueueList(handlers)];
   // Connection errors surface where commands fail (pump, workers) and are logged there.
-  for (const q of [events, handlers]) q.on('error', () => undefined);
+  for (const q of all) q.on('error', () => undefined);
   return {
     events,
     handlers,
+    all,
     close: async () => {
-      await Promise.allSettled([events.close(), handlers.close()]);
+      await Promise.allSettled(all.map((q) => q.close()));
     },
   };
 }

@@ -81,7 +81,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await whenReady(commands, stopping.signal);
     const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerHooks });
     if (stopping.signal.aborted) await part.close(0);
-    else parts.push(part);
+    else {
+      parts.push(part);
+      metrics.bind({ ordered: () => part.orderBacklog() });
+    }
   };
   let receiver: ReceiverService | undefined;
   let metricsServer: RunningServer | undefined;
@@ -103,7 +106,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         hooks: composeReceiverHooks(metrics.receiverHooks, capture ? { onStored: capture.onStored } : undefined, opts.receiverOptions?.hooks),
         extend: (app) => {
           metrics.mount(app);
-          if (mountAdmin(app, { queues: [queues.events, queues.handlers], admin: config.admin })) log.info('dashboard at /admin (basic auth)');
+          if (mountAdmin(app, { queues: queues.all, admin: config.admin })) log.info('dashboard at /admin (basic auth)');
           opts.receiverOptions?.extend?.(app);
         },
       });

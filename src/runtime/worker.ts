@@ -1,11 +1,15 @@
-import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job, type Queue } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../queue/names.js';
+import { DebounceBursts } from '../queue/debounce.js';
+import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
+import { OrderGate, type QueuedJob } from '../queue/order.js';
+import type { OrderedBacklog } from '../metrics/queue-collector.js';
+import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
-import type { Queues } from '../queue/queues.js';
+import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
@@ -36,7 +40,10 @@ export interface WorkerServiceOptions {
 export interface WorkerService {
   readonly name: 'worker';
   readonly events: Worker;
-  readonly handlers: Worker;
+  /** One per priority, highest first. */
+  readonly handlers: readonly Worker[];
+  /** Backlog of the key lines of the handlers with `orderBy` (metrics). */
+  orderBacklog(): Promise<OrderedBacklog[]>;
   close(graceMs: number): Promise<void>;
 }
 
@@ -76,30 +83,47 @@ export async function prepareWorker(config: Config, log: Logger, env: Readonly<R
 }
 
 /**
- * Two BullMQ workers on the shared Redis: `events` (validate and fan out) and
- * `handlers` (run one handler). Many processes may run this at once; BullMQ's
- * locks give each job to one of them at a time.
+ * BullMQ workers on the shared Redis: `events` (validate and fan out) and one
+ * per handler priority (`handlers-high`, `handlers`, `handlers-low`), each with
+ * WORKER_CONCURRENCY slots of its own, so a high run never waits for a slot a
+ * lower one holds. Many processes may run this at once; BullMQ's locks give
+ * each job to one of them at a time, and the order lines and debounce bursts
+ * live in Redis.
  */
-export async function startWorker(opts: WorkerServiceOptions, queues: { handlers: Queue }): Promise<WorkerService> {
+export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queues, 'handlers'>): Promise<WorkerService> {
   const { config, log } = opts;
   const prefix = config.queuePrefix;
   const { set } = opts;
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const currentToken = tokenHash(config.workspaceApiToken);
+  // Markers that a run finished or a delivery was folded are kept as long as deliveries are deduplicated.
+  const keepMs = Math.max(config.dedupeTtlMs, 86_400_000);
+  const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
+  const debounce = new DebounceBursts(commands, prefix, keepMs);
+  const addJob = async (job: QueuedJob): Promise<void> => {
+    await queues.handlers[job.priority].add(job.name, job.data, job.opts);
+  };
+  const addJobs = async (jobs: readonly QueuedJob[]): Promise<void> => {
+    await Promise.all(PRIORITIES.map(async (p) => {
+      const mine = jobs.filter((j) => j.priority === p);
+      if (mine.length > 0) await queues.handlers[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
+    }));
+  };
   const processJob = createHandlerProcessor({
     set,
     api: workerApiFactory(opts, commands),
     steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
     log,
     hooks: opts.hooks,
+    flow: { order, debounce, add: addJob },
   });
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => dispatch(job.data, set.current().all, queues.handlers),
+    async (job) => dispatch(job.data, set.current().all, { addJobs, order, debounce }),
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 
@@ -116,7 +140,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
       case 'pause': {
         const { reason, code, at } = decision;
         const first = await pauseHandlers(commands, queues.handlers, prefix, { reason, code, at, tokenHash: currentToken });
-        if (first) log.error({ reason }, 'handlers queue paused: every job is kept until it is resumed');
+        if (first) log.error({ reason }, 'handler queues paused: every job is kept until they are resumed');
         opts.hooks?.onPause?.(reason);
         await job.moveToWait(token);
         throw new WaitingError();
@@ -126,40 +150,54 @@ export async function startWorker(opts: WorkerServiceOptions, queues: { handlers
     }
   };
 
-  const handlersWorker = new Worker<HandlerJobData>(
-    HANDLERS_QUEUE,
-    async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => apply(job, token, await processJob(job, signal)),
-    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-handlers'), prefix, ...workerOptions(config) },
-  );
+  const handlerWorkers = PRIORITIES.map((priority) => new Worker<HandlerJobData>(
+    HANDLER_QUEUE_BY_PRIORITY[priority],
+    async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => {
+      if (job.attemptsMade === 0 && job.processedOn) {
+        opts.hooks?.onStart?.({ handler: job.data.handlerId, priority, waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) });
+      }
+      const view = { id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
+      return apply(job, token, await processJob(view, signal));
+    },
+    { connection: createRedisConnection(opts.redisUrl, 'worker', `switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
+  ));
 
-  for (const w of [eventsWorker, handlersWorker]) {
+  for (const w of [eventsWorker, ...handlerWorkers]) {
     w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
     w.on('failed', (job, err) => {
-      if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
-        log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
+      if (!job || !(err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) return;
+      log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
+      // A run failed for good where the processor did not see it (stalled too often): release its key's
+      // line as the handler says. Releasing twice is harmless (the line has moved on).
+      const data = job.data as Partial<HandlerJobData>;
+      if (data.order && data.handlerId && set.current().all.find((h) => h.id === data.handlerId)?.flow.onDead !== 'block') {
+        order.release(data as HandlerJobData & { order: OrderRef }, String(job.id), 'released', addJob)
+          .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run'));
       }
     });
   }
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
+  const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
   return {
     name: 'worker',
     events: eventsWorker,
-    handlers: handlersWorker,
+    handlers: handlerWorkers,
+    orderBacklog: async () => Promise.all(orderedHandlers().map(async (handler) => ({ handler, ...(await order.backlog(handler)) }))),
     close: async () => {
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
-      await Promise.allSettled([eventsWorker.close(), handlersWorker.close()]);
+      await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await closeRedis(commands);
     },
   };
 }
 
-async function resumeIfTokenChanged(redis: RedisClient, queue: Queue, prefix: string, current: string | null, log: Logger): Promise<void> {
+async function resumeIfTokenChanged(redis: RedisClient, queue: HandlerQueues, prefix: string, current: string | null, log: Logger): Promise<void> {
   const paused = await pauseState(redis, prefix);
   if (paused && paused.tokenHash !== current && current !== null) {
     await resumeHandlers(redis, queue, prefix);
-    log.warn({ was: paused.code }, 'handlers queue was paused for an unusable API token; a different token is configured now, resuming');
+    log.warn({ was: paused.code }, 'handler queues were paused for an unusable API token; a different token is configured now, resuming');
   } else if (paused) {
-    log.error({ reason: paused.reason, since: paused.at }, 'handlers queue is paused; replace the API token and restart, or run `switchyard dlq resume`');
+    log.error({ reason: paused.reason, since: paused.at }, 'handler queues are paused; replace the API token and restart, or run `switchyard dlq resume`');
   }
 }

@@ -6,10 +6,18 @@ import { HandlerConfigError } from '../handler/errors.js';
 import type { Logger } from '../log.js';
 import { currentStep, deterministicKeys } from './idempotency.js';
 import type { StepStore } from './steps.js';
+import type { Priority } from '../util/priority.js';
 
 export interface ContextDeps {
-  /** Builds the API client of one run with the given key generator; undefined when no API is configured. */
-  api: ((keys: IdempotencyKeyGenerator) => ApiClient) | undefined;
+  /**
+   * Builds the API client of one run with the given key generator, its calls
+   * taking API slots at the run's priority; undefined when no API is configured.
+   */
+  api: ((keys: IdempotencyKeyGenerator, priority: Priority) => ApiClient) | undefined;
+  /** The handler's priority (default normal). */
+  priority?: Priority | undefined;
+  /** A debounced run: how many events its burst folded in. */
+  debounced?: HandlerContext['debounced'] | undefined;
   steps: StepStore;
   log: Logger;
   delivery: HandlerContext['delivery'];
@@ -35,11 +43,12 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       if (!deps.api) {
         throw new HandlerConfigError('this handler calls the workspace API, but WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not set');
       }
-      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId)));
+      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal'));
       return api;
     },
     log: deps.log,
     delivery: deps.delivery,
+    debounced: deps.debounced ?? null,
     settings: deps.settings,
     signal: deps.signal,
     async step<T>(name: string, fn: () => Promise<T>): Promise<Jsonified<T>> {

@@ -1,7 +1,10 @@
-import { UnrecoverableError, type Queue } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import { jobIdFor, parseEnvelope } from '../events/envelope.js';
 import { validateEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler.js';
+import { keyOf } from '../handler/flow.js';
+import type { DebounceBursts } from '../queue/debounce.js';
+import { orderMember, type OrderGate, type QueuedJob } from '../queue/order.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
 import { handlerJobOptions } from '../queue/job-options.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -20,33 +23,75 @@ export function subscribers(handlers: readonly Handler[], name: string): Handler
   return handlers.filter((h) => (h.on as readonly string[]).includes(name));
 }
 
+/** Where fan-out puts runs: the handler queues, the order lines and the debounce bursts. */
+export interface FanOutPorts {
+  /** Adds jobs to the handler queue of each one's priority (a job id that exists adds nothing). */
+  addJobs(jobs: readonly QueuedJob[]): Promise<void>;
+  readonly order: Pick<OrderGate, 'enqueue'>;
+  readonly debounce: Pick<DebounceBursts, 'add'>;
+}
+
+/** How fan-out placed each handler's run. */
+export type Placement = 'queued' | 'ordered' | 'waiting' | 'debounced' | 'folded' | 'repeat';
+
 /**
  * Processes an `events` job: validates the stored delivery against the
- * catalogue and adds one `handlers` job per subscribed handler, with job id
- * (delivery key, handler id) and its handler's `retry` attempts and back-off,
- * so each handler retries and dead-letters on its
- * own and a repeated fan-out adds nothing. An invalid delivery is
- * dead-lettered with its reason and issues; its raw body stays in the job.
+ * catalogue and places one run per subscribed handler, with job id
+ * (delivery key, handler id), its handler's `retry` attempts and back-off, in
+ * the queue of its handler's priority, so each handler retries and
+ * dead-letters on its own and a repeated fan-out adds nothing. A handler with
+ * `orderBy` has its run put in its key's line (its job is added when it is the
+ * head); one with `debounce` has it folded into its key's burst. An invalid
+ * delivery is dead-lettered with its reason and issues; its raw body stays in
+ * the job.
  */
 export async function dispatch(
   delivery: StoredDelivery,
   handlers: readonly Handler[],
-  handlersQueue: Pick<Queue, 'addBulk'>,
-): Promise<{ handlers: string[] }> {
+  ports: FanOutPorts,
+): Promise<{ handlers: string[]; placed: Record<string, Placement> }> {
   const envelope = parseEnvelope(deliveryBytes(delivery));
   const result = validateEvent(envelope);
   if (!result.ok) throw new InvalidDeliveryError(result.reason, result.message, result.issues ?? []);
   const { event } = result;
   const targets = subscribers(handlers, event.name);
-  if (targets.length === 0) return { handlers: [] };
-  const data = (h: Handler): HandlerJobData => ({
-    key: delivery.key,
-    handlerId: h.id,
-    receivedAt: delivery.receivedAt,
-    event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
-  });
-  await handlersQueue.addBulk(
-    targets.map((h) => ({ name: h.id, data: data(h), opts: { ...handlerJobOptions(h.retry), jobId: jobIdFor(delivery.key, h.id) } })),
-  );
-  return { handlers: targets.map((h) => h.id) };
+  const placed: Record<string, Placement> = {};
+  if (targets.length === 0) return { handlers: [], placed };
+  const receivedMs = Date.parse(delivery.receivedAt);
+  const createdMs = event.createdAt ? Date.parse(event.createdAt) : Number.NaN;
+  // The event's place in time: its creation, else its receipt.
+  const at = Number.isFinite(createdMs) ? createdMs : receivedMs;
+  const now: QueuedJob[] = [];
+  await Promise.all(targets.map(async (h) => {
+    const data: HandlerJobData = {
+      key: delivery.key,
+      handlerId: h.id,
+      receivedAt: delivery.receivedAt,
+      event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
+    };
+    const jobId = jobIdFor(delivery.key, h.id);
+    const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
+      priority: h.flow.priority, name: h.id, data: d, opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
+    });
+    const { debounce, orderBy } = h.flow;
+    const debounceKey = debounce ? keyOf(debounce.key, event) : null;
+    if (debounce && debounceKey !== null) {
+      const r = await ports.debounce.add(data, jobId, debounceKey, at, debounce.waitMs, debounce.maxWaitMs);
+      if (r.kind === 'open') now.push(job({ ...data, debounce: { key: debounceKey } }, r.jobId, r.delayMs));
+      placed[h.id] = r.kind === 'open' ? 'debounced' : r.kind;
+      return;
+    }
+    const orderKey = orderBy ? keyOf(orderBy, event) : null;
+    if (orderKey !== null) {
+      const ordered = { ...data, order: { key: orderKey, member: orderMember(receivedMs, jobId), at } };
+      const r = await ports.order.enqueue(job(ordered, jobId), ordered.order);
+      if (r === 'add') now.push(job(ordered, jobId));
+      placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
+      return;
+    }
+    now.push(job(data, jobId));
+    placed[h.id] = 'queued';
+  }));
+  if (now.length > 0) await ports.addJobs(now);
+  return { handlers: targets.map((h) => h.id), placed };
 }

@@ -8,4 +8,10 @@ export interface WorkerHooks {
   onHandler?: (report: { handler: string; event: string; outcome: 'completed' | RunOutcomeKind; ms: number }) => void;
   onApiCall?: (event: CallEvent) => void;
   onPause?: (reason: string | null) => void;
+  /** A worker started a handler job that had waited `waitMs` in the queue of its priority since it could run. */
+  onStart?: (report: { handler: string; priority: string; waitMs: number }) => void;
+  /** A run completed without running its handler (maxAge, skipStale, …). */
+  onSkipped?: (report: { handler: string; event: string; reason: string }) => void;
+  /** A debounced run took its burst: `folded` events were folded into the one it runs. */
+  onDebounced?: (report: { handler: string; folded: number }) => void;
 }

@@ -1,13 +1,20 @@
 import type { Logger } from '../log.js';
-import type { HandlerJobData } from '../queue/jobs.js';
+import type { Handler } from '../handler.js';
+import type { DebounceBursts } from '../queue/debounce.js';
+import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
+import type { AddJob, OrderGate } from '../queue/order.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerSet } from './handler-set.js';
 import type { WorkerHooks } from './hooks.js';
-import { runHandler } from './runner.js';
+import { runHandler, type RunOutcome } from './runner.js';
 
 /** The part of a `handlers` job the processor reads (a BullMQ Job has all of it). */
 export interface HandlerJobView {
+  /** The job id (part of the order and debounce bookkeeping). */
+  readonly id: string;
   readonly data: HandlerJobData;
+  /** Runs in all before the job is dead-lettered (its handler's `retry.attempts`). */
+  readonly attempts: number;
   /** When the job was created (ms since epoch). */
   readonly timestamp: number;
   /** Attempts already spent before this one. */
@@ -20,11 +27,21 @@ export interface HandlerJobView {
  * handed back to a process that runs its handler); `retry` spends one.
  */
 export type HandlerJobDecision =
-  | { readonly kind: 'completed'; readonly result: { readonly ms: number } }
+  | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: SkipReason } }
   | { readonly kind: 'dead'; readonly reason: string }
   | { readonly kind: 'delay'; readonly until: number }
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }
   | { readonly kind: 'retry'; readonly error: Error };
+
+/** Why a run was completed without running its handler. */
+export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone';
+
+/** Order lines, debounce bursts and the queues their next jobs go to. */
+export interface FlowPorts {
+  readonly order: Pick<OrderGate, 'start' | 'release'>;
+  readonly debounce: Pick<DebounceBursts, 'take' | 'finish'>;
+  readonly add: AddJob;
+}
 
 export interface HandlerProcessorDeps {
   /** The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the current version once. */
@@ -33,6 +50,8 @@ export interface HandlerProcessorDeps {
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
   readonly hooks?: WorkerHooks | undefined;
+  /** Needed by handlers with `orderBy` or `debounce` (their jobs carry `order` / `debounce`). */
+  readonly flow?: FlowPorts | undefined;
   /** The clock (ms since epoch). */
   readonly now?: () => number;
   /** Jitter source in [0, 1). */
@@ -71,15 +90,67 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       // right one takes it), growing with the job's age to at most 5 s so an unclaimed job does not churn Redis.
       return { kind: 'delay', until: now() + Math.min(5_000, 100 + age / 20) + Math.floor(random() * 200) };
     }
-    const outcome = await runHandler(handler, job.data, {
+    const flow = deps.flow;
+    let data = job.data;
+    let debounced: ContextDeps['debounced'] = null;
+    if (data.debounce) {
+      if (!flow) throw new Error('a debounced job reached a processor without debounce bookkeeping');
+      const taken = await flow.debounce.take(handler.id, data.debounce, job.id);
+      // Pushed back by a later event of the burst: run at the new due time, no attempt spent.
+      if (taken.kind === 'wait') return { kind: 'delay', until: now() + taken.ms };
+      if (taken.kind === 'gone') return skip(handler, data, 'burst_gone', 'debug');
+      data = { ...taken.burst.latest, debounce: data.debounce };
+      debounced = { count: taken.burst.count, firstAt: new Date(taken.burst.firstAt).toISOString() };
+      if (job.attemptsMade === 0) deps.hooks?.onDebounced?.({ handler: handler.id, folded: taken.burst.count - 1 });
+    }
+    const order = data.order;
+    if (order) {
+      if (!flow) throw new Error('an ordered job reached a processor without order bookkeeping');
+      const started = await flow.order.start({ ...data, order }, job.id, flow.add);
+      // Its worker died after the run released its key: the next run's job was added again.
+      if (started.alreadyCompleted) return skip(handler, data, 'already_completed', 'debug');
+      if (handler.flow.skipStale && started.lastAppliedAt !== null && order.at < started.lastAppliedAt) {
+        await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
+        return skip(handler, data, 'stale', 'info', { lastApplied: new Date(started.lastAppliedAt).toISOString() });
+      }
+    }
+    const { maxAgeMs } = handler.flow;
+    if (maxAgeMs !== null) {
+      const age = now() - eventTime(data);
+      if (age > maxAgeMs) {
+        if (order && flow) await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
+        return skip(handler, data, 'max_age', 'info', { ageMs: Math.round(age), maxAgeMs });
+      }
+    }
+    const outcome = await runHandler(handler, data, {
       api: deps.api,
+      priority: handler.flow.priority,
       steps: deps.steps,
       log: deps.log,
       settings: version.settings.get(handler.id) ?? {},
       signal: signal ?? new AbortController().signal,
-      delivery: { key: job.data.key, receivedAt: job.data.receivedAt, attempt: job.attemptsMade + 1 },
+      delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1 },
+      debounced,
     });
-    deps.hooks?.onHandler?.({ handler: handler.id, event: job.data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
+    deps.hooks?.onHandler?.({ handler: handler.id, event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
+    const decision = decide(outcome);
+    // What the run means for its key's line and its burst.
+    const final = decision.kind === 'dead' || (decision.kind === 'retry' && job.attemptsMade + 1 >= job.attempts);
+    if (flow && order) {
+      if (decision.kind === 'completed') await flow.order.release({ ...data, order }, job.id, 'completed', flow.add);
+      else if (final && handler.flow.onDead === 'release') await flow.order.release({ ...data, order }, job.id, 'released', flow.add);
+    }
+    if (flow && data.debounce && decision.kind === 'completed') await flow.debounce.finish(handler.id, data.debounce, job.id);
+    return decision;
+  };
+
+  function skip(handler: Handler, data: HandlerJobData, reason: SkipReason, level: 'info' | 'debug', extra: object = {}): HandlerJobDecision {
+    deps.log[level]({ handler: handler.id, delivery: data.key, event: data.event.name, reason, ...extra }, `run skipped: ${SKIP_TEXT[reason]}`);
+    deps.hooks?.onSkipped?.({ handler: handler.id, event: data.event.name, reason });
+    return { kind: 'completed', result: { ms: 0, skipped: reason } };
+  }
+
+  function decide(outcome: RunOutcome): HandlerJobDecision {
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
     const { verdict } = outcome;
     switch (verdict.kind) {
@@ -93,5 +164,19 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       case 'retry':
         return { kind: 'retry', error: outcome.error instanceof Error ? outcome.error : new Error(verdict.reason) };
     }
-  };
+  }
+}
+
+const SKIP_TEXT: Record<SkipReason, string> = {
+  max_age: 'the event is older than the handler\'s maxAge',
+  stale: 'an event of the same key created later was already applied (skipStale)',
+  already_completed: 'this run already completed (its worker stopped before recording it)',
+  burst_gone: 'its debounce burst was already run',
+};
+
+/** The event's time: its creation, else its receipt (ms). */
+export function eventTime(data: Pick<HandlerJobData, 'event' | 'receivedAt'> & { order?: OrderRef | undefined }): number {
+  if (data.order) return data.order.at;
+  const created = data.event.createdAt ? Date.parse(data.event.createdAt) : Number.NaN;
+  return Number.isFinite(created) ? created : Date.parse(data.receivedAt);
 }

@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
 import type { HandlerJobData } from '../../src/queue/jobs.js';
-import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../src/queue/names.js';
+import { EVENTS_QUEUE } from '../../src/queue/names.js';
+import { handlerQueueList, openHandlerQueues, type HandlerQueues } from '../../src/queue/queues.js';
 import type { RunningService } from '../../src/runtime/service.js';
 import { startService } from '../../src/runtime/service.js';
 import { loadHandlers } from '../../src/worker/loader.js';
@@ -24,7 +25,10 @@ export interface Pipeline {
   prefix: string;
   redis: Redis;
   events: Queue<StoredDelivery>;
+  /** The `normal` handler queue (every handler of the test fixtures is normal unless it says otherwise). */
   handlers: Queue<HandlerJobData>;
+  /** The handler queue of each priority. */
+  handlerQueues: HandlerQueues;
   lines: string[];
   /** Entries of the sandbox request log (method, path, status, idempotency_key, …). */
   requests(filter?: { method?: string; path?: string }): Promise<SandboxRequest[]>;
@@ -61,9 +65,10 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   sandbox.emitter.configure(receiverUrl, TEST_SECRET);
   const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   const events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
-  const handlers = new Queue<HandlerJobData>(HANDLERS_QUEUE, { connection: redis, prefix });
+  const handlerQueues = openHandlerQueues(redis, prefix);
+  const handlers = handlerQueues.normal as Queue<HandlerJobData>;
   return {
-    sandbox, api, service, worker: worker as unknown as WorkerService, receiverUrl, prefix, redis, events, handlers, lines,
+    sandbox, api, service, worker: worker as unknown as WorkerService, receiverUrl, prefix, redis, events, handlers, handlerQueues, lines,
     requests: async (filter = {}) => {
       const q = new URLSearchParams(filter as Record<string, string>).toString();
       const r = await fetch(`${api.url}/_sandbox/requests${q ? `?${q}` : ''}`);
@@ -73,7 +78,7 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
       sandbox.emitter.configure(null, null);
       await service.close();
       await api.close();
-      await Promise.allSettled([events.close(), handlers.close()]);
+      await Promise.allSettled([events, ...handlerQueueList(handlerQueues)].map((q) => q.close()));
       redis.disconnect();
     },
   };

@@ -91,7 +91,7 @@ describe('dlq against real failed jobs', () => {
   });
 
   it('resume unpauses a handlers queue paused for an auth error', async () => {
-    await pauseHandlers(p.redis, p.handlers, p.prefix, { reason: 'API token unusable (token_expired)', code: 'token_expired', at: new Date().toISOString(), tokenHash: null });
+    await pauseHandlers(p.redis, p.handlerQueues, p.prefix, { reason: 'API token unusable (token_expired)', code: 'token_expired', at: new Date().toISOString(), tokenHash: null });
     const before = await run('list');
     expect(before.out).toMatch(/handlers queue is PAUSED .*token_expired/);
     const r = await run('resume');

@@ -183,7 +183,7 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
     await handlers.add('run', { n: 3 }, { delay: 60_000 });
     await redis.rpush(ingestKeys(prefix).inbox, 'a', 'b', 'c');
 
-    const metrics = createMetrics({ prefix, queues: { events, handlers }, redis, defaultMetrics: false });
+    const metrics = createMetrics({ prefix, queues: { all: [events, handlers] }, redis, defaultMetrics: false });
     let s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_redis_up')).toBe(1);
     expect(valueOf(s, 'switchyard_queue_jobs', { queue: 'events', state: 'waiting' })).toBe(2);
@@ -194,12 +194,12 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
     expect(valueOf(s, 'switchyard_handlers_paused')).toBe(0);
 
     // Paused by any process (here: directly in Redis): every process's scrape shows it.
-    await pauseHandlers(redis, handlers, prefix, { reason: 'token_expired', code: 'token_expired', at: new Date().toISOString(), tokenHash: null });
+    await pauseHandlers(redis, { high: handlers, normal: handlers, low: handlers }, prefix, { reason: 'token_expired', code: 'token_expired', at: new Date().toISOString(), tokenHash: null });
     await redis.lpop(ingestKeys(prefix).inbox);
     s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_handlers_paused')).toBe(1);
     expect(valueOf(s, 'switchyard_ingest_inbox_length')).toBe(2);
-    await resumeHandlers(redis, handlers, prefix);
+    await resumeHandlers(redis, { high: handlers, normal: handlers, low: handlers }, prefix);
     s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_handlers_paused')).toBe(0);
   });
@@ -207,7 +207,7 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
   it('binds sources after creation (the service opens its queues later)', async () => {
     const metrics = createMetrics({ prefix, defaultMetrics: false });
     expect(parseSamples(await metrics.scrape()).some((x) => x.name === 'switchyard_queue_jobs')).toBe(false);
-    metrics.bind({ queues: { events, handlers }, redis });
+    metrics.bind({ queues: { all: [events, handlers] }, redis });
     const s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_queue_jobs', { queue: 'events', state: 'waiting' })).toBe(2);
     expect(valueOf(s, 'switchyard_redis_up')).toBe(1);

@@ -31,7 +31,7 @@ describe('receiver app with metrics and admin mounted', () => {
   });
 
   function app(withAdmin: boolean) {
-    const metrics = createMetrics({ prefix, queues: { events, handlers }, redis, defaultMetrics: false });
+    const metrics = createMetrics({ prefix, queues: { all: [events, handlers] }, redis, defaultMetrics: false });
     const seen = new Set<string>();
     const sink: DeliverySink = { put: async (d) => (seen.has(d.key) ? 'duplicate' : (seen.add(d.key), 'accepted')) };
     const receiver = createReceiverApp({

@@ -68,7 +68,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
     expect(counts['failed']).toBe(0);
 
     await fetch(`${p.api.url}/_sandbox/faults`, { method: 'DELETE' });
-    await resumeHandlers(p.redis, p.handlers, p.prefix);
+    await resumeHandlers(p.redis, p.handlerQueues, p.prefix);
     const ids = bodies.map((b) => `seen ${deliveryId(b)}`);
     await waitFor(async () => {
       const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));

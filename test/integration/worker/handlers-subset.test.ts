@@ -28,7 +28,7 @@ describe('workers with different HANDLERS subsets', () => {
     const config = testConfig({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix, WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme' });
     const { log } = memoryLogger();
     for (const run of [['note-on-message'], ['echo-note']]) {
-      pools.push(await startWorker({ config, redisUrl: testRedisUrl(), log, set: new HandlerSet(handlerSnapshot(all, run, {})) }, { handlers: p.handlers }));
+      pools.push(await startWorker({ config, redisUrl: testRedisUrl(), log, set: new HandlerSet(handlerSnapshot(all, run, {})) }, { handlers: p.handlerQueues }));
     }
   });
   afterAll(async () => {

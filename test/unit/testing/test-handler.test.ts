@@ -62,7 +62,7 @@ describe('testHandler: one handler, run as the worker runs it', () => {
       log: createLogger({ level: 'silent', destination: { write: () => undefined } }),
     });
     const event = run.event;
-    const decision = await process({ data: { key: run.delivery.key, handlerId: noteTwice.id, receivedAt: run.delivery.receivedAt, event }, timestamp: Date.now(), attemptsMade: 0 });
+    const decision = await process({ id: 'j1', attempts: 1, data: { key: run.delivery.key, handlerId: noteTwice.id, receivedAt: run.delivery.receivedAt, event }, timestamp: Date.now(), attemptsMade: 0 });
     expect(decision.kind).toBe('completed');
     const workerKeys = sandbox.state.log.list().map((r) => r.idempotency_key);
     expect(workerKeys).toHaveLength(3);

@@ -14,7 +14,7 @@ const data: HandlerJobData = {
   key: 'evt_proc_1', handlerId: 'h', receivedAt: '2026-06-01T11:59:59Z',
   event: { id: 'evt_proc_1', name: 'lead.won', createdAt: null, data: { id: 1, contact_id: 2, name: 'n', value: null, source: null, outcome: 'won' } },
 };
-const job = (over: Partial<HandlerJobView> = {}): HandlerJobView => ({ data, timestamp: NOW - 1_000, attemptsMade: 0, ...over });
+const job = (over: Partial<HandlerJobView> = {}): HandlerJobView => ({ id: 'job-1', data, timestamp: NOW - 1_000, attemptsMade: 0, attempts: 10, ...over });
 
 function processor(handle: Handler['handle'], extra: { random?: () => number } = {}) {
   const { log, lines } = memoryLogger();

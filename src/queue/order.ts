@@ -1,0 +1,127 @@
+import type { JobsOptions } from 'bullmq';
+import type { RedisClient } from '../redis/connection.js';
+import type { Priority } from '../util/priority.js';
+import type { HandlerJobData, OrderRef } from './jobs.js';
+import { QUEUE_SCRIPTS } from './scripts.js';
+
+/**
+ * Per-key order of an ordered handler's runs, on Redis (BullMQ's open-source
+ * edition has no groups). Each (handler, key) has a line: a sorted set of its
+ * runs by the event's creation time, ties by receipt. Only the line's head has
+ * a job in a handler queue; the others wait in Redis with their job payload.
+ * When the head is over (completed, skipped, or dead-lettered and released),
+ * the next one becomes the head and its job is added. A retried, stalled or
+ * SIGKILLed head keeps its place (its job id stays the head), so later runs
+ * wait; every step is one Lua script, so processes never see half of one.
+ */
+
+/** A job to add to a handler queue when its run reaches the head of its line. */
+export interface QueuedJob {
+  readonly priority: Priority;
+  readonly name: string;
+  readonly data: HandlerJobData;
+  readonly opts: JobsOptions & { jobId: string };
+}
+
+/** Adds a job to the handler queue of its priority (a no-op when a job with its id exists). */
+export type AddJob = (job: QueuedJob) => Promise<void>;
+
+export function orderKeys(prefix: string, handlerId: string, key: string) {
+  const base = `${prefix}:order:${handlerId}:${key}`;
+  return {
+    line: `${base}:line`,
+    state: base,
+    backlog: `${prefix}:order-backlog:${handlerId}`,
+    done: (jobId: string) => `${prefix}:order-done:${jobId}`,
+  };
+}
+
+/** The line member of a run: receipt time first (ties of creation time go by receipt), then the job id. */
+export function orderMember(receivedAtMs: number, jobId: string): string {
+  return `${String(Math.max(0, Math.floor(receivedAtMs))).padStart(15, '0')}|${jobId}`;
+}
+
+export interface OrderStart {
+  /** This run already finished (its worker died before completing the job): complete it without running. */
+  readonly alreadyCompleted: boolean;
+  /** Creation time (ms) of the last event the handler applied for the key, or null. */
+  readonly lastAppliedAt: number | null;
+}
+
+export interface OrderGateOptions {
+  /** How long a run's done marker is kept, so a repeated fan-out of its delivery adds nothing (the dedupe window). */
+  readonly doneTtlMs: number;
+  /** How long an idle key's state (the last applied time, for skipStale) is kept. */
+  readonly idleTtlMs?: number;
+}
+
+const DAY = 86_400_000;
+
+/** The order lines of one prefix, on one connection. */
+export class OrderGate {
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
+  readonly #run: ReturnType<typeof QUEUE_SCRIPTS.on>;
+  readonly #doneTtlMs: number;
+  readonly #idleTtlMs: number;
+
+  constructor(redis: RedisClient, prefix: string, opts: OrderGateOptions) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#run = QUEUE_SCRIPTS.on(redis);
+    this.#doneTtlMs = opts.doneTtlMs;
+    this.#idleTtlMs = opts.idleTtlMs ?? Math.max(30 * DAY, opts.doneTtlMs);
+  }
+
+  #keys(handlerId: string, ref: OrderRef) {
+    return orderKeys(this.#prefix, handlerId, ref.key);
+  }
+
+  /**
+   * Puts a run in its key's line (fan-out). Returns `add` when it is the head
+   * (add its job now), `wait` when it waits behind another run, `done` when
+   * this delivery's run was already in the line once (a repeated fan-out).
+   */
+  async enqueue(job: QueuedJob, ref: OrderRef): Promise<'add' | 'wait' | 'done'> {
+    const k = this.#keys(job.data.handlerId, ref);
+    const r = Number(await this.#run.orderEnqueue([k.line, k.state, k.backlog, k.done(job.opts.jobId)], [ref.member, ref.at, JSON.stringify(job), ref.key]));
+    return r === 1 ? 'add' : r === 2 ? 'done' : 'wait';
+  }
+
+  /** State of the key as a run starts; re-adds the head's job when this run had already finished. */
+  async start(data: HandlerJobData & { order: OrderRef }, jobId: string, add: AddJob): Promise<OrderStart> {
+    const k = this.#keys(data.handlerId, data.order);
+    const [done, last, , payload] = (await this.#run.orderStart([k.state, k.done(jobId)], [])) as [string, string, string, string];
+    const alreadyCompleted = done === 'completed';
+    if (alreadyCompleted && payload) await add(JSON.parse(payload) as QueuedJob);
+    return { alreadyCompleted, lastAppliedAt: last === '' ? null : Number(last) };
+  }
+
+  /**
+   * Takes a run off its line and adds the next run's job. `applied`: the run
+   * completed (its event becomes the key's last applied one); otherwise it was
+   * skipped or dead-lettered.
+   */
+  async release(data: HandlerJobData & { order: OrderRef }, jobId: string, outcome: 'completed' | 'skipped' | 'released', add: AddJob): Promise<void> {
+    const k = this.#keys(data.handlerId, data.order);
+    const r = (await this.#run.orderRelease([k.line, k.state, k.backlog, k.done(jobId)], [
+      data.order.member, outcome === 'released' ? 'released' : 'completed', outcome === 'completed' ? data.order.at : '', data.order.key, this.#doneTtlMs, this.#idleTtlMs,
+    ])) as string[];
+    if (r.length === 2 && r[1]) await add(JSON.parse(r[1]) as QueuedJob);
+  }
+
+  /** Backlog of one ordered handler: keys with runs not yet over, those runs in all (heads included), the longest line. */
+  async backlog(handlerId: string): Promise<{ keys: number; pending: number; longest: number }> {
+    const key = `${this.#prefix}:order-backlog:${handlerId}`;
+    // Scores are line lengths; one read of the handler's keys (a few thousand at most in practice).
+    const all = (await this.#redis.call('ZRANGE', key, '0', '-1', 'WITHSCORES')) as string[];
+    let pending = 0;
+    let longest = 0;
+    for (let i = 1; i < all.length; i += 2) {
+      const n = Number(all[i]);
+      pending += n;
+      longest = Math.max(longest, n);
+    }
+    return { keys: all.length / 2, pending, longest };
+  }
+}
