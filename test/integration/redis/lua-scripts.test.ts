@@ -7,6 +7,9 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITER_SCRIPTS, limiterScripts } from '../../../src/api/rate-limiter-lua.js';
 import { QUEUE_SCRIPTS, queueScripts } from '../../../src/queue/scripts.js';
+import { OrderGate, type QueuedJob } from '../../../src/queue/order.js';
+import { DebounceBursts } from '../../../src/queue/debounce.js';
+import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
 import { LuaScriptError, LuaScripts } from '../../../src/redis/lua.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
@@ -43,6 +46,16 @@ function exercise(connect: () => RedisClient) {
   const q = { inbox: `${tag}:inbox`, inflight: `${tag}:inflight:p1`, heartbeat: `${tag}:heartbeat:p1`, pumps: `${tag}:pumps` };
   const item = (k: string) => ({ dedupeKey: `${tag}:dedupe:${k}`, payload: `payload-${k}`, receivedAt: '2024-01-01T00:00:00.000Z' });
   const quotaReset = Date.now() + 600_000;
+  const run = (n: number): QueuedJob & { data: HandlerJobData & { order: NonNullable<HandlerJobData['order']> } } => {
+    const data = {
+      key: `evt_${n}`, handlerId: 'h', receivedAt: '2024-01-01T00:00:00.000Z',
+      event: { id: `evt_${n}`, name: 'message.received' as const, createdAt: null, data: {} },
+      order: { key: 'conversation:1', member: `00000000000000${n}|j${n}`, at: 1_000 + n },
+    };
+    return { priority: 'normal', name: 'h', data, opts: { jobId: `j${n}` } };
+  };
+  const added: string[] = [];
+  const add = async (j: QueuedJob) => { added.push(j.opts.jobId); };
 
   // Two rounds per script, each with what it must answer; round 2 runs after the flush.
   type Runs = (redis: RedisClient) => [() => Promise<void>, () => Promise<void>];
@@ -90,6 +103,55 @@ function exercise(connect: () => RedisClient) {
       return [
         async () => expect(await s.pumpTakeMore(q.inbox, q.inflight, 1)).toEqual(['payload-a']),
         async () => expect(await s.pumpTakeMore(q.inbox, q.inflight, 5)).toEqual(['payload-a', 'payload-b', 'payload-c']),
+      ];
+    },
+    orderEnqueue: (redis) => {
+      const gate = new OrderGate(redis, tag, { doneTtlMs: 60_000 });
+      return [
+        async () => { expect(await gate.enqueue(run(1), run(1).data.order)).toBe('add'); expect(await gate.enqueue(run(1), run(1).data.order)).toBe('add'); },
+        async () => expect(await gate.enqueue(run(2), run(2).data.order)).toBe('wait'),
+      ];
+    },
+    orderStart: (redis) => {
+      const gate = new OrderGate(redis, tag, { doneTtlMs: 60_000 });
+      return [
+        async () => expect(await gate.start(run(1).data, 'j1', add)).toEqual({ alreadyCompleted: false, lastAppliedAt: null }),
+        async () => expect(await gate.start(run(2).data, 'j2', add)).toEqual({ alreadyCompleted: false, lastAppliedAt: null }),
+      ];
+    },
+    orderRelease: (redis) => {
+      const gate = new OrderGate(redis, tag, { doneTtlMs: 60_000 });
+      return [
+        async () => {
+          await gate.release(run(1).data, 'j1', 'completed', add);
+          expect(added).toEqual(['j2']);
+          // The run finished: a repeated fan-out adds nothing, a re-run of it completes at once and re-adds the head.
+          expect(await gate.enqueue(run(1), run(1).data.order)).toBe('done');
+          expect(await gate.start(run(1).data, 'j1', add)).toEqual({ alreadyCompleted: true, lastAppliedAt: 1_001 });
+          expect(added).toEqual(['j2', 'j2']);
+        },
+        async () => {
+          await gate.release(run(2).data, 'j2', 'completed', add);
+          expect(await gate.backlog('h')).toEqual({ keys: 0, pending: 0, longest: 0 });
+        },
+      ];
+    },
+    debounceAdd: (redis) => {
+      const bursts = new DebounceBursts(redis, tag, 60_000);
+      const d = run(1).data;
+      return [
+        async () => expect((await bursts.add(d, 'r1', 'contact:1', 1, 5_000, 20_000)).kind).toBe('open'),
+        async () => {
+          expect((await bursts.add({ ...d, key: 'evt_2' }, 'r2', 'contact:1', 2, 5_000, 20_000)).kind).toBe('folded');
+          expect((await bursts.add({ ...d, key: 'evt_2' }, 'r2', 'contact:1', 2, 5_000, 20_000)).kind).toBe('repeat');
+        },
+      ];
+    },
+    debounceTake: (redis) => {
+      const bursts = new DebounceBursts(redis, tag, 60_000);
+      return [
+        async () => expect((await bursts.take('h', { key: 'contact:1' }, 'nobody')).kind).toBe('gone'),
+        async () => expect((await bursts.take('h', { key: 'contact:9' }, 'nobody')).kind).toBe('gone'),
       ];
     },
     pumpRecover: (redis) => {

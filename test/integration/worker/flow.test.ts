@@ -1,0 +1,136 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { conversation, lifecycle, message } from '../../support/flow-events.js';
+import { startPipeline, type Pipeline } from '../../support/pipeline.js';
+import { deliver, waitFor } from '../../support/service.js';
+import { OrderGate } from '../../../src/queue/order.js';
+import { jobIdFor } from '../../../src/events/envelope.js';
+
+const FLOW = fileURLToPath(new URL('../../support/handlers/flow', import.meta.url));
+
+type Entry = Record<string, unknown> & { h: string };
+const g = globalThis as { __syFlow?: Entry[]; __syFlowOverlap?: string[]; __syCured?: boolean };
+const runs = (h: string) => (g.__syFlow ?? []).filter((e) => e.h === h);
+
+async function send(p: Pipeline, body: string): Promise<void> {
+  const r = await deliver(p.receiverUrl, body);
+  expect(r.status).toBe(202);
+}
+
+describe('flow control: order per key, staleness, debounce (signed deliveries in, one worker process)', () => {
+  let p: Pipeline;
+  beforeAll(async () => {
+    process.env['FLOW_FAIL_EVERY'] = '5';
+    p = await startPipeline({ handlersDir: FLOW, env: { WORKER_CONCURRENCY: '8' } });
+  });
+  afterAll(async () => {
+    delete process.env['FLOW_FAIL_EVERY'];
+    delete process.env['FLOW_SLOW_SEQ'];
+    await p?.close();
+  });
+  beforeEach(() => {
+    g.__syFlow = [];
+    g.__syFlowOverlap = [];
+  });
+
+  it('runs one conversation at a time, in creation order, through retries (8 slots, 12 conversations × 10 events)', async () => {
+    const base = Date.now();
+    const convs = Array.from({ length: 12 }, (_, i) => 9_000 + i);
+    // Each conversation's events are sent in order, all conversations at once.
+    await Promise.all(convs.map(async (conv) => {
+      for (let seq = 1; seq <= 10; seq++) await send(p, message('message.received', conv, String(seq), base + seq));
+    }));
+    await waitFor(() => runs('ordered').filter((e) => e['at'] === 'done').length === 120, 60_000, 50);
+    expect(g.__syFlowOverlap).toEqual([]);
+    for (const conv of convs) {
+      const starts = runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'start');
+      const done = runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').map((e) => e['seq']);
+      expect(done).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      // A failed run was retried in its place: seq 5 and 10 started twice, back to back.
+      const order = starts.map((e) => `${String(e['seq'])}.${String(e['attempt'])}`);
+      expect(order).toEqual(['1.1', '2.1', '3.1', '4.1', '5.1', '5.2', '6.1', '7.1', '8.1', '9.1', '10.1', '10.2']);
+    }
+    // Every line is over: nothing left waiting.
+    const gate = new OrderGate(p.redis, p.prefix, { doneTtlMs: 60_000 });
+    expect(await gate.backlog('ordered')).toEqual({ keys: 0, pending: 0, longest: 0 });
+  });
+
+  it('an event that arrives while its conversation is busy takes its place by creation time, not arrival', async () => {
+    process.env['FLOW_SLOW_SEQ'] = '1';
+    const conv = 9_100;
+    const base = Date.now();
+    await send(p, message('message.received', conv, '1', base + 1));
+    await waitFor(() => runs('ordered').some((e) => e['conv'] === conv && e['at'] === 'start'));
+    // 3 was created after 2 but arrives first.
+    await send(p, message('message.received', conv, '3', base + 3));
+    await send(p, message('message.received', conv, '2', base + 2));
+    await waitFor(() => runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').length === 3, 20_000);
+    delete process.env['FLOW_SLOW_SEQ'];
+    expect(runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').map((e) => e['seq'])).toEqual([1, 2, 3]);
+  });
+
+  it('a dead-lettered run releases its conversation by default (onDead: release)', async () => {
+    const conv = 9_200;
+    const base = Date.now();
+    await send(p, message('message.sent', conv, 'first', base + 1));
+    await send(p, message('message.sent', conv, 'poison', base + 2));
+    await send(p, message('message.sent', conv, 'after', base + 3));
+    await waitFor(() => runs('poison').length === 2, 20_000);
+    expect(runs('poison').map((e) => e['body'])).toEqual(['first', 'after']);
+    const failed = await p.handlers.getJobs(['failed']);
+    expect(failed.filter((j) => (j.data.event.data as { body?: string }).body === 'poison')).toHaveLength(1);
+  });
+
+  it('skipStale skips an assignment created before the last one applied, with a logged reason', async () => {
+    const conv = 9_300;
+    const base = Date.now();
+    await send(p, conversation('conversation.assigned', conv, 'newer', base));
+    await waitFor(() => runs('latest-status').length === 1);
+    const older = conversation('conversation.assigned', conv, 'older', base - 5_000);
+    await send(p, older);
+    const key = (JSON.parse(older) as { id: string }).id;
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'latest-status')))?.returnvalue);
+    const job = await p.handlers.getJob(jobIdFor(key, 'latest-status'));
+    expect(job?.returnvalue).toEqual({ ms: 0, skipped: 'stale' });
+    expect(runs('latest-status').map((e) => e['subject'])).toEqual(['newer']);
+    expect(p.lines.some((l) => l.includes('"reason":"stale"') && l.includes('run skipped'))).toBe(true);
+  });
+
+  it('maxAge skips an event older than the limit and runs a fresh one', async () => {
+    const stale = conversation('conversation.opened', 9_400, null, Date.now() - 2 * 3_600_000);
+    await send(p, stale);
+    await send(p, conversation('conversation.opened', 9_401, null));
+    await waitFor(() => runs('fresh-only').length === 1);
+    const key = (JSON.parse(stale) as { id: string }).id;
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'fresh-only')))?.returnvalue);
+    expect((await p.handlers.getJob(jobIdFor(key, 'fresh-only')))?.returnvalue).toEqual({ ms: 0, skipped: 'max_age' });
+    expect(runs('fresh-only').map((e) => e['conv'])).toEqual([9_401]);
+    expect(p.lines.some((l) => l.includes('"reason":"max_age"') && l.includes('"maxAgeMs":60000'))).toBe(true);
+  });
+
+  it('debounce folds a burst into one run with the latest event and the count', async () => {
+    const base = Date.now();
+    for (let i = 1; i <= 5; i++) await send(p, lifecycle(501, `stage-${i}`, base + i));
+    await send(p, lifecycle(502, 'only', base));
+    await waitFor(() => runs('debounced').length === 2, 10_000);
+    await new Promise((r) => setTimeout(r, 600)); // nothing else runs once the bursts are over
+    const byContact = Object.fromEntries(runs('debounced').map((e) => [String(e['contact']), e]));
+    expect(runs('debounced')).toHaveLength(2);
+    expect(byContact['501']).toMatchObject({ stage: 'stage-5', count: 5 });
+    expect(byContact['502']).toMatchObject({ stage: 'only', count: 1 });
+  });
+
+  it('debounce runs a burst that keeps going no later than maxWait after its first event, and loses no event', async () => {
+    // One event every 150 ms for ~3 s: `wait` (400 ms) never passes, so only maxWait (1.5 s) ends each burst.
+    const started = Date.now();
+    let sent = 0;
+    while (Date.now() - started < 3_000) {
+      await send(p, lifecycle(503, `s-${++sent}`, Date.now()));
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await waitFor(() => runs('debounced').reduce((n, e) => n + Number(e['count']), 0) === sent, 10_000);
+    expect(runs('debounced').length).toBeGreaterThanOrEqual(2);
+    expect(runs('debounced').length).toBeLessThan(sent);
+    expect(runs('debounced').at(-1)?.['stage']).toBe(`s-${sent}`);
+  });
+});

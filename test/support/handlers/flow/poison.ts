@@ -1,0 +1,14 @@
+/** Ordered per conversation (message.sent): a body "poison" is dead-lettered at once; the rest is recorded. */
+import { defineHandler, UnrecoverableError } from 'switchyard';
+import { record } from './record.js';
+
+export default defineHandler({
+  id: 'poison',
+  on: ['message.sent'],
+  orderBy: 'conversation',
+  onDead: process.env['FLOW_ON_DEAD'] === 'block' ? 'block' : 'release',
+  async handle(event) {
+    if (event.data.body === 'poison' && !(globalThis as { __syCured?: boolean }).__syCured) throw new UnrecoverableError('poisoned');
+    await record({ h: 'poison', conv: event.data.conversation_id, body: event.data.body });
+  },
+});
