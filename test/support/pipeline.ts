@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
@@ -96,4 +96,17 @@ export async function sandboxCall(p: Pipeline, method: string, path: string, bod
   });
   const text = await r.text();
   return { status: r.status, json: text ? (JSON.parse(text) as SandboxJson) : {} };
+}
+
+/** Job counts of every handler queue (all priorities) added up. */
+export async function handlerJobCounts(p: Pipeline, ...states: string[]): Promise<Record<string, number>> {
+  const all = await Promise.all(handlerQueueList(p.handlerQueues).map((q) => q.getJobCounts(...states)));
+  const out: Record<string, number> = {};
+  for (const counts of all) for (const [k, v] of Object.entries(counts)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+/** Jobs of every handler queue (all priorities) in the given states. */
+export async function handlerJobs(p: Pipeline, states: ('completed' | 'failed' | 'waiting' | 'active' | 'delayed')[]): Promise<Job<HandlerJobData>[]> {
+  return (await Promise.all(handlerQueueList(p.handlerQueues).map((q) => q.getJobs(states) as Promise<Job<HandlerJobData>[]>))).flat();
 }

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayCommand } from '../../../src/cli/replay.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import { startPipeline, type Pipeline } from '../../support/pipeline.js';
+import { handlerJobCounts, handlerJobs, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { TEST_SECRET, waitFor } from '../../support/service.js';
 import { memoryIo } from '../../support/io.js';
 
@@ -57,15 +57,15 @@ describe('the shipped fixtures through receiver and worker', () => {
     expect(JSON.parse(io.out())).toMatchObject({ total: 11, accepted: 11 });
     // One handler job per recipe; the sandbox's own events from those writes may add more.
     await waitFor(async () => {
-      const counts = await p.handlers.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
+      const counts = await handlerJobCounts(p, 'completed', 'failed', 'waiting', 'active', 'delayed');
       const events = await p.events.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
       return counts['completed']! >= RECIPES.length && counts['waiting'] === 0 && counts['active'] === 0 && counts['delayed'] === 0
         && events['completed']! >= 11 && events['waiting'] === 0 && events['active'] === 0;
     }, 20_000);
     expect(await p.events.getFailedCount()).toBe(0);
-    const failed = await p.handlers.getFailed();
+    const failed = await handlerJobs(p, ['failed']);
     expect(failed.map((j) => `${j.name}: ${j.failedReason}`)).toEqual([]);
-    const done = (await p.handlers.getCompleted()).map((j) => (j.data as { handlerId: string }).handlerId);
+    const done = (await handlerJobs(p, ['completed'])).map((j) => j.data.handlerId);
     for (const id of RECIPES) expect(done).toContain(id);
   }, 40_000);
 });

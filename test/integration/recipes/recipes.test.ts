@@ -4,6 +4,7 @@ import { waitFor } from '../../support/service.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 
 const HANDLERS = fileURLToPath(new URL('../../../handlers', import.meta.url));
+const OPEN_DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 2) % 7] as string;
 
 /**
  * The shipped recipes end to end: the sandbox changes state and emits a
@@ -21,7 +22,8 @@ describe('recipes against the sandbox', () => {
   beforeAll(async () => {
     p = await startPipeline({
       handlersDir: HANDLERS,
-      env: { FOLLOW_UP_DAYS: '3', BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Europe/Berlin', AWAY_MESSAGE: 'We are away', MERGE_DUPLICATES: 'true' },
+      // Open only two days from now (UTC): closed all of today, whenever the test runs.
+      env: { FOLLOW_UP_DAYS: '3', BUSINESS_HOURS: `${OPEN_DAY} 09:00-17:00 UTC`, AWAY_MESSAGE: 'We are away', MERGE_DUPLICATES: 'true' },
     });
     world = ((await (await fetch(`${p.api.url}/_sandbox/workspaces`)).json()) as { data: (typeof world)[] }).data[0] as typeof world;
   });
@@ -63,19 +65,34 @@ describe('recipes against the sandbox', () => {
   });
 
   it('away-reply: answers an inbound message outside business hours once per closed period', async () => {
-    // Saturday evening in Berlin: closed.
-    await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ set: '2026-11-21T19:00:00Z' }) });
+    // The sandbox's clock is now; the business hours are closed all day.
     const first = await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Night Owl', email: 'owl@example.com' }, channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id, body: 'hello?' }) });
     expect(first.status).toBe(201);
     const { conversation } = ((await first.json()) as { data: { conversation: { id: number } } }).data;
     const sends = () => p.requests({ method: 'POST', path: `/conversations/${conversation.id}/messages` });
     await waitFor(async () => (await sends()).some((r) => r.status === 201));
     await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: conversation.id, body: 'anyone?' }) });
-    // The second inbound message is processed (its away-reply job completes) without a second reply.
-    await waitFor(async () => (await p.handlers.getJobs(['completed'])).filter((j) => j.name === 'away-reply').length >= 2, 10_000);
+    // The second inbound message is processed (its away-reply job completes, in the high queue) without a second reply.
+    await waitFor(async () => (await p.handlerQueues.high.getJobs(['completed'])).filter((j) => j.name === 'away-reply').length >= 2, 10_000);
     const fresh = (await sends()).filter((r) => r.status === 201 && !r.replay);
     expect(fresh).toHaveLength(1);
     expect((fresh[0]?.body as { text?: string }).text).toBe('We are away');
+  });
+
+  it('away-reply: a message older than its maxAge (10 minutes) gets no reply; the run is skipped with its reason', async () => {
+    // The sandbox's clock two hours back: the event says the message came in then.
+    await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ set: new Date(Date.now() - 2 * 3_600_000).toISOString() }) });
+    try {
+      const first = await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Late Bird', email: 'late@example.com' }, channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id, body: 'still there?' }) });
+      expect(first.status).toBe(201);
+      const { conversation } = ((await first.json()) as { data: { conversation: { id: number } } }).data;
+      const skipped = await waitFor(async () => (await p.handlerQueues.high.getJobs(['completed']))
+        .find((j) => j.name === 'away-reply' && (j.data.event.data as { conversation_id?: number }).conversation_id === conversation.id));
+      expect(skipped.returnvalue).toEqual({ ms: 0, skipped: 'max_age' });
+      expect(await p.requests({ method: 'POST', path: `/conversations/${conversation.id}/messages` })).toEqual([]);
+    } finally {
+      await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ set: new Date().toISOString() }) });
+    }
   });
 
   it('merge-duplicates: a new contact with the email of an older one is merged into it', async () => {
