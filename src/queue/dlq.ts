@@ -1,10 +1,11 @@
 import type { Job, Queue } from 'bullmq';
 import { jobIdFor } from '../events/envelope.js';
 import type { RedisClient } from '../redis/connection.js';
-import type { HandlerJobData } from './jobs.js';
+import type { HandlerJobData, OrderRef } from './jobs.js';
+import { OrderGate, type QueuedJob } from './order.js';
 import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, QUEUE_NAMES, type QueueName } from './names.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, isHandlerQueue, QUEUE_NAMES, type QueueName } from './names.js';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
 import { PRIORITIES } from '../util/priority.js';
 
@@ -175,19 +176,34 @@ export async function retryDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadE
   return done;
 }
 
-/** Deletes matching dead jobs for good. The dedupe keys stay, so a resend of the same delivery is still a duplicate. */
+/**
+ * Deletes matching dead jobs for good. The dedupe keys stay, so a resend of
+ * the same delivery is still a duplicate. A purged run of an ordered handler
+ * gives up its place: when it was holding its key (`onDead: 'block'`), the
+ * next run of that key starts.
+ */
 export async function purgeDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
   const done: DeadEntry[] = [];
+  const gate = new OrderGate(q.redis, q.prefix, { doneTtlMs: PURGED_MARKER_MS });
+  const add = async (next: QueuedJob) => {
+    await q.handlers[next.priority].add(next.name, next.data, next.opts);
+  };
   for (const { job, entry } of await collect(q, f)) {
     try {
       await job.remove();
       done.push(entry);
     } catch {
       /* removed meanwhile, or locked */
+      continue;
     }
+    const data = job.data as Partial<HandlerJobData>;
+    if (isHandlerQueue(entry.queue) && data.order && data.handlerId) await gate.release(data as HandlerJobData & { order: OrderRef }, entry.id, 'released', add);
   }
   return done;
 }
+
+/** How long a purged ordered run's marker stays (a repeated fan-out of its delivery adds nothing meanwhile). */
+const PURGED_MARKER_MS = 7 * 86_400_000;
 
 async function anyPaused(queues: HandlerQueues): Promise<boolean> {
   return (await Promise.all(handlerQueueList(queues).map((x) => x.isPaused()))).some(Boolean);

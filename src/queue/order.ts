@@ -114,14 +114,15 @@ export class OrderGate {
   async backlog(handlerId: string): Promise<{ keys: number; pending: number; longest: number }> {
     const key = `${this.#prefix}:order-backlog:${handlerId}`;
     // Scores are line lengths; one read of the handler's keys (a few thousand at most in practice).
-    const all = (await this.#redis.call('ZRANGE', key, '0', '-1', 'WITHSCORES')) as string[];
+    const reply = (await this.#redis.call('ZRANGE', key, '0', '-1', 'WITHSCORES')) as (string | [string, string])[];
+    // Flat [member, score, …] or pairs [[member, score], …], depending on the protocol.
+    const scores = reply.every(Array.isArray) ? reply.map((x) => Number(x[1])) : reply.filter((_, i) => i % 2 === 1).map(Number);
     let pending = 0;
     let longest = 0;
-    for (let i = 1; i < all.length; i += 2) {
-      const n = Number(all[i]);
+    for (const n of scores) {
       pending += n;
       longest = Math.max(longest, n);
     }
-    return { keys: all.length / 2, pending, longest };
+    return { keys: scores.length, pending, longest };
   }
 }

@@ -5,6 +5,7 @@ import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 import { OrderGate } from '../../../src/queue/order.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
+import { listDead, purgeDead, retryDead } from '../../../src/queue/dlq.js';
 
 const FLOW = fileURLToPath(new URL('../../support/handlers/flow', import.meta.url));
 
@@ -78,7 +79,7 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     await waitFor(() => runs('poison').length === 2, 20_000);
     expect(runs('poison').map((e) => e['body'])).toEqual(['first', 'after']);
     const failed = await p.handlers.getJobs(['failed']);
-    expect(failed.filter((j) => (j.data.event.data as { body?: string }).body === 'poison')).toHaveLength(1);
+    expect(failed.filter((j) => j.name === 'poison' && (j.data.event.data as { body?: string }).body === 'poison')).toHaveLength(1);
   });
 
   it('skipStale skips an assignment created before the last one applied, with a logged reason', async () => {
@@ -132,5 +133,49 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     expect(runs('debounced').length).toBeGreaterThanOrEqual(2);
     expect(runs('debounced').length).toBeLessThan(sent);
     expect(runs('debounced').at(-1)?.['stage']).toBe(`s-${sent}`);
+  });
+});
+
+describe('onDead: block holds a key until its dead run is retried or purged', () => {
+  let p: Pipeline;
+  beforeAll(async () => {
+    p = await startPipeline({ handlersDir: FLOW, only: ['poison-block'] });
+  });
+  afterAll(async () => {
+    g.__syCured = false;
+    await p?.close();
+  });
+  beforeEach(() => {
+    g.__syFlow = [];
+  });
+  const dlq = () => ({ events: p.events, handlers: p.handlerQueues, redis: p.redis, prefix: p.prefix });
+  const gate = () => new OrderGate(p.redis, p.prefix, { doneTtlMs: 60_000 });
+
+  it('later runs wait behind the dead one; a retry from the dead-letter queue runs it, then them, in order', async () => {
+    const conv = 9_500;
+    const base = Date.now();
+    for (const [i, body] of ['first', 'poison', 'after', 'last'].entries()) await send(p, message('message.sent', conv, body, base + i));
+    await waitFor(async () => (await p.handlers.getFailedCount()) === 1, 10_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(runs('poison-block').map((e) => e['body'])).toEqual(['first']);
+    expect(await gate().backlog('poison-block')).toEqual({ keys: 1, pending: 3, longest: 3 });
+    g.__syCured = true;
+    expect(await retryDead(dlq(), { handler: 'poison-block' })).toHaveLength(1);
+    await waitFor(() => runs('poison-block').length === 4, 10_000);
+    expect(runs('poison-block').map((e) => e['body'])).toEqual(['first', 'poison', 'after', 'last']);
+    expect(await gate().backlog('poison-block')).toEqual({ keys: 0, pending: 0, longest: 0 });
+  });
+
+  it('purging the dead run lets the next ones go on', async () => {
+    g.__syCured = false;
+    const conv = 9_501;
+    const base = Date.now();
+    for (const [i, body] of ['poison', 'after'].entries()) await send(p, message('message.sent', conv, body, base + i));
+    await waitFor(async () => (await listDead(dlq(), { handler: 'poison-block' })).length === 1, 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(runs('poison-block')).toEqual([]);
+    expect(await purgeDead(dlq(), { handler: 'poison-block' })).toHaveLength(1);
+    await waitFor(() => runs('poison-block').length === 1, 10_000);
+    expect(runs('poison-block').map((e) => e['body'])).toEqual(['after']);
   });
 });

@@ -6,7 +6,6 @@ export default defineHandler({
   id: 'poison',
   on: ['message.sent'],
   orderBy: 'conversation',
-  onDead: process.env['FLOW_ON_DEAD'] === 'block' ? 'block' : 'release',
   async handle(event) {
     if (event.data.body === 'poison' && !(globalThis as { __syCured?: boolean }).__syCured) throw new UnrecoverableError('poisoned');
     await record({ h: 'poison', conv: event.data.conversation_id, body: event.data.body });
