@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { Handler } from '../handler.js';
 import { HandlerSettingsError } from '../handler/errors.js';
 import { describeRetry, formatDuration } from '../handler/options.js';
+import { describeFlow, type FlowPolicy, type KeyOption } from '../handler/flow.js';
 import { parseSettings, settingVariables, type SettingVariable } from '../handler/settings.js';
 import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
 import { loadHandlerDir } from '../worker/loader.js';
@@ -13,8 +14,8 @@ const HELP = `Usage: switchyard handlers [--json]
 
 Loads the handler modules of HANDLERS_DIR (default ./handlers), as the worker
 would, and lists each handler with its events, token abilities, settings (the
-environment variables it reads: required, or their default), retries and
-timeout, then the helper modules beside them (modules that export no handler).
+environment variables it reads: required, or their default), retries,
+timeout and flow settings (priority, orderBy, skipStale, maxAge, debounce), then the helper modules beside them (modules that export no handler).
 Modules may be .ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or
 "commonjs" project. A module that cannot be loaded, a missing directory, or a
 setting missing or invalid in this environment is reported with the file or
@@ -33,7 +34,31 @@ interface Row {
   settingsProblems: string[];
   retry: Handler['retry'];
   timeoutMs: number | null;
+  /** Priority, order, staleness and debounce (JSON: `orderBy`/`debounce.key` as 'conversation', 'contact' or 'function'). */
+  flow: FlowRow;
   file: string;
+}
+
+interface FlowRow {
+  priority: string;
+  orderBy: string | null;
+  onDead: string | null;
+  skipStale: boolean;
+  maxAgeMs: number | null;
+  debounce: { key: string; waitMs: number; maxWaitMs: number } | null;
+}
+
+const keyName = (k: KeyOption) => (typeof k === 'function' ? 'function' : k);
+
+function flowRow(p: FlowPolicy): FlowRow {
+  return {
+    priority: p.priority,
+    orderBy: p.orderBy ? keyName(p.orderBy) : null,
+    onDead: p.orderBy ? p.onDead : null,
+    skipStale: p.skipStale,
+    maxAgeMs: p.maxAgeMs,
+    debounce: p.debounce ? { key: keyName(p.debounce.key), waitMs: p.debounce.waitMs, maxWaitMs: p.debounce.maxWaitMs } : null,
+  };
 }
 
 function settingsProblems(handler: Handler, env: Readonly<Record<string, string | undefined>>): string[] {
@@ -71,8 +96,9 @@ export const handlersCommand: Command = {
     const rows: Row[] = handlers.map(({ handler: h, file }) => ({
       id: h.id, on: [...h.on], abilities: [...h.abilities],
       settings: h.settings ? settingVariables(h.settings) : [], settingsProblems: settingsProblems(h, env),
-      retry: h.retry, timeoutMs: h.timeoutMs, file,
+      retry: h.retry, timeoutMs: h.timeoutMs, flow: flowRow(h.flow), file,
     }));
+    const flows = new Map(handlers.map(({ handler: h }) => [h.id, h.flow]));
     const failed = rows.some((r) => r.settingsProblems.length > 0);
     if (values.json) {
       io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -86,6 +112,7 @@ export const handlersCommand: Command = {
         `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
         (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
         `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
+        `  flow:      ${describeFlow(flows.get(r.id) as FlowPolicy)}\n` +
         `  file:      ${r.file}\n`,
       );
     }
