@@ -12,7 +12,7 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { parseSamples, valueOf } from '../../support/prom-text.js';
 
 const call = (over: Partial<CallEvent>): CallEvent => ({
-  op: 'contacts.get', method: 'GET', path: '/contacts/1', idempotencyKey: undefined, body: undefined, attempt: 1, status: 200, durationMs: 12, rateLimitWaitMs: 0, replayed: false,
+  op: 'contacts.get', method: 'GET', path: '/contacts/1', idempotencyKey: undefined, body: undefined, attempt: 1, status: 200, durationMs: 12, rateLimitWaitMs: 0, priority: 'normal', replayed: false,
   rateLimitRemaining: undefined, quotaRemaining: undefined, error: undefined, willRetry: false, ...over,
 });
 
