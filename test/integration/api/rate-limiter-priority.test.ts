@@ -15,7 +15,7 @@ const connect = (): Redis => {
   return r;
 };
 afterAll(async () => {
-  await Promise.all(conns.map((c) => (c.status === 'end' ? undefined : c.quit())));
+  await Promise.all(conns.filter((c) => c.status !== 'end').map((c) => c.quit()));
 });
 
 const TOKEN = 'sbx_priority_token';
@@ -129,7 +129,7 @@ describe('Redis rate limiter: priority order across processes', () => {
     const dead = doomed.acquire(undefined, 'high');
     dead.catch(() => undefined);
     await waitFor(async () => (await s.waiting()) === 1, 5_000, 2);
-    const [deadMember] = await s.admin.zrange(s.waitersKey, 0, -1);
+    const [deadMember] = await s.admin.zrange(s.waitersKey, '0', '-1');
     doomedRedis.disconnect(); // killed: it neither polls nor leaves
     await expect(dead).rejects.toThrow();
     expect(await s.admin.zscore(s.waitersKey, deadMember as string)).not.toBeNull(); // still registered, ahead of everyone
