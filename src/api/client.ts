@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { randomIdempotencyKey, type IdempotencyKeyGenerator } from './idempotency.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
-import { createMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { LIMITER_PRIORITIES, createMemoryRateLimiter, type LimiterPriority, type RateLimiter } from './rate-limiter.js';
 import { createRedisRateLimiter } from './rate-limiter-redis.js';
 import { contactsResource } from './resources/contacts.js';
 import { conversationsResource } from './resources/conversations.js';
@@ -29,6 +29,12 @@ export interface ApiClientOptions {
   burst?: number;
   /** Key prefix of the shared limiter (default `switchyard:api-rate:`). */
   rateLimitPrefix?: string;
+  /**
+   * Priority of this client's calls at the rate limiter (default `normal`): a free
+   * slot goes to the oldest waiter of the highest priority, across every process
+   * sharing the limiter; lower priorities keep a minimum share (1 of every 10 grants).
+   */
+  priority?: LimiterPriority;
   /** A custom limiter, or `false` to send without limiting (not advised). */
   rateLimiter?: RateLimiter | false;
   fetch?: typeof globalThis.fetch;
@@ -72,6 +78,8 @@ export function createApiClient(options: ApiClientOptions) {
   const now = options.clock ?? Date.now;
   const sleep = options.sleep ?? defaultSleep;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const priority = options.priority ?? 'normal';
+  if (!LIMITER_PRIORITIES.includes(priority)) throw new TypeError(`createApiClient: priority must be one of ${LIMITER_PRIORITIES.join(', ')}`);
   const limiter: RateLimiter | undefined =
     options.rateLimiter === false
       ? undefined
@@ -89,6 +97,7 @@ export function createApiClient(options: ApiClientOptions) {
     timeoutMs,
     retry: { ...DEFAULT_RETRY, ...options.retry },
     limiter,
+    priority,
     idempotencyKey: options.idempotencyKey ?? randomIdempotencyKey,
     logger: options.logger,
     onCall: options.onCall,

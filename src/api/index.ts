@@ -14,8 +14,11 @@ export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export { randomIdempotencyKey, type IdempotencyContext, type IdempotencyKeyGenerator } from './idempotency.js';
 export {
   BURST_WINDOW_MS,
+  LIMITER_PRIORITIES,
+  SHARE_PASSED_OVER,
   createMemoryRateLimiter,
   tokenKey,
+  type LimiterPriority,
   type MemoryRateLimiterOptions,
   type Permit,
   type RateLimiter,

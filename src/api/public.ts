@@ -14,7 +14,7 @@ export type { ApiLogger, CallEvent, HttpMethod, RequestOptions, WriteOptions } f
 export type { RetryOptions } from './retry.js';
 export type { IdempotencyContext, IdempotencyKeyGenerator } from './idempotency.js';
 /** The shape of a custom limiter (`rateLimiter` option); the built-in ones are chosen by `redis`/`burst`. */
-export type { Permit, RateLimiter, RateLimitObservation } from './rate-limiter.js';
+export type { LimiterPriority, Permit, RateLimiter, RateLimitObservation } from './rate-limiter.js';
 export type { ContactCreate, ContactInclude, ContactListQuery, ContactPatch, ContactRef, ContactSearch, ContactsResource } from './resources/contacts.js';
 export type { ConversationListQuery, ConversationPatch, ConversationsResource } from './resources/conversations.js';
 export type {

@@ -11,6 +11,7 @@ import { LuaScripts } from '../redis/lua.js';
 export const LIMITER_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), [
   'rateAcquire',
   'rateDone',
+  'rateEnqueue',
   'rateObserve',
   'ratePause',
   'rateQuota',
@@ -21,6 +22,26 @@ export interface LimiterKeys {
   readonly pause: string;
   readonly quota: string;
   readonly cap: string;
+  /** Sorted set of waiters, scored `level * 1e13 + enqueue ms`: the grant order. */
+  readonly waiters: string;
+  /** Sorted set of processes with waiters, scored by when one of them last polled. */
+  readonly seen: string;
+  /** Hash: per level, grants in a row that passed the level over while it had waiters. */
+  readonly share: string;
+}
+
+export interface AcquireArgs {
+  burst: number;
+  windowMs: number;
+  member: string;
+  inflightMs: number;
+  level: number;
+  /** The waiter's score from an earlier call; '' on the first. */
+  score: number | '';
+  proc: string;
+  staleMs: number;
+  /** Grants in a row after which a waiting level is due (minimum share). */
+  due: number;
 }
 
 export interface ObserveArgs {
@@ -38,9 +59,20 @@ export interface ObserveArgs {
 export function limiterScripts(redis: Redis | Cluster, keys: LimiterKeys) {
   const run = LIMITER_SCRIPTS.on(redis);
   return {
-    /** `[1, 0, now]` granted, `[0, wait_ms, now]` wait, `[-1, pttl, now]` paused, `[-2, reset_ms, now]` quota. */
-    acquire: (burst: number, windowMs: number, member: string, inflightMs: number) =>
-      run.rateAcquire([keys.window, keys.pause, keys.quota, keys.cap], [burst, windowMs, member, inflightMs]) as Promise<[number, number, number]>,
+    /**
+     * `[1, 0, now, score]` granted, `[0, wait_ms, now, score]` wait, `[-1, pttl, now, score]` paused,
+     * `[-2, reset_ms, now, 0]` quota (the waiter is removed). `score`: the waiter's place in the grant order.
+     */
+    acquire: (a: AcquireArgs) =>
+      run.rateAcquire(
+        [keys.window, keys.pause, keys.quota, keys.cap, keys.waiters, keys.seen, keys.share],
+        [a.burst, a.windowMs, a.member, a.inflightMs, a.level, a.score, a.proc, a.staleMs, a.due],
+      ) as Promise<[number, number, number, number]>,
+    /** Registers a waiter queued behind another of its process and level; returns its score. */
+    enqueue: (member: string, level: number, proc: string, staleMs: number) =>
+      run.rateEnqueue([keys.waiters, keys.seen], [member, level, proc, staleMs]) as Promise<number>,
+    /** Removes a waiter that gave up (aborted, failed). */
+    leave: (member: string) => redis.zrem(keys.waiters, member),
     done: (member: string) => run.rateDone([keys.window], [member]) as Promise<1>,
     /** Returns the number of slots counted for requests the service saw beyond ours. */
     observe: (a: ObserveArgs) =>

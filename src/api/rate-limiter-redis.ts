@@ -3,7 +3,10 @@ import type { Cluster, Redis } from 'ioredis';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import {
   BURST_WINDOW_MS,
+  LIMITER_PRIORITIES,
+  SHARE_PASSED_OVER,
   admit,
+  priorityLevel,
   tokenKey,
   type Admission,
   type RateLimiter,
@@ -22,6 +25,22 @@ export interface RedisRateLimiterOptions {
   /** Longest a request can stay in flight (the request timeout). */
   inflightMs?: number;
   windowMs?: number;
+  /**
+   * A process whose waiters have not polled for this long is taken for dead and
+   * its waiters stop holding their place (default 3000 ms; waiters poll at least
+   * every second).
+   */
+  waiterStaleMs?: number;
+}
+
+/** One acquire waiting in this process. */
+interface LocalWaiter {
+  readonly member: string;
+  /** Resolves when the waiter is the first of its level in this process. */
+  readonly turn: Promise<void>;
+  readonly wake: () => void;
+  /** Its score in Redis once registered (undefined: the first poll registers it). */
+  score: Promise<number | undefined>;
 }
 
 function num(v: unknown): number {
@@ -34,6 +53,12 @@ function num(v: unknown): number {
  * `<prefix>{<sha256(token)>}:*` (the hash tag keeps one token's keys on one
  * Cluster slot). A burst 429 sets a shared pause; a spent monthly quota is kept
  * under its own key until the reset time.
+ *
+ * Slots are granted in priority order across every process: each waiting
+ * acquire is registered in Redis (`:waiters`, scored by level then enqueue
+ * time), and a free slot goes to the oldest waiter of the highest level, with
+ * a minimum share for lower levels ({@link SHARE_PASSED_OVER}). See
+ * `lua/rateAcquire-7.lua`.
  */
 export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimiter {
   const { redis } = opts;
@@ -41,39 +66,79 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
   const windowMs = opts.windowMs ?? BURST_WINDOW_MS;
   const inflightMs = opts.inflightMs ?? 60_000;
   const base = `${opts.prefix ?? 'switchyard:api-rate:'}{${tokenKey(opts.token)}}`;
-  const keys = { window: `${base}:window`, pause: `${base}:pause`, quota: `${base}:quota`, cap: `${base}:cap` };
+  const staleMs = opts.waiterStaleMs ?? 3_000;
+  const keys = {
+    window: `${base}:window`, pause: `${base}:pause`, quota: `${base}:quota`, cap: `${base}:cap`,
+    waiters: `${base}:waiters`, seen: `${base}:seen`, share: `${base}:share`,
+  };
   const scripts = limiterScripts(redis, keys);
+  /** This limiter's id in waiter names (`<proc>:<seq>`): how Redis tells its waiters' liveness. */
+  const proc = randomUUID();
+  let seq = 0;
 
-  const tryOnce = async (member: string): Promise<Admission> => {
-    const r = await scripts.acquire(opts.burst, windowMs, member, inflightMs);
-    const [status, value, now] = [num(r[0]), num(r[1]), num(r[2])];
+  const tryOnce = async (member: string, level: number, score: { v: number | undefined }): Promise<Admission> => {
+    const r = await scripts.acquire({
+      burst: opts.burst, windowMs, member, inflightMs, level, score: score.v ?? '', proc, staleMs, due: SHARE_PASSED_OVER,
+    });
+    const [status, value, now, s] = [num(r[0]), num(r[1]), num(r[2]), num(r[3])];
+    if (s > 0) score.v = s;
     if (status === 1) return { kind: 'granted', now };
     if (status === -2) return { kind: 'quota', resetAtMs: value, now };
     return { kind: 'wait', ms: value, now };
   };
 
-  // Waiters of this process queue up locally and only the first one polls Redis:
-  // otherwise every waiting job wakes when a slot frees, and all but one poll in vain.
-  let line: Promise<unknown> = Promise.resolve();
+  // Waiters of this process queue up locally, one line per level, and only the
+  // first of each line polls Redis: otherwise every waiting job wakes when a slot
+  // frees, and all but one poll in vain. The others are registered in Redis
+  // (rateEnqueue) so they keep their place in the order across processes.
+  const lines: LocalWaiter[][] = LIMITER_PRIORITIES.map(() => []);
+
+  const waitTurn = (w: LocalWaiter, signal: AbortSignal | undefined): Promise<void> => {
+    if (!signal) return w.turn;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void w.turn.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  };
 
   return {
-    async acquire(signal) {
-      const member = randomUUID();
+    async acquire(signal, priority) {
+      signal?.throwIfAborted();
+      const level = priorityLevel(priority);
+      const line = lines[level] as LocalWaiter[];
+      const member = `${proc}:${(seq++).toString(36).padStart(10, '0')}`;
+      let wake!: () => void;
+      const turn = new Promise<void>((r) => { wake = r; });
+      const w: LocalWaiter = { member, turn, wake, score: Promise.resolve(undefined) };
+      line.push(w);
       const enqueued = Date.now();
-      const turn = line.then(async () => {
+      if (line.length === 1) w.wake();
+      else w.score = scripts.enqueue(member, level, proc, staleMs).then(num, () => undefined);
+      let granted = false;
+      try {
+        await waitTurn(w, signal);
         const queuedMs = Date.now() - enqueued;
-        const r = await admit(() => tryOnce(member), sleep, signal);
-        return { now: r.now, waitedMs: r.waitedMs + queuedMs };
-      });
-      line = turn.catch(() => undefined);
-      const { now, waitedMs } = await turn;
-      return {
-        waitedMs,
-        acquiredAtMs: now,
-        async done() {
-          await scripts.done(member);
-        },
-      };
+        const score = { v: await w.score };
+        const r = await admit(() => tryOnce(member, level, score), sleep, signal);
+        granted = true;
+        return {
+          waitedMs: r.waitedMs + queuedMs,
+          acquiredAtMs: r.now,
+          async done() {
+            await scripts.done(member);
+          },
+        };
+      } finally {
+        const i = line.indexOf(w);
+        if (i >= 0) line.splice(i, 1);
+        if (i === 0) line[0]?.wake();
+        // Best effort: a waiter left behind is dropped once its process stops polling.
+        if (!granted) void scripts.leave(member).catch(() => undefined);
+      }
     },
     async observe(o) {
       await scripts.observe({

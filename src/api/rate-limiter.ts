@@ -36,13 +36,79 @@ export interface Permit {
 }
 
 /**
+ * Priority of an acquire. A free slot goes to the oldest waiter of the highest
+ * level that has waiters (FIFO within a level), except that a lower level is
+ * never starved: see {@link SHARE_PASSED_OVER}.
+ */
+export type LimiterPriority = 'high' | 'normal' | 'low';
+
+/** Every priority, highest first; a priority's index is its level (0 = high). */
+export const LIMITER_PRIORITIES: readonly LimiterPriority[] = ['high', 'normal', 'low'];
+
+/** Level of a priority: 0 for `high`, 1 for `normal`, 2 for `low`. Unknown values count as `normal`. */
+export function priorityLevel(p: LimiterPriority | undefined): number {
+  const i = LIMITER_PRIORITIES.indexOf(p ?? 'normal');
+  return i < 0 ? 1 : i;
+}
+
+/**
+ * Minimum share of lower levels. A level that has waiters and has been passed
+ * over this many grants in a row (grants that went to other levels while it
+ * waited) takes the next grant; when two levels are due at once the higher one
+ * goes first, so the other is served one grant later. A waiting level is
+ * therefore never passed over more than 9 grants in a row: it gets at least 1
+ * of every 10 grants (2 of every 20, 10 % of the budget) however busy the
+ * higher levels keep the limiter. A level without waiters has its count reset.
+ * The Redis script (`lua/rateAcquire-7.lua`) applies the same rule.
+ */
+export const SHARE_PASSED_OVER = 8;
+
+/**
+ * The level that takes the next grant: the highest level that is due (see
+ * {@link SHARE_PASSED_OVER}), else the highest level with waiters; undefined
+ * when nobody waits. `waiting[l]`: waiters of level l; `passed[l]`: grants in
+ * a row that passed level l over.
+ */
+export function nextGrantLevel(waiting: readonly number[], passed: readonly number[]): number | undefined {
+  for (let l = 0; l < waiting.length; l++) if ((waiting[l] ?? 0) > 0 && (passed[l] ?? 0) >= SHARE_PASSED_OVER) return l;
+  for (let l = 0; l < waiting.length; l++) if ((waiting[l] ?? 0) > 0) return l;
+  return undefined;
+}
+
+/** The passed-over counts after a grant to `level`; `waiting` counts the waiters left after it. */
+export function afterGrant(passed: readonly number[], level: number, waiting: readonly number[]): number[] {
+  return waiting.map((w, l) => (l === level || w === 0 ? 0 : (passed[l] ?? 0) + 1));
+}
+
+/**
+ * Whether the waiter at `pos` (0 = oldest) of `level` is among the next `free`
+ * grants, in the order {@link nextGrantLevel} gives them.
+ */
+export function amongNextGrants(free: number, waiting: readonly number[], passed: readonly number[], level: number, pos: number): boolean {
+  const left = [...waiting];
+  let p = [...passed];
+  for (let k = 0; k < free; k++) {
+    const l = nextGrantLevel(left, p);
+    if (l === undefined) return false;
+    if (l === level && (waiting[l] ?? 0) - (left[l] ?? 0) === pos) return true;
+    left[l] = (left[l] ?? 0) - 1;
+    p = afterGrant(p, l, left);
+  }
+  return false;
+}
+
+/**
  * A limiter shared by every caller of one token. Implementations: in-process
  * ({@link createMemoryRateLimiter}) and Redis-backed across processes
  * (`createRedisRateLimiter`).
  */
 export interface RateLimiter {
-  /** Waits for a slot. Throws {@link QuotaExhaustedError} while the monthly quota is spent. */
-  acquire(signal?: AbortSignal): Promise<Permit>;
+  /**
+   * Waits for a slot. Throws {@link QuotaExhaustedError} while the monthly quota is spent.
+   * Slots go to waiters in `priority` order (default `normal`), FIFO within a level,
+   * with a minimum share for lower levels ({@link SHARE_PASSED_OVER}).
+   */
+  acquire(signal?: AbortSignal, priority?: LimiterPriority): Promise<Permit>;
   /** Adapts to the service's view (fewer remaining than we think → count the difference as used). */
   observe(o: RateLimitObservation): Promise<void>;
   /** After a burst 429: nobody sends until `ms` from now. */
@@ -102,7 +168,7 @@ export async function admit(
 
 /**
  * In-process sliding-window limiter: the same rules as the Redis limiter for a
- * single process (no Redis given).
+ * single process (no Redis given), priority order and minimum share included.
  */
 export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): RateLimiter {
   const now = opts.now ?? Date.now;
@@ -114,6 +180,9 @@ export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): RateLim
   let serverLimit = Infinity;
   let pauseUntil = 0;
   let quotaResetAt = 0;
+  /** Waiting acquires by level, oldest first, and the passed-over count of each level. */
+  const waiters: string[][] = LIMITER_PRIORITIES.map(() => []);
+  let passed: number[] = LIMITER_PRIORITIES.map(() => 0);
 
   const limit = (): number => Math.min(opts.burst, serverLimit);
   const inWindow = (t: number): number[] => {
@@ -121,24 +190,42 @@ export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): RateLim
     return [...slots.values()].filter((s) => s > t - windowMs);
   };
 
-  const tryOnce = async (id: string): Promise<Admission> => {
+  const tryOnce = async (id: string, level: number): Promise<Admission> => {
     const t = now();
     if (quotaResetAt > t) return { kind: 'quota', resetAtMs: quotaResetAt, now: t };
     if (pauseUntil > t) return { kind: 'wait', ms: pauseUntil - t, now: t };
     const live = inWindow(t);
-    if (live.length < limit()) {
+    const free = limit() - live.length;
+    const line = waiters[level] as string[];
+    if (free > 0 && amongNextGrants(free, waiters.map((w) => w.length), passed, level, line.indexOf(id))) {
+      line.splice(line.indexOf(id), 1);
+      passed = afterGrant(passed, level, waiters.map((w) => w.length));
       slots.set(id, t + inflightMs);
       return { kind: 'granted', now: t };
     }
+    // Full, or the free slots belong to waiters ahead of this one: poll when the
+    // oldest slot leaves the window. An in-flight slot has a future score: poll
+    // shortly, it will be completed soon.
+    if (live.length === 0) return { kind: 'wait', ms: 25, now: t };
     const oldest = Math.min(...live);
-    // An in-flight slot has a future score: poll shortly, it will be completed soon.
-    return { kind: 'wait', ms: oldest > t ? 25 : oldest + windowMs - t, now: t };
+    return { kind: 'wait', ms: oldest > t ? 25 : Math.max(1, oldest + windowMs - t), now: t };
   };
 
   return {
-    async acquire(signal) {
+    async acquire(signal, priority) {
+      signal?.throwIfAborted();
       const id = randomUUID();
-      const { now: acquiredAtMs, waitedMs } = await admit(() => tryOnce(id), sleep, signal);
+      const level = priorityLevel(priority);
+      const line = waiters[level] as string[];
+      line.push(id);
+      let admitted: { now: number; waitedMs: number };
+      try {
+        admitted = await admit(() => tryOnce(id, level), sleep, signal);
+      } finally {
+        const i = line.indexOf(id);
+        if (i >= 0) line.splice(i, 1);
+      }
+      const { now: acquiredAtMs, waitedMs } = admitted;
       return {
         waitedMs,
         acquiredAtMs,

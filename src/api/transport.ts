@@ -14,7 +14,7 @@ import {
   parseResetHeader,
 } from './errors.js';
 import type { IdempotencyKeyGenerator } from './idempotency.js';
-import type { Permit, RateLimiter } from './rate-limiter.js';
+import type { LimiterPriority, Permit, RateLimiter } from './rate-limiter.js';
 import { apiPromise, rateLimitInfo, type ApiPromise, type ApiResponse } from './response.js';
 import { backoffMs, mayRetry, type RetryOptions } from './retry.js';
 
@@ -76,6 +76,8 @@ export interface CallEvent {
   durationMs: number;
   /** Time spent waiting for the rate limiter before this attempt. */
   rateLimitWaitMs: number;
+  /** The priority the client asked the rate limiter for (`ApiClientOptions.priority`). */
+  priority: LimiterPriority;
   replayed: boolean;
   rateLimitRemaining: number | undefined;
   quotaRemaining: number | undefined;
@@ -99,6 +101,8 @@ export interface TransportOptions {
   timeoutMs: number;
   retry: RetryOptions;
   limiter: RateLimiter | undefined;
+  /** Priority of every `limiter.acquire`. */
+  priority: LimiterPriority;
   idempotencyKey: IdempotencyKeyGenerator;
   logger: ApiLogger | undefined;
   onCall: ((e: CallEvent) => void) | undefined;
@@ -228,12 +232,12 @@ export function createTransport(o: TransportOptions): Transport {
     for (let n = 1; ; n++) {
       let permit: Permit | undefined;
       try {
-        permit = o.limiter ? await o.limiter.acquire(spec.options?.signal) : undefined;
+        permit = o.limiter ? await o.limiter.acquire(spec.options?.signal, o.priority) : undefined;
       } catch (err) {
         // Refused locally (monthly quota known to be spent): reported like an attempt, nothing sent.
         if (err instanceof ApiError) {
           o.onCall?.({
-            op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: 0, durationMs: 0, rateLimitWaitMs: 0, replayed: false,
+            op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: 0, durationMs: 0, rateLimitWaitMs: 0, priority: o.priority, replayed: false,
             rateLimitRemaining: undefined, quotaRemaining: err instanceof QuotaExhaustedError ? 0 : undefined, error: err, willRetry: false,
           });
         }
@@ -244,7 +248,7 @@ export function createTransport(o: TransportOptions): Transport {
         const r = await attempt(spec, key, n, permit);
         o.onCall?.({
           op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: r.status, durationMs: o.now() - started,
-          rateLimitWaitMs: permit?.waitedMs ?? 0, replayed: r.replayed, rateLimitRemaining: r.rateLimit.remaining,
+          rateLimitWaitMs: permit?.waitedMs ?? 0, priority: o.priority, replayed: r.replayed, rateLimitRemaining: r.rateLimit.remaining,
           quotaRemaining: r.rateLimit.quotaRemaining, error: undefined, willRetry: false,
         });
         o.logger?.debug({ op: spec.op, status: r.status, attempt: n, replayed: r.replayed, ms: o.now() - started }, 'workspace api call');
@@ -264,7 +268,7 @@ export function createTransport(o: TransportOptions): Transport {
         }
         o.onCall?.({
           op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: err.status, durationMs: o.now() - started,
-          rateLimitWaitMs: permit?.waitedMs ?? 0, replayed: false, rateLimitRemaining: undefined,
+          rateLimitWaitMs: permit?.waitedMs ?? 0, priority: o.priority, replayed: false, rateLimitRemaining: undefined,
           quotaRemaining: undefined, error: err, willRetry: delay !== undefined,
         });
         o.logger?.[delay === undefined ? 'warn' : 'debug']({ op: spec.op, status: err.status, code: err.code, attempt: n, retryInMs: delay }, 'workspace api call failed');

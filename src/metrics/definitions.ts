@@ -96,7 +96,8 @@ export function defineMetrics(registry: Registry) {
     }),
     rateLimitWait: new Histogram({
       name: 'switchyard_api_rate_limit_wait_seconds',
-      help: 'Time an API attempt waited for the shared rate limiter',
+      help: 'Time an API attempt waited for the shared rate limiter, by the priority it asked for',
+      labelNames: ['priority'] as const,
       buckets: WAIT_BUCKETS,
       registers,
     }),

@@ -21,7 +21,7 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
       m.apiCalls.inc({ op, status: statusLabel(e.status, e.error?.code) });
       // A call refused locally (status 0, 0 ms) sent nothing: no duration to record.
       if (e.status > 0 || e.durationMs > 0) m.apiDuration.observe({ op }, e.durationMs / 1000);
-      m.rateLimitWait.observe(e.rateLimitWaitMs / 1000);
+      m.rateLimitWait.observe({ priority: safeLabel(e.priority) }, e.rateLimitWaitMs / 1000);
       if (e.status === 429) m.rateLimited.inc({ op });
       if (e.quotaRemaining !== undefined) m.quotaRemaining().set(e.quotaRemaining);
     },

@@ -12,7 +12,7 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { parseSamples, valueOf } from '../../support/prom-text.js';
 
 const call = (over: Partial<CallEvent>): CallEvent => ({
-  op: 'contacts.get', method: 'GET', path: '/contacts/1', idempotencyKey: undefined, body: undefined, attempt: 1, status: 200, durationMs: 12, rateLimitWaitMs: 0, replayed: false,
+  op: 'contacts.get', method: 'GET', path: '/contacts/1', idempotencyKey: undefined, body: undefined, attempt: 1, status: 200, durationMs: 12, rateLimitWaitMs: 0, priority: 'normal', replayed: false,
   rateLimitRemaining: undefined, quotaRemaining: undefined, error: undefined, willRetry: false, ...over,
 });
 
@@ -58,7 +58,7 @@ describe('metrics: hooks to Prometheus text', () => {
     h.onHandler?.({ handler: 'away-reply', event: 'message.received', outcome: 'dead', ms: 3 });
     h.onApiCall?.(call({ op: 'contacts.get', status: 200, durationMs: 20, rateLimitWaitMs: 0, rateLimitRemaining: 29, quotaRemaining: 9_990 }));
     h.onApiCall?.(call({ op: 'tasks.create', method: 'POST', status: 429, durationMs: 5, rateLimitWaitMs: 1_500, willRetry: true, error: new RateLimitedError({ status: 429, message: 'slow down', retryAfterMs: 1_000 }) }));
-    h.onApiCall?.(call({ op: 'tasks.create', method: 'POST', status: 201, durationMs: 30, rateLimitWaitMs: 7_000, quotaRemaining: 9_989 }));
+    h.onApiCall?.(call({ op: 'tasks.create', method: 'POST', status: 201, durationMs: 30, rateLimitWaitMs: 7_000, priority: 'high', quotaRemaining: 9_989 }));
     h.onApiCall?.(call({ op: 'contacts.get', status: 0, durationMs: 10, error: new NetworkError({ message: 'ECONNRESET' }), willRetry: true }));
     h.onApiCall?.(call({ op: 'contacts.get', status: 0, durationMs: 0, error: new QuotaExhaustedError({ status: 0, message: 'spent', resetAt: new Date() }) }));
 
@@ -75,9 +75,12 @@ describe('metrics: hooks to Prometheus text', () => {
     expect(valueOf(s, 'switchyard_api_calls_total', { op: 'contacts.get', status: 'network_error' })).toBe(1);
     expect(valueOf(s, 'switchyard_api_calls_total', { op: 'contacts.get', status: 'quota_exhausted' })).toBe(1);
     expect(valueOf(s, 'switchyard_api_rate_limited_total', { op: 'tasks.create' })).toBe(1);
-    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_count')).toBe(5);
-    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_bucket', { le: '1' })).toBe(3);
-    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_bucket', { le: '10' })).toBe(5);
+    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_count', { priority: 'normal' })).toBe(4);
+    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_count', { priority: 'high' })).toBe(1);
+    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_bucket', { priority: 'normal', le: '1' })).toBe(3);
+    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_bucket', { priority: 'normal', le: '10' })).toBe(4);
+    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_bucket', { priority: 'high', le: '1' })).toBe(0);
+    expect(valueOf(s, 'switchyard_api_rate_limit_wait_seconds_bucket', { priority: 'high', le: '10' })).toBe(1);
     // contacts.get: the 200 and the network error were sent and timed; the locally refused call was not.
     expect(valueOf(s, 'switchyard_api_call_duration_seconds_count', { op: 'contacts.get' })).toBe(2);
     expect(valueOf(s, 'switchyard_api_quota_remaining')).toBe(9_989);

@@ -42,7 +42,10 @@ async function holding(redis: RedisClient, lua: string): Promise<number> {
  */
 function exercise(connect: () => RedisClient) {
   const tag = `{lua-${Math.random().toString(36).slice(2, 8)}}`;
-  const limiterKeys = { window: `${tag}:window`, pause: `${tag}:pause`, quota: `${tag}:quota`, cap: `${tag}:cap` };
+  const limiterKeys = {
+    window: `${tag}:window`, pause: `${tag}:pause`, quota: `${tag}:quota`, cap: `${tag}:cap`,
+    waiters: `${tag}:waiters`, seen: `${tag}:seen`, share: `${tag}:share`,
+  };
   const q = { inbox: `${tag}:inbox`, inflight: `${tag}:inflight:p1`, heartbeat: `${tag}:heartbeat:p1`, pumps: `${tag}:pumps` };
   const item = (k: string) => ({ dedupeKey: `${tag}:dedupe:${k}`, payload: `payload-${k}`, receivedAt: '2024-01-01T00:00:00.000Z' });
   const quotaReset = Date.now() + 600_000;
@@ -62,8 +65,17 @@ function exercise(connect: () => RedisClient) {
   const runs: Record<string, Runs> = {
     rateAcquire: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
-      const granted = async (member: string) => expect((await s.acquire(5, 10_000, member, 60_000)).slice(0, 2)).toEqual([1, 0]);
+      const acquire = (member: string) => s.acquire({ burst: 5, windowMs: 10_000, member, inflightMs: 60_000, level: 1, score: '', proc: 'p', staleMs: 3_000, due: 8 });
+      const granted = async (member: string) => expect((await acquire(member)).slice(0, 2)).toEqual([1, 0]);
       return [() => granted('m1'), async () => { await granted('m2'); expect(await redis.zcard(limiterKeys.window)).toBe(2); }];
+    },
+    rateEnqueue: (redis) => {
+      const s = limiterScripts(redis, limiterKeys);
+      const enqueue = async (member: string) => {
+        expect(await s.enqueue(member, 2, 'p', 3_000)).toBeGreaterThan(2 * 1e13);
+        expect(await redis.zscore(limiterKeys.waiters, member)).not.toBeNull();
+      };
+      return [() => enqueue('w1'), () => enqueue('w2')];
     },
     rateDone: (redis) => {
       const s = limiterScripts(redis, limiterKeys);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { QuotaExhaustedError, createMemoryRateLimiter } from '../../../src/api/index.js';
+import {
+  LIMITER_PRIORITIES, QuotaExhaustedError, SHARE_PASSED_OVER, createMemoryRateLimiter, type LimiterPriority, type RateLimiter,
+} from '../../../src/api/index.js';
 import { fakeTime } from '../../support/fake-fetch.js';
 
 describe('in-process rate limiter (sliding window)', () => {
@@ -70,5 +72,88 @@ describe('in-process rate limiter (sliding window)', () => {
     expect((err as QuotaExhaustedError).resetAt.getTime()).toBe(50_000);
     t.advance(50_000);
     await expect(rl.acquire()).resolves.toBeDefined();
+  });
+});
+
+/** Starts every acquire at once (in this order), finishes each request as soon as it is granted; returns the grant order. */
+async function grantOrder(rl: RateLimiter, waiters: readonly [string, LimiterPriority][]): Promise<string[]> {
+  const order: string[] = [];
+  await Promise.all(waiters.map(async ([name, priority]) => {
+    const p = await rl.acquire(undefined, priority);
+    order.push(name);
+    await p.done();
+  }));
+  return order;
+}
+
+describe('in-process rate limiter: priority order', () => {
+  it('exports the priorities highest first', () => {
+    expect(LIMITER_PRIORITIES).toEqual(['high', 'normal', 'low']);
+  });
+
+  it('a full window grants the next slots by priority, FIFO within a level, whatever the arrival order', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
+    await (await rl.acquire()).done(); // the window is full until 10 s
+    const order = await grantOrder(rl, [
+      ['low1', 'low'], ['low2', 'low'], ['normal1', 'normal'], ['low3', 'low'], ['high1', 'high'], ['normal2', 'normal'], ['high2', 'high'],
+    ]);
+    expect(order).toEqual(['high1', 'high2', 'normal1', 'normal2', 'low1', 'low2', 'low3']);
+  });
+
+  it('acquire without a priority is normal', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
+    await (await rl.acquire()).done();
+    const order: string[] = [];
+    const take = (name: string, p?: LimiterPriority) => rl.acquire(undefined, p).then(async (x) => { order.push(name); await x.done(); });
+    await Promise.all([take('low', 'low'), take('default'), take('high', 'high')]);
+    expect(order).toEqual(['high', 'default', 'low']);
+  });
+
+  it(`minimum share: a waiting level passed over ${SHARE_PASSED_OVER} grants in a row takes the next one`, async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
+    await (await rl.acquire()).done();
+    const highs = Array.from({ length: 20 }, (_, i): [string, LimiterPriority] => [`H${i}`, 'high']);
+    const order = await grantOrder(rl, [...highs, ['L0', 'low'], ['L1', 'low']]);
+    const levels = order.map((n) => n[0]).join('');
+    expect(levels).toBe(`${'H'.repeat(8)}L${'H'.repeat(8)}L${'H'.repeat(4)}`);
+    expect(order.filter((n) => n.startsWith('L'))).toEqual(['L0', 'L1']);
+  });
+
+  it('minimum share: two lower levels due at once go higher first; neither is passed over more than 9 grants in a row', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
+    await (await rl.acquire()).done();
+    const w: [string, LimiterPriority][] = [
+      ...Array.from({ length: 30 }, (_, i): [string, LimiterPriority] => [`H${i}`, 'high']),
+      ...Array.from({ length: 3 }, (_, i): [string, LimiterPriority] => [`N${i}`, 'normal']),
+      ...Array.from({ length: 3 }, (_, i): [string, LimiterPriority] => [`L${i}`, 'low']),
+    ];
+    const levels = (await grantOrder(rl, w)).map((n) => n[0]).join('');
+    expect(levels.slice(0, 19)).toBe(`${'H'.repeat(8)}NL${'H'.repeat(7)}NL`); // N's grant passed L over, and L's passed N over
+    for (const level of ['N', 'L']) {
+      const at = [...levels].flatMap((c, i) => (c === level ? [i] : []));
+      for (let i = 1; i < at.length; i++) expect((at[i] as number) - (at[i - 1] as number) - 1).toBeLessThanOrEqual(9);
+      expect(at[0]).toBeLessThanOrEqual(9);
+    }
+  });
+
+  it('an aborted waiter leaves the line at once: it holds no place', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
+    await (await rl.acquire()).done();
+    const ctrl = new AbortController();
+    const high = rl.acquire(ctrl.signal, 'high');
+    const low = rl.acquire(undefined, 'low');
+    ctrl.abort(new Error('gave up'));
+    await expect(high).rejects.toThrow('gave up');
+    const p = await low;
+    expect(p.acquiredAtMs).toBeGreaterThanOrEqual(10_000);
+    // and the line is empty again: the next acquire waits for the window only
+    await p.done();
+    const next = await rl.acquire(undefined, 'low');
+    expect(next.acquiredAtMs).toBeGreaterThanOrEqual(p.acquiredAtMs + 10_000);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   NetworkError, NotFoundError, RateLimitedError, ServerError, OutcomeUnknownError, TimeoutError, UnexpectedResponseError, createApiClient,
-  type CallEvent,
+  createMemoryRateLimiter, type CallEvent, type LimiterPriority, type RateLimiter,
 } from '../../../src/api/index.js';
 import { contact, fakeFetch, fakeTime } from '../../support/fake-fetch.js';
 
@@ -185,5 +185,25 @@ describe('transport', () => {
     const r = await api.contacts.get(1).withResponse();
     expect(r.rateLimit).toMatchObject({ limit: 30, remaining: 29, quotaLimit: 1000, quotaRemaining: 10 });
     expect(events[0]).toMatchObject({ op: 'contacts.get', status: 200, rateLimitRemaining: 29, quotaRemaining: 10 });
+  });
+
+  it('passes the client\'s priority to every acquire and reports it in CallEvent (default normal)', async () => {
+    const asked: (LimiterPriority | undefined)[] = [];
+    const inner = createMemoryRateLimiter({ burst: 10 });
+    const spy: RateLimiter = { ...inner, acquire: (signal, priority) => { asked.push(priority); return inner.acquire(signal, priority); } };
+    const high = client((_, n) => (n === 1 ? { status: 503 } : { body: { data: contact() } }), { rateLimiter: spy, priority: 'high' });
+    await high.api.contacts.get(1);
+    expect(asked).toEqual(['high', 'high']); // the retry asks again, at the same priority
+    expect(high.events.map((e) => e.priority)).toEqual(['high', 'high']);
+
+    asked.length = 0;
+    const plain = client(() => ({ body: { data: contact() } }), { rateLimiter: spy });
+    await plain.api.contacts.get(1);
+    expect(asked).toEqual(['normal']);
+    expect(plain.events[0]!.priority).toBe('normal');
+  });
+
+  it('refuses an unknown priority', () => {
+    expect(() => createApiClient({ baseUrl: BASE, token: TOKEN, priority: 'urgent' as LimiterPriority })).toThrow(/priority must be one of high, normal, low/);
   });
 });
