@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { PRIORITIES, type Priority } from '../util/priority.js';
 import { BURST_WINDOW_MS } from '../spec/limits.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import { QuotaExhaustedError } from './errors.js';
@@ -40,10 +41,10 @@ export interface Permit {
  * level that has waiters (FIFO within a level), except that a lower level is
  * never starved: see {@link SHARE_PASSED_OVER}.
  */
-export type LimiterPriority = 'high' | 'normal' | 'low';
+export type LimiterPriority = Priority;
 
 /** Every priority, highest first; a priority's index is its level (0 = high). */
-export const LIMITER_PRIORITIES: readonly LimiterPriority[] = ['high', 'normal', 'low'];
+export const LIMITER_PRIORITIES: readonly LimiterPriority[] = PRIORITIES;
 
 /** Level of a priority: 0 for `high`, 1 for `normal`, 2 for `low`. Unknown values count as `normal`. */
 export function priorityLevel(p: LimiterPriority | undefined): number {

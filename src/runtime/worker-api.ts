@@ -1,5 +1,6 @@
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import type { LimiterPriority } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -12,14 +13,15 @@ export const API_TIMEOUT_MS = 30_000;
 
 /**
  * The API client factory of a worker process: one shared Redis rate limiter and
- * one read cache, a client per run with that run's Idempotency-Key generator.
+ * one read cache, a client per run with that run's Idempotency-Key generator
+ * and priority (its calls take API slots in priority order across processes).
  * Undefined when no API is configured (a handler that calls it is dead-lettered
  * with that reason).
  */
 export function workerApiFactory(
   opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator) => ApiClient) | undefined {
+): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');
@@ -32,9 +34,9 @@ export function workerApiFactory(
   // worker waiting 70 s after the kill.
   const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS });
   const cache = new ReadCache();
-  return (keys) =>
+  return (keys, priority) =>
     cache.wrap(createApiClient({
-      baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS,
+      baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(opts.hooks?.onApiCall ? { onCall: opts.hooks.onApiCall } : {}),
       logger: opts.log,
