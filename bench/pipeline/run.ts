@@ -37,6 +37,7 @@ import { z } from 'zod';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { sign } from '../../src/signature.js';
+import { HANDLER_QUEUES } from '../../src/queue/names.js';
 import {
   BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, stopAll, until,
 } from '../lib/proc.js';
@@ -53,6 +54,13 @@ const BUSINESS_HOURS = 'Mon-Fri 09:00-17:00 UTC';
 const CLOSED_AT = '2026-11-22T03:00:00.000Z'; // a Sunday night: outside business hours
 
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-pipeline-'));
+
+/** Job counts of several queues added up by state. */
+function sumCounts(all: Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of all) for (const [k, v] of Object.entries(c)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
 
 type Ev = { id: string; event: string; created_at: string; data: Record<string, unknown> };
 
@@ -217,7 +225,8 @@ async function main(): Promise<void> {
 
     // ---- wait for the drain (bounded) ----
     const events = new Queue('events', { connection: client, prefix: PREFIX });
-    const handlers = new Queue('handlers', { connection: client, prefix: PREFIX });
+    // Handler runs are in one queue per priority (the recipes: away-reply high, lead-won normal, the others low).
+    const handlerQueues = HANDLER_QUEUES.map((name) => new Queue(name, { connection: client, prefix: PREFIX }));
     const accepted = status[202] ?? 0;
     const deadline = Date.now() + Math.max(120_000, (accepted * 3 / BURST) * WINDOW_MS * 2);
     let last = '';
@@ -225,7 +234,7 @@ async function main(): Promise<void> {
     let hc: Record<string, number> = {};
     for (;;) {
       ec = await events.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
-      hc = await handlers.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+      hc = sumCounts(await Promise.all(handlerQueues.map((q) => q.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed'))));
       const inbox = await client.llen(`${PREFIX}:ingest:inbox`);
       const eventsDone = (ec.completed ?? 0) + (ec.failed ?? 0);
       const pendingH = (hc.wait ?? 0) + (hc.active ?? 0) + (hc.delayed ?? 0) + (hc.prioritized ?? 0);
@@ -241,7 +250,7 @@ async function main(): Promise<void> {
     clearInterval(collector);
     collect();
     await events.close();
-    await handlers.close();
+    await Promise.all(handlerQueues.map((q) => q.close()));
     await Promise.all(workers.map((w) => stop(w)));
     await stop(receiver);
 

@@ -11,7 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { jobIdFor } from '../../../src/events/envelope.js';
-import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
+import { EVENTS_QUEUE, HANDLER_QUEUES } from '../../../src/queue/names.js';
 import { freePort, type ManagedRedis } from '../../../src/redis/managed.js';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
@@ -173,7 +173,7 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
     completed: async () => {
       const r = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
       try {
-        return new Set(await r.zrange(`${opts.prefix}:${HANDLERS_QUEUE}:completed`, '0', '-1'));
+        return new Set((await Promise.all(HANDLER_QUEUES.map((q) => r.zrange(`${opts.prefix}:${q}:completed`, '0', '-1')))).flat());
       } finally {
         r.disconnect();
       }
@@ -181,7 +181,9 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
     failedJobs: async () => {
       const r = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
       try {
-        return (await r.zcard(`${opts.prefix}:${HANDLERS_QUEUE}:failed`)) + (await r.zcard(`${opts.prefix}:${EVENTS_QUEUE}:failed`));
+        let n = await r.zcard(`${opts.prefix}:${EVENTS_QUEUE}:failed`);
+        for (const q of HANDLER_QUEUES) n += await r.zcard(`${opts.prefix}:${q}:failed`);
+        return n;
       } finally {
         r.disconnect();
       }
