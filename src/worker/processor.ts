@@ -119,6 +119,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       const age = now() - eventTime(data);
       if (age > maxAgeMs) {
         if (order && flow) await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
+        if (data.debounce && flow) await flow.debounce.finish(handler.id, data.debounce, job.id);
         return skip(handler, data, 'max_age', 'info', { ageMs: Math.round(age), maxAgeMs });
       }
     }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversation, lifecycle, message } from '../../support/flow-events.js';
-import { startPipeline, type Pipeline } from '../../support/pipeline.js';
+import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 import { OrderGate } from '../../../src/queue/order.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
@@ -133,6 +133,29 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     expect(runs('debounced').length).toBeGreaterThanOrEqual(2);
     expect(runs('debounced').length).toBeLessThan(sent);
     expect(runs('debounced').at(-1)?.['stage']).toBe(`s-${sent}`);
+  });
+});
+
+describe('order keeps exactly-once writes', () => {
+  let p: Pipeline;
+  beforeAll(async () => {
+    p = await startPipeline({ handlersDir: FLOW, only: ['ordered-note'] });
+  });
+  afterAll(async () => p?.close());
+
+  it('each event of a conversation writes its note once, in creation order, though half the runs fail after writing', async () => {
+    const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
+    const base = Date.now();
+    for (let i = 1; i <= 6; i++) await send(p, conversation('conversation.opened', conv, `n${i}`, base + i));
+    const writes = async () => (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) => r.status === 201);
+    await waitFor(async () => (await writes()).length === 9, 20_000);
+    const all = await writes();
+    // The fresh writes: one per event, in order; the three retried runs were answered as replays.
+    expect(all.filter((r) => !r.replay).map((r) => (r.body as { body: string }).body)).toEqual(['ordered n1', 'ordered n2', 'ordered n3', 'ordered n4', 'ordered n5', 'ordered n6']);
+    expect(all.filter((r) => r.replay).map((r) => (r.body as { body: string }).body)).toEqual(['ordered n2', 'ordered n4', 'ordered n6']);
+    const notes = ((await sandboxCall(p, 'GET', `/conversations/${conv}/messages?per_page=100`)).json.data as { body: string }[])
+      .filter((m) => m.body.startsWith('ordered '));
+    expect(notes).toHaveLength(6);
   });
 });
 
