@@ -108,20 +108,20 @@ export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly 
     if (extra !== undefined) fail(`"debounce" has an unknown option "${extra}"; expected key, wait and maxWait`);
     const waitMs = duration(wait);
     if (waitMs === null) fail(`"debounce.wait" must be a positive duration such as '5s', got ${JSON.stringify(wait)}`);
-    const maxWaitMs = maxWait === undefined ? (waitMs as number) * 10 : duration(maxWait);
-    if (maxWaitMs === null || maxWaitMs < (waitMs as number)) {
-      fail(`"debounce.maxWait" must be a duration of at least debounce.wait (${formatDuration(waitMs as number)}), got ${JSON.stringify(maxWait)}`);
+    const maxWaitMs = maxWait === undefined ? (waitMs) * 10 : duration(maxWait);
+    if (maxWaitMs === null || maxWaitMs < (waitMs)) {
+      fail(`"debounce.maxWait" must be a duration of at least debounce.wait (${formatDuration(waitMs)}), got ${JSON.stringify(maxWait)}`);
     }
     if (order !== null) fail('"debounce" and "orderBy" cannot be combined yet: a debounced handler already runs at most one burst per key at a time; drop one of them');
-    deb = Object.freeze({ key: keyOption('debounce.key', key, on, fail), waitMs: waitMs as number, maxWaitMs: maxWaitMs as number });
+    deb = Object.freeze({ key: keyOption('debounce.key', key, on, fail), waitMs: waitMs, maxWaitMs: maxWaitMs });
   }
   return Object.freeze({
     priority: priority as Priority,
     orderBy: order,
     maxAgeMs,
-    skipStale: skipStale as boolean,
+    skipStale: skipStale,
     debounce: deb,
-    onDead: (onDead as FlowPolicy['onDead'] | undefined) ?? 'release',
+    onDead: (onDead) ?? 'release',
   });
 }
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/service.js';
-import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
+import { handlerJobs, sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 
 const HANDLERS = fileURLToPath(new URL('../../../handlers', import.meta.url));
 const OPEN_DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 2) % 7] as string;
@@ -86,7 +86,7 @@ describe('recipes against the sandbox', () => {
       const first = await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Late Bird', email: 'late@example.com' }, channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id, body: 'still there?' }) });
       expect(first.status).toBe(201);
       const { conversation } = ((await first.json()) as { data: { conversation: { id: number } } }).data;
-      const skipped = await waitFor(async () => (await p.handlerQueues.high.getJobs(['completed']))
+      const skipped = await waitFor(async () => (await handlerJobs(p, ['completed']))
         .find((j) => j.name === 'away-reply' && (j.data.event.data as { conversation_id?: number }).conversation_id === conversation.id));
       expect(skipped.returnvalue).toEqual({ ms: 0, skipped: 'max_age' });
       expect(await p.requests({ method: 'POST', path: `/conversations/${conversation.id}/messages` })).toEqual([]);

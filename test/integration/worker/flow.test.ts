@@ -90,7 +90,7 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     const older = conversation('conversation.assigned', conv, 'older', base - 5_000);
     await send(p, older);
     const key = (JSON.parse(older) as { id: string }).id;
-    await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'latest-status')))?.returnvalue);
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'latest-status')))?.returnvalue as unknown);
     const job = await p.handlers.getJob(jobIdFor(key, 'latest-status'));
     expect(job?.returnvalue).toEqual({ ms: 0, skipped: 'stale' });
     expect(runs('latest-status').map((e) => e['subject'])).toEqual(['newer']);
@@ -103,7 +103,7 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     await send(p, conversation('conversation.opened', 9_401, null));
     await waitFor(() => runs('fresh-only').length === 1);
     const key = (JSON.parse(stale) as { id: string }).id;
-    await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'fresh-only')))?.returnvalue);
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'fresh-only')))?.returnvalue as unknown);
     expect((await p.handlers.getJob(jobIdFor(key, 'fresh-only')))?.returnvalue).toEqual({ ms: 0, skipped: 'max_age' });
     expect(runs('fresh-only').map((e) => e['conv'])).toEqual([9_401]);
     expect(p.lines.some((l) => l.includes('"reason":"max_age"') && l.includes('"maxAgeMs":60000'))).toBe(true);
