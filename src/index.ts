@@ -14,6 +14,7 @@ export {
   defineHandler, isHandler, UnrecoverableError, ABILITIES, DEFAULT_RETRY, HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError,
   type Ability, type Duration, type Handler, type HandlerApi, type HandlerContext, type HandlerDefinition, type Jsonified, type NoSettings,
   type RetryOptions, type RetryPolicy, type SettingProblem, type SettingsOf, type SettingsSchema,
+  type Priority, type KeyOption, type BuiltinKey, type DebounceOptions, type FlowPolicy,
 } from './handler.js';
 export { EVENT_NAMES, isEventName, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
 export {

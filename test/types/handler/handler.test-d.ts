@@ -6,7 +6,7 @@ import type { Message } from '../../../src/spec/schemas/message.js';
 import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../../src/events/catalogue.js';
 import { z } from 'zod';
 import type { ApiClient } from '../../../src/api/client.js';
-import { defineHandler, type Handler, type HandlerApi, type HandlerContext } from '../../../src/handler.js';
+import { defineHandler, type Handler, type HandlerApi, type HandlerContext, type Priority } from '../../../src/handler.js';
 import type { BusinessHours } from '../../../src/recipes/business-hours.js';
 import { businessHoursSetting } from '../../../src/recipes/settings.js';
 
@@ -197,6 +197,44 @@ describe('handler options', () => {
     expectTypeOf<HandlerApi>().not.toHaveProperty('rateLimiter');
     expectTypeOf<ApiClient>().toHaveProperty('rateLimiter');
     expectTypeOf<HandlerApi['contacts']>().toEqualTypeOf<ApiClient['contacts']>();
+  });
+  test('flow options: priority names, keys typed by the events handled', () => {
+    const h = defineHandler({
+      id: 'flow',
+      on: ['message.received', 'conversation.closed'],
+      priority: 'high',
+      maxAge: '10m',
+      // The event is the union of the handled ones: narrowing by name types data.
+      orderBy: (event) => (event.name === 'message.received' ? event.data.conversation_id : event.data.id),
+      skipStale: true,
+      onDead: 'block',
+      handle(_event, ctx) {
+        expectTypeOf(ctx.debounced).toEqualTypeOf<{ readonly count: number; readonly firstAt: string } | null>();
+      },
+    });
+    expectTypeOf(h.flow.priority).toEqualTypeOf<Priority>();
+    defineHandler({ id: 'deb', on: ['contact.lifecycle_changed'], debounce: { key: 'contact', wait: '5s', maxWait: 60_000 }, handle() {} });
+    defineHandler({
+      id: 'bad-priority',
+      on: ['lead.won'],
+      // @ts-expect-error priority is high, normal or low
+      priority: 'urgent',
+      handle() {},
+    });
+    defineHandler({
+      id: 'bad-key',
+      on: ['lead.won'],
+      // @ts-expect-error a key function sees only the handled events' data
+      orderBy: (event) => event.data.conversation_id,
+      handle() {},
+    });
+    defineHandler({
+      id: 'bad-builtin',
+      on: ['lead.won'],
+      // @ts-expect-error built-in keys are conversation or contact
+      orderBy: 'lead',
+      handle() {},
+    });
   });
 });
 
