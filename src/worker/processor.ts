@@ -19,6 +19,8 @@ export interface HandlerJobView {
   readonly timestamp: number;
   /** Attempts already spent before this one. */
   readonly attemptsMade: number;
+  /** Times the job was started, this one included (more than attempts when a worker died mid-run); default 1. */
+  readonly attemptsStarted?: number;
 }
 
 /**
@@ -106,10 +108,12 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const order = data.order;
     if (order) {
       if (!flow) throw new Error('an ordered job reached a processor without order bookkeeping');
-      const started = await flow.order.start({ ...data, order }, job.id, flow.add);
+      // A first start cannot have finished before, so it skips the read unless skipStale needs the last applied time.
+      const rerun = (job.attemptsStarted ?? 1) > 1;
+      const started = rerun || handler.flow.skipStale ? await flow.order.start({ ...data, order }, job.id, flow.add) : null;
       // Its worker died after the run released its key: the next run's job was added again.
-      if (started.alreadyCompleted) return skip(handler, data, 'already_completed', 'debug');
-      if (handler.flow.skipStale && started.lastAppliedAt !== null && order.at < started.lastAppliedAt) {
+      if (started?.alreadyCompleted) return skip(handler, data, 'already_completed', 'debug');
+      if (started && handler.flow.skipStale && started.lastAppliedAt !== null && order.at < started.lastAppliedAt) {
         await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
         return skip(handler, data, 'stale', 'info', { lastApplied: new Date(started.lastAppliedAt).toISOString() });
       }

@@ -99,3 +99,62 @@ describe('handler job processor with a handler set replaced while it runs (switc
     expect(ran).toEqual(['v1 start', 'v1 end', 'v2']);
   });
 });
+
+describe('handler job processor: order lines and debounce bursts', () => {
+  /** A recording port in place of Redis: what the processor asks of the line and the burst. */
+  function flowProcessor(def: { skipStale?: boolean; onDead?: 'release' | 'block'; maxAge?: string }, start: { alreadyCompleted: boolean; lastAppliedAt: number | null }, handle: Handler['handle'] = async () => {}) {
+    const calls: string[] = [];
+    const h = defineHandler({ id: 'h', on: ['lead.won'], orderBy: 'contact', ...def, handle: async (e, ctx) => { calls.push('handle'); await handle(e, ctx); } });
+    const { log } = memoryLogger();
+    const run = createHandlerProcessor({
+      set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log, now: () => NOW,
+      flow: {
+        order: {
+          start: async () => { calls.push('start'); return start; },
+          release: async (_d, _id, outcome) => { calls.push(`release:${outcome}`); },
+        },
+        debounce: { take: async () => ({ kind: 'gone' as const }), finish: async () => { calls.push('finish'); } },
+        add: async () => { calls.push('add'); },
+      },
+    });
+    return { run, calls };
+  }
+  const ordered = (over: Partial<HandlerJobView> = {}) => job({ data: { ...data, order: { key: 'contact:2', member: 'm', at: NOW - 5_000 } }, ...over });
+
+  test('a first start runs without reading the line, then releases it as applied', async () => {
+    const p = flowProcessor({}, { alreadyCompleted: false, lastAppliedAt: null });
+    expect((await p.run(ordered())).kind).toBe('completed');
+    expect(p.calls).toEqual(['handle', 'release:completed']);
+  });
+
+  test('a re-run whose first run already finished (its worker died before recording it) completes without running', async () => {
+    const p = flowProcessor({}, { alreadyCompleted: true, lastAppliedAt: NOW - 5_000 });
+    expect(await p.run(ordered({ attemptsStarted: 2 }))).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'already_completed' } });
+    expect(p.calls).toEqual(['start']);
+  });
+
+  test('skipStale: an event older than the last applied one is skipped and releases its place', async () => {
+    const p = flowProcessor({ skipStale: true }, { alreadyCompleted: false, lastAppliedAt: NOW - 1_000 });
+    expect(await p.run(ordered())).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'stale' } });
+    expect(p.calls).toEqual(['start', 'release:skipped']);
+  });
+
+  test('a retry keeps the place; the last attempt releases it (onDead release) or keeps it (block)', async () => {
+    const fail = async () => { throw new Error('boom'); };
+    const keep = flowProcessor({}, { alreadyCompleted: false, lastAppliedAt: null }, fail);
+    expect((await keep.run(ordered({ attemptsMade: 3, attempts: 10 }))).kind).toBe('retry');
+    expect(keep.calls).toEqual(['handle']);
+    const last = flowProcessor({}, { alreadyCompleted: false, lastAppliedAt: null }, fail);
+    expect((await last.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('retry');
+    expect(last.calls).toEqual(['handle', 'release:released']);
+    const block = flowProcessor({ onDead: 'block' }, { alreadyCompleted: false, lastAppliedAt: null }, fail);
+    expect((await block.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('retry');
+    expect(block.calls).toEqual(['handle']);
+  });
+
+  test('maxAge: an ordered event older than the limit is skipped and releases its place', async () => {
+    const p = flowProcessor({ maxAge: '1s' }, { alreadyCompleted: false, lastAppliedAt: null });
+    expect(await p.run(ordered())).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'max_age' } });
+    expect(p.calls).toEqual(['release:skipped']);
+  });
+});
