@@ -1,21 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { defineHandler, HandlerDefinitionError, KEY_SOURCES } from '../../../src/handler.js';
+import { defineLoose, definitionError } from '../../support/definitions.js';
+import { KEY_SOURCES } from '../../../src/handler.js';
 import { describeFlow, keyOf } from '../../../src/handler/flow.js';
 import { EVENT_NAMES } from '../../../src/events/catalogue.js';
 import { createEvent } from '../../../src/testing/index.js';
 
-const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineHandler>;
 const base = { id: 'h', on: ['conversation.closed'], handle() {} };
-
-function definitionError(def: unknown): string {
-  try {
-    defineLoose(def);
-  } catch (e) {
-    expect(e).toBeInstanceOf(HandlerDefinitionError);
-    return (e as Error).message;
-  }
-  throw new Error('expected defineHandler to throw');
-}
 
 describe('flow options of a handler definition', () => {
   test('defaults: normal priority, no order, no maxAge, no debounce', () => {

@@ -1,24 +1,14 @@
 import { describe, expect, test } from 'vitest';
+import { defineLoose, definitionError } from '../../support/definitions.js';
 import { z } from 'zod';
-import { DEFAULT_RETRY, defineHandler, HandlerDefinitionError, HandlerSettingsError } from '../../../src/handler.js';
+import { DEFAULT_RETRY, defineHandler, HandlerSettingsError } from '../../../src/handler.js';
 import { describeRetry, retryHorizonMs } from '../../../src/handler/options.js';
 import { parseSettings, settingVariables } from '../../../src/handler/settings.js';
 import { handlerJobOptions } from '../../../src/queue/job-options.js';
 import { businessHoursSetting, durationSetting } from '../../../src/recipes/settings.js';
 import { readHandlerSettings } from '../../../src/worker/settings.js';
 
-const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineHandler>;
 const base = { id: 'h', on: ['lead.won'], handle() {} };
-
-function definitionError(def: unknown): string {
-  try {
-    defineLoose(def);
-  } catch (e) {
-    expect(e).toBeInstanceOf(HandlerDefinitionError);
-    return (e as Error).message;
-  }
-  throw new Error('expected defineHandler to throw');
-}
 
 describe('retry', () => {
   test("defaults are today's: 10 attempts, exponential from 2 s, about 17 minutes of back-off", () => {
