@@ -14,7 +14,8 @@ import { eventFlags } from './flags.js';
 const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
 
 The dead-letter queue: deliveries that are not valid events (queue "events",
-raw body kept) and handler runs that failed for good (queue "handlers").
+raw body kept) and handler runs that failed for good (queue "handlers", or
+"handlers-high" / "handlers-low" for handlers with that priority).
 Needs REDIS_URL (and QUEUE_PREFIX) of your receiver and workers; without
 REDIS_URL, the managed Redis of a running \`npm run dev\` or \`switchyard start\`
 (found through .switchyard/redis.url).
@@ -28,7 +29,7 @@ Subcommands:
   resume               unpause the handlers queue paused for an unusable API token
 
 Filters (list, retry, purge):
-  --queue events|handlers
+  --queue events|handlers|handlers-high|handlers-low   (handlers: every priority)
   --event NAME         --handler ID        --reason TEXT (substring)
   --since AGE|DATE     failed within AGE (2h, 7d) or at/after DATE
   --older-than AGE     failed more than AGE ago
@@ -51,7 +52,7 @@ function filterFrom(values: ParsedArgs['values']): DeadFilter {
   const f: DeadFilter = {};
   const queue = str(values, 'queue');
   if (queue !== undefined) {
-    if (!(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`--queue: expected events or handlers, got "${queue}"`);
+    if (!(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`--queue: expected ${QUEUE_NAMES.join(', ')}, got "${queue}"`);
     f.queue = queue as QueueName;
   }
   const event = eventFlags(str(values, 'event') ? [str(values, 'event') as string] : [])[0];

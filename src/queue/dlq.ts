@@ -34,6 +34,7 @@ export interface DeadEntry {
 
 /** Every criterion given must hold. */
 export interface DeadFilter {
+  /** `handlers` means the handler runs of every priority; `handlers-high` / `handlers-low` one level only. */
   queue?: QueueName;
   event?: string;
   handler?: string;
@@ -66,7 +67,7 @@ export function entryOf(queue: QueueName, job: Job): DeadEntry {
 }
 
 function matches(e: DeadEntry, f: DeadFilter): boolean {
-  if (f.queue && e.queue !== f.queue) return false;
+  if (f.queue && !queuesOf(f.queue).includes(e.queue)) return false;
   if (f.event && e.event !== f.event) return false;
   if (f.handler && e.handler !== f.handler) return false;
   if (f.reason && !e.reason.toLowerCase().includes(f.reason.toLowerCase())) return false;
@@ -76,6 +77,11 @@ function matches(e: DeadEntry, f: DeadFilter): boolean {
 }
 
 const PAGE = 500;
+
+/** The queues a `--queue` filter names: `handlers` stands for the handler runs of every priority. */
+function queuesOf(name: QueueName): readonly QueueName[] {
+  return name === HANDLER_QUEUE_BY_PRIORITY.normal ? HANDLER_QUEUES : [name];
+}
 
 function queueOf(q: DlqQueues, name: QueueName): Queue {
   if (name === EVENTS_QUEUE) return q.events;
@@ -100,7 +106,7 @@ async function* failedJobs(q: DlqQueues, name: QueueName): AsyncGenerator<{ job:
 
 async function collect(q: DlqQueues, f: DeadFilter): Promise<{ job: Job; entry: DeadEntry }[]> {
   const out: { job: Job; entry: DeadEntry }[] = [];
-  const queues: readonly QueueName[] = f.queue ? [f.queue] : QUEUE_NAMES;
+  const queues: readonly QueueName[] = f.queue ? queuesOf(f.queue) : QUEUE_NAMES;
   for (const name of queues) {
     for await (const item of failedJobs(q, name)) {
       if (!matches(item.entry, f)) continue;

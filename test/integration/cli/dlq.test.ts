@@ -104,7 +104,7 @@ describe('dlq against real failed jobs', () => {
     await expect(run()).rejects.toThrow(/expected a subcommand/);
     await expect(run('lst')).rejects.toThrow(/unknown subcommand "lst"/);
     await expect(run('show')).rejects.toThrow(/one job id/);
-    await expect(run('list', '--queue', 'x')).rejects.toThrow(/events or handlers/);
+    await expect(run('list', '--queue', 'x')).rejects.toThrow(/--queue: expected events, handlers-high, handlers, handlers-low/);
     await expect(run('list', '--older-than', 'old')).rejects.toThrow(/--older-than/);
   });
 });
@@ -153,6 +153,33 @@ describe('dlq list: long reasons', () => {
       await worker.close();
       await handlers.obliterate({ force: true });
       await handlers.close();
+      redis.disconnect();
+    }
+  });
+
+  it('--queue handlers lists the dead runs of every priority; handlers-high only that level', async () => {
+    const prefix = uniquePrefix('dlq-prio');
+    const env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, SWITCHYARD_HOME: '/nonexistent' };
+    const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const high = new Queue('handlers-high', { connection: redis, prefix });
+    const worker = new Worker('handlers-high', async () => { throw new UnrecoverableError('broken'); }, { connection: redis, prefix });
+    try {
+      await high.add('urgent', { key: 'evt_hi', handlerId: 'urgent', receivedAt: new Date().toISOString(), event: { id: 'evt_hi', name: 'message.received', createdAt: null, data: {} } }, { jobId: 'd/evt_hi/urgent', attempts: 1 });
+      await waitFor(async () => (await high.getFailedCount()) === 1);
+      const ids = async (...args: string[]) => {
+        const io = memoryIo(env);
+        expect(await dlqCommand.run(['list', '--json', ...args], io)).toBe(0);
+        return (JSON.parse(io.out()) as { entries: { id: string; queue: string }[] }).entries.map((e) => `${e.queue} ${e.id}`);
+      };
+      expect(await ids()).toEqual(['handlers-high d/evt_hi/urgent']);
+      expect(await ids('--queue', 'handlers')).toEqual(['handlers-high d/evt_hi/urgent']);
+      expect(await ids('--queue', 'handlers-high')).toEqual(['handlers-high d/evt_hi/urgent']);
+      expect(await ids('--queue', 'handlers-low')).toEqual([]);
+      await expect(dlqCommand.run(['list', '--queue', 'urgent'], memoryIo(env))).rejects.toThrow('--queue: expected events, handlers-high, handlers, handlers-low, got "urgent"');
+    } finally {
+      await worker.close();
+      await high.obliterate({ force: true });
+      await high.close();
       redis.disconnect();
     }
   });
