@@ -1,4 +1,4 @@
-import { Queue, type Job } from 'bullmq';
+import { Queue, type Job, type JobType } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
@@ -99,7 +99,7 @@ export async function sandboxCall(p: Pipeline, method: string, path: string, bod
 }
 
 /** Job counts of every handler queue (all priorities) added up. */
-export async function handlerJobCounts(p: Pipeline, ...states: string[]): Promise<Record<string, number>> {
+export async function handlerJobCounts(p: Pipeline, ...states: JobType[]): Promise<Record<string, number>> {
   const all = await Promise.all(handlerQueueList(p.handlerQueues).map((q) => q.getJobCounts(...states)));
   const out: Record<string, number> = {};
   for (const counts of all) for (const [k, v] of Object.entries(counts)) out[k] = (out[k] ?? 0) + v;
