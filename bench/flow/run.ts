@@ -18,7 +18,7 @@
 //   away-reply's POST /conversations/{id}/messages. Also the API calls per full 10 s window from
 //   the first sample to the last reply (all calls, and the backlog's alone) vs BURST. Run once per
 //   VARIANTS entry: `high` (the shipped recipe) and `normal` (a copy of ./handlers in a temporary
-//   directory under bench/flow/ with away-reply's `priority: 'high'` removed), one after the other
+//   directory under bench/results/ with away-reply's `priority: 'high'` removed), one after the other
 //   in the same run. The backlog is not drained: the part stops after the last reply (or
 //   SETTLE_MS after the last sample).
 // ordered — ordered throughput. CONVERSATIONS × EVENTS message.received deliveries (body = the
@@ -41,7 +41,7 @@
 //   ordered: CONVERSATIONS=1000 EVENTS=10 FLOW_WORKERS=3 CONCURRENCY=10
 //   chaos:   CHAOS_CONVERSATIONS=<CONVERSATIONS> CHAOS_EVENTS=<EVENTS> KILL_EVERY_MS=4000 FAIL_PCT=10 LOCK=2s
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,8 @@ const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-flow-'));
 const tempDirs: string[] = [];
+// Also on SIGINT/SIGTERM (bench/lib/proc.ts exits the process there).
+process.on('exit', () => { for (const d of tempDirs) rmSync(d, { recursive: true, force: true }); });
 
 // ---------------------------------------------------------------- shared helpers
 
@@ -102,11 +104,24 @@ function post(port: number, body: Buffer): Promise<number> {
   });
 }
 
-async function postAll(port: number, bodies: Buffer[], concurrency = 16): Promise<Record<number, number>> {
-  const status: Record<number, number> = {};
+/**
+ * POSTs every delivery, `concurrency` in flight; a 503 (the receiver could not store it in time) is
+ * retried after its Retry-After (at most 1 s), as a sender does. Answers: the final status of each,
+ * plus `retried503` (how many 503s were answered on the way).
+ */
+async function postAll(port: number, bodies: Buffer[], concurrency = 16): Promise<Record<string, number>> {
+  const status: Record<string, number> = {};
   await pool(bodies, concurrency, async (b) => {
-    const s = await post(port, b);
-    status[s] = (status[s] ?? 0) + 1;
+    for (let attempt = 1; ; attempt++) {
+      const s = await post(port, b);
+      if (s === 503 && attempt < 20) {
+        status.retried503 = (status.retried503 ?? 0) + 1;
+        await sleep(Math.min(1000, 100 * attempt));
+        continue;
+      }
+      status[s] = (status[s] ?? 0) + 1;
+      return;
+    }
   });
   return status;
 }
@@ -180,7 +195,8 @@ const InboundAnswer = z.object({ data: z.object({ conversation: z.object({ id: z
 /** The recipe directory of a variant: ./handlers for `high`; a copy with away-reply's priority line removed (or replaced). */
 function handlersFor(variant: string): string {
   if (variant === 'high') return './handlers';
-  const dir = mkdtempSync(join(ROOT, 'bench/flow/.handlers-'));
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, 'bench/results/flow-handlers-'));
   tempDirs.push(dir);
   cpSync(join(ROOT, 'handlers'), dir, { recursive: true });
   const file = join(dir, 'away-reply.ts');
@@ -251,7 +267,7 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
     log(`latency [${variant}]: backlog ${JSON.stringify(status)} posted in ${tPosted - tB0} ms, dispatched after ${tDispatched - tB0} ms`);
 
     // ---- samples: a new conversation each ----
-    const samples: { conv: number; t0: number; status: number }[] = [];
+    const samples: { conv: number; t0: number; status: number; id: string }[] = [];
     const tS0 = Date.now();
     for (let i = 0; i < SAMPLES; i++) {
       const due = tS0 + i * SAMPLE_EVERY_MS;
@@ -264,7 +280,7 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
       const body = Buffer.from(JSON.stringify(env));
       const t0 = Date.now();
       const s = await post(stack.port, body);
-      samples.push({ conv: a.conversation.id, t0, status: s });
+      samples.push({ conv: a.conversation.id, t0, status: s, id: env.id });
     }
     const replyOf = (conv: number) => sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${conv}/messages` && c.status < 300);
     const tLastSample = Date.now();
@@ -277,6 +293,16 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
     const low = new Queue(HANDLER_QUEUE_BY_PRIORITY.low, { connection: stack.client, prefix: PREFIX });
     const lowCounts = await low.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
     await low.close();
+    // Where each sample's time went, from its away-reply job: delivery POST → job added (receiver, pump,
+    // dispatcher), added → a worker slot took it (queue wait), taken → the reply answered (API calls,
+    // including the wait for the rate limiter).
+    const awayQueue = HANDLER_QUEUE_BY_PRIORITY[variant === 'high' ? 'high' : variant === 'low' ? 'low' : 'normal'];
+    const breakdown = await Promise.all(samples.map(async (smp) => {
+      const [ts, processed] = await stack.client.hmget(`${PREFIX}:${awayQueue}:${jobIdFor(smp.id, 'away-reply')}`, 'timestamp', 'processedOn');
+      const reply = sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${smp.conv}/messages` && c.status < 300);
+      return { toJob: Number(ts) - smp.t0, queueWait: Number(processed) - Number(ts), runToReply: reply ? reply.t - Number(processed) : null };
+    }));
+    const med = (xs: number[]) => pct([...xs].sort((x, y) => x - y), 50);
 
     // ---- figures ----
     const lat = samples.map((s) => { const r = replyOf(s.conv); return r ? r.t - s.t0 : Infinity; });
@@ -300,6 +326,11 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
       meanCallsPerWindow: round(mean(all)), meanBacklogCallsPerWindow: round(mean(backlogOnly)),
       allCallsVsAllowed: round(mean(all) / BURST, 4), backlogCallsVsAllowed: round(mean(backlogOnly) / BURST, 4),
       status429: sbx.calls.filter((c) => c.status === 429).length,
+      medianMs: {
+        deliveryToJob: med(breakdown.map((b) => b.toJob)), queueWait: med(breakdown.map((b) => b.queueWait)),
+        runStartToReply: med(breakdown.map((b) => b.runToReply ?? Infinity)),
+      },
+      breakdownMs: breakdown,
       lowQueueAtEnd: lowCounts,
     };
     log(`latency [${variant}]: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; calls/window ${result.meanCallsPerWindow} (backlog ${result.meanBacklogCallsPerWindow}) of ${BURST}`);
