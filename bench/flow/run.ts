@@ -300,7 +300,8 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
     const breakdown = await Promise.all(samples.map(async (smp) => {
       const [ts, processed] = await stack.client.hmget(`${PREFIX}:${awayQueue}:${jobIdFor(smp.id, 'away-reply')}`, 'timestamp', 'processedOn');
       const reply = sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${smp.conv}/messages` && c.status < 300);
-      return { toJob: Number(ts) - smp.t0, queueWait: Number(processed) - Number(ts), runToReply: reply ? reply.t - Number(processed) : null };
+      const taken = processed ? Number(processed) : null; // null: no worker slot took it yet
+      return { toJob: ts ? Number(ts) - smp.t0 : null, queueWait: taken === null ? null : taken - Number(ts), runToReply: reply && taken !== null ? reply.t - taken : null };
     }));
     const med = (xs: number[]) => pct([...xs].sort((x, y) => x - y), 50);
 
@@ -327,7 +328,7 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
       allCallsVsAllowed: round(mean(all) / BURST, 4), backlogCallsVsAllowed: round(mean(backlogOnly) / BURST, 4),
       status429: sbx.calls.filter((c) => c.status === 429).length,
       medianMs: {
-        deliveryToJob: med(breakdown.map((b) => b.toJob)), queueWait: med(breakdown.map((b) => b.queueWait)),
+        deliveryToJob: med(breakdown.map((b) => b.toJob ?? Infinity)), queueWait: med(breakdown.map((b) => b.queueWait ?? Infinity)),
         runStartToReply: med(breakdown.map((b) => b.runToReply ?? Infinity)),
       },
       breakdownMs: breakdown,
