@@ -1,0 +1,13 @@
+// bench/flow: ordered per conversation; otherwise identical to ../unordered/unordered.ts.
+import { defineHandler } from 'switchyard';
+import { benchRun } from '../run-record.js';
+
+export default defineHandler({
+  id: 'bench-flow',
+  on: ['message.received'],
+  orderBy: 'conversation',
+  retry: { attempts: 8, backoff: { type: 'fixed', delay: 30 } },
+  async handle(event, ctx) {
+    await benchRun(event, ctx.delivery.attempt);
+  },
+});
