@@ -23,8 +23,11 @@ export interface QueuedJob {
   readonly opts: JobsOptions & { jobId: string };
 }
 
-/** Adds a job to the handler queue of its priority (a no-op when a job with its id exists). */
-export type AddJob = (job: QueuedJob) => Promise<void>;
+/**
+ * Adds a job to the handler queue of its priority (a no-op when a job with its
+ * id exists); `parked`: the job exists, waiting parked (delayed): promote it.
+ */
+export type AddJob = (job: QueuedJob, parked?: boolean) => Promise<void>;
 
 export function orderKeys(prefix: string, handlerId: string, key: string) {
   const base = `${prefix}:order:${handlerId}:${key}`;
@@ -41,12 +44,14 @@ export function orderMember(receivedAtMs: number, jobId: string): string {
   return `${String(Math.max(0, Math.floor(receivedAtMs))).padStart(15, '0')}|${jobId}`;
 }
 
-export interface OrderStart {
+/** What a run of an ordered handler may do as it starts. */
+export type OrderClaim =
+  /** Run now; `lastAppliedAt`: creation time (ms) of the last event applied for the key, or null. */
+  | { readonly kind: 'run'; readonly lastAppliedAt: number | null }
   /** This run already finished (its worker died before completing the job): complete it without running. */
-  readonly alreadyCompleted: boolean;
-  /** Creation time (ms) of the last event the handler applied for the key, or null. */
-  readonly lastAppliedAt: number | null;
-}
+  | { readonly kind: 'completed' }
+  /** Another run goes first: wait, parked, until this one is the head (its job is promoted then). */
+  | { readonly kind: 'park' };
 
 export interface OrderGateOptions {
   /** How long a run's done marker is kept, so a repeated fan-out of its delivery adds nothing (the dedupe window). */
@@ -88,13 +93,27 @@ export class OrderGate {
     return r === 1 ? 'add' : r === 2 ? 'done' : 'wait';
   }
 
-  /** State of the key as a run starts; re-adds the head's job when this run had already finished. */
-  async start(data: HandlerJobData & { order: OrderRef }, jobId: string, add: AddJob): Promise<OrderStart> {
+  /**
+   * As a run starts: run it, or park it behind the run that goes first. An
+   * event created earlier that joined the line after this run became its head
+   * (fan-out runs concurrently) takes the head: its job is added (or promoted)
+   * here. A run that had already finished re-adds the head's job.
+   */
+  async claim(data: HandlerJobData & { order: OrderRef }, jobId: string, add: AddJob): Promise<OrderClaim> {
     const k = this.#keys(data.handlerId, data.order);
-    const [done, last, , payload] = (await this.#run.orderStart([k.state, k.done(jobId)], [])) as [string, string, string, string];
-    const alreadyCompleted = done === 'completed';
-    if (alreadyCompleted && payload) await add(JSON.parse(payload) as QueuedJob);
-    return { alreadyCompleted, lastAppliedAt: last === '' ? null : Number(last) };
+    const r = (await this.#run.orderClaim([k.state, k.done(jobId), k.line], [data.order.member])) as string[];
+    switch (r[0]) {
+      case 'completed':
+        if (r[1]) await add(JSON.parse(r[1]) as QueuedJob);
+        return { kind: 'completed' };
+      case 'yield':
+        if (r[1]) await add(JSON.parse(r[1]) as QueuedJob, r[2] === '1');
+        return { kind: 'park' };
+      case 'park':
+        return { kind: 'park' };
+      default:
+        return { kind: 'run', lastAppliedAt: r[1] ? Number(r[1]) : null };
+    }
   }
 
   /**
@@ -107,7 +126,7 @@ export class OrderGate {
     const r = (await this.#run.orderRelease([k.line, k.state, k.backlog, k.done(jobId)], [
       data.order.member, outcome === 'released' ? 'released' : 'completed', outcome === 'completed' ? data.order.at : '', data.order.key, this.#doneTtlMs, this.#idleTtlMs,
     ])) as string[];
-    if (r.length === 2 && r[1]) await add(JSON.parse(r[1]) as QueuedJob);
+    if (r.length >= 2 && r[1]) await add(JSON.parse(r[1]) as QueuedJob, r[2] === '1');
   }
 
   /** Backlog of one ordered handler: keys with runs not yet over, those runs in all (heads included), the longest line. */

@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
@@ -101,8 +101,16 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const keepMs = Math.max(config.dedupeTtlMs, 86_400_000);
   const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
   const debounce = new DebounceBursts(commands, prefix, keepMs);
-  const addJob = async (job: QueuedJob): Promise<void> => {
-    await queues.handlers[job.priority].add(job.name, job.data, job.opts);
+  const addJob = async (job: QueuedJob, parked = false): Promise<void> => {
+    const queue = queues.handlers[job.priority];
+    if (!parked) {
+      await queue.add(job.name, job.data, job.opts);
+      return;
+    }
+    // A parked run (delayed) whose turn came: move it to waiting. It may have woken up on its own meanwhile.
+    const existing = await Job.fromId(queue, job.opts.jobId);
+    if (!existing) await queue.add(job.name, job.data, job.opts);
+    else await existing.promote().catch(() => undefined);
   };
   const addJobs = async (jobs: readonly QueuedJob[]): Promise<void> => {
     await Promise.all(PRIORITIES.map(async (p) => {
@@ -123,7 +131,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => dispatch(job.data, set.current().all, { addJobs, order, debounce }),
+    async (job) => dispatch(job.data, set.current().all, { addJobs, order, debounce, orderSettleMs: config.orderSettleMs }),
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 

@@ -40,7 +40,7 @@ export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone
 
 /** Order lines, debounce bursts and the queues their next jobs go to. */
 export interface FlowPorts {
-  readonly order: Pick<OrderGate, 'start' | 'release'>;
+  readonly order: Pick<OrderGate, 'claim' | 'release'>;
   readonly debounce: Pick<DebounceBursts, 'take' | 'finish'>;
   readonly add: AddJob;
 }
@@ -59,6 +59,9 @@ export interface HandlerProcessorDeps {
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
 }
+
+/** How long a parked run of an ordered handler waits before it asks again, should its promotion be lost. */
+export const PARKED_MS = 10 * 60_000;
 
 /** How long a handler job may wait for a worker that runs its handler before it is dead-lettered. */
 export const UNCLAIMED_MS = 60 * 60_000;
@@ -108,14 +111,15 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const order = data.order;
     if (order) {
       if (!flow) throw new Error('an ordered job reached a processor without order bookkeeping');
-      // A first start cannot have finished before, so it skips the read unless skipStale needs the last applied time.
-      const rerun = (job.attemptsStarted ?? 1) > 1;
-      const started = rerun || handler.flow.skipStale ? await flow.order.start({ ...data, order }, job.id, flow.add) : null;
+      const claim = await flow.order.claim({ ...data, order }, job.id, flow.add);
       // Its worker died after the run released its key: the next run's job was added again.
-      if (started?.alreadyCompleted) return skip(handler, data, 'already_completed', 'debug');
-      if (started && handler.flow.skipStale && started.lastAppliedAt !== null && order.at < started.lastAppliedAt) {
+      if (claim.kind === 'completed') return skip(handler, data, 'already_completed', 'debug');
+      // Another run of the key goes first: wait parked, without spending an attempt, until promoted
+      // (or PARKED_MS, after which it simply asks again).
+      if (claim.kind === 'park') return { kind: 'delay', until: now() + PARKED_MS };
+      if (handler.flow.skipStale && claim.lastAppliedAt !== null && order.at < claim.lastAppliedAt) {
         await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
-        return skip(handler, data, 'stale', 'info', { lastApplied: new Date(started.lastAppliedAt).toISOString() });
+        return skip(handler, data, 'stale', 'info', { lastApplied: new Date(claim.lastAppliedAt).toISOString() });
       }
     }
     const { maxAgeMs } = handler.flow;

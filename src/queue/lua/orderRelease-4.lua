@@ -3,11 +3,12 @@
 -- KEYS: line, state, backlog, done marker of this member.
 -- ARGV: member, outcome ('completed' | 'released'), applied creation time ('' when the run
 --       applied nothing), key, done_ttl_ms, idle_ttl_ms.
--- Returns {} when no run is to start, else {next_member, next_payload}: add its job.
+-- Returns {} when no run is to start, else {next_member, next_payload, parked}: add its job, or
+-- promote it when `parked` is '1' (it started once and waits parked; see orderClaim).
 local member = ARGV[1]
 redis.call('SET', KEYS[4], ARGV[2], 'PX', ARGV[5])
 redis.call('ZREM', KEYS[1], member)
-redis.call('HDEL', KEYS[2], 'j:' .. member)
+redis.call('HDEL', KEYS[2], 'j:' .. member, 'p:' .. member)
 local applied = tonumber(ARGV[3])
 if applied then
   local last = tonumber(redis.call('HGET', KEYS[2], 'last') or '')
@@ -25,4 +26,6 @@ if not nxt then
   return {}
 end
 redis.call('HSET', KEYS[2], 'head', nxt)
-return {nxt, redis.call('HGET', KEYS[2], 'j:' .. nxt)}
+local parked = redis.call('HGET', KEYS[2], 'p:' .. nxt) or ''
+redis.call('HDEL', KEYS[2], 'p:' .. nxt)
+return {nxt, redis.call('HGET', KEYS[2], 'j:' .. nxt), parked}

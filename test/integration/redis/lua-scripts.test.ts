@@ -124,11 +124,11 @@ function exercise(connect: () => RedisClient) {
         async () => expect(await gate.enqueue(run(2), run(2).data.order)).toBe('wait'),
       ];
     },
-    orderStart: (redis) => {
+    orderClaim: (redis) => {
       const gate = new OrderGate(redis, tag, { doneTtlMs: 60_000 });
       return [
-        async () => expect(await gate.start(run(1).data, 'j1', add)).toEqual({ alreadyCompleted: false, lastAppliedAt: null }),
-        async () => expect(await gate.start(run(2).data, 'j2', add)).toEqual({ alreadyCompleted: false, lastAppliedAt: null }),
+        async () => expect(await gate.claim(run(1).data, 'j1', add)).toEqual({ kind: 'run', lastAppliedAt: null }),
+        async () => expect(await gate.claim(run(2).data, 'j2', add)).toEqual({ kind: 'park' }),
       ];
     },
     orderRelease: (redis) => {
@@ -139,7 +139,7 @@ function exercise(connect: () => RedisClient) {
           expect(added).toEqual(['j2']);
           // The run finished: a repeated fan-out adds nothing, a re-run of it completes at once and re-adds the head.
           expect(await gate.enqueue(run(1), run(1).data.order)).toBe('done');
-          expect(await gate.start(run(1).data, 'j1', add)).toEqual({ alreadyCompleted: true, lastAppliedAt: 1_001 });
+          expect(await gate.claim(run(1).data, 'j1', add)).toEqual({ kind: 'completed' });
           expect(added).toEqual(['j2', 'j2']);
         },
         async () => {

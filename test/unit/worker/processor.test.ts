@@ -4,7 +4,8 @@ import { RateLimitedError, TokenExpiredError } from '../../../src/api/errors.js'
 import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
-import { createHandlerProcessor, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
+import { createHandlerProcessor, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
+import type { OrderClaim } from '../../../src/queue/order.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';
 import { match } from '../../support/match.js';
 import { memoryLogger } from '../../support/service.js';
@@ -102,7 +103,7 @@ describe('handler job processor with a handler set replaced while it runs (switc
 
 describe('handler job processor: order lines and debounce bursts', () => {
   /** A recording port in place of Redis: what the processor asks of the line and the burst. */
-  function flowProcessor(def: { skipStale?: boolean; onDead?: 'release' | 'block'; maxAge?: string }, start: { alreadyCompleted: boolean; lastAppliedAt: number | null }, handle: Handler['handle'] = async () => {}) {
+  function flowProcessor(def: { skipStale?: boolean; onDead?: 'release' | 'block'; maxAge?: string }, claim: OrderClaim, handle: Handler['handle'] = async () => {}) {
     const calls: string[] = [];
     const h = defineHandler({ id: 'h', on: ['lead.won'], orderBy: 'contact', ...def, handle: async (e, ctx) => { calls.push('handle'); await handle(e, ctx); } });
     const { log } = memoryLogger();
@@ -110,7 +111,7 @@ describe('handler job processor: order lines and debounce bursts', () => {
       set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log, now: () => NOW,
       flow: {
         order: {
-          start: async () => { calls.push('start'); return start; },
+          claim: async () => { calls.push('claim'); return claim; },
           release: async (_d, _id, outcome) => { calls.push(`release:${outcome}`); },
         },
         debounce: { take: async () => ({ kind: 'gone' as const }), finish: async () => { calls.push('finish'); } },
@@ -121,40 +122,46 @@ describe('handler job processor: order lines and debounce bursts', () => {
   }
   const ordered = (over: Partial<HandlerJobView> = {}) => job({ data: { ...data, order: { key: 'contact:2', member: 'm', at: NOW - 5_000 } }, ...over });
 
-  test('a first start runs without reading the line, then releases it as applied', async () => {
-    const p = flowProcessor({}, { alreadyCompleted: false, lastAppliedAt: null });
+  test('a run that may run, runs, then releases its place as applied', async () => {
+    const p = flowProcessor({}, { kind: 'run', lastAppliedAt: null });
     expect((await p.run(ordered())).kind).toBe('completed');
-    expect(p.calls).toEqual(['handle', 'release:completed']);
+    expect(p.calls).toEqual(['claim', 'handle', 'release:completed']);
+  });
+
+  test('a run whose key is held by another parks without spending an attempt', async () => {
+    const p = flowProcessor({}, { kind: 'park' });
+    expect(await p.run(ordered())).toEqual({ kind: 'delay', until: NOW + PARKED_MS });
+    expect(p.calls).toEqual(['claim']);
   });
 
   test('a re-run whose first run already finished (its worker died before recording it) completes without running', async () => {
-    const p = flowProcessor({}, { alreadyCompleted: true, lastAppliedAt: NOW - 5_000 });
+    const p = flowProcessor({}, { kind: 'completed' });
     expect(await p.run(ordered({ attemptsStarted: 2 }))).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'already_completed' } });
-    expect(p.calls).toEqual(['start']);
+    expect(p.calls).toEqual(['claim']);
   });
 
   test('skipStale: an event older than the last applied one is skipped and releases its place', async () => {
-    const p = flowProcessor({ skipStale: true }, { alreadyCompleted: false, lastAppliedAt: NOW - 1_000 });
+    const p = flowProcessor({ skipStale: true }, { kind: 'run', lastAppliedAt: NOW - 1_000 });
     expect(await p.run(ordered())).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'stale' } });
-    expect(p.calls).toEqual(['start', 'release:skipped']);
+    expect(p.calls).toEqual(['claim', 'release:skipped']);
   });
 
   test('a retry keeps the place; the last attempt releases it (onDead release) or keeps it (block)', async () => {
     const fail = async () => { throw new Error('boom'); };
-    const keep = flowProcessor({}, { alreadyCompleted: false, lastAppliedAt: null }, fail);
+    const keep = flowProcessor({}, { kind: 'run', lastAppliedAt: null }, fail);
     expect((await keep.run(ordered({ attemptsMade: 3, attempts: 10 }))).kind).toBe('retry');
-    expect(keep.calls).toEqual(['handle']);
-    const last = flowProcessor({}, { alreadyCompleted: false, lastAppliedAt: null }, fail);
+    expect(keep.calls).toEqual(['claim', 'handle']);
+    const last = flowProcessor({}, { kind: 'run', lastAppliedAt: null }, fail);
     expect((await last.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('retry');
-    expect(last.calls).toEqual(['handle', 'release:released']);
-    const block = flowProcessor({ onDead: 'block' }, { alreadyCompleted: false, lastAppliedAt: null }, fail);
+    expect(last.calls).toEqual(['claim', 'handle', 'release:released']);
+    const block = flowProcessor({ onDead: 'block' }, { kind: 'run', lastAppliedAt: null }, fail);
     expect((await block.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('retry');
-    expect(block.calls).toEqual(['handle']);
+    expect(block.calls).toEqual(['claim', 'handle']);
   });
 
   test('maxAge: an ordered event older than the limit is skipped and releases its place', async () => {
-    const p = flowProcessor({ maxAge: '1s' }, { alreadyCompleted: false, lastAppliedAt: null });
+    const p = flowProcessor({ maxAge: '1s' }, { kind: 'run', lastAppliedAt: null });
     expect(await p.run(ordered())).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'max_age' } });
-    expect(p.calls).toEqual(['release:skipped']);
+    expect(p.calls).toEqual(['claim', 'release:skipped']);
   });
 });
