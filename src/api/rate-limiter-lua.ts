@@ -42,6 +42,8 @@ export interface AcquireArgs {
   staleMs: number;
   /** Grants in a row after which a waiting level is due (minimum share). */
   due: number;
+  /** 1: pace grants below high once the window is half full (see pacedWaitMs); 0: don't. */
+  pace: 0 | 1;
 }
 
 export interface ObserveArgs {
@@ -66,7 +68,7 @@ export function limiterScripts(redis: Redis | Cluster, keys: LimiterKeys) {
     acquire: (a: AcquireArgs) =>
       run.rateAcquire(
         [keys.window, keys.pause, keys.quota, keys.cap, keys.waiters, keys.seen, keys.share],
-        [a.burst, a.windowMs, a.member, a.inflightMs, a.level, a.score, a.proc, a.staleMs, a.due],
+        [a.burst, a.windowMs, a.member, a.inflightMs, a.level, a.score, a.proc, a.staleMs, a.due, a.pace],
       ) as Promise<[number, number, number, number]>,
     /** Registers a waiter queued behind another of its process and level; returns its score. */
     enqueue: (member: string, level: number, proc: string, staleMs: number) =>

@@ -30,6 +30,12 @@ export interface RedisRateLimiterOptions {
    * its waiters stop holding their place (default 3000 ms; waiters poll at least
    * every second).
    */
+  /**
+   * Pace grants to normal and low once the window is half full, so a saturating
+   * backlog leaves a slot free for a high call every window/burst ms (see
+   * `pacedWaitMs`). The worker's limiter does; default off (plain sliding window).
+   */
+  paceBelowHigh?: boolean;
   waiterStaleMs?: number;
 }
 
@@ -78,7 +84,7 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
 
   const tryOnce = async (member: string, level: number, score: { v: number | undefined }): Promise<Admission> => {
     const r = await scripts.acquire({
-      burst: opts.burst, windowMs, member, inflightMs, level, score: score.v ?? '', proc, staleMs, due: SHARE_PASSED_OVER,
+      burst: opts.burst, windowMs, member, inflightMs, level, score: score.v ?? '', proc, staleMs, due: SHARE_PASSED_OVER, pace: opts.paceBelowHigh ? 1 : 0,
     });
     const [status, value, now, s] = [num(r[0]), num(r[1]), num(r[2]), num(r[3])];
     if (s > 0) score.v = s;

@@ -172,3 +172,33 @@ describe('Redis rate limiter: priority order across processes', () => {
     expect(order).toEqual(['h0', 'l0', 'l1']);
   });
 });
+
+describe('pacing below high across processes (paceBelowHigh, as the worker runs it)', () => {
+  it('a saturating low backlog on two processes is granted evenly, never more than burst per window, and a high call goes before the next low one', async () => {
+    const { limiter } = setup({ burst: 6, windowMs: 1_200, paceBelowHigh: true });
+    const [a, b] = [limiter(), limiter()];
+    const grants: { at: number; p: LimiterPriority }[] = [];
+    const take = async (rl: RateLimiter, p: LimiterPriority) => {
+      await (await rl.acquire(undefined, p)).done();
+      grants.push({ at: Date.now(), p });
+    };
+    const stop = Date.now() + 3_000;
+    const backlog = async (rl: RateLimiter) => { while (Date.now() < stop) await take(rl, 'low'); };
+    const highs = (async () => {
+      await new Promise((r) => setTimeout(r, 1_500)); // the backlog has saturated the window by now
+      for (let i = 0; i < 3; i++) {
+        const before = grants.filter((g) => g.p === 'low').length;
+        await take(a, 'high');
+        // At most the one low grant already decided when the high call asked.
+        expect(grants.filter((g) => g.p === 'low').length - before).toBeLessThanOrEqual(1);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    })();
+    await Promise.all([backlog(a), backlog(a), backlog(b), backlog(b), highs]);
+    expect(maxInWindow(grants.map((g) => g.at), 1_200)).toBeLessThanOrEqual(6);
+    // After the first half-window, low grants are spaced by the pace (window / burst = 200 ms), with some slack for polling.
+    const lows = grants.filter((g) => g.p === 'low').map((g) => g.at);
+    const gaps = lows.slice(4).map((t, i) => t - (lows[i + 3] as number));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(150);
+  });
+});

@@ -65,7 +65,7 @@ function exercise(connect: () => RedisClient) {
   const runs: Record<string, Runs> = {
     rateAcquire: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
-      const acquire = (member: string) => s.acquire({ burst: 5, windowMs: 10_000, member, inflightMs: 60_000, level: 1, score: '', proc: 'p', staleMs: 3_000, due: 8 });
+      const acquire = (member: string) => s.acquire({ burst: 5, windowMs: 10_000, member, inflightMs: 60_000, level: 1, score: '', proc: 'p', staleMs: 3_000, due: 8, pace: 1 });
       const granted = async (member: string) => expect((await acquire(member)).slice(0, 2)).toEqual([1, 0]);
       return [() => granted('m1'), async () => { await granted('m2'); expect(await redis.zcard(limiterKeys.window)).toBe(2); }];
     },

@@ -157,3 +157,33 @@ describe('in-process rate limiter: priority order', () => {
     expect(next.acquiredAtMs).toBeGreaterThanOrEqual(p.acquiredAtMs + 10_000);
   });
 });
+
+describe('pacing below high (the worker limiter: paceBelowHigh)', () => {
+  it('once the window is half full, normal and low are granted one slot per window/burst; a backlog alone still gets the whole budget', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 4, windowMs: 1_000, now: t.clock, sleep: t.sleep, paceBelowHigh: true });
+    const at: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await (await rl.acquire(undefined, 'low')).done();
+      at.push(t.clock());
+    }
+    // Two at once (window under half full), then one every 250 ms; 4 per second as before.
+    expect(at).toEqual([0, 0, 250, 500, 1_000, 1_250]);
+  });
+
+  it('high is never paced: it takes a free slot the paced levels leave', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 4, windowMs: 1_000, now: t.clock, sleep: t.sleep, paceBelowHigh: true });
+    await (await rl.acquire(undefined, 'low')).done();
+    await (await rl.acquire(undefined, 'low')).done();
+    await (await rl.acquire(undefined, 'high')).done();
+    expect(t.clock()).toBe(0);
+  });
+
+  it('off by default: a plain sliding window', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 4, windowMs: 1_000, now: t.clock, sleep: t.sleep });
+    for (let i = 0; i < 4; i++) await (await rl.acquire(undefined, 'low')).done();
+    expect(t.clock()).toBe(0);
+  });
+});
