@@ -42,7 +42,7 @@ export interface AcquireArgs {
   staleMs: number;
   /** Grants in a row after which a waiting level is due (minimum share). */
   due: number;
-  /** 1: pace grants below high once the window is half full (see pacedWaitMs); 0: don't. */
+  /** 1: pace grants below high once the window is a tenth full (see pacedWaitMs); 0: don't. */
   pace: 0 | 1;
 }
 

@@ -31,7 +31,7 @@ export interface RedisRateLimiterOptions {
    * every second).
    */
   /**
-   * Pace grants to normal and low once the window is half full, so a saturating
+   * Pace grants to normal and low once the window is a tenth full, so a saturating
    * backlog leaves a slot free for a high call every window/burst ms (see
    * `pacedWaitMs`). The worker's limiter does; default off (plain sliding window).
    */

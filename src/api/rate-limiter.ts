@@ -126,7 +126,7 @@ export interface MemoryRateLimiterOptions {
   /** Longest a request can stay in flight (the request timeout); bounds stale in-flight slots. */
   inflightMs?: number;
   windowMs?: number;
-  /** Pace grants to normal and low once the window is half full ({@link pacedWaitMs}); default off. */
+  /** Pace grants to normal and low once the window is a tenth full ({@link pacedWaitMs}); default off. */
   paceBelowHigh?: boolean;
 }
 
@@ -170,18 +170,24 @@ export async function admit(
 }
 
 /**
- * Pacing below high: once the window is half full, grants to `normal` and
- * `low` are spaced at least `windowMs / limit` apart (333 ms at 30 per 10 s),
- * across both levels. A saturating backlog then spends the budget evenly
- * rather than in a burst at each turn of the window, so a slot frees for a
- * `high` call every `windowMs / limit`; the pace is the budget's own rate, so
- * a backlog alone still uses all of it. `high` is never paced. Returns how
- * long the caller must still wait (0: it may take a free slot).
+ * Pacing below high: once the window is a tenth full, grants to `normal` and
+ * `low` are spaced `windowMs / limit` apart on average (333 ms at 30 per
+ * 10 s), across both levels: GCRA, with `tat` the theoretical time of the next
+ * such grant and one slot of catch-up allowed. A saturating backlog then
+ * spends the budget evenly rather than in a burst at each turn of the window,
+ * so a slot frees for a `high` call every `windowMs / limit`; the pace is the
+ * budget's own rate, so a backlog alone still uses all of it. `high` is never
+ * paced. Returns how long the caller must still wait (0: it may take a slot).
  */
-export function pacedWaitMs(level: number, inWindow: number, limit: number, windowMs: number, sinceLastPacedMs: number): number {
-  if (level === 0 || inWindow * 2 < limit) return 0;
+export function pacedWaitMs(level: number, inWindow: number, limit: number, windowMs: number, now: number, tat: number): number {
+  if (level === 0 || inWindow * 10 < limit) return 0;
   const pace = Math.floor(windowMs / limit);
-  return sinceLastPacedMs < pace ? pace - sinceLastPacedMs : 0;
+  return tat - now > pace ? tat - pace - now : 0;
+}
+
+/** The theoretical time of the next paced grant after one granted at `now`. */
+export function nextTat(tat: number, now: number, limit: number, windowMs: number): number {
+  return Math.max(tat, now) + Math.floor(windowMs / limit);
 }
 
 /**
@@ -201,8 +207,8 @@ export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): RateLim
   /** Waiting acquires by level, oldest first, and the passed-over count of each level. */
   const waiters: string[][] = LIMITER_PRIORITIES.map(() => []);
   let passed: number[] = LIMITER_PRIORITIES.map(() => 0);
-  /** When normal or low was last granted a slot (pacing, see {@link pacedWaitMs}). */
-  let lastPaced = Number.NEGATIVE_INFINITY;
+  /** The theoretical time of the next paced grant (see {@link pacedWaitMs}). */
+  let tat = 0;
 
   const limit = (): number => Math.min(opts.burst, serverLimit);
   const inWindow = (t: number): number[] => {
@@ -217,12 +223,12 @@ export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): RateLim
     const live = inWindow(t);
     const free = limit() - live.length;
     const line = waiters[level] as string[];
-    const paced = free > 0 && opts.paceBelowHigh ? pacedWaitMs(level, live.length, limit(), windowMs, t - lastPaced) : 0;
+    const paced = free > 0 && opts.paceBelowHigh ? pacedWaitMs(level, live.length, limit(), windowMs, t, tat) : 0;
     if (paced > 0) return { kind: 'wait', ms: paced, now: t };
     if (free > 0 && amongNextGrants(free, waiters.map((w) => w.length), passed, level, line.indexOf(id))) {
       line.splice(line.indexOf(id), 1);
       passed = afterGrant(passed, level, waiters.map((w) => w.length));
-      if (level > 0 && opts.paceBelowHigh) lastPaced = t;
+      if (level > 0 && opts.paceBelowHigh) tat = nextTat(tat, t, limit(), windowMs);
       slots.set(id, t + inflightMs);
       return { kind: 'granted', now: t };
     }

@@ -32,7 +32,7 @@ export function workerApiFactory(
   // slot counts as in flight for at most the request timeout: a killed process never marks
   // its calls done, so when they filled the window, the limiter's 60 s default kept every
   // worker waiting 70 s after the kill.
-  // Below high, grants are paced once the window is half full, so a backlog leaves a slot for a
+  // Below high, grants are paced once the window is a tenth full, so a backlog leaves a slot for a
   // customer-facing (high) call every window/burst instead of taking the whole window at each turn.
   const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS, paceBelowHigh: true });
   const cache = new ReadCache();

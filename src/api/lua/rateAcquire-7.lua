@@ -16,7 +16,7 @@
 -- waiters goes first (`share` holds each level's passed-over count; minimum share, see
 -- SHARE_PASSED_OVER in rate-limiter.ts). Otherwise the slot stays for the waiter it belongs
 -- to, which polls when a slot frees as every waiter does. Grants below high are paced once the
--- window is half full (see below); `share` also holds the time of the last such grant (`paced`).
+-- window is a tenth full (see below); `share` also holds their theoretical next time (`tat`).
 --
 -- KEYS: window, pause, quota, cap, waiters, seen, share.
 -- ARGV: burst, window_ms, member, inflight_ms, level, score|'' (first call), proc, stale_ms, due,
@@ -64,14 +64,18 @@ end
 
 if n >= limit then return {0, waitFor(), now, score} end
 
--- Pacing below high (when asked): once the window is half full, grants to normal and low are spaced at least
--- window/limit apart (across both levels and every process), so a saturating backlog spends the
--- budget evenly instead of in bursts at each window turn, and a slot frees for a high call every
--- window/limit ms. The pace equals the budget's own rate: a backlog alone still uses all of it.
+-- Pacing below high (when asked): once the window is a tenth full, grants to normal and low are
+-- spaced window/limit apart on average (GCRA: `share.tat` is the theoretical time of the next
+-- such grant; one slot of catch-up allowed), across both levels and every process, so a
+-- saturating backlog spends the budget evenly instead of in bursts at each turn of the window,
+-- and a slot frees for a high call every window/limit ms. The pace is the budget's own rate: a
+-- backlog alone still uses all of it. High is never paced.
 local pace = math.floor(window / limit)
-if ARGV[10] == '1' and level > 0 and n * 2 >= limit then
-  local last = tonumber(redis.call('HGET', KEYS[7], 'paced') or '') or 0
-  if now - last < pace then return {0, pace - (now - last), now, score} end
+local pacing = ARGV[10] == '1' and level > 0
+local tat = 0
+if pacing then
+  tat = tonumber(redis.call('HGET', KEYS[7], 'tat') or '') or 0
+  if n * 10 >= limit and tat - now > pace then return {0, tat - pace - now, now, score} end
 end
 
 -- A slot is free: drop dead waiters at the head of each level, count the waiters.
@@ -124,7 +128,7 @@ redis.call('ZREM', KEYS[5], member)
 count[level + 1] = count[level + 1] - 1
 local np = afterGrant(passed, level + 1, count)
 redis.call('HSET', KEYS[7], '0', np[1], '1', np[2], '2', np[3])
-if ARGV[10] == '1' and level > 0 then redis.call('HSET', KEYS[7], 'paced', now) end
+if pacing then redis.call('HSET', KEYS[7], 'tat', math.max(tat, now) + pace) end
 redis.call('PEXPIRE', KEYS[7], keep)
 redis.call('ZADD', KEYS[1], now + inflight, member)
 redis.call('PEXPIRE', KEYS[1], window + 2 * inflight)

@@ -159,7 +159,7 @@ describe('in-process rate limiter: priority order', () => {
 });
 
 describe('pacing below high (the worker limiter: paceBelowHigh)', () => {
-  it('once the window is half full, normal and low are granted one slot per window/burst; a backlog alone still gets the whole budget', async () => {
+  it('once the window is a tenth full, normal and low are granted one slot per window/burst on average; a backlog alone still gets the whole budget', async () => {
     const t = fakeTime(0);
     const rl = createMemoryRateLimiter({ burst: 4, windowMs: 1_000, now: t.clock, sleep: t.sleep, paceBelowHigh: true });
     const at: number[] = [];
@@ -167,17 +167,25 @@ describe('pacing below high (the worker limiter: paceBelowHigh)', () => {
       await (await rl.acquire(undefined, 'low')).done();
       at.push(t.clock());
     }
-    // Two at once (window under half full), then one every 250 ms; 4 per second as before.
-    expect(at).toEqual([0, 0, 250, 500, 1_000, 1_250]);
+    // One slot of catch-up, then one every 250 ms; 4 per second as before.
+    expect(at).toEqual([0, 0, 250, 500, 1_000, 1_000]);
+    for (let i = 0; i < 8; i++) {
+      await (await rl.acquire(undefined, 'low')).done();
+      at.push(t.clock());
+    }
+    // In the long run: the whole budget, evenly (4 per 1 000 ms window).
+    expect(at.filter((x) => x >= 1_000 && x < 2_000)).toHaveLength(4);
+    expect(at.filter((x) => x >= 2_000 && x < 3_000)).toHaveLength(4);
   });
 
   it('high is never paced: it takes a free slot the paced levels leave', async () => {
     const t = fakeTime(0);
     const rl = createMemoryRateLimiter({ burst: 4, windowMs: 1_000, now: t.clock, sleep: t.sleep, paceBelowHigh: true });
-    await (await rl.acquire(undefined, 'low')).done();
-    await (await rl.acquire(undefined, 'low')).done();
+    for (let i = 0; i < 3; i++) await (await rl.acquire(undefined, 'low')).done();
+    const lowAt = t.clock();
     await (await rl.acquire(undefined, 'high')).done();
-    expect(t.clock()).toBe(0);
+    expect(lowAt).toBe(250);
+    expect(t.clock()).toBe(250);
   });
 
   it('off by default: a plain sliding window', async () => {
