@@ -36,5 +36,10 @@ export function ingestKeys(prefix: string) {
     pumps: `${prefix}:ingest:pumps`,
     heartbeat: (pumpId: string) => `${prefix}:ingest:pump:${pumpId}`,
     readiness: `${prefix}:readyz`,
+    /**
+     * Deliveries queued for fan-out and not fanned out yet (receipt time → key): an ordered
+     * handler's run waits while a delivery received before its own is still here (order.ts).
+     */
+    pendingFanOut: `${prefix}:fanout:pending`,
   };
 }

@@ -2,6 +2,7 @@ import type { JobsOptions } from 'bullmq';
 import type { RedisClient } from '../redis/connection.js';
 import type { Priority } from '../util/priority.js';
 import type { HandlerJobData, OrderRef } from './jobs.js';
+import { ingestKeys } from './names.js';
 import { QUEUE_SCRIPTS } from './scripts.js';
 
 /**
@@ -51,13 +52,20 @@ export type OrderClaim =
   /** This run already finished (its worker died before completing the job): complete it without running. */
   | { readonly kind: 'completed' }
   /** Another run goes first: wait, parked, until this one is the head (its job is promoted then). */
-  | { readonly kind: 'park' };
+  | { readonly kind: 'park' }
+  /** A delivery received earlier is still to be fanned out (it may be an earlier event of this key): wait `ms`, ask again. */
+  | { readonly kind: 'hold'; readonly ms: number };
 
 export interface OrderGateOptions {
   /** How long a run's done marker is kept, so a repeated fan-out of its delivery adds nothing (the dedupe window). */
   readonly doneTtlMs: number;
   /** How long an idle key's state (the last applied time, for skipStale) is kept. */
   readonly idleTtlMs?: number;
+  /**
+   * The longest a run waits, after its delivery's receipt, for deliveries received before it that
+   * are still to be fanned out (default 60 s; a fan-out lost with a killed worker is redone within it).
+   */
+  readonly holdMs?: number;
 }
 
 const DAY = 86_400_000;
@@ -69,6 +77,8 @@ export class OrderGate {
   readonly #run: ReturnType<typeof QUEUE_SCRIPTS.on>;
   readonly #doneTtlMs: number;
   readonly #idleTtlMs: number;
+  readonly #pending: string;
+  readonly #holdMs: number;
 
   constructor(redis: RedisClient, prefix: string, opts: OrderGateOptions) {
     this.#redis = redis;
@@ -76,6 +86,8 @@ export class OrderGate {
     this.#run = QUEUE_SCRIPTS.on(redis);
     this.#doneTtlMs = opts.doneTtlMs;
     this.#idleTtlMs = opts.idleTtlMs ?? Math.max(30 * DAY, opts.doneTtlMs);
+    this.#pending = ingestKeys(prefix).pendingFanOut;
+    this.#holdMs = opts.holdMs ?? 60_000;
   }
 
   #keys(handlerId: string, ref: OrderRef) {
@@ -101,7 +113,8 @@ export class OrderGate {
    */
   async claim(data: HandlerJobData & { order: OrderRef }, jobId: string, add: AddJob): Promise<OrderClaim> {
     const k = this.#keys(data.handlerId, data.order);
-    const r = (await this.#run.orderClaim([k.state, k.done(jobId), k.line], [data.order.member])) as string[];
+    const received = Date.parse(data.receivedAt);
+    const r = (await this.#run.orderClaim([k.state, k.done(jobId), k.line, this.#pending], [data.order.member, Number.isFinite(received) ? received : 0, this.#holdMs])) as string[];
     switch (r[0]) {
       case 'completed':
         if (r[1]) await add(JSON.parse(r[1]) as QueuedJob);
@@ -111,6 +124,8 @@ export class OrderGate {
         return { kind: 'park' };
       case 'park':
         return { kind: 'park' };
+      case 'hold':
+        return { kind: 'hold', ms: Number(r[1]) };
       default:
         return { kind: 'run', lastAppliedAt: r[1] ? Number(r[1]) : null };
     }

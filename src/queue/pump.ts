@@ -156,7 +156,14 @@ export class IngestPump {
       }
       jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
     }
-    if (jobs.length > 0) await this.opts.events.addBulk(jobs);
+    if (jobs.length > 0) {
+      // Pending fan-out, by receipt time (NX: a repeated batch keeps the first time). Entries a lost job
+      // left behind are dropped after an hour; ordered runs only look at the last minute before theirs.
+      const pending = jobs.flatMap((j) => [Date.parse(j.data.receivedAt) || Date.now(), j.data.key]);
+      await this.opts.redis.multi().zadd(this.keys.pendingFanOut, 'NX', ...pending)
+        .zremrangebyscore(this.keys.pendingFanOut, '-inf', Date.now() - 3_600_000).exec();
+      await this.opts.events.addBulk(jobs);
+    }
     if (unreadable.length > 0) {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
       // writer: set the items aside where an operator can look, and keep moving.

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
 import { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../queue/names.js';
 import { OrderGate, type QueuedJob } from '../queue/order.js';
 import type { OrderedBacklog } from '../metrics/queue-collector.js';
 import { PRIORITIES } from '../util/priority.js';
@@ -118,6 +118,11 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       if (mine.length > 0) await queues.handlers[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
     }));
   };
+  const pendingFanOut = ingestKeys(prefix).pendingFanOut;
+  /** Takes a delivery off the pending fan-out set (ordered runs received after it wait for it: OrderGate's hold). */
+  const fannedOut = async (key: string): Promise<void> => {
+    await commands.zrem(pendingFanOut, key).catch((e: unknown) => log.debug({ err: String(e) }, 'could not clear a pending fan-out'));
+  };
   const processJob = createHandlerProcessor({
     set,
     api: workerApiFactory(opts, commands),
@@ -131,7 +136,19 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => dispatch(job.data, set.current().all, { addJobs, order, debounce, orderSettleMs: config.orderSettleMs }),
+    async (job) => {
+      let placed;
+      try {
+        placed = await dispatch(job.data, set.current().all, { addJobs, order, debounce, orderSettleMs: config.orderSettleMs });
+      } catch (err) {
+        // Dead-lettered as invalid: ordered runs received after it need not wait for it. (A retried
+        // fan-out stays pending; one that fails for good is cleared by the 'failed' listener.)
+        if (err instanceof UnrecoverableError) await fannedOut(job.data.key);
+        throw err;
+      }
+      await fannedOut(job.data.key);
+      return placed;
+    },
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 
@@ -175,6 +192,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     w.on('failed', (job, err) => {
       if (!job || !(err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) return;
       log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
+      if (w === eventsWorker) void fannedOut((job.data as Partial<StoredDelivery>).key ?? '');
       // A run failed for good where the processor did not see it (stalled too often): release its key's
       // line as the handler says. Releasing twice is harmless (the line has moved on).
       const data = job.data as Partial<HandlerJobData>;

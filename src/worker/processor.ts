@@ -117,6 +117,8 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       // Another run of the key goes first: wait parked, without spending an attempt, until promoted
       // (or PARKED_MS, after which it simply asks again).
       if (claim.kind === 'park') return { kind: 'delay', until: now() + PARKED_MS };
+      // A delivery received before this one is still being fanned out: it may be an earlier event of the key.
+      if (claim.kind === 'hold') return { kind: 'delay', until: now() + claim.ms };
       if (handler.flow.skipStale && claim.lastAppliedAt !== null && order.at < claim.lastAppliedAt) {
         await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
         return skip(handler, data, 'stale', 'info', { lastApplied: new Date(claim.lastAppliedAt).toISOString() });

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HandlerJobData, OrderRef } from '../../../src/queue/jobs.js';
 import { OrderGate, orderMember, type QueuedJob } from '../../../src/queue/order.js';
+import { ingestKeys } from '../../../src/queue/names.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
@@ -50,5 +51,33 @@ describe('order lines (Redis)', () => {
     // Dead-lettered and released, later retried from the dead-letter queue: it is out of the line and runs.
     await gate.release(a.data, 'j1', 'released', add);
     expect(await gate.claim(a.data, 'j1', add)).toEqual({ kind: 'run', lastAppliedAt: null });
+  });
+
+  it('a run waits while a delivery received before its own is still to be fanned out, at most the hold time', async () => {
+    const prefix = uniquePrefix('order');
+    const gate = new OrderGate(redis, prefix, { doneTtlMs: 60_000, holdMs: 60_000 });
+    const pending = ingestKeys(prefix).pendingFanOut;
+    const add = async () => undefined;
+    const now = Date.now();
+    const r = run(1, now - 50, now);
+    expect(await gate.enqueue(r, r.data.order)).toBe('add');
+    // A delivery received 200 ms earlier is queued but not fanned out yet (its worker died mid-fan-out, say).
+    await redis.zadd(pending, now - 200, 'evt_earlier');
+    expect(await gate.claim(r.data, 'j1', add)).toEqual({ kind: 'hold', ms: 100 });
+    await redis.zrem(pending, 'evt_earlier');
+    expect(await gate.claim(r.data, 'j1', add)).toEqual({ kind: 'run', lastAppliedAt: null });
+    // Deliveries received after it, or more than the hold time before it, do not hold it.
+    await redis.zadd(pending, now + 5, 'evt_later', now - 120_000, 'evt_lost');
+    expect(await gate.claim(r.data, 'j1', add)).toEqual({ kind: 'run', lastAppliedAt: null });
+  });
+
+  it('a run already older than the hold time does not wait', async () => {
+    const prefix = uniquePrefix('order');
+    const gate = new OrderGate(redis, prefix, { doneTtlMs: 60_000, holdMs: 1_000 });
+    const now = Date.now();
+    const r = run(1, now - 5_000, now - 2_000);
+    expect(await gate.enqueue(r, r.data.order)).toBe('add');
+    await redis.zadd(ingestKeys(prefix).pendingFanOut, now - 2_500, 'evt_earlier');
+    expect(await gate.claim(r.data, 'j1', async () => undefined)).toEqual({ kind: 'run', lastAppliedAt: null });
   });
 });

@@ -4,6 +4,7 @@ import { conversation, lifecycle, message } from '../../support/flow-events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 import { OrderGate } from '../../../src/queue/order.js';
+import { ingestKeys } from '../../../src/queue/names.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { listDead, purgeDead, retryDead } from '../../../src/queue/dlq.js';
 
@@ -54,6 +55,8 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     // Every line is over: nothing left waiting.
     const gate = new OrderGate(p.redis, p.prefix, { doneTtlMs: 60_000 });
     expect(await gate.backlog('ordered')).toEqual({ keys: 0, pending: 0, longest: 0 });
+    // Every delivery was fanned out and left the pending set ordered runs wait on.
+    expect(await p.redis.zcard(ingestKeys(p.prefix).pendingFanOut)).toBe(0);
   });
 
   it('an event that arrives while its conversation is busy takes its place by creation time, not arrival', async () => {

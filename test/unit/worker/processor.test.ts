@@ -134,6 +134,12 @@ describe('handler job processor: order lines and debounce bursts', () => {
     expect(p.calls).toEqual(['claim']);
   });
 
+  test('a run held for a delivery received before it that is still to be fanned out waits without spending an attempt', async () => {
+    const p = flowProcessor({}, { kind: 'hold', ms: 100 });
+    expect(await p.run(ordered())).toEqual({ kind: 'delay', until: NOW + 100 });
+    expect(p.calls).toEqual(['claim']);
+  });
+
   test('a re-run whose first run already finished (its worker died before recording it) completes without running', async () => {
     const p = flowProcessor({}, { kind: 'completed' });
     expect(await p.run(ordered({ attemptsStarted: 2 }))).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'already_completed' } });
