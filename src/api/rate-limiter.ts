@@ -176,13 +176,17 @@ export async function admit(
  * such grant and one slot of catch-up allowed. A saturating backlog then
  * spends the budget evenly rather than in a burst at each turn of the window,
  * so a slot frees for a `high` call every `windowMs / limit`; the pace is the
- * budget's own rate, so a backlog alone still uses all of it. `high` is never
- * paced. Returns how long the caller must still wait (0: it may take a slot).
+ * budget's own rate, so a backlog alone still uses all of it, but for one slot
+ * of a window of ten or more, which is kept for `high`: a customer's first call
+ * never waits. `high` is never paced. Returns how long the caller must still
+ * wait (0: it may take a slot).
  */
 export function pacedWaitMs(level: number, inWindow: number, limit: number, windowMs: number, now: number, tat: number): number {
   if (level === 0 || inWindow * 10 < limit) return 0;
   const pace = Math.floor(windowMs / limit);
-  return tat - now > pace ? tat - pace - now : 0;
+  if (tat - now > pace) return tat - pace - now;
+  // One slot of a window of ten or more is kept for high: poll again a pace later.
+  return limit >= 10 && inWindow >= limit - 1 ? pace : 0;
 }
 
 /** The theoretical time of the next paced grant after one granted at `now`. */

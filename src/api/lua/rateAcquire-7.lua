@@ -69,13 +69,15 @@ if n >= limit then return {0, waitFor(), now, score} end
 -- such grant; one slot of catch-up allowed), across both levels and every process, so a
 -- saturating backlog spends the budget evenly instead of in bursts at each turn of the window,
 -- and a slot frees for a high call every window/limit ms. The pace is the budget's own rate: a
--- backlog alone still uses all of it. High is never paced.
+-- backlog alone still uses all of it but the one slot kept for high. High is never paced.
 local pace = math.floor(window / limit)
 local pacing = ARGV[10] == '1' and level > 0
 local tat = 0
 if pacing then
   tat = tonumber(redis.call('HGET', KEYS[7], 'tat') or '') or 0
   if n * 10 >= limit and tat - now > pace then return {0, tat - pace - now, now, score} end
+  -- And one slot of a window of ten or more is kept for high: a customer's call never waits for a turn.
+  if limit >= 10 and n >= limit - 1 then return {0, waitFor(), now, score} end
 end
 
 -- A slot is free: drop dead waiters at the head of each level, count the waiters.

@@ -188,6 +188,20 @@ describe('pacing below high (the worker limiter: paceBelowHigh)', () => {
     expect(t.clock()).toBe(250);
   });
 
+  it('with a burst of 10 or more, one slot of the window is kept for high', async () => {
+    const t = fakeTime(0);
+    const rl = createMemoryRateLimiter({ burst: 10, windowMs: 1_000, now: t.clock, sleep: t.sleep, paceBelowHigh: true });
+    const at: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      await (await rl.acquire(undefined, 'low')).done();
+      at.push(t.clock());
+    }
+    for (const x of at) expect(at.filter((y) => y > x - 1_000 && y <= x).length).toBeLessThanOrEqual(9);
+    const before = t.clock();
+    await (await rl.acquire(undefined, 'high')).done();
+    expect(t.clock()).toBe(before);
+  });
+
   it('off by default: a plain sliding window', async () => {
     const t = fakeTime(0);
     const rl = createMemoryRateLimiter({ burst: 4, windowMs: 1_000, now: t.clock, sleep: t.sleep });
