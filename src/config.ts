@@ -18,8 +18,6 @@ export interface Config {
   readonly redisUrl: string | undefined;
   readonly queuePrefix: string;
   readonly dedupeTtlMs: number;
-  /** How long the first run of an idle key waits for events of that key created before it (ordered handlers). */
-  readonly orderSettleMs: number;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
   readonly spoolDir: string | undefined;
@@ -177,7 +175,6 @@ const schema = z.object({
   REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'redis+cluster', 'rediss+cluster', 'valkey', 'valkeys']),
   QUEUE_PREFIX: checked('switchyard', (v) => !/\s/.test(v), 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster'),
   DEDUPE_TTL: duration('7d'),
-  ORDER_SETTLE: duration('250ms'),
   MAX_BODY_BYTES: size('1048576'),
   BODY_TIMEOUT: duration('10s'),
   SPOOL_DIR: optionalText,
@@ -257,7 +254,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     redisUrl: v.REDIS_URL,
     queuePrefix: v.QUEUE_PREFIX,
     dedupeTtlMs: v.DEDUPE_TTL,
-    orderSettleMs: v.ORDER_SETTLE,
     maxBodyBytes: v.MAX_BODY_BYTES,
     bodyTimeoutMs: v.BODY_TIMEOUT,
     spoolDir: v.SPOOL_DIR,

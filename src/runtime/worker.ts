@@ -139,7 +139,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     async (job) => {
       let placed;
       try {
-        placed = await dispatch(job.data, set.current().all, { addJobs, order, debounce, orderSettleMs: config.orderSettleMs });
+        placed = await dispatch(job.data, set.current().all, { addJobs, order, debounce });
       } catch (err) {
         // Dead-lettered as invalid: ordered runs received after it need not wait for it. (A retried
         // fan-out stays pending; one that fails for good is cleared by the 'failed' listener.)

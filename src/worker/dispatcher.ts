@@ -29,8 +29,6 @@ export interface FanOutPorts {
   addJobs(jobs: readonly QueuedJob[]): Promise<void>;
   readonly order: Pick<OrderGate, 'enqueue'>;
   readonly debounce: Pick<DebounceBursts, 'add'>;
-  /** How long the first run of an idle key waits for earlier-created events of that key still being fanned out (ms). */
-  readonly orderSettleMs?: number;
 }
 
 /** How fan-out placed each handler's run. */
@@ -87,9 +85,7 @@ export async function dispatch(
     if (orderKey !== null) {
       const ordered = { ...data, order: { key: orderKey, member: orderMember(receivedMs, jobId), at } };
       const r = await ports.order.enqueue(job(ordered, jobId), ordered.order);
-      // The first run of an idle key starts after a moment: an event of the key created earlier, fanned
-      // out concurrently, still gets in first (orderClaim hands it the head).
-      if (r === 'add') now.push(job(ordered, jobId, ports.orderSettleMs ?? 0));
+      if (r === 'add') now.push(job(ordered, jobId));
       placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
       return;
     }

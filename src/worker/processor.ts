@@ -7,6 +7,7 @@ import type { ContextDeps } from './context.js';
 import type { HandlerSet } from './handler-set.js';
 import type { WorkerHooks } from './hooks.js';
 import { runHandler, type RunOutcome } from './runner.js';
+import { sleep as defaultSleep } from '../util/sleep.js';
 
 /** The part of a `handlers` job the processor reads (a BullMQ Job has all of it). */
 export interface HandlerJobView {
@@ -58,7 +59,12 @@ export interface HandlerProcessorDeps {
   readonly now?: () => number;
   /** Jitter source in [0, 1). */
   readonly random?: () => number;
+  /** Waits (the hold of an ordered run); default setTimeout. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** How long an ordered run held for an earlier delivery's fan-out waits in its worker slot before it lets the slot go. */
+export const HOLD_IN_PLACE_MS = 2_000;
 
 /** How long a parked run of an ordered handler waits before it asks again, should its promotion be lost. */
 export const PARKED_MS = 10 * 60_000;
@@ -74,6 +80,7 @@ export const UNCLAIMED_MS = 60 * 60_000;
 export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: HandlerJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
+  const sleep = deps.sleep ?? ((ms: number) => defaultSleep(ms));
   const unclaimedWarned = new Set<string>();
 
   return async (job, signal) => {
@@ -111,7 +118,14 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const order = data.order;
     if (order) {
       if (!flow) throw new Error('an ordered job reached a processor without order bookkeeping');
-      const claim = await flow.order.claim({ ...data, order }, job.id, flow.add);
+      let claim = await flow.order.claim({ ...data, order }, job.id, flow.add);
+      // Held for an earlier delivery still being fanned out: usually a few milliseconds, so wait here
+      // (keeping the slot) rather than go through the delayed set; after HOLD_IN_PLACE_MS, let go.
+      for (let held = 0; claim.kind === 'hold' && held < HOLD_IN_PLACE_MS && !signal?.aborted;) {
+        await sleep(claim.ms);
+        held += claim.ms;
+        claim = await flow.order.claim({ ...data, order }, job.id, flow.add);
+      }
       // Its worker died after the run released its key: the next run's job was added again.
       if (claim.kind === 'completed') return skip(handler, data, 'already_completed', 'debug');
       // Another run of the key goes first: wait parked, without spending an attempt, until promoted

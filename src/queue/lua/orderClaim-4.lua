@@ -34,7 +34,7 @@ if head == member or not head then
     local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
     if now - received < hold then
       local before = redis.call('ZRANGEBYSCORE', KEYS[4], received - hold, '(' .. received, 'LIMIT', 0, 1)
-      if #before > 0 then return {'hold', 100} end
+      if #before > 0 then return {'hold', 25} end
     end
     return {'run', last}
   end

@@ -63,7 +63,7 @@ describe('order lines (Redis)', () => {
     expect(await gate.enqueue(r, r.data.order)).toBe('add');
     // A delivery received 200 ms earlier is queued but not fanned out yet (its worker died mid-fan-out, say).
     await redis.zadd(pending, now - 200, 'evt_earlier');
-    expect(await gate.claim(r.data, 'j1', add)).toEqual({ kind: 'hold', ms: 100 });
+    expect(await gate.claim(r.data, 'j1', add)).toEqual({ kind: 'hold', ms: 25 });
     await redis.zrem(pending, 'evt_earlier');
     expect(await gate.claim(r.data, 'j1', add)).toEqual({ kind: 'run', lastAppliedAt: null });
     // Deliveries received after it, or more than the hold time before it, do not hold it.

@@ -4,7 +4,7 @@ import { RateLimitedError, TokenExpiredError } from '../../../src/api/errors.js'
 import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
-import { createHandlerProcessor, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
+import { createHandlerProcessor, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
 import type { OrderClaim } from '../../../src/queue/order.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';
 import { match } from '../../support/match.js';
@@ -103,15 +103,16 @@ describe('handler job processor with a handler set replaced while it runs (switc
 
 describe('handler job processor: order lines and debounce bursts', () => {
   /** A recording port in place of Redis: what the processor asks of the line and the burst. */
-  function flowProcessor(def: { skipStale?: boolean; onDead?: 'release' | 'block'; maxAge?: string }, claim: OrderClaim, handle: Handler['handle'] = async () => {}) {
+  function flowProcessor(def: { skipStale?: boolean; onDead?: 'release' | 'block'; maxAge?: string }, claim: OrderClaim | (() => OrderClaim), handle: Handler['handle'] = async () => {}) {
     const calls: string[] = [];
     const h = defineHandler({ id: 'h', on: ['lead.won'], orderBy: 'contact', ...def, handle: async (e, ctx) => { calls.push('handle'); await handle(e, ctx); } });
     const { log } = memoryLogger();
     const run = createHandlerProcessor({
       set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log, now: () => NOW,
+      sleep: async (ms) => { calls.push(`sleep ${ms}`); },
       flow: {
         order: {
-          claim: async () => { calls.push('claim'); return claim; },
+          claim: async () => { calls.push('claim'); return typeof claim === 'function' ? claim() : claim; },
           release: async (_d, _id, outcome) => { calls.push(`release:${outcome}`); },
         },
         debounce: { take: async () => ({ kind: 'gone' as const }), finish: async () => { calls.push('finish'); } },
@@ -134,10 +135,18 @@ describe('handler job processor: order lines and debounce bursts', () => {
     expect(p.calls).toEqual(['claim']);
   });
 
-  test('a run held for a delivery received before it that is still to be fanned out waits without spending an attempt', async () => {
-    const p = flowProcessor({}, { kind: 'hold', ms: 100 });
-    expect(await p.run(ordered())).toEqual({ kind: 'delay', until: NOW + 100 });
-    expect(p.calls).toEqual(['claim']);
+  test('a run held for a delivery received before it that is still to be fanned out waits in its slot, then runs', async () => {
+    const claims: OrderClaim[] = [{ kind: 'hold', ms: 25 }, { kind: 'hold', ms: 25 }, { kind: 'run', lastAppliedAt: null }];
+    const p = flowProcessor({}, () => claims.shift() ?? { kind: 'run', lastAppliedAt: null });
+    expect((await p.run(ordered())).kind).toBe('completed');
+    expect(p.calls).toEqual(['claim', 'sleep 25', 'claim', 'sleep 25', 'claim', 'handle', 'release:completed']);
+  });
+
+  test('a run held longer than HOLD_IN_PLACE_MS lets its slot go and waits without spending an attempt', async () => {
+    const p = flowProcessor({}, { kind: 'hold', ms: 500 });
+    expect(await p.run(ordered())).toEqual({ kind: 'delay', until: NOW + 500 });
+    expect(p.calls.filter((c) => c === 'claim')).toHaveLength(HOLD_IN_PLACE_MS / 500 + 1);
+    expect(p.calls).not.toContain('handle');
   });
 
   test('a re-run whose first run already finished (its worker died before recording it) completes without running', async () => {
