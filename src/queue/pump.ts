@@ -9,6 +9,7 @@ import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
 import { queueScripts } from './scripts.js';
 import { sleep } from '../util/sleep.js';
+import { tracedAddBulk, tracingState } from '../telemetry/index.js';
 
 export interface IngestPumpOptions {
   /** Connection for ordinary commands (worker role: retries through outages). */
@@ -156,7 +157,7 @@ export class IngestPump {
       }
       jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
     }
-    if (jobs.length > 0) await this.opts.events.addBulk(jobs);
+    if (jobs.length > 0) await (tracingState.on ? tracedAddBulk(this.opts.events, jobs) : this.opts.events.addBulk(jobs));
     if (unreadable.length > 0) {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
       // writer: set the items aside where an operator can look, and keep moving.
