@@ -117,7 +117,7 @@ interface DeliveryLike { readonly key: string; readonly name: string | null; rea
  * carries the append span's `traceparent`, which the pump continues. Returns
  * `sink` itself when tracing is off.
  */
-export function traceSink<D extends DeliveryLike, O extends string, S extends { put(d: D, raw?: Uint8Array): Promise<O> }>(sink: S): S {
+export function traceSink<D extends DeliveryLike, O extends string>(sink: { put(d: D, raw?: Uint8Array): Promise<O> }): { put(d: D, raw?: Uint8Array): Promise<O> } {
   if (!tracingState.on) return sink;
   const put = (d: D, raw?: Uint8Array): Promise<O> => {
     const parent = context.active();
@@ -128,7 +128,7 @@ export function traceSink<D extends DeliveryLike, O extends string, S extends { 
     }, parent);
     return within(span, parent, () => sink.put({ ...d, traceparent: traceparentOf(span) }, raw), (s, outcome) => s.setAttribute('switchyard.outcome', outcome));
   };
-  return { ...sink, put };
+  return { put };
 }
 
 // ── pump ───────────────────────────────────────────────────────────────────
