@@ -22,7 +22,7 @@ export interface OtlpCollector {
   readonly spans: CollectedSpan[];
   /** Every request body received, as received (to search exported bytes for what must never be there). */
   readonly bodies: Buffer[];
-  /** Content types of the requests. */
+  /** Content types of the requests (kept with `discard` too: one per export request). */
   readonly contentTypes: string[];
   close(): Promise<void>;
 }
@@ -30,7 +30,7 @@ export interface OtlpCollector {
 /**
  * A tiny OTLP/HTTP trace collector on 127.0.0.1: accepts POST /v1/traces in
  * `application/json` or `application/x-protobuf`, decodes the spans, answers 200.
- * `discard`: keep nothing (benchmarks).
+ * `discard`: keep no body and no span (benchmarks).
  */
 export async function startOtlpCollector(opts: { discard?: boolean } = {}): Promise<OtlpCollector> {
   const spans: CollectedSpan[] = [];
@@ -44,11 +44,11 @@ export async function startOtlpCollector(opts: { discard?: boolean } = {}): Prom
         res.writeHead(404).end();
         return;
       }
+      const type = String(req.headers['content-type'] ?? '');
+      contentTypes.push(type);
       if (!opts.discard) {
         const body = Buffer.concat(chunks);
-        const type = String(req.headers['content-type'] ?? '');
         bodies.push(body);
-        contentTypes.push(type);
         spans.push(...(type.includes('json') ? decodeJson(body) : decodeProtobuf(body)));
       }
       const json = String(req.headers['content-type'] ?? '').includes('json');
