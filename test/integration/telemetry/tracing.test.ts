@@ -49,8 +49,10 @@ describe('tracing (OTLP/HTTP to a collector started by the test)', () => {
       const d = delivery(conv);
       expect((await deliver(pipe.receiverUrl, d.body)).status).toBe(202);
       await waitFor(() => noteFor(pipe, conv, d.id));
-      const jobs = await handlerJobs(pipe, ['completed']);
-      expect(jobs.find((j) => j.data.key === d.id)?.data.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      // The note is written before BullMQ marks the run completed.
+      const completed = async () => (await handlerJobs(pipe, ['completed'])).find((j) => j.data.key === d.id);
+      await waitFor(async () => (await completed()) !== undefined);
+      expect((await completed())?.data.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
       const lines = pipe.lines;
       await pipe.close(); // flushes the exporter
       p = undefined;
@@ -124,7 +126,9 @@ describe('tracing (OTLP/HTTP to a collector started by the test)', () => {
     const d = delivery(conv);
     expect((await deliver(pipe.receiverUrl, d.body)).status).toBe(202);
     await waitFor(() => noteFor(pipe, conv, d.id));
-    const job = (await handlerJobs(pipe, ['completed'])).find((j) => j.data.key === d.id);
+    const completed = async () => (await handlerJobs(pipe, ['completed'])).find((j) => j.data.key === d.id);
+    await waitFor(async () => (await completed()) !== undefined);
+    const job = await completed();
     expect(job?.data).toBeDefined();
     expect(job?.data.traceparent).toBeUndefined();
     expect(pipe.lines.some((l) => l.includes('trace_id'))).toBe(false);
