@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { SIGNATURE_HEADER } from './spec/webhooks.js';
+import { tracingSettings, type TracingSettings } from './telemetry/env.js';
 import { parseDuration, parseSize } from './util/units.js';
 
 /**
@@ -43,6 +44,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Directory for local state (managed Redis data). */
   readonly stateDir: string;
+  /** OpenTelemetry export (the standard OTEL_EXPORTER_OTLP_* variables); undefined: tracing off. */
+  readonly tracing: TracingSettings | undefined;
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -243,6 +246,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
   if (hasUser !== hasPassword) {
     problems.push({ variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER', problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)' });
   }
+  const tracing = tracingSettings(resolved, problems);
   if (problems.length > 0 || !v) throw new ConfigError(problems);
 
   return Object.freeze<Config>({
@@ -273,5 +277,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     jobLockMs: v.JOB_LOCK_DURATION,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,
     stateDir: v.SWITCHYARD_HOME,
+    tracing,
   });
 }

@@ -1,6 +1,6 @@
 /**
  * Switchyard's own secrets: the webhook signing secrets, the API token, the
- * dashboard login and the Redis credentials. They are Switchyard's and never
+ * dashboard login, the Redis credentials and the tracing collector's headers. They are Switchyard's and never
  * reach handler code: they are removed from the environment of any process
  * that loads handler modules, and a handler's `settings` may not name them.
  */
@@ -13,6 +13,9 @@ export const SWITCHYARD_SECRETS: readonly string[] = [
   'ADMIN_PASSWORD',
   // May carry a password (redis://:password@host); so may every REDIS*/SENTINEL* variable below.
   'REDIS_URL',
+  // The tracing collector's headers (often its API key); src/config.ts hands them to the exporter.
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
 ];
 
 /** Redis and Sentinel connection settings (passwords, usernames, TLS keys): Switchyard's, not a handler's. */

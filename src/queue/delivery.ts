@@ -16,6 +16,8 @@ export interface StoredDelivery {
   readonly body?: string;
   readonly bodyBase64?: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** W3C trace context of the delivery's last span (only when tracing is on; src/telemetry). */
+  readonly traceparent?: string;
 }
 
 /** Where verified deliveries go; throws when nothing durable could take it (→ 503). */

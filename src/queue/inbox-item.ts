@@ -34,11 +34,12 @@ export function encodeInboxItem(delivery: StoredDelivery, raw?: Uint8Array): str
 /**
  * `JSON.stringify` of the delivery without its body, plus the `\n`, written
  * field by field: no intermediate object per delivery. Same text as
- * `JSON.stringify({ key, name, receivedAt, secretIndex, headers })`.
+ * `JSON.stringify({ key, name, receivedAt, secretIndex, headers, traceparent })`.
  */
 function metaLine(d: StoredDelivery): string {
   return `{"key":${JSON.stringify(d.key)},"name":${JSON.stringify(d.name)},"receivedAt":${JSON.stringify(d.receivedAt)},` +
-    `"secretIndex":${JSON.stringify(d.secretIndex)},"headers":${JSON.stringify(d.headers)}}\n`;
+    `"secretIndex":${JSON.stringify(d.secretIndex)},"headers":${JSON.stringify(d.headers)}` +
+    `${d.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(d.traceparent)}`}}\n`;
 }
 
 /** The delivery an inbox item holds; throws on an item that is neither form. */

@@ -15,6 +15,8 @@ export interface HandlerJobData {
   readonly order?: OrderRef;
   /** Set for a handler with `debounce`: the job runs its key's burst (src/queue/debounce.ts). */
   readonly debounce?: DebounceRef;
+  /** W3C trace context of the fan-out span (only when tracing is on; src/telemetry). */
+  readonly traceparent?: string;
 }
 
 /** Where a run stands in its key's line. */

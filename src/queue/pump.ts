@@ -9,6 +9,7 @@ import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
 import { queueScripts } from './scripts.js';
 import { sleep } from '../util/sleep.js';
+import { tracedAddBulk, tracingState } from '../telemetry/index.js';
 
 export interface IngestPumpOptions {
   /** Connection for ordinary commands (worker role: retries through outages). */
@@ -162,7 +163,7 @@ export class IngestPump {
       const pending = jobs.flatMap((j) => [Date.parse(j.data.receivedAt) || Date.now(), j.data.key]);
       await this.opts.redis.multi().zadd(this.keys.pendingFanOut, 'NX', ...pending)
         .zremrangebyscore(this.keys.pendingFanOut, '-inf', Date.now() - 3_600_000).exec();
-      await this.opts.events.addBulk(jobs);
+      await (tracingState.on ? tracedAddBulk(this.opts.events, jobs) : this.opts.events.addBulk(jobs));
     }
     if (unreadable.length > 0) {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer

@@ -6,6 +6,7 @@ import { ingestKeys } from '../queue/names.js';
 import { createReceiverApp } from '../receiver/app.js';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
 import type { DeliverySink } from '../queue/delivery.js';
+import { traceSink } from '../telemetry/index.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';
@@ -59,7 +60,8 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   const spool = config.spoolDir ? new DiskSpool(config.spoolDir, config.spoolMaxBytes) : undefined;
   const drainer = spool ? new SpoolDrainer(spool, store, log, (n) => opts.hooks?.onDrained?.(n)) : undefined;
   drainer?.start();
-  const sink = spool ? spoolingSink(redisSink, spool, log) : redisSink;
+  // With tracing on, each delivery's append span (and the traceparent it stores with the delivery).
+  const sink = traceSink(spool ? spoolingSink(redisSink, spool, log) : redisSink);
   const readinessKey = ingestKeys(config.queuePrefix).readiness;
   const spoolDetails = () => (spool ? { spool: { segments: spool.segments().length, bytes: spool.size(), max_bytes: spool.maxBytes } } : {});
 

@@ -12,6 +12,7 @@ import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
 import { firstAttempt, watchRedis, whenReady } from './redis-watch.js';
 import { startPump } from './pump.js';
+import { startTracing } from '../telemetry/index.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
 import type { StartWorkerPart } from './worker.js';
 
@@ -51,6 +52,8 @@ export interface RunningService {
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const { config, log } = opts;
   const redis = await resolveRedis(config, log);
+  // Before the receiver and worker are built: they install their span wrappers only when tracing is on.
+  const tracing = await startTracing(config.tracing, log);
   const commands = createRedisConnection(redis.url, 'worker', 'switchyard-pump');
   // An unreachable Redis is said at `warn` (with back-off), never a silent hang: the
   // receiver listens at once and the worker starts when Redis answers.
@@ -122,6 +125,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     await queues.close();
     await closeRedis(commands);
     await redis.managed?.stop();
+    await tracing.shutdown().catch(() => undefined);
     throw err;
   }
 
@@ -139,9 +143,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         // Stopping early is safe: an active job's lock lapses and it runs again elsewhere (dedupe and steps absorb it).
         const deadline = Date.now() + config.shutdownTimeoutMs;
         const left = () => Math.max(0, deadline - Date.now());
-        const bounded = async (p: Promise<unknown>, what: string) => {
+        const bounded = async (p: Promise<unknown>, what: string, atLeastMs = 0) => {
           let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), left()); });
+          const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), Math.max(atLeastMs, left())); });
           try {
             if ((await Promise.race([p, timeout])) === 'timeout') log.warn(`shutdown deadline reached while stopping ${what}`);
           } catch (err) {
@@ -163,6 +167,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         commands.disconnect();
         // The managed redis-server flushes its AOF on SIGTERM: given its own few seconds past the deadline.
         if (redis.managed) await redis.managed.stop();
+        // The spans still queued, within what is left of the deadline (at least a second).
+        if (tracing.on) await bounded(tracing.shutdown(), 'tracing export', 1_000);
         log.info('stopped');
       })();
       return closing;

@@ -1,5 +1,7 @@
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import type { CallEvent } from '../api/transport.js';
+import { apiCallTracer } from '../telemetry/index.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config.js';
@@ -36,11 +38,15 @@ export function workerApiFactory(
   // customer-facing (high) call every window/burst instead of taking the whole window at each turn.
   const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS, paceBelowHigh: true });
   const cache = new ReadCache();
+  // Metrics and, with tracing on, a span per attempt (child of the run's span).
+  const traced = apiCallTracer(baseUrl);
+  const metered = opts.hooks?.onApiCall;
+  const onCall: ((e: CallEvent) => void) | undefined = traced && metered ? (e) => { metered(e); traced(e); } : (traced ?? metered);
   return (keys, priority) =>
     cache.wrap(createApiClient({
       baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
-      ...(opts.hooks?.onApiCall ? { onCall: opts.hooks.onApiCall } : {}),
+      ...(onCall ? { onCall } : {}),
       logger: opts.log,
     }));
 }

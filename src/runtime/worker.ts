@@ -20,6 +20,7 @@ import { createHandlerProcessor, type HandlerJobDecision } from '../worker/proce
 import { RedisStepStore } from '../worker/steps.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
+import { traceFanOut, traceHandlerRuns } from '../telemetry/index.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -123,20 +124,21 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const fannedOut = async (key: string): Promise<void> => {
     await commands.zrem(pendingFanOut, key).catch((e: unknown) => log.debug({ err: String(e) }, 'could not clear a pending fan-out'));
   };
-  const processJob = createHandlerProcessor({
+  // Tracing on: a span per fan-out and per handler run, children of the context the job carries.
+  const processJob = traceHandlerRuns(createHandlerProcessor({
     set,
     api: workerApiFactory(opts, commands),
     steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
     log,
     hooks: opts.hooks,
     flow: { order, debounce, add: addJob },
-  });
+  }));
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => {
+    traceFanOut(async (job: Job<StoredDelivery>) => {
       let placed;
       try {
         placed = await dispatch(job.data, set.current().all, { addJobs, order, debounce });
@@ -148,7 +150,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       }
       await fannedOut(job.data.key);
       return placed;
-    },
+    }),
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 
@@ -182,7 +184,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
         opts.hooks?.onStart?.({ handler: job.data.handlerId, priority, waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) });
       }
       const view = { id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attemptsStarted: job.attemptsStarted, attempts: job.opts.attempts ?? 1 };
-      return apply(job, token, await processJob(view, signal));
+      return apply(job, token, await processJob(HANDLER_QUEUE_BY_PRIORITY[priority], view, signal));
     },
     { connection: createRedisConnection(opts.redisUrl, 'worker', `switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
   ));

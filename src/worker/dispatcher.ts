@@ -8,6 +8,7 @@ import { orderMember, type OrderGate, type QueuedJob } from '../queue/order.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
 import { handlerJobOptions } from '../queue/job-options.js';
 import type { HandlerJobData } from '../queue/jobs.js';
+import { activeTraceparent, tracingState } from '../telemetry/index.js';
 
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
 export class InvalidDeliveryError extends UnrecoverableError {
@@ -62,12 +63,15 @@ export async function dispatch(
   // The event's place in time: its creation, else its receipt.
   const at = Number.isFinite(createdMs) ? createdMs : receivedMs;
   const now: QueuedJob[] = [];
+  // With tracing on, each run continues the fan-out span's trace.
+  const traceparent = tracingState.on ? activeTraceparent() : undefined;
   await Promise.all(targets.map(async (h) => {
     const data: HandlerJobData = {
       key: delivery.key,
       handlerId: h.id,
       receivedAt: delivery.receivedAt,
       event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
+      ...(traceparent === undefined ? {} : { traceparent }),
     };
     const jobId = jobIdFor(delivery.key, h.id);
     const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
