@@ -27,6 +27,8 @@ const L = {
   handlerKit: '^src/(handler/|handler\\.ts$)',
   // Ready-made settings helpers for handlers (business hours).
   recipes: '^src/recipes/',
+  // Polled sources (derived events) and schedules: the poller's diffing and state, schedule runs.
+  sources: '^src/sources/',
   api: '^src/api/',
   sandbox: '^src/sandbox/',
   // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
@@ -78,6 +80,7 @@ const allowed = {
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
+  sources: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],

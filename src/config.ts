@@ -46,6 +46,10 @@ export interface Config {
   readonly stateDir: string;
   /** OpenTelemetry export (the standard OTEL_EXPORTER_OTLP_* variables); undefined: tracing off. */
   readonly tracing: TracingSettings | undefined;
+  /** Interval of the poller of derived events (order.created, order.status_changed, task.due). */
+  readonly pollEveryMs: number;
+  /** `task.due` fires this long before a task's due_at (0: when it passes). */
+  readonly taskDueLookaheadMs: number;
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -198,6 +202,12 @@ const schema = z.object({
   JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
+  POLL_EVERY: duration('1m'),
+  TASK_DUE_LOOKAHEAD: optionalText.transform((v, ctx) => {
+    const ms = parseDuration(v ?? '0s');
+    if (ms === null || ms < 0) ctx.addIssue({ code: 'custom', message: `expected a duration such as 0s, 15m or 1h (default 0s), got "${v}"` });
+    return ms ?? 0;
+  }),
 });
 
 type Env = Record<string, string | undefined>;
@@ -278,5 +288,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,
     stateDir: v.SWITCHYARD_HOME,
     tracing,
+    pollEveryMs: v.POLL_EVERY,
+    taskDueLookaheadMs: v.TASK_DUE_LOOKAHEAD,
   });
 }

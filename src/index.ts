@@ -17,6 +17,8 @@ export {
   type Priority, type KeyOption, type BuiltinKey, type DebounceOptions, type FlowPolicy,
 } from './handler.js';
 export { EVENT_NAMES, isEventName, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
+export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './events/catalogue.js';
+export { defineSchedule, isSchedule, type Schedule, type ScheduleContext, type ScheduleDefinition } from './handler/schedule.js';
 export {
   parseBusinessHours, isOpen, closedPeriodStart, BusinessHoursError, businessHoursSetting, durationSetting, type BusinessHours,
 } from './recipes/index.js';

@@ -6,6 +6,8 @@ import { describeFlow, type FlowPolicy, type KeyOption } from '../handler/flow.j
 import { parseSettings, settingVariables, type SettingVariable } from '../handler/settings.js';
 import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
 import { loadHandlerDir } from '../worker/loader.js';
+import { isDerivedEvent } from '../events/catalogue.js';
+import { describeSchedule, nextRun, type Schedule } from '../handler/schedule.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 import { cliConfig } from './connect.js';
@@ -15,7 +17,10 @@ const HELP = `Usage: switchyard handlers [--json]
 Loads the handler modules of HANDLERS_DIR (default ./handlers), as the worker
 would, and lists each handler with its events, token abilities, settings (the
 environment variables it reads: required, or their default), retries,
-timeout and flow settings (priority, orderBy, skipStale, maxAge, debounce), then the helper modules beside them (modules that export no handler).
+timeout and flow settings (priority, orderBy, skipStale, maxAge, debounce); events
+marked "(polled)" are derived by the worker's poller every POLL_EVERY, not
+received as webhooks. Then the schedules (every or cron, time zone, next run)
+and the helper modules beside them (modules that export no handler).
 Modules may be .ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or
 "commonjs" project. A module that cannot be loaded, a missing directory, or a
 setting missing or invalid in this environment is reported with the file or
@@ -61,7 +66,35 @@ function flowRow(p: FlowPolicy): FlowRow {
   };
 }
 
-function settingsProblems(handler: Handler, env: Readonly<Record<string, string | undefined>>): string[] {
+interface ScheduleRow {
+  id: string;
+  /** `every 15m` or `cron 0 9 * * 1-5 (Europe/Paris)`. */
+  runs: string;
+  everyMs: number | null;
+  cron: string | null;
+  timezone: string | null;
+  /** ISO time of the next run after now. */
+  nextRun: string | null;
+  abilities: string[];
+  settings: SettingVariable[];
+  settingsProblems: string[];
+  retry: Schedule['retry'];
+  timeoutMs: number | null;
+  priority: string;
+  file: string;
+}
+
+function scheduleRow(s: Schedule, file: string, now: number, env: Readonly<Record<string, string | undefined>>): ScheduleRow {
+  const next = nextRun(s, now);
+  return {
+    id: s.id, runs: describeSchedule(s), everyMs: s.everyMs, cron: s.cron, timezone: s.timezone,
+    nextRun: next === null ? null : new Date(next).toISOString(), abilities: [...s.abilities],
+    settings: s.settings ? settingVariables(s.settings) : [], settingsProblems: settingsProblems(s, env),
+    retry: s.retry, timeoutMs: s.timeoutMs, priority: s.priority, file,
+  };
+}
+
+function settingsProblems(handler: Pick<Handler, 'id' | 'settings'>, env: Readonly<Record<string, string | undefined>>): string[] {
   if (!handler.settings) return [];
   try {
     parseSettings(handler.id, handler.settings, env);
@@ -91,7 +124,7 @@ export const handlersCommand: Command = {
     }
     const config = cliConfig(io);
     dropSecrets(process.env); // handler modules run their top-level code in this process
-    const { handlers, helpers } = await loadHandlerDir(config.handlersDir, config.handlers);
+    const { handlers, helpers, schedules } = await loadHandlerDir(config.handlersDir, config.handlers);
     const env = handlerEnv(io.env);
     const rows: Row[] = handlers.map(({ handler: h, file }) => ({
       id: h.id, on: [...h.on], abilities: [...h.abilities],
@@ -99,22 +132,36 @@ export const handlersCommand: Command = {
       retry: h.retry, timeoutMs: h.timeoutMs, flow: flowRow(h.flow), file,
     }));
     const flows = new Map(handlers.map(({ handler: h }) => [h.id, h.flow]));
-    const failed = rows.some((r) => r.settingsProblems.length > 0);
+    const failed = rows.some((r) => r.settingsProblems.length > 0) || schedules.some(({ schedule: s }) => settingsProblems(s, env).length > 0);
+    const now = Date.now();
+    const scheduleRows = schedules.map(({ schedule: s, file }) => scheduleRow(s, file, now, env));
     if (values.json) {
-      io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      // Handlers as before (an array), plus schedules when there are any.
+      const out = scheduleRows.length ? { handlers: rows, schedules: scheduleRows } : rows;
+      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return failed ? EXIT.failed : EXIT.ok;
     }
-    if (rows.length === 0) io.stdout.write(`no handler modules in ${config.handlersDir}\n`);
+    if (rows.length === 0 && scheduleRows.length === 0) io.stdout.write(`no handler modules in ${config.handlersDir}\n`);
     const list = (items: string[]) => items.join('\n             ');
     for (const r of rows) {
       io.stdout.write(
-        `${r.id}\n  on:        ${r.on.join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
+        `${r.id}\n  on:        ${r.on.map((n) => (isDerivedEvent(n) ? `${n} (polled)` : n)).join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
         `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
         (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
         `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
         `  flow:      ${describeFlow(flows.get(r.id) as FlowPolicy)}\n` +
         `  file:      ${r.file}\n`,
       );
+    }
+    for (const s of scheduleRows) {
+      io.stdout.write(
+        `${s.id} (schedule)\n  runs:      ${s.runs}\n  next run:  ${s.nextRun ?? '(never)'}\n  abilities: ${s.abilities.join(', ') || '(none declared)'}\n` +
+        (s.settingsProblems.length ? `  invalid:   ${list(s.settingsProblems)}\n` : '') +
+        `  retry:     ${describeRetry(s.retry)}\n  timeout:   ${s.timeoutMs === null ? '(none)' : formatDuration(s.timeoutMs)}\n  priority:  ${s.priority}\n  file:      ${s.file}\n`,
+      );
+    }
+    if (rows.some((r) => r.on.some(isDerivedEvent))) {
+      io.stdout.write('(polled): derived by the worker\'s poller from the API\'s listings every POLL_EVERY, not pushed as webhooks\n');
     }
     if (helpers.length > 0) {
       io.stdout.write(`helper modules (no handler exported): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);

@@ -3,7 +3,9 @@ import { Contact, ContactLifecycle } from '../spec/schemas/contact.js';
 import { Conversation } from '../spec/schemas/conversation.js';
 import { Lead } from '../spec/schemas/lead.js';
 import { Message } from '../spec/schemas/message.js';
-import { EVENT_NAMES, type EventName } from '../spec/events.js';
+import { Order, OrderStatus } from '../spec/schemas/order.js';
+import { Task } from '../spec/schemas/task.js';
+import { DERIVED_EVENT_NAMES, EVENT_NAMES, type DerivedEventName, type EventName } from '../spec/events.js';
 import { closest } from '../util/closest.js';
 import type { Envelope, EnvelopeProblem } from './envelope.js';
 
@@ -12,7 +14,22 @@ import type { Envelope, EnvelopeProblem } from './envelope.js';
  * TypeScript types derived from the names and the schemas (the
  * octokit/webhooks.js pattern). The names are the spec's (src/spec/events.ts).
  */
-export { EVENT_NAMES, type EventName } from '../spec/events.js';
+export { DERIVED_EVENT_NAMES, EVENT_NAMES, WEBHOOK_EVENT_NAMES, type DerivedEventName, type EventName, type WebhookEventName } from '../spec/events.js';
+
+const DERIVED_SET: ReadonlySet<string> = new Set(DERIVED_EVENT_NAMES);
+
+/**
+ * True for an event Switchyard derives by polling (`order.created`,
+ * `order.status_changed`, `task.due`) rather than receives as a webhook. The
+ * catalogue validates them like any event; the poller of the worker processes
+ * is their producer (docs/handlers.md, "Polled sources").
+ */
+export function isDerivedEvent(name: unknown): name is DerivedEventName {
+  return typeof name === 'string' && DERIVED_SET.has(name);
+}
+
+/** `data` of `order.status_changed`: the order as polled, plus the status it had when last seen. */
+export const OrderStatusChange = Order.extend({ previous_status: OrderStatus });
 
 /**
  * Schema of `data` per event. The payload carries the API's resource shapes
@@ -32,6 +49,10 @@ export const EVENT_SCHEMAS = {
   'lead.created': Lead,
   'lead.won': Lead,
   'lead.lost': Lead,
+  // Derived by polling (DERIVED_EVENT_NAMES): the resource as the listing answered it.
+  'order.created': Order,
+  'order.status_changed': OrderStatusChange,
+  'task.due': Task,
 } as const satisfies { readonly [N in EventName]: z.ZodType };
 
 /**

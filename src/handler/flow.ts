@@ -52,6 +52,9 @@ export const KEY_SOURCES: { readonly [N in EventName]: { readonly conversation: 
   'lead.created': { conversation: null, contact: 'data.contact_id' },
   'lead.won': { conversation: null, contact: 'data.contact_id' },
   'lead.lost': { conversation: null, contact: 'data.contact_id' },
+  'order.created': { conversation: 'data.conversation_id', contact: 'data.contact_id' },
+  'order.status_changed': { conversation: 'data.conversation_id', contact: 'data.contact_id' },
+  'task.due': { conversation: null, contact: 'data.contact_id' },
 };
 
 /** The key of one event, as a string, or null when it has none. */

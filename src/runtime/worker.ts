@@ -15,7 +15,8 @@ import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
 import { handlerSnapshot, HandlerSet } from '../worker/handler-set.js';
-import { loadHandlers, selectHandlers } from '../worker/loader.js';
+import { loadHandlerDir, selectHandlers } from '../worker/loader.js';
+import { startSources } from './sources.js';
 import { createHandlerProcessor, type HandlerJobDecision } from '../worker/processor.js';
 import { RedisStepStore } from '../worker/steps.js';
 import { workerApiFactory } from './worker-api.js';
@@ -67,11 +68,11 @@ export interface PreparedWorker {
 export async function loadWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<PreparedWorker> {
   // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
   dropSecrets(process.env);
-  const all = await loadHandlers(config.handlersDir);
-  if (all.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
+  const { handlers: all, schedules } = await loadHandlerDir(config.handlersDir);
+  if (all.length === 0 && schedules.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
   const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;
   // Now, before Redis: a bad or missing setting of a handler this process runs stops start-up.
-  const set = new HandlerSet(handlerSnapshot(all.map((l) => l.handler), run, env));
+  const set = new HandlerSet(handlerSnapshot(all.map((l) => l.handler), run, env, schedules.map((s) => s.schedule)));
   return {
     set,
     start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, hooks, set }, queues),
@@ -204,6 +205,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       }
     });
   }
+  // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
+  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory(opts, commands) });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
   const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
@@ -215,6 +218,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     close: async () => {
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
+      await sources.close();
       await closeRedis(commands);
     },
   };

@@ -43,6 +43,12 @@ export function renderError(err: Error, c: Context): Response {
 export function createApp(deps: Deps): Hono {
   const { state } = deps;
   const api = new Hono<SandboxEnv>();
+  // Every answer's Date header is the sandbox's clock (moved by /_sandbox/clock), as a real server's is its own:
+  // the poller reads the API's "now" from it (task.due).
+  api.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('Date', new Date(state.now()).toUTCString());
+  });
   api.use('*', requestLog(state, apiPath), tlsGuard(state), faultGate(state, apiPath), authenticate(state),
     rateLimit(state));
   for (const routes of [meRoutes, contactSearchRoutes, contactMergeRoutes, contactRoutes, contactLifecycleRoutes,

@@ -1,4 +1,5 @@
 import type { Handler } from '../handler.js';
+import type { Schedule } from '../handler/schedule.js';
 import { readHandlerSettings, type SettingsById } from './settings.js';
 
 /** One version of the handler modules, as fan-out and the job processor read it. */
@@ -9,6 +10,8 @@ export interface HandlerSnapshot {
   readonly handlers: ReadonlyMap<string, Handler>;
   /** Each of those handlers' parsed settings (`ctx.settings`), by id. */
   readonly settings: SettingsById;
+  /** The schedules of the handler modules (every worker process runs them), their settings under their ids in `settings`. */
+  readonly schedules: readonly Schedule[];
 }
 
 /** What a {@link HandlerSet.replace} changed, by handler id (of the handlers this process runs). */
@@ -27,9 +30,10 @@ export function handlerSnapshot(
   all: readonly Handler[],
   run: readonly string[] | undefined,
   env: Readonly<Record<string, string | undefined>>,
+  schedules: readonly Schedule[] = [],
 ): HandlerSnapshot {
   const handlers = new Map(all.filter((h) => !run || run.includes(h.id)).map((h) => [h.id, h]));
-  return { all, handlers, settings: readHandlerSettings([...handlers.values()], env) };
+  return { all, handlers, settings: readHandlerSettings([...handlers.values(), ...schedules], env), schedules };
 }
 
 /**

@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { closest } from '../util/closest.js';
 import { isHandler, type Handler } from '../handler.js';
+import { isSchedule, type Schedule } from '../handler/schedule.js';
 import { describeLoadFailure } from './load-error.js';
 import { forgetCommonJs } from './fresh-import.js';
 import { importModule, looksLikeDefinition, type ModuleExports } from './module-import.js';
@@ -24,6 +25,13 @@ export interface LoadedHandler {
 export interface HandlerDir {
   readonly handlers: LoadedHandler[];
   readonly helpers: string[];
+  /** The schedules (`export default defineSchedule(…)`); never narrowed by HANDLERS. */
+  readonly schedules: LoadedSchedule[];
+}
+
+export interface LoadedSchedule {
+  readonly schedule: Schedule;
+  readonly file: string;
 }
 
 const MODULE = /\.(ts|mts|cts|js|mjs|cjs)$/;
@@ -78,6 +86,7 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
   if (generation !== undefined) forgetCommonJs(root);
   const loaded: LoadedHandler[] = [];
   const helpers: string[] = [];
+  const schedules: LoadedSchedule[] = [];
   for (const name of moduleFiles(dir, root)) {
     const file = join(root, name);
     let mod: ModuleExports;
@@ -87,6 +96,12 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
       throw new HandlerLoadError(describeLoadFailure(file, shown(file), err), file);
     }
     const exported = mod.default;
+    if (isSchedule(exported)) {
+      const twin = loaded.find((l) => l.handler.id === exported.id)?.file ?? schedules.find((l) => l.schedule.id === exported.id)?.file;
+      if (twin) throw new HandlerLoadError(`${shown(file)}: schedule id "${exported.id}" is already defined in ${shown(twin)}; ids of handlers and schedules must be unique`, file);
+      schedules.push({ schedule: exported, file });
+      continue;
+    }
     if (!isHandler(exported)) {
       if (looksLikeDefinition(exported)) {
         throw new HandlerLoadError(`${shown(file)}: the default export is a plain object, not a handler: wrap it in defineHandler; write ${DEFINE}`, file);
@@ -101,11 +116,11 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
       helpers.push(file);
       continue;
     }
-    const twin = loaded.find((l) => l.handler.id === exported.id);
-    if (twin) throw new HandlerLoadError(`${shown(file)}: handler id "${exported.id}" is already defined in ${shown(twin.file)}; ids must be unique`, file);
+    const twin = loaded.find((l) => l.handler.id === exported.id)?.file ?? schedules.find((l) => l.schedule.id === exported.id)?.file;
+    if (twin) throw new HandlerLoadError(`${shown(file)}: handler id "${exported.id}" is already defined in ${shown(twin)}; ids must be unique`, file);
     loaded.push({ handler: exported, file });
   }
-  return { handlers: only ? selectHandlers(loaded, only, root) : loaded, helpers };
+  return { handlers: only ? selectHandlers(loaded, only, root) : loaded, helpers, schedules };
 }
 
 /** {@link loadHandlerDir}'s handlers only. */

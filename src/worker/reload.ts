@@ -1,5 +1,5 @@
 import { handlerSnapshot, type HandlerSet, type HandlerSetChange } from './handler-set.js';
-import { loadHandlers, selectHandlers } from './loader.js';
+import { loadHandlerDir, selectHandlers } from './loader.js';
 
 /** What a reload is asked to load, and where it swaps the result in. */
 export interface ReloadOptions {
@@ -30,9 +30,10 @@ export async function reloadHandlers(opts: ReloadOptions): Promise<ReloadResult>
   const started = performance.now();
   const ms = (): number => Math.round(performance.now() - started);
   try {
-    const loaded = await loadHandlers(opts.dir, undefined, ++generation);
+    const { handlers: loaded, schedules } = await loadHandlerDir(opts.dir, undefined, ++generation);
     const run = opts.only ? selectHandlers(loaded, opts.only, opts.dir).map((l) => l.handler.id) : undefined;
-    const next = handlerSnapshot(loaded.map((l) => l.handler), run, opts.env);
+    // Reloaded schedules run with their new code; their schedulers (interval, pattern) follow at the next worker start.
+    const next = handlerSnapshot(loaded.map((l) => l.handler), run, opts.env, schedules.map((s) => s.schedule));
     return { ok: true, ...opts.set.replace(next), ms: ms() };
   } catch (err) {
     // HandlerLoadError and HandlerSettingsError messages name the file or the handler and variable.

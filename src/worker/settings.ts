@@ -13,7 +13,7 @@ const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
  * secrets). Every problem of every handler is collected, so one start-up names
  * them all; throws HandlerSettingsError when there is any.
  */
-export function readHandlerSettings(handlers: readonly Handler[], env: Readonly<Record<string, string | undefined>>): SettingsById {
+export function readHandlerSettings(handlers: readonly Pick<Handler, 'id' | 'settings'>[], env: Readonly<Record<string, string | undefined>>): SettingsById {
   const visible = handlerEnv(env);
   const out = new Map<string, Readonly<Record<string, unknown>>>();
   const problems: SettingProblem[] = [];

@@ -3,7 +3,7 @@ import { ASSIGNEE_TYPES, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES } from '
 import { MAX_CHARS } from '../../spec/limits.js';
 import { strictBody, Timestamp, tooLong } from '../validation.js';
 import { invalid, invalidMany } from '../errors.js';
-import type { EventName } from '../../spec/events.js';
+import type { WebhookEventName as EventName } from '../../spec/events.js';
 import type { Conversation, Workspace } from '../types.js';
 import { liveThread } from './records.js';
 import { aiAgentIn, teamIn, teammateIn } from './refs.js';

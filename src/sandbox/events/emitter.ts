@@ -1,5 +1,5 @@
 import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
-import type { EventName } from '../../spec/events.js';
+import type { WebhookEventName as EventName } from '../../spec/events.js';
 import { SIGNATURE_HEADER } from '../../spec/webhooks.js';
 import { envelope, type Envelope } from './envelope.js';
 import { signDelivery } from './signing.js';

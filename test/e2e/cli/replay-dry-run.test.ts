@@ -62,7 +62,7 @@ describe('replay --inline --dry-run against the sandbox', () => {
     const { code, out } = await replay();
     expect(code, out).toBe(0);
     for (const id of ['follow-up-task', 'lead-won', 'away-reply', 'merge-duplicates']) expect(out).toMatch(new RegExp(`✓ ${id} completed`));
-    expect(out).toMatch(/11 deliveries in .*: 11 accepted, 0 duplicate, 0 rejected, 0 failed/);
+    expect(out).toMatch(/14 deliveries in .*: 14 accepted, 0 duplicate, 0 rejected, 0 failed/);
     const key = 'Idempotency-Key: sy_replay_[\\w-]{32}';
     expect(out).toMatch(new RegExp(`POST +tasks\\.create → 201 \\(dry\\)\\n +dry POST /tasks  ${key}  \\{"title":"Follow up with Alice Adams","type":"call","due_at":"[^"]+","contact_id":35,"assignee_id":21\\}\\n`));
     expect(out).toMatch(new RegExp(`POST +messages\\.send → 201 \\(dry\\)\\n +dry POST /conversations/38/messages  ${key}  \\{"type":"text","text":"Thanks for your message![^"]*"\\}\\n`));
@@ -83,7 +83,7 @@ describe('replay --inline --dry-run against the sandbox', () => {
     const { code, out } = await replay('--json');
     expect(code, out).toBe(0);
     const summary = JSON.parse(out.split('\n').find((l) => l.startsWith('{'))!) as { accepted: number; dryRun: boolean; writes: Record<string, string>[] };
-    expect(summary).toMatchObject({ accepted: 11, failed: 0, dryRun: true });
+    expect(summary).toMatchObject({ accepted: 14, failed: 0, dryRun: true });
     expect(summary.writes.map((w) => `${w['handler']} ${w['method']} ${w['path']}`).sort()).toEqual([
       'away-reply POST /conversations/38/messages', 'follow-up-task POST /tasks', 'lead-won POST /contacts/36/labels', 'lead-won PUT /contacts/36/lifecycle',
     ]);

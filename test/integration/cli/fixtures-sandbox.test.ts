@@ -26,7 +26,7 @@ describe('the shipped fixtures against the sandbox', () => {
     const out = io.out();
     expect(out).not.toMatch(/✗|^(rejected|failed) /m);
     for (const id of RECIPES) expect(out).toMatch(new RegExp(`✓ ${id} completed`));
-    expect(out).toMatch(/11 deliveries in .*: 11 accepted, 0 duplicate, 0 rejected, 0 failed/);
+    expect(out).toMatch(/14 deliveries in .*: 14 accepted, 0 duplicate, 0 rejected, 0 failed/);
     expect(io.err()).toMatch(/not descending into .*_malformed\/ \(directories starting with _ or \. are read only when named\)/);
     expect(code).toBe(0);
     // The writes landed: the follow-up task, the won contact's label, the away reply in the seeded thread.
@@ -54,13 +54,13 @@ describe('the shipped fixtures through receiver and worker', () => {
   it('`replay fixtures/` over HTTP leaves no dead letter: every delivery and every recipe run completes', async () => {
     const io = memoryIo({ WEBHOOK_SECRETS: TEST_SECRET });
     expect(await replayCommand.run([FIXTURES, '--to', p.receiverUrl, '--json'], io)).toBe(0);
-    expect(JSON.parse(io.out())).toMatchObject({ total: 11, accepted: 11 });
+    expect(JSON.parse(io.out())).toMatchObject({ total: 14, accepted: 14 });
     // One handler job per recipe; the sandbox's own events from those writes may add more.
     await waitFor(async () => {
       const counts = await handlerJobCounts(p, 'completed', 'failed', 'waiting', 'active', 'delayed');
       const events = await p.events.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
       return counts['completed']! >= RECIPES.length && counts['waiting'] === 0 && counts['active'] === 0 && counts['delayed'] === 0
-        && events['completed']! >= 11 && events['waiting'] === 0 && events['active'] === 0;
+        && events['completed']! >= 14 && events['waiting'] === 0 && events['active'] === 0;
     }, 20_000);
     expect(await p.events.getFailedCount()).toBe(0);
     const failed = await handlerJobs(p, ['failed']);

@@ -6,7 +6,7 @@ import type { Message } from '../../../src/spec/schemas/message.js';
 import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../../src/events/catalogue.js';
 import { z } from 'zod';
 import type { ApiClient } from '../../../src/api/client.js';
-import { defineHandler, type Handler, type HandlerApi, type HandlerContext, type Priority } from '../../../src/handler.js';
+import { defineHandler, type Handler, type HandlerApi, type HandlerContext, type KeyOption, type Priority } from '../../../src/handler.js';
 import type { BusinessHours } from '../../../src/recipes/business-hours.js';
 import { businessHoursSetting } from '../../../src/recipes/settings.js';
 
@@ -221,13 +221,10 @@ describe('handler options', () => {
       priority: 'urgent',
       handle() {},
     });
-    defineHandler({
-      id: 'bad-key',
-      on: ['lead.won'],
-      // @ts-expect-error a key function sees only the handled events' data
-      orderBy: (event) => event.data.conversation_id,
-      handle() {},
-    });
+    // A key function sees only the handled events' data: a lead carries no conversation id.
+    type LeadKey = Extract<KeyOption<'lead.won'>, (event: never) => unknown>;
+    expectTypeOf<Parameters<LeadKey>[0]['data']>().toHaveProperty('contact_id');
+    expectTypeOf<Parameters<LeadKey>[0]['data']>().not.toHaveProperty('conversation_id');
     defineHandler({
       id: 'bad-builtin',
       on: ['lead.won'],

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import {
+  DERIVED_EVENT_NAMES,
   EVENT_NAMES,
   EVENT_SCHEMAS,
+  isDerivedEvent,
+  WEBHOOK_EVENT_NAMES,
   isEventName,
   suggestEventName,
   validateEvent,
@@ -24,10 +27,20 @@ const conversation = {
 const envelopeOf = (body: unknown) => parseEnvelope(Buffer.from(JSON.stringify(body)));
 
 describe('catalogue', () => {
-  test('has the 11 event names of the spec, each with a schema', () => {
-    expect(EVENT_NAMES).toHaveLength(11);
-    expect(new Set(EVENT_NAMES).size).toBe(11);
+  test('has the 11 webhook events of the spec and the 3 derived ones, each with a schema', () => {
+    expect(EVENT_NAMES).toHaveLength(14);
+    expect(new Set(EVENT_NAMES).size).toBe(14);
     expect(Object.keys(EVENT_SCHEMAS).sort()).toEqual([...EVENT_NAMES].sort());
+  });
+
+  test('the derived events are marked, validated like any event, and order.status_changed carries previous_status', () => {
+    expect([...DERIVED_EVENT_NAMES]).toEqual(['order.created', 'order.status_changed', 'task.due']);
+    expect([...WEBHOOK_EVENT_NAMES, ...DERIVED_EVENT_NAMES]).toEqual([...EVENT_NAMES]);
+    for (const name of DERIVED_EVENT_NAMES) expect(isDerivedEvent(name)).toBe(true);
+    for (const name of WEBHOOK_EVENT_NAMES) expect(isDerivedEvent(name)).toBe(false);
+    const order = eventFields('order.created').map((f) => f.path);
+    expect(order).toContain('status');
+    expect(eventFields('order.status_changed').map((f) => f.path)).toContain('previous_status');
   });
 
   test('isEventName is exact', () => {
@@ -49,7 +62,7 @@ describe('catalogue', () => {
     expect(suggestEventName(input)).toBe(expected);
   });
 
-  test.each(['', 'foo', 'order.created', 'deal.won.twice.over'])('suggestEventName(%j) is null: nothing close', (input) => {
+  test.each(['', 'foo', 'invoice.created', 'deal.won.twice.over'])('suggestEventName(%j) is null: nothing close', (input) => {
     expect(suggestEventName(input)).toBeNull();
   });
 });

@@ -18,9 +18,9 @@ const ERROR_CLASSES = Object.entries(errors)
 describe('package entry points export only their public names', () => {
   it('switchyard: the handler kit and the errors of ctx.api calls', () => {
     expect(Object.keys(root).sort()).toEqual([
-      'ABILITIES', 'BusinessHoursError', 'DEFAULT_RETRY', 'EVENT_NAMES',
+      'ABILITIES', 'BusinessHoursError', 'DEFAULT_RETRY', 'DERIVED_EVENT_NAMES', 'EVENT_NAMES',
       'HandlerConfigError', 'HandlerDefinitionError', 'HandlerSettingsError', 'HandlerTimeoutError', 'UnrecoverableError',
-      'businessHoursSetting', 'closedPeriodStart', 'defineHandler', 'durationSetting', 'isEventName', 'isHandler', 'isOpen', 'parseBusinessHours',
+      'businessHoursSetting', 'closedPeriodStart', 'defineHandler', 'defineSchedule', 'durationSetting', 'isDerivedEvent', 'isEventName', 'isHandler', 'isSchedule', 'isOpen', 'parseBusinessHours',
       ...ERROR_CLASSES,
     ].sort());
     for (const internal of ['tokenKey', 'BURST_WINDOW_MS', 'errorFromResponse', 'loadConfig', 'sign', 'verify', 'createReceiver', 'startService', 'createApiClient']) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../../src/events/envelope.js';
 import { validateEvent } from '../../../src/events/catalogue.js';
-import { EVENT_NAMES } from '../../../src/spec/events.js';
+import { WEBHOOK_EVENT_NAMES as EVENT_NAMES } from '../../../src/spec/events.js';
 import { start, type Harness, type World } from '../../support/sandbox.js';
 
 // The event contract: the sandbox emits the canonical envelope, and `data` per event is the API's resource

@@ -1,0 +1,174 @@
+import { getNextMillis } from 'bullmq';
+import { ABILITIES, type Ability } from '../spec/abilities.js';
+import { closest } from '../util/closest.js';
+import { parseDuration } from '../util/units.js';
+import { PRIORITIES, type Priority } from '../util/priority.js';
+import type { HandlerContext, NoSettings } from '../handler.js';
+import { HandlerDefinitionError } from './errors.js';
+import { formatDuration, retryPolicy, timeoutMs, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
+import { settingsSchemaProblem, type SettingsOf, type SettingsSchema } from './settings.js';
+
+/**
+ * What a schedule's run receives: a handler's `ctx` without `debounced`, plus
+ * the tick it runs for. `ctx.delivery.key` is `schedule:<id>:<tick ISO>`, so
+ * Idempotency-Keys and `ctx.step` results belong to one (schedule, tick).
+ */
+export interface ScheduleContext<Settings extends object = NoSettings> extends Omit<HandlerContext<Settings>, 'debounced'> {
+  /** The instant this run was scheduled for (ISO 8601, UTC). */
+  readonly tick: string;
+}
+
+/** What `defineSchedule` takes: exactly one of `every` and `cron`. */
+export interface ScheduleDefinition<S extends SettingsSchema | undefined = undefined> {
+  /** Unique among loaded handlers and schedules; part of the scheduler's id and of Idempotency-Keys, so keep it stable. */
+  readonly id: string;
+  /** A fixed interval (`'15m'`, or milliseconds; at least 1 s). */
+  readonly every?: Duration;
+  /** A cron pattern (`'0 9 * * 1-5'`: 5 fields, or 6 with seconds first). */
+  readonly cron?: string;
+  /** IANA time zone of `cron` (`'Europe/Paris'`); default UTC. */
+  readonly timezone?: string;
+  readonly abilities?: readonly Ability[];
+  /** A zod object schema of the environment variables the schedule reads (as a handler's `settings`). */
+  readonly settings?: S;
+  /** Attempts and back-off of a failing run (as a handler's `retry`). */
+  readonly retry?: RetryOptions;
+  /** Longest one run may take. */
+  readonly timeout?: Duration;
+  /** Priority of its API calls in the shared budget (default normal). */
+  readonly priority?: Priority;
+  handle(ctx: ScheduleContext<SettingsOf<S>>): Promise<void> | void;
+}
+
+/** Marker on every schedule; `Symbol.for` so copies of this module loaded twice agree. */
+export const SCHEDULE: unique symbol = Symbol.for('switchyard.schedule');
+
+/** A defined schedule: frozen, validated, recognisable by {@link isSchedule}. */
+export interface Schedule<Settings extends object = NoSettings> {
+  readonly [SCHEDULE]: true;
+  readonly id: string;
+  /** The interval in milliseconds, or null for a cron schedule. */
+  readonly everyMs: number | null;
+  readonly cron: string | null;
+  /** Time zone of `cron`, or null (UTC). */
+  readonly timezone: string | null;
+  readonly abilities: readonly Ability[];
+  readonly settings: SettingsSchema | null;
+  readonly retry: RetryPolicy;
+  readonly timeoutMs: number | null;
+  readonly priority: Priority;
+  /** Always returns a promise. */
+  handle(ctx: ScheduleContext<Settings>): Promise<void>;
+}
+
+const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+const ABILITY_SET: ReadonlySet<string> = new Set(ABILITIES);
+const KEYS = ['id', 'every', 'cron', 'timezone', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'handle'];
+const MIN_EVERY_MS = 1_000;
+
+/** True for a value made by `defineSchedule`. */
+export function isSchedule(value: unknown): value is Schedule {
+  return typeof value === 'object' && value !== null && (value as { [SCHEDULE]?: unknown })[SCHEDULE] === true;
+}
+
+/** True when `tz` is an IANA time zone this runtime knows. */
+function knownTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The BullMQ repeat options of a schedule. */
+export function repeatOptions(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezone'>): { every: number } | { pattern: string; tz?: string } {
+  if (s.everyMs !== null) return { every: s.everyMs };
+  return { pattern: s.cron as string, ...(s.timezone ? { tz: s.timezone } : {}) };
+}
+
+/** When the schedule runs next after `from` (ms since epoch), as BullMQ computes it. */
+export function nextRun(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezone'>, from: number): number | null {
+  return getNextMillis(from, repeatOptions(s)) ?? null;
+}
+
+/** `every 15m` or `cron 0 9 * * 1-5 (Europe/Paris)`. */
+export function describeSchedule(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezone'>): string {
+  return s.everyMs !== null ? `every ${formatDuration(s.everyMs)}` : `cron ${s.cron as string} (${s.timezone ?? 'UTC'})`;
+}
+
+/**
+ * Validates a schedule definition and returns it frozen. Each schedule is one
+ * BullMQ job scheduler: one run per tick across every worker process, with the
+ * same `ctx` as a handler (api, step, log, settings, signal, delivery). A bad
+ * interval, cron pattern or time zone stops start-up naming the schedule and
+ * what is expected.
+ */
+export function defineSchedule<S extends SettingsSchema | undefined = undefined>(def: ScheduleDefinition<S>): Schedule<SettingsOf<S>> {
+  const input: unknown = def;
+  if (typeof input !== 'object' || input === null) throw new HandlerDefinitionError('defineSchedule expects an object { id, every | cron, handle }', null);
+  const { id, every, cron, timezone, abilities = [], settings, retry, timeout, priority = 'normal', handle } = input as Record<string, unknown>;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
+    throw new HandlerDefinitionError(`schedule id ${JSON.stringify(id)} is invalid: use lowercase letters, digits, ".", "_" or "-", starting with a letter or digit`, null);
+  }
+  const fail = (msg: string): never => {
+    throw new HandlerDefinitionError(`schedule "${id}": ${msg}`, id);
+  };
+  for (const [name, value] of Object.entries(input)) {
+    if (KEYS.includes(name) || typeof value === 'function') continue;
+    const hint = closest(name, KEYS);
+    fail(`unknown option "${name}"${hint ? `; did you mean "${hint}"?` : `; expected ${KEYS.join(', ')}`}`);
+  }
+  if ((every === undefined) === (cron === undefined)) fail('give exactly one of "every" (an interval such as \'15m\') and "cron" (a pattern such as \'0 9 * * 1-5\')');
+  let everyMs: number | null = null;
+  if (every !== undefined) {
+    everyMs = typeof every === 'number' && Number.isFinite(every) ? Math.round(every) : typeof every === 'string' ? parseDuration(every) : null;
+    if (everyMs === null || everyMs < MIN_EVERY_MS) fail(`"every" must be a duration of at least 1s such as '30s', '15m' or a number of milliseconds, got ${JSON.stringify(every)}`);
+    if (timezone !== undefined) fail('"timezone" applies to "cron" only; an "every" interval does not depend on the time zone');
+  }
+  if (timezone !== undefined && (typeof timezone !== 'string' || !knownTimeZone(timezone))) {
+    fail(`"timezone" must be an IANA time zone such as 'Europe/Paris' or 'America/New_York', got ${JSON.stringify(timezone)}`);
+  }
+  if (cron !== undefined) {
+    let problem: string | null = typeof cron === 'string' && cron.trim() !== '' ? null : 'not a non-empty string';
+    if (problem === null) {
+      try {
+        if (getNextMillis(Date.now(), { pattern: cron as string, ...(timezone ? { tz: timezone as string } : {}) }) === undefined) problem = 'it never fires';
+      } catch (err) {
+        problem = (err as Error).message;
+      }
+    }
+    if (problem !== null) {
+      fail(`"cron" must be a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first, got ${JSON.stringify(cron)}: ${problem}`);
+    }
+  }
+  if (!Array.isArray(abilities)) fail('"abilities" must be an array of ability names');
+  for (const ability of abilities as unknown[]) {
+    if (typeof ability !== 'string' || !ABILITY_SET.has(ability)) {
+      const hint = typeof ability === 'string' ? closest(ability, ABILITIES) : null;
+      fail(`unknown ability ${JSON.stringify(ability)}` + (hint ? `; did you mean "${hint}"?` : `; known abilities: ${ABILITIES.join(', ')}`));
+    }
+  }
+  const settingsProblem = settings === undefined ? null : settingsSchemaProblem(settings);
+  if (settingsProblem !== null) fail(settingsProblem);
+  const policy = retryPolicy(retry, fail);
+  const limit = timeoutMs(timeout, fail);
+  if (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority)) fail(`"priority" must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
+  if (typeof handle !== 'function') fail('"handle" must be a function (ctx) => Promise<void>');
+  const run = handle as (ctx: ScheduleContext<SettingsOf<S>>) => unknown;
+  return Object.freeze({
+    [SCHEDULE]: true as const,
+    id,
+    everyMs,
+    cron: (cron as string | undefined) ?? null,
+    timezone: (timezone as string | undefined) ?? null,
+    abilities: Object.freeze([...new Set(abilities as Ability[])]),
+    settings: (settings as SettingsSchema | undefined) ?? null,
+    retry: policy,
+    timeoutMs: limit,
+    priority: priority as Priority,
+    async handle(ctx: ScheduleContext<SettingsOf<S>>): Promise<void> {
+      await run.call(def, ctx);
+    },
+  });
+}

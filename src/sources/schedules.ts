@@ -1,0 +1,109 @@
+import type { Handler, HandlerContext } from '../handler.js';
+import type { Schedule, ScheduleContext } from '../handler/schedule.js';
+import { DEFAULT_FLOW } from '../handler/flow.js';
+import type { Logger } from '../log.js';
+import type { HandlerJobData } from '../queue/jobs.js';
+import type { ContextDeps } from '../worker/context.js';
+import type { HandlerSet } from '../worker/handler-set.js';
+import type { HandlerJobDecision } from '../worker/processor.js';
+import { runHandler } from '../worker/runner.js';
+
+/** Queue of schedule runs: one BullMQ job scheduler per schedule, so one job per tick across every worker. */
+export const SCHEDULES_QUEUE = 'schedules';
+/** Queue of polls: one job scheduler (`poll`) every POLL_EVERY while some handler subscribes to a derived event. */
+export const POLLS_QUEUE = 'polls';
+export const POLL_SCHEDULER_ID = 'poll';
+
+/** Data of a schedule's job (the template of its job scheduler). */
+export interface ScheduleJobData {
+  readonly scheduleId: string;
+}
+
+/** The part of a schedule job the processor reads. */
+export interface ScheduleJobView {
+  readonly id: string;
+  readonly data: ScheduleJobData;
+  /** When the job was created (ms), the fallback for its tick. */
+  readonly timestamp: number;
+  readonly delay: number;
+  readonly attemptsMade: number;
+}
+
+/** The tick a scheduler's job runs for: BullMQ names them `repeat:<scheduler id>:<ms>`. */
+export function tickOf(job: Pick<ScheduleJobView, 'id' | 'timestamp' | 'delay'>): number {
+  const m = /:(\d+)$/.exec(job.id);
+  return m ? Number(m[1]) : job.timestamp + job.delay;
+}
+
+/** The delivery key of one run: `schedule:<id>:<tick ISO>` (Idempotency-Keys and steps derive from it). */
+export const scheduleKey = (id: string, tickMs: number): string => `schedule:${id}:${new Date(tickMs).toISOString()}`;
+
+export interface ScheduleProcessorDeps {
+  readonly set: Pick<HandlerSet, 'current'>;
+  readonly api: ContextDeps['api'];
+  readonly steps: ContextDeps['steps'];
+  readonly log: Logger;
+}
+
+/**
+ * A schedule's run as a plain function: the schedule runs through the
+ * handlers' runner (timeout, failure classification, logging) as a handler of
+ * no event, with `ctx.tick` added; the decision is applied by the BullMQ
+ * adapter (src/runtime/sources.ts) like a handler job's.
+ */
+export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: ScheduleJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
+  return async (job, signal) => {
+    const version = deps.set.current();
+    const schedule = version.schedules.find((s) => s.id === job.data.scheduleId);
+    if (!schedule) {
+      // Its module is gone (the scheduler is removed when a worker starts without it): nothing to run.
+      deps.log.warn({ schedule: job.data.scheduleId }, 'a run of a schedule no loaded module defines; skipped');
+      return { kind: 'completed', result: { ms: 0 } };
+    }
+    const tick = tickOf(job);
+    const key = scheduleKey(schedule.id, tick);
+    const data: HandlerJobData = {
+      key,
+      handlerId: schedule.id,
+      receivedAt: new Date(tick).toISOString(),
+      // A schedule handles no event; the runner's log line names it `schedule`.
+      event: { id: null, name: 'schedule' as HandlerJobData['event']['name'], createdAt: null, data: null },
+    };
+    const outcome = await runHandler(asHandler(schedule, new Date(tick).toISOString()), data, {
+      api: deps.api,
+      priority: schedule.priority,
+      steps: deps.steps,
+      log: deps.log,
+      settings: version.settings.get(schedule.id) ?? {},
+      signal: signal ?? new AbortController().signal,
+      delivery: { key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1 },
+    });
+    if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
+    const { verdict } = outcome;
+    switch (verdict.kind) {
+      case 'dead': return { kind: 'dead', reason: verdict.reason };
+      case 'delay': return { kind: 'delay', until: Date.now() + verdict.ms };
+      case 'pause':
+      case 'retry': return { kind: 'retry', error: outcome.error instanceof Error ? outcome.error : new Error(verdict.reason) };
+    }
+  };
+}
+
+/** A schedule seen by the runner as a handler whose `handle` calls the schedule with `ctx.tick`. */
+function asHandler(schedule: Schedule, tick: string): Handler {
+  return {
+    [Symbol.for('switchyard.handler')]: true,
+    id: schedule.id,
+    on: [],
+    abilities: schedule.abilities,
+    settings: schedule.settings,
+    retry: schedule.retry,
+    timeoutMs: schedule.timeoutMs,
+    flow: { ...DEFAULT_FLOW, priority: schedule.priority },
+    async handle(_event: unknown, ctx: HandlerContext<Readonly<Record<string, unknown>>>) {
+      // The handler ctx's getters (api) stay lazy: `tick` is added on an object that inherits them.
+      const scheduled = Object.create(ctx, { tick: { value: tick, enumerable: true } }) as ScheduleContext<Readonly<Record<string, unknown>>>;
+      await schedule.handle(scheduled);
+    },
+  } as unknown as Handler;
+}
