@@ -43,6 +43,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Directory for local state (managed Redis data). */
   readonly stateDir: string;
+  /** Per-delivery history (`switchyard trace`, `deliveries`): on/off, how long it is kept, whether redacted bodies are kept. */
+  readonly history: { readonly enabled: boolean; readonly ttlMs: number; readonly bodies: boolean };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -195,6 +197,9 @@ const schema = z.object({
   JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
+  HISTORY: oneOf(['on', 'off', 'true', 'false'] as const, 'on', 'on or off'),
+  HISTORY_TTL: duration('7d'),
+  HISTORY_BODIES: bool,
 });
 
 type Env = Record<string, string | undefined>;
@@ -273,5 +278,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     jobLockMs: v.JOB_LOCK_DURATION,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,
     stateDir: v.SWITCHYARD_HOME,
+    history: Object.freeze({ enabled: v.HISTORY === 'on' || v.HISTORY === 'true', ttlMs: v.HISTORY_TTL, bodies: v.HISTORY_BODIES }),
   });
 }

@@ -11,6 +11,7 @@ import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import { workerHistory } from '../history/observe.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
@@ -110,20 +111,26 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       if (mine.length > 0) await queues.handlers[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
     }));
   };
-  const processJob = createHandlerProcessor({
+  // Delivery history (HISTORY): observes fan-out, each attempt, its steps and API calls; identities when off.
+  const history = workerHistory(config, commands, log);
+  const hooks = history.hooks(opts.hooks);
+  const processJob = history.processor(createHandlerProcessor({
     set,
-    api: workerApiFactory(opts, commands),
-    steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
+    api: workerApiFactory({ ...opts, hooks }, commands),
+    steps: history.steps(new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000)),
     log,
-    hooks: opts.hooks,
+    hooks,
     flow: { order, debounce, add: addJob },
-  });
+  }));
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => dispatch(job.data, set.current().all, { addJobs, order, debounce }),
+    async (job) => {
+      const all = set.current().all;
+      return history.fanOut(job.data, all, dispatch(job.data, all, { addJobs, order, debounce }));
+    },
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 
