@@ -106,7 +106,7 @@ export const deliveriesCommand: Command = {
     }
     const f: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
     const event = str(values, 'event');
-    if (event !== undefined) f.event = eventFlags([event])[0] as string;
+    if (event !== undefined) f.event = eventFlags([event])[0];
     for (const name of ['conversation', 'contact'] as const) {
       const v = str(values, name);
       if (v === undefined) continue;

@@ -205,7 +205,7 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
         conversation: event ? idOf(keyOf('conversation', event)) : null,
         contact: event ? idOf(keyOf('contact', event)) : null,
         handlers: result.handlers.map((id) => ({ id, placement: result.placed[id] ?? 'queued', priority: byId.get(id)?.flow.priority ?? 'normal' })),
-        ...(redactor ? { body: redactedBody(d) as string } : {}),
+        ...(redactor ? { body: redactedBody(d) } : {}),
       });
     } catch (err) {
       log.debug({ err: String(err) }, 'history: fan-out not recorded');

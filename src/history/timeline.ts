@@ -23,11 +23,11 @@ const failed = (c: CallRecord) => c.status === 0 || c.status >= 400;
 
 function callLine(c: CallRecord): string {
   const parts = [
-    failed(c) ? '✗' : '·', c.method.padEnd(6), c.path, String(c.status || 'no answer'), c.replayed ? 'replayed' : '',
+    `${failed(c) ? '✗' : '·'} ${c.method} ${c.path}`, c.status ? String(c.status) : 'no answer', c.replayed ? 'replayed' : '',
     `${c.ms} ms`, c.waitMs > 0 ? `waited ${c.waitMs} ms for the rate limiter` : '', c.try > 1 ? `(client try ${c.try})` : '',
     c.idempotencyKey ? `Idempotency-Key ${c.idempotencyKey}` : '', `[${c.op}]`,
   ].filter(Boolean);
-  return `${parts.join('  ')}${c.error ? `\n                     ${c.error}` : ''}`;
+  return `${parts.join('  ')}${c.error ? `\n                 ${c.error}` : ''}`;
 }
 
 function attemptLines(a: AttemptEntry): string[] {

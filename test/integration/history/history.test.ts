@@ -32,7 +32,7 @@ async function historyBytes(redis: Redis, prefix: string): Promise<string> {
     const type = await redis.type(k);
     if (type === 'hash') all += JSON.stringify(await redis.hgetall(k));
     else if (type === 'list') all += (await redis.lrange(k, 0, -1)).join('\n');
-    else if (type === 'zset') all += (await redis.zrange(k, 0, -1, 'WITHSCORES')).join(' ');
+    else if (type === 'zset') all += (await redis.zrange(k, '0', '-1', 'WITHSCORES')).join(' ');
     else if (type === 'string') all += await redis.get(k);
     all += `\n${k}\n`;
   }
