@@ -1,34 +1,40 @@
-// bench/history: what the delivery history costs the ingest path.
+// bench/history: what the delivery history costs the path from the inbox to a finished handler run.
 //
 //   node --import tsx bench/history/run.ts          (from the repository root; no build needed)
 //
-// The receiver writes no history (only a repeat, answered 200 duplicate, is
-// counted, batched off the request), so receiver throughput (bench/ingest) is
-// untouched by design. History's receipt and queued records are written by
-// the ingest pump, once per batch, so this measures the pump: a fresh
-// redis-server (AOF everysec), an inbox filled with N distinct ~500-byte
-// `message.received` deliveries, then the worker's IngestPump (in-process, as
-// `switchyard work` runs it) moves them all into the `events` queue, with
-// history off and on, alternating in ROUNDS so drifts in foreign load hit both.
-// Reported per case: deliveries/s, CPU µs per delivery of this process (the
-// pump) and of redis-server, and Redis bytes per delivery of the history keys.
+// The webhook route and the ingest pump write no history: receipt and queued
+// time are written with the fan-out by the `events` worker (a repeat answered
+// 200 duplicate is counted from the receiver, batched off the request). So
+// receiver throughput (bench/ingest) and the pump are untouched by design, and
+// the cost is in the workers. This measures them: a fresh redis-server (AOF
+// everysec), an inbox filled with N distinct ~500-byte `message.received`
+// deliveries, then in this process the worker's IngestPump and the BullMQ
+// workers of `switchyard work` (startWorker; one no-op handler, the
+// bench/memory one) until every `events` and `handlers` job completed —
+// with history off and on, alternating in ROUNDS so drifts in foreign load hit
+// both. Reported per case: deliveries/s end to end, CPU µs per delivery of this
+// process and of redis-server, and, with history on, Redis bytes per delivery of
+// the history keys (UNLINKed and used_memory compared).
 //
-// Knobs: DELIVERIES=20000 ROUNDS=3 RESULTS=<file.json>
+// Knobs: DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 RESULTS=<file.json>
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { pumpHistory } from '../../src/history/observe.js';
 import { encodeInboxItem } from '../../src/queue/inbox-item.js';
 import { ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
+import { openQueues } from '../../src/queue/queues.js';
+import { startWorker } from '../../src/runtime/worker.js';
+import { HandlerSet, handlerSnapshot } from '../../src/worker/handler-set.js';
+import { loadHandlers } from '../../src/worker/loader.js';
 import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, stopAll, until } from '../lib/proc.js';
 
-const N = Number(process.env.DELIVERIES ?? 20_000);
+const N = Number(process.env.DELIVERIES ?? 5_000);
+const CONCURRENCY = process.env.CONCURRENCY ?? '10';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PREFIX = 'switchyard';
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-history-'));
@@ -43,13 +49,14 @@ function item(i: number): string {
   return encodeInboxItem({ key: id, name: 'message.received', receivedAt: at, secretIndex: 0, body, headers: { 'content-type': 'application/json' } });
 }
 
-interface Row { round: number; history: boolean; perSec: number; pumpCpuUs: number; redisCpuUs: number; historyBytesPerDelivery: number | null }
+interface Row { round: number; history: boolean; perSec: number; workerCpuUs: number; redisCpuUs: number; historyBytesPerDelivery: number | null }
 
 async function main(): Promise<void> {
   const redis = await startRedis(scratch);
   const r = new Redis(redis.url, { maxRetriesPerRequest: null });
   const rows: Row[] = [];
   const keys = ingestKeys(PREFIX);
+  const noop = (await loadHandlers(join(import.meta.dirname, '../memory/handlers'))).map((l) => l.handler);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const history of round % 2 === 1 ? [false, true] : [true, false]) {
       await r.flushall();
@@ -57,21 +64,23 @@ async function main(): Promise<void> {
       await sleep(1000);
       const commands = new Redis(redis.url, { maxRetriesPerRequest: null });
       const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
-      const events = new Queue('events', { connection: commands, prefix: PREFIX });
-      const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: history ? 'on' : 'off' });
+      const queues = openQueues(commands, PREFIX);
+      const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: history ? 'on' : 'off', WORKER_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });
       const logger = pino({ level: 'warn' });
-      const pump = new IngestPump({ redis: commands, blocking, events, prefix: PREFIX, log: logger, onQueued: pumpHistory(config, commands, logger) });
       const cpu0 = selfCpuSeconds();
       const rcpu0 = cpuSeconds(redis.child.pid);
       const t0 = performance.now();
+      const worker = await startWorker({ config, redisUrl: redis.url, log: logger, set: new HandlerSet(handlerSnapshot(noop, undefined, {})) }, queues);
+      const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: PREFIX, log: logger });
       pump.start();
-      await until('the pump to move every delivery', async () => pump.moved >= N, 600_000, 5);
-      await commands.ping(); // the history pipelines sent before are answered
+      await until('every events and handlers job to complete', async () =>
+        (await queues.events.getCompletedCount()) >= N && (await queues.handlers.normal.getCompletedCount()) >= N, 600_000, 20);
       const ms = performance.now() - t0;
       const cpu = selfCpuSeconds() - cpu0;
       const rcpu = cpuSeconds(redis.child.pid) - rcpu0;
       await pump.stop();
-      await events.close();
+      await worker.close(5_000);
+      await queues.close();
       commands.disconnect();
       let historyBytes: number | null = null;
       if (history) {
@@ -85,7 +94,7 @@ async function main(): Promise<void> {
         const after = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
         historyBytes = Math.round((before - after) / N);
       }
-      const row = { round, history, perSec: Math.round(N / (ms / 1000)), pumpCpuUs: Math.round((cpu * 1e6) / N), redisCpuUs: Math.round((rcpu * 1e6) / N), historyBytesPerDelivery: historyBytes };
+      const row = { round, history, perSec: Math.round(N / (ms / 1000)), workerCpuUs: Math.round((cpu * 1e6) / N), redisCpuUs: Math.round((rcpu * 1e6) / N), historyBytesPerDelivery: historyBytes };
       rows.push(row);
       log(JSON.stringify(row));
     }
@@ -95,8 +104,8 @@ async function main(): Promise<void> {
   const summary = {
     date: new Date().toUTCString(), machine: machine(), deliveries: N, rounds: ROUNDS, rows,
     median: {
-      off: { perSec: pick(false, (x) => x.perSec), pumpCpuUs: pick(false, (x) => x.pumpCpuUs), redisCpuUs: pick(false, (x) => x.redisCpuUs) },
-      on: { perSec: pick(true, (x) => x.perSec), pumpCpuUs: pick(true, (x) => x.pumpCpuUs), redisCpuUs: pick(true, (x) => x.redisCpuUs) },
+      off: { perSec: pick(false, (x) => x.perSec), workerCpuUs: pick(false, (x) => x.workerCpuUs), redisCpuUs: pick(false, (x) => x.redisCpuUs) },
+      on: { perSec: pick(true, (x) => x.perSec), workerCpuUs: pick(true, (x) => x.workerCpuUs), redisCpuUs: pick(true, (x) => x.redisCpuUs) },
     },
     onOverOff: Number((pick(true, (x) => x.perSec) / pick(false, (x) => x.perSec)).toFixed(3)),
     roundRatios: Array.from({ length: ROUNDS }, (_, i) => {

@@ -1,5 +1,9 @@
+import { Queue } from 'bullmq';
+import { jobIdFor } from '../events/envelope.js';
+import { parseJobId } from '../history/keys.js';
 import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter } from '../history/read.js';
 import { formatDeliveries, formatTrace } from '../history/timeline.js';
+import { EVENTS_QUEUE } from '../queue/names.js';
 import type { RedisClient } from '../redis/connection.js';
 import { parseSince } from '../replay/filter.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
@@ -57,6 +61,12 @@ export const traceCommand: Command = {
     return withRedis(io, 'trace', async (redis, prefix) => {
       const trace = await readTrace(redis, prefix, ref);
       if (!trace) {
+        // Not fanned out yet (history starts at fan-out): say so when its `events` job is waiting.
+        const waiting = await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
+        if (waiting) {
+          io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : `delivery ${waiting.key}  ${waiting.event ?? ''}\nreceived ${waiting.receivedAt}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`);
+          return EXIT.ok;
+        }
         io.stderr.write(`trace: nothing recorded for "${ref}" (unknown, older than HISTORY_TTL, or HISTORY=off when it came; \`switchyard deliveries\` lists what is kept)\n`);
         return EXIT.failed;
       }
@@ -65,6 +75,19 @@ export const traceCommand: Command = {
     });
   },
 };
+
+/** A delivery whose `events` job exists but has not been fanned out yet. */
+async function queuedOnly(redis: RedisClient, prefix: string, key: string): Promise<{ key: string; event: string | null; receivedAt: string; queuedAt: string; state: string } | null> {
+  const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
+  try {
+    const job = await events.getJob(jobIdFor(key));
+    if (!job) return null;
+    const data = job.data as { name?: string | null; receivedAt?: string };
+    return { key, event: data.name ?? null, receivedAt: data.receivedAt ?? '?', queuedAt: new Date(job.timestamp).toISOString(), state: await job.getState() };
+  } finally {
+    await events.close();
+  }
+}
 
 const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
 

@@ -14,7 +14,7 @@ import type { WorkerHooks } from '../worker/hooks.js';
 import type { HandlerJobDecision, HandlerJobView } from '../worker/processor.js';
 import type { StepStore } from '../worker/steps.js';
 import { callRecord, cleanText, errorRecord, reasonRecord, type AttemptEntry, type CallRecord, type StepRecord } from './record.js';
-import { HistoryWriter, type QueuedDelivery } from './store.js';
+import { HistoryWriter, type Receipt } from './store.js';
 
 /** What one handler attempt collects while it runs (kept in AsyncLocalStorage for the run). */
 interface RunRecord {
@@ -42,8 +42,8 @@ export interface WorkerHistory {
   steps(store: StepStore): StepStore;
   /** The processor, recording each attempt. */
   processor(inner: Processor): Processor;
-  /** Records the fan-out (or the invalid delivery) of an `events` job. */
-  fanOut(delivery: StoredDelivery, handlers: readonly Handler[], run: Promise<DispatchResult>): Promise<DispatchResult>;
+  /** Records the receipt and the fan-out (or the invalid delivery) of an `events` job (`timestamp`: when the pump queued it). */
+  fanOut(job: { readonly data: StoredDelivery; readonly timestamp: number }, handlers: readonly Handler[], run: Promise<DispatchResult>): Promise<DispatchResult>;
 }
 
 const OFF: WorkerHistory = {
@@ -61,22 +61,6 @@ function bodyRedactor(config: Config): Redactor | undefined {
 /** The history writer of a process, or undefined when HISTORY=off. */
 export function historyWriter(config: Config, redis: RedisClient, log: Logger): HistoryWriter | undefined {
   return config.history.enabled ? new HistoryWriter(redis, { prefix: config.queuePrefix, ttlMs: config.history.ttlMs }, log) : undefined;
-}
-
-/** The pump's observer: receipt and queued time of each delivery it moved (undefined when HISTORY=off). */
-export function pumpHistory(config: Config, redis: RedisClient, log: Logger): ((batch: readonly StoredDelivery[]) => void) | undefined {
-  const writer = historyWriter(config, redis, log);
-  if (!writer) return undefined;
-  return (batch) => {
-    try {
-      writer.queued(batch.map((d): QueuedDelivery => ({
-        key: d.key, receivedAt: d.receivedAt, secretIndex: d.secretIndex,
-        bytes: d.body !== undefined ? Buffer.byteLength(d.body) : Math.floor(((d.bodyBase64?.length ?? 0) * 3) / 4),
-      })));
-    } catch (err) {
-      log.debug({ err: String(err) }, 'history: batch not recorded');
-    }
-  };
 }
 
 /**
@@ -186,13 +170,18 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
     writer?.attempt(job.data.key, entry, job.id);
   }
 
-  const fanOut = async (d: StoredDelivery, handlers: readonly Handler[], run: Promise<DispatchResult>): Promise<DispatchResult> => {
+  const fanOut: WorkerHistory['fanOut'] = async (job, handlers, run) => {
+    const d = job.data;
+    const receipt: Receipt = {
+      receivedAt: d.receivedAt, queuedAt: job.timestamp, secretIndex: d.secretIndex,
+      bytes: d.body !== undefined ? Buffer.byteLength(d.body) : Math.floor(((d.bodyBase64?.length ?? 0) * 3) / 4),
+    };
     let result: DispatchResult;
     try {
       result = await run;
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
-      if (code === 'invalid_delivery') writer.invalid(d.key, d.name, cleanText(String((err as Error).message)), redactedBody(d));
+      if (code === 'invalid_delivery') writer.invalid(d.key, receipt, d.name, cleanText(String((err as Error).message)), redactedBody(d));
       throw err;
     }
     try {
@@ -200,7 +189,7 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
       const name = env.name ?? d.name ?? '?';
       const event = isEventName(name) ? { name, data: env.data } : null;
       const byId = new Map(handlers.map((h) => [h.id, h]));
-      writer.fannedOut(d.key, {
+      writer.fannedOut(d.key, receipt, {
         event: name,
         conversation: event ? idOf(keyOf('conversation', event)) : null,
         contact: event ? idOf(keyOf('contact', event)) : null,

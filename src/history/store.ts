@@ -12,10 +12,11 @@ export interface HistoryOptions {
   readonly ttlMs: number;
 }
 
-/** What the pump knows of a delivery it queued. */
-export interface QueuedDelivery {
-  readonly key: string;
+/** The receipt of a delivery, as its `events` job holds it. */
+export interface Receipt {
   readonly receivedAt: string;
+  /** When the pump queued it (the `events` job's timestamp). */
+  readonly queuedAt: number;
   readonly secretIndex: number;
   readonly bytes: number;
 }
@@ -31,16 +32,38 @@ export interface FanOutFacts {
 }
 
 /**
- * Writes history. Every write is one pipeline sent without waiting for its
- * answer (callers never wait on history), and a failure is logged, never
+ * Writes history. Receipt and queued time are written with the fan-out (from
+ * the `events` job, whose timestamp is when the pump queued it), so neither the
+ * webhook route nor the ingest pump writes anything for history. Writes of one event-loop turn share one pipeline, sent without
+ * waiting for its answer (callers never wait on history), and a failure is logged, never
  * thrown: history is an observer, not part of the delivery path.
  */
 export class HistoryWriter {
   private readonly keys;
   private failures = 0;
+  private trimmedAt = 0;
 
   constructor(private readonly redis: RedisClient, private readonly opts: HistoryOptions, private readonly log: Logger) {
     this.keys = historyKeys(opts.prefix);
+  }
+
+  private pending: ReturnType<RedisClient['pipeline']> | undefined;
+
+  /**
+   * The pipeline of this event-loop turn: the writes of every job that ends in
+   * one turn go to Redis together (one pipeline object and one write instead of
+   * one per delivery), sent from setImmediate.
+   */
+  private pipe(): ReturnType<RedisClient['pipeline']> {
+    if (!this.pending) {
+      this.pending = this.redis.pipeline();
+      setImmediate(() => {
+        const p = this.pending;
+        this.pending = undefined;
+        if (p) this.send(p);
+      });
+    }
+    return this.pending;
   }
 
   private send(pipeline: ReturnType<RedisClient['pipeline']>): void {
@@ -57,28 +80,25 @@ export class HistoryWriter {
     }
   }
 
-  /** The pump moved a batch into the `events` queue: receipt and queued time per delivery, the time index trimmed by the TTL. */
-  queued(batch: readonly QueuedDelivery[], now = Date.now()): void {
-    if (batch.length === 0) return;
-    const { ttlMs } = this.opts;
-    const p = this.redis.pipeline();
-    for (const d of batch) {
-      const at = Date.parse(d.receivedAt);
-      const s = this.keys.summary(d.key);
-      p.hset(s, 'receivedAt', Number.isFinite(at) ? at : now, 'queuedAt', now, 'bytes', d.bytes, 'secretIndex', d.secretIndex);
-      p.pexpire(s, ttlMs);
-      p.zadd(this.keys.index, Number.isFinite(at) ? at : now, d.key);
+  /** Summary fields of the receipt, and the delivery in the time index (trimmed by the TTL at most once a second). */
+  private received(p: ReturnType<RedisClient['pipeline']>, key: string, r: Receipt, now: number): (string | number)[] {
+    const at = Date.parse(r.receivedAt);
+    const receivedAt = Number.isFinite(at) ? at : r.queuedAt;
+    p.zadd(this.keys.index, receivedAt, key);
+    if (now - this.trimmedAt >= 1_000) {
+      this.trimmedAt = now;
+      p.zremrangebyscore(this.keys.index, '-inf', now - this.opts.ttlMs);
     }
-    p.zremrangebyscore(this.keys.index, '-inf', now - ttlMs);
-    this.send(p);
+    return ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex];
   }
 
   /** Fan-out placed the runs (or found no subscriber). */
-  fannedOut(key: string, facts: FanOutFacts, now = Date.now()): void {
+  fannedOut(key: string, receipt: Receipt, facts: FanOutFacts, now = Date.now()): void {
     const s = this.keys.summary(key);
     const e = this.keys.entries(key);
-    const p = this.redis.pipeline();
-    p.hset(s, 'event', facts.event, ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []));
+    const p = this.pipe();
+    p.hset(s, ...this.received(p, key, receipt, now), 'event', facts.event,
+      ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []));
     // A run that already reported (another process was quicker than this write) keeps its state.
     for (const h of facts.handlers) p.hsetnx(s, `h:${h.id}`, h.placement);
     if (facts.handlers.length === 0) p.hset(s, 'state', 'no_handlers');
@@ -86,44 +106,40 @@ export class HistoryWriter {
     p.rpush(e, JSON.stringify(entry));
     if (facts.body !== undefined) p.rpush(e, JSON.stringify({ kind: 'body', at: now, body: facts.body } satisfies HistoryEntry));
     this.capped(p, key);
-    this.send(p);
   }
 
   /** The delivery is not a valid event (dead-lettered without fan-out). */
-  invalid(key: string, event: string | null, reason: string, body: string | undefined, now = Date.now()): void {
+  invalid(key: string, receipt: Receipt, event: string | null, reason: string, body: string | undefined, now = Date.now()): void {
     const s = this.keys.summary(key);
     const e = this.keys.entries(key);
-    const p = this.redis.pipeline();
-    p.hset(s, 'state', 'invalid', ...(event ? ['event', event] : []));
+    const p = this.pipe();
+    p.hset(s, ...this.received(p, key, receipt, now), 'state', 'invalid', ...(event ? ['event', event] : []));
     p.rpush(e, JSON.stringify({ kind: 'invalid', at: now, reason } satisfies HistoryEntry));
     if (body !== undefined) p.rpush(e, JSON.stringify({ kind: 'body', at: now, body } satisfies HistoryEntry));
     this.capped(p, key);
-    this.send(p);
   }
 
   /** One attempt of one handler job ended. */
   attempt(key: string, entry: AttemptEntry, jobId: string): void {
     const s = this.keys.summary(key);
-    const p = this.redis.pipeline();
+    const p = this.pipe();
     p.rpush(this.keys.entries(key), attemptJson(entry));
     p.hset(s, `h:${entry.handler}`, entry.outcome);
     const named = parseJobId(jobId);
     if (!named || named.key !== key) p.set(this.keys.job(jobId), key, 'PX', this.opts.ttlMs);
     this.capped(p, key);
-    this.send(p);
   }
 
   /** Repeats of deliveries already taken (the receiver answered 200 duplicate). */
   duplicates(keys: readonly string[], now = Date.now()): void {
     if (keys.length === 0) return;
-    const p = this.redis.pipeline();
+    const p = this.pipe();
     for (const key of keys) {
       const s = this.keys.summary(key);
       p.hincrby(s, 'duplicates', 1);
       p.hset(s, 'lastDuplicateAt', now);
       p.pexpire(s, this.opts.ttlMs);
     }
-    this.send(p);
   }
 
   /** The list trimmed to the newest entries; both keys live HISTORY_TTL from now. */

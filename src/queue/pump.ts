@@ -29,8 +29,6 @@ export interface IngestPumpOptions {
    * Default 5; 0 disables.
    */
   lingerMs?: number;
-  /** Told of each batch once it is in the `events` queue (history); must not throw or block. */
-  onQueued?: ((batch: readonly StoredDelivery[]) => void) | undefined;
 }
 
 /**
@@ -159,7 +157,6 @@ export class IngestPump {
       jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
     }
     if (jobs.length > 0) await this.opts.events.addBulk(jobs);
-    if (jobs.length > 0) this.opts.onQueued?.(jobs.map((j) => j.data));
     if (unreadable.length > 0) {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
       // writer: set the items aside where an operator can look, and keep moving.

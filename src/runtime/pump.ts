@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { pumpHistory } from '../history/observe.js';
 import { IngestPump } from '../queue/pump.js';
 import type { Queues } from '../queue/queues.js';
 import { createRedisConnection, type RedisClient } from '../redis/connection.js';
@@ -15,10 +14,7 @@ export function startPump(opts: { config: Config; log: Logger; redisUrl: string;
   const { config, log } = opts;
   const blocking = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-pump-blocking');
   blocking.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
-  const pump = new IngestPump({
-    redis: opts.commands, blocking, events: opts.queues.events, prefix: config.queuePrefix, log,
-    onQueued: pumpHistory(config, opts.commands, log),
-  });
+  const pump = new IngestPump({ redis: opts.commands, blocking, events: opts.queues.events, prefix: config.queuePrefix, log });
   const pumping = config.ingestPump === 'on' || (config.ingestPump === 'auto' && opts.withWorker);
   if (pumping) pump.start();
   else blocking.disconnect();

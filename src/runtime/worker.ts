@@ -129,7 +129,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     EVENTS_QUEUE,
     async (job) => {
       const all = set.current().all;
-      return history.fanOut(job.data, all, dispatch(job.data, all, { addJobs, order, debounce }));
+      return history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce }));
     },
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
