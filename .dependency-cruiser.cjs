@@ -2,7 +2,7 @@
 // and of `npm test`). Every folder of src/ has a layer below and a list of the
 // layers it may import; an import of anything else in src/ fails the check.
 //
-//   cli ─> runtime ─> tools (capture, spool, admin, metrics; replay, doctor for cli)
+//   cli ─> runtime ─> tools (capture, spool, admin, metrics, history; replay, doctor for cli)
 //                       ─> receiver ──> queue <── worker ──> api
 //                                                   └──> handler kit ──> api
 //   everything ──> events ──> spec ──> util          (the bottom)
@@ -33,6 +33,8 @@ const L = {
   sandbox: '^src/sandbox/',
   // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
   metrics: '^src/metrics/',
+  // Delivery history: written by observers runtime wires into pump and worker; read by the CLI.
+  history: '^src/history/',
   // CLI services: what `switchyard replay` and `switchyard doctor` run.
   replay: '^src/replay/',
   doctor: '^src/doctor/',
@@ -82,6 +84,8 @@ const allowed = {
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
   sources: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
+  // Bodies (HISTORY_BODIES) are redacted with capture's redactor, a leaf on events and pii.
+  history: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, '^src/capture/redact\\.ts$'],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   testing: [L.replay, L.sandbox, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],

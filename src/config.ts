@@ -50,6 +50,8 @@ export interface Config {
   readonly pollEveryMs: number;
   /** `task.due` fires this long before a task's due_at (0: when it passes). */
   readonly taskDueLookaheadMs: number;
+  /** Per-delivery history (`switchyard trace`, `deliveries`): on/off, how long it is kept, whether redacted bodies are kept. */
+  readonly history: { readonly enabled: boolean; readonly ttlMs: number; readonly bodies: boolean };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -208,6 +210,9 @@ const schema = z.object({
     if (ms === null || ms < 0) ctx.addIssue({ code: 'custom', message: `expected a duration such as 0s, 15m or 1h (default 0s), got "${v}"` });
     return ms ?? 0;
   }),
+  HISTORY: oneOf(['on', 'off', 'true', 'false'] as const, 'on', 'on or off'),
+  HISTORY_TTL: duration('7d'),
+  HISTORY_BODIES: bool,
 });
 
 type Env = Record<string, string | undefined>;
@@ -290,5 +295,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     tracing,
     pollEveryMs: v.POLL_EVERY,
     taskDueLookaheadMs: v.TASK_DUE_LOOKAHEAD,
+    history: Object.freeze({ enabled: v.HISTORY === 'on' || v.HISTORY === 'true', ttlMs: v.HISTORY_TTL, bodies: v.HISTORY_BODIES }),
   });
 }

@@ -15,10 +15,13 @@
 //   4. every dedupe key UNLINKed                                    → M2
 //      (M1' − M2) / N = bytes per dedupe key (M1' = used_memory read again just
 //      before the UNLINK); the rest of (M1 − M0) / N is the two retained jobs
+//   With HISTORY on (the default), before step 4 every history key
+//   (<prefix>:hist:*) is UNLINKed too → MH: (M1' − MH) / N = history bytes per
+//   delivery (receipt, fan-out and the one attempt of the no-op handler).
 //   used_memory here excludes client and AOF buffers (mem_clients_normal,
 //   mem_aof_buffer), which follow traffic, not data; the raw figure is printed too.
 //
-// Knobs: DELIVERIES=5000 SKIP_BUILD=1 RESULTS=<file.json>
+// Knobs: DELIVERIES=5000 HISTORY=on|off SKIP_BUILD=1 RESULTS=<file.json>
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -29,6 +32,7 @@ import { sign } from '../../src/signature.js';
 import { BIN, build, freePort, httpOk, log, machine, pool, sleep, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5000);
+const HISTORY = process.env.HISTORY ?? 'on';
 const SECRET = 'bench-memory-secret';
 const PREFIX = 'switchyard';
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-memory-'));
@@ -52,7 +56,7 @@ async function main(): Promise<void> {
   const redis = await startRedis(scratch);
   const r = new Redis(redis.url, { maxRetriesPerRequest: null });
   const port = await freePort();
-  const env = { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn', WEBHOOK_SECRETS: SECRET, HANDLERS_DIR: './bench/memory/handlers' };
+  const env = { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn', WEBHOOK_SECRETS: SECRET, HANDLERS_DIR: './bench/memory/handlers', HISTORY };
   const receiver = start('node', [BIN, 'serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, name: 'serve' });
   const worker = start('node', [BIN, 'work'], { env, name: 'work' });
   try {
@@ -116,6 +120,9 @@ async function main(): Promise<void> {
 
     // dedupe keys away (memory read again right before: the scan above must not count)
     const m1b = await usedMemory(r);
+    const historyKeys = allKeys.filter((k) => k.startsWith(`${PREFIX}:hist:`));
+    for (let i = 0; i < historyKeys.length; i += 1000) await r.unlink(...historyKeys.slice(i, i + 1000));
+    const mh = historyKeys.length > 0 ? await usedMemory(r) : m1b;
     const dedupeKeys = allKeys.filter((k) => k.startsWith(`${PREFIX}:dedupe:`));
     for (let i = 0; i < dedupeKeys.length; i += 1000) await r.unlink(...dedupeKeys.slice(i, i + 1000));
     const m2 = await usedMemory(r);
@@ -124,11 +131,13 @@ async function main(): Promise<void> {
 
     const summary = {
       date: new Date().toUTCString(), machine: machine(), deliveries: N, answers: status, avgBodyBytes: Math.round(bodyBytes),
-      usedMemory: { m0, m1, m1b, m2, rawUsedMemory: raw },
+      history: HISTORY, usedMemory: { m0, m1, m1b, mh, m2, rawUsedMemory: raw },
       bytesPerRetainedDeliveryRaw: Math.round(((raw[1] ?? 0) - (raw[0] ?? 0)) / N), keys: { before: keys0, after: keys1, perDelivery: Number(((keys1 - keys0) / N).toFixed(2)) },
       bytesPerRetainedDelivery: Math.round((m1 - m0) / N),
-      bytesPerDedupeKey: Math.round((m1b - m2) / dedupeKeys.length),
-      bytesPerDeliveryJobsOnly: Math.round((m1 - m0) / N - (m1b - m2) / dedupeKeys.length),
+      bytesPerDedupeKey: Math.round((mh - m2) / dedupeKeys.length),
+      bytesPerDeliveryHistory: Math.round((m1b - mh) / N),
+      historyKeys: historyKeys.length,
+      bytesPerDeliveryJobsOnly: Math.round((m1 - m0) / N - (mh - m2) / dedupeKeys.length - (m1b - mh) / N),
       dedupeKeys: dedupeKeys.length,
       memoryUsageByKeyPattern: perPattern,
     };

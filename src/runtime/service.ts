@@ -7,6 +7,7 @@ import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { maskRedisUrl } from '../redis/describe.js';
 import { mountAdmin } from '../admin/index.js';
 import { createCapture, type Capture } from '../capture/index.js';
+import { duplicateHistory } from '../history/observe.js';
 import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
@@ -74,6 +75,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     ? createCapture({ dir: config.captureDir, redact: config.captureRedact, path: config.webhookPath, log })
     : undefined;
 
+  // History counts the repeats the receiver answered 200 duplicate, batched off the request path.
+  const duplicates = opts.receiver ? duplicateHistory(config, commands, log) : undefined;
+
   const parts: Part[] = [];
   let failure: ((err: Error) => void) | undefined;
   const failed = new Promise<Error>((res) => { failure = res; });
@@ -106,7 +110,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     if (opts.receiver) {
       receiver = await startReceiver({
         config, redisUrl: redis.url, log,
-        hooks: composeReceiverHooks(metrics.receiverHooks, capture ? { onStored: capture.onStored } : undefined, opts.receiverOptions?.hooks),
+        hooks: composeReceiverHooks(
+          metrics.receiverHooks, capture ? { onStored: capture.onStored } : undefined, opts.receiverOptions?.hooks,
+          duplicates ? { onDelivery: (r) => { if (r.outcome === 'duplicate' && r.key) duplicates.onDuplicate(r.key); } } : undefined,
+        ),
         extend: (app) => {
           metrics.mount(app);
           if (mountAdmin(app, { queues: queues.all, admin: config.admin })) log.info('dashboard at /admin (basic auth)');
@@ -157,6 +164,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         stopping.abort(new Error('shutting down'));
         if (receiver) await bounded(receiver.close(left()), 'receiver');
         if (capture) await bounded(capture.flush(), 'capture');
+        duplicates?.flush();
         if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
         await bounded(pump.stop(), 'ingest pump');
         if (workerStarting) await bounded(workerStarting, 'worker start-up');

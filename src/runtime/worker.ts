@@ -11,6 +11,7 @@ import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import { workerHistory } from '../history/observe.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
@@ -125,24 +126,28 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const fannedOut = async (key: string): Promise<void> => {
     await commands.zrem(pendingFanOut, key).catch((e: unknown) => log.debug({ err: String(e) }, 'could not clear a pending fan-out'));
   };
+  // Delivery history (HISTORY): observes fan-out, each attempt, its steps and API calls; identities when off.
+  const history = workerHistory(config, commands, log);
+  const hooks = history.hooks(opts.hooks);
   // Tracing on: a span per fan-out and per handler run, children of the context the job carries.
-  const processJob = traceHandlerRuns(createHandlerProcessor({
+  const processJob = traceHandlerRuns(history.processor(createHandlerProcessor({
     set,
-    api: workerApiFactory(opts, commands),
-    steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
+    api: workerApiFactory({ ...opts, hooks }, commands),
+    steps: history.steps(new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000)),
     log,
-    hooks: opts.hooks,
+    hooks,
     flow: { order, debounce, add: addJob },
-  }));
+  })));
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
     traceFanOut(async (job: Job<StoredDelivery>) => {
+      const all = set.current().all;
       let placed;
       try {
-        placed = await dispatch(job.data, set.current().all, { addJobs, order, debounce });
+        placed = await history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce }));
       } catch (err) {
         // Dead-lettered as invalid: ordered runs received after it need not wait for it. (A retried
         // fan-out stays pending; one that fails for good is cleared by the 'failed' listener.)

@@ -1,0 +1,94 @@
+import type { DeliverySummary, Trace } from './read.js';
+import type { AttemptEntry, CallRecord } from './record.js';
+
+/** `+12 ms`, `+3.4 s`, `+5m 02s`, `+2h 10m` after `t0`. */
+export function relative(ms: number): string {
+  const sign = ms < 0 ? '-' : '+';
+  const a = Math.abs(ms);
+  if (a < 1_000) return `${sign}${Math.round(a)} ms`;
+  if (a < 60_000) return `${sign}${(a / 1_000).toFixed(1)} s`;
+  if (a < 3_600_000) return `${sign}${Math.floor(a / 60_000)}m ${String(Math.floor((a % 60_000) / 1_000)).padStart(2, '0')}s`;
+  return `${sign}${Math.floor(a / 3_600_000)}h ${String(Math.floor((a % 3_600_000) / 60_000)).padStart(2, '0')}m`;
+}
+
+/** `6d 23h`, `5h 10m`, `12m`. */
+function span(ms: number): string {
+  const d = Math.floor(ms / 86_400_000);
+  const h = Math.floor((ms % 86_400_000) / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  return d > 0 ? `${d}d ${h}h` : h > 0 ? `${h}h ${m}m` : `${m}m`;
+}
+
+const failed = (c: CallRecord) => c.status === 0 || c.status >= 400;
+
+function callLine(c: CallRecord): string {
+  const parts = [
+    `${failed(c) ? '✗' : '·'} ${c.method} ${c.path}`, c.status ? String(c.status) : 'no answer', c.replayed ? 'replayed' : '',
+    `${c.ms} ms`, c.waitMs > 0 ? `waited ${c.waitMs} ms for the rate limiter` : '', c.try > 1 ? `(client try ${c.try})` : '',
+    c.idempotencyKey ? `Idempotency-Key ${c.idempotencyKey}` : '', `[${c.op}]`,
+  ].filter(Boolean);
+  return `${parts.join('  ')}${c.error ? `\n                 ${c.error}` : ''}`;
+}
+
+function attemptLines(a: AttemptEntry): string[] {
+  const head = `${a.handler}  attempt ${a.attempt}${a.job ? ` (job ${a.job})` : ''}  → ${a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome}` +
+    `${a.skipped ? ` (${a.skipped})` : ''}  ${a.at - a.startedAt} ms`;
+  const out = [head];
+  if (a.error) out.push(`               ${a.error.class}: ${a.error.message}`);
+  for (const s of a.steps) out.push(`               step ${s.name}: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : 'failed'}`);
+  for (const c of a.calls) out.push(`               ${callLine(c)}`);
+  if (a.callsDropped) out.push(`               … ${a.callsDropped} more calls not kept (size cap)`);
+  if (a.calls.length === 0 && a.outcome !== 'skipped') out.push('               (no API calls)');
+  return out;
+}
+
+/** `switchyard trace`'s text: the delivery, then each entry with its time relative to receipt. */
+export function formatTrace(t: Trace): string {
+  const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
+  const lines: string[] = [];
+  const facts = [t.event ?? 'event ?', t.conversation ? `conversation ${t.conversation}` : '', t.contact ? `contact ${t.contact}` : ''].filter(Boolean);
+  lines.push(`delivery ${t.key}  ${facts.join('  ')}`);
+  if (t.receivedAt) lines.push(`received ${t.receivedAt}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
+  if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
+  const handlers = Object.entries(t.handlers);
+  if (handlers.length) lines.push(`handlers ${handlers.map(([h, s]) => `${h}: ${s}`).join(', ')}`);
+  if (t.state === 'invalid') lines.push('state    invalid: dead-lettered in the events queue without fan-out');
+  lines.push('');
+  const at = (ms: number) => relative(ms - t0).padEnd(12);
+  if (t.receivedAt) lines.push(`  ${at(t0)} received`);
+  if (t.queuedAt) lines.push(`  ${at(Date.parse(t.queuedAt))} queued (events)`);
+  for (const e of t.entries) {
+    switch (e.kind) {
+      case 'fanout':
+        lines.push(`  ${at(e.at)} fan-out: ${e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${h.id} (${h.placement}, ${h.priority})`).join(', ')}`);
+        break;
+      case 'invalid':
+        lines.push(`  ${at(e.at)} invalid: ${e.reason}`);
+        break;
+      case 'attempt': {
+        const [head, ...rest] = attemptLines(e);
+        lines.push(`  ${at(e.startedAt)} ${head}`, ...rest);
+        break;
+      }
+      case 'body':
+        lines.push(`  ${at(e.at)} body (redacted):`, ...e.body.split('\n').map((l) => `               ${l}`));
+        break;
+    }
+  }
+  if (t.expiresInMs !== null) lines.push('', `(history kept ${span(t.expiresInMs)} more; HISTORY_TTL)`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `switchyard deliveries`' table. */
+export function formatDeliveries(rows: readonly DeliverySummary[], now = Date.now()): string {
+  if (rows.length === 0) return 'no deliveries in the history match\n';
+  const ago = (iso: string | null) => (iso ? relative(now - Date.parse(iso)).replace('+', '') + ' ago' : '?');
+  const table = rows.map((r) => [
+    r.key, r.event ?? '?', ago(r.receivedAt), r.conversation ?? '-', r.contact ?? '-',
+    r.state === 'invalid' ? 'invalid' : Object.entries(r.handlers).map(([h, s]) => `${h}:${s}`).join(' ') || (r.state ?? '-'),
+  ]);
+  const head = ['KEY', 'EVENT', 'RECEIVED', 'CONV', 'CONTACT', 'HANDLERS'];
+  const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  return `${[line(head), ...table.map(line)].join('\n')}\n`;
+}

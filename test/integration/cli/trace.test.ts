@@ -1,0 +1,117 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dlqCommand } from '../../../src/cli/dlq.js';
+import { deliveriesCommand, traceCommand } from '../../../src/cli/trace.js';
+import { jobIdFor } from '../../../src/events/envelope.js';
+import type { DeliverySummary, Trace } from '../../../src/history/read.js';
+import { readTrace } from '../../../src/history/read.js';
+import { conversation, envelope } from '../../support/flow-events.js';
+import { memoryIo } from '../../support/io.js';
+import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
+import { testRedisUrl } from '../../support/redis.js';
+import { deliver, waitFor } from '../../support/service.js';
+
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/history', import.meta.url));
+
+function message(conv: number, text: string): string {
+  return envelope('message.received', {
+    id: Math.floor(Math.random() * 1e9), conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
+    body: text, content_type: 'text', status: null, created_at: new Date().toISOString(),
+  });
+}
+const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
+
+describe('trace and deliveries against a real history', () => {
+  let p: Pipeline;
+  let env: Record<string, string>;
+  let conv: number;
+  let other: number;
+  const keys: Record<string, string> = {};
+  const run = async (cmd: typeof traceCommand, ...argv: string[]) => {
+    const io = memoryIo(env);
+    const code = await cmd.run(argv, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  const list = async (...argv: string[]) => (JSON.parse((await run(deliveriesCommand, '--json', ...argv)).out) as { deliveries: DeliverySummary[] }).deliveries.map((d) => d.key);
+
+  beforeAll(async () => {
+    p = await startPipeline({ handlersDir: HANDLERS });
+    env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix };
+    const convs = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[]).map((c) => c.id);
+    conv = convs[0] as number;
+    other = convs[1] as number;
+    const bodies = { ok: message(conv, 'plain'), retried: message(conv, 'retry-me'), dead: message(conv, 'dead-me'), other: message(other, 'plain'), opened: conversation('conversation.opened', conv, null, Date.now() - 2 * 3_600_000) };
+    for (const [name, body] of Object.entries(bodies)) {
+      keys[name] = keyOf(body);
+      expect((await deliver(p.receiverUrl, body)).status).toBe(202);
+      await new Promise((r) => setTimeout(r, 5)); // distinct receipt times: a stable newest-first order
+    }
+    await waitFor(async () => {
+      const states = await Promise.all(Object.values(keys).map((k) => readTrace(p.redis, p.prefix, k)));
+      return states.every((t) => t && Object.values(t.handlers).some((s) => ['completed', 'dead', 'skipped'].includes(s)));
+    }, 20_000, 50);
+  });
+  afterAll(async () => p?.close());
+
+  it('trace prints a timeline: receipt, queueing, fan-out, each attempt with its calls', async () => {
+    const r = await run(traceCommand, keys['retried']!);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(new RegExp(`^delivery ${keys['retried']}  message.received  conversation ${conv}\n`));
+    expect(r.out).toMatch(/\+\d+ ms\s+received\n/);
+    expect(r.out).toMatch(/queued \(events\)/);
+    expect(r.out).toMatch(/fan-out: traced-note \(queued, normal\)/);
+    expect(r.out).toMatch(/traced-note {2}attempt 1 {2}→ retry/);
+    expect(r.out).toMatch(/Error: transient failure after writing/);
+    expect(r.out).toMatch(/traced-note {2}attempt 2 {2}→ completed/);
+    expect(r.out).toMatch(/step conversation: taken from the store/);
+    expect(r.out).toMatch(new RegExp(`· POST /conversations/${conv}/notes {2}201 {2}replayed .*Idempotency-Key \\S+ {2}\\[notes.create\\]`));
+    expect(r.out).toMatch(/history kept 6d 23h more/);
+  });
+
+  it('a dead-lettered run shows its failing call; trace finds it by job id too, and dlq show points to it', async () => {
+    const byJob = await run(traceCommand, jobIdFor(keys['dead']!, 'traced-note'));
+    expect(byJob.code).toBe(0);
+    expect(byJob.out).toMatch(/→ DEAD \(dead-lettered\)/);
+    expect(byJob.out).toMatch(/✗ POST \/conversations\/987654321\/notes {2}404/);
+    expect(byJob.out).toMatch(/NotFoundError/);
+    expect((await run(traceCommand, jobIdFor(keys['dead']!))).out).toBe(byJob.out);
+    const show = await run(dlqCommand, 'show', jobIdFor(keys['dead']!, 'traced-note'));
+    expect(show.out).toContain(`trace:     switchyard trace ${keys['dead']}\n`);
+  });
+
+  it('trace --json has the whole record; an unknown reference fails with a hint', async () => {
+    const t = JSON.parse((await run(traceCommand, keys['ok']!, '--json')).out) as Trace;
+    expect(t).toMatchObject({ key: keys['ok'], event: 'message.received', handlers: { 'traced-note': 'completed' } });
+    expect(t.entries.map((e) => e.kind)).toEqual(['fanout', 'attempt']);
+    const missing = await run(traceCommand, 'evt_nothing_here');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/nothing recorded for "evt_nothing_here".*HISTORY_TTL/);
+    await expect(run(traceCommand)).rejects.toThrow(/one delivery key or job id/);
+  });
+
+  it('deliveries lists newest first and filters by event, handler, outcome, conversation, contact and time', async () => {
+    const all = await list();
+    expect(all).toEqual([keys['opened'], keys['other'], keys['dead'], keys['retried'], keys['ok']]);
+    expect(await list('--event', 'conversation.opened')).toEqual([keys['opened']]);
+    expect(await list('--handler', 'traced-fresh')).toEqual([keys['opened']]);
+    expect(await list('--outcome', 'dead')).toEqual([keys['dead']]);
+    expect(await list('--handler', 'traced-note', '--outcome', 'completed')).toEqual([keys['other'], keys['retried'], keys['ok']]);
+    expect(await list('--outcome', 'skipped')).toEqual([keys['opened']]);
+    expect(await list('--conversation', String(other))).toEqual([keys['other']]);
+    expect(await list('--contact', '7')).toEqual([keys['opened']]);
+    expect(await list('--since', '1h')).toHaveLength(5);
+    expect(await list('--since', '2020-01-01', '--limit', '2')).toEqual([keys['opened'], keys['other']]);
+    const text = await run(deliveriesCommand, '--outcome', 'dead');
+    expect(text.out).toMatch(/^KEY\s+EVENT\s+RECEIVED\s+CONV\s+CONTACT\s+HANDLERS\n/);
+    expect(text.out).toMatch(new RegExp(`${keys['dead']}\\s+message.received\\s+\\d+ ms ago|${keys['dead']}\\s+message.received\\s+[\\d.]+ s ago`));
+    expect(text.out).toMatch(/traced-note:dead\n$/);
+  });
+
+  it('bad usage is explained', async () => {
+    await expect(run(deliveriesCommand, '--outcome', 'exploded')).rejects.toThrow(/--outcome: expected one of/);
+    await expect(run(deliveriesCommand, '--event', 'message.recieved')).rejects.toThrow(/did you mean "message.received"/);
+    await expect(run(deliveriesCommand, '--conversation', 'abc')).rejects.toThrow(/numeric id/);
+    await expect(run(deliveriesCommand, '--since', 'yesterday')).rejects.toThrow(/--since/);
+    await expect(run(deliveriesCommand, '--limit', '0')).rejects.toThrow(/--limit/);
+  });
+});
