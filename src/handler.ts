@@ -63,6 +63,12 @@ export interface HandlerContext<Settings extends object = NoSettings> {
     readonly receivedAt: string;
     /** 1 on the first run, counting up on retries. */
     readonly attempt: number;
+    /**
+     * `webhook` for a delivery the workspace sent; `reconcile` for one that
+     * `switchyard reconcile` (or the scheduled RECONCILE_EVERY) synthesized
+     * from the API's listings because the webhook never arrived.
+     */
+    readonly source: 'webhook' | 'reconcile';
   };
   /**
    * Set for a handler with `debounce`: the run handles the latest event of a

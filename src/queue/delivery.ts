@@ -16,6 +16,8 @@ export interface StoredDelivery {
   readonly body?: string;
   readonly bodyBase64?: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Set when `switchyard reconcile` synthesized it from the API's listings (absent: a webhook). */
+  readonly source?: 'reconcile';
 }
 
 /** Where verified deliveries go; throws when nothing durable could take it (→ 503). */

@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
+import { ChangeClaims } from '../queue/change.js';
 import { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
@@ -101,6 +102,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const keepMs = Math.max(config.dedupeTtlMs, 86_400_000);
   const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
   const debounce = new DebounceBursts(commands, prefix, keepMs);
+  const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs);
   const addJob = async (job: QueuedJob): Promise<void> => {
     await queues.handlers[job.priority].add(job.name, job.data, job.opts);
   };
@@ -123,7 +125,11 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    async (job) => dispatch(job.data, set.current().all, { addJobs, order, debounce }),
+    async (job) => {
+      const r = await dispatch(job.data, set.current().all, { addJobs, order, debounce, claimChange: (c, k) => changes.claim(c, k) });
+      if (r.duplicateChange) log.info({ delivery: job.data.key, change: r.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
+      return r;
+    },
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
   );
 

@@ -134,7 +134,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       log: deps.log,
       settings: version.settings.get(handler.id) ?? {},
       signal: signal ?? new AbortController().signal,
-      delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1 },
+      delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: data.source ?? 'webhook' },
       debounced,
     });
     deps.hooks?.onHandler?.({ handler: handler.id, event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
