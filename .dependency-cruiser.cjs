@@ -29,6 +29,8 @@ const L = {
   recipes: '^src/recipes/',
   api: '^src/api/',
   sandbox: '^src/sandbox/',
+  // `switchyard reconcile` and its schedule: listings → inferred events → synthesized deliveries.
+  reconcile: '^src/reconcile/',
   // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
   metrics: '^src/metrics/',
   // CLI services: what `switchyard replay` and `switchyard doctor` run.
@@ -73,6 +75,7 @@ const allowed = {
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  reconcile: [L.queue, L.api, ...bottom, L.redis, L.shared],
   metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],

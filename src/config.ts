@@ -43,6 +43,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Directory for local state (managed Redis data). */
   readonly stateDir: string;
+  /** Scheduled reconcile (src/reconcile): every `everyMs` (undefined: off), over the last `windowMs`; `budget`: share of the API burst. */
+  readonly reconcile: { readonly everyMs: number | undefined; readonly windowMs: number; readonly budget: number };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -94,6 +96,17 @@ const duration = (def: string) =>
       }
       return ms;
     });
+
+/** A duration, or undefined when unset. */
+const optionalDuration = optionalText.transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  const ms = parseDuration(v);
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `expected a duration such as 15m, 1h or 30s (unset: off), got "${v}"` });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 const size = (def: string) =>
   z
@@ -195,6 +208,9 @@ const schema = z.object({
   JOB_LOCK_DURATION: duration('30s'),
   SHUTDOWN_TIMEOUT: duration('10s'),
   SWITCHYARD_HOME: optionalText.transform((v) => v ?? '.switchyard'),
+  RECONCILE_EVERY: optionalDuration,
+  RECONCILE_WINDOW: optionalDuration,
+  RECONCILE_BUDGET: checked('0.2', (v) => Number(v) > 0 && Number(v) <= 1, 'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)', (v) => v).transform(Number),
 });
 
 type Env = Record<string, string | undefined>;
@@ -273,5 +289,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     jobLockMs: v.JOB_LOCK_DURATION,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT,
     stateDir: v.SWITCHYARD_HOME,
+    reconcile: Object.freeze({ everyMs: v.RECONCILE_EVERY, windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000), budget: v.RECONCILE_BUDGET }),
   });
 }

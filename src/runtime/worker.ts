@@ -12,6 +12,7 @@ import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import { startReconcileSchedule } from '../reconcile/schedule.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
@@ -183,6 +184,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     });
   }
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
+  const reconciler = await startReconcileSchedule(opts, commands);
 
   const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
   return {
@@ -193,6 +195,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     close: async () => {
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
+      await reconciler?.close();
       await closeRedis(commands);
     },
   };
