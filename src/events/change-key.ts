@@ -22,7 +22,7 @@ import type { EventName } from '../spec/events.js';
  * or its record lacks what the key needs (such a delivery is deduplicated by
  * its delivery key only, as before).
  */
-export function changeKey(event: EventName | string, data: unknown): string | null {
+export function changeKey(event: string, data: unknown): string | null {
   if (typeof data !== 'object' || data === null) return null;
   const rec = data as Record<string, unknown>;
   const id = idOf(rec['id']);

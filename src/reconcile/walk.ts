@@ -31,7 +31,7 @@ export async function* inferChanges(api: ReconcileApi, w: Window, wanted: Readon
       yield page.data.flatMap((c) => inferConversation(c as Rec, w)).filter(want);
       if (!messages) continue;
       for (const c of page.data) {
-        if (!mayHoldMessages(c as Rec, w)) continue;
+        if (!mayHoldMessages(c, w)) continue;
         // Newest first: stop at the first page that reaches before the window.
         for await (const mp of api.messages.list(c.id, { per_page: PER_PAGE }).pages()) {
           yield mp.data.flatMap((m) => inferMessage(m as Rec, w)).filter(want);
