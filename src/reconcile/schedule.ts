@@ -10,6 +10,8 @@ import { reconcile, type ReconcileReport } from './run.js';
 /** The BullMQ queue of scheduled reconcile runs (one job per tick, whichever worker takes it). */
 export const RECONCILE_QUEUE = 'reconcile';
 const SCHEDULER_ID = 'reconcile-every';
+/** A scheduled window ends this long before the tick (at most RECONCILE_EVERY), so webhooks in flight arrive first. */
+const SETTLE_MS = 60_000;
 
 export interface ReconcileSchedule {
   close(): Promise<void>;
@@ -18,8 +20,8 @@ export interface ReconcileSchedule {
 /**
  * Scheduled reconcile in a worker process. With RECONCILE_EVERY set, upserts
  * one BullMQ job scheduler (every worker upserts the same one, so a tick makes
- * one job) and runs its jobs one at a time: reconcile over the last
- * RECONCILE_WINDOW, its report logged. Unset, removes the scheduler so turning
+ * one job) and runs its jobs one at a time: reconcile over RECONCILE_WINDOW
+ * ending a minute (at most RECONCILE_EVERY) before the tick, its report logged. Unset, removes the scheduler so turning
  * it off takes effect, and returns null.
  */
 export async function startReconcileSchedule(
@@ -47,7 +49,8 @@ export async function startReconcileSchedule(
   const claims = new ChangeClaims(commands, prefix, config.dedupeTtlMs);
   const connection = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-reconcile');
   const worker = new Worker<unknown, ReconcileReport>(RECONCILE_QUEUE, async () => {
-    const until = Date.now();
+    // Changes of the last moments may still be on their way as webhooks: leave them to the next tick.
+    const until = Date.now() - Math.min(SETTLE_MS, everyMs);
     const report = await reconcile({ api, claims, sink: ingest, window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls });
     log.info({ reconcile: report }, `scheduled reconcile: ${report.totals.found} changes found, ${report.totals.received} already received, ${report.totals.enqueued} enqueued`);
     return report;
