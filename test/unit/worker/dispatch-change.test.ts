@@ -20,12 +20,12 @@ function ports(): FanOutPorts & { jobs: QueuedJob[]; claims: Map<string, string>
     jobs, claims,
     addJobs: async (js) => { jobs.push(...js); },
     order: { enqueue: async () => 'add' },
-    debounce: { add: async () => ({ kind: 'folded' }) },
+    debounce: { add: async () => ({ kind: 'folded' as const, jobId: '', delayMs: 0 }) },
     claimChange: async (change, key) => {
       if (!claims.has(change)) claims.set(change, key);
       return claims.get(change) === key;
     },
-  } as FanOutPorts & { jobs: QueuedJob[]; claims: Map<string, string> };
+  };
 }
 
 describe('dispatch: change-level dedupe', () => {
