@@ -68,6 +68,8 @@ export async function dispatch(
   // The event's place in time: its creation, else its receipt.
   const at = Number.isFinite(createdMs) ? createdMs : receivedMs;
   const now: QueuedJob[] = [];
+  // A reconciled change is late already: catch-up work, it never takes a live event's slot.
+  const caughtUp = delivery.source === 'reconcile';
   await Promise.all(targets.map(async (h) => {
     const data: HandlerJobData = {
       key: delivery.key,
@@ -78,7 +80,7 @@ export async function dispatch(
     };
     const jobId = jobIdFor(delivery.key, h.id);
     const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
-      priority: h.flow.priority, name: h.id, data: d, opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
+      priority: caughtUp ? 'low' : h.flow.priority, name: h.id, data: d, opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
     });
     const { debounce, orderBy } = h.flow;
     const debounceKey = debounce ? keyOf(debounce.key, event) : null;

@@ -129,7 +129,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     }
     const outcome = await runHandler(handler, data, {
       api: deps.api,
-      priority: handler.flow.priority,
+      priority: data.source === 'reconcile' ? 'low' : handler.flow.priority,
       steps: deps.steps,
       log: deps.log,
       settings: version.settings.get(handler.id) ?? {},

@@ -5,7 +5,7 @@ import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import type { QueuedJob } from '../../../src/queue/order.js';
 import { dispatch, type FanOutPorts } from '../../../src/worker/dispatcher.js';
 
-const handler = defineHandler({ id: 'note', on: ['message.received', 'conversation.opened'], handle: async () => {} });
+const handler = defineHandler({ id: 'note', on: ['message.received', 'conversation.opened'], priority: 'high', handle: async () => {} });
 const message = { id: 9, conversation_id: 2, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: '2025-03-04T10:00:00Z' };
 
 function delivery(key: string, event: string, data: unknown, source?: 'reconcile'): StoredDelivery {
@@ -35,6 +35,8 @@ describe('dispatch: change-level dedupe', () => {
     expect(first).toMatchObject({ handlers: ['note'] });
     expect(first.duplicateChange).toBeUndefined();
     expect((p.jobs[0]?.data as HandlerJobData).source).toBe('reconcile');
+    // Catch-up work: the low queue, whatever the handler's priority.
+    expect(p.jobs[0]?.priority).toBe('low');
     const late = await dispatch(delivery('evt_late', 'message.received', message), [handler], p);
     expect(late).toEqual({ handlers: [], placed: {}, duplicateChange: 'message.received:9' });
     expect(p.jobs).toHaveLength(1);
@@ -47,6 +49,7 @@ describe('dispatch: change-level dedupe', () => {
     expect(again.duplicateChange).toBeUndefined();
     expect(p.jobs.map((j) => j.opts.jobId)).toEqual([p.jobs[0]?.opts.jobId, p.jobs[0]?.opts.jobId]);
     expect((p.jobs[0]?.data as HandlerJobData).source).toBeUndefined();
+    expect(p.jobs[0]?.priority).toBe('high');
   });
 
   it('an event without a change key is dispatched without a claim', async () => {
