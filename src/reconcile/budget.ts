@@ -38,6 +38,20 @@ export function reconcileBurst(config: Pick<Config, 'workspaceApiBurst' | 'recon
 }
 
 /**
+ * The limiter of catch-up work, given the shared one: reconcile's listings and
+ * the handler runs of the deliveries it synthesized take a slot of one window,
+ * `<QUEUE_PREFIX>:reconcile-rate:`, of reconcileBurst() calls per 10 s, before
+ * the shared slot. So everything reconcile causes stays within RECONCILE_BUDGET
+ * and live traffic keeps the rest of the burst: priority alone orders waiters
+ * but reserves nothing (low work that filled the window makes high work wait
+ * for it to slide).
+ */
+export function catchUpLimiter(config: Pick<Config, 'workspaceApiBurst' | 'reconcile' | 'workspaceApiToken' | 'queuePrefix'>, redis: RedisClient, shared: RateLimiter): RateLimiter {
+  const own = createRedisRateLimiter({ redis, token: config.workspaceApiToken ?? '', burst: reconcileBurst(config), prefix: `${config.queuePrefix}:reconcile-rate:`, inflightMs: TIMEOUT_MS });
+  return budgetedLimiter(shared, own);
+}
+
+/**
  * Reconcile's API client: priority `low` at the shared limiter (the one the
  * workers use, `<QUEUE_PREFIX>:api-rate:`), and at most reconcileBurst() calls
  * per 10 s in its own window (`<QUEUE_PREFIX>:reconcile-rate:`), so live
@@ -47,9 +61,8 @@ export function reconcileClient(config: Config, redis: RedisClient, onCall?: (c:
   const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst, queuePrefix } = config;
   if (!baseUrl || !token) return null;
   const shared = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: TIMEOUT_MS });
-  const own = createRedisRateLimiter({ redis, token, burst: reconcileBurst(config), prefix: `${queuePrefix}:reconcile-rate:`, inflightMs: TIMEOUT_MS });
   return createApiClient({
-    baseUrl, token, burst, priority: 'low', timeoutMs: TIMEOUT_MS, rateLimiter: budgetedLimiter(shared, own),
+    baseUrl, token, burst, priority: 'low', timeoutMs: TIMEOUT_MS, rateLimiter: catchUpLimiter(config, redis, shared),
     ...(onCall ? { onCall } : {}),
   });
 }

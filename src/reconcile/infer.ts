@@ -10,7 +10,7 @@ import { changeKey, instant, type ChangeKeyEvent } from '../events/change-key.js
  * | `contact.created` | the contact's `created_at` is in the window | `GET /contacts?created_after&created_before` |
  * | `conversation.created` | the thread's `created_at` is in the window | `GET /conversations` (every page: newest first by creation) |
  * | `conversation.closed` | the thread is closed and its `closed_at` is in the window (only its latest close is visible) | same walk |
- * | `message.received` | an `inbound` message whose `created_at` is in the window | `GET /conversations/{id}/messages` of threads whose `last_message_at` is in or after the window start |
+ * | `message.received` | an `inbound` message whose `created_at` is in the window | `GET /conversations/{id}/messages` of threads whose `last_message_at` is in or after the window start (and not created after its end), newest first until before the window |
  * | `message.sent` | an `outbound` message with `status: sent`, not a note, `created_at` in the window | same |
  * | `lead.created` | the lead's `created_at` is in the window | `GET /leads`, newest first, until before the window |
  * | `lead.won`, `lead.lost` | the lead's `outcome` is won / lost and it was created in the window (the record carries no time of the outcome) | same |
@@ -63,8 +63,13 @@ export function inferConversation(c: Rec, w: Window): Inferred[] {
   return out;
 }
 
-/** Whether a thread may hold messages of the window (its latest message is not older than the window). */
+/**
+ * Whether a thread may hold messages of the window: its latest message is not
+ * older than the window, and it was not created after the window.
+ */
 export function mayHoldMessages(c: Rec, w: Window): boolean {
+  const created = instant(c['created_at']);
+  if (created !== null && Date.parse(created) >= w.until) return false;
   const at = instant(c['last_message_at']);
   return at === null || Date.parse(at) >= w.since;
 }

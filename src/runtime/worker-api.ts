@@ -4,6 +4,7 @@ import type { LimiterPriority } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { catchUpLimiter } from '../reconcile/budget.js';
 import type { RedisClient } from '../redis/connection.js';
 import { ReadCache } from '../worker/read-cache.js';
 import type { WorkerHooks } from '../worker/hooks.js';
@@ -21,7 +22,7 @@ export const API_TIMEOUT_MS = 30_000;
 export function workerApiFactory(
   opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority) => ApiClient) | undefined {
+): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: 'webhook' | 'reconcile') => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');
@@ -33,10 +34,12 @@ export function workerApiFactory(
   // its calls done, so when they filled the window, the limiter's 60 s default kept every
   // worker waiting 70 s after the kill.
   const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS });
+  // Runs of reconciled deliveries spend reconcile's budget (RECONCILE_BUDGET of the burst), as its listings do.
+  const catchUp = catchUpLimiter(config, redis, rateLimiter);
   const cache = new ReadCache();
-  return (keys, priority) =>
+  return (keys, priority, source) =>
     cache.wrap(createApiClient({
-      baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
+      baseUrl, token, burst, rateLimiter: source === 'reconcile' ? catchUp : rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(opts.hooks?.onApiCall ? { onCall: opts.hooks.onApiCall } : {}),
       logger: opts.log,

@@ -42,6 +42,8 @@ describe('inference per event', () => {
     expect(mayHoldMessages({ last_message_at: IN }, w)).toBe(true);
     expect(mayHoldMessages({ last_message_at: AFTER }, w)).toBe(true);
     expect(mayHoldMessages({ last_message_at: BEFORE }, w)).toBe(false);
+    // Created after the window: none of its messages can be in it.
+    expect(mayHoldMessages({ created_at: AFTER, last_message_at: AFTER }, w)).toBe(false);
   });
 
   it('lead.created, and lead.won / lead.lost for a lead created in the window', () => {
