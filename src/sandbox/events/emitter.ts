@@ -96,7 +96,7 @@ export class WebhookEmitter {
   /**
    * Sends kept events again, as a service's late retry would: the same id and
    * the same bytes, signed, queued after what is pending. `ids` picks them
-   * (default: every event whose delivery `failed`). Returns how many were queued.
+   * (default: every event whose delivery `failed` or was `not_sent`). Returns how many were queued.
    */
   redeliver(ids?: readonly string[]): number {
     if (!this.url || this.closed) return 0;
@@ -105,7 +105,7 @@ export class WebhookEmitter {
     for (const env of this.log) {
       const record = this.records.find((r) => r.id === env.id);
       if (!record || record.state === 'pending') continue;
-      if (wanted ? !wanted.has(env.id) : record.state !== 'failed') continue;
+      if (wanted ? !wanted.has(env.id) : record.state !== 'failed' && record.state !== 'not_sent') continue;
       Object.assign(record, { url: this.url, state: 'pending', attempts: 0, last_status: null, last_error: null, next_attempt_at: null, delivered_at: null });
       this.queue.push({ envelope: env, bytes: Buffer.from(JSON.stringify(env), 'utf8'), record });
       n++;
