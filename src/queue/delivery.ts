@@ -11,7 +11,7 @@ export interface StoredDelivery {
   /** Event name as received (may be unknown to the catalogue). */
   readonly name: string | null;
   readonly receivedAt: string;
-  /** Index of the webhook secret that verified it (rotation bookkeeping). */
+  /** Index of the webhook secret that verified it (rotation bookkeeping); -1 for a delivery reconcile synthesized. */
   readonly secretIndex: number;
   readonly body?: string;
   readonly bodyBase64?: string;

@@ -83,6 +83,11 @@ describe('budgetedLimiter', () => {
     await l.observe({ acquiredAtMs: 0, remaining: 3 });
     expect(log).toEqual(['budget low', 'shared low', 'shared done', 'budget done', 'shared observe']);
 
+    // Reconcile's listings go first inside the budget window, still low at the shared limiter.
+    log.length = 0;
+    await (await budgetedLimiter(stub('shared'), stub('budget'), 'high').acquire(undefined, 'low')).done();
+    expect(log).toEqual(['budget high', 'shared low', 'shared done', 'budget done']);
+
     log.length = 0;
     const failing = budgetedLimiter(stub('shared', true), stub('budget'));
     await expect(failing.acquire(undefined, 'low')).rejects.toThrow('quota');
