@@ -18,7 +18,9 @@ never received. Handlers see it with ctx.delivery.source === 'reconcile'.
 
 A change is keyed by (event, record id, the record's own time): a second
 reconcile, or the real delivery arriving late, runs no handler twice.
-Inferred: ${CHANGE_KEY_EVENTS.join(', ')}.
+Inferred: contact.created, conversation.created, conversation.closed,
+message.received, message.sent, lead.created, and lead.won / lead.lost of
+leads created in the window (a lead keeps no time of its outcome).
 Not inferable (the records carry no time of the move): conversation.opened,
 conversation.assigned, contact.lifecycle_changed.
 
