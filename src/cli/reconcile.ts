@@ -77,6 +77,10 @@ export const reconcileCommand: Command = {
     const dryRun = values['dry-run'] === true;
 
     const config = cliConfig(io);
+    if (since < now - config.dedupeTtlMs) {
+      throw new UsageError(`--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${Math.round(config.dedupeTtlMs / 3_600_000)}h): `
+        + 'changes received before then are no longer remembered, so their handlers would run again; choose a later --since, or raise DEDUPE_TTL first');
+    }
     if (!config.workspaceApiUrl || !config.workspaceApiToken) throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
     const redis = await cliRedis(config, 'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
     try {

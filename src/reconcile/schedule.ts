@@ -37,6 +37,12 @@ export async function startReconcileSchedule(
     await queue.close();
     return null;
   }
+  if (config.reconcile.windowMs >= config.dedupeTtlMs) {
+    log.error({ windowMs: config.reconcile.windowMs, dedupeTtlMs: config.dedupeTtlMs }, 'RECONCILE_WINDOW must be shorter than DEDUPE_TTL (changes received before it are forgotten and would run again): no scheduled reconcile');
+    await queue.removeJobScheduler(SCHEDULER_ID).catch(() => false);
+    await queue.close();
+    return null;
+  }
   let calls = 0;
   const api = reconcileClient(config, commands, () => { calls++; });
   if (!api) {

@@ -25,6 +25,12 @@ describe('switchyard reconcile: arguments (checked before anything is reached)',
     await expect(run('--since', '1h', '--events', 'message.received,conversation.assigned')).rejects.toThrow(/conversation.assigned cannot be inferred .* inferable: message.received/);
   });
 
+  it('a window reaching past DEDUPE_TTL is refused: changes received before then would run again', async () => {
+    await expect(run('--since', '8d')).rejects.toThrow(/--since .* reaches further back than DEDUPE_TTL \(168h\)/);
+    await expect(reconcileCommand.run(['--since', '2d'], memoryIo({ DEDUPE_TTL: '1d', WORKSPACE_API_URL: 'http://127.0.0.1:9/api/v1', WORKSPACE_API_TOKEN: 't' })))
+      .rejects.toThrow(/DEDUPE_TTL \(24h\)/);
+  });
+
   it('without the API configured it says what to set', async () => {
     await expect(reconcileCommand.run(['--since', '1h'], memoryIo({}))).rejects.toThrow(/set WORKSPACE_API_URL and WORKSPACE_API_TOKEN/);
   });
