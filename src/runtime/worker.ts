@@ -128,6 +128,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     EVENTS_QUEUE,
     async (job) => {
       const r = await dispatch(job.data, set.current().all, { addJobs, order, debounce, claimChange: (c, k) => changes.claim(c, k) });
+      opts.hooks?.onDispatched?.({ event: job.data.name ?? 'unknown', source: job.data.source ?? 'webhook', duplicate: r.duplicateChange !== undefined });
       if (r.duplicateChange) log.info({ delivery: job.data.key, change: r.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
       return r;
     },

@@ -161,5 +161,10 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
     const after = await handlerJobs(p, ['completed', 'failed', 'waiting', 'active', 'delayed']);
     expect(after.length).toBe(before);
     expect(await writes()).toEqual({ awayReply: 1, followUp: 1, leadWon: 1, merge: 1 });
+    // The metrics tell the two apart: what reconcile caught up, and the late webhooks that ran nothing.
+    const text = await p.service.metrics.registry.metrics();
+    expect(text).toContain('switchyard_dispatched_total{event="message.received",source="reconcile",outcome="dispatched"} 1');
+    expect(text).toContain('switchyard_dispatched_total{event="message.received",source="webhook",outcome="duplicate_change"} 1');
+    expect(text).toContain('switchyard_dispatched_total{event="contact.created",source="webhook",outcome="duplicate_change"} 2');
   }, 60_000);
 });
