@@ -31,6 +31,8 @@ const L = {
   sources: '^src/sources/',
   api: '^src/api/',
   sandbox: '^src/sandbox/',
+  // `switchyard reconcile` and its schedule: listings → inferred events → synthesized deliveries.
+  reconcile: '^src/reconcile/',
   // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
   metrics: '^src/metrics/',
   // Delivery history: written by observers runtime wires into pump and worker; read by the CLI.
@@ -83,6 +85,7 @@ const allowed = {
   recipes: [L.handlerKit, ...bottom],
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
   sources: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  reconcile: [L.queue, L.api, ...bottom, L.redis, L.shared],
   metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
   // Bodies (HISTORY_BODIES) are redacted with capture's redactor, a leaf on events and pii.
   history: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, '^src/capture/redact\\.ts$'],

@@ -52,6 +52,8 @@ export interface Config {
   readonly taskDueLookaheadMs: number;
   /** Per-delivery history (`switchyard trace`, `deliveries`): on/off, how long it is kept, whether redacted bodies are kept. */
   readonly history: { readonly enabled: boolean; readonly ttlMs: number; readonly bodies: boolean };
+  /** Scheduled reconcile (src/reconcile): every `everyMs` (undefined: off), over the last `windowMs`; `budget`: share of the API burst. */
+  readonly reconcile: { readonly everyMs: number | undefined; readonly windowMs: number; readonly budget: number };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -103,6 +105,17 @@ const duration = (def: string) =>
       }
       return ms;
     });
+
+/** A duration, or undefined when unset. */
+const optionalDuration = optionalText.transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  const ms = parseDuration(v);
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `expected a duration such as 15m, 1h or 30s (unset: off), got "${v}"` });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 const size = (def: string) =>
   z
@@ -213,6 +226,9 @@ const schema = z.object({
   HISTORY: oneOf(['on', 'off', 'true', 'false'] as const, 'on', 'on or off'),
   HISTORY_TTL: duration('7d'),
   HISTORY_BODIES: bool,
+  RECONCILE_EVERY: optionalDuration,
+  RECONCILE_WINDOW: optionalDuration,
+  RECONCILE_BUDGET: checked('0.2', (v) => Number(v) > 0 && Number(v) <= 1, 'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)', (v) => v).transform(Number),
 });
 
 type Env = Record<string, string | undefined>;
@@ -296,5 +312,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     pollEveryMs: v.POLL_EVERY,
     taskDueLookaheadMs: v.TASK_DUE_LOOKAHEAD,
     history: Object.freeze({ enabled: v.HISTORY === 'on' || v.HISTORY === 'true', ttlMs: v.HISTORY_TTL, bodies: v.HISTORY_BODIES }),
+    reconcile: Object.freeze({ everyMs: v.RECONCILE_EVERY, windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000), budget: v.RECONCILE_BUDGET }),
   });
 }

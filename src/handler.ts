@@ -63,6 +63,14 @@ export interface HandlerContext<Settings extends object = NoSettings> {
     readonly receivedAt: string;
     /** 1 on the first run, counting up on retries. */
     readonly attempt: number;
+    /**
+     * `webhook` for a delivery the workspace sent; `reconcile` for one that
+     * `switchyard reconcile` (or the scheduled RECONCILE_EVERY) synthesized
+     * from the API's listings because the webhook never arrived; `poll` for a
+     * derived event (order.created, order.status_changed, task.due) the poller
+     * made; `schedule` for a run of a `defineSchedule` tick.
+     */
+    readonly source: 'webhook' | 'reconcile' | 'poll' | 'schedule';
   };
   /**
    * Set for a handler with `debounce`: the run handles the latest event of a

@@ -5,6 +5,7 @@ import { doctorCommand } from './doctor.js';
 import { eventsCommand } from './events.js';
 import { handlersCommand } from './handlers.js';
 import { initCommand } from './init.js';
+import { reconcileCommand } from './reconcile.js';
 import { replayCommand } from './replay.js';
 import { sandboxCommand } from './sandbox.js';
 import { sendCommand } from './send.js';
@@ -17,5 +18,5 @@ import { workCommand } from './work.js';
 /** Every CLI command, in the order `switchyard --help` lists them. */
 export const commands: readonly Command[] = [
   initCommand, devCommand, startCommand, serveCommand, workCommand, sandboxCommand,
-  replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, traceCommand, deliveriesCommand, doctorCommand,
+  replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, traceCommand, deliveriesCommand, reconcileCommand, doctorCommand,
 ];

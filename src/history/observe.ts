@@ -26,7 +26,7 @@ interface RunRecord {
 }
 
 type Processor = (job: HandlerJobView, signal?: AbortSignal) => Promise<HandlerJobDecision>;
-type DispatchResult = { handlers: string[]; placed: Record<string, Placement> };
+type DispatchResult = { handlers: string[]; placed: Record<string, Placement>; duplicateChange?: string };
 
 /**
  * The worker's side of the delivery history: the `events` worker's fan-out,
@@ -175,6 +175,7 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
     const receipt: Receipt = {
       receivedAt: d.receivedAt, queuedAt: job.timestamp, secretIndex: d.secretIndex,
       bytes: d.body !== undefined ? Buffer.byteLength(d.body) : Math.floor(((d.bodyBase64?.length ?? 0) * 3) / 4),
+      source: d.source ?? 'webhook',
     };
     let result: DispatchResult;
     try {
@@ -194,6 +195,7 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
         conversation: event ? idOf(keyOf('conversation', event)) : null,
         contact: event ? idOf(keyOf('contact', event)) : null,
         handlers: result.handlers.map((id) => ({ id, placement: result.placed[id] ?? 'queued', priority: byId.get(id)?.flow.priority ?? 'normal' })),
+        ...(result.duplicateChange !== undefined ? { duplicateChange: result.duplicateChange } : {}),
         ...(redactor ? { body: redactedBody(d) } : {}),
       });
     } catch (err) {

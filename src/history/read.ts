@@ -10,6 +10,8 @@ export interface DeliverySummary {
   readonly queuedAt: string | null;
   readonly bytes: number | null;
   readonly secretIndex: number | null;
+  /** `webhook`, `reconcile` (synthesized by reconcile) or `poll` (a derived event); null when not recorded. */
+  readonly source: string | null;
   readonly event: string | null;
   readonly conversation: string | null;
   readonly contact: string | null;
@@ -35,7 +37,7 @@ function summaryOf(key: string, h: Record<string, string>): DeliverySummary {
   const handlers: Record<string, string> = {};
   for (const [f, v] of Object.entries(h)) if (f.startsWith('h:')) handlers[f.slice(2)] = v;
   return {
-    key, receivedAt: iso(h['receivedAt']), queuedAt: iso(h['queuedAt']), bytes: num(h['bytes']), secretIndex: num(h['secretIndex']),
+    key, receivedAt: iso(h['receivedAt']), queuedAt: iso(h['queuedAt']), bytes: num(h['bytes']), secretIndex: num(h['secretIndex']), source: h['source'] ?? null,
     event: h['event'] ?? null, conversation: h['conversation'] ?? null, contact: h['contact'] ?? null, state: h['state'] ?? null,
     handlers, duplicates: num(h['duplicates']) ?? 0,
   };

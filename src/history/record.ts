@@ -16,6 +16,8 @@ export interface FanOutEntry {
   readonly at: number;
   /** One per subscribed handler: how fan-out placed its run and at which priority; empty when nobody subscribes. */
   readonly handlers: readonly { readonly id: string; readonly placement: string; readonly priority: string }[];
+  /** Another delivery of the same change (its change key) was dispatched already: nothing runs for this one. */
+  readonly duplicateChange?: string;
 }
 
 /** The delivery is not a valid event: dead-lettered in the `events` queue without fan-out. */

@@ -19,6 +19,8 @@ export interface Receipt {
   readonly queuedAt: number;
   readonly secretIndex: number;
   readonly bytes: number;
+  /** `webhook`, or what made it: `reconcile`, `poll`. */
+  readonly source: string;
 }
 
 /** What fan-out learnt: the event's name and where its conversation and contact are. */
@@ -27,6 +29,8 @@ export interface FanOutFacts {
   readonly conversation: string | null;
   readonly contact: string | null;
   readonly handlers: readonly { readonly id: string; readonly placement: string; readonly priority: string }[];
+  /** The change key another delivery of the same change was dispatched with (nothing runs for this one). */
+  readonly duplicateChange?: string;
   /** HISTORY_BODIES: the redacted body. */
   readonly body?: string;
 }
@@ -89,7 +93,7 @@ export class HistoryWriter {
       this.trimmedAt = now;
       p.zremrangebyscore(this.keys.index, '-inf', now - this.opts.ttlMs);
     }
-    return ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex];
+    return ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex, 'source', r.source];
   }
 
   /** Fan-out placed the runs (or found no subscriber). */
@@ -101,8 +105,9 @@ export class HistoryWriter {
       ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []));
     // A run that already reported (another process was quicker than this write) keeps its state.
     for (const h of facts.handlers) p.hsetnx(s, `h:${h.id}`, h.placement);
-    if (facts.handlers.length === 0) p.hset(s, 'state', 'no_handlers');
-    const entry: HistoryEntry = { kind: 'fanout', at: now, handlers: facts.handlers };
+    if (facts.duplicateChange !== undefined) p.hset(s, 'state', 'duplicate_change');
+    else if (facts.handlers.length === 0) p.hset(s, 'state', 'no_handlers');
+    const entry: HistoryEntry = { kind: 'fanout', at: now, handlers: facts.handlers, ...(facts.duplicateChange !== undefined ? { duplicateChange: facts.duplicateChange } : {}) };
     p.rpush(e, JSON.stringify(entry));
     if (facts.body !== undefined) p.rpush(e, JSON.stringify({ kind: 'body', at: now, body: facts.body } satisfies HistoryEntry));
     this.capped(p, key);

@@ -48,7 +48,10 @@ export function formatTrace(t: Trace): string {
   const lines: string[] = [];
   const facts = [t.event ?? 'event ?', t.conversation ? `conversation ${t.conversation}` : '', t.contact ? `contact ${t.contact}` : ''].filter(Boolean);
   lines.push(`delivery ${t.key}  ${facts.join('  ')}`);
-  if (t.receivedAt) lines.push(`received ${t.receivedAt}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
+  if (t.receivedAt) {
+    const made = t.source !== null && t.source !== 'webhook';
+    lines.push(`received ${t.receivedAt}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${made ? `  source ${t.source} (made by Switchyard, not sent by the workspace)` : t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
+  }
   if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
   const handlers = Object.entries(t.handlers);
   if (handlers.length) lines.push(`handlers ${handlers.map(([h, s]) => `${h}: ${s}`).join(', ')}`);
@@ -60,7 +63,7 @@ export function formatTrace(t: Trace): string {
   for (const e of t.entries) {
     switch (e.kind) {
       case 'fanout':
-        lines.push(`  ${at(e.at)} fan-out: ${e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${h.id} (${h.placement}, ${h.priority})`).join(', ')}`);
+        lines.push(`  ${at(e.at)} fan-out: ${e.duplicateChange !== undefined ? `duplicate change ${e.duplicateChange}: another delivery of it was dispatched; nothing runs` : e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${h.id} (${h.placement}, ${h.priority})`).join(', ')}`);
         break;
       case 'invalid':
         lines.push(`  ${at(e.at)} invalid: ${e.reason}`);

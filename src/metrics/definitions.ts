@@ -74,6 +74,12 @@ export function defineMetrics(registry: Registry) {
       labelNames: ['handler'] as const,
       registers,
     }),
+    dispatched: new Counter({
+      name: 'switchyard_dispatched_total',
+      help: 'Valid deliveries fanned out, by event, source (webhook, reconcile) and outcome (dispatched; duplicate_change: another delivery of the same change ran)',
+      labelNames: ['event', 'source', 'outcome'] as const,
+      registers,
+    }),
     queueWait: new Histogram({
       name: 'switchyard_queue_wait_seconds',
       help: 'Time a handler job waited in its queue from when it could run to when a worker started it, by priority',

@@ -34,6 +34,9 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
     onDebounced({ handler, folded }): void {
       if (folded > 0) m.debounced.inc({ handler: safeLabel(handler) }, folded);
     },
+    onDispatched({ event, source, duplicate }): void {
+      m.dispatched.inc({ event: safeLabel(event), source: safeLabel(source), outcome: duplicate ? 'duplicate_change' : 'dispatched' });
+    },
     onPause(reason: string | null): void {
       pause.paused = reason !== null;
     },

@@ -11,13 +11,15 @@ export interface StoredDelivery {
   /** Event name as received (may be unknown to the catalogue). */
   readonly name: string | null;
   readonly receivedAt: string;
-  /** Index of the webhook secret that verified it (rotation bookkeeping). */
+  /** Index of the webhook secret that verified it (rotation bookkeeping); -1 for a delivery reconcile synthesized. */
   readonly secretIndex: number;
   readonly body?: string;
   readonly bodyBase64?: string;
   readonly headers: Readonly<Record<string, string>>;
   /** W3C trace context of the delivery's last span (only when tracing is on; src/telemetry). */
   readonly traceparent?: string;
+  /** Set when Switchyard made it: `reconcile` synthesized it from the API's listings, `poll` is a derived event (absent: a webhook). */
+  readonly source?: 'reconcile' | 'poll';
 }
 
 /** Where verified deliveries go; throws when nothing durable could take it (→ 503). */

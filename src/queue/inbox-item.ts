@@ -20,7 +20,8 @@ export function encodeInboxItem(delivery: StoredDelivery): string;
 export function encodeInboxItem(delivery: StoredDelivery, raw: Uint8Array | undefined): string | Buffer;
 export function encodeInboxItem(delivery: StoredDelivery, raw?: Uint8Array): string | Buffer {
   // Both body forms at once is no form this codec writes: kept whole, as before.
-  if (delivery.body === undefined || delivery.bodyBase64 !== undefined) return JSON.stringify(delivery);
+  // So is a synthesized delivery (reconcile), whose `source` the meta line does not carry.
+  if (delivery.body === undefined || delivery.bodyBase64 !== undefined || delivery.source !== undefined) return JSON.stringify(delivery);
   const head = metaLine(delivery);
   if (raw === undefined) return head + delivery.body;
   // One allocation (from Node's pool for webhook-sized items), head then the raw bytes.

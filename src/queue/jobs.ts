@@ -11,6 +11,8 @@ export interface HandlerJobData {
     readonly createdAt: string | null;
     readonly data: unknown;
   };
+  /** Set for a delivery synthesized by `switchyard reconcile` (absent: a webhook). */
+  readonly source?: 'reconcile' | 'poll';
   /** Set for a handler with `orderBy`: the run's place in its key's line (src/queue/order.ts). */
   readonly order?: OrderRef;
   /** Set for a handler with `debounce`: the job runs its key's burst (src/queue/debounce.ts). */

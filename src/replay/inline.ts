@@ -107,7 +107,7 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
         })
       : undefined,
     steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
-    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1 },
+    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: job.source ?? 'webhook' },
   });
   return { outcome, calls };
 }

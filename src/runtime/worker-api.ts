@@ -6,6 +6,7 @@ import type { LimiterPriority } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { catchUpLimiter } from '../reconcile/budget.js';
 import type { RedisClient } from '../redis/connection.js';
 import { ReadCache } from '../worker/read-cache.js';
 import type { WorkerHooks } from '../worker/hooks.js';
@@ -23,7 +24,7 @@ export const API_TIMEOUT_MS = 30_000;
 export function workerApiFactory(
   opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority) => ApiClient) | undefined {
+): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');
@@ -37,14 +38,16 @@ export function workerApiFactory(
   // Below high, grants are paced once the window is a tenth full, so a backlog leaves a slot for a
   // customer-facing (high) call every window/burst instead of taking the whole window at each turn.
   const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS, paceBelowHigh: true });
+  // Runs of reconciled deliveries spend reconcile's budget (RECONCILE_BUDGET of the burst), as its listings do.
+  const catchUp = catchUpLimiter(config, redis, rateLimiter);
   const cache = new ReadCache();
   // Metrics and, with tracing on, a span per attempt (child of the run's span).
   const traced = apiCallTracer(baseUrl);
   const metered = opts.hooks?.onApiCall;
   const onCall: ((e: CallEvent) => void) | undefined = traced && metered ? (e) => { metered(e); traced(e); } : (traced ?? metered);
-  return (keys, priority) =>
+  return (keys, priority, source) =>
     cache.wrap(createApiClient({
-      baseUrl, token, burst, rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
+      baseUrl, token, burst, rateLimiter: source === 'reconcile' ? catchUp : rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(onCall ? { onCall } : {}),
       logger: opts.log,

@@ -2,6 +2,7 @@ import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bul
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
+import { ChangeClaims } from '../queue/change.js';
 import { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../queue/names.js';
@@ -12,6 +13,7 @@ import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/p
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
 import { workerHistory } from '../history/observe.js';
+import { startReconcileSchedule } from '../reconcile/schedule.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../worker/handler-env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
@@ -104,6 +106,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const keepMs = Math.max(config.dedupeTtlMs, 86_400_000);
   const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
   const debounce = new DebounceBursts(commands, prefix, keepMs);
+  const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs);
   const addJob = async (job: QueuedJob, parked = false): Promise<void> => {
     const queue = queues.handlers[job.priority];
     if (!parked) {
@@ -147,7 +150,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       const all = set.current().all;
       let placed;
       try {
-        placed = await history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce }));
+        placed = await history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce, claimChange: (c, k) => changes.claim(c, k) }));
       } catch (err) {
         // Dead-lettered as invalid: ordered runs received after it need not wait for it. (A retried
         // fan-out stays pending; one that fails for good is cleared by the 'failed' listener.)
@@ -155,6 +158,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
         throw err;
       }
       await fannedOut(job.data.key);
+      opts.hooks?.onDispatched?.({ event: job.data.name ?? 'unknown', source: job.data.source ?? 'webhook', duplicate: placed.duplicateChange !== undefined });
+      if (placed.duplicateChange) log.info({ delivery: job.data.key, change: placed.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
       return placed;
     }),
     { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
@@ -213,6 +218,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
   const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory(opts, commands) });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
+  const reconciler = await startReconcileSchedule(opts, commands);
 
   const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
   return {
@@ -224,6 +230,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
+      await reconciler?.close();
       await closeRedis(commands);
     },
   };

@@ -11,7 +11,7 @@ export const HOOKS = [
   'POST /_sandbox/reset', 'GET /_sandbox/clock', 'POST /_sandbox/clock',
   'POST /_sandbox/legacy-retirement', 'POST /_sandbox/tls', 'POST /_sandbox/burst', 'POST /_sandbox/quota',
   'POST /_sandbox/inbound', 'POST /_sandbox/leads/{id}/outcome',
-  'GET /_sandbox/events', 'DELETE /_sandbox/events', 'GET /_sandbox/deliveries', 'GET /_sandbox/webhook', 'POST /_sandbox/webhook',
+  'GET /_sandbox/events', 'DELETE /_sandbox/events', 'GET /_sandbox/deliveries', 'POST /_sandbox/events/redeliver', 'GET /_sandbox/webhook', 'POST /_sandbox/webhook',
 ] as const;
 
 /**

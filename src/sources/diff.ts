@@ -116,6 +116,7 @@ export function derivedDelivery(e: DerivedEvent, receivedAt: string): StoredDeli
     name: e.name,
     receivedAt,
     secretIndex: -1,
+    source: 'poll',
     body: JSON.stringify({ event_id: e.key, event: e.name, created_at: e.createdAt, data: e.data }),
     headers: { 'content-type': 'application/json', 'user-agent': 'switchyard-poller', [SOURCE_HEADER]: 'poll' },
   };

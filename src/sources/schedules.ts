@@ -76,7 +76,7 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
       log: deps.log,
       settings: version.settings.get(schedule.id) ?? {},
       signal: signal ?? new AbortController().signal,
-      delivery: { key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1 },
+      delivery: { key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: 'schedule' },
     });
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
     const { verdict } = outcome;

@@ -11,9 +11,10 @@ import type { Priority } from '../util/priority.js';
 export interface ContextDeps {
   /**
    * Builds the API client of one run with the given key generator, its calls
-   * taking API slots at the run's priority; undefined when no API is configured.
+   * taking API slots at the run's priority (and, for a reconciled delivery,
+   * within reconcile's budget); undefined when no API is configured.
    */
-  api: ((keys: IdempotencyKeyGenerator, priority: Priority) => ApiClient) | undefined;
+  api: ((keys: IdempotencyKeyGenerator, priority: Priority, source?: HandlerContext['delivery']['source']) => ApiClient) | undefined;
   /** The handler's priority (default normal). */
   priority?: Priority | undefined;
   /** A debounced run: how many events its burst folded in. */
@@ -43,7 +44,7 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       if (!deps.api) {
         throw new HandlerConfigError('this handler calls the workspace API, but WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not set');
       }
-      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal'));
+      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal', deps.delivery.source));
       return api;
     },
     log: deps.log,

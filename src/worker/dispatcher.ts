@@ -1,6 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { jobIdFor, parseEnvelope } from '../events/envelope.js';
 import { validateEvent } from '../events/catalogue.js';
+import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler.js';
 import { keyOf } from '../handler/flow.js';
 import type { DebounceBursts } from '../queue/debounce.js';
@@ -30,6 +31,8 @@ export interface FanOutPorts {
   addJobs(jobs: readonly QueuedJob[]): Promise<void>;
   readonly order: Pick<OrderGate, 'enqueue'>;
   readonly debounce: Pick<DebounceBursts, 'add'>;
+  /** Claims a change key for a delivery (src/queue/change.ts); absent: no change-level dedupe. */
+  readonly claimChange?: (changeKey: string, deliveryKey: string) => Promise<boolean>;
 }
 
 /** How fan-out placed each handler's run. */
@@ -50,11 +53,14 @@ export async function dispatch(
   delivery: StoredDelivery,
   handlers: readonly Handler[],
   ports: FanOutPorts,
-): Promise<{ handlers: string[]; placed: Record<string, Placement> }> {
+): Promise<{ handlers: string[]; placed: Record<string, Placement>; duplicateChange?: string }> {
   const envelope = parseEnvelope(deliveryBytes(delivery));
   const result = validateEvent(envelope);
   if (!result.ok) throw new InvalidDeliveryError(result.reason, result.message, result.issues ?? []);
   const { event } = result;
+  // Another delivery of the same change (a late real one after reconcile, or the reverse) ran already: nothing to run.
+  const change = ports.claimChange ? changeKey(event.name, event.data) : null;
+  if (change !== null && ports.claimChange && !(await ports.claimChange(change, delivery.key))) return { handlers: [], placed: {}, duplicateChange: change };
   const targets = subscribers(handlers, event.name);
   const placed: Record<string, Placement> = {};
   if (targets.length === 0) return { handlers: [], placed };
@@ -65,6 +71,8 @@ export async function dispatch(
   const now: QueuedJob[] = [];
   // With tracing on, each run continues the fan-out span's trace.
   const traceparent = tracingState.on ? activeTraceparent() : undefined;
+  // A reconciled change is late already: catch-up work, it never takes a live event's slot.
+  const caughtUp = delivery.source === 'reconcile';
   await Promise.all(targets.map(async (h) => {
     const data: HandlerJobData = {
       key: delivery.key,
@@ -72,10 +80,11 @@ export async function dispatch(
       receivedAt: delivery.receivedAt,
       event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
       ...(traceparent === undefined ? {} : { traceparent }),
+      ...(delivery.source ? { source: delivery.source } : {}),
     };
     const jobId = jobIdFor(delivery.key, h.id);
     const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
-      priority: h.flow.priority, name: h.id, data: d, opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
+      priority: caughtUp ? 'low' : h.flow.priority, name: h.id, data: d, opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
     });
     const { debounce, orderBy } = h.flow;
     const debounceKey = debounce ? keyOf(debounce.key, event) : null;

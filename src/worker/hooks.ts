@@ -14,4 +14,6 @@ export interface WorkerHooks {
   onSkipped?: (report: { handler: string; event: string; reason: string }) => void;
   /** A debounced run took its burst: `folded` events were folded into the one it runs. */
   onDebounced?: (report: { handler: string; folded: number }) => void;
+  /** A valid delivery was fanned out (`duplicate`: another delivery of its change ran, so no handler runs). */
+  onDispatched?: (report: { event: string; source: string; duplicate: boolean }) => void;
 }

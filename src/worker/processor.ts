@@ -149,12 +149,12 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     }
     const outcome = await runHandler(handler, data, {
       api: deps.api,
-      priority: handler.flow.priority,
+      priority: data.source === 'reconcile' ? 'low' : handler.flow.priority,
       steps: deps.steps,
       log: deps.log,
       settings: version.settings.get(handler.id) ?? {},
       signal: signal ?? new AbortController().signal,
-      delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1 },
+      delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: data.source ?? 'webhook' },
       debounced,
     });
     deps.hooks?.onHandler?.({ handler: handler.id, event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });

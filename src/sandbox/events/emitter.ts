@@ -93,6 +93,27 @@ export class WebhookEmitter {
     return env;
   }
 
+  /**
+   * Sends kept events again, as a service's late retry would: the same id and
+   * the same bytes, signed, queued after what is pending. `ids` picks them
+   * (default: every event whose delivery `failed` or was `not_sent`). Returns how many were queued.
+   */
+  redeliver(ids?: readonly string[]): number {
+    if (!this.url || this.closed) return 0;
+    const wanted = ids ? new Set(ids) : null;
+    let n = 0;
+    for (const env of this.log) {
+      const record = this.records.find((r) => r.id === env.id);
+      if (!record || record.state === 'pending') continue;
+      if (wanted ? !wanted.has(env.id) : record.state !== 'failed' && record.state !== 'not_sent') continue;
+      Object.assign(record, { url: this.url, state: 'pending', attempts: 0, last_status: null, last_error: null, next_attempt_at: null, delivered_at: null });
+      this.queue.push({ envelope: env, bytes: Buffer.from(JSON.stringify(env), 'utf8'), record });
+      n++;
+    }
+    this.kick();
+    return n;
+  }
+
   /** Every event emitted since the last clear, oldest first. */
   events(): Envelope[] {
     return [...this.log];

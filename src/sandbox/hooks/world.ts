@@ -9,6 +9,7 @@ import { leadView } from '../views/work.js';
 import { InboundBody, receiveInbound } from './inbound.js';
 
 const Outcome = z.object({ outcome: z.enum(LEAD_OUTCOMES) });
+const Redeliver = z.object({ ids: z.array(z.string().min(1)).optional() });
 const Webhook = z.object({ url: z.url().nullable(), secret: z.string().min(1).nullable().optional() });
 
 /** Hooks that act in the world: customer messages, lead outcomes, events and their deliveries. */
@@ -39,6 +40,12 @@ export function worldHooks(deps: Deps): Hono {
 
   app.get('/events', (c) => c.json({ data: emitter.events() }));
   app.get('/deliveries', (c) => c.json({ data: emitter.deliveries() }));
+  // A late retry of lost events (same ids, same bytes): what reconcile must survive.
+  app.post('/events/redeliver', async (c) => {
+    const b = await body(c, Redeliver);
+    if (!emitter.target().url) throw invalid('url', 'no webhook URL is configured (POST /_sandbox/webhook)');
+    return c.json({ data: { queued: emitter.redeliver(b.ids) } });
+  });
   app.delete('/events', (c) => {
     emitter.clear();
     return c.body(null, 204);

@@ -22,7 +22,7 @@ const ctx: HandlerContext = {
   // What ctx.step returns: the value after a JSON round trip.
   step: async <T,>(_name: string, fn: () => Promise<T>) => (JSON.parse(JSON.stringify({ v: await fn() })) as { v: Jsonified<T> }).v,
   log: pino({ level: 'silent' }),
-  delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1 },
+  delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1, source: 'webhook' },
   debounced: null,
   signal: new AbortController().signal,
 };

@@ -21,7 +21,7 @@ function run(handler: Handler, opts: { signal?: AbortSignal; steps?: MemoryStepS
     : undefined;
   const outcome = runHandler(handler, job, {
     api, steps: opts.steps ?? new MemoryStepStore(), log, settings: opts.settings ?? {},
-    signal: opts.signal ?? new AbortController().signal, delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1 },
+    signal: opts.signal ?? new AbortController().signal, delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1, source: 'webhook' },
   });
   return { outcome, lines };
 }

@@ -1,0 +1,102 @@
+import { CHANGE_KEY_EVENTS, hasChangeKey, type ChangeKeyEvent } from '../events/change-key.js';
+import { ChangeClaims } from '../queue/change.js';
+import { IngestStore } from '../queue/ingest.js';
+import { formatReport, reconcile, reconcileBurst, reconcileClient } from '../reconcile/index.js';
+import { parseSince } from '../replay/filter.js';
+import { parseCommandArgs, str, strs } from './args.js';
+import { EXIT, UsageError, type Command } from './command.js';
+import { cliConfig, cliRedis } from './connect.js';
+import { eventFlags } from './flags.js';
+
+const HELP = `Usage: switchyard reconcile --since AGE|DATE [--until AGE|DATE] [--events a,b] [--dry-run] [--json]
+
+Never miss a change: the workspace gives up on a delivery after its retries, so
+a receiver that was down longer loses those events. reconcile lists what changed
+upstream in the window (contacts, conversations and their messages, leads),
+infers the events it implies, and enqueues a delivery for each one that was
+never received. Handlers see it with ctx.delivery.source === 'reconcile'.
+
+A change is keyed by (event, record id, the record's own time): a second
+reconcile, or the real delivery arriving late, runs no handler twice.
+Inferred: contact.created, conversation.created, conversation.closed,
+message.received, message.sent, lead.created, and lead.won / lead.lost of
+leads created in the window (a lead keeps no time of its outcome).
+Not inferable (the records carry no time of the move): conversation.opened,
+conversation.assigned, contact.lifecycle_changed.
+
+Spends at most RECONCILE_BUDGET (default 0.2) of WORKSPACE_API_BURST per 10 s,
+at low priority. Needs WORKSPACE_API_URL, WORKSPACE_API_TOKEN and REDIS_URL
+(and QUEUE_PREFIX) of your receivers and workers.
+
+Options:
+  --since AGE|DATE   window start: an age (2h, 30m, 1d) or a date/time (2025-03-04T10:00:00Z)
+  --until AGE|DATE   window end (default now)
+  --events a,b       only these events (default every inferable one)
+  --dry-run          list what is missing; enqueue nothing
+  --json             the report as JSON
+
+Examples:
+  switchyard reconcile --since 6h --dry-run
+  switchyard reconcile --since 2025-03-04T08:00:00Z --until 2025-03-04T12:00:00Z --events message.received
+`;
+
+function timeFlag(name: string, value: string, now: number): number {
+  const t = parseSince(value, now);
+  if (t === null) {
+    throw new UsageError(`--${name}: expected an age such as 30m, 6h or 2d, or a date or timestamp such as 2025-03-04 or 2025-03-04T10:00:00Z, got "${value}"`);
+  }
+  return t;
+}
+
+export const reconcileCommand: Command = {
+  name: 'reconcile',
+  summary: 'find changes whose webhooks never arrived and enqueue them',
+  help: HELP,
+  async run(argv, io) {
+    const { values } = parseCommandArgs(argv, {
+      since: { type: 'string' }, until: { type: 'string' }, events: { type: 'string', multiple: true }, event: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' }, json: { type: 'boolean' },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    const now = Date.now();
+    const sinceText = str(values, 'since');
+    if (sinceText === undefined) throw new UsageError('--since is required: an age such as 6h or a date or timestamp such as 2025-03-04T10:00:00Z');
+    const since = timeFlag('since', sinceText, now);
+    const untilText = str(values, 'until');
+    const until = untilText === undefined ? now : timeFlag('until', untilText, now);
+    if (until <= since) throw new UsageError(`--until (${new Date(until).toISOString()}) must be after --since (${new Date(since).toISOString()})`);
+    const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
+    const unsupported = names.filter((n) => !hasChangeKey(n));
+    if (unsupported.length > 0) {
+      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be inferred from the API's records (no time of the move); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
+    }
+    const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
+    const dryRun = values['dry-run'] === true;
+
+    const config = cliConfig(io);
+    if (since < now - config.dedupeTtlMs) {
+      throw new UsageError(`--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${Math.round(config.dedupeTtlMs / 3_600_000)}h): `
+        + 'changes received before then are no longer remembered, so their handlers would run again; choose a later --since, or raise DEDUPE_TTL first');
+    }
+    if (!config.workspaceApiUrl || !config.workspaceApiToken) throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
+    const redis = await cliRedis(config, 'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
+    try {
+      let calls = 0;
+      const api = reconcileClient(config, redis, () => { calls++; });
+      if (!api) return EXIT.failed;
+      if (!values.json) io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}), low priority\n`);
+      const report = await reconcile({
+        api, claims: new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs),
+        sink: dryRun ? null : new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs),
+        window: { since, until }, ...(events ? { events } : {}), apiCalls: () => calls,
+      });
+      io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
+      return EXIT.ok;
+    } finally {
+      redis.disconnect();
+    }
+  },
+};

@@ -1,0 +1,75 @@
+import type { EventName } from '../spec/events.js';
+
+/**
+ * The change key of an event: which change upstream the event reports,
+ * computed from its record alone (the event's `data`, the API's resource), so
+ * a real delivery and a delivery that `switchyard reconcile` synthesizes from
+ * a listing of the same record map to the same key. The dispatcher claims it
+ * (src/queue/change.ts): the second delivery of one change, whatever its
+ * envelope id, runs no handler.
+ *
+ * | Event | Key | From |
+ * | --- | --- | --- |
+ * | `message.received`, `message.sent` | event + message id | a message happens once |
+ * | `contact.created` | event + contact id + `created_at` | |
+ * | `conversation.created` | event + conversation id + `created_at` | |
+ * | `conversation.closed` | event + conversation id + `closed_at` | each close of a thread is its own change |
+ * | `lead.created`, `lead.won`, `lead.lost` | event + lead id | the lead record carries no time of its outcome |
+ * | `conversation.opened`, `conversation.assigned`, `contact.lifecycle_changed` | none | the records carry no time of the move: two moves could not be told apart |
+ *
+ * Timestamps are normalised to ISO-8601 in UTC with milliseconds, so two
+ * spellings of one instant give one key. Null when the event has no change key
+ * or its record lacks what the key needs (such a delivery is deduplicated by
+ * its delivery key only, as before).
+ */
+export function changeKey(event: string, data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const rec = data as Record<string, unknown>;
+  const id = idOf(rec['id']);
+  if (id === null) return null;
+  switch (event) {
+    case 'message.received':
+    case 'message.sent':
+    case 'lead.created':
+    case 'lead.won':
+    case 'lead.lost':
+      return `${event}:${id}`;
+    case 'contact.created':
+    case 'conversation.created': {
+      const at = instant(rec['created_at']);
+      return at === null ? null : `${event}:${id}:${at}`;
+    }
+    case 'conversation.closed': {
+      const at = instant(rec['closed_at']);
+      return at === null ? null : `${event}:${id}:${at}`;
+    }
+    default:
+      return null;
+  }
+}
+
+/** Events that have a change key (and that reconcile can infer). */
+export const CHANGE_KEY_EVENTS = [
+  'message.received', 'message.sent', 'contact.created', 'conversation.created', 'conversation.closed',
+  'lead.created', 'lead.won', 'lead.lost',
+] as const satisfies readonly EventName[];
+
+export type ChangeKeyEvent = (typeof CHANGE_KEY_EVENTS)[number];
+
+/** Whether an event name has a change key. */
+export function hasChangeKey(event: string): event is ChangeKeyEvent {
+  return (CHANGE_KEY_EVENTS as readonly string[]).includes(event);
+}
+
+function idOf(v: unknown): string | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+  if (typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v)) return v;
+  return null;
+}
+
+/** An ISO timestamp's instant as `toISOString()`; null when absent or unreadable. */
+export function instant(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const t = Date.parse(v);
+  return Number.isFinite(t) ? new Date(t).toISOString() : null;
+}

@@ -1,0 +1,115 @@
+import { CHANGE_KEY_EVENTS, type ChangeKeyEvent } from '../events/change-key.js';
+import type { ChangeClaims } from '../queue/change.js';
+import type { DeliverySink } from '../queue/delivery.js';
+import type { Window } from './infer.js';
+import { synthesize } from './synthesize.js';
+import { inferChanges, type ReconcileApi } from './walk.js';
+
+/** Counts of one event in a reconcile report. */
+export interface EventCounts {
+  /** Changes the listings imply in the window. */
+  found: number;
+  /** Of those, already received (a delivery of the change was dispatched: its change key is claimed). */
+  received: number;
+  /** Synthesized and stored now (a dry run: would be). */
+  enqueued: number;
+  /** Synthesized by an earlier reconcile and still on their way to fan-out. */
+  pending: number;
+  /** A few resource ids of the enqueued (or, in a dry run, missing) changes. */
+  examples: string[];
+}
+
+/** What a reconcile found and did. */
+export interface ReconcileReport {
+  since: string;
+  until: string;
+  dryRun: boolean;
+  /** API calls made (attempts, retries included), when the caller counted them. */
+  apiCalls: number;
+  durationMs: number;
+  events: Partial<Record<ChangeKeyEvent, EventCounts>>;
+  totals: Omit<EventCounts, 'examples'>;
+}
+
+export interface ReconcileOptions {
+  api: ReconcileApi;
+  claims: Pick<ChangeClaims, 'claimed'>;
+  /** Where synthesized deliveries go (the IngestStore); null: a dry run. */
+  sink: Pick<DeliverySink, 'put'> | null;
+  window: Window;
+  /** Events to infer (default every event that has a change key). */
+  events?: readonly ChangeKeyEvent[];
+  /** API calls made so far (read before and after). */
+  apiCalls?: () => number;
+  now?: () => number;
+  /** Example ids kept per event (default 5). */
+  examples?: number;
+}
+
+/**
+ * Lists what changed upstream in the window, infers the events it implies,
+ * and stores a synthesized delivery (src/reconcile/synthesize.ts) for each
+ * one whose change was not received. The change-level dedupe at fan-out makes
+ * it safe against a reconcile running twice and a real delivery arriving late.
+ */
+export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport> {
+  const now = opts.now ?? Date.now;
+  const started = now();
+  const calls0 = opts.apiCalls?.() ?? 0;
+  const wanted = new Set<ChangeKeyEvent>(opts.events ?? CHANGE_KEY_EVENTS);
+  const maxExamples = opts.examples ?? 5;
+  const events: Partial<Record<ChangeKeyEvent, EventCounts>> = {};
+  for (const e of CHANGE_KEY_EVENTS) if (wanted.has(e)) events[e] = { found: 0, received: 0, enqueued: 0, pending: 0, examples: [] };
+  const seen = new Set<string>();
+  for await (const batch of inferChanges(opts.api, opts.window, wanted)) {
+    const fresh = batch.filter((e) => !seen.has(e.changeKey));
+    if (fresh.length === 0) continue;
+    for (const e of fresh) seen.add(e.changeKey);
+    const claimed = await opts.claims.claimed(fresh.map((e) => e.changeKey));
+    const receivedAt = new Date(now()).toISOString();
+    await Promise.all(fresh.map(async (e, i) => {
+      const c = events[e.event] as EventCounts;
+      c.found++;
+      if (claimed[i]) {
+        c.received++;
+        return;
+      }
+      const outcome = opts.sink ? await opts.sink.put(synthesize(e, receivedAt)) : 'accepted';
+      if (outcome === 'duplicate') {
+        c.pending++;
+        return;
+      }
+      c.enqueued++;
+      if (c.examples.length < maxExamples) c.examples.push(e.resourceId);
+    }));
+  }
+  const totals = { found: 0, received: 0, enqueued: 0, pending: 0 };
+  for (const c of Object.values(events)) {
+    totals.found += c.found;
+    totals.received += c.received;
+    totals.enqueued += c.enqueued;
+    totals.pending += c.pending;
+  }
+  return {
+    since: new Date(opts.window.since).toISOString(),
+    until: new Date(opts.window.until).toISOString(),
+    dryRun: opts.sink === null,
+    apiCalls: (opts.apiCalls?.() ?? 0) - calls0,
+    durationMs: now() - started,
+    events,
+    totals,
+  };
+}
+
+/** The report as text: a line per event, then the totals. */
+export function formatReport(r: ReconcileReport): string {
+  const verb = r.dryRun ? 'missing' : 'enqueued';
+  const rows = Object.entries(r.events).map(([name, c]) => [name, String(c.found), String(c.received), String(c.enqueued), String(c.pending), c.examples.join(' ')]);
+  const head = ['EVENT', 'FOUND', 'RECEIVED', verb.toUpperCase(), 'PENDING', 'EXAMPLES (ids)'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const t = r.totals;
+  return `reconcile ${r.since} → ${r.until}${r.dryRun ? ' (dry run: nothing enqueued)' : ''}\n` +
+    `${[line(head), ...rows.map(line)].join('\n')}\n` +
+    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n`;
+}

@@ -1,0 +1,20 @@
+import { createHash } from 'node:crypto';
+import type { StoredDelivery } from '../queue/delivery.js';
+import type { Inferred } from './infer.js';
+
+/** Delivery key of a synthesized delivery: derived from the change key alone, so a second reconcile of the same change is an ingest duplicate. */
+export function reconcileDeliveryKey(changeKey: string): string {
+  return `rc:${changeKey}`;
+}
+
+/**
+ * The delivery reconcile stores for an inferred event: the envelope the
+ * sandbox and the service send (`{id, event, created_at, data}`, the id derived
+ * from the change key), marked `source: 'reconcile'`. It goes through the same
+ * IngestStore as a webhook, so the pump, fan-out and history treat it alike.
+ */
+export function synthesize(e: Inferred, receivedAt: string): StoredDelivery {
+  const id = `rc_${createHash('sha256').update(e.changeKey).digest('hex').slice(0, 32)}`;
+  const body = JSON.stringify({ id, event: e.event, ...(e.at ? { created_at: e.at } : {}), data: e.data });
+  return { key: reconcileDeliveryKey(e.changeKey), name: e.event, receivedAt, secretIndex: -1, body, headers: {}, source: 'reconcile' };
+}

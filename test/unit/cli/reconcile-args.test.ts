@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/cli/command.js';
+import { reconcileCommand } from '../../../src/cli/reconcile.js';
+import { memoryIo } from '../../support/io.js';
+
+const run = (...argv: string[]) => reconcileCommand.run(argv, memoryIo({ WORKSPACE_API_URL: 'http://127.0.0.1:9/api/v1', WORKSPACE_API_TOKEN: 't' }));
+
+describe('switchyard reconcile: arguments (checked before anything is reached)', () => {
+  it('a bad --since says what was wrong and what is expected', async () => {
+    await expect(run('--since', 'yesterday')).rejects.toThrow(UsageError);
+    await expect(run('--since', 'yesterday')).rejects.toThrow(
+      '--since: expected an age such as 30m, 6h or 2d, or a date or timestamp such as 2025-03-04 or 2025-03-04T10:00:00Z, got "yesterday"',
+    );
+    await expect(run('--since', '2025-13-45')).rejects.toThrow(/--since: expected .* got "2025-13-45"/);
+  });
+
+  it('--since is required; --until must come after it', async () => {
+    await expect(run()).rejects.toThrow(/--since is required/);
+    await expect(run('--since', '1h', '--until', '2h')).rejects.toThrow(/--until .* must be after --since/);
+    await expect(run('--since', '1h', '--until', 'soon')).rejects.toThrow(/--until: expected an age/);
+  });
+
+  it('--events: unknown names and events that cannot be inferred are refused, naming what can', async () => {
+    await expect(run('--since', '1h', '--events', 'message.recieved')).rejects.toThrow(/unknown event "message.recieved"; did you mean "message.received"/);
+    await expect(run('--since', '1h', '--events', 'message.received,conversation.assigned')).rejects.toThrow(/conversation.assigned cannot be inferred .* inferable: message.received/);
+  });
+
+  it('a window reaching past DEDUPE_TTL is refused: changes received before then would run again', async () => {
+    await expect(run('--since', '8d')).rejects.toThrow(/--since .* reaches further back than DEDUPE_TTL \(168h\)/);
+    await expect(reconcileCommand.run(['--since', '2d'], memoryIo({ DEDUPE_TTL: '1d', WORKSPACE_API_URL: 'http://127.0.0.1:9/api/v1', WORKSPACE_API_TOKEN: 't' })))
+      .rejects.toThrow(/DEDUPE_TTL \(24h\)/);
+  });
+
+  it('without the API configured it says what to set', async () => {
+    await expect(reconcileCommand.run(['--since', '1h'], memoryIo({}))).rejects.toThrow(/set WORKSPACE_API_URL and WORKSPACE_API_TOKEN/);
+  });
+
+  it('--help', async () => {
+    const io = memoryIo({});
+    expect(await reconcileCommand.run(['--help'], io)).toBe(0);
+    expect(io.out()).toMatch(/Not inferable/);
+  });
+});
