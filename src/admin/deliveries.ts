@@ -26,8 +26,12 @@ export function mountDeliveries(app: Hono, basePath: string, history: HistorySou
   app.get(`${root}/`, (c) => c.redirect(root));
   // Job ids hold slashes (d/<key>/<handler>): the parameter takes the rest of the path.
   app.get(`${root}/job/:id{.+}`, async (c) => {
+    // A job id pasted as the board shows it (d/<key>/<handler>, its key escaped as %2F, %3A, %25) reaches
+    // us as it was typed; one URL-encoded as a whole (our links, the search form) is decoded once.
+    const raw = new URL(c.req.url).pathname.slice(`${root}/job/`.length);
     const id = c.req.param('id');
-    const trace = await readTrace(history.redis, history.prefix, id);
+    let trace = await readTrace(history.redis, history.prefix, id);
+    if (!trace && raw !== id) trace = await readTrace(history.redis, history.prefix, raw);
     if (!trace) return c.html(page('Not found', basePath, `<p class="empty">Nothing recorded for job <code>${escapeHtml(id)}</code> (unknown, older than HISTORY_TTL, not fanned out yet, or HISTORY=off when it came).</p>`), 404);
     return c.redirect(`${root}/${encodeURIComponent(trace.key)}`);
   });
@@ -65,6 +69,8 @@ async function listPage(c: Context, basePath: string, history: HistorySource): P
     const v = c.req.query(f)?.trim();
     if (v) q[f] = v;
   }
+  const job = c.req.query('job')?.trim();
+  if (job) return c.redirect(`${root}/job/${encodeURIComponent(job)}`);
   const problems: string[] = [];
   const filter: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = { limit: 100 };
   if (q.event) filter.event = q.event;
@@ -91,7 +97,8 @@ async function listPage(c: Context, basePath: string, history: HistorySource): P
   }</select></label>`;
   const form = `<form class="search" method="get" action="${escapeHtml(root)}">${input('event', 'event', 'message.received')}${input('handler', 'handler', 'handler id')}${outcomeSelect}` +
     `${input('conversation', 'conversation', 'id')}${input('contact', 'contact', 'id')}${input('since', 'since', '30m, 2h, 7d, 2025-03-04')}` +
-    `<button type="submit">Search</button> <a href="${escapeHtml(root)}">clear</a></form>`;
+    `<button type="submit">Search</button> <a href="${escapeHtml(root)}">clear</a></form>` +
+    `<form class="search" method="get" action="${escapeHtml(root)}"><label>job id (as the queue board shows it)<input name="job" size="48" placeholder="d/evt_…/handler-id"></label><button type="submit">Open its timeline</button></form>`;
   if (problems.length) {
     return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`), 400);
   }
