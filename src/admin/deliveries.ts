@@ -44,7 +44,7 @@ export function mountDeliveries(app: Hono, basePath: string, history: HistorySou
 }
 
 /** `&`, `<`, `>`, `"`, `'` as entities: safe in text and in quoted attributes. */
-export function escapeHtml(value: unknown): string {
+export function escapeHtml(value: string | number | null | undefined): string {
   return String(value ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
