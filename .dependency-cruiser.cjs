@@ -19,7 +19,7 @@ const L = {
   receiver: '^src/receiver/',
   // Receiver-side tools that runtime wires into the receiving process:
   // capture (recording deliveries), spool (disk buffer while Redis is down),
-  // admin (the queue board mounted on the app).
+  // admin (the queue board and the deliveries view mounted on the app).
   receiverTools: '^src/(capture|spool|admin)/',
   queue: '^src/queue/',
   worker: '^src/worker/',
@@ -80,7 +80,8 @@ const allowed = {
   sandbox: [L.spec, L.util],
   queue: [...bottom, L.redis, L.shared, L.telemetry],
   receiver: [L.queue, ...bottom, L.redis, L.shared, L.signature, L.telemetry],
-  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.signature],
+  // admin reads the delivery history for its deliveries view (history imports no admin module).
+  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.signature, L.history],
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],

@@ -7,16 +7,18 @@ import type { Hono } from 'hono';
 
 /**
  * The bull-board sub-app for `queues`, to be routed at `basePath`. The UI config
- * carries a title only: no configuration value (secrets, token, Redis URL) is
+ * carries a title and the link to the deliveries view only: no configuration value (secrets, token, Redis URL) is
  * handed to the board, so none can appear in the page or its API answers.
  */
-export function boardApp(queues: readonly Queue[], basePath: string, readOnly: boolean): Hono {
+export function boardApp(queues: readonly Queue[], basePath: string, readOnly: boolean, deliveries = false): Hono {
   const serverAdapter = new HonoAdapter(serveStatic);
   serverAdapter.setBasePath(basePath);
   createBullBoard({
     queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: readOnly })),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'Switchyard' } },
+    // miscLinks: links in the board's header; "Deliveries" opens the history view beside it
+    // (a job's timeline: <basePath>/deliveries/job/<job id>, the id as the board shows it).
+    options: { uiConfig: { boardTitle: 'Switchyard', ...(deliveries ? { miscLinks: [{ text: 'Deliveries', url: `${basePath}/deliveries` }] } : {}) } },
   });
   return serverAdapter.registerPlugin();
 }

@@ -3,6 +3,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import { boardApp } from './board.js';
+import { mountDeliveries, type HistorySource } from './deliveries.js';
 
 /** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
 export interface AdminCredentials {
@@ -20,6 +21,12 @@ export interface AdminOptions {
   basePath?: string;
   /** Hide the board's write actions (retry, clean, pause, empty...). Default false: the operator may retry failed jobs. */
   readOnly?: boolean;
+  /**
+   * Where the delivery history is read (the queues' Redis connection and prefix): mounts the
+   * deliveries view at `<basePath>/deliveries` behind the same auth, linked from the board's header.
+   * Undefined: the board only.
+   */
+  history?: HistorySource;
 }
 
 /**
@@ -51,6 +58,8 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   });
   // The board's own routes answer `/admin` but not `/admin/` (its <base href>).
   app.get(`${basePath}/`, (c) => c.redirect(basePath));
-  app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false));
+  // Before the board's routes: its sub-app answers its own UI paths only, but the deliveries paths stay ours.
+  if (opts.history) mountDeliveries(app, basePath, opts.history);
+  app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));
   return true;
 }

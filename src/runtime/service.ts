@@ -116,7 +116,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         ),
         extend: (app) => {
           metrics.mount(app);
-          if (mountAdmin(app, { queues: queues.all, admin: config.admin })) log.info('dashboard at /admin (basic auth)');
+          if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } })) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries)');
           opts.receiverOptions?.extend?.(app);
         },
       });

@@ -1,0 +1,226 @@
+import type { Context, Hono } from 'hono';
+import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter, type DeliverySummary, type Trace } from '../history/read.js';
+import type { AttemptEntry, CallRecord } from '../history/record.js';
+import { relative } from '../history/timeline.js';
+import type { RedisClient } from '../redis/connection.js';
+import { parseDuration } from '../util/units.js';
+
+/** Where the history of deliveries is read from (the queues' Redis and prefix). */
+export interface HistorySource {
+  readonly redis: RedisClient;
+  readonly prefix: string;
+}
+
+/**
+ * The deliveries view beside the board: server-rendered HTML, no script, no
+ * asset from elsewhere. Everything shown comes from the history (already
+ * masked when written) and is escaped here.
+ *
+ *   <base>/deliveries                 the list, newest first, with a search form
+ *   <base>/deliveries/<key>           the timeline of one delivery (key URL-encoded)
+ *   <base>/deliveries/job/<job id>    redirects to the timeline of the job's delivery
+ */
+export function mountDeliveries(app: Hono, basePath: string, history: HistorySource): void {
+  const root = `${basePath}/deliveries`;
+  app.get(root, (c) => listPage(c, basePath, history));
+  app.get(`${root}/`, (c) => c.redirect(root));
+  // Job ids hold slashes (d/<key>/<handler>): the parameter takes the rest of the path.
+  app.get(`${root}/job/:id{.+}`, async (c) => {
+    // A job id pasted as the board shows it (d/<key>/<handler>, its key escaped as %2F, %3A, %25) reaches
+    // us as it was typed; one URL-encoded as a whole (our links, the search form) is decoded once.
+    const raw = new URL(c.req.url).pathname.slice(`${root}/job/`.length);
+    const id = c.req.param('id');
+    let trace = await readTrace(history.redis, history.prefix, id);
+    if (!trace && raw !== id) trace = await readTrace(history.redis, history.prefix, raw);
+    if (!trace) return c.html(page('Not found', basePath, `<p class="empty">Nothing recorded for job <code>${escapeHtml(id)}</code> (unknown, older than HISTORY_TTL, not fanned out yet, or HISTORY=off when it came).</p>`), 404);
+    return c.redirect(`${root}/${encodeURIComponent(trace.key)}`);
+  });
+  app.get(`${root}/:key{.+}`, async (c) => {
+    const key = c.req.param('key');
+    const trace = await readTrace(history.redis, history.prefix, key);
+    if (!trace) return c.html(page('Not found', basePath, `<p class="empty">Nothing recorded for <code>${escapeHtml(key)}</code> (unknown, older than HISTORY_TTL, or HISTORY=off when it came).</p>`), 404);
+    return c.html(page(`Delivery ${trace.key}`, basePath, timelineHtml(trace, root)));
+  });
+}
+
+/** `&`, `<`, `>`, `"`, `'` as entities: safe in text and in quoted attributes. */
+export function escapeHtml(value: string | number | null | undefined): string {
+  return String(value ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
+const FIELDS = ['event', 'handler', 'outcome', 'conversation', 'contact', 'since'] as const;
+
+/** `30m`, `2h`, `7d` (received within) or a date (at or after); null when neither. */
+function since(text: string, now: number): number | null {
+  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)\s*$/i.test(text)) {
+    const ms = parseDuration(text);
+    return ms === null ? null : now - ms;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return null;
+  const t = Date.parse(text.trim());
+  return Number.isNaN(t) ? null : t;
+}
+
+async function listPage(c: Context, basePath: string, history: HistorySource): Promise<Response> {
+  const root = `${basePath}/deliveries`;
+  const q: Partial<Record<(typeof FIELDS)[number], string>> = {};
+  for (const f of FIELDS) {
+    const v = c.req.query(f)?.trim();
+    if (v) q[f] = v;
+  }
+  const job = c.req.query('job')?.trim();
+  if (job) return c.redirect(`${root}/job/${encodeURIComponent(job)}`);
+  const problems: string[] = [];
+  const filter: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = { limit: 100 };
+  if (q.event) filter.event = q.event;
+  if (q.handler) filter.handler = q.handler;
+  if (q.outcome) {
+    if (OUTCOMES.includes(q.outcome)) filter.outcome = q.outcome;
+    else problems.push(`outcome: expected one of ${OUTCOMES.join(', ')}`);
+  }
+  for (const name of ['conversation', 'contact'] as const) {
+    const v = q[name];
+    if (v === undefined) continue;
+    if (/^\d+$/.test(v)) filter[name] = v;
+    else problems.push(`${name}: expected a numeric id`);
+  }
+  if (q.since) {
+    const t = since(q.since, Date.now());
+    if (t === null) problems.push('since: expected an age such as 30m, 2h, 7d or a date such as 2025-03-04');
+    else filter.since = t;
+  }
+  const input = (name: (typeof FIELDS)[number], label: string, hint: string) =>
+    `<label>${label}<input name="${name}" value="${escapeHtml(q[name] ?? '')}" placeholder="${escapeHtml(hint)}"></label>`;
+  const outcomeSelect = `<label>outcome<select name="outcome"><option value="">any</option>${
+    [...new Set([...OUTCOMES, ...(q.outcome ? [q.outcome] : [])])].map((o) => `<option${o === q.outcome ? ' selected' : ''}>${escapeHtml(o)}</option>`).join('')
+  }</select></label>`;
+  const form = `<form class="search" method="get" action="${escapeHtml(root)}">${input('event', 'event', 'message.received')}${input('handler', 'handler', 'handler id')}${outcomeSelect}` +
+    `${input('conversation', 'conversation', 'id')}${input('contact', 'contact', 'id')}${input('since', 'since', '30m, 2h, 7d, 2025-03-04')}` +
+    `<button type="submit">Search</button> <a href="${escapeHtml(root)}">clear</a></form>` +
+    `<form class="search" method="get" action="${escapeHtml(root)}"><label>job id (as the queue board shows it)<input name="job" size="48" placeholder="d/evt_…/handler-id"></label><button type="submit">Open its timeline</button></form>`;
+  if (problems.length) {
+    return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`), 400);
+  }
+  const r = await listDeliveries(history.redis, history.prefix, filter);
+  const now = Date.now();
+  const rows = r.deliveries.map((d) => rowHtml(d, root, now)).join('');
+  const table = r.deliveries.length === 0
+    ? '<p class="empty">No delivery in the history matches.</p>'
+    : `<table class="deliveries"><thead><tr><th>Key</th><th>Event</th><th>Received</th><th>Conversation</th><th>Contact</th><th>Handlers</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const more = r.more
+    ? `<p class="more">${r.deliveries.length >= (filter.limit ?? 100) ? `The newest ${r.deliveries.length} shown; narrow the search for more.` : `Stopped after reading ${r.scanned} deliveries; narrow with since for older ones.`}</p>`
+    : '';
+  return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}${table}${more}`));
+}
+
+function stateBadge(state: string): string {
+  const cls = state === 'dead' || state === 'error' || state === 'invalid' ? 'bad' : state === 'completed' ? 'ok' : state === 'skipped' ? 'muted' : 'wait';
+  return `<span class="state ${cls}">${escapeHtml(state)}</span>`;
+}
+
+function rowHtml(d: DeliverySummary, root: string, now: number): string {
+  const handlers = d.state === 'invalid' || Object.keys(d.handlers).length === 0
+    ? stateBadge(d.state ?? '-')
+    : Object.entries(d.handlers).map(([h, s]) => `<span class="handler">${escapeHtml(h)} ${stateBadge(s)}</span>`).join(' ');
+  const received = d.receivedAt ? `<time datetime="${escapeHtml(d.receivedAt)}" title="${escapeHtml(d.receivedAt)}">${escapeHtml(`${relative(now - Date.parse(d.receivedAt)).replace('+', '')} ago`)}</time>` : '?';
+  return `<tr><td><a class="key" href="${escapeHtml(`${root}/${encodeURIComponent(d.key)}`)}">${escapeHtml(d.key)}</a></td><td>${escapeHtml(d.event ?? '?')}</td>` +
+    `<td>${received}</td><td>${escapeHtml(d.conversation ?? '-')}</td><td>${escapeHtml(d.contact ?? '-')}</td><td>${handlers}</td></tr>`;
+}
+
+const callFailed = (c: CallRecord) => c.status === 0 || c.status >= 400;
+
+function callRow(c: CallRecord): string {
+  const failed = callFailed(c);
+  return `<tr class="call${failed ? ' failed' : ''}"><td class="mark">${failed ? '✗' : '✓'}</td><td>${escapeHtml(c.method)}</td><td class="path">${escapeHtml(c.path)}</td>` +
+    `<td class="status">${c.status ? escapeHtml(c.status) : 'no answer'}</td><td>${c.idempotencyKey ? `<code>${escapeHtml(c.idempotencyKey)}</code>` : '-'}</td>` +
+    `<td>${c.replayed ? 'replayed' : '-'}</td><td>${escapeHtml(c.ms)} ms</td><td>${c.waitMs > 0 ? `${escapeHtml(c.waitMs)} ms` : '-'}</td>` +
+    `<td>${escapeHtml(c.op)}${c.try > 1 ? ` (client try ${escapeHtml(c.try)})` : ''}${c.error ? `<div class="error">${escapeHtml(c.error)}</div>` : ''}</td></tr>`;
+}
+
+function attemptHtml(a: AttemptEntry): string {
+  const outcome = a.outcome === 'dead' ? 'dead (dead-lettered)' : a.outcome;
+  const head = `<div class="attempt-head"><strong>${escapeHtml(a.handler)}</strong> attempt ${escapeHtml(a.attempt)}${a.job ? ` (job <code>${escapeHtml(a.job)}</code>)` : ''} → ` +
+    `<span class="state ${a.outcome === 'dead' || a.outcome === 'error' ? 'bad' : a.outcome === 'completed' ? 'ok' : 'wait'}">${escapeHtml(outcome)}</span>` +
+    `${a.skipped ? ` (${escapeHtml(a.skipped)})` : ''} <span class="muted">${escapeHtml(a.at - a.startedAt)} ms</span></div>`;
+  const error = a.error ? `<div class="error">${escapeHtml(a.error.class)}: ${escapeHtml(a.error.message)}</div>` : '';
+  const steps = a.steps.length
+    ? `<ul class="steps">${a.steps.map((s) => `<li>step <code>${escapeHtml(s.name)}</code>: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : '<span class="bad">failed</span>'}</li>`).join('')}</ul>`
+    : '';
+  const calls = a.calls.length
+    ? `<table class="calls"><thead><tr><th></th><th>Method</th><th>Path</th><th>Status</th><th>Idempotency-Key</th><th>Replayed</th><th>Duration</th><th>Limiter wait</th><th>Operation</th></tr></thead><tbody>${a.calls.map(callRow).join('')}</tbody></table>`
+    : a.outcome === 'skipped' ? '' : '<p class="muted">(no API calls)</p>';
+  const dropped = a.callsDropped ? `<p class="muted">… ${escapeHtml(a.callsDropped)} more calls not kept (size cap)</p>` : '';
+  return `${head}${error}${steps}${calls}${dropped}`;
+}
+
+function timelineHtml(t: Trace, root: string): string {
+  const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
+  const facts: [string, string][] = [['event', escapeHtml(t.event ?? '?')]];
+  if (t.conversation) facts.push(['conversation', escapeHtml(t.conversation)]);
+  if (t.contact) facts.push(['contact', escapeHtml(t.contact)]);
+  if (t.receivedAt) facts.push(['received', `${escapeHtml(t.receivedAt)}${t.bytes !== null ? `, ${escapeHtml(t.bytes)} bytes` : ''}${t.secretIndex !== null ? `, verified with secret #${escapeHtml(t.secretIndex)}` : ''}`]);
+  if (t.duplicates > 0) facts.push(['repeats', `${escapeHtml(t.duplicates)} (answered 200 duplicate; nothing more was done)`]);
+  const handlers = Object.entries(t.handlers);
+  if (handlers.length) facts.push(['handlers', handlers.map(([h, s]) => `${escapeHtml(h)} ${stateBadge(s)}`).join(', ')]);
+  if (t.state === 'invalid') facts.push(['state', `${stateBadge('invalid')} dead-lettered in the events queue without fan-out`]);
+  if (t.expiresInMs !== null) facts.push(['kept', `${escapeHtml(Math.round(t.expiresInMs / 3_600_000))} h more (HISTORY_TTL)`]);
+
+  const items: { at: number; cls: string; html: string }[] = [];
+  if (t.receivedAt) items.push({ at: t0, cls: 'receipt', html: 'received' });
+  if (t.queuedAt) items.push({ at: Date.parse(t.queuedAt), cls: 'queued', html: 'queued (events)' });
+  for (const e of t.entries) {
+    switch (e.kind) {
+      case 'fanout':
+        items.push({ at: e.at, cls: 'fanout', html: `fan-out: ${e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${escapeHtml(h.id)} (${escapeHtml(h.placement)}, ${escapeHtml(h.priority)})`).join(', ')}` });
+        break;
+      case 'invalid':
+        items.push({ at: e.at, cls: 'invalid failed', html: `invalid: <span class="error">${escapeHtml(e.reason)}</span>` });
+        break;
+      case 'attempt':
+        items.push({ at: e.startedAt, cls: `attempt outcome-${e.outcome}${e.outcome === 'dead' || e.outcome === 'error' ? ' failed' : ''}`, html: attemptHtml(e) });
+        break;
+      case 'body':
+        items.push({ at: e.at, cls: 'body', html: `body (redacted):<pre>${escapeHtml(e.body)}</pre>` });
+        break;
+    }
+  }
+  const list = items.map((i) => `<li class="${escapeHtml(i.cls)}"><span class="at">${escapeHtml(relative(i.at - t0))}</span><div class="what">${i.html}</div></li>`).join('');
+  return `<p><a href="${escapeHtml(root)}">← all deliveries</a></p><h1>Delivery <code>${escapeHtml(t.key)}</code></h1>` +
+    `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` +
+    `<h2>Timeline</h2><p class="muted">Times relative to receipt.</p><ol class="timeline">${list}</ol>`;
+}
+
+const CSS = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1f2328;background:#f6f8fa}
+header{background:#24292f;color:#fff;padding:.6em 1.2em;display:flex;gap:1.2em;align-items:center}
+header a{color:#fff;text-decoration:none}header .title{font-weight:600}
+main{padding:1em 1.6em;max-width:1400px}
+h1{font-size:1.4em;margin:.4em 0}h2{font-size:1.1em;margin-top:1.4em}
+code{font:12px ui-monospace,monospace;background:#eaeef2;padding:0 .3em;border-radius:3px}
+table{border-collapse:collapse;background:#fff;width:100%;margin:.5em 0}
+th,td{border:1px solid #d0d7de;padding:.3em .5em;text-align:left;vertical-align:top}
+th{background:#eaeef2;font-weight:600}
+form.search{display:flex;flex-wrap:wrap;gap:.6em;align-items:flex-end;margin:.6em 0 1em}
+form.search label{display:flex;flex-direction:column;font-size:12px;color:#57606a}
+form.search input,form.search select{font:inherit;padding:.2em .4em}
+.state{display:inline-block;padding:0 .4em;border-radius:3px;font-size:12px;background:#ddf4ff}
+.state.ok{background:#dafbe1}.state.bad{background:#ffebe9;color:#a40e26;font-weight:600}.state.muted{background:#eaeef2}
+.handler{margin-right:.6em;white-space:nowrap}
+.muted{color:#57606a}.bad{color:#a40e26}.error{color:#a40e26;font-family:ui-monospace,monospace;font-size:12px}
+.problems{color:#a40e26}.empty{color:#57606a;font-style:italic}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dl.facts dt{color:#57606a}dl.facts dd{margin:0}
+ol.timeline{list-style:none;padding:0}
+ol.timeline>li{display:flex;gap:1em;background:#fff;border:1px solid #d0d7de;border-left:4px solid #8c959f;margin:.4em 0;padding:.5em .8em}
+ol.timeline>li.failed{border-left-color:#cf222e}ol.timeline>li.outcome-completed{border-left-color:#1a7f37}
+.at{min-width:6em;color:#57606a;font-family:ui-monospace,monospace}.what{flex:1;min-width:0}
+tr.call.failed td{background:#ffebe9}tr.call.failed .mark{color:#cf222e;font-weight:700}tr.call .mark{color:#1a7f37}
+pre{white-space:pre-wrap;background:#f6f8fa;padding:.5em}
+`;
+
+function page(title: string, basePath: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${escapeHtml(title)} · Switchyard</title><style>${CSS}</style></head><body>` +
+    `<header><span class="title">Switchyard</span><nav><a href="${escapeHtml(basePath)}">Queues</a> · <a href="${escapeHtml(`${basePath}/deliveries`)}">Deliveries</a></nav></header>` +
+    `<main>${body}</main></body></html>`;
+}
