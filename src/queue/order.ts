@@ -2,6 +2,7 @@ import type { JobsOptions } from 'bullmq';
 import type { RedisClient } from '../redis/connection.js';
 import type { Priority } from '../util/priority.js';
 import type { HandlerJobData, OrderRef } from './jobs.js';
+import { decodeInboxItem } from './inbox-item.js';
 import { ingestKeys } from './names.js';
 import { QUEUE_SCRIPTS } from './scripts.js';
 
@@ -79,6 +80,7 @@ export class OrderGate {
   readonly #idleTtlMs: number;
   readonly #pending: string;
   readonly #holdMs: number;
+  #stranded: { at: number; oldest: Promise<number | null> } = { at: 0, oldest: Promise.resolve(null) };
 
   constructor(redis: RedisClient, prefix: string, opts: OrderGateOptions) {
     this.#redis = redis;
@@ -127,6 +129,9 @@ export class OrderGate {
       case 'hold':
         return { kind: 'hold', ms: Number(r[1]) };
       default:
+        // A pump that died holding a batch leaves it in its in-flight list until another pump recovers it
+        // (seconds later); a delivery there received before this one may be an earlier event of the key.
+        if (Number.isFinite(received) && Date.now() - received < this.#holdMs && (await this.#strandedBefore(received))) return { kind: 'hold', ms: 100 };
         return { kind: 'run', lastAppliedAt: r[1] ? Number(r[1]) : null };
     }
   }
@@ -142,6 +147,34 @@ export class OrderGate {
       data.order.member, outcome === 'released' ? 'released' : 'completed', outcome === 'completed' ? data.order.at : '', data.order.key, this.#doneTtlMs, this.#idleTtlMs,
     ])) as string[];
     if (r.length >= 2 && r[1]) await add(JSON.parse(r[1]) as QueuedJob, r[2] === '1');
+  }
+
+  /**
+   * Whether a stopped pump's in-flight list holds a delivery received before
+   * `receivedMs` (read at most every 200 ms per process: it changes rarely).
+   */
+  async #strandedBefore(receivedMs: number): Promise<boolean> {
+    const now = Date.now();
+    if (now - this.#stranded.at > 200) this.#stranded = { at: now, oldest: this.#readStranded() };
+    const oldest = await this.#stranded.oldest;
+    return oldest !== null && oldest < receivedMs;
+  }
+
+  async #readStranded(): Promise<number | null> {
+    try {
+      const keys = ingestKeys(this.#prefix);
+      let oldest: number | null = null;
+      for (const id of await this.#redis.smembers(keys.pumps)) {
+        if ((await this.#redis.exists(keys.heartbeat(id))) === 1) continue;
+        const first = await this.#redis.lindex(keys.inflight(id), 0);
+        if (first === null) continue;
+        const at = Date.parse(decodeInboxItem(first).receivedAt);
+        if (Number.isFinite(at) && (oldest === null || at < oldest)) oldest = at;
+      }
+      return oldest;
+    } catch {
+      return null;
+    }
   }
 
   /** Backlog of one ordered handler: keys with runs not yet over, those runs in all (heads included), the longest line. */

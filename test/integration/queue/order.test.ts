@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { HandlerJobData, OrderRef } from '../../../src/queue/jobs.js';
 import { OrderGate, orderMember, type QueuedJob } from '../../../src/queue/order.js';
 import { ingestKeys } from '../../../src/queue/names.js';
+import { encodeInboxItem } from '../../../src/queue/inbox-item.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
@@ -79,5 +80,22 @@ describe('order lines (Redis)', () => {
     expect(await gate.enqueue(r, r.data.order)).toBe('add');
     await redis.zadd(ingestKeys(prefix).pendingFanOut, now - 2_500, 'evt_earlier');
     expect(await gate.claim(r.data, 'j1', async () => undefined)).toEqual({ kind: 'run', lastAppliedAt: null });
+  });
+
+  it('a run waits while a stopped pump still holds a delivery received before its own; a live pump\'s batch does not hold it', async () => {
+    const prefix = uniquePrefix('order');
+    const gate = new OrderGate(redis, prefix, { doneTtlMs: 60_000, holdMs: 60_000 });
+    const keys = ingestKeys(prefix);
+    const now = Date.now();
+    const r = run(1, now - 50, now);
+    expect(await gate.enqueue(r, r.data.order)).toBe('add');
+    const item = encodeInboxItem({ key: 'evt_stranded', name: 'message.received', receivedAt: new Date(now - 300).toISOString(), secretIndex: 0, headers: {}, body: '{}' });
+    await redis.sadd(keys.pumps, 'p-live', 'p-dead');
+    await redis.set(keys.heartbeat('p-live'), '1');
+    await redis.rpush(keys.inflight('p-live'), item);
+    expect(await gate.claim(r.data, 'j1', async () => undefined)).toEqual({ kind: 'run', lastAppliedAt: null });
+    await redis.rpush(keys.inflight('p-dead'), item);
+    await new Promise((res) => setTimeout(res, 250)); // past the per-process cache of the check
+    expect(await gate.claim(r.data, 'j1', async () => undefined)).toEqual({ kind: 'hold', ms: 100 });
   });
 });
