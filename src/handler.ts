@@ -1,13 +1,14 @@
 import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from './events/catalogue.js';
-import { ABILITIES, type Ability } from './spec/abilities.js';
+import type { Ability } from './spec/abilities.js';
 import { closest } from './util/closest.js';
 import type { ApiClient } from './api/client.js';
 import type { Logger } from './log.js';
 import { HandlerDefinitionError } from './handler/errors.js';
 import type { Jsonified } from './handler/jsonified.js';
-import { retryPolicy, timeoutMs, type Duration, type RetryOptions, type RetryPolicy } from './handler/options.js';
+import type { Duration, RetryOptions, RetryPolicy } from './handler/options.js';
+import { commonOptions } from './handler/common.js';
 import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './handler/flow.js';
-import { settingsSchemaProblem, type SettingsOf, type SettingsSchema } from './handler/settings.js';
+import type { SettingsOf, SettingsSchema } from './handler/settings.js';
 
 /**
  * A handler tells the worker to dead-letter the job at once, without further
@@ -164,7 +165,6 @@ export interface Handler<N extends EventName = EventName, Settings extends objec
 }
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
-const ABILITY_SET: ReadonlySet<string> = new Set(ABILITIES);
 const DEFINITION_KEYS: ReadonlySet<string> = new Set([
   'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'handle',
 ]);
@@ -203,17 +203,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     }
     if (names.indexOf(name) !== i) fail(`event "${String(name)}" is listed twice in "on"`);
   }
-  if (!Array.isArray(abilities)) fail('"abilities" must be an array of ability names');
-  for (const ability of abilities as unknown[]) {
-    if (typeof ability !== 'string' || !ABILITY_SET.has(ability)) {
-      const hint = typeof ability === 'string' ? closest(ability, ABILITIES) : null;
-      fail(`unknown ability ${JSON.stringify(ability)}` + (hint ? `; did you mean "${hint}"?` : `; known abilities: ${ABILITIES.join(', ')}`));
-    }
-  }
-  const settingsProblem = settings === undefined ? null : settingsSchemaProblem(settings);
-  if (settingsProblem !== null) fail(settingsProblem);
-  const policy = retryPolicy(retry, fail);
-  const limit = timeoutMs(timeout, fail);
+  const { retry: policy, timeoutMs: limit } = commonOptions({ abilities, settings, retry, timeout }, fail);
   for (const [name, value] of Object.entries(input)) {
     // Helpers beside `handle` are allowed; a value named like a misspelled option is not silently ignored.
     if (DEFINITION_KEYS.has(name) || typeof value === 'function') continue;

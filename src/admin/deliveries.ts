@@ -3,7 +3,7 @@ import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter, type De
 import type { AttemptEntry, CallRecord } from '../history/record.js';
 import { relative } from '../history/timeline.js';
 import type { RedisClient } from '../redis/connection.js';
-import { parseDuration } from '../util/units.js';
+import { parseSince } from '../util/units.js';
 
 /** Where the history of deliveries is read from (the queues' Redis and prefix). */
 export interface HistorySource {
@@ -51,17 +51,6 @@ export function escapeHtml(value: string | number | null | undefined): string {
 const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
 const FIELDS = ['event', 'handler', 'outcome', 'conversation', 'contact', 'since'] as const;
 
-/** `30m`, `2h`, `7d` (received within) or a date (at or after); null when neither. */
-function since(text: string, now: number): number | null {
-  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)\s*$/i.test(text)) {
-    const ms = parseDuration(text);
-    return ms === null ? null : now - ms;
-  }
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return null;
-  const t = Date.parse(text.trim());
-  return Number.isNaN(t) ? null : t;
-}
-
 async function listPage(c: Context, basePath: string, history: HistorySource): Promise<Response> {
   const root = `${basePath}/deliveries`;
   const q: Partial<Record<(typeof FIELDS)[number], string>> = {};
@@ -86,7 +75,7 @@ async function listPage(c: Context, basePath: string, history: HistorySource): P
     else problems.push(`${name}: expected a numeric id`);
   }
   if (q.since) {
-    const t = since(q.since, Date.now());
+    const t = parseSince(q.since, Date.now());
     if (t === null) problems.push('since: expected an age such as 30m, 2h, 7d or a date such as 2025-03-04');
     else filter.since = t;
   }

@@ -1,12 +1,13 @@
 import { getNextMillis } from 'bullmq';
-import { ABILITIES, type Ability } from '../spec/abilities.js';
+import type { Ability } from '../spec/abilities.js';
 import { closest } from '../util/closest.js';
 import { parseDuration } from '../util/units.js';
 import { PRIORITIES, type Priority } from '../util/priority.js';
 import type { HandlerContext, NoSettings } from '../handler.js';
 import { HandlerDefinitionError } from './errors.js';
-import { formatDuration, retryPolicy, timeoutMs, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
-import { settingsSchemaProblem, type SettingsOf, type SettingsSchema } from './settings.js';
+import { formatDuration, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
+import { commonOptions } from './common.js';
+import type { SettingsOf, SettingsSchema } from './settings.js';
 
 /**
  * What a schedule's run receives: a handler's `ctx` without `debounced`, plus
@@ -62,7 +63,6 @@ export interface Schedule<Settings extends object = NoSettings> {
 }
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
-const ABILITY_SET: ReadonlySet<string> = new Set(ABILITIES);
 const KEYS = ['id', 'every', 'cron', 'timezone', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'handle'];
 const MIN_EVERY_MS = 1_000;
 
@@ -142,17 +142,7 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
       fail(`"cron" must be a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first, got ${JSON.stringify(cron)}: ${problem}`);
     }
   }
-  if (!Array.isArray(abilities)) fail('"abilities" must be an array of ability names');
-  for (const ability of abilities as unknown[]) {
-    if (typeof ability !== 'string' || !ABILITY_SET.has(ability)) {
-      const hint = typeof ability === 'string' ? closest(ability, ABILITIES) : null;
-      fail(`unknown ability ${JSON.stringify(ability)}` + (hint ? `; did you mean "${hint}"?` : `; known abilities: ${ABILITIES.join(', ')}`));
-    }
-  }
-  const settingsProblem = settings === undefined ? null : settingsSchemaProblem(settings);
-  if (settingsProblem !== null) fail(settingsProblem);
-  const policy = retryPolicy(retry, fail);
-  const limit = timeoutMs(timeout, fail);
+  const { retry: policy, timeoutMs: limit } = commonOptions({ abilities, settings, retry, timeout }, fail);
   if (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority)) fail(`"priority" must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
   if (typeof handle !== 'function') fail('"handle" must be a function (ctx) => Promise<void>');
   const run = handle as (ctx: ScheduleContext<SettingsOf<S>>) => unknown;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { parseEnvelope } from '../events/envelope.js';
-import { parseDuration } from '../util/units.js';
 import type { ReplayItem } from './inputs.js';
 
 /** Which items to replay; every criterion given must hold. */
@@ -14,19 +13,8 @@ export interface ReplayFilter {
   readonly limit?: number;
 }
 
-/**
- * `--since`: a duration back from `now` (`2h`, `30m`, `7d`) or an absolute
- * date/time (`2025-03-04`, ISO 8601). Returns epoch ms, or null when unparseable.
- */
-export function parseSince(text: string, now: number): number | null {
-  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)\s*$/i.test(text)) {
-    const ms = parseDuration(text);
-    return ms === null ? null : now - ms;
-  }
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return null;
-  const t = Date.parse(text.trim());
-  return Number.isNaN(t) ? null : t;
-}
+/** `--since`: a duration back from now or a date (src/util/units.ts). */
+export { parseSince } from '../util/units.js';
 
 /** When the item happened: the fixture's `received_at`, else the envelope's `created_at`. */
 export function itemTime(item: ReplayItem): number | null {

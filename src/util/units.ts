@@ -22,3 +22,18 @@ export function parseSize(text: string): number | null {
   const bytes = Number(m[1]) * (SIZE_UNITS[(m[2] ?? 'b').toLowerCase()] ?? 1);
   return Number.isFinite(bytes) ? Math.floor(bytes) : null;
 }
+
+/**
+ * A `--since`-style time: a duration back from `now` (`2h`, `30m`, `7d`) or an
+ * absolute date/time (`2025-03-04`, ISO 8601). Returns epoch ms, or null when
+ * it is neither.
+ */
+export function parseSince(text: string, now: number): number | null {
+  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)\s*$/i.test(text)) {
+    const ms = parseDuration(text);
+    return ms === null ? null : now - ms;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return null;
+  const t = Date.parse(text.trim());
+  return Number.isNaN(t) ? null : t;
+}
