@@ -194,7 +194,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       if (job.attemptsMade === 0 && job.processedOn) {
         opts.hooks?.onStart?.({ handler: job.data.handlerId, priority, waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) });
       }
-      const view = { id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attemptsStarted: job.attemptsStarted, attempts: job.opts.attempts ?? 1 };
+      const view = { id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
       return apply(job, token, await processJob(HANDLER_QUEUE_BY_PRIORITY[priority], view, signal));
     },
     { connection: createRedisConnection(opts.redisUrl, 'worker', `switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },

@@ -20,8 +20,6 @@ export interface HandlerJobView {
   readonly timestamp: number;
   /** Attempts already spent before this one. */
   readonly attemptsMade: number;
-  /** Times the job was started, this one included (more than attempts when a worker died mid-run); default 1. */
-  readonly attemptsStarted?: number;
 }
 
 /**

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { isolatedContext, launchChromium, NO_BROWSER as skip, SCREENSHOTS as OUT } from '../../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAdmin } from '../../../src/admin/index.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
@@ -15,9 +14,6 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
  * Skipped only on a developer machine without chromium; in CI (CI set) it must run
  * (.ci/run installs the `chromium` package).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env['CI'];
-const OUT = fileURLToPath(new URL('../../../test-results/', import.meta.url));
 
 const admin = { user: 'operator', password: 'browser-test-pw-71c2' };
 const REASON = 'lifecycle stage "X" does not exist';
@@ -50,12 +46,7 @@ describe.skipIf(skip)('dashboard in headless chromium', () => {
     const app = new Hono();
     mountAdmin(app, { queues: [events, handlers], admin });
     server = await listen(app, { host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    mkdirSync(OUT, { recursive: true });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -66,12 +57,7 @@ describe.skipIf(skip)('dashboard in headless chromium', () => {
     workerConn?.disconnect();
   });
 
-  /** A context that talks to the test server only (the board links a web font; nothing leaves the machine). */
-  async function context(credentials?: { username: string; password: string }) {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(credentials ? { httpCredentials: credentials } : {}) });
-    await ctx.route('**/*', (route) => (route.request().url().startsWith(`${server.url}/`) ? route.continue() : route.abort()));
-    return ctx;
-  }
+  const context = (credentials?: { username: string; password: string }) => isolatedContext(browser, server.url, credentials);
 
   it('refuses the browser without credentials or with wrong ones', async () => {
     for (const credentials of [undefined, { username: admin.user, password: 'wrong' }]) {

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { isolatedContext, launchChromium, NO_BROWSER as skip, SCREENSHOTS as OUT } from '../../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTrace } from '../../../src/history/read.js';
 import { envelope } from '../../support/flow-events.js';
@@ -13,9 +13,6 @@ import { deliver, waitFor } from '../../support/service.js';
  * a run dead-lettered on a 404 is found in the list and its timeline shows
  * the failing call. Skipped only on a developer machine without chromium.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) && !process.env['CI'];
-const OUT = fileURLToPath(new URL('../../../test-results/', import.meta.url));
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/history', import.meta.url));
 
 const admin = { user: 'operator', password: 'browser-deliveries-pw-4e1a' };
@@ -47,12 +44,7 @@ describe.skipIf(skip)('deliveries view in headless chromium', () => {
     expect((await deliver(p.receiverUrl, dead)).status).toBe(202);
     await waitFor(async () => ((await readTrace(p.redis, p.prefix, okKey))?.handlers['traced-note'] === 'completed' ? true : null), 20_000, 50);
     await waitFor(async () => ((await readTrace(p.redis, p.prefix, deadKey))?.handlers['traced-note'] === 'dead' ? true : null), 20_000, 50);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    mkdirSync(OUT, { recursive: true });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -60,12 +52,7 @@ describe.skipIf(skip)('deliveries view in headless chromium', () => {
     await p?.close();
   });
 
-  /** A context that talks to the test server only. */
-  async function context(credentials?: { username: string; password: string }) {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(credentials ? { httpCredentials: credentials } : {}) });
-    await ctx.route('**/*', (route) => (route.request().url().startsWith(`${base}/`) ? route.continue() : route.abort()));
-    return ctx;
-  }
+  const context = (credentials?: { username: string; password: string }) => isolatedContext(browser, base, credentials);
 
   it('refuses the browser without credentials', async () => {
     const ctx = await context();

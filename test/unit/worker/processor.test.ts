@@ -151,7 +151,7 @@ describe('handler job processor: order lines and debounce bursts', () => {
 
   test('a re-run whose first run already finished (its worker died before recording it) completes without running', async () => {
     const p = flowProcessor({}, { kind: 'completed' });
-    expect(await p.run(ordered({ attemptsStarted: 2 }))).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'already_completed' } });
+    expect(await p.run(ordered({ attemptsMade: 1 }))).toEqual({ kind: 'completed', result: { ms: 0, skipped: 'already_completed' } });
     expect(p.calls).toEqual(['claim']);
   });
 

@@ -1,0 +1,26 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+/** Debian's chromium; browser tests skip without it, except in CI (where .ci/run installs it). */
+export const CHROMIUM = '/usr/bin/chromium';
+export const NO_BROWSER = !existsSync(CHROMIUM) && !process.env['CI'];
+/** Where browser tests save their screenshots. */
+export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/', import.meta.url));
+
+/** Headless chromium with the flags this machine needs; the screenshot folder exists afterwards. */
+export async function launchChromium(): Promise<Browser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A context that talks to `base` only (anything else, e.g. a web font, is aborted: nothing leaves the machine). */
+export async function isolatedContext(browser: Browser, base: string, credentials?: { username: string; password: string }): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(credentials ? { httpCredentials: credentials } : {}) });
+  await ctx.route('**/*', (route) => (route.request().url().startsWith(`${base}/`) ? route.continue() : route.abort()));
+  return ctx;
+}
