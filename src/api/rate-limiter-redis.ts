@@ -47,6 +47,12 @@ interface LocalWaiter {
   readonly wake: () => void;
   /** Its score in Redis once registered (undefined: the first poll registers it). */
   score: Promise<number | undefined>;
+  /**
+   * Settles once it is registered in Redis (or gone): the waiter behind it registers
+   * only then, so Redis ranks this process's waiters in the order of its line.
+   */
+  readonly registered: Promise<void>;
+  readonly markRegistered: () => void;
 }
 
 function num(v: unknown): number {
@@ -118,18 +124,39 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
       const line = lines[level] as LocalWaiter[];
       const member = `${proc}:${(seq++).toString(36).padStart(10, '0')}`;
       let wake!: () => void;
+      let markRegistered!: () => void;
       const turn = new Promise<void>((r) => { wake = r; });
-      const w: LocalWaiter = { member, turn, wake, score: Promise.resolve(undefined) };
+      const registered = new Promise<void>((r) => { markRegistered = r; });
+      const w: LocalWaiter = { member, turn, wake, score: Promise.resolve(undefined), registered, markRegistered };
+      const before = line.at(-1);
+      /** Granted or given up: a waiter not yet registered then never registers. */
+      let settled = false;
       line.push(w);
       const enqueued = Date.now();
-      if (line.length === 1) w.wake();
-      else w.score = scripts.enqueue(member, level, proc, staleMs).then(num, () => undefined);
+      if (!before) w.wake();
+      else {
+        // Registered after the waiter ahead of it, never before: the first of a line registers with
+        // its first poll, and a waiter behind it whose enqueue reached Redis first would rank ahead of
+        // it there. Redis would then keep a free slot for a waiter that does not poll while the one
+        // polling is told to wait: the slot stays unused until the window turns (the pacing showed it).
+        w.score = before.registered
+          .then(() => (settled ? undefined : scripts.enqueue(member, level, proc, staleMs).then(num)))
+          .catch(() => undefined);
+        void w.score.then(markRegistered);
+      }
       let granted = false;
       try {
         await waitTurn(w, signal);
         const queuedMs = Date.now() - enqueued;
         const score = { v: await w.score };
-        const r = await admit(() => tryOnce(member, level, score), sleep, signal);
+        let polled = false;
+        const r = await admit(async () => {
+          try {
+            return await tryOnce(member, level, score);
+          } finally {
+            if (!polled) { polled = true; markRegistered(); }
+          }
+        }, sleep, signal);
         granted = true;
         return {
           waitedMs: r.waitedMs + queuedMs,
@@ -139,11 +166,14 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
           },
         };
       } finally {
+        settled = true;
         const i = line.indexOf(w);
         if (i >= 0) line.splice(i, 1);
         if (i === 0) line[0]?.wake();
+        // After its registration, if any, has reached Redis (else the entry would come back).
         // Best effort: a waiter left behind is dropped once its process stops polling.
-        if (!granted) void scripts.leave(member).catch(() => undefined);
+        if (!granted) void w.score.then(() => scripts.leave(member)).catch(() => undefined);
+        markRegistered();
       }
     },
     async observe(o) {

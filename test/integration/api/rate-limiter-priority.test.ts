@@ -162,6 +162,27 @@ describe('Redis rate limiter: priority order across processes', () => {
     expect(await s.waiting()).toBe(0);
   });
 
+  it('a free slot goes to the waiter that polls: waiters of one process rank in Redis in the order of its line', async () => {
+    // Two acquires started in the same tick: the second is queued behind the first, which registers with
+    // its first poll. Were the second's registration to reach Redis first, Redis would keep the one free
+    // slot for it (it does not poll) and tell the first to wait until the window turns, here a minute.
+    const s = setup({ burst: 3, windowMs: 60_000 });
+    const a = s.limiter();
+    for (let i = 0; i < 2; i++) await (await a.acquire(undefined, 'low')).done();
+    const order: string[] = [];
+    const first = a.acquire(undefined, 'low').then(async (p) => { order.push('first'); await p.done(); });
+    const stop = new AbortController();
+    const second = a.acquire(stop.signal, 'low').then(async (p) => { order.push('second'); await p.done(); });
+    second.catch(() => undefined);
+    await waitFor(async () => order.length > 0, 10_000, 10);
+    await first;
+    expect(order).toEqual(['first']);
+    // The second keeps its place in Redis, still waiting for the window.
+    expect(await s.waiting()).toBe(1);
+    stop.abort(new Error('done'));
+    await expect(second).rejects.toThrow('done');
+  });
+
   it('local lines are per level: a high waiter never queues behind a low one of its own process', async () => {
     const s = setup({ burst: 1, windowMs: 400 });
     const a = s.limiter();

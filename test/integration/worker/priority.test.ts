@@ -30,15 +30,17 @@ describe('priority on the shared API budget', () => {
     for (let i = 0; i < 8; i++) expect((await deliver(p.receiverUrl, conversation('conversation.closed', conv, `bulk ${i}`))).status).toBe(202);
     // The window is full (3 low notes; the workers' limiter paces low to one per 10 s / 3 after the first
     // ones, so this takes about 7 s) and both low slots hold runs waiting for it.
-    await waitFor(async () => (await notes()).length === 3, 30_000, 100);
+    await waitFor(async () => (await notes()).length >= 3, 30_000, 100);
     await waitFor(async () => (await p.handlerQueues.low.getActiveCount()) === 2);
+    const before = (await notes()).length;
+    expect(before).toBeLessThanOrEqual(5);
     expect((await deliver(p.receiverUrl, message('message.received', conv, 'help!'))).status).toBe(202);
     await waitFor(async () => (await notes()).includes('urgent'), 40_000, 100);
     const order = await notes();
     // The high note goes out as soon as the window has room again: among the writes of the slots that freed
     // at that moment (two: the first two low notes were sent together), ahead of every low run still waiting.
     // As low, it would be the 9th write, after all eight.
-    expect(order.slice(0, 3)).toEqual(['bulk', 'bulk', 'bulk']);
-    expect(order.indexOf('urgent')).toBeLessThanOrEqual(4);
+    expect(order.slice(0, before)).toEqual(Array<string>(before).fill('bulk'));
+    expect(order.indexOf('urgent')).toBeLessThanOrEqual(before + 1);
   }, 90_000);
 });
