@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { QUEUE_NAMES, EVENTS_QUEUE, isHandlerQueue, type QueueName } from '../queue/names.js';
+import { QUEUE_NAMES, EVENTS_QUEUE, SCHEDULES_QUEUE, isHandlerQueue, type QueueName } from '../queue/names.js';
 import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
   listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
@@ -14,8 +14,10 @@ import { eventFlags } from './flags.js';
 const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
 
 The dead-letter queue: deliveries that are not valid events (queue "events",
-raw body kept) and handler runs that failed for good (queue "handlers", or
-"handlers-high" / "handlers-low" for handlers with that priority).
+raw body kept), handler runs that failed for good (queue "handlers", or
+"handlers-high" / "handlers-low" for handlers with that priority) and schedule
+runs that failed for good (queue "schedules": HANDLER is the schedule, the key
+schedule:<id>:<tick>; a retry runs that tick again, with its Idempotency-Keys).
 Needs REDIS_URL (and QUEUE_PREFIX) of your receiver and workers; without
 REDIS_URL, the managed Redis of a running \`npm run dev\` or \`switchyard start\`
 (found through .switchyard/redis.url).
@@ -30,8 +32,8 @@ Subcommands:
   resume               unpause the handlers queue paused for an unusable API token
 
 Filters (list, retry, purge):
-  --queue events|handlers|handlers-high|handlers-low   (handlers: every priority)
-  --event NAME         --handler ID        --reason TEXT (substring)
+  --queue events|handlers|handlers-high|handlers-low|schedules   (handlers: every priority)
+  --event NAME         --handler ID (a handler or a schedule)   --reason TEXT (substring)
   --since AGE|DATE     failed within AGE (2h, 7d) or at/after DATE
   --older-than AGE     failed more than AGE ago
   --limit N
@@ -112,10 +114,11 @@ async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promi
   const prefix = config.queuePrefix;
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
   const handlers = openHandlerQueues(redis, prefix);
+  const schedules = new Queue(SCHEDULES_QUEUE, { connection: redis, prefix });
   try {
-    return await fn({ events, handlers, redis, prefix });
+    return await fn({ events, handlers, schedules, redis, prefix });
   } finally {
-    await Promise.allSettled([events, ...handlerQueueList(handlers)].map((x) => x.close()));
+    await Promise.allSettled([events, ...handlerQueueList(handlers), schedules].map((x) => x.close()));
     redis.disconnect();
   }
 }
@@ -170,9 +173,10 @@ export const dlqCommand: Command = {
               if (d.handler) out(`  handler:   ${d.handler}\n`);
               out(`  received:  ${d.receivedAt ?? '?'}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`);
               out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${d.reason}\n`);
-              out(`  trace:     switchyard trace ${d.key}\n`);
+              // Schedule runs have no delivery history: their log lines carry the key.
+              if (d.queue !== SCHEDULES_QUEUE) out(`  trace:     switchyard trace ${d.key}\n`);
               if (d.stacktrace.length) out(`  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${s.split('\n').slice(0, 4).join('\n        ')}`).join('\n')}\n`);
-              out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : 'event'}:\n${d.payload.split('\n').map((l) => `    ${l}`).join('\n')}\n\n`);
+              out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event'}:\n${d.payload.split('\n').map((l) => `    ${l}`).join('\n')}\n\n`);
             }
           }
           return EXIT.ok;

@@ -5,25 +5,28 @@ import type { HandlerJobData, OrderRef } from './jobs.js';
 import { OrderGate, type QueuedJob } from './order.js';
 import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, isHandlerQueue, QUEUE_NAMES, type QueueName } from './names.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, isHandlerQueue, QUEUE_NAMES, SCHEDULES_QUEUE, type QueueName } from './names.js';
+import { scheduleKey, tickOf, type ScheduleJobData } from './schedule-job.js';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
 import { PRIORITIES } from '../util/priority.js';
 
 /**
  * The dead-letter queue is the failed sets of the BullMQ queues: `events`
  * jobs that could not be validated (raw body kept, reason from
- * InvalidDeliveryError) and handler jobs (`handlers`, `handlers-high`,
- * `handlers-low`) that failed for good (the event
- * and the handler's last error). Jobs are kept (`removeOnFail: false`) until
- * retried or purged here.
+ * InvalidDeliveryError), handler jobs (`handlers`, `handlers-high`,
+ * `handlers-low`) that failed for good (the event and the handler's last
+ * error), and schedule runs (`schedules`) that failed for good (the schedule
+ * and its tick). Deliveries and handler runs are kept (`removeOnFail: false`)
+ * until retried or purged here; a schedule keeps its last 1 000.
  */
 export interface DeadEntry {
   readonly queue: QueueName;
   /** BullMQ job id (`d/<key>` or `d/<key>/<handler>`). */
   readonly id: string;
   readonly key: string;
+  /** The event; `schedule` for a schedule run. */
   readonly event: string | null;
-  /** The handler of a `handlers` job; null for an `events` job. */
+  /** The handler of a `handlers` job, the schedule of a `schedules` job; null for an `events` job. */
   readonly handler: string | null;
   readonly reason: string;
   /** When it failed for good (epoch ms). */
@@ -51,6 +54,7 @@ export interface DeadFilter {
 export interface DlqQueues {
   readonly events: Queue;
   readonly handlers: HandlerQueues;
+  readonly schedules: Queue;
   readonly redis: RedisClient;
   readonly prefix: string;
 }
@@ -61,6 +65,11 @@ export function entryOf(queue: QueueName, job: Job): DeadEntry {
   if (queue === EVENTS_QUEUE) {
     const d = job.data as StoredDelivery;
     return { ...base, key: d.key, event: d.name ?? null, handler: null, receivedAt: d.receivedAt ?? null };
+  }
+  if (queue === SCHEDULES_QUEUE) {
+    const { scheduleId } = job.data as ScheduleJobData;
+    const tick = tickOf({ id: String(job.id), timestamp: job.timestamp, delay: job.opts.delay ?? 0 });
+    return { ...base, key: scheduleKey(scheduleId, tick), event: 'schedule', handler: scheduleId, receivedAt: new Date(tick).toISOString() };
   }
   const d = job.data as HandlerJobData;
   return { ...base, key: d.key, event: d.event?.name ?? null, handler: d.handlerId ?? job.name, receivedAt: d.receivedAt ?? null };
@@ -85,6 +94,7 @@ function queuesOf(name: QueueName): readonly QueueName[] {
 
 function queueOf(q: DlqQueues, name: QueueName): Queue {
   if (name === EVENTS_QUEUE) return q.events;
+  if (name === SCHEDULES_QUEUE) return q.schedules;
   const p = PRIORITIES.find((x) => HANDLER_QUEUE_BY_PRIORITY[x] === name);
   return q.handlers[p ?? 'normal'];
 }
@@ -117,14 +127,14 @@ async function collect(q: DlqQueues, f: DeadFilter): Promise<{ job: Job; entry: 
   return out;
 }
 
-/** Dead-lettered deliveries and handler runs matching the filter (events first, then handlers; newest first). */
+/** Dead-lettered deliveries, handler runs and schedule runs matching the filter (in that order of queues; newest first in each). */
 export async function listDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
   return (await collect(q, f)).map((x) => x.entry);
 }
 
 /** Everything `dlq show` prints about one dead job. */
 export interface DeadDetail extends DeadEntry {
-  /** `events`: the raw body as received; `handlers`: the validated event as JSON. */
+  /** `events`: the raw body as received; `handlers`: the validated event as JSON; `schedules`: the schedule and its tick. */
   readonly payload: string;
   /** Stack traces of the failed attempts (BullMQ keeps the latest ones). */
   readonly stacktrace: readonly string[];
@@ -137,7 +147,9 @@ function detailOf(queue: QueueName, job: Job): DeadDetail {
   const entry = entryOf(queue, job);
   const payload = queue === EVENTS_QUEUE
     ? deliveryBytes(job.data as StoredDelivery).toString('utf8')
-    : JSON.stringify((job.data as HandlerJobData).event, null, 2);
+    : queue === SCHEDULES_QUEUE
+      ? JSON.stringify({ schedule: entry.handler, tick: entry.receivedAt }, null, 2)
+      : JSON.stringify((job.data as HandlerJobData).event, null, 2);
   return {
     ...entry, payload, stacktrace: job.stacktrace ?? [], createdAt: job.timestamp, processedOn: job.processedOn ?? null,
     maxAttempts: job.opts.attempts ?? 1,
@@ -146,7 +158,8 @@ function detailOf(queue: QueueName, job: Job): DeadDetail {
 
 /**
  * The dead jobs named by `ref`: a job id as `dlq list` prints it, or a delivery
- * key (its `events` job and every failed `handlers` job of that delivery).
+ * key (its `events` job and every failed `handlers` job of that delivery; a
+ * schedule run's `schedule:<id>:<tick>`).
  */
 export async function showDead(q: DlqQueues, ref: string): Promise<DeadDetail[]> {
   const out: DeadDetail[] = [];
@@ -157,7 +170,8 @@ export async function showDead(q: DlqQueues, ref: string): Promise<DeadDetail[]>
   if (out.length > 0) return out;
   const evJob = (await q.events.getJob(jobIdFor(ref))) as Job | undefined;
   if (evJob && (await evJob.isFailed())) out.push(detailOf(EVENTS_QUEUE, evJob));
-  for (const name of HANDLER_QUEUES) {
+  const keyed: readonly QueueName[] = [...HANDLER_QUEUES, SCHEDULES_QUEUE];
+  for (const name of keyed) {
     for await (const { job, entry } of failedJobs(q, name)) if (entry.key === ref) out.push(detailOf(name, job));
   }
   return out;

@@ -12,7 +12,18 @@ export const HANDLERS_QUEUE = 'handlers';
 export const HANDLER_QUEUE_BY_PRIORITY = { high: 'handlers-high', normal: HANDLERS_QUEUE, low: 'handlers-low' } as const satisfies { readonly [P in Priority]: string };
 /** Handler-run queues, highest priority first. */
 export const HANDLER_QUEUES = ['handlers-high', 'handlers', 'handlers-low'] as const satisfies readonly (typeof HANDLER_QUEUE_BY_PRIORITY)[Priority][];
-export const QUEUE_NAMES = [EVENTS_QUEUE, ...HANDLER_QUEUES] as const;
+/** Queue of schedule runs: one BullMQ job scheduler per `defineSchedule`, so one job per tick across every worker. */
+export const SCHEDULES_QUEUE = 'schedules';
+/** Queue of polls of the derived events' sources: one job scheduler every POLL_EVERY while some handler subscribes. */
+export const POLLS_QUEUE = 'polls';
+/** Queue of scheduled reconcile runs (RECONCILE_EVERY). */
+export const RECONCILE_QUEUE = 'reconcile';
+/**
+ * The queues whose failed jobs are the dead-letter queue: deliveries, handler runs
+ * and schedule runs (a run lost for good unless retried). A failed poll or scheduled
+ * reconcile is not: the next tick covers its window again.
+ */
+export const QUEUE_NAMES = [EVENTS_QUEUE, ...HANDLER_QUEUES, SCHEDULES_QUEUE] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 export type HandlerQueueName = (typeof HANDLER_QUEUES)[number];
 

@@ -2,6 +2,6 @@
 export { budgetedLimiter, catchUpLimiter, reconcileBurst, reconcileClient } from './budget.js';
 export { inferContact, inferConversation, inferLead, inferMessage, type Inferred, type Window } from './infer.js';
 export { formatReport, reconcile, type EventCounts, type ReconcileOptions, type ReconcileReport } from './run.js';
-export { RECONCILE_QUEUE, startReconcileSchedule, type ReconcileSchedule } from './schedule.js';
+export { startReconcileSchedule, type ReconcileSchedule } from './schedule.js';
 export { reconcileDeliveryKey, synthesize } from './synthesize.js';
 export { inferChanges, type ReconcileApi } from './walk.js';

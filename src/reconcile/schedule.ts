@@ -3,12 +3,11 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { ChangeClaims } from '../queue/change.js';
 import { IngestStore } from '../queue/ingest.js';
+import { RECONCILE_QUEUE } from '../queue/names.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
 import { reconcileClient } from './budget.js';
 import { reconcile, type ReconcileReport } from './run.js';
 
-/** The BullMQ queue of scheduled reconcile runs (one job per tick, whichever worker takes it). */
-export const RECONCILE_QUEUE = 'reconcile';
 const SCHEDULER_ID = 'reconcile-every';
 /** A scheduled window ends this long before the tick (at most RECONCILE_EVERY), so webhooks in flight arrive first. */
 const SETTLE_MS = 60_000;

@@ -3,40 +3,14 @@ import type { Schedule, ScheduleContext } from '../handler/schedule.js';
 import { DEFAULT_FLOW } from '../handler/flow.js';
 import type { Logger } from '../log.js';
 import type { HandlerJobData } from '../queue/jobs.js';
+import { scheduleKey, tickOf, type ScheduleJobView } from '../queue/schedule-job.js';
 import type { ContextDeps } from '../worker/context.js';
 import type { HandlerSet } from '../worker/handler-set.js';
 import type { HandlerJobDecision } from '../worker/processor.js';
 import { runHandler } from '../worker/runner.js';
 
-/** Queue of schedule runs: one BullMQ job scheduler per schedule, so one job per tick across every worker. */
-export const SCHEDULES_QUEUE = 'schedules';
-/** Queue of polls: one job scheduler (`poll`) every POLL_EVERY while some handler subscribes to a derived event. */
-export const POLLS_QUEUE = 'polls';
+/** The poll queue's one job scheduler. */
 export const POLL_SCHEDULER_ID = 'poll';
-
-/** Data of a schedule's job (the template of its job scheduler). */
-export interface ScheduleJobData {
-  readonly scheduleId: string;
-}
-
-/** The part of a schedule job the processor reads. */
-export interface ScheduleJobView {
-  readonly id: string;
-  readonly data: ScheduleJobData;
-  /** When the job was created (ms), the fallback for its tick. */
-  readonly timestamp: number;
-  readonly delay: number;
-  readonly attemptsMade: number;
-}
-
-/** The tick a scheduler's job runs for: BullMQ names them `repeat:<scheduler id>:<ms>`. */
-export function tickOf(job: Pick<ScheduleJobView, 'id' | 'timestamp' | 'delay'>): number {
-  const m = /:(\d+)$/.exec(job.id);
-  return m ? Number(m[1]) : job.timestamp + job.delay;
-}
-
-/** The delivery key of one run: `schedule:<id>:<tick ISO>` (Idempotency-Keys and steps derive from it). */
-export const scheduleKey = (id: string, tickMs: number): string => `schedule:${id}:${new Date(tickMs).toISOString()}`;
 
 export interface ScheduleProcessorDeps {
   readonly set: Pick<HandlerSet, 'current'>;

@@ -3,11 +3,12 @@ import { Redis } from 'ioredis';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { StoredDelivery } from '../../src/queue/delivery.js';
 import type { HandlerJobData } from '../../src/queue/jobs.js';
-import { EVENTS_QUEUE } from '../../src/queue/names.js';
+import type { DlqQueues } from '../../src/queue/dlq.js';
+import { EVENTS_QUEUE, SCHEDULES_QUEUE } from '../../src/queue/names.js';
 import { handlerQueueList, openHandlerQueues, type HandlerQueues } from '../../src/queue/queues.js';
 import type { RunningService } from '../../src/runtime/service.js';
 import { startService } from '../../src/runtime/service.js';
-import { loadHandlers } from '../../src/worker/loader.js';
+import { loadHandlerDir } from '../../src/worker/loader.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
 import { HandlerSet, handlerSnapshot } from '../../src/worker/handler-set.js';
 import { testRedisUrl, uniquePrefix } from './redis.js';
@@ -29,6 +30,8 @@ export interface Pipeline {
   handlers: Queue<HandlerJobData>;
   /** The handler queue of each priority. */
   handlerQueues: HandlerQueues;
+  /** The queues and connection the dead-letter tools take (`listDead`, `retryDead`, …). */
+  dlq: DlqQueues;
   lines: string[];
   /** Entries of the sandbox request log (method, path, status, idempotency_key, …). */
   requests(filter?: { method?: string; path?: string }): Promise<SandboxRequest[]>;
@@ -56,8 +59,9 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   const service = await startService({
     config, log, receiver: true,
     worker: async ({ redisUrl, queues, hooks }) => {
-      const loaded = await loadHandlers(opts.handlersDir, opts.only);
-      worker = await startWorker({ config, redisUrl, log, hooks, set: new HandlerSet(handlerSnapshot(loaded.map((l) => l.handler), undefined, env)) }, queues);
+      const dir = await loadHandlerDir(opts.handlersDir, opts.only);
+      const set = new HandlerSet(handlerSnapshot(dir.handlers.map((l) => l.handler), undefined, env, dir.schedules.map((l) => l.schedule)));
+      worker = await startWorker({ config, redisUrl, log, hooks, set }, queues);
       return worker;
     },
   });
@@ -67,8 +71,10 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   const events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
   const handlerQueues = openHandlerQueues(redis, prefix);
   const handlers = handlerQueues.normal as Queue<HandlerJobData>;
+  const schedules = new Queue(SCHEDULES_QUEUE, { connection: redis, prefix });
   return {
     sandbox, api, service, worker: worker as unknown as WorkerService, receiverUrl, prefix, redis, events, handlers, handlerQueues, lines,
+    dlq: { events, handlers: handlerQueues, schedules, redis, prefix },
     requests: async (filter = {}) => {
       const q = new URLSearchParams(filter as Record<string, string>).toString();
       const r = await fetch(`${api.url}/_sandbox/requests${q ? `?${q}` : ''}`);
@@ -78,7 +84,7 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
       sandbox.emitter.configure(null, null);
       await service.close();
       await api.close();
-      await Promise.allSettled([events, ...handlerQueueList(handlerQueues)].map((q) => q.close()));
+      await Promise.allSettled([events, ...handlerQueueList(handlerQueues), schedules].map((q) => q.close()));
       redis.disconnect();
     },
   };

@@ -175,7 +175,7 @@ describe('dlq list: long reasons', () => {
       expect(await ids('--queue', 'handlers')).toEqual(['handlers-high d/evt_hi/urgent']);
       expect(await ids('--queue', 'handlers-high')).toEqual(['handlers-high d/evt_hi/urgent']);
       expect(await ids('--queue', 'handlers-low')).toEqual([]);
-      await expect(dlqCommand.run(['list', '--queue', 'urgent'], memoryIo(env))).rejects.toThrow('--queue: expected events, handlers-high, handlers, handlers-low, got "urgent"');
+      await expect(dlqCommand.run(['list', '--queue', 'urgent'], memoryIo(env))).rejects.toThrow('--queue: expected events, handlers-high, handlers, handlers-low, schedules, got "urgent"');
     } finally {
       await worker.close();
       await high.obliterate({ force: true });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECONCILE_QUEUE } from '../../../src/reconcile/schedule.js';
+import { RECONCILE_QUEUE } from '../../../src/queue/names.js';
 import { handlerJobs, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { TEST_SECRET, waitFor } from '../../support/service.js';
 
@@ -34,8 +34,10 @@ describe('scheduled reconcile (RECONCILE_EVERY)', () => {
     const { conversation } = ((await r.json()) as { data: { conversation: { id: number } } }).data;
     const replies = async () => (await p.requests({ method: 'POST', path: `/conversations/${conversation.id}/messages` })).filter((x) => x.status === 201 && !x.replay);
     await waitFor(async () => (await replies()).length === 1, 30_000);
+    // The reply is written before its job is marked completed: wait for that too.
+    await waitFor(async () => (await handlerJobs(p, ['completed'])).some((j) => j.data.handlerId === 'away-reply'), 10_000);
     const jobs = (await handlerJobs(p, ['completed'])).filter((j) => j.data.handlerId === 'away-reply');
-    expect(jobs.some((j) => j.data.source === 'reconcile')).toBe(true);
+    expect(jobs.map((j) => j.data.source)).toEqual(['reconcile']);
     expect(p.lines.some((l) => l.includes('scheduled reconcile:'))).toBe(true);
     // Later ticks find the change received: still one reply.
     await waitFor(() => p.lines.filter((l) => l.includes('scheduled reconcile:')).length >= 3, 30_000);

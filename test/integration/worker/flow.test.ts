@@ -174,7 +174,7 @@ describe('onDead: block holds a key until its dead run is retried or purged', ()
   beforeEach(() => {
     g.__syFlow = [];
   });
-  const dlq = () => ({ events: p.events, handlers: p.handlerQueues, redis: p.redis, prefix: p.prefix });
+  const dlq = () => p.dlq;
   const gate = () => new OrderGate(p.redis, p.prefix, { doneTtlMs: 60_000 });
 
   it('later runs wait behind the dead one; a retry from the dead-letter queue runs it, then them, in order', async () => {
