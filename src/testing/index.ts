@@ -28,7 +28,7 @@
  * @module
  */
 export { testHandler } from './test-handler.js';
-export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome } from './types.js';
+export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestSource } from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';
 export type { SettingsInput } from './settings.js';

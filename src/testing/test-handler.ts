@@ -1,4 +1,4 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import { DERIVED_EVENT_NAMES, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
 import { isHandler, type Handler } from '../handler.js';
 import { inlineJob, runInline, type InlineRunDeps } from '../replay/inline.js';
@@ -10,7 +10,9 @@ import { memoryLogger } from './memory-log.js';
 import { IN_PROCESS_BASE_URL, sandboxFetch, sandboxToken } from './sandbox-api.js';
 import { testSettings } from './settings.js';
 import { recordingSteps } from './steps.js';
-import type { TestHandlerOptions, TestHandlerResult } from './types.js';
+import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
+
+const SOURCES: readonly TestSource[] = ['webhook', 'reconcile', 'poll'];
 
 /**
  * Runs one handler on one event exactly as the worker does (its runner,
@@ -31,6 +33,9 @@ export async function testHandler<N extends EventName, S extends object>(
   const attempt = options.attempt ?? 1;
   if (!Number.isInteger(attempt) || attempt < 1) throw new TypeError(`testHandler: attempt must be a positive integer, got ${String(attempt)}`);
   if (options.api && options.sandbox) throw new TypeError('testHandler: give either api or sandbox, not both');
+  if (options.source !== undefined && !SOURCES.includes(options.source)) {
+    throw new TypeError(`testHandler: source must be one of ${SOURCES.join(', ')}, got ${JSON.stringify(options.source)}`);
+  }
   const delivery: Delivery = await deliveryOf(input);
   const event = toEvent(delivery);
   if (!(handler.on as readonly string[]).includes(event.name)) {
@@ -44,7 +49,9 @@ export async function testHandler<N extends EventName, S extends object>(
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const key = parseEnvelope(delivery.bytes).key;
   const receivedAt = delivery.receivedAt ?? now().toISOString();
-  const { outcome, calls } = await runInline(handler, inlineJob(handler, key, event, receivedAt), {
+  const source = options.source ?? ((DERIVED_EVENT_NAMES as readonly string[]).includes(event.name) ? 'poll' : 'webhook');
+  const job = inlineJob(handler, key, event, receivedAt);
+  const { outcome, calls } = await runInline(handler, source === 'webhook' ? job : { ...job, source }, {
     api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt,
   });
   // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too.
@@ -57,7 +64,7 @@ export async function testHandler<N extends EventName, S extends object>(
       op: c.op, method: c.method, path: c.path, status: c.status, idempotencyKey: c.idempotencyKey,
       body: c.body === undefined ? undefined : (JSON.parse(JSON.stringify(c.body)) as unknown), attempt: c.attempt, replayed: c.replayed,
     })),
-    steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt }, sandbox,
+    steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt, source }, sandbox,
   };
 }
 

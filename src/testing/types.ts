@@ -27,6 +27,9 @@ export interface TestCall {
   readonly replayed: boolean;
 }
 
+/** Where a tested run's event came from, as `ctx.delivery.source` says (`schedule` is a schedule's, not an event's). */
+export type TestSource = 'webhook' | 'reconcile' | 'poll';
+
 /** Options of {@link testHandler}; all optional. */
 export interface TestHandlerOptions<Settings extends object = object> {
   /** Call this API instead of an in-process sandbox: `url` as WORKSPACE_API_URL (ending in `/api/v1`). */
@@ -41,6 +44,11 @@ export interface TestHandlerOptions<Settings extends object = object> {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** `ctx.delivery.attempt` (default 1). */
   readonly attempt?: number;
+  /**
+   * `ctx.delivery.source`: `reconcile` to run the handler as `switchyard reconcile` would (a synthesized
+   * delivery); default `poll` for a derived event (order.created, order.status_changed, task.due), else `webhook`.
+   */
+  readonly source?: TestSource;
   /** Where `ctx.step` results are kept; pass one store to several calls to test a retry. Default a fresh MemoryStepStore. */
   readonly steps?: StepStore;
   /** The time: `receivedAt` of an event without one, and the clock of a fresh sandbox. */
@@ -64,7 +72,7 @@ export interface TestHandlerResult<N extends EventName = EventName> {
   readonly logs: readonly LogLine[];
   /** The event `handle` received. */
   readonly event: WorkspaceEvent<N>;
-  readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number };
+  readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number; readonly source: TestSource };
   /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
   readonly sandbox: Sandbox | undefined;
 }

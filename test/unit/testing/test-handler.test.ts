@@ -32,7 +32,7 @@ describe('testHandler: one handler, run as the worker runs it', () => {
   it('runs on an event name (its fixture) against a fresh seeded sandbox and returns outcome, calls, steps and logs', async () => {
     const run = await testHandler(noteTwice, 'conversation.closed');
     expect(run).toMatchObject({ outcome: 'completed', error: undefined, reason: undefined });
-    expect(run.delivery).toEqual({ key: 'evt_01JNK8ZC0A7M3Q5T1V9X2B4D6F', receivedAt: '2025-03-04T10:20:01.774Z', attempt: 1 });
+    expect(run.delivery).toEqual({ key: 'evt_01JNK8ZC0A7M3Q5T1V9X2B4D6F', receivedAt: '2025-03-04T10:20:01.774Z', attempt: 1, source: 'webhook' });
     expect(run.calls.map(({ op, method, path, status, body }) => ({ op, method, path, status, body }))).toEqual([
       { op: 'notes.create', method: 'POST', path: '/conversations/38/notes', status: 201, body: { body: 'closed' } },
       { op: 'tasks.create', method: 'POST', path: '/tasks', status: 201, body: { title: 'Check', type: 'call', due_at: '2030-01-01T00:00:00Z', contact_id: 35 } },
@@ -147,6 +147,20 @@ describe('testHandler: one handler, run as the worker runs it', () => {
     await expect(testHandler(leadWon, 42 as never)).rejects.toThrow(/expected an event \(createEvent, toEvent\), a Delivery \(loadFixture, readDelivery\) or an event name/);
     await expect(testHandler({ id: 'x', on: ['lead.won'], handle: () => undefined } as never, 'lead.won')).rejects.toThrow(/a handler made by defineHandler/);
     await expect(testHandler(leadWon, 'lead.won', { attempt: 0 })).rejects.toThrow(/attempt must be a positive integer/);
+  });
+
+  it('ctx.delivery.source: webhook by default, poll for a derived event, reconcile when asked; anything else is refused', async () => {
+    const seen: string[] = [];
+    const sourced = defineHandler({
+      id: 'sourced',
+      on: ['lead.won', 'order.created'],
+      handle: (_event, ctx) => { seen.push(ctx.delivery.source); },
+    });
+    expect((await testHandler(sourced, 'lead.won')).delivery.source).toBe('webhook');
+    expect((await testHandler(sourced, 'order.created')).delivery.source).toBe('poll');
+    expect((await testHandler(sourced, 'lead.won', { source: 'reconcile' })).delivery.source).toBe('reconcile');
+    expect(seen).toEqual(['webhook', 'poll', 'reconcile']);
+    await expect(testHandler(sourced, 'lead.won', { source: 'schedule' as never })).rejects.toThrow('testHandler: source must be one of webhook, reconcile, poll, got "schedule"');
   });
 
   it('opens no port and leaves no handle behind in the in-process mode', async () => {
