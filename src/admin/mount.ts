@@ -13,7 +13,7 @@ export interface AdminCredentials {
 
 /** Options of {@link mountAdmin}. */
 export interface AdminOptions {
-  /** The queues shown on the board (Switchyard's `events` and `handlers`). */
+  /** The queues shown on the board (every queue of Switchyard: `openQueues(…).all`). */
   queues: readonly Queue[];
   /** `config.admin`; undefined: nothing is mounted and `basePath` answers 404 like any unknown path. */
   admin: AdminCredentials | undefined;

@@ -139,10 +139,10 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
         // its first poll, and a waiter behind it whose enqueue reached Redis first would rank ahead of
         // it there. Redis would then keep a free slot for a waiter that does not poll while the one
         // polling is told to wait: the slot stays unused until the window turns (the pacing showed it).
-        w.score = before.registered
-          .then(() => (settled ? undefined : scripts.enqueue(member, level, proc, staleMs).then(num)))
-          .catch(() => undefined);
-        void w.score.then(markRegistered);
+        const entered = before.registered.then(async () => (settled ? undefined : num(await scripts.enqueue(member, level, proc, staleMs))));
+        w.score = entered.catch(() => undefined);
+        // Registered once its entry is in Redis (or it is gone); after a failed enqueue, with its first poll.
+        void entered.then(markRegistered, () => undefined);
       }
       let granted = false;
       try {
@@ -173,7 +173,8 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
         // After its registration, if any, has reached Redis (else the entry would come back).
         // Best effort: a waiter left behind is dropped once its process stops polling.
         if (!granted) void w.score.then(() => scripts.leave(member)).catch(() => undefined);
-        markRegistered();
+        // Never before the waiter ahead has registered: its score settles only after that.
+        void w.score.then(markRegistered);
       }
     },
     async observe(o) {

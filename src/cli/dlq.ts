@@ -33,7 +33,7 @@ Subcommands:
 
 Filters (list, retry, purge):
   --queue events|handlers|handlers-high|handlers-low|schedules   (handlers: every priority)
-  --event NAME         --handler ID (a handler or a schedule)   --reason TEXT (substring)
+  --event NAME (or schedule)   --handler ID (a handler or a schedule)   --reason TEXT (substring)
   --since AGE|DATE     failed within AGE (2h, 7d) or at/after DATE
   --older-than AGE     failed more than AGE ago
   --limit N
@@ -58,7 +58,9 @@ function filterFrom(values: ParsedArgs['values']): DeadFilter {
     if (!(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`--queue: expected ${QUEUE_NAMES.join(', ')}, got "${queue}"`);
     f.queue = queue as QueueName;
   }
-  const event = eventFlags(str(values, 'event') ? [str(values, 'event') as string] : [])[0];
+  // `schedule` is the EVENT column of a schedule run.
+  const given = str(values, 'event');
+  const event = given === 'schedule' ? given : eventFlags(given ? [given] : [])[0];
   if (event) f.event = event;
   const handler = str(values, 'handler');
   if (handler) f.handler = handler;

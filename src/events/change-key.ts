@@ -48,6 +48,11 @@ export function changeKey(event: string, data: unknown): string | null {
   }
 }
 
+/** Delivery key of a delivery reconcile synthesizes: derived from the change key alone, so a second reconcile of the same change is an ingest duplicate. */
+export function reconcileDeliveryKey(changeKey: string): string {
+  return `rc:${changeKey}`;
+}
+
 /** Events that have a change key (and that reconcile can infer). */
 export const CHANGE_KEY_EVENTS = [
   'message.received', 'message.sent', 'contact.created', 'conversation.created', 'conversation.closed',

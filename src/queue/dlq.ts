@@ -16,8 +16,7 @@ import { PRIORITIES } from '../util/priority.js';
  * InvalidDeliveryError), handler jobs (`handlers`, `handlers-high`,
  * `handlers-low`) that failed for good (the event and the handler's last
  * error), and schedule runs (`schedules`) that failed for good (the schedule
- * and its tick). Deliveries and handler runs are kept (`removeOnFail: false`)
- * until retried or purged here; a schedule keeps its last 1 000.
+ * and its tick). All are kept (`removeOnFail: false`) until retried or purged here.
  */
 export interface DeadEntry {
   readonly queue: QueueName;

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { StoredDelivery } from '../queue/delivery.js';
+import { reconcileDeliveryKey } from '../events/change-key.js';
 import type { Inferred } from './infer.js';
 
-/** Delivery key of a synthesized delivery: derived from the change key alone, so a second reconcile of the same change is an ingest duplicate. */
-export function reconcileDeliveryKey(changeKey: string): string {
-  return `rc:${changeKey}`;
-}
+export { reconcileDeliveryKey };
 
 /**
  * The delivery reconcile stores for an inferred event: the envelope the

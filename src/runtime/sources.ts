@@ -127,12 +127,13 @@ async function syncSchedules(queue: Queue<ScheduleJobData>, schedules: readonly 
     const cur = existing.find((e) => e.key === s.id || e.id === s.id);
     const same = cur && cur.every === ('every' in repeat ? repeat.every : undefined) &&
       cur.pattern === ('pattern' in repeat ? repeat.pattern : undefined) && (cur.tz ?? undefined) === ('tz' in repeat ? repeat.tz : undefined) &&
-      cur.template?.opts?.attempts === s.retry.attempts;
+      cur.template?.opts?.attempts === s.retry.attempts && cur.template.opts.removeOnFail === false;
     if (same) continue;
     await queue.upsertJobScheduler(s.id, repeat, {
       name: s.id,
       data: { scheduleId: s.id },
-      opts: { attempts: s.retry.attempts, backoff: { ...s.retry.backoff }, removeOnComplete: { count: 1_000 }, removeOnFail: { count: 1_000 } },
+      // A run dead for good is kept, as a handler run is, until `dlq retry` or `dlq purge`.
+      opts: { attempts: s.retry.attempts, backoff: { ...s.retry.backoff }, removeOnComplete: { count: 1_000 }, removeOnFail: false },
     });
     log.info({ schedule: s.id, ...repeat }, cur ? 'schedule updated' : 'schedule added');
   }

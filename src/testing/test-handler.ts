@@ -1,4 +1,5 @@
 import { DERIVED_EVENT_NAMES, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
+import { changeKey, reconcileDeliveryKey } from '../events/change-key.js';
 import { parseEnvelope } from '../events/envelope.js';
 import { isHandler, type Handler } from '../handler.js';
 import { inlineJob, runInline, type InlineRunDeps } from '../replay/inline.js';
@@ -47,9 +48,16 @@ export async function testHandler<N extends EventName, S extends object>(
   const { api, sandbox } = target(options, fixed === undefined ? undefined : () => now().getTime());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
-  const key = parseEnvelope(delivery.bytes).key;
+  const derived = (DERIVED_EVENT_NAMES as readonly string[]).includes(event.name);
+  const source = options.source ?? (derived ? 'poll' : 'webhook');
+  if (source === 'poll' && !derived) throw new TypeError(`testHandler: source "poll" is for the derived events (${DERIVED_EVENT_NAMES.join(', ')}), not ${event.name}`);
+  // A reconciled run's delivery key is `rc:<change key>`, so its Idempotency-Keys and steps are the ones reconcile's run would have.
+  const change = source === 'reconcile' ? changeKey(event.name, event.data) : null;
+  if (source === 'reconcile' && change === null) {
+    throw new TypeError(`testHandler: reconcile never synthesizes ${event.name}${derived ? ' (a derived event: the poller makes it)' : ''}, or this one lacks the id or time its change key needs`);
+  }
+  const key = change === null ? parseEnvelope(delivery.bytes).key : reconcileDeliveryKey(change);
   const receivedAt = delivery.receivedAt ?? now().toISOString();
-  const source = options.source ?? ((DERIVED_EVENT_NAMES as readonly string[]).includes(event.name) ? 'poll' : 'webhook');
   const job = inlineJob(handler, key, event, receivedAt);
   const { outcome, calls } = await runInline(handler, source === 'webhook' ? job : { ...job, source }, {
     api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt,

@@ -45,8 +45,9 @@ export interface TestHandlerOptions<Settings extends object = object> {
   /** `ctx.delivery.attempt` (default 1). */
   readonly attempt?: number;
   /**
-   * `ctx.delivery.source`: `reconcile` to run the handler as `switchyard reconcile` would (a synthesized
-   * delivery); default `poll` for a derived event (order.created, order.status_changed, task.due), else `webhook`.
+   * `ctx.delivery.source`: `reconcile` runs the handler as on a delivery `switchyard reconcile` synthesized
+   * (key `rc:<change key>`, so its Idempotency-Keys are that run's; refused for an event reconcile never
+   * infers); default `poll` for a derived event (order.created, order.status_changed, task.due), else `webhook`.
    */
   readonly source?: TestSource;
   /** Where `ctx.step` results are kept; pass one store to several calls to test a retry. Default a fresh MemoryStepStore. */

@@ -41,9 +41,13 @@ describe('dead-lettered schedule runs', () => {
     expect(e).toMatchObject({ queue: 'schedules', event: 'schedule', handler: 'nightly-export', reason: 'UnrecoverableError: export target unreachable', attempts: 1 });
     expect(e?.key).toBe(`schedule:nightly-export:${e?.receivedAt}`);
     expect(await list('--handler', 'nightly-export')).toHaveLength(1);
+    expect(await list('--event', 'schedule')).toHaveLength(1);
+    expect(await list('--event', 'lead.won')).toHaveLength(0);
     expect(await list('--queue', 'handlers')).toHaveLength(0);
     const text = await run('list');
     expect(text.out).toMatch(/schedules\s+schedule\s+nightly-export\s+.*export target unreachable/);
+    // Kept until retried or purged, as handler runs are (BullMQ's count trim would be shared by every schedule).
+    expect((await p.dlq.schedules.getJobScheduler('nightly-export'))?.template?.opts?.removeOnFail).toBe(false);
   });
 
   it('dlq show finds it by job id and by key, names the tick, and points to no delivery trace', async () => {

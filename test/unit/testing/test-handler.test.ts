@@ -158,9 +158,12 @@ describe('testHandler: one handler, run as the worker runs it', () => {
     });
     expect((await testHandler(sourced, 'lead.won')).delivery.source).toBe('webhook');
     expect((await testHandler(sourced, 'order.created')).delivery.source).toBe('poll');
-    expect((await testHandler(sourced, 'lead.won', { source: 'reconcile' })).delivery.source).toBe('reconcile');
+    const reconciled = await testHandler(sourced, 'lead.won', { source: 'reconcile' });
+    expect(reconciled.delivery).toMatchObject({ source: 'reconcile', key: `rc:lead.won:${reconciled.event.data.id}` });
     expect(seen).toEqual(['webhook', 'poll', 'reconcile']);
     await expect(testHandler(sourced, 'lead.won', { source: 'schedule' as never })).rejects.toThrow('testHandler: source must be one of webhook, reconcile, poll, got "schedule"');
+    await expect(testHandler(sourced, 'order.created', { source: 'reconcile' })).rejects.toThrow('testHandler: reconcile never synthesizes order.created (a derived event: the poller makes it)');
+    await expect(testHandler(sourced, 'lead.won', { source: 'poll' })).rejects.toThrow(/source "poll" is for the derived events .*, not lead.won/);
   });
 
   it('opens no port and leaves no handle behind in the in-process mode', async () => {
