@@ -32,6 +32,15 @@ export function decodeSeen(v: string | null | undefined): SeenOrder | undefined 
   return bar < 0 ? undefined : { status: v.slice(0, bar), updatedAt: v.slice(bar + 1) };
 }
 
+/**
+ * Statuses an order can leave only by `delivered` → `returned` (spec, Order
+ * status). The poller forgets an order some time after it reached one of them
+ * (its snapshot would otherwise grow with every order ever seen), because
+ * when a forgotten order is listed again its previous status is still known:
+ * `delivered` if it is now `returned`, else the one it has.
+ */
+export const SETTLED_ORDER_STATUSES: readonly string[] = ['delivered', 'cancelled', 'returned'];
+
 export interface OrderDiff {
   /** Oldest first. */
   readonly events: DerivedEvent[];
@@ -39,6 +48,12 @@ export interface OrderDiff {
   readonly seen: Map<number, SeenOrder>;
   /** The latest `updated_at` of the page (or undefined for an empty page). */
   readonly cursor: string | undefined;
+  /**
+   * Orders created before `knownBefore` that the snapshot does not hold in an open status: never
+   * forgotten, so never seen (a baseline cut at its page limit, a snapshot lost). Their status is
+   * recorded from now on; a change before this poll cannot be told.
+   */
+  readonly unknown: number[];
 }
 
 const ms = (iso: string): number => Date.parse(iso);
@@ -52,17 +67,28 @@ const ms = (iso: string): number => Date.parse(iso);
  * event. Moves between two polls fold into one change (a poll sees the
  * current state only). Only the names in `wanted` become events; the snapshot
  * moves on either way.
+ *
+ * An order missing from `seen` but created before `knownBefore` (the listing's
+ * `since`: every order created before it was listed by an earlier poll) was
+ * seen and then forgotten in a settled status ({@link SETTLED_ORDER_STATUSES}):
+ * it is no `order.created`; `returned` is a change from `delivered`.
  */
-export function diffOrders(seen: ReadonlyMap<number, SeenOrder | undefined>, page: readonly Order[], wanted: ReadonlySet<DerivedEventName>): OrderDiff {
+export function diffOrders(
+  seen: ReadonlyMap<number, SeenOrder | undefined>, page: readonly Order[], wanted: ReadonlySet<DerivedEventName>, knownBefore?: string,
+): OrderDiff {
   const events: DerivedEvent[] = [];
   const next = new Map<number, SeenOrder>();
+  const unknown: number[] = [];
   let cursor: string | undefined;
   for (const order of page) {
     if (cursor === undefined || ms(order.updated_at) > ms(cursor)) cursor = order.updated_at;
     const before = next.get(order.id) ?? seen.get(order.id);
     if (before && ms(order.updated_at) <= ms(before.updatedAt)) continue;
     next.set(order.id, { status: order.status, updatedAt: order.updated_at });
-    if (!before) {
+    if (!before && knownBefore !== undefined && ms(order.created_at) < ms(knownBefore)) {
+      if (order.status === 'returned') events.push(statusChange(order, 'delivered'));
+      else if (!SETTLED_ORDER_STATUSES.includes(order.status)) unknown.push(order.id);
+    } else if (!before) {
       if (wanted.has('order.created')) {
         events.push({ key: `order.created:${order.id}`, name: 'order.created', createdAt: order.created_at, data: order });
       }
@@ -71,7 +97,7 @@ export function diffOrders(seen: ReadonlyMap<number, SeenOrder | undefined>, pag
       events.push(statusChange(order, before.status));
     }
   }
-  return { events: events.filter((e) => wanted.has(e.name)).sort(byTime), seen: next, cursor };
+  return { events: events.filter((e) => wanted.has(e.name)).sort(byTime), seen: next, cursor, unknown };
 }
 
 function statusChange(order: Order, previous: string): DerivedEvent {

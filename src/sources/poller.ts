@@ -6,7 +6,9 @@ import type { Handler } from '../handler.js';
 import type { Logger } from '../log.js';
 import type { IngestStore } from '../queue/ingest.js';
 import type { RedisClient } from '../redis/connection.js';
-import { decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, type DerivedEvent, type SeenOrder } from './diff.js';
+import {
+  decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SETTLED_ORDER_STATUSES, type DerivedEvent, type SeenOrder,
+} from './diff.js';
 
 /**
  * The poller of derived events: one poll per tick across every worker process
@@ -19,6 +21,14 @@ import { decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, type De
 
 /** `GET /orders?since=` asks this far behind the cursor: a write committed late with an earlier `updated_at` is still seen (the snapshot drops repeats). */
 export const ORDER_OVERLAP_MS = 60_000;
+/**
+ * An order in a settled status (delivered, cancelled, returned) is forgotten once its `updated_at` is this far
+ * behind the listing's `since`: it is listed again only when it changes, and then its previous status is known
+ * (see diffOrders). Keeps the snapshot to the orders still moving.
+ */
+export const SETTLED_ORDER_FORGET_MS = 3_600_000;
+/** Most settled orders forgotten per poll. */
+const FORGET_BATCH = 1_000;
 /** Most pages one listing reads in one poll (100 records each). */
 const MAX_PAGES = 200;
 const EPOCH = '1970-01-01T00:00:00.000Z';
@@ -31,6 +41,8 @@ export function pollKeys(prefix: string) {
     ordersCursor: `${prefix}:poll:orders:cursor`,
     /** Hash: order id → `status|updated_at` as last seen. */
     ordersSeen: `${prefix}:poll:orders:seen`,
+    /** Sorted set: ids of the orders in `ordersSeen` with a settled status, by `updated_at` (ms): forgotten once old. */
+    ordersSettled: `${prefix}:poll:orders:settled`,
     /** Hash: task id → the due_at it was announced with (the open tasks due now). */
     tasksSeen: `${prefix}:poll:tasks:seen`,
     /** Set once the first task poll took its baseline. */
@@ -117,7 +129,7 @@ async function pollOrders(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName
     // First poll: what exists now is the baseline, not news.
     const seen = new Map<number, SeenOrder>();
     for (const o of page) seen.set(o.id, { status: o.status, updatedAt: o.updated_at });
-    await writeSeen(deps.redis, keys.ordersSeen, seen);
+    await writeSeen(deps.redis, keys, seen);
     const latest = page.reduce((m, o) => (Date.parse(o.updated_at) > Date.parse(m) ? o.updated_at : m), EPOCH);
     await deps.redis.set(keys.ordersCursor, latest);
     deps.log.info({ orders: page.length }, 'poller: orders baseline taken; changes from now on become events');
@@ -126,18 +138,32 @@ async function pollOrders(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName
   const ids = [...new Set(page.map((o) => o.id))];
   const stored = ids.length ? await deps.redis.hmget(keys.ordersSeen, ...ids.map(String)) : [];
   const seen = new Map(ids.map((id, i) => [id, decodeSeen(stored[i])]));
-  const diff = diffOrders(seen, page, wanted);
+  const diff = diffOrders(seen, page, wanted, since);
   // Deliveries first, memory after: a crash in between repeats the same keys, which ingest absorbs.
   const accepted = await ingestAll(deps, diff.events);
-  await writeSeen(deps.redis, keys.ordersSeen, diff.seen);
+  await writeSeen(deps.redis, keys, diff.seen);
   if (diff.cursor !== undefined && Date.parse(diff.cursor) > Date.parse(cursor)) await deps.redis.set(keys.ordersCursor, diff.cursor);
   if (diff.events.length) deps.log.info({ events: diff.events.length, accepted }, 'poller: order changes');
+  if (diff.unknown.length) {
+    deps.log.warn({ orders: diff.unknown.slice(0, 20), count: diff.unknown.length }, 'poller: open orders created before the last poll were not in its snapshot (baseline cut at its page limit, or the snapshot lost); their status is tracked from now on, an earlier change is not inferred');
+  }
+  await forgetSettled(deps.redis, keys, Date.parse(since as string) - SETTLED_ORDER_FORGET_MS);
   return { baseline: false, seen: page.length, events: diff.events.length, accepted };
 }
 
-async function writeSeen(redis: RedisClient, key: string, seen: ReadonlyMap<number, SeenOrder>): Promise<void> {
+async function writeSeen(redis: RedisClient, keys: ReturnType<typeof pollKeys>, seen: ReadonlyMap<number, SeenOrder>): Promise<void> {
   if (seen.size === 0) return;
-  await redis.hset(key, Object.fromEntries([...seen].map(([id, s]) => [String(id), encodeSeen(s)])));
+  const tx = redis.multi().hset(keys.ordersSeen, Object.fromEntries([...seen].map(([id, s]) => [String(id), encodeSeen(s)])));
+  const settled = [...seen].filter(([, s]) => SETTLED_ORDER_STATUSES.includes(s.status)).flatMap(([id, s]) => [Date.parse(s.updatedAt), String(id)]);
+  if (settled.length) tx.zadd(keys.ordersSettled, ...settled);
+  await tx.exec();
+}
+
+/** Forgets settled orders last updated before `before` (ms), a batch per poll. */
+async function forgetSettled(redis: RedisClient, keys: ReturnType<typeof pollKeys>, before: number): Promise<void> {
+  const ids = await redis.zrangebyscore(keys.ordersSettled, '-inf', `(${before}`, 'LIMIT', 0, FORGET_BATCH);
+  if (ids.length === 0) return;
+  await redis.multi().hdel(keys.ordersSeen, ...ids).zrem(keys.ordersSettled, ...ids).exec();
 }
 
 async function pollTasks(deps: PollerDeps): Promise<NonNullable<PollReport['tasks']>> {

@@ -10,6 +10,8 @@ const MOVES = ['confirmed', 'preparing', 'out_for_delivery', 'delivered'] as con
 
 describe('polled sources: derived events from the sandbox listings, through the pipeline', () => {
   let p: Pipeline;
+  /** The order the first test delivered. */
+  let delivered = 0;
   const runs = (handler: string, id: number) => polledRuns().filter((r) => r.handler === handler && r.id === id);
   /** Waits until `n` more polls of `path` reached the sandbox. */
   const polls = async (path: string, n: number) => {
@@ -47,6 +49,7 @@ describe('polled sources: derived events from the sandbox listings, through the 
     // Let anything a repeated poll might have queued reach the handlers.
     await waitFor(async () => ((await p.events.getJobCounts('waiting', 'active', 'delayed')).waiting ?? 0) === 0, 10_000, 50);
 
+    delivered = id;
     const moves = runs('order-moves', id);
     expect(moves.map((r) => r.status)).toEqual([...MOVES]);
     expect(moves.map((r) => r.previous)).toEqual(['new', ...MOVES.slice(0, -1)]);
@@ -71,5 +74,30 @@ describe('polled sources: derived events from the sandbox listings, through the 
     await polls('/tasks', 3);
     expect(runs('task-due', id)).toHaveLength(1);
     expect(runs('task-due', id)[0]?.key).toBe(`task.due:${id}:${due}`);
+  }, 90_000);
+
+  it('a settled order is forgotten by the snapshot an hour after it settled; returned later, it is one change from delivered, not a new order', async () => {
+    expect(delivered).toBeGreaterThan(0);
+    const keys = pollKeys(p.prefix);
+    expect(await p.redis.hget(keys.ordersSeen, String(delivered))).toMatch(/^delivered\|/);
+    expect(await p.redis.zscore(keys.ordersSettled, String(delivered))).not.toBeNull();
+    // Two hours on (the task test moved the clock): a new order moves the cursor, the delivered one falls behind.
+    await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: '2h' }) });
+    const other = await sandboxCall(p, 'POST', '/orders', { contact_id: 36, items: [{ name: 'Mug', quantity: 1, unit_price: 8 }] });
+    const otherId = (other.json.data as { id: number }).id;
+    await waitFor(() => runs('order-created', otherId).length === 1, 20_000, 50);
+    await waitFor(async () => (await p.redis.hget(keys.ordersSeen, String(delivered))) === null, 20_000, 50);
+    expect(await p.redis.zscore(keys.ordersSettled, String(delivered))).toBeNull();
+    expect(await p.redis.hget(keys.ordersSeen, String(otherId))).toMatch(/^new\|/);
+
+    const returned = await sandboxCall(p, 'PATCH', `/orders/${delivered}/status`, { status: 'returned' });
+    expect(returned.status).toBe(200);
+    await waitFor(() => runs('order-moves', delivered).length === MOVES.length + 1, 20_000, 50);
+    await polls('/orders', 3);
+    await waitFor(async () => ((await p.events.getJobCounts('waiting', 'active', 'delayed')).waiting ?? 0) === 0, 10_000, 50);
+    expect(runs('order-moves', delivered).at(-1)).toMatchObject({ status: 'returned', previous: 'delivered' });
+    expect(runs('order-moves', delivered)).toHaveLength(MOVES.length + 1);
+    expect(runs('order-created', delivered)).toHaveLength(1);
+    expect(p.lines.some((l) => l.includes('were not in its snapshot'))).toBe(false);
   }, 90_000);
 });

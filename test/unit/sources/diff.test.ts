@@ -55,6 +55,30 @@ describe('diffOrders', () => {
     expect(d.events).toEqual([]);
   });
 
+  it('an order created before the window and missing from the snapshot was forgotten once settled: no order.created; returned is a change from delivered', () => {
+    const since = '2025-03-06T12:00:00.000Z';
+    const d = diffOrders(seen([]), [
+      order(5, 'returned', '2025-03-06T12:30:00.000Z'),
+      order(6, 'cancelled', '2025-03-06T12:31:00.000Z'),
+      order(7, 'delivered', '2025-03-06T12:32:00.000Z'),
+      // Created inside the window: new, as before.
+      order(8, 'new', '2025-03-06T12:33:00.000Z', '2025-03-06T12:33:00.000Z'),
+    ], ALL, since);
+    expect(d.events.map((e) => e.key)).toEqual(['order.status_changed:5:2025-03-06T12:30:00.000Z:returned', 'order.created:8']);
+    expect(d.events[0]?.data).toMatchObject({ status: 'returned', previous_status: 'delivered' });
+    expect([...d.seen.keys()].sort()).toEqual([5, 6, 7, 8]);
+    expect(d.unknown).toEqual([]);
+  });
+
+  it('an open order created before the window but missing from the snapshot is reported as unknown, never as created', () => {
+    const d = diffOrders(seen([]), [order(9, 'preparing', '2025-03-06T12:30:00.000Z')], ALL, '2025-03-06T12:00:00.000Z');
+    expect(d.events).toEqual([]);
+    expect(d.unknown).toEqual([9]);
+    expect(d.seen.get(9)?.status).toBe('preparing');
+    // Without a window (as before this rule), the same order is news.
+    expect(diffOrders(seen([]), [order(9, 'preparing', '2025-03-06T12:30:00.000Z')], ALL).events.map((e) => e.name)).toEqual(['order.created', 'order.status_changed']);
+  });
+
   it('only the subscribed names become events', () => {
     const d = diffOrders(seen([]), [order(3, 'confirmed', '2025-03-06T10:05:00.000Z')], new Set(['order.status_changed']));
     expect(d.events.map((e) => e.name)).toEqual(['order.status_changed']);
