@@ -42,6 +42,9 @@
 //   COMPARE_BIN=<path>  a second build's bin/switchyard.js, run right after each
 //                       Switchyard case on the same settings ("switchyard B"
 //                       rows), so an A/B sees the same machine state
+//   HISTORY=on          the receiver's HISTORY setting; `on,off` runs each
+//                       Switchyard case with both, one right after the other
+//                       ("HISTORY=off" rows): what delivery history costs ingest
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -65,6 +68,7 @@ const REFERENCE_NAMES: Record<string, string> = {
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
 const COMPARE_BIN = process.env.COMPARE_BIN ? resolve(process.env.COMPARE_BIN) : undefined;
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
+const HISTORY = (process.env.HISTORY ?? 'on').split(',').filter(Boolean);
 const SECRET = 'bench-secret';
 const PREFIX = 'bench';
 
@@ -98,7 +102,7 @@ async function startReference(mode: string, redisPort: number): Promise<{ port: 
   return { port, child };
 }
 
-async function startSwitchyard(redisPort: number, profileName?: string, bin = BIN): Promise<{ port: number; child: ChildProcess }> {
+async function startSwitchyard(redisPort: number, profileName?: string, bin = BIN, history = 'on'): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const nodeFlags = PROFILE && profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
   // Log lines (JSON on stdout) are drained and discarded, never left to fill the pipe.
@@ -111,6 +115,7 @@ async function startSwitchyard(redisPort: number, profileName?: string, bin = BI
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       LOG_LEVEL: process.env.SWITCHYARD_LOG_LEVEL ?? 'warn',
       QUEUE_PREFIX: PREFIX,
+      HISTORY: history,
     },
   });
   await until('switchyard /readyz', () => httpOk(`http://127.0.0.1:${port}/readyz`));
@@ -304,7 +309,8 @@ async function main(): Promise<void> {
     await stop(bare.child);
   }
 
-  const builds: { label: string; bin: string }[] = [{ label: 'switchyard', bin: BIN }, ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : [])];
+  const bins: { label: string; bin: string }[] = [{ label: 'switchyard', bin: BIN }, ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : [])];
+  const builds = bins.flatMap((b) => HISTORY.map((history) => ({ ...b, history, label: history === 'on' ? b.label : `${b.label} HISTORY=${history}` })));
   // ROUNDS > 1: the reference and Switchyard cases run again, interleaved, so a burst of
   // foreign load on a shared machine skews one round, not one case (see bestOf).
   for (let round = 1; round <= ROUNDS; round++) {
@@ -326,13 +332,13 @@ async function main(): Promise<void> {
 
     for (const fsync of FSYNC) {
       for (const conns of CONNECTIONS) {
-        for (const { label, bin } of builds) {
+        for (const { label, bin, history } of builds) {
           const redis = await startRedis(fsync);
           const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
           try {
-            const sy = await startSwitchyard(redis.port, `${label.replace(' ', '-')}-${fsync}-c${conns}`, bin);
+            const sy = await startSwitchyard(redis.port, `${label.replaceAll(' ', '-')}-${fsync}-c${conns}`, bin, history);
             log(`${label} serve (appendfsync ${fsync}), ${conns} connections`);
-            const idsFile = join(scratch, `accepted-${label.replace(' ', '-')}-${fsync}-${conns}.txt`);
+            const idsFile = join(scratch, `accepted-${label.replaceAll(' ', '-')}-${fsync}-${conns}.txt`);
             const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
             const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
             await stop(sy.child, 20_000);
