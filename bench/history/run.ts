@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       await worker.close(5_000);
       await queues.close();
       commands.disconnect();
+      blocking.disconnect();
       let historyBytes: number | null = null;
       if (history) {
         await sleep(1000);

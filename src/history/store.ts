@@ -1,10 +1,20 @@
 import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis/connection.js';
+import type { LuaArg } from '../redis/lua.js';
+import { HISTORY_SCRIPTS } from './scripts.js';
 import { historyKeys, parseJobId } from './keys.js';
 import { attemptJson, type AttemptEntry, type HistoryEntry } from './record.js';
 
 /** Entries kept per delivery (the newest); the summary keeps receipt, fan-out and each handler's state whatever is trimmed. */
 export const MAX_ENTRIES = 100;
+
+/** One write: summary fields to set, to set unless present, entries to append; indexed at `indexAt` (ms) when given. */
+interface Write {
+  readonly set: readonly (string | number)[];
+  readonly setnx?: readonly (string | number)[];
+  readonly entries: readonly string[];
+  readonly indexAt?: number;
+}
 
 export interface HistoryOptions {
   readonly prefix: string;
@@ -49,6 +59,7 @@ export class HistoryWriter {
 
   constructor(private readonly redis: RedisClient, private readonly opts: HistoryOptions, private readonly log: Logger) {
     this.keys = historyKeys(opts.prefix);
+    HISTORY_SCRIPTS.on(redis);
   }
 
   private pending: ReturnType<RedisClient['pipeline']> | undefined;
@@ -84,55 +95,61 @@ export class HistoryWriter {
     }
   }
 
-  /** Summary fields of the receipt, and the delivery in the time index (trimmed by the TTL at most once a second). */
-  private received(p: ReturnType<RedisClient['pipeline']>, key: string, r: Receipt, now: number): (string | number)[] {
+  /**
+   * Queues one write of `key`'s history (historyWrite-3.lua): the summary fields, the entries appended and
+   * the list trimmed to the newest {@link MAX_ENTRIES}, both keys living HISTORY_TTL from now, and the
+   * delivery in the time index (trimmed by the TTL at most once a second).
+   */
+  private write(key: string, w: Write, now: number): void {
+    let trim: number | '' = '';
+    if (w.indexAt !== undefined && now - this.trimmedAt >= 1_000) {
+      this.trimmedAt = now;
+      trim = now - this.opts.ttlMs;
+    }
+    const setnx = w.setnx ?? [];
+    const args: LuaArg[] = [
+      this.opts.ttlMs, MAX_ENTRIES, w.indexAt ?? '', key, trim,
+      w.set.length / 2, ...w.set, setnx.length / 2, ...setnx, ...w.entries,
+    ];
+    HISTORY_SCRIPTS.queue(this.pipe(), 'historyWrite', [this.keys.summary(key), this.keys.entries(key), this.keys.index], args);
+  }
+
+  /** Summary fields of the receipt, and when it was received (ms; the queued time when the receipt has none). */
+  private received(r: Receipt): { fields: (string | number)[]; at: number } {
     const at = Date.parse(r.receivedAt);
     const receivedAt = Number.isFinite(at) ? at : r.queuedAt;
-    p.zadd(this.keys.index, receivedAt, key);
-    if (now - this.trimmedAt >= 1_000) {
-      this.trimmedAt = now;
-      p.zremrangebyscore(this.keys.index, '-inf', now - this.opts.ttlMs);
-    }
-    return ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex, 'source', r.source];
+    return { fields: ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex, 'source', r.source], at: receivedAt };
   }
 
   /** Fan-out placed the runs (or found no subscriber). */
   fannedOut(key: string, receipt: Receipt, facts: FanOutFacts, now = Date.now()): void {
-    const s = this.keys.summary(key);
-    const e = this.keys.entries(key);
-    const p = this.pipe();
-    p.hset(s, ...this.received(p, key, receipt, now), 'event', facts.event,
-      ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []));
-    // A run that already reported (another process was quicker than this write) keeps its state.
-    for (const h of facts.handlers) p.hsetnx(s, `h:${h.id}`, h.placement);
-    if (facts.duplicateChange !== undefined) p.hset(s, 'state', 'duplicate_change');
-    else if (facts.handlers.length === 0) p.hset(s, 'state', 'no_handlers');
+    const r = this.received(receipt);
+    const state = facts.duplicateChange !== undefined ? ['state', 'duplicate_change'] : facts.handlers.length === 0 ? ['state', 'no_handlers'] : [];
     const entry: HistoryEntry = { kind: 'fanout', at: now, handlers: facts.handlers, ...(facts.duplicateChange !== undefined ? { duplicateChange: facts.duplicateChange } : {}) };
-    p.rpush(e, JSON.stringify(entry));
-    if (facts.body !== undefined) p.rpush(e, JSON.stringify({ kind: 'body', at: now, body: facts.body } satisfies HistoryEntry));
-    this.capped(p, key);
+    this.write(key, {
+      set: [...r.fields, 'event', facts.event, ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []), ...state],
+      // A run that already reported (another process was quicker than this write) keeps its state.
+      setnx: facts.handlers.flatMap((h) => [`h:${h.id}`, h.placement]),
+      entries: [JSON.stringify(entry), ...(facts.body !== undefined ? [JSON.stringify({ kind: 'body', at: now, body: facts.body } satisfies HistoryEntry)] : [])],
+      indexAt: r.at,
+    }, now);
   }
 
   /** The delivery is not a valid event (dead-lettered without fan-out). */
   invalid(key: string, receipt: Receipt, event: string | null, reason: string, body: string | undefined, now = Date.now()): void {
-    const s = this.keys.summary(key);
-    const e = this.keys.entries(key);
-    const p = this.pipe();
-    p.hset(s, ...this.received(p, key, receipt, now), 'state', 'invalid', ...(event ? ['event', event] : []));
-    p.rpush(e, JSON.stringify({ kind: 'invalid', at: now, reason } satisfies HistoryEntry));
-    if (body !== undefined) p.rpush(e, JSON.stringify({ kind: 'body', at: now, body } satisfies HistoryEntry));
-    this.capped(p, key);
+    const r = this.received(receipt);
+    this.write(key, {
+      set: [...r.fields, 'state', 'invalid', ...(event ? ['event', event] : [])],
+      entries: [JSON.stringify({ kind: 'invalid', at: now, reason } satisfies HistoryEntry), ...(body !== undefined ? [JSON.stringify({ kind: 'body', at: now, body } satisfies HistoryEntry)] : [])],
+      indexAt: r.at,
+    }, now);
   }
 
   /** One attempt of one handler job ended. */
   attempt(key: string, entry: AttemptEntry, jobId: string): void {
-    const s = this.keys.summary(key);
-    const p = this.pipe();
-    p.rpush(this.keys.entries(key), attemptJson(entry));
-    p.hset(s, `h:${entry.handler}`, entry.outcome);
     const named = parseJobId(jobId);
-    if (!named || named.key !== key) p.set(this.keys.job(jobId), key, 'PX', this.opts.ttlMs);
-    this.capped(p, key);
+    if (!named || named.key !== key) this.pipe().set(this.keys.job(jobId), key, 'PX', this.opts.ttlMs);
+    this.write(key, { set: [`h:${entry.handler}`, entry.outcome], entries: [attemptJson(entry)] }, Date.now());
   }
 
   /** Repeats of deliveries already taken (the receiver answered 200 duplicate). */
@@ -145,13 +162,5 @@ export class HistoryWriter {
       p.hset(s, 'lastDuplicateAt', now);
       p.pexpire(s, this.opts.ttlMs);
     }
-  }
-
-  /** The list trimmed to the newest entries; both keys live HISTORY_TTL from now. */
-  private capped(p: ReturnType<RedisClient['pipeline']>, key: string): void {
-    const e = this.keys.entries(key);
-    p.ltrim(e, -MAX_ENTRIES, -1);
-    p.pexpire(e, this.opts.ttlMs);
-    p.pexpire(this.keys.summary(key), this.opts.ttlMs);
   }
 }

@@ -174,3 +174,22 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
   }
   redis.disconnect();
 }
+
+/**
+ * Connections opened for others that do not close them (a BullMQ Worker given a
+ * connection leaves closing it to its owner): `connect` opens one, `close` closes
+ * every one opened so far.
+ */
+export function ownedConnections(url: string, role: ConnectionRole): { connect(name: string): RedisClient; close(): Promise<void> } {
+  const owned: RedisClient[] = [];
+  return {
+    connect(name) {
+      const c = createRedisConnection(url, role, name);
+      owned.push(c);
+      return c;
+    },
+    async close() {
+      await Promise.allSettled(owned.map((c) => closeRedis(c)));
+    },
+  };
+}

@@ -110,4 +110,18 @@ export class LuaScripts<N extends string> {
     }
     return calls;
   }
+
+  /**
+   * Queues a call of `name` on a pipeline (its answer comes with the pipeline's). The pipeline must be
+   * made after `on()` defined the scripts on its client: ioredis gives a pipeline its client's commands.
+   */
+  queue(pipeline: object, name: N, keys: readonly string[], args: readonly LuaArg[] = []): void {
+    const s = this.scripts.get(name) as LuaScript;
+    const command = (pipeline as Record<string, unknown>)[name];
+    if (typeof command !== 'function') throw new LuaScriptError(`Lua script ${name} is not defined on this pipeline's client: call on() with the client first`);
+    if (s.numberOfKeys !== null && keys.length !== s.numberOfKeys) throw new LuaScriptError(`Lua script ${name} takes ${s.numberOfKeys} keys, was given ${keys.length}`);
+    const call = command as (...a: LuaArg[]) => unknown;
+    if (s.numberOfKeys === null) call.call(pipeline, keys.length, ...keys, ...args);
+    else call.call(pipeline, ...keys, ...args);
+  }
 }

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { repeatOptions, type Schedule } from '../handler/schedule.js';
 import type { Logger } from '../log.js';
 import { IngestStore } from '../queue/ingest.js';
-import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
 import { derivedSubscriptions, pollOnce } from '../sources/poller.js';
 import { POLLS_QUEUE, SCHEDULES_QUEUE } from '../queue/names.js';
 import type { ScheduleJobData } from '../queue/schedule-job.js';
@@ -66,6 +66,9 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
   });
 
   const workers: Worker[] = [];
+  /** The workers' own connections, closed after them. */
+  const owned = ownedConnections(opts.redisUrl, 'worker');
+  const connect = (name: string): RedisClient => owned.connect(name);
   if (schedules.length > 0) {
     const process = createScheduleProcessor({
       set,
@@ -84,7 +87,7 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
         case 'retry': throw decision.error;
         case 'pause': throw new Error(decision.reason);
       }
-    }, { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-schedules'), prefix, ...workerOptions(config) }));
+    }, { connection: connect('switchyard-schedules'), prefix, ...workerOptions(config) }));
   }
   if (wanted.size > 0) {
     const ingest = new IngestStore(commands, prefix, config.dedupeTtlMs);
@@ -103,7 +106,7 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
         taskLookaheadMs: config.taskDueLookaheadMs,
         lockMs: Math.max(60_000, 2 * config.pollEveryMs),
       }, derivedSubscriptions(set.current().all));
-    }, { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-polls'), prefix, ...workerOptions(config), concurrency: 1 }));
+    }, { connection: connect('switchyard-polls'), prefix, ...workerOptions(config), concurrency: 1 }));
   }
   for (const w of workers) {
     w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
@@ -114,6 +117,7 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
     close: async () => {
       await Promise.allSettled(workers.map((w) => w.close()));
       await Promise.allSettled([scheduleQueue.close(), pollQueue.close()]);
+      await owned.close();
       await closeRedis(connection);
     },
   };

@@ -11,7 +11,7 @@ import type { OrderedBacklog } from '../metrics/queue-collector.js';
 import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
 import type { HandlerQueues, Queues } from '../queue/queues.js';
-import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
 import { workerHistory } from '../history/observe.js';
 import { startReconcileSchedule } from '../reconcile/schedule.js';
 import { dispatch } from '../worker/dispatcher.js';
@@ -100,6 +100,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const prefix = config.queuePrefix;
   const { set } = opts;
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
+  /** The BullMQ workers' own connections, closed after them. */
+  const owned = ownedConnections(opts.redisUrl, 'worker');
+  const connect = (name: string): RedisClient => owned.connect(name);
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const currentToken = tokenHash(config.workspaceApiToken);
   // Markers that a run finished or a delivery was folded are kept as long as deliveries are deduplicated.
@@ -162,7 +165,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       if (placed.duplicateChange) log.info({ delivery: job.data.key, change: placed.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
       return placed;
     }),
-    { connection: createRedisConnection(opts.redisUrl, 'worker', 'switchyard-events'), prefix, ...workerOptions(config) },
+    { connection: connect('switchyard-events'), prefix, ...workerOptions(config) },
   );
 
   /** Applies the processor's decision with BullMQ (the only place that knows its job-moving calls). */
@@ -197,7 +200,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       const view = { id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
       return apply(job, token, await processJob(HANDLER_QUEUE_BY_PRIORITY[priority], view, signal));
     },
-    { connection: createRedisConnection(opts.redisUrl, 'worker', `switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
+    { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
   ));
 
   for (const w of [eventsWorker, ...handlerWorkers]) {
@@ -231,6 +234,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
       await reconciler?.close();
+      await owned.close();
       await closeRedis(commands);
     },
   };
