@@ -54,7 +54,7 @@ import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../../src/queue/names.j
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sign } from '../../src/signature.js';
 import {
-  BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, stopAll, until,
+  BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, runBench, until,
   type RunningRedis,
 } from '../lib/proc.js';
 
@@ -579,14 +579,4 @@ async function main(): Promise<void> {
   if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(summary, null, 2));
 }
 
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  agent.destroy();
-  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
-  rmSync(scratch, { recursive: true, force: true });
-}
+await runBench(main, [...tempDirs, scratch], () => agent.destroy());

@@ -17,7 +17,7 @@
 // the history keys (UNLINKed and used_memory compared).
 //
 // Knobs: DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 RESULTS=<file.json>
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ import { openQueues } from '../../src/queue/queues.js';
 import { startWorker } from '../../src/runtime/worker.js';
 import { HandlerSet, handlerSnapshot } from '../../src/worker/handler-set.js';
 import { loadHandlers } from '../../src/worker/loader.js';
-import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, stopAll, until } from '../lib/proc.js';
+import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, runBench, until } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5_000);
 const CONCURRENCY = process.env.CONCURRENCY ?? '10';
@@ -120,12 +120,4 @@ async function main(): Promise<void> {
   r.disconnect();
 }
 
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(scratch, { recursive: true, force: true });
-}
+await runBench(main, [scratch]);

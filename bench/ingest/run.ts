@@ -45,7 +45,7 @@
 //   HISTORY=on          the receiver's HISTORY setting; `on,off` runs each
 //                       Switchyard case with both, one right after the other
 //                       ("HISTORY=off" rows): what delivery history costs ingest
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -54,7 +54,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { decodeInboxItem } from '../../src/queue/inbox-item.js';
 import { IngestPump } from '../../src/queue/pump.js';
-import { BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, start, startRedis as startRedisServer, stop, stopAll, until } from '../lib/proc.js';
+import { BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, start, startRedis as startRedisServer, stop, runBench, until } from '../lib/proc.js';
 
 const HERE = import.meta.dirname;
 const CONNECTIONS = (process.env.CONNECTIONS ?? '50,10').split(',').map(Number);
@@ -371,12 +371,4 @@ async function main(): Promise<void> {
   if (rows.some((r) => r.verification && !r.verification.ok)) process.exitCode = 1;
 }
 
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(scratch, { recursive: true, force: true });
-}
+await runBench(main, [scratch]);

@@ -1,7 +1,7 @@
 // Shared helpers of the bench scripts: child processes that are always stopped,
 // free loopback ports, a fresh redis-server, CPU accounting from /proc.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -61,6 +61,23 @@ export function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
 
 export async function stopAll(): Promise<void> {
   await Promise.all([...children].map((c) => stop(c, 5_000)));
+}
+
+/**
+ * Runs a bench's `main`: a failure is logged with its stack and sets exit code 1; then, failed or not, every
+ * child is stopped, `cleanup` runs and the `dirs` (scratch folders) are removed.
+ */
+export async function runBench(main: () => Promise<void>, dirs: readonly string[], cleanup?: () => void): Promise<void> {
+  try {
+    await main();
+  } catch (err) {
+    log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
+    process.exitCode = 1;
+  } finally {
+    await stopAll();
+    cleanup?.();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
 }
 
 process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });

@@ -22,14 +22,14 @@
 //   mem_aof_buffer), which follow traffic, not data; the raw figure is printed too.
 //
 // Knobs: DELIVERIES=5000 HISTORY=on|off SKIP_BUILD=1 RESULTS=<file.json>
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { sign } from '../../src/signature.js';
-import { BIN, build, freePort, httpOk, log, machine, pool, sleep, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
+import { BIN, build, freePort, httpOk, log, machine, pool, sleep, start, startRedis, stop, runBench, until } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5000);
 const HISTORY = process.env.HISTORY ?? 'on';
@@ -150,12 +150,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(scratch, { recursive: true, force: true });
-}
+await runBench(main, [scratch]);

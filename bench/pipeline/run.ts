@@ -28,7 +28,7 @@
 //
 // Knobs: DELIVERIES=2000 BURST=100 WORKERS=2 SKIP_BUILD=1 RESULTS=<file.json>
 //        CONCURRENCY=<WORKER_CONCURRENCY of each worker, default 10>
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
@@ -39,7 +39,7 @@ import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { sign } from '../../src/signature.js';
 import { HANDLER_QUEUES } from '../../src/queue/names.js';
 import {
-  BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, stopAll, until,
+  BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, runBench, stopAll, until,
 } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
 
@@ -308,12 +308,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(scratch, { recursive: true, force: true });
-}
+await runBench(main, [scratch]);

@@ -27,13 +27,13 @@
 // Knobs: FIXTURES=10000 CONCURRENCY=8,50 ROUNDS=2 AB=1 SKIP_BUILD=1 RESULTS=<file.json>
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { sign } from '../../src/signature.js';
-import { BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
+import { BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, start, startRedis, stop, runBench, until } from '../lib/proc.js';
 
 const N = Number(process.env.FIXTURES ?? 10_000);
 const CONCURRENCY = (process.env.CONCURRENCY ?? '8,50').split(',').map(Number);
@@ -172,12 +172,4 @@ async function main(): Promise<void> {
   if (results.some((r) => r.ok !== N || r.inbox !== r.ok)) process.exitCode = 1;
 }
 
-try {
-  await main();
-} catch (err) {
-  log(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(scratch, { recursive: true, force: true });
-}
+await runBench(main, [scratch]);

@@ -4,12 +4,11 @@ import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
   listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
 } from '../queue/dlq.js';
-import { parseSince } from '../replay/filter.js';
 import { parseDuration } from '../util/units.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
-import { eventFlags } from './flags.js';
+import { eventFlags, timeFlag } from './flags.js';
 
 const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
 
@@ -67,11 +66,7 @@ function filterFrom(values: ParsedArgs['values']): DeadFilter {
   const reason = str(values, 'reason');
   if (reason) f.reason = reason;
   const since = str(values, 'since');
-  if (since !== undefined) {
-    const t = parseSince(since, Date.now());
-    if (t === null) throw new UsageError(`--since: expected an age such as 2h, 30m, 7d or a date such as 2025-03-04, got "${since}"`);
-    f.since = t;
-  }
+  if (since !== undefined) f.since = timeFlag('since', since);
   const older = str(values, 'older-than');
   if (older !== undefined) {
     const ms = parseDuration(older);

@@ -1,4 +1,5 @@
 import { isEventName, suggestEventName } from '../events/catalogue.js';
+import { parseSince } from '../util/units.js';
 import { UsageError } from './command.js';
 
 /** `--event a,b --event c`, each checked against the catalogue. */
@@ -22,4 +23,13 @@ export function urlFlag(name: string, value: string): string {
     throw new UsageError(`--${name}: expected an http(s) URL, got "${value}"`);
   }
   return value;
+}
+
+/** A time flag (`--since`, `--until`): an age back from `now` (30m, 6h, 2d) or a date or timestamp; epoch ms. */
+export function timeFlag(name: string, value: string, now = Date.now()): number {
+  const t = parseSince(value, now);
+  if (t === null) {
+    throw new UsageError(`--${name}: expected an age such as 30m, 6h or 2d, or a date or timestamp such as 2025-03-04 or 2025-03-04T10:00:00Z, got "${value}"`);
+  }
+  return t;
 }

@@ -2,11 +2,10 @@ import { CHANGE_KEY_EVENTS, hasChangeKey, type ChangeKeyEvent } from '../events/
 import { ChangeClaims } from '../queue/change.js';
 import { IngestStore } from '../queue/ingest.js';
 import { formatReport, reconcile, reconcileBurst, reconcileClient } from '../reconcile/index.js';
-import { parseSince } from '../replay/filter.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
-import { eventFlags } from './flags.js';
+import { eventFlags, timeFlag } from './flags.js';
 
 const HELP = `Usage: switchyard reconcile --since AGE|DATE [--until AGE|DATE] [--events a,b] [--dry-run] [--json]
 
@@ -39,14 +38,6 @@ Examples:
   switchyard reconcile --since 6h --dry-run
   switchyard reconcile --since 2025-03-04T08:00:00Z --until 2025-03-04T12:00:00Z --events message.received
 `;
-
-function timeFlag(name: string, value: string, now: number): number {
-  const t = parseSince(value, now);
-  if (t === null) {
-    throw new UsageError(`--${name}: expected an age such as 30m, 6h or 2d, or a date or timestamp such as 2025-03-04 or 2025-03-04T10:00:00Z, got "${value}"`);
-  }
-  return t;
-}
 
 export const reconcileCommand: Command = {
   name: 'reconcile',

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
 import { createLogger } from '../log.js';
 import {
-  filterItems, inlineTarget, InputError, lineReporter, parseSince, printableBody, progressReporter, readInputs, replayFailed, runReplay,
+  filterItems, inlineTarget, InputError, lineReporter, printableBody, progressReporter, readInputs, replayFailed, runReplay,
   type DryWriteReport, type ReplayTarget,
 } from '../replay/index.js';
 import { dropSecrets } from '../worker/handler-env.js';
@@ -11,7 +11,7 @@ import { loadHandlers } from '../worker/loader.js';
 import { intFlag, parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget } from './connect.js';
-import { eventFlags } from './flags.js';
+import { eventFlags, timeFlag } from './flags.js';
 
 const HELP = `Usage: switchyard replay <file|dir|file.ndjson>... [options]
 
@@ -99,8 +99,7 @@ export const replayCommand: Command = {
     const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
     const concurrency = intFlag('concurrency', str(values, 'concurrency'), 1, 1000) ?? 8;
     const sinceText = str(values, 'since');
-    const sinceMs = sinceText === undefined ? undefined : parseSince(sinceText, Date.now());
-    if (sinceMs === null) throw new UsageError(`--since: expected a duration such as 2h, 30m, 7d or a date such as 2025-03-04, got "${sinceText}"`);
+    const sinceMs = sinceText === undefined ? undefined : timeFlag('since', sinceText);
     const events = eventFlags(strs(values, 'event'));
     const config = cliConfig(io);
     // --inline runs handler modules in this process: Switchyard's secrets now live only in `config`.

@@ -5,11 +5,10 @@ import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter } from '
 import { formatDeliveries, formatTrace } from '../history/timeline.js';
 import { EVENTS_QUEUE } from '../queue/names.js';
 import type { RedisClient } from '../redis/connection.js';
-import { parseSince } from '../replay/filter.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
-import { eventFlags } from './flags.js';
+import { eventFlags, timeFlag } from './flags.js';
 
 const NEEDS_REDIS = 'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis';
 
@@ -144,11 +143,7 @@ export const deliveriesCommand: Command = {
       f.outcome = outcome;
     }
     const since = str(values, 'since');
-    if (since !== undefined) {
-      const t = parseSince(since, Date.now());
-      if (t === null) throw new UsageError(`--since: expected an age such as 30m, 2h, 7d or a date such as 2025-03-04, got "${since}"`);
-      f.since = t;
-    }
+    if (since !== undefined) f.since = timeFlag('since', since);
     const limit = intFlag('limit', str(values, 'limit'), 1, 10_000);
     if (limit !== undefined) f.limit = limit;
     return withRedis(io, 'deliveries', async (redis, prefix) => {

@@ -39,7 +39,7 @@ export function decodeSeen(v: string | null | undefined): SeenOrder | undefined 
  * when a forgotten order is listed again its previous status is still known:
  * `delivered` if it is now `returned`, else the one it has.
  */
-export const SETTLED_ORDER_STATUSES: readonly string[] = ['delivered', 'cancelled', 'returned'];
+export const SETTLED_ORDER_STATUSES: readonly string[] = ['delivered', 'cancelled', 'returned'] satisfies readonly Order['status'][];
 
 export interface OrderDiff {
   /** Oldest first. */
