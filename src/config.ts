@@ -71,6 +71,12 @@ export class ConfigError extends Error {
 export interface LoadConfigOptions {
   /** `serve`/`start` need webhook secrets; `work`, `replay`, `doctor` may run without. */
   requireSecrets?: boolean;
+  /**
+   * Processes that run handlers (`start`, `work`, `dev`): a WORKSPACE_API_URL
+   * without a token would dead-letter every run that calls the API, so it is
+   * refused at start-up, naming WORKSPACE_API_TOKEN.
+   */
+  requireApiToken?: boolean;
 }
 
 const optionalText = z
@@ -276,6 +282,15 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
   const hasPassword = (resolved['ADMIN_PASSWORD'] ?? '').trim() !== '';
   if (hasUser !== hasPassword) {
     problems.push({ variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER', problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)' });
+  }
+  const apiUrlGiven = (resolved['WORKSPACE_API_URL'] ?? '').trim() !== '';
+  const tokenGiven = (resolved['WORKSPACE_API_TOKEN'] ?? '').trim() !== '';
+  if (options.requireApiToken && apiUrlGiven && !tokenGiven && !problems.some((p) => p.variable.startsWith('WORKSPACE_API_TOKEN'))) {
+    problems.push({
+      variable: 'WORKSPACE_API_TOKEN',
+      problem: 'required when WORKSPACE_API_URL is set, and missing: every handler run and schedule tick that calls the API would be dead-lettered. ' +
+        'Set it to a token of that workspace (or WORKSPACE_API_TOKEN_FILE to a file holding it), or unset WORKSPACE_API_URL',
+    });
   }
   const tracing = tracingSettings(resolved, problems);
   if (problems.length > 0 || !v) throw new ConfigError(problems);

@@ -2,9 +2,12 @@ import { loadConfig } from '../config.js';
 import { devPlan, type DevSandboxPlan } from '../runtime/dev-env.js';
 import { watchHandlers } from '../runtime/dev-reload.js';
 import { loadWorker } from '../runtime/worker.js';
+import { newWorldName } from '../queue/world.js';
 import { createSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { parseCommandArgs } from './args.js';
-import { EXIT, type CliIo, type Command } from './command.js';
+import { EXIT, type CliIo, type Command, type ExitCode } from './command.js';
+import { lockStateDir, StateDirBusyError, type StateOwner } from '../runtime/state-lock.js';
+import { resolve } from 'node:path';
 import { processLogger, runService } from './run-service.js';
 
 const HELP = `Usage: switchyard dev
@@ -45,25 +48,45 @@ export const devCommand: Command = {
   help: HELP,
   async run(argv, io) {
     parseCommandArgs(argv, {});
-    const plan = devPlan(io.env, io.cwd);
-    const config = loadConfig(plan.env, { requireSecrets: true });
-    const log = processLogger(config, io);
-    for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
-    // Handler modules first: a broken one stops start-up before anything listens.
-    const worker = await loadWorker(config, log, plan.env);
-    const sandbox = plan.sandbox ? await startSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io) : undefined;
-    if (plan.sandbox && !sandbox) return EXIT.failed;
-    const watcher = watchHandlers({
-      dir: config.handlersDir, only: config.handlers, env: plan.env, set: worker.set,
-      say: (line) => io.stdout.write(`dev: ${line}\n`),
-      warn: (text) => io.stderr.write(`dev: ${text}\n`),
-    });
-    io.stdout.write(`dev: watching ${config.handlersDir} for changes\n`);
+    // Before anything reads or writes the state directory: a second `dev` here is refused, touching nothing.
+    const state = resolve(io.cwd, io.env['SWITCHYARD_HOME'] || '.switchyard');
+    let lock;
     try {
-      return await runService(io, { receiver: true, worker: worker.start }, config, log);
+      lock = lockStateDir(state, { command: 'dev', port: io.env['PORT'] || '3000' });
+    } catch (err) {
+      if (!(err instanceof StateDirBusyError)) throw err;
+      io.stderr.write(`switchyard dev: ${err.message}\n`);
+      return EXIT.failed;
+    }
+    try {
+      return await runDev(io, lock.previous);
     } finally {
-      watcher.close();
-      await sandbox?.close();
+      lock.release();
     }
   },
 };
+
+async function runDev(io: CliIo, previous: StateOwner | null): Promise<ExitCode> {
+  const plan = devPlan(io.env, io.cwd);
+  const config = loadConfig(plan.env, { requireSecrets: true, requireApiToken: true });
+  const log = processLogger(config, io);
+  if (previous) io.stdout.write(`dev: the previous switchyard ${previous.command} here (pid ${previous.pid}) ended without stopping; taking over its state\n`);
+  for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
+  // Handler modules first: a broken one stops start-up before anything listens.
+  // A fresh sandbox is a new world: record ids start over, so changes claimed against the last one are not its own.
+  const worker = await loadWorker(config, log, plan.env, plan.sandbox ? { freshWorld: newWorldName('sandbox') } : {});
+  const sandbox = plan.sandbox ? await startSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io) : undefined;
+  if (plan.sandbox && !sandbox) return EXIT.failed;
+  const watcher = watchHandlers({
+    dir: config.handlersDir, only: config.handlers, env: plan.env, set: worker.set,
+    say: (line) => io.stdout.write(`dev: ${line}\n`),
+    warn: (text) => io.stderr.write(`dev: ${text}\n`),
+  });
+  io.stdout.write(`dev: watching ${config.handlersDir} for changes\n`);
+  try {
+    return await runService(io, { command: 'dev', receiver: true, worker: worker.start }, config, log);
+  } finally {
+    watcher.close();
+    await sandbox?.close();
+  }
+}

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { RedisServerMissingError } from '../redis/managed.js';
 import { startService, type ServiceOptions } from '../runtime/service.js';
+import { StateDirBusyError } from '../runtime/state-lock.js';
 import { EXIT, type CliIo, type ExitCode } from './command.js';
 
 export function processLogger(config: Config, io: CliIo): Logger {
@@ -11,15 +12,15 @@ export function processLogger(config: Config, io: CliIo): Logger {
 /** Runs receiver and/or worker until SIGINT/SIGTERM, then shuts down in order. */
 export async function runService(
   io: CliIo,
-  roles: { receiver: boolean; worker?: ServiceOptions['worker'] },
+  roles: { receiver: boolean; worker?: ServiceOptions['worker']; command?: string },
   config: Config,
   log: Logger = processLogger(config, io),
 ): Promise<ExitCode> {
   let service;
   try {
-    service = await startService({ config, log, receiver: roles.receiver, ...(roles.worker ? { worker: roles.worker } : {}) });
+    service = await startService({ config, log, receiver: roles.receiver, ...(roles.worker ? { worker: roles.worker } : {}), ...(roles.command ? { command: roles.command } : {}) });
   } catch (err) {
-    if (err instanceof RedisServerMissingError) {
+    if (err instanceof RedisServerMissingError || err instanceof StateDirBusyError) {
       io.stderr.write(`switchyard: ${err.message}\n`);
       return EXIT.failed;
     }

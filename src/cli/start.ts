@@ -18,8 +18,8 @@ Example:
 `,
   async run(argv, io) {
     parseCommandArgs(argv, {});
-    const config = loadConfig(io.env, { requireSecrets: true });
+    const config = loadConfig(io.env, { requireSecrets: true, requireApiToken: true });
     const log = processLogger(config, io);
-    return runService(io, { receiver: true, worker: await prepareWorker(config, log, io.env) }, config, log);
+    return runService(io, { command: 'start', receiver: true, worker: await prepareWorker(config, log, io.env) }, config, log);
   },
 };

@@ -19,8 +19,8 @@ Example:
 `,
   async run(argv, io) {
     parseCommandArgs(argv, {});
-    const config = loadConfig(io.env, { requireSecrets: false });
+    const config = loadConfig(io.env, { requireSecrets: false, requireApiToken: true });
     const log = processLogger(config, io);
-    return runService(io, { receiver: false, worker: await prepareWorker(config, log, io.env) }, config, log);
+    return runService(io, { command: 'work', receiver: false, worker: await prepareWorker(config, log, io.env) }, config, log);
   },
 };

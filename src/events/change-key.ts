@@ -14,7 +14,8 @@ import type { EventName } from '../spec/events.js';
  * | `contact.created` | event + contact id + `created_at` | |
  * | `conversation.created` | event + conversation id + `created_at` | |
  * | `conversation.closed` | event + conversation id + `closed_at` | each close of a thread is its own change |
- * | `lead.created`, `lead.won`, `lead.lost` | event + lead id | the lead record carries no time of its outcome |
+ * | `lead.created` | event + lead id | a lead is created once |
+ * | `lead.won`, `lead.lost` | event + lead id | the lead record carries no time of its outcome: a second real outcome takes the key over (isRepeatableChange) |
  * | `conversation.opened`, `conversation.assigned`, `contact.lifecycle_changed` | none | the records carry no time of the move: two moves could not be told apart |
  *
  * Timestamps are normalised to ISO-8601 in UTC with milliseconds, so two
@@ -48,9 +49,23 @@ export function changeKey(event: string, data: unknown): string | null {
   }
 }
 
-/** Delivery key of a delivery reconcile synthesizes: derived from the change key alone, so a second reconcile of the same change is an ingest duplicate. */
-export function reconcileDeliveryKey(changeKey: string): string {
-  return `rc:${changeKey}`;
+/**
+ * Delivery key of a delivery reconcile synthesizes: derived from the change
+ * key (and the world it was found in, src/queue/world.ts) alone, so a second
+ * reconcile of the same change is an ingest duplicate.
+ */
+export function reconcileDeliveryKey(changeKey: string, world: string | null = null): string {
+  return world === null ? `rc:${changeKey}` : `rc:@${world}:${changeKey}`;
+}
+
+/**
+ * Change keys that can name a later, new change: a lead reopened and won (or
+ * lost) again gives the same `lead.won:<id>`, as the record keeps no time of
+ * its outcome. A real delivery of such a key is a new change unless it repeats
+ * the one that holds the claim (src/queue/change.ts).
+ */
+export function isRepeatableChange(changeKey: string): boolean {
+  return changeKey.startsWith('lead.won:') || changeKey.startsWith('lead.lost:');
 }
 
 /** Events that have a change key (and that reconcile can infer). */

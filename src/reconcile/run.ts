@@ -42,6 +42,8 @@ export interface ReconcileOptions {
   /** API calls made so far (read before and after). */
   apiCalls?: () => number;
   now?: () => number;
+  /** The world the claims were made in (src/queue/world.ts; null: a real workspace). */
+  world?: string | null;
   /** Example ids kept per event (default 5). */
   examples?: number;
 }
@@ -74,7 +76,7 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
         c.received++;
         return;
       }
-      const outcome = opts.sink ? await opts.sink.put(synthesize(e, receivedAt)) : 'accepted';
+      const outcome = opts.sink ? await opts.sink.put(synthesize(e, receivedAt, opts.world ?? null)) : 'accepted';
       if (outcome === 'duplicate') {
         c.pending++;
         return;

@@ -26,6 +26,8 @@ export interface ReconcileSchedule {
 export async function startReconcileSchedule(
   opts: { config: Config; redisUrl: string; log: Logger },
   commands: RedisClient,
+  /** The workers' world (src/queue/world.ts): claims and reconciled keys are kept under it. */
+  world: string | null = null,
 ): Promise<ReconcileSchedule | null> {
   const { config, log } = opts;
   const prefix = config.queuePrefix;
@@ -51,12 +53,12 @@ export async function startReconcileSchedule(
   }
   await queue.upsertJobScheduler(SCHEDULER_ID, { every: everyMs }, { name: 'reconcile', opts: { removeOnComplete: 20, removeOnFail: 20, attempts: 1 } });
   const ingest = new IngestStore(commands, prefix, config.dedupeTtlMs);
-  const claims = new ChangeClaims(commands, prefix, config.dedupeTtlMs);
+  const claims = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
   const connection = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-reconcile');
   const worker = new Worker<unknown, ReconcileReport>(RECONCILE_QUEUE, async () => {
     // Changes of the last moments may still be on their way as webhooks: leave them to the next tick.
     const until = Date.now() - Math.min(SETTLE_MS, everyMs);
-    const report = await reconcile({ api, claims, sink: ingest, window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls });
+    const report = await reconcile({ api, claims, world, sink: ingest, window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls });
     log.info({ reconcile: report }, `scheduled reconcile: ${report.totals.found} changes found, ${report.totals.received} already received, ${report.totals.enqueued} enqueued`);
     return report;
   }, { connection, prefix, concurrency: 1, lockDuration: 60_000 });

@@ -11,8 +11,9 @@ export { reconcileDeliveryKey };
  * from the change key), marked `source: 'reconcile'`. It goes through the same
  * IngestStore as a webhook, so the pump, fan-out and history treat it alike.
  */
-export function synthesize(e: Inferred, receivedAt: string): StoredDelivery {
-  const id = `rc_${createHash('sha256').update(e.changeKey).digest('hex').slice(0, 32)}`;
+export function synthesize(e: Inferred, receivedAt: string, world: string | null = null): StoredDelivery {
+  const key = reconcileDeliveryKey(e.changeKey, world);
+  const id = `rc_${createHash('sha256').update(world === null ? e.changeKey : key).digest('hex').slice(0, 32)}`;
   const body = JSON.stringify({ id, event: e.event, ...(e.at ? { created_at: e.at } : {}), data: e.data });
-  return { key: reconcileDeliveryKey(e.changeKey), name: e.event, receivedAt, secretIndex: -1, body, headers: {}, source: 'reconcile' };
+  return { key, name: e.event, receivedAt, secretIndex: -1, body, headers: {}, source: 'reconcile' };
 }

@@ -18,6 +18,8 @@ export interface ManagedRedis {
   readonly url: string;
   readonly port: number;
   readonly dir: string;
+  /** The redis-server's process id (undefined only if its start line was not read). */
+  readonly pid?: number | undefined;
   /** Stops the server (SHUTDOWN semantics via SIGTERM: AOF is flushed). */
   stop(): Promise<void>;
 }
@@ -67,10 +69,19 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
     '--daemonize', 'no',
     '--loglevel', 'warning',
   ];
-  const child = spawn(opts.binary ?? 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Started through a small sh that owns it (OWNER_WATCH): stdin is a pipe only this process
+  // writes, so when this process exits by any means (SIGKILL, an out-of-memory kill) the pipe
+  // closes and the server is told to stop (SIGTERM: Redis flushes its AOF and exits).
+  const child = spawn('sh', ['-c', OWNER_WATCH, 'switchyard-redis', opts.binary ?? 'redis-server', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
+  let pid: number | undefined;
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+    pid ??= Number(/^@pid (\d+)$/m.exec(output)?.[1]) || undefined;
+  });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  // Nothing is ever written: the pipe is the owner's liveness; an EPIPE after a failed start is no error.
+  child.stdin?.on('error', () => undefined);
 
   await new Promise<void>((res, rej) => {
     let settled = false;
@@ -83,7 +94,7 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
     };
     child.once('error', (err: NodeJS.ErrnoException) =>
       done(err.code === 'ENOENT' ? new RedisServerMissingError() : err));
-    child.once('exit', (code) => done(new Error(`redis-server exited with code ${code}: ${output.trim()}`)));
+    child.once('exit', (code) => done(code === NOT_FOUND ? new RedisServerMissingError() : new Error(`redis-server exited with code ${code}: ${output.trim()}`)));
     const started = Date.now();
     const timer = setInterval(() => {
       void ping(port).then((ok) => {
@@ -97,16 +108,48 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
     url: `redis://127.0.0.1:${port}`,
     port,
     dir,
-    stop: () => stopChild(child),
+    get pid() { return pid; },
+    stop: () => stopChild(child, () => pid),
   };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** sh's exit status for a command it cannot find. */
+const NOT_FOUND = 127;
+
+/**
+ * The owner watch (POSIX sh; `$1` the binary, the rest its arguments). The
+ * server runs in the background; a reader waits for end-of-file on the
+ * owner's pipe (fd 3, a copy of stdin: background commands of a
+ * non-interactive sh otherwise read /dev/null) and then sends it SIGTERM. The
+ * shell ignores SIGINT (Ctrl-C reaches the whole process group; the owner
+ * decides when the server stops), forwards SIGTERM and SIGHUP, and exits with
+ * the server's status once the server is gone.
+ */
+const OWNER_WATCH = [
+  'bin=$1; shift',
+  'command -v "$bin" >/dev/null 2>&1 || { echo "$bin: not found" >&2; exit 127; }',
+  "trap '' INT",
+  'exec 3<&0',
+  '"$bin" "$@" 3<&- </dev/null &',
+  'pid=$!',
+  'echo "@pid $pid"',
+  '(read -r _ <&3; kill -TERM "$pid" 2>/dev/null) &',
+  'exec 3<&-',
+  'trap \'kill -TERM "$pid" 2>/dev/null\' TERM HUP',
+  'while :; do wait "$pid"; status=$?; kill -0 "$pid" 2>/dev/null || exit "$status"; done',
+].join('\n');
+
+/** Closes the owner's pipe (the watch stops the server: AOF flushed); SIGKILL to both after 5 s. */
+function stopChild(child: ChildProcess, pid: () => number | undefined): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((res) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const timer = setTimeout(() => {
+      const server = pid();
+      if (server !== undefined) try { process.kill(server, 'SIGKILL'); } catch { /* gone */ }
+      child.kill('SIGKILL');
+    }, 5_000);
     child.once('exit', () => { clearTimeout(timer); res(); });
-    child.kill('SIGTERM');
+    child.stdin?.end();
   });
 }
 

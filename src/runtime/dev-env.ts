@@ -26,14 +26,19 @@ export interface DevPlan {
 
 export const SANDBOX_TOKEN = 'sbx_full_acme';
 
-/** The development secret in `<SWITCHYARD_HOME>/dev-secret`, made on first use (`send`, `replay`, `sign` read it too). */
-function devSecret(dir: string): string {
-  const file = join(dir, 'dev-secret');
+/** A random value kept in `<SWITCHYARD_HOME>/<name>`, made on first use. */
+function keptSecret(dir: string, name: string, prefix: string): string {
+  const file = join(dir, name);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, `dev_${randomBytes(16).toString('hex')}`, { mode: 0o600 });
+    writeFileSync(file, `${prefix}${randomBytes(16).toString('hex')}`, { mode: 0o600 });
   }
   return readFileSync(file, 'utf8').trim();
+}
+
+/** Whether HOST binds loopback only. */
+function loopback(host: string): boolean {
+  return host === 'localhost' || /^127\./.test(host) || host === '::1' || host === '[::1]';
 }
 
 function sandboxPort(value: string | undefined): number {
@@ -62,10 +67,25 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
   const notes: string[] = [];
   const state = env['SWITCHYARD_HOME'] || '.switchyard';
   if (!env['WEBHOOK_SECRETS'] && !env['WEBHOOK_SECRETS_FILE']) {
-    out['WEBHOOK_SECRETS'] = devSecret(resolve(cwd, state));
+    out['WEBHOOK_SECRETS'] = keptSecret(resolve(cwd, state), 'dev-secret', 'dev_');
     notes.push(`WEBHOOK_SECRETS=${out['WEBHOOK_SECRETS']} (development secret, kept in ${join(state, 'dev-secret')}; send, replay and sign use it too)`);
   }
-  if (env['WORKSPACE_API_URL']) return { env: out, notes };
+  const receiverUrl = `http://${receiverHost(out['HOST'] as string)}:${env['PORT'] || 3000}`;
+  if (!env['ADMIN_USER'] && !env['ADMIN_PASSWORD']) {
+    if (loopback(out['HOST'] as string)) {
+      // Loopback only: the dashboard is on, with a password kept beside the dev secret.
+      out['ADMIN_USER'] = 'dev';
+      out['ADMIN_PASSWORD'] = keptSecret(resolve(cwd, state), 'admin-password', '');
+      notes.push(`dashboard at ${receiverUrl}/admin and deliveries at ${receiverUrl}/admin/deliveries (user dev, password ${out['ADMIN_PASSWORD']}, kept in ${join(state, 'admin-password')}; loopback only)`);
+    } else {
+      notes.push(`dashboard off: HOST ${out['HOST']} is not loopback; set ADMIN_USER and ADMIN_PASSWORD to serve /admin and /admin/deliveries`);
+    }
+  }
+  if (env['WORKSPACE_API_URL']) {
+    const token = env['WORKSPACE_API_TOKEN'] ? 'WORKSPACE_API_TOKEN' : env['WORKSPACE_API_TOKEN_FILE'] ? 'WORKSPACE_API_TOKEN_FILE' : 'none: WORKSPACE_API_TOKEN is unset';
+    notes.push(`workspace API at ${env['WORKSPACE_API_URL']} (WORKSPACE_API_URL; token ${token}); no sandbox runs: events come from that workspace's webhooks`);
+    return { env: out, notes };
+  }
 
   const port = sandboxPort(env['SANDBOX_PORT']);
   const webhookUrl = `http://${receiverHost(out['HOST'] as string)}:${env['PORT'] || 3000}${env['WEBHOOK_PATH'] || '/webhooks'}`;

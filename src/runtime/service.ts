@@ -30,6 +30,8 @@ export interface ServiceOptions {
   /** Starts the worker side on the shared Redis (see prepareWorker); returns the part to stop. */
   worker?: StartWorkerPart;
   receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'extend'>>;
+  /** The command this process runs (`start`, `dev`, `work`), named in its state directory's lock. */
+  command?: string;
 }
 
 export interface RunningService {
@@ -52,7 +54,7 @@ export interface RunningService {
  */
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const { config, log } = opts;
-  const redis = await resolveRedis(config, log);
+  const redis = await resolveRedis(config, log, opts.command);
   // Before the receiver and worker are built: they install their span wrappers only when tracing is on.
   const tracing = await startTracing(config.tracing, log);
   const commands = createRedisConnection(redis.url, 'worker', 'switchyard-pump');

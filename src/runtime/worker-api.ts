@@ -27,7 +27,7 @@ export function workerApiFactory(
 ): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
-    opts.log.warn('WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset: handlers that call the API will be dead-lettered with that reason');
+    opts.log.warn(`${apiUnset(config)}: handlers that call the API will be dead-lettered with that reason`);
     return undefined;
   }
   const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst, queuePrefix } = config;
@@ -52,4 +52,10 @@ export function workerApiFactory(
       ...(onCall ? { onCall } : {}),
       logger: opts.log,
     }));
+}
+
+/** Which of the API's two settings are missing, said as they are. */
+export function apiUnset(config: Pick<Config, 'workspaceApiUrl' | 'workspaceApiToken'>): string {
+  if (!config.workspaceApiUrl && !config.workspaceApiToken) return 'WORKSPACE_API_URL and WORKSPACE_API_TOKEN are unset';
+  return config.workspaceApiUrl ? `WORKSPACE_API_TOKEN is unset (WORKSPACE_API_URL is ${config.workspaceApiUrl})` : 'WORKSPACE_API_URL is unset (WORKSPACE_API_TOKEN is set)';
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
 import { ChangeClaims } from '../queue/change.js';
+import { currentWorld, markWorld } from '../queue/world.js';
 import { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../queue/names.js';
@@ -40,6 +41,8 @@ export interface WorkerServiceOptions {
   hooks?: WorkerHooks;
   /** Overrides the API client's fetch (tests). */
   fetch?: typeof fetch;
+  /** This process starts a new world for its API (a fresh sandbox, src/queue/world.ts): marked before any claim. */
+  freshWorld?: string | undefined;
 }
 
 export interface WorkerService {
@@ -68,7 +71,9 @@ export interface PreparedWorker {
  * during a Redis outage, and so does a bad or missing handler setting; the
  * BullMQ workers start when the service has Redis.
  */
-export async function loadWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<PreparedWorker> {
+export async function loadWorker(
+  config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>, extra: Pick<WorkerServiceOptions, 'freshWorld'> = {},
+): Promise<PreparedWorker> {
   // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
   dropSecrets(process.env);
   const { handlers: all, schedules } = await loadHandlerDir(config.handlersDir);
@@ -78,7 +83,7 @@ export async function loadWorker(config: Config, log: Logger, env: Readonly<Reco
   const set = new HandlerSet(handlerSnapshot(all.map((l) => l.handler), run, env, schedules.map((s) => s.schedule)));
   return {
     set,
-    start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, hooks, set }, queues),
+    start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, hooks, set, ...extra }, queues),
   };
 }
 
@@ -109,7 +114,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const keepMs = Math.max(config.dedupeTtlMs, 86_400_000);
   const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
   const debounce = new DebounceBursts(commands, prefix, keepMs);
-  const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs);
+  if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
+  const world = await currentWorld(commands, prefix, config.workspaceApiUrl);
+  const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
   const addJob = async (job: QueuedJob, parked = false): Promise<void> => {
     const queue = queues.handlers[job.priority];
     if (!parked) {
@@ -153,7 +160,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       const all = set.current().all;
       let placed;
       try {
-        placed = await history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce, claimChange: (c, k) => changes.claim(c, k) }));
+        placed = await history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce, claimChange: (c, who) => changes.claim(c, who) }));
       } catch (err) {
         // Dead-lettered as invalid: ordered runs received after it need not wait for it. (A retried
         // fan-out stays pending; one that fails for good is cleared by the 'failed' listener.)
@@ -221,7 +228,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
   const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory(opts, commands) });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  const reconciler = await startReconcileSchedule(opts, commands);
+  const reconciler = await startReconcileSchedule(opts, commands, world);
 
   const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
   return {

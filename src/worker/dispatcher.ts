@@ -4,6 +4,7 @@ import { validateEvent } from '../events/catalogue.js';
 import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler.js';
 import { keyOf } from '../handler/flow.js';
+import type { ChangeClaimant } from '../queue/change.js';
 import type { DebounceBursts } from '../queue/debounce.js';
 import { orderMember, type OrderGate, type QueuedJob } from '../queue/order.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
@@ -20,6 +21,16 @@ export class InvalidDeliveryError extends UnrecoverableError {
   }
 }
 
+/**
+ * Who claims a change: a webhook at its event's time; a delivery Switchyard
+ * made (reconcile, poll) at its receipt, when it saw the record in that state.
+ */
+function claimant(delivery: StoredDelivery, createdAt: string | null): ChangeClaimant {
+  const source = delivery.source ?? 'webhook';
+  const at = source === 'webhook' ? (createdAt ? Date.parse(createdAt) : Number.NaN) : Date.parse(delivery.receivedAt);
+  return { deliveryKey: delivery.key, source, atMs: Number.isFinite(at) ? at : null };
+}
+
 /** The handlers subscribed to an event name. */
 export function subscribers(handlers: readonly Handler[], name: string): Handler[] {
   return handlers.filter((h) => (h.on as readonly string[]).includes(name));
@@ -32,7 +43,7 @@ export interface FanOutPorts {
   readonly order: Pick<OrderGate, 'enqueue'>;
   readonly debounce: Pick<DebounceBursts, 'add'>;
   /** Claims a change key for a delivery (src/queue/change.ts); absent: no change-level dedupe. */
-  readonly claimChange?: (changeKey: string, deliveryKey: string) => Promise<boolean>;
+  readonly claimChange?: (changeKey: string, claimant: ChangeClaimant) => Promise<boolean>;
 }
 
 /** How fan-out placed each handler's run. */
@@ -60,7 +71,9 @@ export async function dispatch(
   const { event } = result;
   // Another delivery of the same change (a late real one after reconcile, or the reverse) ran already: nothing to run.
   const change = ports.claimChange ? changeKey(event.name, event.data) : null;
-  if (change !== null && ports.claimChange && !(await ports.claimChange(change, delivery.key))) return { handlers: [], placed: {}, duplicateChange: change };
+  if (change !== null && ports.claimChange && !(await ports.claimChange(change, claimant(delivery, event.createdAt)))) {
+    return { handlers: [], placed: {}, duplicateChange: change };
+  }
   const targets = subscribers(handlers, event.name);
   const placed: Record<string, Placement> = {};
   if (targets.length === 0) return { handlers: [], placed };

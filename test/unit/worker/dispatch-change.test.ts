@@ -21,9 +21,9 @@ function ports(): FanOutPorts & { jobs: QueuedJob[]; claims: Map<string, string>
     addJobs: async (js) => { jobs.push(...js); },
     order: { enqueue: async () => 'add' },
     debounce: { add: async () => ({ kind: 'folded' as const, jobId: '', delayMs: 0 }) },
-    claimChange: async (change, key) => {
-      if (!claims.has(change)) claims.set(change, key);
-      return claims.get(change) === key;
+    claimChange: async (change, who) => {
+      if (!claims.has(change)) claims.set(change, who.deliveryKey);
+      return claims.get(change) === who.deliveryKey;
     },
   };
 }

@@ -1,0 +1,82 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeClaims, changeClaimKey, CLOCK_SKEW_MS } from '../../../src/queue/change.js';
+import { currentWorld, markWorld, newWorldName } from '../../../src/queue/world.js';
+import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+
+const HOUR = 3_600_000;
+const T = Date.parse('2026-11-20T10:00:00Z');
+const webhook = (deliveryKey: string, atMs: number | null = T) => ({ deliveryKey, source: 'webhook', atMs });
+const reconciled = (deliveryKey: string, atMs: number) => ({ deliveryKey, source: 'reconcile', atMs });
+
+describe('change claims (real Redis)', () => {
+  let redis: Redis;
+  beforeAll(() => { redis = new Redis(testRedisUrl()); });
+  afterAll(() => { redis.disconnect(); });
+
+  it('a claim belongs to its world: a fresh sandbox (new world) claims the same record ids anew, and reconcile counts only its own', async () => {
+    const prefix = uniquePrefix('world');
+    const api = 'http://127.0.0.1:4010/api/v1';
+    expect(await currentWorld(redis, prefix, api)).toBeNull();
+    const first = newWorldName();
+    await markWorld(redis, prefix, api, first);
+    expect(await currentWorld(redis, prefix, api)).toBe(first);
+    // Another API URL has no mark.
+    expect(await currentWorld(redis, prefix, 'https://api.example.com/v1')).toBeNull();
+
+    const before = new ChangeClaims(redis, prefix, 7 * 24 * HOUR, first);
+    expect(await before.claim('message.received:41', webhook('evt_a'))).toBe(true);
+    expect(await before.claim('message.received:41', webhook('evt_b'))).toBe(false);
+
+    // dev restarted: a new sandbox reuses message id 41 for a new message.
+    const second = newWorldName();
+    expect(second).not.toBe(first);
+    await markWorld(redis, prefix, api, second);
+    const after = new ChangeClaims(redis, prefix, 7 * 24 * HOUR, (await currentWorld(redis, prefix, api)));
+    expect(await after.claimed(['message.received:41'])).toEqual([false]);
+    expect(await after.claim('message.received:41', webhook('evt_c'))).toBe(true);
+    expect(await after.claimed(['message.received:41'])).toEqual([true]);
+    expect(await redis.exists(changeClaimKey(prefix, 'message.received:41', second))).toBe(1);
+    // A real workspace (no world) keeps the plain key names.
+    expect(changeClaimKey(prefix, 'message.received:41')).toBe(`${prefix}:change:message.received:41`);
+  });
+
+  it('a lead won again (reopened, won) is a new change; a late copy of the same win is not', async () => {
+    const claims = new ChangeClaims(redis, uniquePrefix('rewin'), 7 * 24 * HOUR);
+    expect(await claims.claim('lead.won:48', webhook('evt_win1', T))).toBe(true);
+    // The same delivery again (a retried fan-out) still holds it.
+    expect(await claims.claim('lead.won:48', webhook('evt_win1', T))).toBe(true);
+    // A reconciled copy of the win already received runs nothing.
+    expect(await claims.claim('lead.won:48', reconciled('rc:lead.won:48', T + HOUR))).toBe(false);
+    // Reopened and won again: a second real outcome, another delivery id.
+    expect(await claims.claim('lead.won:48', webhook('evt_win2', T + 2 * HOUR))).toBe(true);
+    // A reconcile after the second win: the same (latest) change, nothing to run.
+    expect(await claims.claim('lead.won:48', reconciled('rc:lead.won:48', T + 3 * HOUR))).toBe(false);
+  });
+
+  it('after reconcile caught a win up, the late real delivery of that win runs nothing, a later win runs', async () => {
+    const claims = new ChangeClaims(redis, uniquePrefix('rclate'), 7 * 24 * HOUR);
+    const seen = T + 20 * 60_000; // reconcile listed the lead as won 20 minutes after the win
+    expect(await claims.claim('lead.lost:7', reconciled('rc:lead.lost:7', seen))).toBe(true);
+    // The real delivery of that loss, late: its event is older than what reconcile saw.
+    expect(await claims.claim('lead.lost:7', webhook('evt_loss', T))).toBe(false);
+    // Within the clock skew of the observation: still the same change.
+    expect(await claims.claim('lead.lost:7', webhook('evt_loss_b', seen + CLOCK_SKEW_MS))).toBe(false);
+    // No event time: cannot be told apart, so it is the same change.
+    expect(await claims.claim('lead.lost:7', webhook('evt_loss_c', null))).toBe(false);
+    // Reopened and lost again after reconcile saw it: new.
+    expect(await claims.claim('lead.lost:7', webhook('evt_loss2', seen + CLOCK_SKEW_MS + 1_000))).toBe(true);
+  });
+
+  it('changes that happen once keep their first delivery: a second real delivery of a message is a duplicate', async () => {
+    const prefix = uniquePrefix('once');
+    const claims = new ChangeClaims(redis, prefix, 7 * 24 * HOUR);
+    expect(await claims.claim('message.received:9', webhook('evt_1'))).toBe(true);
+    expect(await claims.claim('message.received:9', webhook('evt_2', T + HOUR))).toBe(false);
+    // A claim written by the previous version (the delivery key alone) is read as that delivery's.
+    await redis.set(changeClaimKey(prefix, 'lead.won:5'), 'evt_old', 'PX', HOUR);
+    expect(await claims.claim('lead.won:5', webhook('evt_old'))).toBe(true);
+    expect(await claims.claim('lead.won:5', reconciled('rc:lead.won:5', T))).toBe(false);
+    expect(await claims.claim('lead.won:5', webhook('evt_new'))).toBe(true);
+  });
+});
