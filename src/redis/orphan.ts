@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 
 /** A redis-server found serving a data directory (left by an owner that is gone). */
@@ -25,7 +25,8 @@ function serversByProc(dir: string): number[] {
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue;
     try {
-      if (!basename(readlinkSync(`/proc/${e}/exe`)).startsWith('redis-server')) continue;
+      // The command name (Debian's redis-server is a link to redis-check-rdb; its title is rewritten).
+      if (readFileSync(`/proc/${e}/comm`, 'utf8').trim() !== 'redis-server') continue;
       if (resolve(readlinkSync(`/proc/${e}/cwd`)) === dir) found.push(Number(e));
     } catch {
       // Gone meanwhile, or another user's process.
