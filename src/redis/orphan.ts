@@ -41,7 +41,7 @@ async function dirOnPort(port: number): Promise<string | null> {
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const reply = (await client.config('GET', 'dir')) as string[];
+    const reply = await client.config('GET', 'dir');
     return reply[1] ?? null;
   } catch {
     return null;

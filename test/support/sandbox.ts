@@ -96,6 +96,7 @@ export interface AcmeSeed {
   teammates: { id: number; active: boolean }[];
   products: { id: number; name: string; track_stock: boolean; available: number | null; is_active: boolean; variants: { id: number; available: number | null }[] }[];
   segments: { id: number; name: string }[];
+  conversation_ids: number[];
 }
 
 export interface SandboxHarness {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -6,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
-import { BIN, assertBuilt } from '../../support/cli.js';
+import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../../support/dev-process.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -26,49 +25,9 @@ export default defineHandler({
 });
 `;
 
-/** What a user sees in the terminal, and the process to stop (its own process group). */
-interface Dev {
-  child: ChildProcess;
-  output(): string;
-  /** Waits until `re` matches the output `times` times in all. */
-  waitFor(re: RegExp, times?: number, ms?: number): Promise<void>;
-  /** How many times `re` matches the output so far. */
-  count(re: RegExp): number;
-}
-
-function startDev(cwd: string, env: Record<string, string>): Dev {
-  assertBuilt();
-  const child = spawn(process.execPath, [BIN, 'dev'], {
-    cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOG_LEVEL: 'info', ...env },
-  });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
-  const count = (re: RegExp): number => out.match(new RegExp(re.source, `${re.flags.replace('g', '')}g`))?.length ?? 0;
-  return {
-    child,
-    output: () => out,
-    count,
-    waitFor: async (re, times = 1, ms = 20_000) => {
-      await waitFor(() => {
-        if (child.exitCode !== null) throw new Error(`switchyard dev exited (${child.exitCode}) before ${re}:\n${out}`);
-        return count(re) >= times;
-      }, ms).catch((err: unknown) => { throw new Error(`${String(err)}: no ${times}× ${re} in:\n${out}`); });
-    },
-  };
-}
-
-/** Stops the whole process group (SIGTERM, then SIGKILL) and resolves with the exit code. */
-async function stopDev(dev: Dev): Promise<number | null> {
-  if (dev.child.exitCode !== null || dev.child.pid === undefined) return dev.child.exitCode;
-  const exited = new Promise<number | null>((r) => dev.child.once('exit', (code) => r(code)));
-  try { process.kill(-dev.child.pid, 'SIGTERM'); } catch { /* gone */ }
-  const t = setTimeout(() => { try { process.kill(-(dev.child.pid as number), 'SIGKILL'); } catch { /* gone */ } }, 15_000);
-  const code = await exited;
-  clearTimeout(t);
-  return code;
-}
+type Dev = ServiceProcess;
+const startDev = (cwd: string, env: Record<string, string>): Dev => startServiceProcess('dev', cwd, env);
+const stopDev = stopServiceProcess;
 
 describe('switchyard dev (built CLI, in a project of its own)', () => {
   let project: string;
