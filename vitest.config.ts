@@ -27,6 +27,8 @@ function project(name: string, test: TestProjectInlineConfiguration['test'] = {}
       name,
       include: [`test/${name}/**/*.test.ts`],
       pool: 'forks',
+      // Apart from the developer's shell and `.switchyard/` (test/support/hermetic.ts).
+      setupFiles: ['test/support/hermetic.ts'],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       ...test,

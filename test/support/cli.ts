@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { hermeticHome } from './hermetic.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/switchyard.js', import.meta.url));
 const DIST_MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -25,7 +26,8 @@ export function runCli(args: string[], env: Record<string, string>, cwd?: string
   assertBuilt();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    // Run from the repository (no cwd): its `.switchyard/` is the developer's, so a state directory of the test's own.
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...(cwd === undefined ? { SWITCHYARD_HOME: hermeticHome() } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
