@@ -14,7 +14,7 @@
 # the first vitest run, and a run with arguments runs neither lint nor faults.
 set -eu
 cd "$(dirname "$0")/.."
-sh scripts/setup.sh
+sh scripts/setup.sh test
 
 mkdir -p test-results
 rm -f test-results/vitest.json test-results/faults.json test-results/lint.json

@@ -1,10 +1,13 @@
-// Prints vitest JSON reports as one plain line: "N passed, N failed[, N skipped]".
+// Prints vitest JSON reports as one plain line: "N passed, N failed[, N skipped (why)]".
 // scripts/lint.sh writes its two checks (eslint, layers) in the same shape.
+// A skipped test is never silent: the line names the files it is in and the
+// SKIP_* variables that asked for it (a test skipped without one is named too).
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 let passed = 0;
 let failed = 0;
-let skipped = 0;
+const skippedIn = new Map();
 for (const file of process.argv.slice(2)) {
   let report;
   try {
@@ -17,7 +20,16 @@ for (const file of process.argv.slice(2)) {
   passed += report.numPassedTests ?? 0;
   // Files that failed to load count as failures even when no test inside them ran.
   failed += (report.numFailedTests ?? 0) + (report.testResults ?? []).filter((r) => r.status === 'failed' && (r.assertionResults ?? []).length === 0).length;
-  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  for (const r of report.testResults ?? []) {
+    const n = (r.assertionResults ?? []).filter((a) => a.status === 'skipped' || a.status === 'pending' || a.status === 'todo').length;
+    if (n > 0) skippedIn.set(basename(r.name ?? '?'), (skippedIn.get(basename(r.name ?? '?')) ?? 0) + n);
+  }
 }
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+const skipped = [...skippedIn.values()].reduce((a, b) => a + b, 0);
+const asked = Object.keys(process.env).filter((k) => /^SKIP_/.test(k) && process.env[k] === '1').sort();
+const why = [
+  ...(skipped ? [`skipped: ${[...skippedIn].map(([f, n]) => `${f} ${n}`).join(', ')}`] : []),
+  ...(asked.length ? [`asked by ${asked.map((k) => `${k}=1`).join(' ')}`] : []),
+].join('; ');
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${why ? ` (${why})` : ''}`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);

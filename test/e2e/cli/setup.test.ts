@@ -84,3 +84,28 @@ describe('scripts/setup.sh builds only when something changed', () => {
     }
   }, 120_000);
 });
+
+/** scripts/totals.mjs, the closing line of `npm test`: skipped tests are counted and said why, never silent. */
+describe('scripts/totals.mjs (the closing line)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-totals-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const totals = (reports: unknown[], env: Record<string, string> = {}) => {
+    const files = reports.map((r, i) => {
+      const f = join(dir, `r${i}.json`);
+      writeFileSync(f, JSON.stringify(r));
+      return f;
+    });
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'totals.mjs'), ...files], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', ...env } });
+    return { status: r.status, line: r.stdout.trim() };
+  };
+
+  it('counts skipped tests and names their files and the SKIP_ variable that asked for them', () => {
+    const browser = { numPassedTests: 5, numFailedTests: 0, testResults: [
+      { name: '/r/test/e2e/operate/dashboard.browser.test.ts', status: 'passed', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'skipped' }] },
+      { name: '/r/test/e2e/operate/deliveries.browser.test.ts', status: 'passed', assertionResults: [{ status: 'pending' }] },
+      { name: '/r/test/unit/x.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }] },
+    ] };
+    expect(totals([browser], { SKIP_BROWSER: '1' })).toEqual({ status: 0, line: '5 passed, 0 failed, 4 skipped (skipped: dashboard.browser.test.ts 3, deliveries.browser.test.ts 1; asked by SKIP_BROWSER=1)' });
+    expect(totals([{ numPassedTests: 2, numFailedTests: 1, testResults: [] }])).toEqual({ status: 1, line: '2 passed, 1 failed' });
+  });
+});

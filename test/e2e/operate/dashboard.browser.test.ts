@@ -11,8 +11,7 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core.
- * Skipped only on a developer machine without chromium; in CI (CI set) it must run
- * (.ci/run installs the `chromium` package).
+ * `npm test` installs chromium; skipped only with SKIP_BROWSER=1 (counted in the closing line).
  */
 
 const admin = { user: 'operator', password: 'browser-test-pw-71c2' };

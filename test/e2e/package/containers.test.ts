@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { requireTool, skipTool } from '../../support/tools.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const hasCompose = spawnSync('sh', ['-c', 'command -v docker-compose']).status === 0;
 
 /**
  * No Docker engine runs here, so images are not built; the compose file is
@@ -12,7 +12,8 @@ const hasCompose = spawnSync('sh', ['-c', 'command -v docker-compose']).status =
  * Dockerfile is checked for what production needs.
  */
 describe('containers', () => {
-  it.skipIf(!hasCompose && !process.env['CI'])('docker-compose.yml is valid and wires redis, receiver, worker and a dev-profile sandbox', () => {
+  it.skipIf(skipTool('docker-compose'))('docker-compose.yml is valid and wires redis, receiver, worker and a dev-profile sandbox', () => {
+    requireTool('docker-compose');
     const env = { ...process.env, WEBHOOK_SECRETS: 'compose-check' };
     const config = spawnSync('docker-compose', ['--profile', 'dev', 'config'], { cwd: ROOT, env, encoding: 'utf8' });
     expect(config.stderr).not.toMatch(/error/i);

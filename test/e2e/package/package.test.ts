@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +9,7 @@ import { freePort } from '../../../src/redis/managed.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { match } from '../../support/match.js';
 import { waitFor } from '../../support/wait.js';
+import { requireTool, skipTool } from '../../support/tools.js';
 
 /**
  * The package as a user gets it: `npm pack` of a copy of this source tree that
@@ -113,7 +114,6 @@ const LEAK_ERRORS = [
   'leaks.ts:5 TS1362', // SandboxState is a type of switchyard/sandbox, not a value
 ];
 
-const HAS_COMPOSE = spawnSync('sh', ['-c', 'command -v docker-compose']).status === 0;
 
 const RESOLUTIONS = [['node16', 'node16'], ['nodenext', 'nodenext'], ['esnext', 'bundler']] as const;
 
@@ -359,7 +359,8 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       }
     }, 120_000);
 
-    it.skipIf(!HAS_COMPOSE && !process.env['CI'])('its docker-compose.yml is valid (docker-compose config)', async () => {
+    it.skipIf(skipTool('docker-compose'))('its docker-compose.yml is valid (docker-compose config)', async () => {
+      requireTool('docker-compose');
       const r = await sh('docker-compose', ['config', '-q'], app);
       expect(r.code, r.out).not.toBe(0);
       expect(r.out).toMatch(/\.env/);

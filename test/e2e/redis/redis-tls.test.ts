@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { requireTool, skipTool } from '../../support/tools.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
@@ -13,14 +14,14 @@ import { deliveryId } from '../../support/deliveries.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { deliver, eventBody, TEST_SECRET, waitFor } from '../../support/service.js';
 
-const hasOpenssl = spawnSync('sh', ['-c', 'command -v openssl']).status === 0;
 
 /**
  * REDIS_URL=rediss://: TLS to Redis, the server certificate signed by a
  * private CA that the process trusts through NODE_EXTRA_CA_CERTS (how an
  * operator adds a private CA to Node).
  */
-describe.skipIf(!hasOpenssl)('Redis over TLS (rediss://)', () => {
+describe.skipIf(skipTool('openssl'))('Redis over TLS (rediss://)', () => {
+  requireTool('openssl');
   const dir = mkdtempSync(join(tmpdir(), 'sy-tls-'));
   const prefix = uniquePrefix('tls');
   let redisServer: ChildProcess;
