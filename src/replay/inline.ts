@@ -88,6 +88,8 @@ export interface InlineRunDeps {
   signal: AbortSignal;
   /** `ctx.delivery.attempt` (default 1). */
   attempt?: number;
+  /** The handler's `retry.attempts`: a retryable failure on the last one is `dead`, as in the worker. Unset: no attempt is the last. */
+  attempts?: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
       : undefined,
     steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
     delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: job.source ?? 'webhook' },
+    attempts: deps.attempts,
   });
   return { outcome, calls };
 }

@@ -180,8 +180,12 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     switch (decision.kind) {
       case 'completed':
         return decision.result;
-      case 'dead':
-        throw new UnrecoverableError(decision.reason);
+      case 'dead': {
+        // Dead-lettered now, whatever BullMQ's count of attempts says; what the handler threw keeps its stack (`dlq show`).
+        const dead = new UnrecoverableError(decision.reason);
+        if (decision.error?.stack) dead.stack = `${dead.name}: ${decision.reason}\n  caused by ${decision.error.stack}`;
+        throw dead;
+      }
       case 'delay':
         await job.moveToDelayed(decision.until, token);
         throw new DelayedError();

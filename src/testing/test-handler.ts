@@ -60,14 +60,13 @@ export async function testHandler<N extends EventName, S extends object>(
   const receivedAt = delivery.receivedAt ?? now().toISOString();
   const job = inlineJob(handler, key, event, receivedAt);
   const { outcome, calls } = await runInline(handler, source === 'webhook' ? job : { ...job, source }, {
-    api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt,
+    // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too (the runner decides).
+    api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt, attempts: handler.retry.attempts,
   });
-  // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too.
-  const last = !outcome.ok && outcome.verdict.kind === 'retry' && attempt >= handler.retry.attempts;
   return {
-    outcome: outcome.ok ? 'completed' : last ? 'dead' : outcome.verdict.kind,
+    outcome: outcome.ok ? 'completed' : outcome.verdict.kind,
     error: outcome.ok ? undefined : outcome.error,
-    reason: outcome.ok ? undefined : last ? `${outcome.verdict.reason} (attempt ${attempt} of ${handler.retry.attempts}: no retry left)` : outcome.verdict.reason,
+    reason: outcome.ok ? undefined : outcome.verdict.reason,
     calls: calls.map((c) => ({
       op: c.op, method: c.method, path: c.path, status: c.status, idempotencyKey: c.idempotencyKey,
       body: c.body === undefined ? undefined : (JSON.parse(JSON.stringify(c.body)) as unknown), attempt: c.attempt, replayed: c.replayed,

@@ -43,6 +43,19 @@ export function classify(err: unknown, now: () => number = Date.now): Verdict {
   return { kind: 'retry', reason: describe(err) };
 }
 
+/**
+ * The verdict on a run that was the job's last allowed attempt (`attempt` of
+ * `attempts`, counted from 1): a `retry` there has no retry left, so it is
+ * `dead`, the reason saying so. The one place that rule lives: the runner
+ * applies it before it logs, so the log line, the metrics, the history and the
+ * queue (an UnrecoverableError, never BullMQ's own count) all say `dead`.
+ * Without `attempts` (a run outside the queue) the verdict is unchanged.
+ */
+export function onAttempt(verdict: Verdict, attempt: number, attempts: number | undefined): Verdict {
+  if (verdict.kind !== 'retry' || attempts === undefined || attempt < attempts) return verdict;
+  return { kind: 'dead', reason: `${verdict.reason} (attempt ${attempt} of ${attempts}: no retry left)` };
+}
+
 function fieldErrors(err: ApiError): string {
   const body = err.body as { errors?: unknown } | undefined;
   return body && typeof body === 'object' && body.errors ? ` ${JSON.stringify(body.errors)}` : '';

@@ -25,11 +25,15 @@ export interface HandlerJobView {
 /**
  * What becomes of one `handlers` job; the queue adapter (src/runtime/worker.ts)
  * applies it with BullMQ. `delay` spends no attempt (a 429, a quota, or a job
- * handed back to a process that runs its handler); `retry` spends one.
+ * handed back to a process that runs its handler); `retry` spends one and is
+ * never the last attempt's decision: a retryable failure with no attempt left
+ * is `dead` (the runner's verdict: `onAttempt` in classify.ts), so the queue adapter,
+ * the history, the log and the metrics never need BullMQ's own count.
  */
 export type HandlerJobDecision =
   | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: SkipReason } }
-  | { readonly kind: 'dead'; readonly reason: string }
+  /** `error`: what the run threw, when a run failed (its stack stays with the dead letter). */
+  | { readonly kind: 'dead'; readonly reason: string; readonly error?: Error }
   | { readonly kind: 'delay'; readonly until: number }
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }
   | { readonly kind: 'retry'; readonly error: Error };
@@ -153,15 +157,15 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       settings: version.settings.get(handler.id) ?? {},
       signal: signal ?? new AbortController().signal,
       delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: data.source ?? 'webhook' },
+      attempts: job.attempts,
       debounced,
     });
     deps.hooks?.onHandler?.({ handler: handler.id, event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
     const decision = decide(outcome);
     // What the run means for its key's line and its burst.
-    const final = decision.kind === 'dead' || (decision.kind === 'retry' && job.attemptsMade + 1 >= job.attempts);
     if (flow && order) {
       if (decision.kind === 'completed') await flow.order.release({ ...data, order }, job.id, 'completed', flow.add);
-      else if (final && handler.flow.onDead === 'release') await flow.order.release({ ...data, order }, job.id, 'released', flow.add);
+      else if (decision.kind === 'dead' && handler.flow.onDead === 'release') await flow.order.release({ ...data, order }, job.id, 'released', flow.add);
     }
     if (flow && data.debounce && decision.kind === 'completed') await flow.debounce.finish(handler.id, data.debounce, job.id);
     return decision;
@@ -178,7 +182,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const { verdict } = outcome;
     switch (verdict.kind) {
       case 'dead':
-        return { kind: 'dead', reason: verdict.reason };
+        return { kind: 'dead', reason: verdict.reason, ...(outcome.error instanceof Error ? { error: outcome.error } : {}) };
       case 'delay':
         // 429 and quota: wait without spending an attempt (the shared limiter decides when).
         return { kind: 'delay', until: now() + verdict.ms };

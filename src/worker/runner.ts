@@ -1,14 +1,15 @@
 import type { Handler } from '../handler.js';
 import { HandlerTimeoutError } from '../handler/errors.js';
 import type { Logger } from '../log.js';
-import { classify, type Verdict } from './classify.js';
+import { classify, onAttempt, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
 import { eventOf, type HandlerJobData } from '../queue/jobs.js';
 
 export type RunOutcome = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly ms: number; readonly verdict: Verdict; readonly error: unknown };
 
 /**
- * Runs one handler on one delivery and classifies a failure. Knows nothing of
+ * Runs one handler on one delivery and classifies a failure (a retryable one
+ * on the job's last attempt is dead: `deps.attempts`). Knows nothing of
  * BullMQ, so `replay --inline` runs handlers exactly as the worker does. A run
  * past the handler's `timeout` fails with HandlerTimeoutError (retryable), and
  * its `ctx.signal` is aborted with that error.
@@ -16,7 +17,11 @@ export type RunOutcome = { readonly ok: true; readonly ms: number } | { readonly
 export async function runHandler(
   handler: Handler,
   job: HandlerJobData,
-  deps: Omit<ContextDeps, 'handlerId' | 'log'> & { log: Logger },
+  deps: Omit<ContextDeps, 'handlerId' | 'log'> & {
+    log: Logger;
+    /** Runs the job has in all (its handler's `retry.attempts`): on the last one a retryable failure is `dead` ({@link onAttempt}). */
+    attempts?: number | undefined;
+  },
 ): Promise<RunOutcome> {
   const started = performance.now();
   const log = deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt });
@@ -30,7 +35,7 @@ export async function runHandler(
     return { ok: true, ms };
   } catch (error) {
     const ms = performance.now() - started;
-    const verdict = classify(error);
+    const verdict = onAttempt(classify(error), deps.delivery.attempt, deps.attempts);
     const level = verdict.kind === 'retry' || verdict.kind === 'delay' ? 'warn' : 'error';
     log[level]({ outcome: verdict.kind, reason: verdict.reason, ms: Math.round(ms) }, 'handler failed');
     return { ok: false, ms, verdict, error };

@@ -5,9 +5,12 @@ import { deliveriesCommand, traceCommand } from '../../../src/cli/trace.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import type { DeliverySummary, Trace } from '../../../src/history/read.js';
 import { readTrace } from '../../../src/history/read.js';
+import type { AttemptEntry } from '../../../src/history/record.js';
+import type { DeadEntry } from '../../../src/queue/dlq.js';
 import { conversation, envelope } from '../../support/flow-events.js';
 import { memoryIo } from '../../support/io.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
+import { parseSamples, valueOf } from '../../support/prom-text.js';
 import { testRedisUrl } from '../../support/redis.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -21,18 +24,24 @@ function message(conv: number, text: string): string {
 }
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 
+/** Runs CLI commands as functions against a pipeline's Redis and prefix. */
+function cliOf(env: () => Record<string, string>) {
+  const run = async (cmd: typeof traceCommand, ...argv: string[]) => {
+    const io = memoryIo(env());
+    const code = await cmd.run(argv, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+  const list = async (...argv: string[]) => (JSON.parse((await run(deliveriesCommand, '--json', ...argv)).out) as { deliveries: DeliverySummary[] }).deliveries.map((d) => d.key);
+  return { run, list };
+}
+
 describe('trace and deliveries against a real history', () => {
   let p: Pipeline;
   let env: Record<string, string>;
   let conv: number;
   let other: number;
   const keys: Record<string, string> = {};
-  const run = async (cmd: typeof traceCommand, ...argv: string[]) => {
-    const io = memoryIo(env);
-    const code = await cmd.run(argv, io);
-    return { code, out: io.out(), err: io.err() };
-  };
-  const list = async (...argv: string[]) => (JSON.parse((await run(deliveriesCommand, '--json', ...argv)).out) as { deliveries: DeliverySummary[] }).deliveries.map((d) => d.key);
+  const { run, list } = cliOf(() => env);
 
   beforeAll(async () => {
     p = await startPipeline({ handlersDir: HANDLERS });
@@ -113,5 +122,80 @@ describe('trace and deliveries against a real history', () => {
     await expect(run(deliveriesCommand, '--conversation', 'abc')).rejects.toThrow(/numeric id/);
     await expect(run(deliveriesCommand, '--since', 'yesterday')).rejects.toThrow(/--since/);
     await expect(run(deliveriesCommand, '--limit', '0')).rejects.toThrow(/--limit/);
+  });
+});
+
+describe('a run that used its last attempt is dead in the history, trace, deliveries, dashboard, log and metrics', () => {
+  const broken = globalThis as { __syTracedBroken?: boolean };
+  const admin = { user: 'ops', password: 'pw-3f1c-last-attempt' };
+  let p: Pipeline;
+  let env: Record<string, string>;
+  let key: string;
+  const { run, list } = cliOf(() => env);
+  const attempts = (t: Trace) => t.entries.filter((e): e is AttemptEntry => e.kind === 'attempt');
+  /** The trace once `n` attempts are recorded (history is written after the attempt, not awaited). */
+  const recorded = (n: number) => waitFor(async () => {
+    const t = await readTrace(p.redis, p.prefix, key);
+    return t && attempts(t).length === n ? t : undefined;
+  }, 20_000, 50);
+  const timeline = async () => {
+    const res = await fetch(`${p.receiverUrl.replace(/\/webhooks$/, '')}/admin/deliveries/${encodeURIComponent(key)}`, {
+      headers: { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` },
+    });
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+
+  beforeAll(async () => {
+    broken.__syTracedBroken = true;
+    p = await startPipeline({ handlersDir: HANDLERS, env: { ADMIN_USER: admin.user, ADMIN_PASSWORD: admin.password } });
+    env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix };
+    const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]!.id;
+    const body = message(conv, 'fail-always');
+    key = keyOf(body);
+    expect((await deliver(p.receiverUrl, body)).status).toBe(202);
+    // traced-note has 3 attempts, 50 ms apart: every one fails.
+    await waitFor(async () => (await p.handlers.getFailedCount()) === 1, 20_000, 50);
+  });
+  afterAll(async () => {
+    delete broken.__syTracedBroken;
+    await p?.close();
+  });
+
+  it('its last attempt is recorded dead with the reason, everywhere it is shown', async () => {
+    const reason = 'Error: still broken on attempt 3 (attempt 3 of 3: no retry left)';
+    const t = await recorded(3);
+    expect(t.handlers).toEqual({ 'traced-note': 'dead' });
+    expect(attempts(t).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'dead']]);
+    expect(attempts(t)[2]?.error).toEqual({ class: 'Error', message: 'still broken on attempt 3 (attempt 3 of 3: no retry left)' });
+
+    expect(await list('--outcome', 'dead')).toEqual([key]);
+    expect(await list('--outcome', 'retry')).toEqual([]);
+    const trace = (await run(traceCommand, key)).out;
+    expect(trace).toMatch(/traced-note {2}attempt 2 {2}→ retry/);
+    expect(trace).toMatch(/traced-note {2}attempt 3 {2}→ DEAD \(dead-lettered\)/);
+    expect(trace).toContain(reason);
+    expect(await timeline()).toMatch(/attempt 3 → <span class="state bad">dead \(dead-lettered\)<\/span>/);
+
+    // The worker's log line of each attempt, and the dead letter's reason.
+    const logged = p.lines.map((l) => JSON.parse(l) as { msg: string; delivery?: string; attempt?: number; outcome?: string; reason?: string });
+    expect(logged.filter((l) => l.msg === 'handler failed' && l.delivery === key).map((l) => [l.attempt, l.outcome])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'dead']]);
+    expect(logged.find((l) => l.msg === 'dead-lettered')?.reason).toBe(reason);
+    const dead = (JSON.parse((await run(dlqCommand, 'list', '--json')).out) as { entries: DeadEntry[] }).entries;
+    expect(dead.map((e) => [e.key, e.reason])).toEqual([[key, reason]]);
+
+    const samples = parseSamples(await p.service.metrics.scrape());
+    const runs = (outcome: string) => valueOf(samples, 'switchyard_handler_runs_total', { handler: 'traced-note', outcome });
+    expect([runs('retry'), runs('dead')]).toEqual([2, 1]);
+  });
+
+  it('dlq retry after the fix: the timeline shows the dead mark, then the retried run', async () => {
+    broken.__syTracedBroken = false;
+    expect((await run(dlqCommand, 'retry', '--handler', 'traced-note')).out).toMatch(/1 job moved back to waiting/);
+    const t = await recorded(4);
+    expect(t.handlers).toEqual({ 'traced-note': 'completed' });
+    expect(attempts(t).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'dead'], [1, 'completed']]);
+    expect((await run(traceCommand, key)).out).toMatch(/attempt 3 {2}→ DEAD \(dead-lettered\)[\s\S]*attempt 1 {2}→ completed/);
+    expect(await timeline()).toMatch(/attempt 3 → <span class="state bad">dead \(dead-lettered\)[\s\S]*attempt 1 → <span class="state ok">completed/);
   });
 });

@@ -31,7 +31,9 @@ describe('per-handler retry on the real worker', () => {
       return job && job.finishedOn ? job : undefined;
     }, 15_000, 50);
     expect(early.attemptsMade).toBe(2);
-    expect(early.failedReason).toBe('always fails');
+    // Dead-lettered by the worker's decision on its last attempt, not by BullMQ's count: the reason says so.
+    expect(early.failedReason).toBe('Error: always fails (attempt 2 of 2: no retry left)');
+    expect(early.stacktrace?.at(-1)).toMatch(/^UnrecoverableError: Error: always fails .*\n {2}caused by Error: always fails\n\s+at /);
     expect(early.opts).toMatchObject({ attempts: 2, backoff: { type: 'fixed', delay: 50 } });
 
     const steady = await jobOf('keeps-trying');

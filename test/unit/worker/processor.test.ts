@@ -46,9 +46,22 @@ describe('handler job processor', () => {
     expect(decision).toEqual({ kind: 'retry', error: boom });
   });
 
-  test('an unrecoverable error dead-letters with the reason', async () => {
-    const decision = await processor(async () => { throw new HandlerConfigError('missing thing'); }).run(job());
-    expect(decision).toEqual({ kind: 'dead', reason: match.stringContaining('missing thing') });
+  test('the same error on the last attempt dead-letters, saying no retry is left: the log line and the hooks say dead too', async () => {
+    const boom = new Error('boom');
+    const p = processor(async () => { throw boom; });
+    const decision = await p.run(job({ attemptsMade: 1, attempts: 2 }));
+    expect(decision).toEqual({ kind: 'dead', reason: 'Error: boom (attempt 2 of 2: no retry left)', error: boom });
+    expect(p.reports).toEqual([expect.objectContaining({ handler: 'h', outcome: 'dead' })]);
+    const failed = p.lines.map((l) => JSON.parse(l) as { msg: string; outcome?: string; attempt?: number; reason?: string }).filter((l) => l.msg === 'handler failed');
+    expect(failed).toEqual([expect.objectContaining({ outcome: 'dead', attempt: 2, reason: 'Error: boom (attempt 2 of 2: no retry left)' })]);
+    // One attempt in all: its first run is its last.
+    expect(await processor(async () => { throw boom; }).run(job({ attempts: 1 }))).toMatchObject({ kind: 'dead' });
+  });
+
+  test('an unrecoverable error dead-letters with the reason and the error', async () => {
+    const err = new HandlerConfigError('missing thing');
+    const decision = await processor(async () => { throw err; }).run(job());
+    expect(decision).toEqual({ kind: 'dead', reason: match.stringContaining('missing thing'), error: err });
   });
 
   test('a 429 waits for Retry-After on the injected clock without spending an attempt', async () => {
@@ -161,16 +174,16 @@ describe('handler job processor: order lines and debounce bursts', () => {
     expect(p.calls).toEqual(['claim', 'release:skipped']);
   });
 
-  test('a retry keeps the place; the last attempt releases it (onDead release) or keeps it (block)', async () => {
+  test('a retry keeps the place; the last attempt, dead, releases it (onDead release) or keeps it (block)', async () => {
     const fail = async () => { throw new Error('boom'); };
     const keep = flowProcessor({}, { kind: 'run', lastAppliedAt: null }, fail);
     expect((await keep.run(ordered({ attemptsMade: 3, attempts: 10 }))).kind).toBe('retry');
     expect(keep.calls).toEqual(['claim', 'handle']);
     const last = flowProcessor({}, { kind: 'run', lastAppliedAt: null }, fail);
-    expect((await last.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('retry');
+    expect((await last.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('dead');
     expect(last.calls).toEqual(['claim', 'handle', 'release:released']);
     const block = flowProcessor({ onDead: 'block' }, { kind: 'run', lastAppliedAt: null }, fail);
-    expect((await block.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('retry');
+    expect((await block.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('dead');
     expect(block.calls).toEqual(['claim', 'handle']);
   });
 

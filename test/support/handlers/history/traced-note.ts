@@ -5,6 +5,8 @@
  * - `dead-me`: a note on a conversation that does not exist (404: dead-lettered).
  * - `pii-me`: looks a contact up by email, then fails for good quoting an email and a phone.
  * - `many-calls`: 45 notes in one run (more calls than history keeps per attempt).
+ * - `fail-always`: a retryable failure on every attempt while `globalThis.__syTracedBroken` is set
+ *   (dead-lettered when its attempts are used up); a note once it is cleared.
  * - anything else: a step and one note.
  */
 import { defineHandler, UnrecoverableError } from 'switchyard';
@@ -20,6 +22,9 @@ export default defineHandler({
     if (text.includes('dead-me')) {
       await ctx.api.notes.create(987_654_321, { body: 'nowhere' });
       return;
+    }
+    if (text.includes('fail-always') && (globalThis as { __syTracedBroken?: boolean }).__syTracedBroken) {
+      throw new Error(`still broken on attempt ${ctx.delivery.attempt}`);
     }
     if (text.includes('pii-me')) {
       await ctx.api.contacts.get('email:alice.pii@example.com').catch(() => undefined);
