@@ -20,7 +20,7 @@ export { EVENT_NAMES, isEventName, type EventName, type EventData, type Workspac
 export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './events/catalogue.js';
 export { defineSchedule, isSchedule, type Schedule, type ScheduleContext, type ScheduleDefinition } from './handler/schedule.js';
 export {
-  parseBusinessHours, isOpen, closedPeriodStart, BusinessHoursError, businessHoursSetting, durationSetting, type BusinessHours,
+  parseBusinessHours, isOpen, closedPeriodStart, BusinessHoursError, businessHoursSetting, durationSetting, type BusinessHours, type TextSetting,
 } from './recipes/index.js';
 export * from './api/public-errors.js';
 export type * from './api/public-records.js';

@@ -1,4 +1,5 @@
 import { BUTTONS, MAX_CHARS, PER_PAGE } from '../spec/limits.js';
+import { DATE_FORM, DATE_OR_TIMESTAMP_FORM, dateOrTimestampProblem, dateProblem, TIMESTAMP_FORM, timestampProblem } from './dates.js';
 import { RequestValidationError } from './errors.js';
 import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/search-rules.js';
 
@@ -70,10 +71,28 @@ export class Check {
     return this;
   }
 
-  /** `YYYY-MM-DD`. */
+  /** A `date` field: a calendar date `YYYY-MM-DD` that exists (`2026-02-30` does not). */
   date(field: string, value: string | null | undefined): this {
+    return this.when(field, value, DATE_FORM, dateProblem);
+  }
+
+  /** A timestamp: ISO 8601 with an offset on a day and time that exist, or a valid Date (sent as its ISO string). */
+  timestamp(field: string, value: string | Date | null | undefined): this {
+    return this.when(field, value, TIMESTAMP_FORM, timestampProblem);
+  }
+
+  /** A query bound that takes either a calendar date or a timestamp (`created_after`, `since`, `due_before`…). */
+  dateOrTimestamp(field: string, value: string | Date | null | undefined): this {
+    return this.when(field, value, DATE_OR_TIMESTAMP_FORM, dateOrTimestampProblem);
+  }
+
+  /** The shared date check (src/api/dates.ts): what was expected, then what was wrong. Null and undefined pass. */
+  private when(field: string, value: unknown, form: string, problem: (value: string) => string | null): this {
     if (value === undefined || value === null) return this;
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) this.fail(field, 'a date YYYY-MM-DD');
+    const why = value instanceof Date
+      ? (Number.isNaN(value.getTime()) ? 'got an Invalid Date' : null)
+      : typeof value === 'string' ? problem(value) : `got a ${typeof value}`;
+    if (why) this.fail(field, `${form} (${why})`);
     return this;
   }
 

@@ -16,7 +16,7 @@ export interface SettingVariable {
   readonly name: string;
   /** Whether start-up stops when it is unset. */
   readonly required: boolean;
-  /** The value it takes when unset (after the schema's transforms), if any. */
+  /** The value it takes when unset (after the schema's transforms; a string default as written, see {@link stringDefault}), if any. */
   readonly default?: unknown;
   /** The schema's `.describe()` text, if any. */
   readonly description?: string;
@@ -58,25 +58,59 @@ export function settingVariables(schema: SettingsSchema): SettingVariable[] {
 }
 
 /**
+ * The text a setting's default stands for, when the schema's value for an
+ * unset variable is a non-blank string: that default is read as the
+ * environment value would be. Zod hands a `.default()` back as written,
+ * without running the schema, so `businessHoursSetting().default('Mon-Fri
+ * 09:00-17:00 Europe/Berlin')` would otherwise give the handler the text
+ * instead of business hours (listed as valid, then failing every run). A
+ * plain `z.string().default('x')` parses to the same string either way.
+ */
+export function stringDefault(field: z.ZodType): string | undefined {
+  const unset = field.safeParse(undefined);
+  return unset.success && typeof unset.data === 'string' && unset.data.trim() !== '' ? unset.data : undefined;
+}
+
+/**
+ * The input of a settings parse: each variable's value from `valueOf` when
+ * it has one (an empty or blank string counts as unset), else its string
+ * default ({@link stringDefault}); `fromDefault` names the variables given so.
+ */
+export function settingsInput(schema: SettingsSchema, valueOf: (name: string) => unknown): { input: Record<string, unknown>; fromDefault: Set<string> } {
+  const input: Record<string, unknown> = {};
+  const fromDefault = new Set<string>();
+  for (const [name, field] of Object.entries(schema.shape)) {
+    const value = valueOf(name);
+    if (value !== undefined && !(typeof value === 'string' && value.trim() === '')) {
+      input[name] = value;
+      continue;
+    }
+    const text = stringDefault(field as z.ZodType);
+    if (text === undefined) continue;
+    input[name] = text;
+    fromDefault.add(name);
+  }
+  return { input, fromDefault };
+}
+
+/**
  * Parses a handler's settings from `env`. Only the schema's own variables are
  * read; an empty (or blank) value counts as unset, as for Switchyard's own
- * configuration. Throws HandlerSettingsError naming the handler, each variable
- * and what is expected — never the value, which may be a credential of the
- * handler's own.
+ * configuration, and a string default is parsed as if the environment held it.
+ * Throws HandlerSettingsError naming the handler, each variable and what is
+ * expected — never the value, which may be a credential of the handler's own.
  */
 export function parseSettings<S extends SettingsSchema>(handlerId: string, schema: S, env: Readonly<Record<string, string | undefined>>): Readonly<z.output<S>> {
-  const input: Record<string, string> = {};
-  for (const name of Object.keys(schema.shape)) {
-    const value = env[name];
-    if (value !== undefined && value.trim() !== '') input[name] = value;
-  }
+  const { input, fromDefault } = settingsInput(schema, (name) => env[name]);
   const parsed = schema.safeParse(input);
   if (parsed.success) return Object.freeze(parsed.data);
-  throw new HandlerSettingsError(settingProblems(handlerId, parsed.error.issues, input));
+  throw new HandlerSettingsError(settingProblems(handlerId, parsed.error.issues, input, fromDefault));
 }
 
 /** Each variable's problems in a failed settings parse, by what is expected (never the value). */
-export function settingProblems(handlerId: string, issues: readonly z.core.$ZodIssue[], input: Readonly<Record<string, unknown>>): SettingProblem[] {
+export function settingProblems(
+  handlerId: string, issues: readonly z.core.$ZodIssue[], input: Readonly<Record<string, unknown>>, fromDefault: ReadonlySet<string> = new Set(),
+): SettingProblem[] {
   const byVariable = new Map<string, string[]>();
   for (const issue of issues) {
     const variable = issue.path.length > 0 ? String(issue.path[0]) : '';
@@ -85,6 +119,7 @@ export function settingProblems(handlerId: string, issues: readonly z.core.$ZodI
   return [...byVariable].map(([variable, expected]) => {
     const why = [...new Set(expected)].join(', ');
     const problem = variable === '' ? `settings are invalid: ${why}`
+      : fromDefault.has(variable) ? `${variable} is not set and its default is invalid: ${why}`
       : input[variable] === undefined ? `${variable} is not set: ${why}`
       : `${variable} is invalid: ${why}`;
     return { handlerId, variable, problem };

@@ -10,10 +10,21 @@ import { BUSINESS_HOURS_EXAMPLE, BusinessHoursError, parseBusinessHours, type Bu
  */
 
 /**
+ * A helper's schema: an environment text parsed to `T`. In a handler's
+ * `settings`, `.default()` also takes that text (`.default('Mon-Fri 09:00-17:00
+ * Europe/Berlin')`, `.default('30s')`): a string default is parsed as if the
+ * environment held it, so a bad one stops start-up like a bad value (zod
+ * alone would hand the text over unparsed).
+ */
+export interface TextSetting<T> extends z.ZodType<T, string> {
+  default(value: string | Exclude<T, undefined> | (() => Exclude<T, undefined>)): z.ZodDefault<this>;
+}
+
+/**
  * Business hours such as `Mon-Fri 09:00-17:00 Europe/Berlin` (ranges joined by
  * `;`), parsed to {@link BusinessHours}.
  */
-export function businessHoursSetting(): z.ZodType<BusinessHours, string> {
+export function businessHoursSetting(): TextSetting<BusinessHours> {
   return z.string().transform((text, ctx) => {
     try {
       return parseBusinessHours(text);
@@ -26,7 +37,7 @@ export function businessHoursSetting(): z.ZodType<BusinessHours, string> {
 }
 
 /** A duration such as `2s`, `30m`, `1.5h`, `7d` (a bare number means seconds), parsed to milliseconds. */
-export function durationSetting(): z.ZodType<number, string> {
+export function durationSetting(): TextSetting<number> {
   return z.string().transform((text, ctx) => {
     const ms = parseDuration(text);
     if (ms === null) {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Handler } from '../handler.js';
 import { HandlerSettingsError } from '../handler/errors.js';
-import { settingProblems } from '../handler/settings.js';
+import { settingProblems, settingsInput } from '../handler/settings.js';
 import { handlerEnv } from '../worker/handler-env.js';
 import { readHandlerSettings } from '../worker/settings.js';
 
@@ -23,7 +23,8 @@ function asInput(field: z.ZodType, value: unknown): unknown {
 
 /**
  * `ctx.settings` of one test run: parsed from `env` as when handler modules
- * load (an empty value is unset; Switchyard's own secrets are not visible),
+ * load (an empty value is unset, a string default is read like an environment
+ * value; Switchyard's own secrets are not visible),
  * with `given` values in place of the environment's, the whole checked by the
  * handler's schema. Throws HandlerSettingsError naming each bad variable, and
  * a TypeError for a key the handler has no setting of.
@@ -37,12 +38,8 @@ export function testSettings(handler: Handler, given: Readonly<Record<string, un
   }
   if (!schema || given === undefined) return readHandlerSettings([handler], env).get(handler.id) ?? {};
   const visible = handlerEnv(env);
-  const input: Record<string, unknown> = {};
-  for (const name of names) {
-    const value = Object.hasOwn(given, name) ? asInput(schema.shape[name] as z.ZodType, given[name]) : visible[name];
-    if (value !== undefined && !(typeof value === 'string' && value.trim() === '')) input[name] = value;
-  }
+  const { input, fromDefault } = settingsInput(schema, (name) => (Object.hasOwn(given, name) ? asInput(schema.shape[name] as z.ZodType, given[name]) : visible[name]));
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new HandlerSettingsError(settingProblems(handler.id, parsed.error.issues, input));
+  if (!parsed.success) throw new HandlerSettingsError(settingProblems(handler.id, parsed.error.issues, input, fromDefault));
   return Object.freeze(parsed.data);
 }

@@ -90,6 +90,8 @@ export function contactsResource(ctx: ResourceContext) {
     /** `GET /contacts`: iterate contacts (newest first) or `.pages()`. */
     list(query: ContactListQuery = {}, options?: RequestOptions): Paginator<Contact> {
       const { include: inc, created_after, created_before, updated_after, ...rest } = query;
+      check('contacts.list').dateOrTimestamp('created_after', created_after).dateOrTimestamp('created_before', created_before)
+        .dateOrTimestamp('updated_after', updated_after);
       return listing(ctx, 'contacts.list', '/contacts', paged(Contact), {
         ...rest,
         include: include(inc),

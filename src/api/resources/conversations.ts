@@ -4,6 +4,7 @@ import { ASSIGNEE_TYPES, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES, type As
 import { MAX_CHARS } from '../../spec/limits.js';
 import { ClosingNote, Conversation, type ConversationStatus } from '../../spec/schemas/conversation.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
+import { TIMESTAMP_FORM } from '../dates.js';
 import { check } from '../validate.js';
 import { contactRefPath, type ContactRef } from './contacts.js';
 import { all, idPath, iso, listing, one, paged, type ResourceContext } from './shared.js';
@@ -55,10 +56,10 @@ export function conversationsResource(ctx: ResourceContext) {
     if (patch.snoozed_until !== undefined && patch.status !== 'snoozed') c.fail('snoozed_until', 'only with status snoozed');
     let body: Record<string, unknown> = { ...patch };
     if (patch.status === 'snoozed') {
+      c.present('snoozed_until', patch.snoozed_until, `${TIMESTAMP_FORM}, with status snoozed`).timestamp('snoozed_until', patch.snoozed_until);
       const until = iso(patch.snoozed_until);
-      const at = typeof until === 'string' ? Date.parse(until) : NaN;
-      if (!Number.isFinite(at)) c.fail('snoozed_until', 'required with status snoozed: a timestamp');
-      if (at <= ctx.now()) c.fail('snoozed_until', 'a time in the future');
+      // A checked timestamp carries its offset, so Date.parse reads it exactly.
+      if (Date.parse(String(until)) <= ctx.now()) c.fail('snoozed_until', 'a time in the future');
       body = { ...body, snoozed_until: until };
     }
     return t.request({ op, method: 'PATCH', path: path(op, id), body, schema: one(Conversation), repeat: 'ik', options });

@@ -69,7 +69,7 @@ export function ordersResource(ctx: ResourceContext) {
   return {
     /** `GET /orders`. */
     list(query: OrderListQuery = {}, options?: RequestOptions): Paginator<Order> {
-      check('orders.list').oneOf('status', query.status, [...ORDER_STATUSES, 'open']);
+      check('orders.list').oneOf('status', query.status, [...ORDER_STATUSES, 'open']).dateOrTimestamp('since', query.since);
       return listing(ctx, 'orders.list', '/orders', paged(Order), { ...query, since: iso(query.since) }, options);
     },
     /** `GET /orders/{id}` with its lines. */

@@ -2,6 +2,7 @@ import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
 import { Task } from '../../spec/schemas/task.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
+import { TIMESTAMP_FORM } from '../dates.js';
 import { check } from '../validate.js';
 import { idPath, iso, listing, one, paged, type ResourceContext } from './shared.js';
 
@@ -33,9 +34,9 @@ export type TaskPatch = Partial<TaskCreate>;
 function checkTask(op: string, b: TaskPatch, create: boolean): Record<string, unknown> {
   const c = check(op);
   if (create || b.title !== undefined) c.required('title', b.title, 255);
-  if (create) c.present('due_at', b.due_at, 'a timestamp');
+  if (create || b.due_at !== undefined) c.present('due_at', b.due_at, TIMESTAMP_FORM);
+  c.timestamp('due_at', b.due_at);
   const due = iso(b.due_at);
-  if (due !== undefined && (due === null || Number.isNaN(Date.parse(due)))) c.fail('due_at', 'a timestamp');
   c.int('assignee_id', b.assignee_id, 1).int('contact_id', b.contact_id, 1);
   return due === undefined ? { ...b } : { ...b, due_at: due };
 }
@@ -45,6 +46,7 @@ export function tasksResource(ctx: ResourceContext) {
   return {
     /** `GET /tasks`, soonest first. */
     list(query: TaskListQuery = {}, options?: RequestOptions): Paginator<Task> {
+      check('tasks.list').dateOrTimestamp('due_before', query.due_before);
       return listing(ctx, 'tasks.list', '/tasks', paged(Task), { ...query, due_before: iso(query.due_before) }, options);
     },
     /** `POST /tasks` (IK). */

@@ -41,12 +41,17 @@ export function requestedStage(ws: Workspace, fields: ContactFields): LifecycleS
   return stageIn(ws, fields.lifecycle_stage_id, 'lifecycle_stage_id');
 }
 
-/** Applies the sent fields (only those sent change); a lifecycle change runs the lifecycle rules and emits. */
+/**
+ * Applies the sent fields (only those sent change); a lifecycle change runs
+ * the lifecycle rules and emits. `updated_at` moves only when a value did: a
+ * repeated identical PUT or PATCH is no change for a poller (`updated_after`).
+ */
 export function applyFields(deps: Deps, ws: Workspace, contact: Contact, fields: ContactFields, now: number): void {
+  const before = { name: contact.name, email: contact.email, phone: contact.phone };
   if (fields.name !== undefined) contact.name = fields.name;
   if (fields.email !== undefined) contact.email = fields.email;
   if (fields.phone !== undefined) contact.phone = fields.phone;
-  contact.updatedAt = now;
+  if (contact.name !== before.name || contact.email !== before.email || contact.phone !== before.phone) contact.updatedAt = now;
   const stage = requestedStage(ws, fields);
   if (stage) {
     const move = moveLifecycle(ws, contact, stage, now);

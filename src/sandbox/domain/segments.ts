@@ -12,7 +12,8 @@ export type Predicate = (c: Contact) => boolean;
 /**
  * Validates every rule against the vocabulary (spec, POST /contacts/search;
  * the table is src/spec's, the checks are the sandbox's own): an unknown attribute or
- * operator is 422 naming the rule and what is allowed. Then compiles the
+ * operator is 422 naming the rule and what is allowed, and so is a value given
+ * to `set`, `not_set` or `never` or missing for any other operator. Then compiles the
  * groups: rules in a group are ANDed, groups ORed, no rules matches everyone.
  * Phone rules need the view-phone permission (403).
  */
@@ -29,7 +30,13 @@ export function compileMatch(ws: Workspace, auth: AuthInfo, groups: SegmentRule[
       errors[`${key}.operator`] = [`operator "${rule.operator}" is not allowed for ${rule.attribute}; allowed: ${ops.join(', ')}`];
       return () => false;
     }
-    if (!VALUELESS_OPERATORS.includes(rule.operator) && (rule.value === undefined || rule.value === null || rule.value === '')) {
+    // Spec: set, not_set and never take no value (absent or null); every other operator needs one.
+    if (VALUELESS_OPERATORS.includes(rule.operator)) {
+      if (rule.value !== undefined && rule.value !== null) {
+        errors[`${key}.value`] = [`operator "${rule.operator}" takes no value; leave value out`];
+        return () => false;
+      }
+    } else if (rule.value === undefined || rule.value === null || rule.value === '') {
       errors[`${key}.value`] = [`operator "${rule.operator}" needs a value`];
       return () => false;
     }

@@ -64,11 +64,18 @@ export class WebhookEmitter {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Points deliveries somewhere else (or nowhere, with null); queued events follow. */
+  /**
+   * Points deliveries somewhere else; queued events follow. With null, nothing
+   * is attempted any more: every queued delivery (the one between retries
+   * included) becomes `not_sent`, keeping its attempts so far, and can be sent
+   * again with `redeliver` once a URL is set. An attempt already out finishes;
+   * only its answer is recorded.
+   */
   configure(url: string | null, secret: string | null): void {
     if (url && !secret) throw new Error('a webhook URL needs a signing secret');
     this.url = url;
     this.secret = secret;
+    if (!url) this.dropQueue();
     this.kick();
   }
 
@@ -145,6 +152,16 @@ export class WebhookEmitter {
     await this.idle();
   }
 
+  /** Empties the queue, marking each delivery in it `not_sent`, and ends a back-off wait. */
+  private dropQueue(): void {
+    for (const p of this.queue.splice(0)) {
+      p.record.state = 'not_sent';
+      p.record.next_attempt_at = null;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.wake?.();
+  }
+
   private kick(): void {
     if (this.pumping || this.closed || !this.url) return;
     this.pumping = this.pump().finally(() => {
@@ -158,6 +175,8 @@ export class WebhookEmitter {
       const head = this.queue[0];
       if (!head) return;
       const ok = await this.attempt(head, this.url, this.secret ?? '');
+      // Dropped while the attempt was out (the URL was cleared): its record says not_sent, or delivered.
+      if (this.queue[0] !== head) continue;
       if (ok || head.record.attempts >= this.retry.maxAttempts) {
         if (!ok) head.record.state = 'failed';
         head.record.next_attempt_at = null;

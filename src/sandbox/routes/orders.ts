@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../spec/enums.js';
@@ -113,7 +114,8 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     if (b.notes !== undefined) next.notes = b.notes;
     if (b.owner_id !== undefined) next.ownerId = b.owner_id;
     checkTotal(next);
-    next.updatedAt = now;
+    // Only a real change moves updated_at (what `since` polls): a repeated identical PATCH is none.
+    if (!isDeepStrictEqual(next, order)) next.updatedAt = now;
     Object.assign(order, next);
     return c.json({ data: orderView(order) });
   });

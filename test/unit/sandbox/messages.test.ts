@@ -70,12 +70,21 @@ describe('sending', () => {
     'http://255.255.255.255/a', 'http://[::]/a', 'http://[::1]/a', 'http://2130706433/a', 'http://0x7f.1/a',
     'http://172.31.255.255/a', 'http://192.0.2.10/a', 'http://[64:ff9b::7f00:1]/a', 'http://[2002:7f00:1::]/a',
     'http://LOCALHOST./a', 'http://api.localhost/a', 'http://printer.local/a', 'http://db.internal/a', 'http://intranet/a',
+    // IPv4-compatible IPv6 (::a.b.c.d, the first 96 bits zero): judged as the IPv4 address inside.
+    'http://[::127.0.0.1]/a', 'http://[::7f00:1]/a', 'http://[::a9fe:a9fe]/a', 'http://[::10.0.0.1]/a',
+    'http://[0:0:0:0:0:0:192.168.1.1]/a', 'http://[::ffff:169.254.169.254]/a',
+    // The other special IPv6 ranges: SIIT, NAT64 (both prefixes), Teredo, documentation, discard, site-local, benchmarking.
+    'http://[::ffff:0:127.0.0.1]/a', 'http://[64:ff9b:1::a00:1]/a', 'http://[2001::1]/a', 'http://[2001:db8::1]/a',
+    'http://[3fff::1]/a', 'http://[100::1]/a', 'http://[fec0::1]/a', 'http://[2001:2::1]/a', 'http://[5f00::1]/a',
   ])('refuses %s (inside a private or special network)', async (url) => {
     const r = await send({ type: 'attachment', url });
-    expect([r.status, Object.keys(r.body.errors ?? {})]).toEqual([422, ['url']]);
+    expect([r.status, typeof r.body.message, Object.keys(r.body.errors ?? {})]).toEqual([422, 'string', ['url']]);
   });
 
-  it.each(['https://cdn.example.com/a.png', 'http://8.8.8.8/a.png', 'http://[2606:4700:4700::1111]/a.png', 'http://172.32.0.1/a.png'])(
+  it.each([
+    'https://cdn.example.com/a.png', 'http://8.8.8.8/a.png', 'http://[2606:4700:4700::1111]/a.png', 'http://172.32.0.1/a.png',
+    'http://[::ffff:8.8.8.8]/a.png', 'http://[::8.8.8.8]/a.png',
+  ])(
     'takes the public address %s', async (url) => {
       expect((await send({ type: 'attachment', url })).status).toBe(201);
     });

@@ -54,6 +54,20 @@ describe('contact search', () => {
     expect((await search({ match: [[{ attribute: 'label', operator: 'has', value: 'nope' }]] })).status).toBe(422);
   });
 
+  it('answers 422 when set, not_set or never is given a value (they take none), in the spec error shape', async () => {
+    const rules = [
+      { attribute: 'email', operator: 'set', value: 'ann@example.com' }, { attribute: 'name', operator: 'not_set', value: '' },
+      { attribute: 'last_seen', operator: 'never', value: 3 }, { attribute: 'phone', operator: 'set', value: false },
+    ];
+    const r = await search({ match: [rules] });
+    expect(r.status).toBe(422);
+    expect(typeof r.body.message).toBe('string');
+    expect(Object.keys(r.body.errors)).toEqual(['match.0.0.value', 'match.0.1.value', 'match.0.2.value', 'match.0.3.value']);
+    expect(r.body.errors['match.0.2.value'][0]).toContain('never');
+    // null, like an absent value, is no value.
+    expect((await search({ match: [[{ attribute: 'email', operator: 'set', value: null }]] })).status).toBe(200);
+  });
+
   it('needs the view-phone permission for phone rules, not for others', async () => {
     expect((await search({ match: [[{ attribute: 'phone', operator: 'contains', value: '77' }]] }, T.nophone)).status).toBe(403);
     expect((await search({ match: [[{ attribute: 'name', operator: 'set' }]] }, T.nophone)).status).toBe(200);
