@@ -47,15 +47,30 @@ export function signingSecret(value: string | undefined, config: Config, io: Pic
   throw new UsageError(`--secret: no signing secret; pass --secret, set WEBHOOK_SECRETS, or start \`npm run dev\` (it keeps one in ${join(config.stateDir, 'dev-secret')})`);
 }
 
+/** No Redis to use: not an argument problem (no usage text); says what to set or start. Exit 1. */
+export class RedisNotFoundError extends Error {
+  readonly code = 'redis_not_found';
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisNotFoundError';
+  }
+}
+
 /**
  * Connects to the Redis of the receivers and workers through the one
  * connection factory (every REDIS_URL form: standalone, TLS, Sentinel,
- * Cluster); `missing` says what to set when there is no URL at all.
+ * Cluster); `missing` says what to set when there is no URL at all. A URL
+ * left by `npm run dev` / `switchyard start` that no longer answers says so.
  */
 export async function cliRedis(config: Config, missing: string, cwd = process.cwd()): Promise<RedisClient> {
   const url = cliRedisUrl(config, cwd);
-  if (!url) throw new UsageError(missing);
-  return connectForCommand(url);
+  if (!url) throw new RedisNotFoundError(missing);
+  try {
+    return await connectForCommand(url);
+  } catch (err) {
+    if (config.redisUrl || !(err instanceof Error)) throw err;
+    throw new RedisNotFoundError(`${err.message} (the managed Redis named in ${join(config.stateDir, 'redis.url')}: is \`npm run dev\` / \`switchyard start\` still running here?). ${missing}`);
+  }
 }
 
 /** Where `send` and `replay` deliver, and how to let go of it. */

@@ -37,4 +37,18 @@ describe('switchyard CLI (built binary)', () => {
     expect(await r.exited).toBe(1);
     expect(r.output()).toMatch(/1 failed/);
   });
+
+  it('reconcile with no Redis to use says what is missing (exit 1), without the usage text', async () => {
+    const p = runCli(['reconcile', '--since', '10m'], { WORKSPACE_API_URL: 'http://127.0.0.1:1/api/v1', WORKSPACE_API_TOKEN: 'sbx_full_acme' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toMatch(/^switchyard reconcile: reconcile needs REDIS_URL .* or a running `npm run dev` \/ `switchyard start` with its managed Redis\n$/);
+    expect(p.output()).not.toContain('Usage:');
+  });
+
+  it.each(['start', 'work', 'dev'])('%s with WORKSPACE_API_URL and no token refuses to start, naming WORKSPACE_API_TOKEN', async (cmd) => {
+    const p = runCli([cmd], { WEBHOOK_SECRETS: 'x', WORKSPACE_API_URL: 'https://api.example.com/v1', REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('WORKSPACE_API_TOKEN: required when WORKSPACE_API_URL is set, and missing');
+    expect(p.output()).not.toMatch(/\n\s+at /);
+  });
 });

@@ -1,12 +1,17 @@
 /** `switchyard dev`'s plan: which environment the service gets beside the sandbox. */
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { devPlan, SANDBOX_TOKEN } from '../../../src/runtime/dev-env.js';
+
+const project = (): string => mkdtempSync(join(tmpdir(), 'sy-devplan-'));
 
 const base = { WEBHOOK_SECRETS: 'whsec_test', PORT: '3100', SANDBOX_PORT: '4100' };
 
 describe('devPlan', () => {
   it('points the handlers at the sandbox with the sandbox token, never a real token left in the shell', () => {
-    const plan = devPlan({ ...base, WORKSPACE_API_TOKEN: 'real_secret_token' }, '/nonexistent');
+    const plan = devPlan({ ...base, WORKSPACE_API_TOKEN: 'real_secret_token' }, project());
     expect(plan.env['WORKSPACE_API_URL']).toBe('http://127.0.0.1:4100/api/v1');
     expect(plan.env['WORKSPACE_API_TOKEN']).toBe(SANDBOX_TOKEN);
     expect(plan.sandbox).toMatchObject({ port: 4100, token: SANDBOX_TOKEN, webhookUrl: 'http://127.0.0.1:3100/webhooks' });
@@ -15,14 +20,37 @@ describe('devPlan', () => {
   });
 
   it('leaves a real workspace alone: with WORKSPACE_API_URL set there is no sandbox and the token is kept', () => {
-    const plan = devPlan({ ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' }, '/nonexistent');
+    const plan = devPlan({ ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' }, project());
     expect(plan.sandbox).toBeUndefined();
     expect(plan.env['WORKSPACE_API_TOKEN']).toBe('real_secret_token');
     expect(plan.notes.join('\n')).not.toContain('real_secret_token');
   });
 
   it('binds loopback unless HOST is set', () => {
-    expect(devPlan(base, '/nonexistent').env['HOST']).toBe('127.0.0.1');
-    expect(devPlan({ ...base, HOST: '0.0.0.0' }, '/nonexistent').env['HOST']).toBe('0.0.0.0');
+    expect(devPlan(base, project()).env['HOST']).toBe('127.0.0.1');
+    expect(devPlan({ ...base, HOST: '0.0.0.0' }, project()).env['HOST']).toBe('0.0.0.0');
+  });
+
+  it('says which API it uses: the sandbox, or the real workspace named by WORKSPACE_API_URL', () => {
+    expect(devPlan(base, project()).notes.join('\n')).toContain('sandbox workspace API at http://127.0.0.1:4100/api/v1 (token sbx_full_acme)');
+    const real = devPlan({ ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' }, project()).notes.join('\n');
+    expect(real).toContain('workspace API at https://ws.example.test/api/v1 (WORKSPACE_API_URL; token WORKSPACE_API_TOKEN); no sandbox runs');
+    expect(real).not.toContain('real_secret_token');
+  });
+
+  it('serves the dashboard on loopback with a kept, printed password; off (saying how to enable it) on other interfaces', () => {
+    const dir = project();
+    const plan = devPlan(base, dir);
+    const password = readFileSync(join(dir, '.switchyard', 'admin-password'), 'utf8').trim();
+    expect(password).toMatch(/^[0-9a-f]{32}$/);
+    expect(statSync(join(dir, '.switchyard', 'admin-password')).mode & 0o777).toBe(0o600);
+    expect(plan.env).toMatchObject({ ADMIN_USER: 'dev', ADMIN_PASSWORD: password });
+    expect(plan.notes.join('\n')).toContain(`dashboard at http://127.0.0.1:3100/admin and deliveries at http://127.0.0.1:3100/admin/deliveries (user dev, password ${password}`);
+    expect(devPlan(base, dir).env['ADMIN_PASSWORD']).toBe(password);
+    const open = devPlan({ ...base, HOST: '0.0.0.0' }, project());
+    expect(open.env['ADMIN_USER']).toBeUndefined();
+    expect(open.notes.join('\n')).toContain('dashboard off: HOST 0.0.0.0 is not loopback; set ADMIN_USER and ADMIN_PASSWORD');
+    // The operator's own credentials are kept as they are.
+    expect(devPlan({ ...base, ADMIN_USER: 'me', ADMIN_PASSWORD: 'pw' }, project()).env).toMatchObject({ ADMIN_USER: 'me', ADMIN_PASSWORD: 'pw' });
   });
 });
