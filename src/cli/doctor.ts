@@ -49,10 +49,18 @@ Example:
         checks.push({ name: 'handlers', status: 'fail', detail: (err as Error).message });
       }
       checks.push(...(await checkRedis(config)));
-      const api = config.workspaceApiUrl && config.workspaceApiToken
-        ? createApiClient({ baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, retry: { maxAttempts: 1 } })
-        : undefined;
-      checks.push(...(await checkApi(config, handlers, api)));
+      // A URL the client refuses (plain http to another host) is a failed check of the list, not an abort.
+      let api;
+      let refused: string | undefined;
+      try {
+        api = config.workspaceApiUrl && config.workspaceApiToken
+          ? createApiClient({ baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, retry: { maxAttempts: 1 } })
+          : undefined;
+      } catch (err) {
+        refused = err instanceof Error ? err.message.replace(/^createApiClient: baseUrl/, 'WORKSPACE_API_URL') : String(err);
+      }
+      if (refused) checks.push({ name: 'api', status: 'fail', detail: refused, fix: 'use the https URL of the workspace API (plain http only for a local sandbox on 127.0.0.1/localhost)' });
+      else checks.push(...(await checkApi(config, handlers, api)));
     }
     if (values['json']) io.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
     else {

@@ -66,4 +66,15 @@ describe('switchyard doctor', () => {
     const bad = await run({ PORT: 'nope' });
     expect(bad.checks.find((c) => c.name === 'PORT')?.status).toBe('fail');
   });
+
+  it('a plain-http URL of another host is a FAIL line of the checklist (the other checks still run), not an abort', async () => {
+    const { code, checks } = await run({ WORKSPACE_API_URL: 'http://api.example.com/v1', WORKSPACE_API_TOKEN: 'sbx_full_acme' });
+    expect(code).toBe(1);
+    expect(checks.find((c) => c.name === 'api')).toMatchObject({
+      status: 'fail', detail: match.stringMatching(/^WORKSPACE_API_URL must use https \(plain http only for loopback hosts\), got http:\/\/api\.example\.com/),
+      fix: match.stringMatching(/https URL/),
+    });
+    expect(checks.find((c) => c.name === 'redis')?.status).toBe('ok');
+    expect(checks.find((c) => c.name === 'handler lead-won settings')?.status).toBe('ok');
+  });
 });
