@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITER_SCRIPTS, limiterScripts } from '../../../src/api/rate-limiter-lua.js';
 import { QUEUE_SCRIPTS, queueScripts } from '../../../src/queue/scripts.js';
 import { OrderGate, type QueuedJob } from '../../../src/queue/order.js';
+import { ChangeClaims } from '../../../src/queue/change.js';
 import { DebounceBursts } from '../../../src/queue/debounce.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
@@ -164,6 +165,17 @@ function exercise(connect: () => RedisClient) {
       return [
         async () => expect((await bursts.take('h', { key: 'contact:1' }, 'nobody')).kind).toBe('gone'),
         async () => expect((await bursts.take('h', { key: 'contact:9' }, 'nobody')).kind).toBe('gone'),
+      ];
+    },
+    changeClaim: (redis) => {
+      const claims = new ChangeClaims(redis, tag, 60_000);
+      const who = (deliveryKey: string) => ({ deliveryKey, source: 'webhook', atMs: 1_000 });
+      return [
+        async () => expect(await claims.claim('lead.won:1', who('evt_1'))).toBe(true),
+        async () => {
+          expect(await claims.claim('message.received:1', who('evt_1'))).toBe(true);
+          expect(await claims.claim('message.received:1', who('evt_2'))).toBe(false);
+        },
       ];
     },
     pumpRecover: (redis) => {
