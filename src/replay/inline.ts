@@ -4,7 +4,7 @@ import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
-import type { Handler } from '../handler.js';
+import type { Handler, HandlerContext } from '../handler.js';
 import type { Logger } from '../log.js';
 import { subscribers } from '../worker/dispatcher.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -88,6 +88,8 @@ export interface InlineRunDeps {
   signal: AbortSignal;
   /** `ctx.delivery.attempt` (default 1). */
   attempt?: number;
+  /** `ctx.delivery.source` (default the job's `source`, else `webhook`); `schedule` for a schedule's run. */
+  source?: HandlerContext['delivery']['source'];
 }
 
 /**
@@ -107,7 +109,7 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
         })
       : undefined,
     steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
-    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: job.source ?? 'webhook' },
+    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },
   });
   return { outcome, calls };
 }

@@ -34,16 +34,9 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
       deps.log.warn({ schedule: job.data.scheduleId }, 'a run of a schedule no loaded module defines; skipped');
       return { kind: 'completed', result: { ms: 0 } };
     }
-    const tick = tickOf(job);
-    const key = scheduleKey(schedule.id, tick);
-    const data: HandlerJobData = {
-      key,
-      handlerId: schedule.id,
-      receivedAt: new Date(tick).toISOString(),
-      // A schedule handles no event; the runner's log line names it `schedule`.
-      event: { id: null, name: 'schedule' as HandlerJobData['event']['name'], createdAt: null, data: null },
-    };
-    const outcome = await runHandler(asHandler(schedule, new Date(tick).toISOString()), data, {
+    const data = scheduleRunJob(schedule.id, tickOf(job));
+    const { key } = data;
+    const outcome = await runHandler(scheduleHandler(schedule, data.receivedAt), data, {
       api: deps.api,
       priority: schedule.priority,
       steps: deps.steps,
@@ -63,8 +56,22 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
   };
 }
 
-/** A schedule seen by the runner as a handler whose `handle` calls the schedule with `ctx.tick`. */
-function asHandler(schedule: Schedule, tick: string): Handler {
+/**
+ * The job a schedule's run for one tick goes through the handlers' runner with: key
+ * `schedule:<id>:<tick ISO>` (its Idempotency-Keys and steps derive from it), received at the tick.
+ */
+export function scheduleRunJob(id: string, tickMs: number): HandlerJobData {
+  return {
+    key: scheduleKey(id, tickMs),
+    handlerId: id,
+    receivedAt: new Date(tickMs).toISOString(),
+    // A schedule handles no event; the runner's log line names it `schedule`.
+    event: { id: null, name: 'schedule' as HandlerJobData['event']['name'], createdAt: null, data: null },
+  };
+}
+
+/** A schedule seen by the runner as a handler whose `handle` calls the schedule with `ctx.tick` (ISO). */
+export function scheduleHandler(schedule: Schedule, tick: string): Handler {
   return {
     [Symbol.for('switchyard.handler')]: true,
     id: schedule.id,
