@@ -92,7 +92,8 @@ const allowed = {
   history: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, '^src/capture/redact\\.ts$'],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
-  testing: [L.replay, L.sandbox, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
+  // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
+  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
 

@@ -148,7 +148,9 @@ function timelineHtml(t: Trace, root: string): string {
   const facts: [string, string][] = [['event', escapeHtml(t.event ?? '?')]];
   if (t.conversation) facts.push(['conversation', escapeHtml(t.conversation)]);
   if (t.contact) facts.push(['contact', escapeHtml(t.contact)]);
-  if (t.receivedAt) facts.push(['received', `${escapeHtml(t.receivedAt)}${t.bytes !== null ? `, ${escapeHtml(t.bytes)} bytes` : ''}${t.secretIndex !== null ? `, verified with secret #${escapeHtml(t.secretIndex)}` : ''}`]);
+  const schedule = t.source === 'schedule';
+  if (t.receivedAt && schedule) facts.push(['tick', `${escapeHtml(t.receivedAt)} (a schedule run: made by the schedules queue, not sent by the workspace)`]);
+  else if (t.receivedAt) facts.push(['received', `${escapeHtml(t.receivedAt)}${t.bytes !== null ? `, ${escapeHtml(t.bytes)} bytes` : ''}${t.secretIndex !== null ? `, verified with secret #${escapeHtml(t.secretIndex)}` : ''}`]);
   if (t.duplicates > 0) facts.push(['repeats', `${escapeHtml(t.duplicates)} (answered 200 duplicate; nothing more was done)`]);
   const handlers = Object.entries(t.handlers);
   if (handlers.length) facts.push(['handlers', handlers.map(([h, s]) => `${escapeHtml(h)} ${stateBadge(s)}`).join(', ')]);
@@ -156,7 +158,7 @@ function timelineHtml(t: Trace, root: string): string {
   if (t.expiresInMs !== null) facts.push(['kept', `${escapeHtml(Math.round(t.expiresInMs / 3_600_000))} h more (HISTORY_TTL)`]);
 
   const items: { at: number; cls: string; html: string }[] = [];
-  if (t.receivedAt) items.push({ at: t0, cls: 'receipt', html: 'received' });
+  if (t.receivedAt) items.push({ at: t0, cls: 'receipt', html: schedule ? 'tick' : 'received' });
   if (t.queuedAt) items.push({ at: Date.parse(t.queuedAt), cls: 'queued', html: 'queued (events)' });
   for (const e of t.entries) {
     switch (e.kind) {
@@ -175,9 +177,9 @@ function timelineHtml(t: Trace, root: string): string {
     }
   }
   const list = items.map((i) => `<li class="${escapeHtml(i.cls)}"><span class="at">${escapeHtml(relative(i.at - t0))}</span><div class="what">${i.html}</div></li>`).join('');
-  return `<p><a href="${escapeHtml(root)}">← all deliveries</a></p><h1>Delivery <code>${escapeHtml(t.key)}</code></h1>` +
+  return `<p><a href="${escapeHtml(root)}">← all deliveries</a></p><h1>${schedule ? 'Schedule run' : 'Delivery'} <code>${escapeHtml(t.key)}</code></h1>` +
     `<dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` +
-    `<h2>Timeline</h2><p class="muted">Times relative to receipt.</p><ol class="timeline">${list}</ol>`;
+    `<h2>Timeline</h2><p class="muted">Times relative to ${schedule ? 'the tick' : 'receipt'}.</p><ol class="timeline">${list}</ol>`;
 }
 
 const CSS = `

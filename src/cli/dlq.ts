@@ -25,7 +25,7 @@ Subcommands:
   list                 dead jobs, newest first: id, queue, event, handler, age, attempts,
                        reason (its first line, cut at a word with … past 120 characters)
   show <id|key>        a job (or every dead job of a delivery key): payload, error, attempts,
-                       and the \`switchyard trace\` line for its delivery's history
+                       and the \`switchyard trace\` line for its delivery's (or schedule run's) history
   retry                move the matching jobs back to waiting, attempts reset (after a fix)
   purge                delete the matching jobs (needs a filter or --all)
   resume               unpause the handlers queue paused for an unusable API token
@@ -170,8 +170,8 @@ export const dlqCommand: Command = {
               if (d.handler) out(`  handler:   ${d.handler}\n`);
               out(`  received:  ${d.receivedAt ?? '?'}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`);
               out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${d.reason}\n`);
-              // Schedule runs have no delivery history: their log lines carry the key.
-              if (d.queue !== SCHEDULES_QUEUE) out(`  trace:     switchyard trace ${d.key}\n`);
+              // A schedule run's history is kept under its key (schedule:<id>:<tick>) as a delivery's.
+              out(`  trace:     switchyard trace ${d.key}\n`);
               if (d.stacktrace.length) out(`  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${s.split('\n').slice(0, 4).join('\n        ')}`).join('\n')}\n`);
               out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event'}:\n${d.payload.split('\n').map((l) => `    ${l}`).join('\n')}\n\n`);
             }

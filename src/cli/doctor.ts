@@ -2,8 +2,9 @@ import { createApiClient } from '../api/client.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
 import type { Handler } from '../handler.js';
+import type { Schedule } from '../handler/schedule.js';
 import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
-import { loadHandlers } from '../worker/loader.js';
+import { loadHandlerDir } from '../worker/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 
@@ -11,14 +12,14 @@ const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check configuration, handler settings, Redis, the API token and handler abilities',
+  summary: 'check configuration, handler and schedule settings, Redis, the API token and abilities',
   help: `Usage: switchyard doctor [--json]
 
-Checks the configuration, the loaded handlers' settings (parsed from the
-environment as the worker will), Redis (version, eviction policy,
-persistence), the API token (GET /me) and whether its abilities cover what
-the loaded handlers declare, and prints what to fix. Exits 1 when any check
-fails.
+Checks the configuration, the settings of the loaded handlers and schedules
+(parsed from the environment as the worker will), Redis (version, eviction
+policy, persistence), the API token (GET /me) and whether its abilities cover
+what the loaded handlers and schedules declare, and prints what to fix. Exits
+1 when any check fails.
 
 Example:
   REDIS_URL=redis://127.0.0.1:6379 WORKSPACE_API_URL=http://127.0.0.1:4010/api/v1 \\
@@ -40,11 +41,19 @@ Example:
     }
     if (config) {
       let handlers: Handler[] = [];
+      let schedules: Schedule[] = [];
       try {
         dropSecrets(process.env); // handler modules run their top-level code in this process
-        handlers = (await loadHandlers(config.handlersDir, config.handlers)).map((l) => l.handler);
-        checks.push({ name: 'handlers', status: 'ok', detail: `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` });
-        checks.push(...checkSettings(handlers, handlerEnv(io.env)));
+        const dir = await loadHandlerDir(config.handlersDir, config.handlers);
+        handlers = dir.handlers.map((l) => l.handler);
+        schedules = dir.schedules.map((l) => l.schedule);
+        checks.push({
+          name: 'handlers', status: 'ok',
+          detail: `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` +
+            (schedules.length ? `; ${schedules.length} schedule${schedules.length === 1 ? '' : 's'}: ${schedules.map((s) => s.id).join(', ')}` : ''),
+        });
+        // Schedules too: every worker runs them (HANDLERS does not narrow them), and a bad setting stops its start.
+        checks.push(...checkSettings(handlers, handlerEnv(io.env), schedules));
       } catch (err) {
         checks.push({ name: 'handlers', status: 'fail', detail: (err as Error).message });
       }
@@ -60,7 +69,7 @@ Example:
         refused = err instanceof Error ? err.message.replace(/^createApiClient: baseUrl/, 'WORKSPACE_API_URL') : String(err);
       }
       if (refused) checks.push({ name: 'api', status: 'fail', detail: refused, fix: 'use the https URL of the workspace API (plain http only for a local sandbox on 127.0.0.1/localhost)' });
-      else checks.push(...(await checkApi(config, handlers, api)));
+      else checks.push(...(await checkApi(config, handlers, api, schedules)));
     }
     if (values['json']) io.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
     else {

@@ -19,8 +19,9 @@ would, and lists each handler with its events, token abilities, settings (the
 environment variables it reads: required, or their default), retries,
 timeout and flow settings (priority, orderBy, skipStale, maxAge, debounce); events
 marked "(polled)" are derived by the worker's poller every POLL_EVERY, not
-received as webhooks. Then the schedules (every or cron, time zone, next run)
-and the helper modules beside them (modules that export no handler).
+received as webhooks. Then the schedules (every or cron, time zone, next run,
+abilities, settings, retries, timeout, priority) and the helper modules
+beside them (modules that export no handler).
 Modules may be .ts, .mts, .cts, .js, .mjs or .cjs, in a "module" or
 "commonjs" project. A module that cannot be loaded, a missing directory, or a
 setting missing or invalid in this environment is reported with the file or
@@ -132,9 +133,9 @@ export const handlersCommand: Command = {
       retry: h.retry, timeoutMs: h.timeoutMs, flow: flowRow(h.flow), file,
     }));
     const flows = new Map(handlers.map(({ handler: h }) => [h.id, h.flow]));
-    const failed = rows.some((r) => r.settingsProblems.length > 0) || schedules.some(({ schedule: s }) => settingsProblems(s, env).length > 0);
     const now = Date.now();
     const scheduleRows = schedules.map(({ schedule: s, file }) => scheduleRow(s, file, now, env));
+    const failed = [...rows, ...scheduleRows].some((r) => r.settingsProblems.length > 0);
     if (values.json) {
       // Handlers as before (an array), plus schedules when there are any.
       const out = scheduleRows.length ? { handlers: rows, schedules: scheduleRows } : rows;
@@ -156,6 +157,7 @@ export const handlersCommand: Command = {
     for (const s of scheduleRows) {
       io.stdout.write(
         `${s.id} (schedule)\n  runs:      ${s.runs}\n  next run:  ${s.nextRun ?? '(never)'}\n  abilities: ${s.abilities.join(', ') || '(none declared)'}\n` +
+        `  settings:  ${s.settings.length ? list(s.settings.map(describeSetting)) : '(none)'}\n` +
         (s.settingsProblems.length ? `  invalid:   ${list(s.settingsProblems)}\n` : '') +
         `  retry:     ${describeRetry(s.retry)}\n  timeout:   ${s.timeoutMs === null ? '(none)' : formatDuration(s.timeoutMs)}\n  priority:  ${s.priority}\n  file:      ${s.file}\n`,
       );
@@ -167,7 +169,8 @@ export const handlersCommand: Command = {
       io.stdout.write(`helper modules (no handler exported): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);
     }
     if (failed) {
-      io.stderr.write(`switchyard handlers: settings missing or invalid in this environment; the worker would not start: ${rows.filter((r) => r.settingsProblems.length).map((r) => r.id).join(', ')}\n`);
+      const bad = [...rows.filter((r) => r.settingsProblems.length).map((r) => r.id), ...scheduleRows.filter((r) => r.settingsProblems.length).map((r) => `${r.id} (schedule)`)];
+      io.stderr.write(`switchyard handlers: settings missing or invalid in this environment; the worker would not start: ${bad.join(', ')}\n`);
     }
     return failed ? EXIT.failed : EXIT.ok;
   },

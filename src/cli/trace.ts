@@ -1,9 +1,12 @@
 import { Queue } from 'bullmq';
+import type { Config } from '../config.js';
 import { jobIdFor } from '../events/envelope.js';
-import { parseJobId } from '../history/keys.js';
+import { formatDuration } from '../handler/options.js';
+import { historyKeys, parseJobId } from '../history/keys.js';
 import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter } from '../history/read.js';
 import { formatDeliveries, formatTrace } from '../history/timeline.js';
-import { EVENTS_QUEUE } from '../queue/names.js';
+import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE } from '../queue/names.js';
+import { parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/schedule-job.js';
 import type { RedisClient } from '../redis/connection.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
@@ -12,11 +15,11 @@ import { eventFlags, timeFlag } from './flags.js';
 
 const NEEDS_REDIS = 'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis';
 
-async function withRedis<T>(io: CliIo, what: string, fn: (redis: RedisClient, prefix: string) => Promise<T>): Promise<T> {
+async function withRedis<T>(io: CliIo, what: string, fn: (redis: RedisClient, prefix: string, config: Config) => Promise<T>): Promise<T> {
   const config = cliConfig(io);
   const redis = await cliRedis(config, `${what} ${NEEDS_REDIS}`, io.cwd);
   try {
-    return await fn(redis, config.queuePrefix);
+    return await fn(redis, config.queuePrefix, config);
   } finally {
     redis.disconnect();
   }
@@ -31,10 +34,15 @@ placed it with, and each handler attempt — start, end, outcome, the error,
 the steps it ran or took from the store, and every API call (method, path,
 status, Idempotency-Key, replayed or not, duration, rate-limiter wait).
 Times are relative to receipt. No body is kept unless HISTORY_BODIES=true.
+A schedule's run for one tick has the same history: its tick, then each
+attempt with its steps and API calls.
 
 The reference is a delivery key (the envelope id, or sha256:… of the body) or
 a job id as BullMQ, \`dlq list\` and the logs show it (d/<key>, d/<key>/<handler>,
-or a debounced burst's b/… job once it ran).
+or a debounced burst's b/… job once it ran); for a schedule run, its key
+schedule:<id>:<tick ISO> or its job id repeat:<id>:<tick ms>.
+When nothing is recorded it says why: HISTORY=off, kept no longer (older than
+HISTORY_TTL), received or run but not recorded, not run yet, or unknown.
 Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
 
 Options:
@@ -43,6 +51,7 @@ Options:
 Examples:
   switchyard trace evt_01HZX3
   switchyard trace d/evt_01HZX3/note-on-message --json
+  switchyard trace schedule:morning-digest:2025-03-04T08:00:00.000Z
 `;
 
 export const traceCommand: Command = {
@@ -57,16 +66,24 @@ export const traceCommand: Command = {
     }
     if (positionals.length !== 1) throw new UsageError('trace expects one delivery key or job id');
     const ref = positionals[0] as string;
-    return withRedis(io, 'trace', async (redis, prefix) => {
+    return withRedis(io, 'trace', async (redis, prefix, config) => {
       const trace = await readTrace(redis, prefix, ref);
       if (!trace) {
-        // Not fanned out yet (history starts at fan-out): say so when its `events` job is waiting.
-        const waiting = await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
-        if (waiting) {
-          io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : `delivery ${waiting.key}  ${waiting.event ?? ''}\nreceived ${waiting.receivedAt}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`);
+        if (!config.history.enabled) {
+          io.stderr.write(`trace: nothing recorded for "${ref}": delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ` +
+            'Set HISTORY=on (the default) on the workers to record deliveries and schedule runs from then on\n');
+          return EXIT.failed;
+        }
+        const scheduled = parseScheduleRef(ref);
+        // Not run or not fanned out yet (history starts then): say so when its job is waiting.
+        const waiting = scheduled ? await scheduledOnly(redis, prefix, scheduled) : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
+        if (waiting && !waiting.ran) {
+          io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : scheduled
+            ? `schedule run ${waiting.key}\ntick     ${waiting.receivedAt}\nqueued   (schedules job ${waiting.state}; its history starts when it runs)\n`
+            : `delivery ${waiting.key}  ${waiting.event ?? ''}\nreceived ${waiting.receivedAt}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`);
           return EXIT.ok;
         }
-        io.stderr.write(`trace: nothing recorded for "${ref}" (unknown, older than HISTORY_TTL, or HISTORY=off when it came; \`switchyard deliveries\` lists what is kept)\n`);
+        io.stderr.write(`trace: nothing recorded for "${ref}": ${await whyNothing(redis, config, ref, scheduled, waiting)}\n`);
         return EXIT.failed;
       }
       io.stdout.write(values.json ? `${JSON.stringify(trace, null, 2)}\n` : formatTrace(trace));
@@ -75,17 +92,64 @@ export const traceCommand: Command = {
   },
 };
 
+/** A job found for a reference with no history; `ran`: it finished (completed or failed) without any being recorded. */
+interface Waiting { key: string; event: string | null; receivedAt: string; queuedAt: string; state: string; ran: boolean }
+
+const FINISHED = ['completed', 'failed'];
+
 /** A delivery whose `events` job exists but has not been fanned out yet. */
-async function queuedOnly(redis: RedisClient, prefix: string, key: string): Promise<{ key: string; event: string | null; receivedAt: string; queuedAt: string; state: string } | null> {
+async function queuedOnly(redis: RedisClient, prefix: string, key: string): Promise<Waiting | null> {
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
   try {
     const job = await events.getJob(jobIdFor(key));
     if (!job) return null;
     const data = job.data as { name?: string | null; receivedAt?: string };
-    return { key, event: data.name ?? null, receivedAt: data.receivedAt ?? '?', queuedAt: new Date(job.timestamp).toISOString(), state: await job.getState() };
+    const state = await job.getState();
+    return { key, event: data.name ?? null, receivedAt: data.receivedAt ?? '?', queuedAt: new Date(job.timestamp).toISOString(), state, ran: FINISHED.includes(state) };
   } finally {
     await events.close();
   }
+}
+
+/** The `schedules` job of a schedule's tick, when it is still in the queue (waiting, delayed, running, or kept once finished). */
+async function scheduledOnly(redis: RedisClient, prefix: string, ref: { id: string; tickMs: number }): Promise<Waiting | null> {
+  const schedules = new Queue(SCHEDULES_QUEUE, { connection: redis, prefix });
+  try {
+    const job = await schedules.getJob(scheduleJobId(ref.id, ref.tickMs));
+    if (!job) return null;
+    const state = await job.getState();
+    const tick = new Date(ref.tickMs).toISOString();
+    return { key: scheduleKey(ref.id, ref.tickMs), event: 'schedule', receivedAt: tick, queuedAt: new Date(job.timestamp).toISOString(), state, ran: FINISHED.includes(state) };
+  } finally {
+    await schedules.close();
+  }
+}
+
+/**
+ * Why nothing is recorded (history is on): kept no longer (older than HISTORY_TTL, known from the delivery's
+ * dedupe marker, which holds its receipt time, from the history's index, or from a schedule run's tick),
+ * received or run but not recorded (HISTORY was off on the workers then), or unknown.
+ */
+async function whyNothing(redis: RedisClient, config: Config, ref: string, scheduled: { id: string; tickMs: number } | null, job: Waiting | null, now = Date.now()): Promise<string> {
+  const ttl = config.history.ttlMs;
+  const expired = (what: string, at: number) => `${what} ${new Date(at).toISOString()}, longer ago than HISTORY_TTL (${formatDuration(ttl)}), so its history has expired`;
+  if (scheduled) {
+    if (scheduled.tickMs < now - ttl) return expired(`the run of schedule "${scheduled.id}" was for tick`, scheduled.tickMs);
+    if (job) return `its schedules job is ${job.state}, but no history was recorded: HISTORY was off on the worker that ran it`;
+    return `no run of schedule "${scheduled.id}" for tick ${new Date(scheduled.tickMs).toISOString()} is known ` +
+      '(not one of its ticks, or run while HISTORY was off and its job since removed; `switchyard deliveries --event schedule` lists the runs kept)';
+  }
+  const key = parseJobId(ref)?.key ?? ref;
+  const prefix = config.queuePrefix;
+  const [receivedAt, indexed] = await Promise.all([redis.get(ingestKeys(prefix).dedupe(key)), redis.zscore(historyKeys(prefix).index, key)]);
+  const at = receivedAt !== null ? Date.parse(receivedAt) : indexed !== null ? Number(indexed) : Number.NaN;
+  if (Number.isFinite(at) && (indexed !== null || at < now - ttl)) return expired('it was received', at);
+  if (Number.isFinite(at) || job) {
+    return `it was received${Number.isFinite(at) ? ` ${new Date(at).toISOString()} (within HISTORY_TTL, ${formatDuration(ttl)})` : ''}, but no history was recorded: ` +
+      'HISTORY was off on the workers when it was fanned out' + (job ? '' : ', or it is still in the inbox waiting for the pump');
+  }
+  return `no delivery with this key or job id is known (none received within DEDUPE_TTL, ${formatDuration(config.dedupeTtlMs)}; ` +
+    'an older one\'s history has expired too; `switchyard deliveries` lists what is kept)';
 }
 
 const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
@@ -93,14 +157,16 @@ const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'er
 const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--json]
 
 Deliveries in the history (HISTORY_TTL, 7 days by default), newest first, with
-each subscribed handler's latest state. \`switchyard trace <key>\` shows one.
+each subscribed handler's latest state; schedule runs among them (EVENT
+schedule, received at their tick, HANDLERS the schedule and its latest state).
+\`switchyard trace <key>\` shows one.
 Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
 
 Filters (every one given must hold):
-  --event NAME           the event name
+  --event NAME           the event name, or schedule (the runs of schedules)
   --conversation ID      the event's conversation id
   --contact ID           the event's contact id
-  --handler ID           a handler subscribed to it
+  --handler ID           a handler subscribed to it, or a schedule
   --outcome STATE        a handler's latest state (with --handler: that handler's): completed, skipped,
                          retry, delay, dead, pause, error; pending (placed, not run yet); or the
                          delivery's: invalid (dead-lettered without fan-out), no_handlers
@@ -111,6 +177,7 @@ Filters (every one given must hold):
 Examples:
   switchyard deliveries --conversation 812 --since 1h
   switchyard deliveries --handler follow-up-task --outcome dead
+  switchyard deliveries --event schedule --since 1d
 `;
 
 export const deliveriesCommand: Command = {
@@ -128,7 +195,8 @@ export const deliveriesCommand: Command = {
     }
     const f: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
     const event = str(values, 'event');
-    if (event !== undefined) f.event = eventFlags([event])[0];
+    // `schedule`: the runs of schedules (their EVENT column).
+    if (event !== undefined) f.event = event === 'schedule' ? event : eventFlags([event])[0];
     for (const name of ['conversation', 'contact'] as const) {
       const v = str(values, name);
       if (v === undefined) continue;

@@ -4,6 +4,7 @@ import { ApiError } from '../api/errors.js';
 import type { Config } from '../config.js';
 import type { Handler } from '../handler.js';
 import { HandlerSettingsError } from '../handler/errors.js';
+import type { Schedule } from '../handler/schedule.js';
 import { parseSettings } from '../handler/settings.js';
 import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
@@ -49,10 +50,18 @@ export async function checkRedis(config: Config, which: (bin: string) => string 
   }
 }
 
-/** API token: `GET /me` answers, and its abilities cover what the loaded handlers declare. */
-export async function checkApi(config: Config, handlers: readonly Handler[], api: ApiClient | undefined): Promise<Check[]> {
+/** A handler or a schedule, as the doctor names it (`handler <id>`, `schedule <id>`). */
+type Unit = { readonly what: 'handler' | 'schedule'; readonly id: string; readonly abilities: readonly string[]; readonly settings: Handler['settings'] };
+
+const units = (handlers: readonly Handler[], schedules: readonly Schedule[]): Unit[] => [
+  ...handlers.map((h): Unit => ({ what: 'handler', id: h.id, abilities: h.abilities, settings: h.settings })),
+  ...schedules.map((s): Unit => ({ what: 'schedule', id: s.id, abilities: s.abilities, settings: s.settings })),
+];
+
+/** API token: `GET /me` answers, and its abilities cover what the loaded handlers and schedules declare. */
+export async function checkApi(config: Config, handlers: readonly Handler[], api: ApiClient | undefined, schedules: readonly Schedule[] = []): Promise<Check[]> {
   if (!api) {
-    const calls = handlers.length > 0;
+    const calls = handlers.length + schedules.length > 0;
     return [{
       name: 'api', status: calls ? 'fail' : 'warn', detail: 'WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not both set',
       fix: 'set WORKSPACE_API_URL (…/api/v1) and WORKSPACE_API_TOKEN (or WORKSPACE_API_TOKEN_FILE)',
@@ -67,31 +76,34 @@ export async function checkApi(config: Config, handlers: readonly Handler[], api
     return [{ name: 'api', status: 'fail', detail: `GET /me failed (${code}): ${(err as Error).message}`, fix: code === 'token_expired' || code === 'unauthorized' ? 'create a new token in the workspace developer settings' : 'check WORKSPACE_API_URL and the network' }];
   }
   const checks: Check[] = [{ name: 'api', status: 'ok', detail: `token accepted (${config.workspaceApiUrl}); abilities: ${abilities.join(', ') || 'none'}` }];
-  for (const h of handlers) {
-    const missing = h.abilities.filter((a) => !abilities.includes(a));
+  for (const u of units(handlers, schedules)) {
+    const missing = u.abilities.filter((a) => !abilities.includes(a));
     checks.push(missing.length === 0
-      ? { name: `handler ${h.id}`, status: 'ok', detail: `abilities covered (${h.abilities.join(', ') || 'none declared'})` }
-      : { name: `handler ${h.id}`, status: 'fail', detail: `the token lacks ${missing.join(', ')}`, fix: 'create a token with those abilities (abilities are fixed at creation)' });
+      ? { name: `${u.what} ${u.id}`, status: 'ok', detail: `abilities covered (${u.abilities.join(', ') || 'none declared'})` }
+      : { name: `${u.what} ${u.id}`, status: 'fail', detail: `the token lacks ${missing.join(', ')}`, fix: 'create a token with those abilities (abilities are fixed at creation)' });
   }
   return checks;
 }
 
 /**
- * Handler settings: each handler with a `settings` schema parses it from `env`
- * (without Switchyard's own secrets) as the worker will at start-up.
+ * Settings: each handler and schedule with a `settings` schema parses it from
+ * `env` (without Switchyard's own secrets) as the worker will at start-up
+ * (a bad setting of either stops it).
  */
-export function checkSettings(handlers: readonly Handler[], env: Readonly<Record<string, string | undefined>>): Check[] {
-  return handlers.flatMap((h): Check[] => {
-    if (!h.settings) return [];
-    const names = Object.keys(h.settings.shape).join(', ');
+export function checkSettings(handlers: readonly Handler[], env: Readonly<Record<string, string | undefined>>, schedules: readonly Schedule[] = []): Check[] {
+  return units(handlers, schedules).flatMap((u): Check[] => {
+    if (!u.settings) return [];
+    const names = Object.keys(u.settings.shape).join(', ');
     try {
-      parseSettings(h.id, h.settings, env);
-      return [{ name: `handler ${h.id} settings`, status: 'ok', detail: `valid (${names})` }];
+      parseSettings(u.id, u.settings, env);
+      return [{ name: `${u.what} ${u.id} settings`, status: 'ok', detail: `valid (${names})` }];
     } catch (err) {
       if (!(err instanceof HandlerSettingsError)) throw err;
       return [{
-        name: `handler ${h.id} settings`, status: 'fail', detail: err.problems.map((p) => p.problem).join('; '),
-        fix: 'set them in the environment of every process that runs this handler (the worker will not start without them)',
+        name: `${u.what} ${u.id} settings`, status: 'fail', detail: err.problems.map((p) => p.problem).join('; '),
+        fix: u.what === 'handler'
+          ? 'set them in the environment of every process that runs this handler (the worker will not start without them)'
+          : 'set them in the environment of every worker process (each runs the schedules; the worker will not start without them)',
       }];
     }
   });

@@ -7,7 +7,9 @@
  *                                 duplicates; what `deliveries` filters on
  *   <prefix>:hist:e:<key>   LIST  entries (JSON): fan-out, attempts (steps, API calls), body
  *   <prefix>:hist:index     ZSET  receivedAt (ms) → key, newest first for `deliveries`; trimmed by HISTORY_TTL
- *   <prefix>:hist:j:<job>   STRING the delivery key of a job whose id does not name it (debounced bursts)
+ *   <prefix>:hist:j:<job>   STRING the delivery key of a job whose id does not name it (debounced bursts, schedule runs)
+ *
+ * A schedule's run for one tick is a delivery here too: key `schedule:<id>:<tick ISO>`, received at the tick.
  *
  * Each per-delivery key expires HISTORY_TTL after its last write.
  */

@@ -11,6 +11,8 @@ import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { Placement } from '../worker/dispatcher.js';
 import type { WorkerHooks } from '../worker/hooks.js';
+import type { HandlerJobData } from '../queue/jobs.js';
+import { scheduleKey, tickOf, type ScheduleJobView } from '../queue/schedule-job.js';
 import type { HandlerJobDecision, HandlerJobView } from '../worker/processor.js';
 import type { StepStore } from '../worker/steps.js';
 import { callRecord, cleanText, errorRecord, reasonRecord, type AttemptEntry, type CallRecord, type StepRecord } from './record.js';
@@ -26,6 +28,7 @@ interface RunRecord {
 }
 
 type Processor = (job: HandlerJobView, signal?: AbortSignal) => Promise<HandlerJobDecision>;
+type ScheduleProcessor = (job: ScheduleJobView, signal?: AbortSignal) => Promise<HandlerJobDecision>;
 type DispatchResult = { handlers: string[]; placed: Record<string, Placement>; duplicateChange?: string };
 
 /**
@@ -42,6 +45,11 @@ export interface WorkerHistory {
   steps(store: StepStore): StepStore;
   /** The processor, recording each attempt. */
   processor(inner: Processor): Processor;
+  /**
+   * The schedule processor, recording each run as a delivery of its own (key `schedule:<id>:<tick ISO>`,
+   * received at the tick) and each attempt as a handler's, through {@link processor}.
+   */
+  schedules(inner: ScheduleProcessor): ScheduleProcessor;
   /** Records the receipt and the fan-out (or the invalid delivery) of an `events` job (`timestamp`: when the pump queued it). */
   fanOut(job: { readonly data: StoredDelivery; readonly timestamp: number }, handlers: readonly Handler[], run: Promise<DispatchResult>): Promise<DispatchResult>;
 }
@@ -50,6 +58,7 @@ const OFF: WorkerHistory = {
   hooks: (base) => base,
   steps: (store) => store,
   processor: (inner) => inner,
+  schedules: (inner) => inner,
   fanOut: (_d, _h, run) => run,
 };
 
@@ -170,6 +179,21 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
     writer?.attempt(job.data.key, entry, job.id);
   }
 
+  const schedules = (inner: ScheduleProcessor): ScheduleProcessor => async (job, signal) => {
+    const tick = tickOf(job);
+    const key = scheduleKey(job.data.scheduleId, tick);
+    writer.scheduled(key, tick);
+    // The run seen as a handler job of the schedule, so its attempts are recorded as a handler's are.
+    const data: HandlerJobData = { key, handlerId: job.data.scheduleId, receivedAt: new Date(tick).toISOString(), event: { id: null, name: 'schedule' as HandlerJobData['event']['name'], createdAt: null, data: null } };
+    const view: HandlerJobView = { id: job.id, data, attempts: job.attempts ?? 1, timestamp: job.timestamp, attemptsMade: job.attemptsMade };
+    return processor(() => {
+      // A schedule's run always runs it (no flow checks before it), so a 429's delay is an attempt.
+      const run = current.getStore();
+      if (run) run.ran = true;
+      return inner(job, signal);
+    })(view, signal);
+  };
+
   const fanOut: WorkerHistory['fanOut'] = async (job, handlers, run) => {
     const d = job.data;
     const receipt: Receipt = {
@@ -208,7 +232,7 @@ export function workerHistory(config: Config, redis: RedisClient, log: Logger): 
     return redactor ? redactor.body(deliveryBytes(d)).toString('utf8') : undefined;
   }
 
-  return { hooks, steps, processor, fanOut };
+  return { hooks, steps, processor, schedules, fanOut };
 }
 
 /** `conversation:42` → `42`. */

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/connection.js';
+import { parseScheduleRef, scheduleKey } from '../queue/schedule-job.js';
 import { historyKeys, parseJobId } from './keys.js';
 import type { HistoryEntry } from './record.js';
 
@@ -10,7 +11,7 @@ export interface DeliverySummary {
   readonly queuedAt: string | null;
   readonly bytes: number | null;
   readonly secretIndex: number | null;
-  /** `webhook`, `reconcile` (synthesized by reconcile) or `poll` (a derived event); null when not recorded. */
+  /** `webhook`, `reconcile` (synthesized by reconcile), `poll` (a derived event) or `schedule` (a schedule's run); null when not recorded. */
   readonly source: string | null;
   readonly event: string | null;
   readonly conversation: string | null;
@@ -59,13 +60,18 @@ function parseEntries(raw: readonly string[]): HistoryEntry[] {
 /**
  * The history of a delivery, by its key, or by a job id (`d/<key>`,
  * `d/<key>/<handler>` as BullMQ and `dlq list` show them, or a debounced
- * burst's `b/…` job once it ran); null when nothing is recorded.
+ * burst's `b/…` job once it ran); of a schedule run by its key
+ * (`schedule:<id>:<tick ISO>`) or job id (`repeat:<id>:<ms>`); null when
+ * nothing is recorded.
  */
 export async function readTrace(redis: RedisClient, prefix: string, ref: string): Promise<Trace | null> {
   const keys = historyKeys(prefix);
   const candidates = [ref];
   const parsed = parseJobId(ref);
   if (parsed) candidates.unshift(parsed.key);
+  // A schedule run's job id (repeat:<id>:<ms>) names its key, also before its first attempt ended.
+  const scheduled = ref.startsWith('repeat:') ? parseScheduleRef(ref) : null;
+  if (scheduled) candidates.unshift(scheduleKey(scheduled.id, scheduled.tickMs));
   const viaJob = await redis.get(keys.job(ref));
   if (viaJob) candidates.unshift(viaJob);
   for (const key of candidates) {

@@ -145,6 +145,15 @@ export class HistoryWriter {
     }, now);
   }
 
+  /**
+   * A schedule's run for one tick started (each attempt writes it again; the same fields). Its history is a
+   * delivery's: key `schedule:<id>:<tick ISO>`, received at the tick, source and event `schedule`, indexed
+   * at the tick; its attempts follow as a handler's.
+   */
+  scheduled(key: string, tickMs: number, now = Date.now()): void {
+    this.write(key, { set: ['receivedAt', tickMs, 'source', 'schedule', 'event', 'schedule'], entries: [], indexAt: tickMs }, now);
+  }
+
   /** One attempt of one handler job ended. */
   attempt(key: string, entry: AttemptEntry, jobId: string): void {
     const named = parseJobId(jobId);

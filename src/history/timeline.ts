@@ -42,23 +42,27 @@ function attemptLines(a: AttemptEntry): string[] {
   return out;
 }
 
-/** `switchyard trace`'s text: the delivery, then each entry with its time relative to receipt. */
+/** `switchyard trace`'s text: the delivery (or schedule run), then each entry with its time relative to receipt (the tick). */
 export function formatTrace(t: Trace): string {
   const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
   const lines: string[] = [];
+  const schedule = t.source === 'schedule';
   const facts = [t.event ?? 'event ?', t.conversation ? `conversation ${t.conversation}` : '', t.contact ? `contact ${t.contact}` : ''].filter(Boolean);
-  lines.push(`delivery ${t.key}  ${facts.join('  ')}`);
-  if (t.receivedAt) {
+  if (schedule) {
+    lines.push(`schedule run ${t.key}`);
+    if (t.receivedAt) lines.push(`tick     ${t.receivedAt}  (run by the schedules queue; not a delivery from the workspace)`);
+  } else lines.push(`delivery ${t.key}  ${facts.join('  ')}`);
+  if (t.receivedAt && !schedule) {
     const made = t.source !== null && t.source !== 'webhook';
     lines.push(`received ${t.receivedAt}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${made ? `  source ${t.source} (made by Switchyard, not sent by the workspace)` : t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
   }
   if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
   const handlers = Object.entries(t.handlers);
-  if (handlers.length) lines.push(`handlers ${handlers.map(([h, s]) => `${h}: ${s}`).join(', ')}`);
+  if (handlers.length) lines.push(`${schedule ? 'schedule' : 'handlers'} ${handlers.map(([h, s]) => `${h}: ${s}`).join(', ')}`);
   if (t.state === 'invalid') lines.push('state    invalid: dead-lettered in the events queue without fan-out');
   lines.push('');
   const at = (ms: number) => relative(ms - t0).padEnd(12);
-  if (t.receivedAt) lines.push(`  ${at(t0)} received`);
+  if (t.receivedAt) lines.push(`  ${at(t0)} ${schedule ? 'tick' : 'received'}`);
   if (t.queuedAt) lines.push(`  ${at(Date.parse(t.queuedAt))} queued (events)`);
   for (const e of t.entries) {
     switch (e.kind) {

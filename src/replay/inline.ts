@@ -4,7 +4,7 @@ import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
-import type { Handler } from '../handler.js';
+import type { Handler, HandlerContext } from '../handler.js';
 import type { Logger } from '../log.js';
 import { subscribers } from '../worker/dispatcher.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -90,6 +90,8 @@ export interface InlineRunDeps {
   attempt?: number;
   /** The handler's `retry.attempts`: a retryable failure on the last one is `dead`, as in the worker. Unset: no attempt is the last. */
   attempts?: number;
+  /** `ctx.delivery.source` (default the job's `source`, else `webhook`); `schedule` for a schedule's run. */
+  source?: HandlerContext['delivery']['source'];
 }
 
 /**
@@ -109,7 +111,7 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
         })
       : undefined,
     steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
-    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: job.source ?? 'webhook' },
+    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },
     attempts: deps.attempts,
   });
   return { outcome, calls };

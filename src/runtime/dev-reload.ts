@@ -18,10 +18,22 @@ export interface HandlerWatchOptions {
   readonly debounceMs?: number;
 }
 
-/** The line a reload that succeeded prints. */
+/**
+ * The line a reload that succeeded prints: the handlers, the schedules (when
+ * there are any, or were), what was added and removed, and which schedule
+ * changes wait for a restart (job schedulers are set when a worker starts).
+ */
 export function describeReload(r: Extract<ReloadResult, { ok: true }>): string {
-  const changes = [r.added.length ? `added ${r.added.join(', ')}` : '', r.removed.length ? `removed ${r.removed.join(', ')}` : ''].filter(Boolean);
-  return `reloaded handlers: ${r.ids.join(', ') || '(none)'} (${r.ms} ms)${changes.length ? `; ${changes.join('; ')}` : ''}`;
+  const s = r.schedules;
+  const changes = [
+    r.added.length ? `added ${r.added.join(', ')}` : '',
+    r.removed.length ? `removed ${r.removed.join(', ')}` : '',
+    s.added.length ? `added schedule ${s.added.join(', ')} (its first run waits for a restart: schedules are set up when the worker starts)` : '',
+    s.removed.length ? `removed schedule ${s.removed.join(', ')} (its runs are skipped until a restart removes it)` : '',
+    s.retimed.length ? `new timing of schedule ${s.retimed.join(', ')} applies after a restart (its new code runs now)` : '',
+  ].filter(Boolean);
+  const schedules = s.ids.length || s.removed.length ? `; schedules: ${s.ids.join(', ') || '(none)'}` : '';
+  return `reloaded handlers: ${r.ids.join(', ') || '(none)'}${schedules} (${r.ms} ms)${changes.length ? `; ${changes.join('; ')}` : ''}`;
 }
 
 /**

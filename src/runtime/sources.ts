@@ -4,6 +4,7 @@ import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import type { Config } from '../config.js';
 import { repeatOptions, type Schedule } from '../handler/schedule.js';
+import type { WorkerHistory } from '../history/observe.js';
 import type { Logger } from '../log.js';
 import { IngestStore } from '../queue/ingest.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
@@ -24,6 +25,8 @@ export interface SourcesOptions {
   /** The worker's command connection (locks, poller state, steps). */
   commands: RedisClient;
   api: ((keys: IdempotencyKeyGenerator, priority: LimiterPriority) => ApiClient) | undefined;
+  /** Delivery history (HISTORY): records each schedule run, its attempts, steps and API calls (with `api` built on its hooks). */
+  history?: Pick<WorkerHistory, 'schedules' | 'steps'>;
 }
 
 export interface Sources {
@@ -70,14 +73,13 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
   const owned = ownedConnections(opts.redisUrl, 'worker');
   const connect = (name: string): RedisClient => owned.connect(name);
   if (schedules.length > 0) {
-    const process = createScheduleProcessor({
-      set,
-      api: opts.api,
-      steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
-      log,
-    });
+    const steps = new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
+    const inner = createScheduleProcessor({ set, api: opts.api, steps: opts.history?.steps(steps) ?? steps, log });
+    const process = opts.history?.schedules(inner) ?? inner;
     workers.push(new Worker<ScheduleJobData>(SCHEDULES_QUEUE, async (job: Job<ScheduleJobData>, token?: string, signal?: AbortSignal) => {
-      const decision = await process({ id: String(job.id), data: job.data, timestamp: job.timestamp, delay: job.opts.delay ?? 0, attemptsMade: job.attemptsMade }, signal);
+      const decision = await process({
+        id: String(job.id), data: job.data, timestamp: job.timestamp, delay: job.opts.delay ?? 0, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1,
+      }, signal);
       switch (decision.kind) {
         case 'completed': return decision.result;
         case 'dead': throw new UnrecoverableError(decision.reason);

@@ -230,7 +230,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     });
   }
   // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
-  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory(opts, commands) });
+  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory({ ...opts, hooks }, commands), history });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
   const reconciler = await startReconcileSchedule(opts, commands, world);
 

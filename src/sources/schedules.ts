@@ -8,6 +8,7 @@ import type { ContextDeps } from '../worker/context.js';
 import type { HandlerSet } from '../worker/handler-set.js';
 import type { HandlerJobDecision } from '../worker/processor.js';
 import { runHandler } from '../worker/runner.js';
+import { onAttempt } from '../worker/classify.js';
 
 /** The poll queue's one job scheduler. */
 export const POLL_SCHEDULER_ID = 'poll';
@@ -34,16 +35,9 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
       deps.log.warn({ schedule: job.data.scheduleId }, 'a run of a schedule no loaded module defines; skipped');
       return { kind: 'completed', result: { ms: 0 } };
     }
-    const tick = tickOf(job);
-    const key = scheduleKey(schedule.id, tick);
-    const data: HandlerJobData = {
-      key,
-      handlerId: schedule.id,
-      receivedAt: new Date(tick).toISOString(),
-      // A schedule handles no event; the runner's log line names it `schedule`.
-      event: { id: null, name: 'schedule' as HandlerJobData['event']['name'], createdAt: null, data: null },
-    };
-    const outcome = await runHandler(asHandler(schedule, new Date(tick).toISOString()), data, {
+    const data = scheduleRunJob(schedule.id, tickOf(job));
+    const { key } = data;
+    const outcome = await runHandler(scheduleHandler(schedule, data.receivedAt), data, {
       api: deps.api,
       priority: schedule.priority,
       steps: deps.steps,
@@ -51,20 +45,38 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
       settings: version.settings.get(schedule.id) ?? {},
       signal: signal ?? new AbortController().signal,
       delivery: { key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: 'schedule' },
+      // The last attempt's retryable failure is dead, said so by the runner's log line and the history.
+      attempts: job.attempts,
     });
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
-    const { verdict } = outcome;
+    // An unusable token pauses only the handler queues: a schedule's run is retried, and dead on its last attempt.
+    const verdict = outcome.verdict.kind === 'pause' ? onAttempt({ kind: 'retry', reason: outcome.verdict.reason }, job.attemptsMade + 1, job.attempts) : outcome.verdict;
+    const error = outcome.error instanceof Error ? outcome.error : undefined;
     switch (verdict.kind) {
-      case 'dead': return { kind: 'dead', reason: verdict.reason };
+      case 'dead': return { kind: 'dead', reason: verdict.reason, ...(error ? { error } : {}) };
       case 'delay': return { kind: 'delay', until: Date.now() + verdict.ms };
       case 'pause':
-      case 'retry': return { kind: 'retry', error: outcome.error instanceof Error ? outcome.error : new Error(verdict.reason) };
+      case 'retry': return { kind: 'retry', error: error ?? new Error(verdict.reason) };
     }
   };
 }
 
-/** A schedule seen by the runner as a handler whose `handle` calls the schedule with `ctx.tick`. */
-function asHandler(schedule: Schedule, tick: string): Handler {
+/**
+ * The job a schedule's run for one tick goes through the handlers' runner with: key
+ * `schedule:<id>:<tick ISO>` (its Idempotency-Keys and steps derive from it), received at the tick.
+ */
+export function scheduleRunJob(id: string, tickMs: number): HandlerJobData {
+  return {
+    key: scheduleKey(id, tickMs),
+    handlerId: id,
+    receivedAt: new Date(tickMs).toISOString(),
+    // A schedule handles no event; the runner's log line names it `schedule`.
+    event: { id: null, name: 'schedule' as HandlerJobData['event']['name'], createdAt: null, data: null },
+  };
+}
+
+/** A schedule seen by the runner as a handler whose `handle` calls the schedule with `ctx.tick` (ISO). */
+export function scheduleHandler(schedule: Schedule, tick: string): Handler {
   return {
     [Symbol.for('switchyard.handler')]: true,
     id: schedule.id,

@@ -8,6 +8,9 @@
  *   given API, and returns `{ outcome, error, reason, calls, steps, logs,
  *   event, delivery, sandbox }`. A failing handler is an `outcome`, never a
  *   throw.
+ * - `testSchedule(schedule, options?)` runs one schedule for one tick
+ *   (`at`, default now) the same way, and returns the same shape with `tick`
+ *   in place of `event`.
  * - `createEvent(name, overrides?)`: a valid typed event, defaults from the
  *   shipped fixture (whose ids are the sandbox seed's).
  * - `sandboxClient(sandbox)`: a client of a sandbox in this process, to set up
@@ -28,7 +31,8 @@
  * @module
  */
 export { testHandler } from './test-handler.js';
-export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestSource } from './types.js';
+export { testSchedule } from './test-schedule.js';
+export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';
 export type { SettingsInput } from './settings.js';

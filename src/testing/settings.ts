@@ -8,7 +8,7 @@ import { readHandlerSettings } from '../worker/settings.js';
 type Primitive = string | number | boolean | bigint | null | undefined;
 
 /**
- * Settings given to testHandler directly: each key one of the handler's
+ * Settings given to testHandler (testSchedule) directly: each key one of the handler's (schedule's)
  * settings, with the value `ctx.settings` has (a number, a boolean, a string),
  * or the text the environment would hold. A setting whose value is an object
  * (`businessHoursSetting()`) is given as that text.
@@ -29,12 +29,17 @@ function asInput(field: z.ZodType, value: unknown): unknown {
  * handler's schema. Throws HandlerSettingsError naming each bad variable, and
  * a TypeError for a key the handler has no setting of.
  */
-export function testSettings(handler: Handler, given: Readonly<Record<string, unknown>> | undefined, env: Readonly<Record<string, string | undefined>>): Readonly<Record<string, unknown>> {
+export function testSettings(
+  handler: Pick<Handler, 'id' | 'settings'>,
+  given: Readonly<Record<string, unknown>> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  caller: 'testHandler' | 'testSchedule' = 'testHandler',
+): Readonly<Record<string, unknown>> {
   const schema = handler.settings;
   const names = schema ? Object.keys(schema.shape) : [];
   const unknown = Object.keys(given ?? {}).filter((k) => !names.includes(k));
   if (unknown.length > 0) {
-    throw new TypeError(`testHandler: handler "${handler.id}" has no setting ${unknown.map((k) => JSON.stringify(k)).join(', ')} (expected ${names.length ? `one of ${names.join(', ')}` : 'none: it has no settings schema'})`);
+    throw new TypeError(`${caller}: ${caller === 'testHandler' ? 'handler' : 'schedule'} "${handler.id}" has no setting ${unknown.map((k) => JSON.stringify(k)).join(', ')} (expected ${names.length ? `one of ${names.join(', ')}` : 'none: it has no settings schema'})`);
   }
   if (!schema || given === undefined) return readHandlerSettings([handler], env).get(handler.id) ?? {};
   const visible = handlerEnv(env);

@@ -2,15 +2,14 @@ import { DERIVED_EVENT_NAMES, type EventName, type WorkspaceEvent } from '../eve
 import { changeKey, reconcileDeliveryKey } from '../events/change-key.js';
 import { parseEnvelope } from '../events/envelope.js';
 import { isHandler, type Handler } from '../handler.js';
-import { inlineJob, runInline, type InlineRunDeps } from '../replay/inline.js';
-import { createSandbox, type Sandbox } from '../sandbox/index.js';
+import { inlineJob, runInline } from '../replay/inline.js';
 import { MemoryStepStore } from '../worker/steps.js';
 import { DeliveryError, toEvent, type Delivery } from './delivery.js';
 import { deliveryOf, type HandlerInput } from './input.js';
 import { memoryLogger } from './memory-log.js';
-import { IN_PROCESS_BASE_URL, sandboxFetch, sandboxToken } from './sandbox-api.js';
 import { testSettings } from './settings.js';
 import { recordingSteps } from './steps.js';
+import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
 
 const SOURCES: readonly TestSource[] = ['webhook', 'reconcile', 'poll'];
@@ -45,7 +44,7 @@ export async function testHandler<N extends EventName, S extends object>(
   const settings = testSettings(handler, options.settings, options.env ?? {});
   const fixed = options.now;
   const now = fixed === undefined ? () => new Date() : typeof fixed === 'function' ? fixed : () => fixed;
-  const { api, sandbox } = target(options, fixed === undefined ? undefined : () => now().getTime());
+  const { api, sandbox } = runTarget(options, fixed === undefined ? undefined : () => now().getTime());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const derived = (DERIVED_EVENT_NAMES as readonly string[]).includes(event.name);
@@ -67,20 +66,7 @@ export async function testHandler<N extends EventName, S extends object>(
     outcome: outcome.ok ? 'completed' : outcome.verdict.kind,
     error: outcome.ok ? undefined : outcome.error,
     reason: outcome.ok ? undefined : outcome.verdict.reason,
-    calls: calls.map((c) => ({
-      op: c.op, method: c.method, path: c.path, status: c.status, idempotencyKey: c.idempotencyKey,
-      body: c.body === undefined ? undefined : (JSON.parse(JSON.stringify(c.body)) as unknown), attempt: c.attempt, replayed: c.replayed,
-    })),
+    calls: testCalls(calls),
     steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt, source }, sandbox,
   };
-}
-
-/** The API a run calls: `options.api` over HTTP, else the given or a fresh sandbox in process (burst as the worker's default). */
-function target(options: TestHandlerOptions, clock: (() => number) | undefined): { api: InlineRunDeps['api']; sandbox: Sandbox | undefined } {
-  if (options.api) {
-    const { url, token, fetch = globalThis.fetch.bind(globalThis) } = options.api;
-    return { api: { baseUrl: url, token, burst: 30, fetch }, sandbox: undefined };
-  }
-  const sandbox = options.sandbox ?? createSandbox(clock ? { clock } : {});
-  return { api: { baseUrl: IN_PROCESS_BASE_URL, token: options.token ?? sandboxToken(sandbox), burst: 30, fetch: sandboxFetch(sandbox) }, sandbox };
 }

@@ -77,3 +77,55 @@ export interface TestHandlerResult<N extends EventName = EventName> {
   /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
   readonly sandbox: Sandbox | undefined;
 }
+
+/**
+ * How a schedule's run ended, named as the worker's decisions: `completed`, `retry`, `delay` (a 429 or the
+ * quota: no attempt spent) or `dead`. A schedule's run is never `pause`d: an unusable token is retried as
+ * the worker does for schedules (and is `dead` on the last attempt).
+ */
+export type TestScheduleOutcome = Exclude<TestOutcome, 'pause'>;
+
+/** Options of {@link testSchedule}; all optional. */
+export interface TestScheduleOptions<Settings extends object = object> {
+  /**
+   * The tick the run is for (`ctx.tick`, and the run's key `schedule:<id>:<tick ISO>`, so its Idempotency-Keys
+   * and steps): a Date, an ISO time or ms since the epoch; also the clock of a fresh sandbox. Default now.
+   */
+  readonly at?: Date | string | number;
+  /** Call this API instead of an in-process sandbox: `url` as WORKSPACE_API_URL (ending in `/api/v1`). */
+  readonly api?: { readonly url: string; readonly token: string; readonly fetch?: typeof fetch };
+  /** The sandbox to call in process (state and request log shared across calls); default a fresh seeded one per call. */
+  readonly sandbox?: Sandbox;
+  /** Token for the sandbox (not used with `api`); default its full-access token. */
+  readonly token?: string;
+  /** Settings values, checked by the schedule's schema, in place of `env`'s. */
+  readonly settings?: SettingsInput<Settings>;
+  /** Environment the settings are parsed from as when schedules load (default none: each setting's default). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `ctx.delivery.attempt` (default 1). */
+  readonly attempt?: number;
+  /** Where `ctx.step` results are kept; pass one store to several calls (same `at`) to test a retry. Default a fresh MemoryStepStore. */
+  readonly steps?: StepStore;
+  /** Lowest level kept in `logs` (default `info`, as in production). */
+  readonly logLevel?: LogLevel;
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link testSchedule} returns: {@link TestHandlerResult}'s shape, with the tick instead of an event. */
+export interface TestScheduleResult {
+  readonly outcome: TestScheduleOutcome;
+  /** What the schedule threw (undefined when completed). */
+  readonly error: unknown;
+  /** The worker's reason for the outcome, as the dead-letter listing shows it. */
+  readonly reason: string | undefined;
+  readonly calls: readonly TestCall[];
+  /** The run's `ctx.step`s in order. */
+  readonly steps: readonly StepRecord[];
+  /** The run's log lines as pino wrote them (redacted as in production), parsed. */
+  readonly logs: readonly LogLine[];
+  /** `ctx.tick`: the tick the run was for (ISO 8601, UTC). */
+  readonly tick: string;
+  readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number; readonly source: 'schedule' };
+  /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
+  readonly sandbox: Sandbox | undefined;
+}

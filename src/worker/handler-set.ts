@@ -1,5 +1,5 @@
 import type { Handler } from '../handler.js';
-import type { Schedule } from '../handler/schedule.js';
+import { describeSchedule, type Schedule } from '../handler/schedule.js';
 import { readHandlerSettings, type SettingsById } from './settings.js';
 
 /** One version of the handler modules, as fan-out and the job processor read it. */
@@ -14,11 +14,17 @@ export interface HandlerSnapshot {
   readonly schedules: readonly Schedule[];
 }
 
-/** What a {@link HandlerSet.replace} changed, by handler id (of the handlers this process runs). */
+/** What a {@link HandlerSet.replace} changed, by handler id (of the handlers this process runs), and by schedule id. */
 export interface HandlerSetChange {
   readonly ids: readonly string[];
   readonly added: readonly string[];
   readonly removed: readonly string[];
+  /**
+   * The schedules of the new version, those added and removed, and those whose timing (`every`, `cron`,
+   * `timezone`) changed: a running worker's job schedulers are set when it starts, so those three wait for a
+   * restart (an added schedule has no run before; a removed one's runs are skipped; the old timing holds).
+   */
+  readonly schedules: { readonly ids: readonly string[]; readonly added: readonly string[]; readonly removed: readonly string[]; readonly retimed: readonly string[] };
 }
 
 /**
@@ -57,7 +63,17 @@ export class HandlerSet {
   replace(next: HandlerSnapshot): HandlerSetChange {
     const before = new Set(this.#current.handlers.keys());
     const ids = [...next.handlers.keys()];
+    const timing = new Map(this.#current.schedules.map((s) => [s.id, describeSchedule(s)]));
+    const sched = next.schedules.map((s) => s.id);
     this.#current = next;
-    return { ids, added: ids.filter((id) => !before.has(id)), removed: [...before].filter((id) => !next.handlers.has(id)) };
+    return {
+      ids, added: ids.filter((id) => !before.has(id)), removed: [...before].filter((id) => !next.handlers.has(id)),
+      schedules: {
+        ids: sched,
+        added: sched.filter((id) => !timing.has(id)),
+        removed: [...timing.keys()].filter((id) => !sched.includes(id)),
+        retimed: next.schedules.filter((s) => timing.has(s.id) && timing.get(s.id) !== describeSchedule(s)).map((s) => s.id),
+      },
+    };
   }
 }

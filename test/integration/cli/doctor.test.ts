@@ -7,6 +7,7 @@ import { match } from '../../support/match.js';
 import { testRedisUrl } from '../../support/redis.js';
 
 const RECIPES = fileURLToPath(new URL('../../../handlers', import.meta.url));
+const WITH_SCHEDULE = fileURLToPath(new URL('../../support/handlers/schedule-tools', import.meta.url));
 
 describe('switchyard doctor', () => {
   let api: RunningSandbox;
@@ -49,6 +50,24 @@ describe('switchyard doctor', () => {
     expect(followUp).toMatchObject({ status: 'fail' });
     expect(followUp?.detail).toMatch(/tasks:write/);
     expect(checks.find((c) => c.name === 'webhook secrets')?.status).toBe('warn');
+  });
+
+  it('checks schedules as the worker does: a bad or missing setting fails (as `dev` refuses it), abilities the token lacks too', async () => {
+    const bad = await run({ HANDLERS_DIR: WITH_SCHEDULE, WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme', DIGEST_DAYS: 'soon' });
+    expect(bad.code).toBe(1);
+    expect(bad.checks.find((c) => c.name === 'handlers')?.detail).toMatch(/1 loaded from .*: label-contact; 1 schedule: digest$/);
+    expect(bad.checks.find((c) => c.name === 'schedule digest settings')).toMatchObject({
+      status: 'fail', detail: 'DIGEST_DAYS is invalid: expected number; DIGEST_LABEL is not set: expected string', fix: match.stringMatching(/every worker process/),
+    });
+    expect(bad.checks.find((c) => c.name === 'schedule digest')).toMatchObject({ status: 'ok', detail: 'abilities covered (tasks:read)' });
+    const good = await run({ HANDLERS_DIR: WITH_SCHEDULE, WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme', DIGEST_LABEL: 'Digest' });
+    expect(good.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(good.code).toBe(0);
+    expect(good.checks.find((c) => c.name === 'schedule digest settings')).toMatchObject({ status: 'ok', detail: 'valid (DIGEST_DAYS, DIGEST_LABEL)' });
+    const narrow = await run({ HANDLERS_DIR: WITH_SCHEDULE, WORKSPACE_API_TOKEN: 'sbx_contacts_acme', DIGEST_LABEL: 'Digest' });
+    expect(narrow.code).toBe(1);
+    expect(narrow.checks.find((c) => c.name === 'schedule digest')).toMatchObject({ status: 'fail', detail: 'the token lacks tasks:read' });
+    expect(narrow.checks.find((c) => c.name === 'handler label-contact')?.status).toBe('ok');
   });
 
   it('reports an expired token with what to do', async () => {

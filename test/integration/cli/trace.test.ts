@@ -94,7 +94,7 @@ describe('trace and deliveries against a real history', () => {
     expect(t.entries.map((e) => e.kind)).toEqual(['fanout', 'attempt']);
     const missing = await run(traceCommand, 'evt_nothing_here');
     expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/nothing recorded for "evt_nothing_here".*HISTORY_TTL/);
+    expect(missing.err).toMatch(/nothing recorded for "evt_nothing_here": no delivery with this key or job id is known/);
     await expect(run(traceCommand)).rejects.toThrow(/one delivery key or job id/);
   });
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dlqCommand } from '../../../src/cli/dlq.js';
+import { traceCommand } from '../../../src/cli/trace.js';
 import type { DeadDetail, DeadEntry } from '../../../src/queue/dlq.js';
 import { parseSamples, valueOf } from '../../support/prom-text.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
@@ -50,7 +51,7 @@ describe('dead-lettered schedule runs', () => {
     expect((await p.dlq.schedules.getJobScheduler('nightly-export'))?.template?.opts?.removeOnFail).toBe(false);
   });
 
-  it('dlq show finds it by job id and by key, names the tick, and points to no delivery trace', async () => {
+  it('dlq show finds it by job id and by key, names the tick, and points to its trace, which shows the dead attempt', async () => {
     const [e] = await list();
     for (const ref of [e?.id as string, e?.key as string]) {
       const shown = JSON.parse((await run('show', ref, '--json')).out) as DeadDetail[];
@@ -59,7 +60,11 @@ describe('dead-lettered schedule runs', () => {
     }
     const text = await run('show', e?.id as string);
     expect(text.out).toContain('queue schedules');
-    expect(text.out).not.toContain('switchyard trace');
+    expect(text.out).toContain(`  trace:     switchyard trace ${e?.key}\n`);
+    const io = memoryIo(env);
+    expect(await traceCommand.run([e?.key as string], io)).toBe(0);
+    expect(io.out()).toMatch(/nightly-export {2}attempt 1 \(job repeat:nightly-export:\d+\) {2}→ DEAD \(dead-lettered\)/);
+    expect(io.out()).toMatch(/UnrecoverableError: export target unreachable\n\s+\(no API calls\)/);
   });
 
   // The metrics read the service's queue list, the one the dashboard (/admin) is given.

@@ -1,6 +1,11 @@
 import { describe, expectTypeOf, test } from 'vitest';
 import type { WorkspaceEvent } from '../../../src/events/catalogue.js';
-import { createEvent, testHandler, type TestCall, type TestHandlerResult, type TestOutcome } from '../../../src/testing/index.js';
+import { z } from 'zod';
+import { defineSchedule } from '../../../src/index.js';
+import {
+  createEvent, testHandler, testSchedule, type TestCall, type TestHandlerResult, type TestOutcome,
+  type TestScheduleOptions, type TestScheduleOutcome, type TestScheduleResult,
+} from '../../../src/testing/index.js';
 import awayReply from '../../../handlers/away-reply.js';
 import leadWon from '../../../handlers/lead-won.js';
 import mergeDuplicates from '../../../handlers/merge-duplicates.js';
@@ -42,5 +47,33 @@ describe('switchyard/testing types', () => {
     void testHandler(leadWon, 'lead.won', { settings: { WON_STAGES: 'x' } });
     // @ts-expect-error a boolean setting takes a boolean or its text
     void testHandler(mergeDuplicates, 'contact.created', { settings: { MERGE_DUPLICATES: 1 } });
+  });
+
+  test('testSchedule takes its schedule\'s settings, a tick, and returns the result with the tick and no event', () => {
+    const digest = defineSchedule({
+      id: 'digest',
+      every: '1h',
+      settings: z.object({ DIGEST_DAYS: z.coerce.number().int().default(1), DIGEST_LOUD: z.stringbool().default(false), DIGEST_LABEL: z.string().default('x') }),
+      handle: () => undefined,
+    });
+    expectTypeOf(testSchedule(digest)).resolves.toEqualTypeOf<TestScheduleResult>();
+    expectTypeOf<TestScheduleResult['outcome']>().toEqualTypeOf<TestScheduleOutcome>();
+    expectTypeOf<TestScheduleOutcome>().toEqualTypeOf<'completed' | 'retry' | 'delay' | 'dead'>();
+    expectTypeOf<TestScheduleResult['tick']>().toEqualTypeOf<string>();
+    expectTypeOf<TestScheduleResult['delivery']['source']>().toEqualTypeOf<'schedule'>();
+    expectTypeOf<TestScheduleResult['calls']>().toEqualTypeOf<readonly TestCall[]>();
+    expectTypeOf<TestScheduleResult>().not.toHaveProperty('event');
+    expectTypeOf<TestScheduleOptions['at']>().toEqualTypeOf<Date | string | number | undefined>();
+    void testSchedule(digest, { at: '2025-03-03T08:00:00Z', settings: { DIGEST_DAYS: 2, DIGEST_LOUD: 'true', DIGEST_LABEL: 'y' } });
+    void testSchedule(digest, { at: new Date(), api: { url: 'http://127.0.0.1:4010/api/v1', token: 't' } });
+    void testSchedule(digest, { at: 0, settings: { DIGEST_DAYS: '2' } });
+    // @ts-expect-error no such setting
+    void testSchedule(digest, { settings: { DIGEST_WEEKS: 1 } });
+    // @ts-expect-error a boolean setting takes a boolean or its text
+    void testSchedule(digest, { settings: { DIGEST_LOUD: 1 } });
+    // @ts-expect-error schedules have no event source
+    void testSchedule(digest, { source: 'webhook' });
+    // @ts-expect-error a handler is not a schedule
+    void testSchedule(leadWon);
   });
 });

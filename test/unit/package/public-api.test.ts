@@ -41,10 +41,10 @@ describe('package entry points export only their public names', () => {
     expect(Object.keys(sandbox)).toEqual(['createSandbox']);
   });
 
-  it('switchyard/testing: the handler test kit, deliveries, signing, the sandbox', () => {
+  it('switchyard/testing: the handler and schedule test kit, deliveries, signing, the sandbox', () => {
     expect(Object.keys(testing).sort()).toEqual([
       'DeliveryError', 'MemoryStepStore', 'SIGNATURE_HEADER', 'createEvent', 'createSandbox', 'loadFixture', 'readDelivery', 'sandboxClient', 'sign', 'signDelivery',
-      'testHandler', 'toEvent',
+      'testHandler', 'testSchedule', 'toEvent',
     ]);
     expect(testing.createSandbox).toBe(sandbox.createSandbox);
   });

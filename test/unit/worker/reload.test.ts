@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlerSnapshot, HandlerSet } from '../../../src/worker/handler-set.js';
-import { loadHandlers } from '../../../src/worker/loader.js';
+import { loadHandlerDir } from '../../../src/worker/loader.js';
 import { reloadHandlers } from '../../../src/worker/reload.js';
+import { describeReload } from '../../../src/runtime/dev-reload.js';
 
 /**
  * reloadHandlers on real modules in a project of its own (node_modules/switchyard
@@ -41,7 +42,8 @@ function handlersDir(files: Record<string, string>) {
 }
 
 async function running(dir: string, env: Record<string, string> = {}): Promise<HandlerSet> {
-  return new HandlerSet(handlerSnapshot((await loadHandlers(dir)).map((l) => l.handler), undefined, env));
+  const loaded = await loadHandlerDir(dir);
+  return new HandlerSet(handlerSnapshot(loaded.handlers.map((l) => l.handler), undefined, env, loaded.schedules.map((l) => l.schedule)));
 }
 
 /** A handler whose id comes from a helper module, so a reload that misses the helper shows in the ids. */
@@ -86,5 +88,25 @@ describe('reloadHandlers', () => {
     expect(set.current()).toBe(before);
     expect(await reloadHandlers({ dir, env: { B_LIMIT: '4' }, set })).toMatchObject({ ok: true, ids: ['a', 'b'], added: [], removed: [] });
     expect(set.current().settings.get('b')).toEqual({ B_LIMIT: 4 });
+  });
+
+  it('reloads schedules too, and its line (what `switchyard dev` prints) names them and what waits for a restart', async () => {
+    const schedule = (id: string, every: string) => `const { defineSchedule } = require('switchyard');\n` +
+      `module.exports = defineSchedule({ id: '${id}', every: '${every}', async handle() {} });\n`;
+    const { dir, write } = handlersDir({ 'a.cjs': HANDLER, ...name('a'), 'digest.cjs': schedule('digest', '1h'), 'old.cjs': schedule('old', '1h') });
+    const set = await running(dir);
+    write({ 'digest.cjs': schedule('digest', '30m'), 'old.cjs': schedule('fresh', '1h') });
+    const r = await reloadHandlers({ dir, env: {}, set });
+    expect(r).toMatchObject({ ok: true, ids: ['a'], added: [], removed: [], schedules: { ids: ['digest', 'fresh'], added: ['fresh'], removed: ['old'], retimed: ['digest'] } });
+    expect(set.current().schedules.map((s) => [s.id, s.everyMs])).toEqual([['digest', 1_800_000], ['fresh', 3_600_000]]);
+    expect(describeReload(r as Extract<typeof r, { ok: true }>).replace(/\(\d+ ms\)/, '(N ms)')).toBe(
+      'reloaded handlers: a; schedules: digest, fresh (N ms); ' +
+      'added schedule fresh (its first run waits for a restart: schedules are set up when the worker starts); ' +
+      'removed schedule old (its runs are skipped until a restart removes it); ' +
+      'new timing of schedule digest applies after a restart (its new code runs now)',
+    );
+    // A reload that changes only code: the schedules are still named.
+    const again = await reloadHandlers({ dir, env: {}, set });
+    expect(describeReload(again as Extract<typeof again, { ok: true }>)).toMatch(/^reloaded handlers: a; schedules: digest, fresh \(\d+ ms\)$/);
   });
 });
