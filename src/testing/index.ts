@@ -32,7 +32,7 @@
  */
 export { testHandler } from './test-handler.js';
 export { testSchedule } from './test-schedule.js';
-export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
+export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';
 export type { SettingsInput } from './settings.js';

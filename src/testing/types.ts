@@ -30,39 +30,43 @@ export interface TestCall {
 /** Where a tested run's event came from, as `ctx.delivery.source` says (`schedule` is a schedule's, not an event's). */
 export type TestSource = 'webhook' | 'reconcile' | 'poll';
 
-/** Options of {@link testHandler}; all optional. */
-export interface TestHandlerOptions<Settings extends object = object> {
+/** What {@link testHandler} and {@link testSchedule} both take; all optional. */
+export interface TestRunOptions<Settings extends object = object> {
   /** Call this API instead of an in-process sandbox: `url` as WORKSPACE_API_URL (ending in `/api/v1`). */
   readonly api?: { readonly url: string; readonly token: string; readonly fetch?: typeof fetch };
   /** The sandbox to call in process (state and request log shared across calls); default a fresh seeded one per call. */
   readonly sandbox?: Sandbox;
   /** Token for the sandbox (not used with `api`); default its full-access token. */
   readonly token?: string;
-  /** Settings values, checked by the handler's schema, in place of `env`'s. */
+  /** Settings values, checked by the handler's (or schedule's) schema, in place of `env`'s. */
   readonly settings?: SettingsInput<Settings>;
-  /** Environment the settings are parsed from as when handlers load (default none: each setting's default). */
+  /** Environment the settings are parsed from as when modules load (default none: each setting's default). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** `ctx.delivery.attempt` (default 1). */
   readonly attempt?: number;
+  /** Where `ctx.step` results are kept; pass one store to several calls (same event or tick) to test a retry. Default a fresh MemoryStepStore. */
+  readonly steps?: StepStore;
+  /** Lowest level kept in `logs` (default `info`, as in production). */
+  readonly logLevel?: LogLevel;
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link testHandler}; all optional. */
+export interface TestHandlerOptions<Settings extends object = object> extends TestRunOptions<Settings> {
   /**
    * `ctx.delivery.source`: `reconcile` runs the handler as on a delivery `switchyard reconcile` synthesized
    * (key `rc:<change key>`, so its Idempotency-Keys are that run's; refused for an event reconcile never
    * infers); default `poll` for a derived event (order.created, order.status_changed, task.due), else `webhook`.
    */
   readonly source?: TestSource;
-  /** Where `ctx.step` results are kept; pass one store to several calls to test a retry. Default a fresh MemoryStepStore. */
-  readonly steps?: StepStore;
   /** The time: `receivedAt` of an event without one, and the clock of a fresh sandbox. */
   readonly now?: Date | (() => Date);
-  /** Lowest level kept in `logs` (default `info`, as in production). */
-  readonly logLevel?: LogLevel;
-  readonly signal?: AbortSignal;
 }
 
-/** What {@link testHandler} returns. Nothing is thrown for a failing handler: `outcome` says what the worker would do. */
-export interface TestHandlerResult<N extends EventName = EventName> {
-  readonly outcome: TestOutcome;
-  /** What the handler threw (undefined when completed). */
+/** What a tested run gives back, for a handler and a schedule alike. Nothing is thrown for a failing run: `outcome` says what the worker would do. */
+export interface TestRunResult<O extends string = TestOutcome> {
+  readonly outcome: O;
+  /** What the handler (or schedule) threw (undefined when completed). */
   readonly error: unknown;
   /** The worker's reason for the outcome, as the dead-letter listing shows it. */
   readonly reason: string | undefined;
@@ -71,11 +75,15 @@ export interface TestHandlerResult<N extends EventName = EventName> {
   readonly steps: readonly StepRecord[];
   /** The run's log lines as pino wrote them (redacted as in production), parsed. */
   readonly logs: readonly LogLine[];
+  /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
+  readonly sandbox: Sandbox | undefined;
+}
+
+/** What {@link testHandler} returns. */
+export interface TestHandlerResult<N extends EventName = EventName> extends TestRunResult {
   /** The event `handle` received. */
   readonly event: WorkspaceEvent<N>;
   readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number; readonly source: TestSource };
-  /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
-  readonly sandbox: Sandbox | undefined;
 }
 
 /**
@@ -86,46 +94,17 @@ export interface TestHandlerResult<N extends EventName = EventName> {
 export type TestScheduleOutcome = Exclude<TestOutcome, 'pause'>;
 
 /** Options of {@link testSchedule}; all optional. */
-export interface TestScheduleOptions<Settings extends object = object> {
+export interface TestScheduleOptions<Settings extends object = object> extends TestRunOptions<Settings> {
   /**
    * The tick the run is for (`ctx.tick`, and the run's key `schedule:<id>:<tick ISO>`, so its Idempotency-Keys
    * and steps): a Date, an ISO time or ms since the epoch; also the clock of a fresh sandbox. Default now.
    */
   readonly at?: Date | string | number;
-  /** Call this API instead of an in-process sandbox: `url` as WORKSPACE_API_URL (ending in `/api/v1`). */
-  readonly api?: { readonly url: string; readonly token: string; readonly fetch?: typeof fetch };
-  /** The sandbox to call in process (state and request log shared across calls); default a fresh seeded one per call. */
-  readonly sandbox?: Sandbox;
-  /** Token for the sandbox (not used with `api`); default its full-access token. */
-  readonly token?: string;
-  /** Settings values, checked by the schedule's schema, in place of `env`'s. */
-  readonly settings?: SettingsInput<Settings>;
-  /** Environment the settings are parsed from as when schedules load (default none: each setting's default). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** `ctx.delivery.attempt` (default 1). */
-  readonly attempt?: number;
-  /** Where `ctx.step` results are kept; pass one store to several calls (same `at`) to test a retry. Default a fresh MemoryStepStore. */
-  readonly steps?: StepStore;
-  /** Lowest level kept in `logs` (default `info`, as in production). */
-  readonly logLevel?: LogLevel;
-  readonly signal?: AbortSignal;
 }
 
 /** What {@link testSchedule} returns: {@link TestHandlerResult}'s shape, with the tick instead of an event. */
-export interface TestScheduleResult {
-  readonly outcome: TestScheduleOutcome;
-  /** What the schedule threw (undefined when completed). */
-  readonly error: unknown;
-  /** The worker's reason for the outcome, as the dead-letter listing shows it. */
-  readonly reason: string | undefined;
-  readonly calls: readonly TestCall[];
-  /** The run's `ctx.step`s in order. */
-  readonly steps: readonly StepRecord[];
-  /** The run's log lines as pino wrote them (redacted as in production), parsed. */
-  readonly logs: readonly LogLine[];
+export interface TestScheduleResult extends TestRunResult<TestScheduleOutcome> {
   /** `ctx.tick`: the tick the run was for (ISO 8601, UTC). */
   readonly tick: string;
   readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number; readonly source: 'schedule' };
-  /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
-  readonly sandbox: Sandbox | undefined;
 }
