@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SIGNATURE_HEADER } from './spec/webhooks.js';
 import { tracingSettings, type TracingSettings } from './telemetry/env.js';
 import { parseDuration, parseSize } from './util/units.js';
+import { isLoopbackHost } from './util/loopback.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module
@@ -291,6 +292,12 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
       problem: 'required when WORKSPACE_API_URL is set, and missing: every handler run and schedule tick that calls the API would be dead-lettered. ' +
         'Set it to a token of that workspace (or WORKSPACE_API_TOKEN_FILE to a file holding it), or unset WORKSPACE_API_URL',
     });
+  }
+  if (options.requireApiToken && apiUrlGiven && !problems.some((p) => p.variable === 'WORKSPACE_API_URL')) {
+    const url = new URL((resolved['WORKSPACE_API_URL'] ?? '').trim());
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+      problems.push({ variable: 'WORKSPACE_API_URL', problem: `expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got http://${url.host}` });
+    }
   }
   const tracing = tracingSettings(resolved, problems);
   if (problems.length > 0 || !v) throw new ConfigError(problems);

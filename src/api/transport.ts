@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isLoopbackHost } from '../util/loopback.js';
 import { HEADERS } from '../spec/headers.js';
 import {
   ApiError,
@@ -114,7 +115,6 @@ export interface Transport {
   request<T>(spec: RequestSpec<T>): ApiPromise<T>;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
  * Validates the base URL: https is required (the service refuses plain HTTP with
@@ -128,7 +128,7 @@ export function checkBaseUrl(baseUrl: string): string {
   } catch {
     throw new TypeError(`createApiClient: baseUrl is not a URL`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.test(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new TypeError(`createApiClient: baseUrl must use https (plain http only for loopback hosts), got ${url.protocol}//${url.host}`);
   }
   if (url.search || url.username || url.password) {

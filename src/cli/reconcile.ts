@@ -1,6 +1,6 @@
 import { CHANGE_KEY_EVENTS, hasChangeKey, type ChangeKeyEvent } from '../events/change-key.js';
 import { ChangeClaims } from '../queue/change.js';
-import { currentWorld } from '../queue/world.js';
+import { fixedWorld, readWorld, worldAt } from '../queue/world.js';
 import { IngestStore } from '../queue/ingest.js';
 import { formatReport, reconcile, reconcileBurst, reconcileClient } from '../reconcile/index.js';
 import { parseCommandArgs, str, strs } from './args.js';
@@ -81,9 +81,9 @@ export const reconcileCommand: Command = {
       if (!api) return EXIT.failed;
       if (!values.json) io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}), low priority\n`);
       // The world of the workers of this API (a fresh sandbox is a new one): claims of another world are not this one's.
-      const world = await currentWorld(redis, config.queuePrefix, config.workspaceApiUrl);
+      const world = await readWorld(redis, config.queuePrefix, config.workspaceApiUrl);
       const report = await reconcile({
-        api, claims: new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, world), world,
+        api, claims: new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world)), world: worldAt(world, null),
         sink: dryRun ? null : new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs),
         window: { since, until }, ...(events ? { events } : {}), apiCalls: () => calls,
       });

@@ -19,6 +19,6 @@ Example:
   async run(argv, io) {
     parseCommandArgs(argv, {});
     const config = loadConfig(io.env, { requireSecrets: true });
-    return runService(io, { receiver: true }, config);
+    return runService(io, { command: 'serve', receiver: true }, config);
   },
 };

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../redis/connection.js';
 import { isRepeatableChange } from '../events/change-key.js';
 import { QUEUE_SCRIPTS } from './scripts.js';
+import { worldAt, type WorldSource } from './world.js';
 
 /**
  * Redis key of a change claim (`src/events/change-key.ts` computes the change
@@ -21,6 +22,8 @@ export interface ChangeClaimant {
   readonly source: string;
   /** A webhook's event time; a reconciled copy's observation time (its receipt); null when unknown. */
   readonly atMs: number | null;
+  /** When Switchyard received it: a delivery received before the current world began belongs to the one before. */
+  readonly receivedAtMs?: number | null;
 }
 
 /**
@@ -45,13 +48,14 @@ export class ChangeClaims {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlMs: number,
-    private readonly world: string | null = null,
+    private readonly world: WorldSource | null = null,
   ) {
     this.run = QUEUE_SCRIPTS.on(redis);
   }
 
   async claim(changeKey: string, who: ChangeClaimant): Promise<boolean> {
-    const key = changeClaimKey(this.prefix, changeKey, this.world);
+    const world = worldAt(this.world ? await this.world.current() : null, who.receivedAtMs ?? null);
+    const key = changeClaimKey(this.prefix, changeKey, world);
     const repeatable = isRepeatableChange(changeKey) ? '1' : '0';
     const at = who.atMs === null || !Number.isFinite(who.atMs) ? '' : Math.floor(who.atMs);
     return (await this.run.changeClaim([key], [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS])) === 1;
@@ -59,7 +63,8 @@ export class ChangeClaims {
 
   /** Which of the change keys are claimed (received and fanned out) already, in this world. */
   async claimed(changeKeys: readonly string[]): Promise<boolean[]> {
+    const world = worldAt(this.world ? await this.world.current() : null, null);
     // One EXISTS per key (a Cluster spreads them over slots); ioredis pipelines those sent in one turn.
-    return Promise.all(changeKeys.map(async (k) => (await this.redis.exists(changeClaimKey(this.prefix, k, this.world))) === 1));
+    return Promise.all(changeKeys.map(async (k) => (await this.redis.exists(changeClaimKey(this.prefix, k, world))) === 1));
   }
 }

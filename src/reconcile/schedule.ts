@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { ChangeClaims } from '../queue/change.js';
 import { IngestStore } from '../queue/ingest.js';
 import { RECONCILE_QUEUE } from '../queue/names.js';
+import { worldAt, type WorldSource } from '../queue/world.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
 import { reconcileClient } from './budget.js';
 import { reconcile, type ReconcileReport } from './run.js';
@@ -27,7 +28,7 @@ export async function startReconcileSchedule(
   opts: { config: Config; redisUrl: string; log: Logger },
   commands: RedisClient,
   /** The workers' world (src/queue/world.ts): claims and reconciled keys are kept under it. */
-  world: string | null = null,
+  world: WorldSource | null = null,
 ): Promise<ReconcileSchedule | null> {
   const { config, log } = opts;
   const prefix = config.queuePrefix;
@@ -58,7 +59,7 @@ export async function startReconcileSchedule(
   const worker = new Worker<unknown, ReconcileReport>(RECONCILE_QUEUE, async () => {
     // Changes of the last moments may still be on their way as webhooks: leave them to the next tick.
     const until = Date.now() - Math.min(SETTLE_MS, everyMs);
-    const report = await reconcile({ api, claims, world, sink: ingest, window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls });
+    const report = await reconcile({ api, claims, world: worldAt(world ? await world.current() : null, null), sink: ingest, window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls });
     log.info({ reconcile: report }, `scheduled reconcile: ${report.totals.found} changes found, ${report.totals.received} already received, ${report.totals.enqueued} enqueued`);
     return report;
   }, { connection, prefix, concurrency: 1, lockDuration: 60_000 });

@@ -71,8 +71,11 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
   ];
   // Started through a small sh that owns it (OWNER_WATCH): stdin is a pipe only this process
   // writes, so when this process exits by any means (SIGKILL, an out-of-memory kill) the pipe
-  // closes and the server is told to stop (SIGTERM: Redis flushes its AOF and exits).
-  const child = spawn('sh', ['-c', OWNER_WATCH, 'switchyard-redis', opts.binary ?? 'redis-server', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // closes and the server is told to stop (SIGTERM: Redis flushes its AOF and exits). In a
+  // process group of its own: a Ctrl-C at the terminal reaches this process, which drains its
+  // work and then stops the server, never the server first (Redis handles SIGINT itself, and a
+  // second one makes it exit without its last fsync).
+  const child = spawn('sh', ['-c', OWNER_WATCH, 'switchyard-redis', opts.binary ?? 'redis-server', ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let output = '';
   let pid: number | undefined;
   child.stdout?.on('data', (d: Buffer) => {
@@ -89,11 +92,14 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
       if (settled) return;
       settled = true;
       clearInterval(timer);
-      if (err) rej(err);
-      else res();
+      if (err) {
+        // A server that did not come up (or came up too late) is not left behind.
+        child.stdin?.end();
+        rej(err);
+      } else res();
     };
     child.once('error', (err: NodeJS.ErrnoException) =>
-      done(err.code === 'ENOENT' ? new RedisServerMissingError() : err));
+      done(err.code === 'ENOENT' ? new Error('sh was not found on PATH: the managed redis-server is started through it') : err));
     child.once('exit', (code) => done(code === NOT_FOUND ? new RedisServerMissingError() : new Error(`redis-server exited with code ${code}: ${output.trim()}`)));
     const started = Date.now();
     const timer = setInterval(() => {
@@ -121,9 +127,9 @@ const NOT_FOUND = 127;
  * server runs in the background; a reader waits for end-of-file on the
  * owner's pipe (fd 3, a copy of stdin: background commands of a
  * non-interactive sh otherwise read /dev/null) and then sends it SIGTERM. The
- * shell ignores SIGINT (Ctrl-C reaches the whole process group; the owner
- * decides when the server stops), forwards SIGTERM and SIGHUP, and exits with
- * the server's status once the server is gone.
+ * shell ignores SIGINT (the owner decides when the server stops), forwards
+ * SIGTERM and SIGHUP, and once the server is gone stops the reader (so it can
+ * never signal a recycled pid) and exits with the server's status.
  */
 const OWNER_WATCH = [
   'bin=$1; shift',
@@ -134,9 +140,10 @@ const OWNER_WATCH = [
   'pid=$!',
   'echo "@pid $pid"',
   '(read -r _ <&3; kill -TERM "$pid" 2>/dev/null) &',
+  'reader=$!',
   'exec 3<&-',
   'trap \'kill -TERM "$pid" 2>/dev/null\' TERM HUP',
-  'while :; do wait "$pid"; status=$?; kill -0 "$pid" 2>/dev/null || exit "$status"; done',
+  'while :; do wait "$pid"; status=$?; kill -0 "$pid" 2>/dev/null || { kill "$reader" 2>/dev/null; exit "$status"; }; done',
 ].join('\n');
 
 /** Closes the owner's pipe (the watch stops the server: AOF flushed); SIGKILL to both after 5 s. */

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 
@@ -8,6 +8,8 @@ export interface FoundServer {
   readonly pid?: number;
   /** Its loopback port, when known (from the URL file its owner left). */
   readonly port?: number;
+  /** A living Node process that still owns it (a running Switchyard of an older version, which kept no owner file). */
+  readonly owner?: number | undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ function serversByProc(dir: string): number[] {
     try {
       // The command name (Debian's redis-server is a link to redis-check-rdb; its title is rewritten).
       if (readFileSync(`/proc/${e}/comm`, 'utf8').trim() !== 'redis-server') continue;
-      if (resolve(readlinkSync(`/proc/${e}/cwd`)) === dir) found.push(Number(e));
+      if (realpathSync(readlinkSync(`/proc/${e}/cwd`)) === dir) found.push(Number(e));
     } catch {
       // Gone meanwhile, or another user's process.
     }
@@ -67,12 +69,44 @@ function portOfUrlFile(file: string): number | undefined {
  * process title).
  */
 export async function findServerOn(dir: string, urlFile: string): Promise<FoundServer | null> {
-  const abs = resolve(dir);
+  const abs = real(dir);
   const [pid] = serversByProc(abs);
   const port = portOfUrlFile(urlFile);
-  const onPort = port !== undefined && (await dirOnPort(port)) === abs;
+  const answered = port === undefined ? null : await dirOnPort(port);
+  const onPort = answered !== null && real(answered) === abs;
   if (pid === undefined && !onPort) return null;
-  return { ...(pid === undefined ? {} : { pid }), ...(onPort ? { port } : {}) };
+  return { ...(pid === undefined ? {} : { pid, owner: nodeOwner(pid) }), ...(onPort ? { port } : {}) };
+}
+
+/** The path with its links resolved (a symlinked SWITCHYARD_HOME, macOS's /var), or as given when it does not exist. */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** Parent pid and command name of a process (Linux /proc), or null. */
+function parentOf(pid: number): { ppid: number; comm: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return { ppid, comm: readFileSync(`/proc/${ppid}/comm`, 'utf8').trim() };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The Node process that still owns a redis-server (its parent, or the parent
+ * of the owner watch `sh` between them), or undefined when it has none: an
+ * orphan is adopted by init or a subreaper, never by a node process.
+ */
+function nodeOwner(pid: number): number | undefined {
+  let up = parentOf(pid);
+  if (up?.comm === 'sh') up = parentOf(up.ppid);
+  return up && up.ppid > 1 && /^node/.test(up.comm) ? up.ppid : undefined;
 }
 
 function alive(pid: number): boolean {

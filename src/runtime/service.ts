@@ -56,7 +56,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const { config, log } = opts;
   const redis = await resolveRedis(config, log, opts.command);
   // Before the receiver and worker are built: they install their span wrappers only when tracing is on.
-  const tracing = await startTracing(config.tracing, log);
+  // A failure here still stops the managed Redis (and lets go of the state directory).
+  const tracing = await startTracing(config.tracing, log).catch(async (err: unknown) => {
+    await redis.managed?.stop();
+    throw err;
+  });
   const commands = createRedisConnection(redis.url, 'worker', 'switchyard-pump');
   // An unreachable Redis is said at `warn` (with back-off), never a silent hang: the
   // receiver listens at once and the worker starts when Redis answers.

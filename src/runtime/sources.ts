@@ -1,4 +1,5 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { worldAt, type WorldSource } from '../queue/world.js';
 import type { ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
@@ -27,6 +28,8 @@ export interface SourcesOptions {
   api: ((keys: IdempotencyKeyGenerator, priority: LimiterPriority) => ApiClient) | undefined;
   /** Delivery history (HISTORY): records each schedule run, its attempts, steps and API calls (with `api` built on its hooks). */
   history?: Pick<WorkerHistory, 'schedules' | 'steps'>;
+  /** The worker's world (src/queue/world.ts): the poller keeps its state and delivery keys under it. */
+  world?: WorldSource;
 }
 
 export interface Sources {
@@ -102,7 +105,7 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
         return { ran: false };
       }
       return pollOnce({
-        redis: commands, prefix, ingest, log,
+        redis: commands, prefix, ingest, log, world: worldAt(opts.world ? await opts.world.current() : null, null),
         // Reads only, at priority low: polling yields the API budget to handler runs.
         api: () => factory(deterministicKeys('poll', 'poller'), 'low'),
         taskLookaheadMs: config.taskDueLookaheadMs,

@@ -1,14 +1,16 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Who holds the local state directory (`<SWITCHYARD_HOME>/owner.json`). */
 export interface StateOwner {
   readonly pid: number;
-  /** `dev` or `start`. */
+  /** `dev`, `start`, `serve` or `work`. */
   readonly command: string;
   readonly startedAt: string;
   /** The receiver's port, when it has one. */
   readonly port?: string | undefined;
+  /** The process's start time in clock ticks since boot (Linux), so a recycled pid is not taken for it. */
+  readonly since?: number | undefined;
 }
 
 /** Another living process holds the state directory: nothing was touched. */
@@ -34,57 +36,96 @@ export interface StateLock {
   release(): void;
 }
 
-function living(pid: number): boolean {
-  if (pid === process.pid) return false;
+/** A process's start time (field 22 of /proc/<pid>/stat), or undefined off Linux. */
+function startTicks(pid: number): number | undefined {
   try {
-    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[19]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the recorded owner still runs: its pid is alive and, where the system tells, it is the same process. */
+function living(owner: StateOwner): boolean {
+  try {
+    process.kill(owner.pid, 0);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  // A recycled pid: on Linux, only a Node process counts as the owner (switchyard runs on node).
-  try {
-    return /node|switchyard/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-  } catch {
-    return true;
-  }
+  const now = startTicks(owner.pid);
+  return owner.since === undefined || now === undefined || now === owner.since;
 }
 
-function readOwner(file: string): StateOwner | null {
+/** The owner recorded in `file`; null when absent; 'unreadable' when it cannot be parsed. */
+function readOwner(file: string): StateOwner | null | 'unreadable' {
+  let text: string;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<StateOwner>;
-    return typeof parsed.pid === 'number' ? (parsed as StateOwner) : null;
+    text = readFileSync(file, 'utf8');
   } catch {
     return null;
   }
+  try {
+    const parsed = JSON.parse(text) as Partial<StateOwner>;
+    return typeof parsed.pid === 'number' ? (parsed as StateOwner) : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
 }
+
+const sleepSync = (ms: number): void => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); };
 
 /**
  * Takes `<dir>/owner.json` for this process, the way a database's pid file
- * works: created exclusively; a file whose process is gone (killed, crashed)
- * is taken over and its owner returned as `previous`; a living owner is
- * refused with {@link StateDirBusyError} before anything else happens.
+ * works: created whole and exclusively (a hard link of a written temporary
+ * file, so it is never seen empty); a file whose process is gone (killed,
+ * crashed) is taken over (renamed over, then read back: of two takers, the
+ * one whose file stays wins) and its owner returned as `previous`; a living
+ * owner is refused with {@link StateDirBusyError} before anything else
+ * happens. A file that cannot be read is someone's being written, unless it
+ * is older than a few seconds.
  */
-export function lockStateDir(dir: string, owner: Omit<StateOwner, 'pid' | 'startedAt'>): StateLock {
+export function lockStateDir(dir: string, owner: Omit<StateOwner, 'pid' | 'startedAt' | 'since'>): StateLock {
   const abs = resolve(dir);
   mkdirSync(abs, { recursive: true });
   const file = join(abs, 'owner.json');
-  const me: StateOwner = { pid: process.pid, startedAt: new Date().toISOString(), ...owner };
-  const text = `${JSON.stringify(me)}\n`;
   const held = readOwner(file);
   // This process holds it already (`dev` locks before its managed Redis is resolved).
-  if (held?.pid === process.pid) return { file, previous: null, release: () => undefined };
+  if (held !== null && held !== 'unreadable' && held.pid === process.pid) return { file, previous: null, release: () => undefined };
+  const me: StateOwner = { pid: process.pid, startedAt: new Date().toISOString(), ...owner, since: startTicks(process.pid) };
+  const tmp = join(abs, `.owner.${process.pid}.tmp`);
+  writeFileSync(tmp, `${JSON.stringify(me)}\n`);
   let previous: StateOwner | null = null;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(file, text, { flag: 'wx' });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 2) throw err;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(tmp, file);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 3) throw err;
+      }
+      const current = readOwner(file);
+      if (current === null) continue; // released meanwhile: try again
+      if (current === 'unreadable') {
+        const written = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+        if (Date.now() - written <= 5_000) throw new Error(`${file} is being written by another process; try again`);
+      } else if (living(current)) {
+        throw new StateDirBusyError(current, dir, owner.command);
+      } else {
+        previous = current;
+      }
+      // Take over: rename ours over the dead one's, then read it back after a moment.
+      writeFileSync(`${tmp}.take`, `${JSON.stringify(me)}\n`);
+      renameSync(`${tmp}.take`, file);
+      sleepSync(100);
+      const after = readOwner(file);
+      if (after !== null && after !== 'unreadable' && after.pid !== process.pid && living(after)) throw new StateDirBusyError(after, dir, owner.command);
+      if (after !== null && after !== 'unreadable' && after.pid === process.pid) break;
     }
-    const current = readOwner(file);
-    if (current && living(current.pid)) throw new StateDirBusyError(current, dir, owner.command);
-    previous = current ?? previous;
-    rmSync(file, { force: true });
+  } finally {
+    rmSync(tmp, { force: true });
   }
   let released = false;
   return {
@@ -93,7 +134,8 @@ export function lockStateDir(dir: string, owner: Omit<StateOwner, 'pid' | 'start
     release: () => {
       if (released) return;
       released = true;
-      if (readOwner(file)?.pid === process.pid) rmSync(file, { force: true });
+      const now = readOwner(file);
+      if (now !== null && now !== 'unreadable' && now.pid === process.pid) rmSync(file, { force: true });
     },
   };
 }

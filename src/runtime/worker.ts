@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { StoredDelivery } from '../queue/delivery.js';
 import { ChangeClaims } from '../queue/change.js';
-import { currentWorld, markWorld } from '../queue/world.js';
+import { markWorld, WorldMark } from '../queue/world.js';
 import { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../queue/names.js';
@@ -115,7 +115,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
   const debounce = new DebounceBursts(commands, prefix, keepMs);
   if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
-  const world = await currentWorld(commands, prefix, config.workspaceApiUrl);
+  const world = new WorldMark(commands, prefix, config.workspaceApiUrl);
   const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
   const addJob = async (job: QueuedJob, parked = false): Promise<void> => {
     const queue = queues.handlers[job.priority];
@@ -230,7 +230,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     });
   }
   // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
-  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory({ ...opts, hooks }, commands), history });
+  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory({ ...opts, hooks }, commands), history, world });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
   const reconciler = await startReconcileSchedule(opts, commands, world);
 

@@ -136,9 +136,10 @@ export const SOURCE_HEADER = 'x-switchyard-source';
  * A derived event as a delivery for the ingest path (dedupe by key, inbox,
  * pump, `events`, fan-out): the canonical envelope with the key as its id.
  */
-export function derivedDelivery(e: DerivedEvent, receivedAt: string): StoredDelivery {
+export function derivedDelivery(e: DerivedEvent, receivedAt: string, world: string | null = null): StoredDelivery {
   return {
-    key: e.key,
+    // In a world (a fresh sandbox reuses order ids), its own delivery keys: `@<world>:order.created:7`.
+    key: world === null ? e.key : `@${world}:${e.key}`,
     name: e.name,
     receivedAt,
     secretIndex: -1,

@@ -33,22 +33,27 @@ const FORGET_BATCH = 1_000;
 const MAX_PAGES = 200;
 const EPOCH = '1970-01-01T00:00:00.000Z';
 
-/** Redis keys of the poller, under the queue prefix. */
-export function pollKeys(prefix: string) {
+/**
+ * Redis keys of the poller, under the queue prefix; a world's own
+ * (src/queue/world.ts: a fresh sandbox's orders are not the last one's, so
+ * its poller takes a baseline of its own). The lock is shared.
+ */
+export function pollKeys(prefix: string, world: string | null = null) {
+  const at = world === null ? `${prefix}:poll` : `${prefix}:poll:@${world}`;
   return {
     lock: `${prefix}:poll:lock`,
     /** Latest `updated_at` seen in `GET /orders`; absent until the first poll took its baseline. */
-    ordersCursor: `${prefix}:poll:orders:cursor`,
+    ordersCursor: `${at}:orders:cursor`,
     /** Hash: order id → `status|updated_at` as last seen. */
-    ordersSeen: `${prefix}:poll:orders:seen`,
+    ordersSeen: `${at}:orders:seen`,
     /** Sorted set: ids of the orders in `ordersSeen` with a settled status, by `updated_at` (ms): forgotten once old. */
-    ordersSettled: `${prefix}:poll:orders:settled`,
+    ordersSettled: `${at}:orders:settled`,
     /** Hash: task id → the due_at it was announced with (the open tasks due now). */
-    tasksSeen: `${prefix}:poll:tasks:seen`,
+    tasksSeen: `${at}:tasks:seen`,
     /** Set once the first task poll took its baseline. */
-    tasksBaseline: `${prefix}:poll:tasks:baseline`,
+    tasksBaseline: `${at}:tasks:baseline`,
     /** The API's clock minus ours (ms), from the `Date` header of its answers. */
-    clockOffset: `${prefix}:poll:clock-offset`,
+    clockOffset: `${at}:clock-offset`,
   };
 }
 
@@ -71,6 +76,8 @@ export interface PollerDeps {
   /** Longest a poll may hold the lock. */
   readonly lockMs: number;
   readonly now?: () => number;
+  /** The world this poll reads (src/queue/world.ts); null or absent: a real workspace. */
+  readonly world?: string | null;
 }
 
 export interface PollReport {
@@ -84,7 +91,7 @@ const RELEASE = 'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call
 
 /** One poll of the listings the subscriptions in `wanted` need. */
 export async function pollOnce(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName>): Promise<PollReport> {
-  const keys = pollKeys(deps.prefix);
+  const keys = pollKeys(deps.prefix, deps.world ?? null);
   const token = randomUUID();
   if ((await deps.redis.set(keys.lock, token, 'PX', deps.lockMs, 'NX')) !== 'OK') return { ran: false };
   try {
@@ -104,7 +111,7 @@ async function listAll<T>(deps: PollerDeps, list: (cursor: string | undefined) =
   for (let i = 0; i < MAX_PAGES; i++) {
     const r = await list(cursor).firstPage().withResponse();
     const date = Date.parse(r.headers.get('date') ?? '');
-    if (Number.isFinite(date)) await deps.redis.set(pollKeys(deps.prefix).clockOffset, String(date - (deps.now ?? Date.now)()));
+    if (Number.isFinite(date)) await deps.redis.set(pollKeys(deps.prefix, deps.world ?? null).clockOffset, String(date - (deps.now ?? Date.now)()));
     out.push(...r.data.data);
     if (!r.data.nextCursor) break;
     cursor = r.data.nextCursor;
@@ -115,12 +122,12 @@ async function listAll<T>(deps: PollerDeps, list: (cursor: string | undefined) =
 async function ingestAll(deps: PollerDeps, events: readonly DerivedEvent[]): Promise<number> {
   const at = new Date((deps.now ?? Date.now)()).toISOString();
   // Put in one turn, oldest first: one ingest script run, in this order in the inbox.
-  const outcomes = await Promise.all(events.map((e) => deps.ingest.put(derivedDelivery(e, at))));
+  const outcomes = await Promise.all(events.map((e) => deps.ingest.put(derivedDelivery(e, at, deps.world ?? null))));
   return outcomes.filter((o) => o === 'accepted').length;
 }
 
 async function pollOrders(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName>): Promise<NonNullable<PollReport['orders']>> {
-  const keys = pollKeys(deps.prefix);
+  const keys = pollKeys(deps.prefix, deps.world ?? null);
   const api = deps.api();
   const cursor = await deps.redis.get(keys.ordersCursor);
   const since = cursor === null ? undefined : new Date(Date.parse(cursor) - ORDER_OVERLAP_MS).toISOString();
@@ -167,7 +174,7 @@ async function forgetSettled(redis: RedisClient, keys: ReturnType<typeof pollKey
 }
 
 async function pollTasks(deps: PollerDeps): Promise<NonNullable<PollReport['tasks']>> {
-  const keys = pollKeys(deps.prefix);
+  const keys = pollKeys(deps.prefix, deps.world ?? null);
   const api = deps.api();
   // "Now" on the API's clock (its last Date header), so a workspace clock ahead of or behind ours does not shift task.due.
   const offset = Number(await deps.redis.get(keys.clockOffset)) || 0;

@@ -28,7 +28,8 @@ export class InvalidDeliveryError extends UnrecoverableError {
 function claimant(delivery: StoredDelivery, createdAt: string | null): ChangeClaimant {
   const source = delivery.source ?? 'webhook';
   const at = source === 'webhook' ? (createdAt ? Date.parse(createdAt) : Number.NaN) : Date.parse(delivery.receivedAt);
-  return { deliveryKey: delivery.key, source, atMs: Number.isFinite(at) ? at : null };
+  const received = Date.parse(delivery.receivedAt);
+  return { deliveryKey: delivery.key, source, atMs: Number.isFinite(at) ? at : null, receivedAtMs: Number.isFinite(received) ? received : null };
 }
 
 /** The handlers subscribed to an event name. */

@@ -49,14 +49,22 @@ export function startServiceProcess(command: string, cwd: string, env: Record<st
   };
 }
 
-/** Stops the whole process group (SIGTERM, then SIGKILL after 15 s) and resolves with the exit code. */
+/**
+ * Stops the whole process group (SIGTERM, then SIGKILL after 15 s) and resolves with the exit code;
+ * once the leader is gone, whatever is left of its group is killed too.
+ */
 export async function stopServiceProcess(p: ServiceProcess): Promise<number | null> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null || p.child.pid === undefined) return p.child.exitCode;
-  try { process.kill(-p.child.pid, 'SIGTERM'); } catch { /* gone */ }
-  const t = setTimeout(() => { try { process.kill(-(p.child.pid as number), 'SIGKILL'); } catch { /* gone */ } }, 15_000);
-  const code = await p.exited;
-  clearTimeout(t);
-  return code;
+  const group = p.child.pid;
+  if (group === undefined) return p.child.exitCode;
+  const killGroup = (signal: NodeJS.Signals) => { try { process.kill(-group, signal); } catch { /* gone */ } };
+  if (p.child.exitCode === null && p.child.signalCode === null) {
+    killGroup('SIGTERM');
+    const t = setTimeout(() => killGroup('SIGKILL'), 15_000);
+    await p.exited;
+    clearTimeout(t);
+  }
+  killGroup('SIGKILL');
+  return p.child.exitCode;
 }
 
 /** A user's project outside this repository: package.json, `handlers/`, switchyard linked in node_modules. */

@@ -1,6 +1,7 @@
 -- Claims a change key for a delivery at fan-out (change.ts). The claim holds
 -- `v2|<source>|<at ms>|<delivery key>`; a claim of an older version holds the
--- delivery key alone (read as a webhook of unknown time).
+-- delivery key alone (read as a reconciled copy when it is an `rc:` key, else as a
+-- webhook, of unknown time).
 -- KEYS: the claim.
 -- ARGV: delivery key, source (webhook, reconcile, poll), at (ms: a webhook's event
 -- time, a reconciled copy's observation time; '' when unknown), ttl_ms,
@@ -15,7 +16,10 @@ if not cur then
   return 1
 end
 local src, at, holder = string.match(cur, '^v2|(%a*)|(%d*)|(.*)$')
-if not src then src, at, holder = 'webhook', '', cur end
+if not src then
+  src, at, holder = 'webhook', '', cur
+  if string.sub(cur, 1, 3) == 'rc:' then src = 'reconcile' end
+end
 if holder == ARGV[1] then return 1 end
 -- Only a real delivery can be a new change; a reconciled or polled copy never displaces one.
 if ARGV[5] ~= '1' or ARGV[2] ~= 'webhook' then return 0 end

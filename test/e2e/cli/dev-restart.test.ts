@@ -89,7 +89,6 @@ describe('switchyard dev restarted in the same project (managed Redis kept, a fr
       { WORKSPACE_API_URL: `${sandbox}/api/v1`, WORKSPACE_API_TOKEN: 'sbx_full_acme' }, cwd);
     expect(await rc.exited).toBe(0);
     const report = JSON.parse(rc.output().trim().split('\n').pop() as string) as { events: { 'message.received': { received: number; enqueued: number; examples: string[] } } };
-    expect(report.events['message.received'].examples).toContain(String(secondId));
     expect(report.events['message.received'].enqueued).toBeGreaterThanOrEqual(1);
     await noted('seen: four');
     expect(await stopServiceProcess(second)).toBe(0);

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeClaims, changeClaimKey, CLOCK_SKEW_MS } from '../../../src/queue/change.js';
-import { currentWorld, markWorld, newWorldName } from '../../../src/queue/world.js';
+import { fixedWorld, markWorld, newWorldName, readWorld, WorldMark } from '../../../src/queue/world.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const HOUR = 3_600_000;
@@ -17,28 +17,37 @@ describe('change claims (real Redis)', () => {
   it('a claim belongs to its world: a fresh sandbox (new world) claims the same record ids anew, and reconcile counts only its own', async () => {
     const prefix = uniquePrefix('world');
     const api = 'http://127.0.0.1:4010/api/v1';
-    expect(await currentWorld(redis, prefix, api)).toBeNull();
+    expect(await readWorld(redis, prefix, api)).toBeNull();
     const first = newWorldName();
-    await markWorld(redis, prefix, api, first);
-    expect(await currentWorld(redis, prefix, api)).toBe(first);
+    await markWorld(redis, prefix, api, first, T);
+    expect(await readWorld(redis, prefix, api)).toEqual({ name: first, since: T, previous: null });
     // Another API URL has no mark.
-    expect(await currentWorld(redis, prefix, 'https://api.example.com/v1')).toBeNull();
+    expect(await readWorld(redis, prefix, 'https://api.example.com/v1')).toBeNull();
 
-    const before = new ChangeClaims(redis, prefix, 7 * 24 * HOUR, first);
-    expect(await before.claim('message.received:41', webhook('evt_a'))).toBe(true);
-    expect(await before.claim('message.received:41', webhook('evt_b'))).toBe(false);
+    const mark = new WorldMark(redis, prefix, api, 0);
+    const claims = new ChangeClaims(redis, prefix, 7 * 24 * HOUR, mark);
+    expect(await claims.claim('message.received:41', { ...webhook('evt_a'), receivedAtMs: T + 1 })).toBe(true);
+    expect(await claims.claim('message.received:41', { ...webhook('evt_b'), receivedAtMs: T + 2 })).toBe(false);
 
     // dev restarted: a new sandbox reuses message id 41 for a new message.
     const second = newWorldName();
     expect(second).not.toBe(first);
-    await markWorld(redis, prefix, api, second);
-    const after = new ChangeClaims(redis, prefix, 7 * 24 * HOUR, (await currentWorld(redis, prefix, api)));
-    expect(await after.claimed(['message.received:41'])).toEqual([false]);
-    expect(await after.claim('message.received:41', webhook('evt_c'))).toBe(true);
-    expect(await after.claimed(['message.received:41'])).toEqual([true]);
+    await markWorld(redis, prefix, api, second, T + HOUR);
+    expect(await readWorld(redis, prefix, api)).toEqual({ name: second, since: T + HOUR, previous: first });
+    expect(await claims.claimed(['message.received:41'])).toEqual([false]);
+    // The last run's backlog (received before the new world began) is claimed in its own world: a
+    // delivery of the old message 41 still waiting is a duplicate there, and takes nothing from the new one.
+    expect(await claims.claim('message.received:41', { ...webhook('evt_b_retry'), receivedAtMs: T + 3 })).toBe(false);
+    expect(await claims.claim('message.received:42', { ...webhook('evt_old_42'), receivedAtMs: T + 4 })).toBe(true);
+    expect(await redis.exists(changeClaimKey(prefix, 'message.received:42', first))).toBe(1);
+    // The new world's message 41 and 42 run.
+    expect(await claims.claim('message.received:41', { ...webhook('evt_c'), receivedAtMs: T + HOUR + 1 })).toBe(true);
+    expect(await claims.claim('message.received:42', { ...webhook('evt_d'), receivedAtMs: T + HOUR + 2 })).toBe(true);
+    expect(await claims.claimed(['message.received:41'])).toEqual([true]);
     expect(await redis.exists(changeClaimKey(prefix, 'message.received:41', second))).toBe(1);
     // A real workspace (no world) keeps the plain key names.
     expect(changeClaimKey(prefix, 'message.received:41')).toBe(`${prefix}:change:message.received:41`);
+    expect(await new ChangeClaims(redis, prefix, HOUR, fixedWorld(null)).claimed(['message.received:41'])).toEqual([false]);
   });
 
   it('a lead won again (reopened, won) is a new change; a late copy of the same win is not', async () => {
@@ -78,5 +87,8 @@ describe('change claims (real Redis)', () => {
     expect(await claims.claim('lead.won:5', webhook('evt_old'))).toBe(true);
     expect(await claims.claim('lead.won:5', reconciled('rc:lead.won:5', T))).toBe(false);
     expect(await claims.claim('lead.won:5', webhook('evt_new'))).toBe(true);
+    // A reconciled copy's claim of the previous version (its delivery key rc:…) is read as reconcile's.
+    await redis.set(changeClaimKey(prefix, 'lead.won:6'), 'rc:lead.won:6', 'PX', HOUR);
+    expect(await claims.claim('lead.won:6', webhook('evt_late_6', null))).toBe(false);
   });
 });

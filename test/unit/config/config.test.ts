@@ -97,6 +97,27 @@ describe('loadConfig', () => {
     expect(c.workspaceApiToken).toBe('tok');
     expect(problemsOf({ WEBHOOK_SECRETS_FILE: join(dir, 'missing') }).map((p) => p.variable)).toContain('WEBHOOK_SECRETS_FILE');
   });
+
+  it('processes that run handlers refuse an API URL without a token, and plain http to another host, naming the variable', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env, { requireApiToken: true });
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ WORKSPACE_API_URL: 'https://ws.example.test/api/v1' })).toEqual([
+      { variable: 'WORKSPACE_API_TOKEN', problem: match.stringMatching(/^required when WORKSPACE_API_URL is set, and missing/) },
+    ]);
+    expect(problems({ WORKSPACE_API_URL: 'http://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 't' })).toEqual([
+      { variable: 'WORKSPACE_API_URL', problem: 'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got http://ws.example.test' },
+    ]);
+    expect(problems({ WORKSPACE_API_URL: 'http://127.0.0.1:4010/api/v1', WORKSPACE_API_TOKEN: 't' })).toEqual([]);
+    expect(problems({ WORKSPACE_API_URL: 'http://localhost:4010/api/v1', WORKSPACE_API_TOKEN: 't' })).toEqual([]);
+    // Commands that only read (doctor, replay) take it as it is and say so in their own way.
+    expect(() => loadConfig({ WORKSPACE_API_URL: 'http://ws.example.test/api/v1' })).not.toThrow();
+  });
 });
 
 describe('units', () => {
