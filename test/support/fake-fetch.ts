@@ -46,3 +46,20 @@ export function fakeTime(start = 1_700_000_000_000) {
     sleeps,
   };
 }
+
+/**
+ * Runs a client call, or the first page of a listing (a paginator is awaited
+ * by iterating it): what it threw (undefined when nothing), and how many
+ * requests `calls` gained meanwhile.
+ */
+export async function settle(fn: () => unknown, calls: readonly unknown[]): Promise<{ err: unknown; sent: number }> {
+  const before = calls.length;
+  try {
+    const r = fn();
+    if (typeof r === 'object' && r !== null && typeof (r as { then?: unknown }).then === 'function') await (r as PromiseLike<unknown>);
+    else if (typeof r === 'object' && r !== null && Symbol.asyncIterator in r) await (r as AsyncIterable<unknown>)[Symbol.asyncIterator]().next();
+    return { err: undefined, sent: calls.length - before };
+  } catch (err) {
+    return { err, sent: calls.length - before };
+  }
+}

@@ -1,30 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError, createApiClient, type ApiClient } from '../../../src/api/index.js';
-import { contact, fakeFetch } from '../../support/fake-fetch.js';
+import { contact, fakeFetch, settle } from '../../support/fake-fetch.js';
 
 // Dates and timestamps the client sends are checked part by part before sending:
 // Date.parse rolls 2026-02-30 over to 2 March, which the service (and the sandbox) refuse.
 const { fetch, calls } = fakeFetch(() => ({ status: 200, body: { data: [contact()], meta: { next_cursor: null, per_page: 50 } } }));
 const api: ApiClient = createApiClient({ baseUrl: 'http://localhost:1/api/v1', token: 't', fetch, clock: () => Date.parse('2026-03-01T00:00:00Z'), retry: { maxAttempts: 1 } });
 
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
-  typeof v === 'object' && v !== null && Symbol.asyncIterator in v;
-
 /** Runs a call (or the first page of a listing): what it threw, and how many requests it sent. */
-async function run(fn: () => unknown): Promise<{ err: unknown; sent: number }> {
-  const before = calls.length;
-  let err: unknown;
-  try {
-    const r = fn();
-    if (isThenable(r)) await r;
-    else if (isAsyncIterable(r)) await r[Symbol.asyncIterator]().next();
-  } catch (e) {
-    err = e;
-  }
-  return { err, sent: calls.length - before };
-}
+const run = (fn: () => unknown) => settle(fn, calls);
 
 describe('impossible calendar dates are refused before sending', () => {
   it.each([

@@ -1,28 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { RequestValidationError, createApiClient, type ApiClient } from '../../../src/api/index.js';
-import { fakeFetch } from '../../support/fake-fetch.js';
+import { fakeFetch, settle } from '../../support/fake-fetch.js';
 
 const { fetch, calls } = fakeFetch(() => ({ status: 500 }));
 const api: ApiClient = createApiClient({ baseUrl: 'http://localhost:1/api/v1', token: 't', fetch, clock: () => Date.parse('2026-03-01T00:00:00Z'), retry: { maxAttempts: 1 } });
 const s = (n: number, ch = 'x') => ch.repeat(n);
 
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
-const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
-  typeof v === 'object' && v !== null && Symbol.asyncIterator in v;
-
 /** Runs a call expected to be refused before sending (a call, or the first page of a listing); returns the error. */
 async function refused(fn: () => unknown): Promise<RequestValidationError> {
-  const before = calls.length;
-  let err: unknown;
-  try {
-    const r = fn();
-    if (isThenable(r)) await r;
-    else if (isAsyncIterable(r)) await r[Symbol.asyncIterator]().next();
-  } catch (e) {
-    err = e;
-  }
-  expect(calls.length).toBe(before); // nothing was sent
+  const { err, sent } = await settle(fn, calls);
+  expect(sent).toBe(0); // nothing was sent
   expect(err).toBeInstanceOf(RequestValidationError);
   return err as RequestValidationError;
 }
