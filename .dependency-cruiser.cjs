@@ -23,16 +23,14 @@ const L = {
   receiverTools: '^src/(capture|spool|admin)/',
   queue: '^src/queue/',
   worker: '^src/worker/',
-  // The handler kit beside the worker: defineHandler and what handlers see.
-  handlerKit: '^src/(handler/|handler\\.ts$)',
+  // The handler kit: defineHandler/defineSchedule, options, settings, loading handler modules, hot reload, handler env.
+  handlerKit: '^src/handler/',
   // Ready-made settings helpers for handlers (business hours).
   recipes: '^src/recipes/',
-  // Polled sources (derived events) and schedules: the poller's diffing and state, schedule runs.
+  // Every source of work besides the webhook: polls (derived events), reconcile, schedules.
   sources: '^src/sources/',
   api: '^src/api/',
   sandbox: '^src/sandbox/',
-  // `switchyard reconcile` and its schedule: listings → inferred events → synthesized deliveries.
-  reconcile: '^src/reconcile/',
   // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
   metrics: '^src/metrics/',
   // Delivery history: written by observers runtime wires into pump and worker; read by the CLI.
@@ -47,11 +45,9 @@ const L = {
   events: '^src/events/',
   spec: '^src/spec/',
   redis: '^src/redis/',
-  // Process-wide basics: configuration, logger, PII redaction.
-  shared: '^src/(config|log|pii)\\.ts$',
-  // Webhook signing and verification (the upstream's scheme).
-  signature: '^src/signature\\.ts$',
-  // OpenTelemetry: settings, start-up (the SDK imported only when on), the spans of the data path.
+  // Process-wide basics: configuration (OTEL_* included), logger, personal data (what it is, how it is masked).
+  shared: '^src/(config|log|pii)/',
+  // OpenTelemetry: start-up (the SDK imported only when on), the spans of the data path.
   telemetry: '^src/telemetry/',
   util: '^src/util/',
 };
@@ -66,34 +62,29 @@ const allowed = {
   util: [],
   spec: [L.util],
   events: [L.spec, L.util],
-  // config.ts reads the OTEL_* variables through telemetry/env.ts, a leaf.
-  shared: [L.shared, L.spec, L.util, '^src/telemetry/env\\.ts$'],
-  // Imports nothing of ours: the receiver, queue and worker call it with their own data.
-  telemetry: [L.util],
-  signature: [L.spec, L.util],
+  // pii/redact.ts knows which fields of each event are personal (the catalogue).
+  shared: [L.shared, L.events, L.spec, L.util],
+  // Its settings come from config; the receiver, queue and worker call it with their own data.
+  telemetry: [L.shared, L.util],
   redis: [L.shared, L.util],
-  // The client stands alone: spec and util only. One exception: the shared
-  // rate limiter's Redis backend (api/rate-limiter-lua.ts) loads its scripts
-  // through redis/lua.ts, the one Lua loader, a leaf that imports nothing of ours.
-  api: [L.spec, L.util, '^src/redis/lua\\.ts$'],
+  // The client stands alone: spec and util only (its Redis limiter loads its Lua with util/lua.ts).
+  api: [L.spec, L.util],
   // The simulator has its own vocabulary, on the upstream's spec only.
   sandbox: [L.spec, L.util],
   queue: [...bottom, L.redis, L.shared, L.telemetry],
-  receiver: [L.queue, ...bottom, L.redis, L.shared, L.signature, L.telemetry],
+  receiver: [L.queue, ...bottom, L.redis, L.shared, L.telemetry],
   // admin reads the delivery history for its deliveries view (history imports no admin module).
-  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.signature, L.history],
+  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
   sources: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
-  reconcile: [L.queue, L.api, ...bottom, L.redis, L.shared],
   metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
-  // Bodies (HISTORY_BODIES) are redacted with capture's redactor, a leaf on events and pii.
-  history: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, '^src/capture/redact\\.ts$'],
-  replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.signature],
+  history: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
-  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared, L.signature],
+  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
 

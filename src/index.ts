@@ -15,7 +15,7 @@ export {
   type Ability, type Duration, type Handler, type HandlerApi, type HandlerContext, type HandlerDefinition, type Jsonified, type NoSettings,
   type RetryOptions, type RetryPolicy, type SettingProblem, type SettingsOf, type SettingsSchema,
   type Priority, type KeyOption, type BuiltinKey, type DebounceOptions, type FlowPolicy,
-} from './handler.js';
+} from './handler/define.js';
 export { EVENT_NAMES, isEventName, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
 export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './events/catalogue.js';
 export { defineSchedule, isSchedule, type Schedule, type ScheduleContext, type ScheduleDefinition } from './handler/schedule.js';

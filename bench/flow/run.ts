@@ -52,7 +52,7 @@ import { z } from 'zod';
 import { jobIdFor } from '../../src/events/envelope.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../../src/queue/names.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { sign } from '../../src/signature.js';
+import { sign } from '../../src/events/signature.js';
 import {
   BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, runBench, until,
   type RunningRedis,

@@ -23,14 +23,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { encodeInboxItem } from '../../src/queue/inbox-item.js';
 import { ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { startWorker } from '../../src/runtime/worker.js';
-import { HandlerSet, handlerSnapshot } from '../../src/worker/handler-set.js';
-import { loadHandlers } from '../../src/worker/loader.js';
+import { HandlerSet, handlerSnapshot } from '../../src/handler/set.js';
+import { loadHandlers } from '../../src/handler/loader.js';
 import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, runBench, until } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5_000);

@@ -19,7 +19,7 @@ import { Redis } from 'ioredis';
 const mode = process.env.MODE ?? 'lpush';
 const secrets = [process.env.SECRET ?? 'bench-secret'];
 const needsDist = mode === 'verify' || mode === 'verify-parse' || mode === 'floor';
-const { verify } = needsDist ? await import('../../dist/signature.js') : {};
+const { verify } = needsDist ? await import('../../dist/events/signature.js') : {};
 const { parseEnvelope } = needsDist ? await import('../../dist/events/envelope.js') : {};
 const redisPort = Number(process.env.REDIS_PORT);
 const redis = new Redis({ port: redisPort, host: '127.0.0.1', maxRetriesPerRequest: null });

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { sign } from '../../src/signature.js';
+import { sign } from '../../src/events/signature.js';
 import { BIN, build, freePort, httpOk, log, machine, pool, sleep, start, startRedis, stop, runBench, until } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5000);

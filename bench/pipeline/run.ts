@@ -17,7 +17,7 @@
 // (inbound on a new thread), conversation.closed (PATCH status closed),
 // lead.won (POST /leads + outcome hook), contact.created (POST /contacts; half
 // of them duplicate the email of an older contact so merge-duplicates merges),
-// N/4 of each, shuffled, signed with the receiver's secret (src/signature.ts
+// N/4 of each, shuffled, signed with the receiver's secret (src/events/signature.ts
 // `sign`) and POSTed as fast as the receiver takes them (the backlog). The run
 // ends when every handlers job completed or failed.
 //
@@ -36,7 +36,7 @@ import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { createSandbox } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
-import { sign } from '../../src/signature.js';
+import { sign } from '../../src/events/signature.js';
 import { HANDLER_QUEUES } from '../../src/queue/names.js';
 import {
   BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, runBench, stopAll, until,

@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { sign } from '../../src/signature.js';
+import { sign } from '../../src/events/signature.js';
 import { BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, start, startRedis, stop, runBench, until } from '../lib/proc.js';
 
 const N = Number(process.env.FIXTURES ?? 10_000);

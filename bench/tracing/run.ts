@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { sign } from '../../src/signature.js';
+import { sign } from '../../src/events/signature.js';
 import { HANDLERS_QUEUE } from '../../src/queue/names.js';
 import { startOtlpCollector } from '../../test/support/otlp-collector.js';
 import { BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, ROOT, start, startRedis, stop, stopAll, until } from '../lib/proc.js';

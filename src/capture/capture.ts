@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseEnvelope } from '../events/envelope.js';
 import { toFixture } from '../events/fixture.js';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
-import { createRedactor } from './redact.js';
+import { createRedactor } from '../pii/redact.js';
 
 /** What capture needs from a logger (a pino logger fits). */
 export interface CaptureLog {

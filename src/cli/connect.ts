@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../config/config.js';
 import { connectForCommand, type RedisClient } from '../redis/connection.js';
 import { IngestStore } from '../queue/ingest.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { devPlan, type DevSandboxPlan } from '../runtime/dev-env.js';
 import { watchHandlers } from '../runtime/dev-reload.js';
 import { loadWorker } from '../runtime/worker.js';

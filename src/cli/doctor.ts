@@ -1,10 +1,10 @@
 import { createApiClient } from '../api/client.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config/config.js';
 import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
-import type { Handler } from '../handler.js';
+import type { Handler } from '../handler/define.js';
 import type { Schedule } from '../handler/schedule.js';
-import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
-import { loadHandlerDir } from '../worker/loader.js';
+import { dropSecrets, handlerEnv } from '../handler/env.js';
+import { loadHandlerDir } from '../handler/loader.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 

@@ -1,11 +1,11 @@
 import { relative } from 'node:path';
-import type { Handler } from '../handler.js';
+import type { Handler } from '../handler/define.js';
 import { HandlerSettingsError } from '../handler/errors.js';
 import { describeRetry, formatDuration } from '../handler/options.js';
 import { describeFlow, type FlowPolicy, type KeyOption } from '../handler/flow.js';
 import { parseSettings, settingVariables, type SettingVariable } from '../handler/settings.js';
-import { dropSecrets, handlerEnv } from '../worker/handler-env.js';
-import { loadHandlerDir } from '../worker/loader.js';
+import { dropSecrets, handlerEnv } from '../handler/env.js';
+import { loadHandlerDir } from '../handler/loader.js';
 import { isDerivedEvent } from '../events/catalogue.js';
 import { describeSchedule, nextRun, type Schedule } from '../handler/schedule.js';
 import { parseCommandArgs } from './args.js';

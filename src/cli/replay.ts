@@ -1,13 +1,13 @@
 import { relative } from 'node:path';
-import type { Config } from '../config.js';
-import type { Handler } from '../handler.js';
-import { createLogger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Handler } from '../handler/define.js';
+import { createLogger } from '../log/logger.js';
 import {
   filterItems, inlineTarget, InputError, lineReporter, printableBody, progressReporter, readInputs, replayFailed, runReplay,
   type DryWriteReport, type ReplayTarget,
 } from '../replay/index.js';
-import { dropSecrets } from '../worker/handler-env.js';
-import { loadHandlers } from '../worker/loader.js';
+import { dropSecrets } from '../handler/env.js';
+import { loadHandlers } from '../handler/loader.js';
 import { intFlag, parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget } from './connect.js';

@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import { createLogger, type Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { RedisServerMissingError } from '../redis/managed.js';
 import { startService, type ServiceOptions } from '../runtime/service.js';
 import { StateDirBusyError } from '../runtime/state-lock.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BuildError, buildDelivery } from '../replay/index.js';
-import { sign } from '../signature.js';
+import { sign } from '../events/signature.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget, signingSecret } from './connect.js';

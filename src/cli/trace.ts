@@ -1,12 +1,12 @@
 import { Queue } from 'bullmq';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { jobIdFor } from '../events/envelope.js';
 import { formatDuration } from '../handler/options.js';
 import { historyKeys, parseJobId } from '../history/keys.js';
 import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter } from '../history/read.js';
 import { formatDeliveries, formatTrace } from '../history/timeline.js';
 import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE } from '../queue/names.js';
-import { parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/schedule-job.js';
+import { parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/jobs.js';
 import type { RedisClient } from '../redis/connection.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';

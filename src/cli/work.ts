@@ -1,6 +1,6 @@
 import { parseCommandArgs } from './args.js';
 import type { Command } from './command.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { processLogger, runService } from './run-service.js';
 import { prepareWorker } from '../runtime/worker.js';
 

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { Config } from '../config.js';
-import type { Handler } from '../handler.js';
+import type { Config } from '../config/config.js';
+import type { Handler } from '../handler/define.js';
 import { HandlerSettingsError } from '../handler/errors.js';
 import type { Schedule } from '../handler/schedule.js';
 import { parseSettings } from '../handler/settings.js';

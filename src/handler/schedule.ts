@@ -3,7 +3,7 @@ import type { Ability } from '../spec/abilities.js';
 import { closest } from '../util/closest.js';
 import { parseDuration } from '../util/units.js';
 import { PRIORITIES, type Priority } from '../util/priority.js';
-import type { HandlerContext, NoSettings } from '../handler.js';
+import type { HandlerContext, NoSettings } from './define.js';
 import { HandlerDefinitionError } from './errors.js';
 import { formatDuration, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
 import { commonOptions } from './common.js';

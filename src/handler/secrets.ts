@@ -5,7 +5,7 @@
  * that loads handler modules, and a handler's `settings` may not name them.
  */
 
-/** Secret variables src/config.ts reads: each is a secret, and so is its `_FILE` variant. */
+/** Secret variables src/config/config.ts reads: each is a secret, and so is its `_FILE` variant. */
 export const SWITCHYARD_SECRETS: readonly string[] = [
   'WEBHOOK_SECRETS',
   'WORKSPACE_API_TOKEN',
@@ -13,7 +13,7 @@ export const SWITCHYARD_SECRETS: readonly string[] = [
   'ADMIN_PASSWORD',
   // May carry a password (redis://:password@host); so may every REDIS*/SENTINEL* variable below.
   'REDIS_URL',
-  // The tracing collector's headers (often its API key); src/config.ts hands them to the exporter.
+  // The tracing collector's headers (often its API key); src/config/config.ts hands them to the exporter.
   'OTEL_EXPORTER_OTLP_HEADERS',
   'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
 ];

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { HandlerSettingsError, type SettingProblem } from './errors.js';
 import { isSwitchyardSecret } from './secrets.js';
+import { handlerEnv } from './env.js';
 
 /**
  * A handler's `settings`: a zod object schema whose keys are the environment
@@ -136,4 +137,34 @@ function expectation(issue: z.core.$ZodIssue): string {
     .replace(/^(Invalid (input|option|string|value|type)|Too (small|big)):\s*/, '')
     .replace(/,\s*received \w+$/, '');
   return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+}
+
+/** Each handler's parsed settings (`ctx.settings`), by handler id. */
+export type SettingsById = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+
+const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * Parses the settings of `handlers` from `env` (without Switchyard's own
+ * secrets). Every problem of every handler is collected, so one start-up names
+ * them all; throws HandlerSettingsError when there is any.
+ */
+export function readHandlerSettings(handlers: readonly { readonly id: string; readonly settings: SettingsSchema | null }[], env: Readonly<Record<string, string | undefined>>): SettingsById {
+  const visible = handlerEnv(env);
+  const out = new Map<string, Readonly<Record<string, unknown>>>();
+  const problems: SettingProblem[] = [];
+  for (const h of handlers) {
+    if (!h.settings) {
+      out.set(h.id, NONE);
+      continue;
+    }
+    try {
+      out.set(h.id, parseSettings(h.id, h.settings, visible));
+    } catch (err) {
+      if (!(err instanceof HandlerSettingsError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
+  if (problems.length > 0) throw new HandlerSettingsError(problems);
+  return out;
 }

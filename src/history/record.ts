@@ -1,5 +1,5 @@
 import type { CallEvent } from '../api/transport.js';
-import { redactText } from '../log.js';
+import { redactText } from '../log/logger.js';
 
 /**
  * What the history of one delivery holds, entry by entry. Times are epoch ms.

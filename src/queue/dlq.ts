@@ -6,7 +6,7 @@ import { OrderGate, type QueuedJob } from './order.js';
 import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, isHandlerQueue, QUEUE_NAMES, SCHEDULES_QUEUE, type QueueName } from './names.js';
-import { scheduleKey, tickOf, type ScheduleJobData } from './schedule-job.js';
+import { scheduleKey, tickOf, type ScheduleJobData } from './jobs.js';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
 import { PRIORITIES } from '../util/priority.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { jobIdFor } from '../events/envelope.js';
 import type { StoredDelivery } from './delivery.js';
 import { decodeInboxItem } from './inbox-item.js';

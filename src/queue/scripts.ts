@@ -1,4 +1,4 @@
-import { LuaScripts, type LuaArg } from '../redis/lua.js';
+import { LuaScripts, type LuaArg } from '../util/lua.js';
 import type { RedisClient } from '../redis/connection.js';
 
 /**

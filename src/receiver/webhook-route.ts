@@ -1,10 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'hono';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { parseEnvelope } from '../events/envelope.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/delivery.js';
-import { verify } from '../signature.js';
+import { verify } from '../events/signature.js';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { readBody, readNodeBody } from './body.js';
 import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.js';

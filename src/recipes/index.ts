@@ -1,2 +1,2 @@
 export { parseBusinessHours, isOpen, closedPeriodStart, BusinessHoursError, type BusinessHours } from './business-hours.js';
-export { businessHoursSetting, durationSetting, type TextSetting } from './settings.js';
+export { businessHoursSetting, durationSetting, type TextSetting } from './setting-schemas.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import type { HandlerSet } from '../worker/handler-set.js';
-import { reloadHandlers, type ReloadResult } from '../worker/reload.js';
+import type { HandlerSet } from '../handler/set.js';
+import { reloadHandlers, type ReloadResult } from '../handler/reload.js';
 import { watchDir, type DirWatcher } from './watch.js';
 
 export interface HandlerWatchOptions {

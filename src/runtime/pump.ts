@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
 import { IngestPump } from '../queue/pump.js';
 import type { Queues } from '../queue/queues.js';
 import { createRedisConnection, type RedisClient } from '../redis/connection.js';

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
 import { IngestStore } from '../queue/ingest.js';
 import { ingestKeys } from '../queue/names.js';
 import { createReceiverApp } from '../receiver/app.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import { maskRedisUrl } from '../redis/describe.js';
 

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
 import { startManagedRedis, type ManagedRedis } from '../redis/managed.js';
 import { findServerOn, stopFoundServer } from '../redis/orphan.js';
 import { lockStateDir } from './state-lock.js';

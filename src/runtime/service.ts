@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
 import type { IngestPump } from '../queue/pump.js';
 import { openQueues } from '../queue/queues.js';
 import { redisWarnings } from '../redis/checks.js';

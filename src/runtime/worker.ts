@@ -1,6 +1,6 @@
 import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
 import type { StoredDelivery } from '../queue/delivery.js';
 import { ChangeClaims } from '../queue/change.js';
 import { markWorld, WorldMark } from '../queue/world.js';
@@ -14,12 +14,12 @@ import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/p
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
 import { workerHistory } from '../history/observe.js';
-import { startReconcileSchedule } from '../reconcile/schedule.js';
+import { startReconcileSchedule } from '../sources/reconcile/schedule.js';
 import { dispatch } from '../worker/dispatcher.js';
-import { dropSecrets } from '../worker/handler-env.js';
+import { dropSecrets } from '../handler/env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
-import { handlerSnapshot, HandlerSet } from '../worker/handler-set.js';
-import { loadHandlerDir, selectHandlers } from '../worker/loader.js';
+import { handlerSnapshot, HandlerSet } from '../handler/set.js';
+import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
 import { startSources } from './sources.js';
 import { createHandlerProcessor, type HandlerJobDecision } from '../worker/processor.js';
 import { RedisStepStore } from '../worker/steps.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { IngestStore } from '../queue/ingest.js';
 import type { DiskSpool } from './spool.js';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import type { DeliverySink, StoredDelivery } from '../queue/delivery.js';
 import type { DiskSpool } from './spool.js';
 

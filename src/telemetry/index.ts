@@ -1,5 +1,5 @@
 /** Tracing (OpenTelemetry): settings, start-up, and the spans of the data path. */
-export { TRACING_PROTOCOLS, tracingSettings, type TracingProtocol, type TracingSettings } from './env.js';
+export { TRACING_PROTOCOLS, tracingSettings, type TracingProtocol, type TracingSettings } from '../config/tracing.js';
 export { startTracing, type Tracing } from './start.js';
 export { tracingState } from './state.js';
 export { activeTraceparent, apiCallTracer, contextOf, safePath, traceFanOut, traceHandlerRuns, traceReceipt, traceSink, tracedAddBulk, traceparentOf } from './spans.js';

@@ -4,7 +4,7 @@ import { parseEnvelope } from '../events/envelope.js';
 import { FIXTURES_DIR } from '../replay/build.js';
 import { KEPT_HEADERS } from '../queue/delivery.js';
 import { InputError, itemFromText } from '../replay/inputs.js';
-import { sign } from '../signature.js';
+import { sign } from '../events/signature.js';
 import { SIGNATURE_HEADER } from '../spec/webhooks.js';
 
 /** A delivery a test cannot use: an unreadable or malformed file, or a body that is not a valid event. */

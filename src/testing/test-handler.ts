@@ -1,13 +1,13 @@
 import { DERIVED_EVENT_NAMES, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
 import { changeKey, reconcileDeliveryKey } from '../events/change-key.js';
 import { parseEnvelope } from '../events/envelope.js';
-import { isHandler, type Handler } from '../handler.js';
+import { isHandler, type Handler } from '../handler/define.js';
 import { inlineJob, runInline } from '../replay/inline.js';
 import { MemoryStepStore } from '../worker/steps.js';
 import { DeliveryError, toEvent, type Delivery } from './delivery.js';
 import { deliveryOf, type HandlerInput } from './input.js';
 import { memoryLogger } from './memory-log.js';
-import { testSettings } from './settings.js';
+import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';

@@ -1,10 +1,10 @@
 import { isSchedule, type Schedule } from '../handler/schedule.js';
 import { runInline } from '../replay/inline.js';
-import { scheduleHandler, scheduleRunJob } from '../sources/schedules.js';
+import { scheduleHandler, scheduleRunJob } from '../sources/schedule/processor.js';
 import { MemoryStepStore } from '../worker/steps.js';
 import { onAttempt } from '../worker/classify.js';
 import { memoryLogger } from './memory-log.js';
-import { testSettings } from './settings.js';
+import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';

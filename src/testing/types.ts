@@ -3,7 +3,7 @@ import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { StepStore } from '../worker/steps.js';
 import type { LogLevel, LogLine } from './memory-log.js';
-import type { SettingsInput } from './settings.js';
+import type { SettingsInput } from './given-settings.js';
 import type { StepRecord } from './steps.js';
 
 /** How a run ended, named as the worker's job decisions: `completed`, or what the worker does with the failure. */

@@ -1,9 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import { jobIdFor } from '../events/envelope.js';
-import type { HandlerApi, HandlerContext, Jsonified } from '../handler.js';
+import type { HandlerApi, HandlerContext, Jsonified } from '../handler/define.js';
 import { HandlerConfigError } from '../handler/errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { currentStep, deterministicKeys } from './idempotency.js';
 import type { StepStore } from './steps.js';
 import type { Priority } from '../util/priority.js';

@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { jobIdFor, parseEnvelope } from '../events/envelope.js';
 import { validateEvent } from '../events/catalogue.js';
 import { changeKey } from '../events/change-key.js';
-import type { Handler } from '../handler.js';
+import type { Handler } from '../handler/define.js';
 import { keyOf } from '../handler/flow.js';
 import type { ChangeClaimant } from '../queue/change.js';
 import type { DebounceBursts } from '../queue/debounce.js';

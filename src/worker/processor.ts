@@ -1,10 +1,10 @@
-import type { Logger } from '../log.js';
-import type { Handler } from '../handler.js';
+import type { Logger } from '../log/logger.js';
+import type { Handler } from '../handler/define.js';
 import type { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import type { AddJob, OrderGate } from '../queue/order.js';
 import type { ContextDeps } from './context.js';
-import type { HandlerSet } from './handler-set.js';
+import type { HandlerSet } from '../handler/set.js';
 import type { WorkerHooks } from './hooks.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { sleep as defaultSleep } from '../util/sleep.js';

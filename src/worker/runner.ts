@@ -1,6 +1,6 @@
-import type { Handler } from '../handler.js';
+import type { Handler } from '../handler/define.js';
 import { HandlerTimeoutError } from '../handler/errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../log/logger.js';
 import { classify, onAttempt, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
 import { eventOf, type HandlerJobData } from '../queue/jobs.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { defineHandler, HandlerDefinitionError } from '../../src/handler.js';
+import { defineHandler, HandlerDefinitionError } from '../../src/handler/define.js';
 
 /** defineHandler as a `.js` module could call it: with anything. */
 export const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineHandler>;

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/runtime/service.js';
-import { sign } from '../../src/signature.js';
+import { sign } from '../../src/events/signature.js';
 
 export const TEST_SECRET = 'test-secret-do-not-log';
 

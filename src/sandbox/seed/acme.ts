@@ -2,7 +2,7 @@ import { addContact, addConversation, addMessage } from '../domain/records.js';
 import type { IdSequence } from '../ids.js';
 import type { Workspace } from '../types.js';
 import { seedCatalogue } from './catalogue.js';
-import { emptyWorkspace, standardSettings } from './settings.js';
+import { emptyWorkspace, standardSettings } from './empty-workspace.js';
 
 const DAY = 864e5;
 const HOUR = 36e5;

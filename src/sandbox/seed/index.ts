@@ -4,7 +4,7 @@ import type { Token, Workspace } from '../types.js';
 import { seedAcme } from './acme.js';
 import { applyExtras, type SeedExtras } from './extras.js';
 import { seedOther } from './other.js';
-import { routingSettings } from './settings.js';
+import { routingSettings } from './empty-workspace.js';
 
 export { SeedExtras } from './extras.js';
 

@@ -2,7 +2,7 @@ import { addContact, addConversation, addMessage } from '../domain/records.js';
 import type { IdSequence } from '../ids.js';
 import type { Workspace } from '../types.js';
 import { addProduct } from './catalogue.js';
-import { emptyWorkspace, standardSettings } from './settings.js';
+import { emptyWorkspace, standardSettings } from './empty-workspace.js';
 
 /**
  * A second workspace ("Other Co") holding one record of every kind, so a

@@ -26,7 +26,7 @@ describe('switchyard serve (built CLI, over HTTP)', () => {
     const body = eventBody('lead.won');
     expect((await deliver(url, body, secret)).status).toBe(202);
     expect((await deliver(url, body, secret)).status).toBe(200);
-    const { sign } = await import('../../../src/signature.js');
+    const { sign } = await import('../../../src/events/signature.js');
     const oneByteChanged = await fetch(url, { method: 'POST', body: body.replace('lead.won', 'lead.wom'), headers: { 'x-service-signature': sign(secret, body) } });
     expect(oneByteChanged.status).toBe(401);
     const big = 'x'.repeat(1_048_577);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { redisServersOn, startServiceProcess, stopServiceProcess, userProject, type ServiceProcess } from '../../support/dev-process.js';
 import { startSandbox, TOKENS, type SandboxHarness } from '../../support/sandbox.js';

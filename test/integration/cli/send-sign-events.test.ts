@@ -10,7 +10,7 @@ import { EVENT_NAMES, validateEvent } from '../../../src/events/catalogue.js';
 import { parseEnvelope } from '../../../src/events/envelope.js';
 import { eventFields } from '../../../src/events/fields.js';
 import { applySet, buildDelivery } from '../../../src/replay/index.js';
-import { sign, verify } from '../../../src/signature.js';
+import { sign, verify } from '../../../src/events/signature.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { startTestService, TEST_SECRET } from '../../support/service.js';
 import { memoryIo } from '../../support/io.js';

@@ -2,12 +2,12 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAdmin } from '../../../src/admin/index.js';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/logger.js';
 import { composeReceiverHooks, createMetrics } from '../../../src/metrics/index.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { createReceiverApp } from '../../../src/receiver/app.js';
 import type { DeliverySink } from '../../../src/queue/delivery.js';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { parseSamples, valueOf } from '../../support/prom-text.js';
 

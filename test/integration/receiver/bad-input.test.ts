@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { bodyKey, jobIdFor } from '../../../src/events/envelope.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, eventBody, startTestService, TEST_SECRET, waitFor } from '../../support/service.js';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileCommand } from '../../../src/cli/reconcile.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
-import type { ReconcileReport } from '../../../src/reconcile/run.js';
+import type { ReconcileReport } from '../../../src/sources/reconcile/run.js';
 import { memoryIo } from '../../support/io.js';
 import { handlerJobs, sandboxCall, SANDBOX_TOKEN, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';

@@ -12,7 +12,7 @@ import { ChangeClaims } from '../../../src/queue/change.js';
 import { DebounceBursts } from '../../../src/queue/debounce.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
-import { LuaScriptError, LuaScripts } from '../../../src/redis/lua.js';
+import { LuaScriptError, LuaScripts } from '../../../src/util/lua.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
 

@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import { pollKeys, pollOnce, type PollerDeps } from '../../../src/sources/poller.js';
+import { pollKeys, pollOnce, type PollerDeps } from '../../../src/sources/poll/poller.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { startSandbox, type SandboxHarness } from '../../support/sandbox.js';
 import { memoryLogger } from '../../support/service.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollKeys } from '../../../src/sources/poller.js';
+import { pollKeys } from '../../../src/sources/poll/poller.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { waitFor } from '../../support/wait.js';
 import { polledRuns } from '../../support/handlers/polled/runs.js';

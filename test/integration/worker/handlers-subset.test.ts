@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
-import { loadHandlers } from '../../../src/worker/loader.js';
+import { loadHandlers } from '../../../src/handler/loader.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
-import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';

@@ -15,7 +15,7 @@ import { EVENTS_QUEUE, HANDLER_QUEUES } from '../../../src/queue/names.js';
 import { freePort, type ManagedRedis } from '../../../src/redis/managed.js';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 import { runCli, type CliProcess } from '../cli.js';
 import { T } from '../sandbox.js';
 import { TEST_SECRET } from '../service.js';

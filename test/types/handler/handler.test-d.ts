@@ -6,9 +6,9 @@ import type { Message } from '../../../src/spec/schemas/message.js';
 import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../../src/events/catalogue.js';
 import { z } from 'zod';
 import type { ApiClient } from '../../../src/api/client.js';
-import { defineHandler, type Handler, type HandlerApi, type HandlerContext, type KeyOption, type Priority } from '../../../src/handler.js';
+import { defineHandler, type Handler, type HandlerApi, type HandlerContext, type KeyOption, type Priority } from '../../../src/handler/define.js';
 import type { BusinessHours } from '../../../src/recipes/business-hours.js';
-import { businessHoursSetting } from '../../../src/recipes/settings.js';
+import { businessHoursSetting } from '../../../src/recipes/setting-schemas.js';
 
 describe('event types derived from the catalogue', () => {
   test('EventData maps each name to its resource (known fields only)', () => {

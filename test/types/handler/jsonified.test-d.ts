@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, test } from 'vitest';
-import type { Jsonified } from '../../../src/handler.js';
+import type { Jsonified } from '../../../src/handler/define.js';
 import type { Contact } from '../../../src/spec/schemas/contact.js';
 
 describe('Jsonified: the type of a value after a JSON round trip', () => {

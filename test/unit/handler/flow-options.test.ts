@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { defineLoose, definitionError } from '../../support/definitions.js';
-import { KEY_SOURCES } from '../../../src/handler.js';
+import { KEY_SOURCES } from '../../../src/handler/define.js';
 import { describeFlow, keyOf } from '../../../src/handler/flow.js';
 import { EVENT_NAMES } from '../../../src/events/catalogue.js';
 import { createEvent } from '../../../src/testing/index.js';

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { defineLoose, definitionError } from '../../support/definitions.js';
 import { z } from 'zod';
-import { DEFAULT_RETRY, defineHandler, HandlerSettingsError } from '../../../src/handler.js';
+import { DEFAULT_RETRY, defineHandler, HandlerSettingsError } from '../../../src/handler/define.js';
 import { describeRetry, retryHorizonMs } from '../../../src/handler/options.js';
 import { parseSettings, settingVariables } from '../../../src/handler/settings.js';
 import { handlerJobOptions } from '../../../src/queue/job-options.js';
-import { businessHoursSetting, durationSetting } from '../../../src/recipes/settings.js';
-import { readHandlerSettings } from '../../../src/worker/settings.js';
+import { businessHoursSetting, durationSetting } from '../../../src/recipes/setting-schemas.js';
+import { readHandlerSettings } from '../../../src/handler/settings.js';
 
 const base = { id: 'h', on: ['lead.won'], handle() {} };
 

@@ -11,7 +11,7 @@ import {
   isHandler,
   UnrecoverableError,
   type HandlerContext,
-} from '../../../src/handler.js';
+} from '../../../src/handler/define.js';
 
 /** Lets tests hand defineHandler what a `.js` module could: anything. */
 const defineLoose = defineHandler as (def: unknown) => ReturnType<typeof defineHandler>;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HandlerDefinitionError } from '../../../src/handler.js';
+import { HandlerDefinitionError } from '../../../src/handler/define.js';
 import { defineSchedule, describeSchedule, isSchedule, nextRun, repeatOptions } from '../../../src/handler/schedule.js';
-import { loadHandlerDir } from '../../../src/worker/loader.js';
+import { loadHandlerDir } from '../../../src/handler/loader.js';
 
 const loose = defineSchedule as (def: unknown) => ReturnType<typeof defineSchedule>;
 function refused(def: unknown): string {

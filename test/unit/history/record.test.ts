@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { parseJobId } from '../../../src/history/keys.js';
 import { attemptJson, cleanPath, MAX_CALLS, MAX_ENTRY_BYTES, reasonRecord, type AttemptEntry, type CallRecord } from '../../../src/history/record.js';

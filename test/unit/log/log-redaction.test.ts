@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactText } from '../../../src/log.js';
+import { createLogger, redactText } from '../../../src/log/logger.js';
 
 /** Strings whose phone number must be masked: [text, what the masked text is]. */
 const MASKED: readonly (readonly [string, string])[] = [

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactText } from '../../../src/log.js';
+import { createLogger, redactText } from '../../../src/log/logger.js';
 
 function capture() {
   const lines: string[] = [];

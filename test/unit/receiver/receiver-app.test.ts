@@ -1,14 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/logger.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { createReceiverApp } from '../../../src/receiver/app.js';
 import type { DeliveryReport } from '../../../src/receiver/outcomes.js';
 import type { DeliverySink } from '../../../src/queue/delivery.js';
 import { readBody, readNodeBody } from '../../../src/receiver/body.js';
 import { listen } from '../../../src/runtime/http.js';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 
 /** An in-memory sink: the route's contract with storage, not a Redis stand-in. */
 function memorySink(fail = false) {

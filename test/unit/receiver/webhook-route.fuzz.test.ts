@@ -7,12 +7,12 @@
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/log/logger.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { deliveryBytes } from '../../../src/queue/delivery.js';
 import { createReceiverApp } from '../../../src/receiver/app.js';
 import type { DeliverySink } from '../../../src/queue/delivery.js';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 
 const SECRETS = ['current', 'previous'];
 const MAX = 2_048;

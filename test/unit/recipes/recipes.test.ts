@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HandlerConfigError } from '../../../src/handler.js';
+import { HandlerConfigError } from '../../../src/handler/define.js';
 import { createEvent, createSandbox, MemoryStepStore, sandboxClient, testHandler, type TestHandlerResult } from '../../../src/testing/index.js';
 import awayReply from '../../../handlers/away-reply.js';
 import followUpTask from '../../../handlers/follow-up-task.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Permit, RateLimiter } from '../../../src/api/rate-limiter.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import { budgetedLimiter } from '../../../src/reconcile/budget.js';
-import { formatReport, reconcile } from '../../../src/reconcile/run.js';
+import { budgetedLimiter } from '../../../src/sources/reconcile/budget.js';
+import { formatReport, reconcile } from '../../../src/sources/reconcile/run.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { sandboxClient } from '../../../src/testing/sandbox-api.js';
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITER_SCRIPTS } from '../../../src/api/rate-limiter-lua.js';
 import { HISTORY_SCRIPTS } from '../../../src/history/scripts.js';
 import { QUEUE_SCRIPTS } from '../../../src/queue/scripts.js';
-import { LUA_FILE_NAME, LuaScriptError, LuaScripts, parseLuaFileName } from '../../../src/redis/lua.js';
+import { LUA_FILE_NAME, LuaScriptError, LuaScripts, parseLuaFileName } from '../../../src/util/lua.js';
 
 const SRC = fileURLToPath(new URL('../../../src', import.meta.url));
 const REGISTERED = [...LIMITER_SCRIPTS.scripts.values(), ...QUEUE_SCRIPTS.scripts.values(), ...HISTORY_SCRIPTS.scripts.values()];

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sign } from '../../../src/signature.js';
+import { sign } from '../../../src/events/signature.js';
 import { eventually, start, type Harness, type World } from '../../support/sandbox.js';
 
 // Spec: Events (signed POSTs, resource shapes, retries with back-off) and the canonical envelope.

@@ -1,5 +1,5 @@
 /**
- * Constant-time signature verification (src/signature.ts `verify`).
+ * Constant-time signature verification (src/events/signature.ts `verify`).
  *
  * 1. Structure (deterministic, the proof): `node:crypto` is observed, and for
  *    every well-formed header `verify` computes one HMAC and makes one
@@ -36,7 +36,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { sign, verify } = await import('../../../src/signature.js');
+const { sign, verify } = await import('../../../src/events/signature.js');
 
 /** A deliberately leaky verifier (stops at the first match), the positive control of the timing test. */
 function shortCircuitVerify(secrets: readonly string[], bytes: Uint8Array, header: string): { ok: boolean } {

@@ -1,5 +1,5 @@
 /**
- * Fuzzing of signature-header parsing (`verify`, src/signature.ts): total over
+ * Fuzzing of signature-header parsing (`verify`, src/events/signature.ts): total over
  * every input (never throws, always a typed result) and never accepts a
  * signature made with another secret or over other bytes.
  *
@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sign, verify, type VerifyResult } from '../../../src/signature.js';
+import { sign, verify, type VerifyResult } from '../../../src/events/signature.js';
 
 const secret = fc.string({ minLength: 1, maxLength: 40 });
 const secrets = fc.array(secret, { minLength: 1, maxLength: 4 });

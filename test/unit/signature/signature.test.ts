@@ -1,7 +1,7 @@
 import { sign as octokitSign } from '@octokit/webhooks-methods';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sign, verify } from '../../../src/signature.js';
+import { sign, verify } from '../../../src/events/signature.js';
 
 const enc = (s: string) => Buffer.from(s, 'utf8');
 

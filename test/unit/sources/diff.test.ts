@@ -3,7 +3,7 @@ import { validateEvent } from '../../../src/events/catalogue.js';
 import { parseEnvelope } from '../../../src/events/envelope.js';
 import { deliveryBytes } from '../../../src/queue/delivery.js';
 import type { DerivedEventName } from '../../../src/events/catalogue.js';
-import { decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SOURCE_HEADER, type SeenOrder } from '../../../src/sources/diff.js';
+import { decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SOURCE_HEADER, type SeenOrder } from '../../../src/sources/poll/diff.js';
 import type { Order } from '../../../src/spec/schemas/order.js';
 import type { Task } from '../../../src/spec/schemas/task.js';
 

@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
+import { ConfigError, loadConfig } from '../../../src/config/config.js';
 import { decodeInboxItem, encodeInboxItem } from '../../../src/queue/inbox-item.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { contextOf, safePath, tracingSettings, traceFanOut, traceHandlerRuns, traceReceipt, traceSink, tracingState } from '../../../src/telemetry/index.js';

@@ -1,6 +1,6 @@
 /** testHandler says what the worker does with a failure on the handler's last allowed attempt: it is dead-lettered. */
 import { describe, expect, it } from 'vitest';
-import { defineHandler } from '../../../src/handler.js';
+import { defineHandler } from '../../../src/handler/define.js';
 import { testHandler } from '../../../src/testing/index.js';
 
 const flaky = defineHandler({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineHandler, HandlerSettingsError } from '../../../src/handler.js';
+import { defineHandler, HandlerSettingsError } from '../../../src/handler/define.js';
 import { parseSettings, settingVariables } from '../../../src/handler/settings.js';
-import { businessHoursSetting, durationSetting } from '../../../src/recipes/settings.js';
+import { businessHoursSetting, durationSetting } from '../../../src/recipes/setting-schemas.js';
 import { isOpen } from '../../../src/recipes/business-hours.js';
 import { testHandler } from '../../../src/testing/index.js';
 

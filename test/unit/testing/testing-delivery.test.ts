@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { WorkspaceEvent } from '../../../src/events/catalogue.js';
-import { verify } from '../../../src/signature.js';
+import { verify } from '../../../src/events/signature.js';
 import { DeliveryError, loadFixture, readDelivery, signDelivery, toEvent } from '../../../src/testing/index.js';
 import { match } from '../../support/match.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineHandler } from '../../../src/handler.js';
+import { defineHandler } from '../../../src/handler/define.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import type { QueuedJob } from '../../../src/queue/order.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handlerEnv, isSwitchyardSecret } from '../../../src/worker/handler-env.js';
+import { handlerEnv, isSwitchyardSecret } from '../../../src/handler/env.js';
 
 describe('handlerEnv', () => {
   it.each([

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { createApiClient } from '../../../src/api/client.js';
-import { defineHandler, HandlerTimeoutError, type Handler } from '../../../src/handler.js';
+import { defineHandler, HandlerTimeoutError, type Handler } from '../../../src/handler/define.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { classify } from '../../../src/worker/classify.js';
 import { runHandler } from '../../../src/worker/runner.js';

@@ -1,9 +1,9 @@
 /** The `handlers` job processor without BullMQ or Redis: each decision it takes, on an injected clock. */
 import { describe, expect, test } from 'vitest';
 import { RateLimitedError, TokenExpiredError } from '../../../src/api/errors.js';
-import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler.js';
+import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler/define.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
-import { HandlerSet, handlerSnapshot } from '../../../src/worker/handler-set.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import { createHandlerProcessor, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
 import type { OrderClaim } from '../../../src/queue/order.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';

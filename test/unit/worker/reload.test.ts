@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handlerSnapshot, HandlerSet } from '../../../src/worker/handler-set.js';
-import { loadHandlerDir } from '../../../src/worker/loader.js';
-import { reloadHandlers } from '../../../src/worker/reload.js';
+import { handlerSnapshot, HandlerSet } from '../../../src/handler/set.js';
+import { loadHandlerDir } from '../../../src/handler/loader.js';
+import { reloadHandlers } from '../../../src/handler/reload.js';
 import { describeReload } from '../../../src/runtime/dev-reload.js';
 
 /**

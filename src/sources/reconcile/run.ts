@@ -1,6 +1,6 @@
-import { CHANGE_KEY_EVENTS, type ChangeKeyEvent } from '../events/change-key.js';
-import type { ChangeClaims } from '../queue/change.js';
-import type { DeliverySink } from '../queue/delivery.js';
+import { CHANGE_KEY_EVENTS, type ChangeKeyEvent } from '../../events/change-key.js';
+import type { ChangeClaims } from '../../queue/change.js';
+import type { DeliverySink } from '../../queue/delivery.js';
 import type { Window } from './infer.js';
 import { synthesize } from './synthesize.js';
 import { inferChanges, type ReconcileApi } from './walk.js';
@@ -50,7 +50,7 @@ export interface ReconcileOptions {
 
 /**
  * Lists what changed upstream in the window, infers the events it implies,
- * and stores a synthesized delivery (src/reconcile/synthesize.ts) for each
+ * and stores a synthesized delivery (src/sources/reconcile/synthesize.ts) for each
  * one whose change was not received. The change-level dedupe at fan-out makes
  * it safe against a reconcile running twice and a real delivery arriving late.
  */

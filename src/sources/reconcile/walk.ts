@@ -1,5 +1,5 @@
-import type { ApiClient } from '../api/client.js';
-import type { ChangeKeyEvent } from '../events/change-key.js';
+import type { ApiClient } from '../../api/client.js';
+import type { ChangeKeyEvent } from '../../events/change-key.js';
 import { inferContact, inferConversation, inferLead, inferMessage, inWindow, mayHoldMessages, type Inferred, type Window } from './infer.js';
 
 /** The client's reads reconcile uses (the typed REST client, or a stand-in in tests). */

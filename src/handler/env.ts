@@ -4,9 +4,9 @@
  * parsed from it; the webhook signing secrets, the API token, the dashboard
  * login and the Redis credentials never reach handler code.
  */
-import { isSwitchyardSecret } from '../handler/secrets.js';
+import { isSwitchyardSecret } from './secrets.js';
 
-export { SWITCHYARD_SECRETS, isSwitchyardSecret } from '../handler/secrets.js';
+export { SWITCHYARD_SECRETS, isSwitchyardSecret } from './secrets.js';
 
 /** `env` without Switchyard's own secrets, frozen. Pure: `env` itself is not changed. */
 export function handlerEnv(env: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string | undefined>> {
@@ -20,7 +20,7 @@ export function handlerEnv(env: Readonly<Record<string, string | undefined>>): R
 /**
  * Handler code runs in the worker's own process, so keeping the secrets out of
  * its settings alone would not keep them from it: once the configuration has
- * been read (config.ts is their only reader), they are removed from `env`
+ * been read (config/config.ts is their only reader), they are removed from `env`
  * itself — `process.env` in the CLI — so neither a handler, nor a dependency
  * reporting the environment, nor a child process it starts can read them.
  * Returns the names removed.

@@ -1,4 +1,4 @@
-import { handlerSnapshot, type HandlerSet, type HandlerSetChange } from './handler-set.js';
+import { handlerSnapshot, type HandlerSet, type HandlerSetChange } from './set.js';
 import { loadHandlerDir, selectHandlers } from './loader.js';
 
 /** What a reload is asked to load, and where it swaps the result in. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isHandler } from '../handler.js';
+import { isHandler } from './define.js';
 import { moduleUrl, registerReloadHook } from './fresh-import.js';
 
 /** What a handler module exports, whatever its module system. */

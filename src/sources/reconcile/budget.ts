@@ -1,9 +1,9 @@
-import { createApiClient, type ApiClient } from '../api/client.js';
-import type { CallEvent } from '../api/transport.js';
-import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
-import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
-import type { Config } from '../config.js';
-import type { RedisClient } from '../redis/connection.js';
+import { createApiClient, type ApiClient } from '../../api/client.js';
+import type { CallEvent } from '../../api/transport.js';
+import type { LimiterPriority, RateLimiter } from '../../api/rate-limiter.js';
+import { createRedisRateLimiter } from '../../api/rate-limiter-redis.js';
+import type { Config } from '../../config/config.js';
+import type { RedisClient } from '../../redis/connection.js';
 
 /** Per-request timeout of reconcile's client (as the handlers' client). */
 const TIMEOUT_MS = 30_000;

@@ -1,14 +1,14 @@
-import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from './events/catalogue.js';
-import type { Ability } from './spec/abilities.js';
-import { closest } from './util/closest.js';
-import type { ApiClient } from './api/client.js';
-import type { Logger } from './log.js';
-import { HandlerDefinitionError } from './handler/errors.js';
-import type { Jsonified } from './handler/jsonified.js';
-import type { Duration, RetryOptions, RetryPolicy } from './handler/options.js';
-import { commonOptions } from './handler/common.js';
-import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './handler/flow.js';
-import type { SettingsOf, SettingsSchema } from './handler/settings.js';
+import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
+import type { Ability } from '../spec/abilities.js';
+import { closest } from '../util/closest.js';
+import type { ApiClient } from '../api/client.js';
+import type { Logger } from '../log/logger.js';
+import { HandlerDefinitionError } from './errors.js';
+import type { Jsonified } from './jsonified.js';
+import type { Duration, RetryOptions, RetryPolicy } from './options.js';
+import { commonOptions } from './common.js';
+import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
+import type { SettingsOf, SettingsSchema } from './settings.js';
 
 /**
  * A handler tells the worker to dead-letter the job at once, without further
@@ -17,14 +17,14 @@ import type { SettingsOf, SettingsSchema } from './handler/settings.js';
 export { UnrecoverableError } from 'bullmq';
 
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
-export { ABILITIES, type Ability } from './spec/abilities.js';
+export { ABILITIES, type Ability } from '../spec/abilities.js';
 
 /** The handler kit's errors: a bad definition, bad settings, a run past its timeout, and the one a handler throws for its own configuration. */
-export { HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, type SettingProblem } from './handler/errors.js';
-export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './handler/options.js';
-export type { SettingsOf, SettingsSchema } from './handler/settings.js';
-export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './handler/flow.js';
-export type { Jsonified } from './handler/jsonified.js';
+export { HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, type SettingProblem } from './errors.js';
+export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
+export type { SettingsOf, SettingsSchema } from './settings.js';
+export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
+export type { Jsonified } from './jsonified.js';
 
 /**
  * The workspace client handed to handlers: `me` and the resources, without

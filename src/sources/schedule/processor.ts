@@ -1,14 +1,14 @@
-import type { Handler, HandlerContext } from '../handler.js';
-import type { Schedule, ScheduleContext } from '../handler/schedule.js';
-import { DEFAULT_FLOW } from '../handler/flow.js';
-import type { Logger } from '../log.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { scheduleKey, tickOf, type ScheduleJobView } from '../queue/schedule-job.js';
-import type { ContextDeps } from '../worker/context.js';
-import type { HandlerSet } from '../worker/handler-set.js';
-import type { HandlerJobDecision } from '../worker/processor.js';
-import { runHandler } from '../worker/runner.js';
-import { onAttempt } from '../worker/classify.js';
+import type { Handler, HandlerContext } from '../../handler/define.js';
+import type { Schedule, ScheduleContext } from '../../handler/schedule.js';
+import { DEFAULT_FLOW } from '../../handler/flow.js';
+import type { Logger } from '../../log/logger.js';
+import type { HandlerJobData } from '../../queue/jobs.js';
+import { scheduleKey, tickOf, type ScheduleJobView } from '../../queue/jobs.js';
+import type { ContextDeps } from '../../worker/context.js';
+import type { HandlerSet } from '../../handler/set.js';
+import type { HandlerJobDecision } from '../../worker/processor.js';
+import { runHandler } from '../../worker/runner.js';
+import { onAttempt } from '../../worker/classify.js';
 
 /** The poll queue's one job scheduler. */
 export const POLL_SCHEDULER_ID = 'poll';

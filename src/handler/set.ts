@@ -1,5 +1,5 @@
-import type { Handler } from '../handler.js';
-import { describeSchedule, type Schedule } from '../handler/schedule.js';
+import type { Handler } from './define.js';
+import { describeSchedule, type Schedule } from './schedule.js';
 import { readHandlerSettings, type SettingsById } from './settings.js';
 
 /** One version of the handler modules, as fan-out and the job processor read it. */

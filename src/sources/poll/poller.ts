@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiClient } from '../api/client.js';
-import type { Paginator } from '../api/pagination.js';
-import type { DerivedEventName } from '../events/catalogue.js';
-import type { Handler } from '../handler.js';
-import type { Logger } from '../log.js';
-import type { IngestStore } from '../queue/ingest.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Paginator } from '../../api/pagination.js';
+import type { DerivedEventName } from '../../events/catalogue.js';
+import type { Handler } from '../../handler/define.js';
+import type { Logger } from '../../log/logger.js';
+import type { IngestStore } from '../../queue/ingest.js';
+import type { RedisClient } from '../../redis/connection.js';
 import {
   decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SETTLED_ORDER_STATUSES, type DerivedEvent, type SeenOrder,
 } from './diff.js';

@@ -1,6 +1,6 @@
 /**
  * Whether and where spans are exported, from the standard OpenTelemetry
- * variables. Read by src/config.ts with everything else (the rest of the code
+ * variables. Read by src/config/config.ts with everything else (the rest of the code
  * receives `Config.tracing`). Imports nothing, so the configuration layer may
  * use it.
  */

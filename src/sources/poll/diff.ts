@@ -1,7 +1,7 @@
-import type { DerivedEventName } from '../events/catalogue.js';
-import type { StoredDelivery } from '../queue/delivery.js';
-import type { Order } from '../spec/schemas/order.js';
-import type { Task } from '../spec/schemas/task.js';
+import type { DerivedEventName } from '../../events/catalogue.js';
+import type { StoredDelivery } from '../../queue/delivery.js';
+import type { Order } from '../../spec/schemas/order.js';
+import type { Task } from '../../spec/schemas/task.js';
 
 /**
  * The poller's diffing, pure: what a listing page means against what was seen

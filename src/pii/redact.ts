@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isEventName, type EventName } from '../events/catalogue.js';
-import { EMAIL_FIELDS, PHONE_FIELDS, replaceEmails, replacePhones } from '../pii.js';
+import { EMAIL_FIELDS, PHONE_FIELDS, replaceEmails, replacePhones } from './mask.js';
 
 /**
  * Redaction of captured bodies, so captures become shareable fixtures.
@@ -81,7 +81,7 @@ export function createRedactor(opts: { salt?: string } = {}): Redactor {
     return `+1 555 ${digits.slice(0, 3)} ${digits.slice(3)}`;
   };
   const fakeBody = (original: string): string => `Redacted message ${hash('body', original).toString('hex').slice(0, 8)}`;
-  // Only what looks like an email or a phone number (src/pii.ts): ids, timestamps and addresses stay.
+  // Only what looks like an email or a phone number (src/pii/mask.ts): ids, timestamps and addresses stay.
   const text = (s: string): string => replacePhones(replaceEmails(s, fakeEmail), fakePhone);
 
   /** `path`: dotted keys from the root to `v`; `parent`: the key of the object holding `v`. */

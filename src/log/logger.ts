@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { EMAIL_FIELDS, maskPersonalText, PHONE_FIELDS } from './pii.js';
+import { EMAIL_FIELDS, maskPersonalText, PHONE_FIELDS } from '../pii/mask.js';
 
 export type { Logger } from 'pino';
 
@@ -16,7 +16,7 @@ export const REDACT_PATHS = [
 
 /**
  * Masks emails and phone numbers inside free text. Only numbers that look like
- * phone numbers are masked (see src/pii.ts): addresses, ports, ids, timestamps
+ * phone numbers are masked (see src/pii/mask.ts): addresses, ports, ids, timestamps
  * and versions stay readable.
  */
 export function redactText(text: string): string {

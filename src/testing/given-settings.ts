@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { Handler } from '../handler.js';
+import type { Handler } from '../handler/define.js';
 import { HandlerSettingsError } from '../handler/errors.js';
 import { settingProblems, settingsInput } from '../handler/settings.js';
-import { handlerEnv } from '../worker/handler-env.js';
-import { readHandlerSettings } from '../worker/settings.js';
+import { handlerEnv } from '../handler/env.js';
+import { readHandlerSettings } from '../handler/settings.js';
 
 type Primitive = string | number | boolean | bigint | null | undefined;
 

@@ -1,8 +1,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { closest } from '../util/closest.js';
-import { isHandler, type Handler } from '../handler.js';
-import { isSchedule, type Schedule } from '../handler/schedule.js';
+import { isHandler, type Handler } from './define.js';
+import { isSchedule, type Schedule } from './schedule.js';
 import { describeLoadFailure } from './load-error.js';
 import { forgetCommonJs } from './fresh-import.js';
 import { importModule, looksLikeDefinition, type ModuleExports } from './module-import.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { SIGNATURE_HEADER } from './spec/webhooks.js';
-import { tracingSettings, type TracingSettings } from './telemetry/env.js';
-import { parseDuration, parseSize } from './util/units.js';
-import { isLoopbackHost } from './util/loopback.js';
+import { SIGNATURE_HEADER } from '../spec/webhooks.js';
+import { tracingSettings, type TracingSettings } from './tracing.js';
+import { parseDuration, parseSize } from '../util/units.js';
+import { isLoopbackHost } from '../util/loopback.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module

@@ -1,11 +1,11 @@
 import { Queue, Worker } from 'bullmq';
-import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
-import { ChangeClaims } from '../queue/change.js';
-import { IngestStore } from '../queue/ingest.js';
-import { RECONCILE_QUEUE } from '../queue/names.js';
-import { worldAt, type WorldSource } from '../queue/world.js';
-import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../log/logger.js';
+import { ChangeClaims } from '../../queue/change.js';
+import { IngestStore } from '../../queue/ingest.js';
+import { RECONCILE_QUEUE } from '../../queue/names.js';
+import { worldAt, type WorldSource } from '../../queue/world.js';
+import { closeRedis, createRedisConnection, type RedisClient } from '../../redis/connection.js';
 import { reconcileClient } from './budget.js';
 import { reconcile, type ReconcileReport } from './run.js';
 
