@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config.js';
 import { devPlan, type DevSandboxPlan } from '../runtime/dev-env.js';
-import { watchHandlers } from '../runtime/dev-reload.js';
+import { watchHandlers } from '../handler/watch-reload.js';
 import { loadWorker } from '../runtime/worker.js';
 import { newWorldName } from '../queue/world.js';
 import { createSandbox, type RunningSandbox } from '../sandbox/index.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlerSnapshot, HandlerSet } from '../../../src/handler/set.js';
 import { loadHandlerDir } from '../../../src/handler/loader.js';
 import { reloadHandlers } from '../../../src/handler/reload.js';
-import { describeReload } from '../../../src/runtime/dev-reload.js';
+import { describeReload } from '../../../src/handler/watch-reload.js';
 
 /**
  * reloadHandlers on real modules in a project of its own (node_modules/switchyard

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import type { HandlerSet } from '../handler/set.js';
-import { reloadHandlers, type ReloadResult } from '../handler/reload.js';
-import { watchDir, type DirWatcher } from './watch.js';
+import type { HandlerSet } from './set.js';
+import { reloadHandlers, type ReloadResult } from './reload.js';
+import { watchDir, type DirWatcher } from './watch-dir.js';
 
 export interface HandlerWatchOptions {
   /** HANDLERS_DIR. */
