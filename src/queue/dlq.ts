@@ -1,8 +1,9 @@
 import type { Job, Queue } from 'bullmq';
 import { jobIdFor } from '../events/envelope.js';
 import type { RedisClient } from '../redis/connection.js';
-import type { HandlerJobData, OrderRef } from './jobs.js';
-import { OrderGate, type QueuedJob } from './order.js';
+import type { HandlerJobData } from './jobs.js';
+import { FlowControl } from './flow.js';
+import { BullFlowJobs } from './flow-adapter.js';
 import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, isHandlerQueue, QUEUE_NAMES, SCHEDULES_QUEUE, type QueueName } from './names.js';
@@ -180,7 +181,9 @@ export async function showDead(q: DlqQueues, ref: string): Promise<DeadDetail[]>
  * Moves matching dead jobs back to waiting with their attempts reset, so a
  * fixed handler (or, for `events` jobs, a handler that now subscribes) gets a
  * full set of retries. Returns what was retried; a job that changed state
- * meanwhile (another process retried it) is skipped.
+ * meanwhile (another process retried it) is skipped. A retried run that holds
+ * its key (`onDead: 'block'`) is still its line's head: it runs first, at once,
+ * and its release starts the next run (src/queue/flow.ts).
  */
 export async function retryDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
   const done: DeadEntry[] = [];
@@ -198,15 +201,13 @@ export async function retryDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadE
 /**
  * Deletes matching dead jobs for good. The dedupe keys stay, so a resend of
  * the same delivery is still a duplicate. A purged run of an ordered handler
- * gives up its place: when it was holding its key (`onDead: 'block'`), the
- * next run of that key starts.
+ * gives up its place (FlowControl.purged): when it was holding its key
+ * (`onDead: 'block'`), the next run of that key starts at once, promoted if it
+ * waits parked.
  */
 export async function purgeDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadEntry[]> {
   const done: DeadEntry[] = [];
-  const gate = new OrderGate(q.redis, q.prefix, { doneTtlMs: PURGED_MARKER_MS });
-  const add = async (next: QueuedJob) => {
-    await q.handlers[next.priority].add(next.name, next.data, next.opts);
-  };
+  const flow = new FlowControl(q.redis, q.prefix, new BullFlowJobs(q.handlers), { keepMs: PURGED_MARKER_MS });
   for (const { job, entry } of await collect(q, f)) {
     try {
       await job.remove();
@@ -215,8 +216,7 @@ export async function purgeDead(q: DlqQueues, f: DeadFilter = {}): Promise<DeadE
       /* removed meanwhile, or locked */
       continue;
     }
-    const data = job.data as Partial<HandlerJobData>;
-    if (isHandlerQueue(entry.queue) && data.order && data.handlerId) await gate.release(data as HandlerJobData & { order: OrderRef }, entry.id, 'released', add);
+    if (isHandlerQueue(entry.queue)) await flow.purged({ id: entry.id, data: job.data as HandlerJobData });
   }
   return done;
 }

@@ -26,8 +26,10 @@ export interface QueuedJob {
 }
 
 /**
- * Adds a job to the handler queue of its priority (a no-op when a job with its
- * id exists); `parked`: the job exists, waiting parked (delayed): promote it.
+ * Hands a line over to its next run: adds its job to the handler queue of its
+ * priority (a no-op when a job with its id exists); `parked`: the job exists,
+ * waiting parked (delayed): promote it. Flow control (flow.ts) passes its one
+ * hand-over (FlowJobs.handOver); nothing else releases a line.
  */
 export type AddJob = (job: QueuedJob, parked?: boolean) => Promise<void>;
 

@@ -5,6 +5,7 @@ import { jobIdFor } from '../events/envelope.js';
 import type { StoredDelivery } from './delivery.js';
 import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
+import { markPendingFanOut } from './flow-pending.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
 import { queueScripts } from './scripts.js';
@@ -158,11 +159,8 @@ export class IngestPump {
       jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
     }
     if (jobs.length > 0) {
-      // Pending fan-out, by receipt time (NX: a repeated batch keeps the first time). Entries a lost job
-      // left behind are dropped after an hour; ordered runs only look at the last minute before theirs.
-      const pending = jobs.flatMap((j) => [Date.parse(j.data.receivedAt) || Date.now(), j.data.key]);
-      await this.opts.redis.multi().zadd(this.keys.pendingFanOut, 'NX', ...pending)
-        .zremrangebyscore(this.keys.pendingFanOut, '-inf', Date.now() - 3_600_000).exec();
+      // Pending fan-out until the events worker has fanned each one out (ordered runs received after one wait for it).
+      await markPendingFanOut(this.opts.redis, this.opts.prefix, jobs.map((j) => j.data));
       await (tracingState.on ? tracedAddBulk(this.opts.events, jobs) : this.opts.events.addBulk(jobs));
     }
     if (unreadable.length > 0) {

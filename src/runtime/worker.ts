@@ -1,13 +1,13 @@
-import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredDelivery } from '../queue/delivery.js';
 import { ChangeClaims } from '../queue/change.js';
 import { markWorld, WorldMark } from '../queue/world.js';
-import { DebounceBursts } from '../queue/debounce.js';
-import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../queue/names.js';
-import { OrderGate, type QueuedJob } from '../queue/order.js';
+import type { HandlerJobData } from '../queue/jobs.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
+import { FlowControl } from '../queue/flow.js';
+import { BullFlowJobs, failedForGood } from '../queue/flow-adapter.js';
 import type { OrderedBacklog } from '../metrics/queue-collector.js';
 import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
@@ -112,33 +112,11 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const currentToken = tokenHash(config.workspaceApiToken);
   // Markers that a run finished or a delivery was folded are kept as long as deliveries are deduplicated.
   const keepMs = Math.max(config.dedupeTtlMs, 86_400_000);
-  const order = new OrderGate(commands, prefix, { doneTtlMs: keepMs });
-  const debounce = new DebounceBursts(commands, prefix, keepMs);
+  // Order lines, debounce bursts, the pending fan-out set, releases and onDead: src/queue/flow.ts.
+  const flow = new FlowControl(commands, prefix, new BullFlowJobs(queues.handlers), { keepMs, log });
   if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
   const world = new WorldMark(commands, prefix, config.workspaceApiUrl);
   const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
-  const addJob = async (job: QueuedJob, parked = false): Promise<void> => {
-    const queue = queues.handlers[job.priority];
-    if (!parked) {
-      await queue.add(job.name, job.data, job.opts);
-      return;
-    }
-    // A parked run (delayed) whose turn came: move it to waiting. It may have woken up on its own meanwhile.
-    const existing = await Job.fromId(queue, job.opts.jobId);
-    if (!existing) await queue.add(job.name, job.data, job.opts);
-    else await existing.promote().catch(() => undefined);
-  };
-  const addJobs = async (jobs: readonly QueuedJob[]): Promise<void> => {
-    await Promise.all(PRIORITIES.map(async (p) => {
-      const mine = jobs.filter((j) => j.priority === p);
-      if (mine.length > 0) await queues.handlers[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
-    }));
-  };
-  const pendingFanOut = ingestKeys(prefix).pendingFanOut;
-  /** Takes a delivery off the pending fan-out set (ordered runs received after it wait for it: OrderGate's hold). */
-  const fannedOut = async (key: string): Promise<void> => {
-    await commands.zrem(pendingFanOut, key).catch((e: unknown) => log.debug({ err: String(e) }, 'could not clear a pending fan-out'));
-  };
   // Delivery history (HISTORY): observes fan-out, each attempt, its steps and API calls; identities when off.
   const history = workerHistory(config, commands, log);
   const hooks = history.hooks(opts.hooks);
@@ -149,7 +127,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     steps: history.steps(new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000)),
     log,
     hooks,
-    flow: { order, debounce, add: addJob },
+    flow,
   })));
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
@@ -158,16 +136,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     EVENTS_QUEUE,
     traceFanOut(async (job: Job<StoredDelivery>) => {
       const all = set.current().all;
-      let placed;
-      try {
-        placed = await history.fanOut(job, all, dispatch(job.data, all, { addJobs, order, debounce, claimChange: (c, who) => changes.claim(c, who) }));
-      } catch (err) {
-        // Dead-lettered as invalid: ordered runs received after it need not wait for it. (A retried
-        // fan-out stays pending; one that fails for good is cleared by the 'failed' listener.)
-        if (err instanceof UnrecoverableError) await fannedOut(job.data.key);
-        throw err;
-      }
-      await fannedOut(job.data.key);
+      // Off the pending fan-out set once fanned out or dead-lettered as invalid (retries exhausted: the 'failed' listener).
+      const placed = await flow.fanningOut(job.data.key, () => history.fanOut(job, all, dispatch(job.data, all, { flow, claimChange: (c, who) => changes.claim(c, who) })));
       opts.hooks?.onDispatched?.({ event: job.data.name ?? 'unknown', source: job.data.source ?? 'webhook', duplicate: placed.duplicateChange !== undefined });
       if (placed.duplicateChange) log.info({ delivery: job.data.key, change: placed.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
       return placed;
@@ -217,16 +187,16 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   for (const w of [eventsWorker, ...handlerWorkers]) {
     w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
     w.on('failed', (job, err) => {
-      if (!job || !(err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) return;
+      if (!job || !failedForGood(job, err)) return;
       log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
-      if (w === eventsWorker) void fannedOut((job.data as Partial<StoredDelivery>).key ?? '');
-      // A run failed for good where the processor did not see it (stalled too often): release its key's
-      // line as the handler says. Releasing twice is harmless (the line has moved on).
-      const data = job.data as Partial<HandlerJobData>;
-      if (data.order && data.handlerId && set.current().all.find((h) => h.id === data.handlerId)?.flow.onDead !== 'block') {
-        order.release(data as HandlerJobData & { order: OrderRef }, String(job.id), 'released', addJob)
-          .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run'));
+      if (w === eventsWorker) {
+        void flow.fannedOut((job.data as Partial<StoredDelivery>).key ?? '');
+        return;
       }
+      // Also a run failed for good where the processor did not see it (stalled too often): flow control decides.
+      const data = job.data as HandlerJobData;
+      flow.onDead({ id: String(job.id), data }, set.current().all.find((h) => h.id === data.handlerId))
+        .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run'));
     });
   }
   // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
@@ -239,7 +209,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     name: 'worker',
     events: eventsWorker,
     handlers: handlerWorkers,
-    orderBacklog: async () => Promise.all(orderedHandlers().map(async (handler) => ({ handler, ...(await order.backlog(handler)) }))),
+    orderBacklog: async () => Promise.all(orderedHandlers().map(async (handler) => ({ handler, ...(await flow.backlog(handler)) }))),
     close: async () => {
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));

@@ -5,8 +5,8 @@ import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler/define.js';
 import { keyOf } from '../handler/flow.js';
 import type { ChangeClaimant } from '../queue/change.js';
-import type { DebounceBursts } from '../queue/debounce.js';
-import { orderMember, type OrderGate, type QueuedJob } from '../queue/order.js';
+import type { FlowControl } from '../queue/flow.js';
+import { orderMember, type QueuedJob } from '../queue/order.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
 import { handlerJobOptions } from '../queue/job-options.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -37,12 +37,9 @@ export function subscribers(handlers: readonly Handler[], name: string): Handler
   return handlers.filter((h) => (h.on as readonly string[]).includes(name));
 }
 
-/** Where fan-out puts runs: the handler queues, the order lines and the debounce bursts. */
+/** Where fan-out puts runs: flow control (src/queue/flow.ts) adds them to the handler queues, the order lines and the debounce bursts. */
 export interface FanOutPorts {
-  /** Adds jobs to the handler queue of each one's priority (a job id that exists adds nothing). */
-  addJobs(jobs: readonly QueuedJob[]): Promise<void>;
-  readonly order: Pick<OrderGate, 'enqueue'>;
-  readonly debounce: Pick<DebounceBursts, 'add'>;
+  readonly flow: Pick<FlowControl, 'addJobs' | 'enqueue' | 'fold'>;
   /** Claims a change key for a delivery (src/queue/change.ts); absent: no change-level dedupe. */
   readonly claimChange?: (changeKey: string, claimant: ChangeClaimant) => Promise<boolean>;
 }
@@ -103,7 +100,7 @@ export async function dispatch(
     const { debounce, orderBy } = h.flow;
     const debounceKey = debounce ? keyOf(debounce.key, event) : null;
     if (debounce && debounceKey !== null) {
-      const r = await ports.debounce.add(data, jobId, debounceKey, at, debounce.waitMs, debounce.maxWaitMs);
+      const r = await ports.flow.fold(data, jobId, debounceKey, at, debounce.waitMs, debounce.maxWaitMs);
       if (r.kind === 'open') now.push(job({ ...data, debounce: { key: debounceKey } }, r.jobId, r.delayMs));
       placed[h.id] = r.kind === 'open' ? 'debounced' : r.kind;
       return;
@@ -111,7 +108,7 @@ export async function dispatch(
     const orderKey = orderBy ? keyOf(orderBy, event) : null;
     if (orderKey !== null) {
       const ordered = { ...data, order: { key: orderKey, member: orderMember(receivedMs, jobId), at } };
-      const r = await ports.order.enqueue(job(ordered, jobId), ordered.order);
+      const r = await ports.flow.enqueue(job(ordered, jobId), ordered.order);
       if (r === 'add') now.push(job(ordered, jobId));
       placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
       return;
@@ -119,6 +116,6 @@ export async function dispatch(
     now.push(job(data, jobId));
     placed[h.id] = 'queued';
   }));
-  if (now.length > 0) await ports.addJobs(now);
+  if (now.length > 0) await ports.flow.addJobs(now);
   return { handlers: targets.map((h) => h.id), placed };
 }

@@ -1,8 +1,7 @@
 import type { Logger } from '../log/logger.js';
 import type { Handler } from '../handler/define.js';
-import type { DebounceBursts } from '../queue/debounce.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
-import type { AddJob, OrderGate } from '../queue/order.js';
+import type { FlowControl } from '../queue/flow.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerSet } from '../handler/set.js';
 import type { WorkerHooks } from './hooks.js';
@@ -41,12 +40,8 @@ export type HandlerJobDecision =
 /** Why a run was completed without running its handler. */
 export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone';
 
-/** Order lines, debounce bursts and the queues their next jobs go to. */
-export interface FlowPorts {
-  readonly order: Pick<OrderGate, 'claim' | 'release'>;
-  readonly debounce: Pick<DebounceBursts, 'take' | 'finish'>;
-  readonly add: AddJob;
-}
+/** What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death. */
+export type FlowPorts = Pick<FlowControl, 'claim' | 'release' | 'take' | 'finish' | 'onDead'>;
 
 export interface HandlerProcessorDeps {
   /** The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the current version once. */
@@ -109,7 +104,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     let debounced: ContextDeps['debounced'] = null;
     if (data.debounce) {
       if (!flow) throw new Error('a debounced job reached a processor without debounce bookkeeping');
-      const taken = await flow.debounce.take(handler.id, data.debounce, job.id);
+      const taken = await flow.take(handler.id, data.debounce, job.id);
       // Pushed back by a later event of the burst: run at the new due time, no attempt spent.
       if (taken.kind === 'wait') return { kind: 'delay', until: now() + taken.ms };
       if (taken.kind === 'gone') return skip(handler, data, 'burst_gone', 'debug');
@@ -120,13 +115,13 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const order = data.order;
     if (order) {
       if (!flow) throw new Error('an ordered job reached a processor without order bookkeeping');
-      let claim = await flow.order.claim({ ...data, order }, job.id, flow.add);
+      let claim = await flow.claim({ ...data, order }, job.id);
       // Held for an earlier delivery still being fanned out: usually a few milliseconds, so wait here
       // (keeping the slot) rather than go through the delayed set; after HOLD_IN_PLACE_MS, let go.
       for (let held = 0; claim.kind === 'hold' && held < HOLD_IN_PLACE_MS && !signal?.aborted;) {
         await sleep(claim.ms);
         held += claim.ms;
-        claim = await flow.order.claim({ ...data, order }, job.id, flow.add);
+        claim = await flow.claim({ ...data, order }, job.id);
       }
       // Its worker died after the run released its key: the next run's job was added again.
       if (claim.kind === 'completed') return skip(handler, data, 'already_completed', 'debug');
@@ -136,7 +131,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       // A delivery received before this one is still being fanned out: it may be an earlier event of the key.
       if (claim.kind === 'hold') return { kind: 'delay', until: now() + claim.ms };
       if (handler.flow.skipStale && claim.lastAppliedAt !== null && order.at < claim.lastAppliedAt) {
-        await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
+        await flow.release({ ...data, order }, job.id, 'skipped');
         return skip(handler, data, 'stale', 'info', { lastApplied: new Date(claim.lastAppliedAt).toISOString() });
       }
     }
@@ -144,8 +139,8 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     if (maxAgeMs !== null) {
       const age = now() - eventTime(data);
       if (age > maxAgeMs) {
-        if (order && flow) await flow.order.release({ ...data, order }, job.id, 'skipped', flow.add);
-        if (data.debounce && flow) await flow.debounce.finish(handler.id, data.debounce, job.id);
+        if (order && flow) await flow.release({ ...data, order }, job.id, 'skipped');
+        if (data.debounce && flow) await flow.finish(handler.id, data.debounce, job.id);
         return skip(handler, data, 'max_age', 'info', { ageMs: Math.round(age), maxAgeMs });
       }
     }
@@ -164,10 +159,10 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const decision = decide(outcome);
     // What the run means for its key's line and its burst.
     if (flow && order) {
-      if (decision.kind === 'completed') await flow.order.release({ ...data, order }, job.id, 'completed', flow.add);
-      else if (decision.kind === 'dead' && handler.flow.onDead === 'release') await flow.order.release({ ...data, order }, job.id, 'released', flow.add);
+      if (decision.kind === 'completed') await flow.release({ ...data, order }, job.id, 'completed');
+      else if (decision.kind === 'dead') await flow.onDead({ id: job.id, data }, handler);
     }
-    if (flow && data.debounce && decision.kind === 'completed') await flow.debounce.finish(handler.id, data.debounce, job.id);
+    if (flow && data.debounce && decision.kind === 'completed') await flow.finish(handler.id, data.debounce, job.id);
     return decision;
   };
 

@@ -18,9 +18,11 @@ function ports(): FanOutPorts & { jobs: QueuedJob[]; claims: Map<string, string>
   const claims = new Map<string, string>();
   return {
     jobs, claims,
-    addJobs: async (js) => { jobs.push(...js); },
-    order: { enqueue: async () => 'add' },
-    debounce: { add: async () => ({ kind: 'folded' as const, jobId: '', delayMs: 0 }) },
+    flow: {
+      addJobs: async (js) => { jobs.push(...js); },
+      enqueue: async () => 'add',
+      fold: async () => ({ kind: 'folded' as const, jobId: '', delayMs: 0 }),
+    },
     claimChange: async (change, who) => {
       if (!claims.has(change)) claims.set(change, who.deliveryKey);
       return claims.get(change) === who.deliveryKey;

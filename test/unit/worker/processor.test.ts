@@ -6,6 +6,7 @@ import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import { createHandlerProcessor, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
 import type { OrderClaim } from '../../../src/queue/order.js';
+import { deadRunAction } from '../../../src/queue/flow-dead.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';
 import { match } from '../../support/match.js';
 import { memoryLogger } from '../../support/service.js';
@@ -124,12 +125,16 @@ describe('handler job processor: order lines and debounce bursts', () => {
       set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log, now: () => NOW,
       sleep: async (ms) => { calls.push(`sleep ${ms}`); },
       flow: {
-        order: {
-          claim: async () => { calls.push('claim'); return typeof claim === 'function' ? claim() : claim; },
-          release: async (_d, _id, outcome) => { calls.push(`release:${outcome}`); },
+        claim: async () => { calls.push('claim'); return typeof claim === 'function' ? claim() : claim; },
+        release: async (_d, _id, outcome) => { calls.push(`release:${outcome}`); },
+        take: async () => ({ kind: 'gone' as const }),
+        finish: async () => { calls.push('finish'); },
+        // The one onDead decision, as flow control makes it (src/queue/flow-dead.ts).
+        onDead: async (run, handler) => {
+          const action = deadRunAction(run.data, handler);
+          calls.push(`dead:${action}`);
+          return action;
         },
-        debounce: { take: async () => ({ kind: 'gone' as const }), finish: async () => { calls.push('finish'); } },
-        add: async () => { calls.push('add'); },
       },
     });
     return { run, calls };
@@ -181,10 +186,10 @@ describe('handler job processor: order lines and debounce bursts', () => {
     expect(keep.calls).toEqual(['claim', 'handle']);
     const last = flowProcessor({}, { kind: 'run', lastAppliedAt: null }, fail);
     expect((await last.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('dead');
-    expect(last.calls).toEqual(['claim', 'handle', 'release:released']);
+    expect(last.calls).toEqual(['claim', 'handle', 'dead:release']);
     const block = flowProcessor({ onDead: 'block' }, { kind: 'run', lastAppliedAt: null }, fail);
     expect((await block.run(ordered({ attemptsMade: 9, attempts: 10 }))).kind).toBe('dead');
-    expect(block.calls).toEqual(['claim', 'handle']);
+    expect(block.calls).toEqual(['claim', 'handle', 'dead:hold']);
   });
 
   test('maxAge: an ordered event older than the limit is skipped and releases its place', async () => {

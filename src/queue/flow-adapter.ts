@@ -1,0 +1,41 @@
+import { Job, UnrecoverableError } from 'bullmq';
+import { PRIORITIES } from '../util/priority.js';
+import type { FlowJobs } from './flow.js';
+import type { QueuedJob } from './order.js';
+import type { HandlerQueues } from './queues.js';
+
+/**
+ * Flow control's BullMQ side (src/queue/flow.ts): the one place that adds,
+ * promotes or judges handler jobs for it.
+ */
+export class BullFlowJobs implements FlowJobs {
+  constructor(private readonly queues: HandlerQueues) {}
+
+  async add(jobs: readonly QueuedJob[]): Promise<void> {
+    await Promise.all(PRIORITIES.map(async (p) => {
+      const mine = jobs.filter((j) => j.priority === p);
+      if (mine.length > 0) await this.queues[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
+    }));
+  }
+
+  async handOver(job: QueuedJob, parked: boolean): Promise<void> {
+    const queue = this.queues[job.priority];
+    if (!parked) {
+      await queue.add(job.name, job.data, job.opts);
+      return;
+    }
+    // Parked (delayed) until its turn: move it to waiting. It may have woken up on its own meanwhile, or be gone.
+    const existing = await Job.fromId(queue, job.opts.jobId);
+    if (!existing) await queue.add(job.name, job.data, job.opts);
+    else await existing.promote().catch(() => undefined);
+  }
+
+  failsForGood(err: unknown): boolean {
+    return err instanceof UnrecoverableError;
+  }
+}
+
+/** Whether a job BullMQ reports failed is dead-lettered (no attempt left, or unrecoverable) rather than to be retried. */
+export function failedForGood(job: { readonly attemptsMade: number; readonly opts: { readonly attempts?: number | undefined } }, err: Error): boolean {
+  return err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+}
