@@ -4,11 +4,11 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import { pollKeys, pollOnce, type PollerDeps } from '../../../src/sources/poll/poller.js';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { startSandbox, type SandboxHarness } from '../../support/sandbox.js';
-import { memoryLogger } from '../../support/service.js';
+import type { StoredDelivery } from '../../../../src/queue/delivery.js';
+import { pollKeys, pollOnce, type PollerDeps } from '../../../../src/sources/poll/poller.js';
+import { testRedisUrl, uniquePrefix } from '../../../support/redis.js';
+import { startSandbox, type SandboxHarness } from '../../../support/sandbox.js';
+import { memoryLogger } from '../../../support/service.js';
 
 describe('pollOnce in a world', () => {
   let redis: Redis;

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECONCILE_QUEUE } from '../../../src/queue/names.js';
-import { handlerJobs, startPipeline, type Pipeline } from '../../support/pipeline.js';
-import { TEST_SECRET, waitFor } from '../../support/service.js';
+import { RECONCILE_QUEUE } from '../../../../src/queue/names.js';
+import { handlerJobs, startPipeline, type Pipeline } from '../../../support/pipeline.js';
+import { TEST_SECRET, waitFor } from '../../../support/service.js';
 
-const HANDLERS = fileURLToPath(new URL('../../../handlers', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../../../handlers', import.meta.url));
 const OPEN_DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 2) % 7] as string;
 
 /** RECONCILE_EVERY in a worker: a lost inbound message is found by the next tick and answered once. */

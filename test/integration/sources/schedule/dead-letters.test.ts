@@ -1,15 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dlqCommand } from '../../../src/cli/dlq.js';
-import { traceCommand } from '../../../src/cli/trace.js';
-import type { DeadDetail, DeadEntry } from '../../../src/queue/dlq.js';
-import { parseSamples, valueOf } from '../../support/prom-text.js';
-import { startPipeline, type Pipeline } from '../../support/pipeline.js';
-import { testRedisUrl } from '../../support/redis.js';
-import { memoryIo } from '../../support/io.js';
-import { waitFor } from '../../support/wait.js';
+import { dlqCommand } from '../../../../src/cli/dlq.js';
+import { traceCommand } from '../../../../src/cli/trace.js';
+import type { DeadDetail, DeadEntry } from '../../../../src/queue/dlq.js';
+import { parseSamples, valueOf } from '../../../support/prom-text.js';
+import { startPipeline, type Pipeline } from '../../../support/pipeline.js';
+import { testRedisUrl } from '../../../support/redis.js';
+import { memoryIo } from '../../../support/io.js';
+import { waitFor } from '../../../support/wait.js';
 
-const SCHEDULES = fileURLToPath(new URL('../../support/handlers/schedule-dead', import.meta.url));
+const SCHEDULES = fileURLToPath(new URL('../../../support/handlers/schedule-dead', import.meta.url));
 const g = globalThis as { __syScheduleCured?: boolean; __syScheduleRuns?: { tick: string; key: string }[] };
 
 /** A schedule run that fails for good is a dead letter like a handler run: listed, shown, retried for the same tick. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { changeKey } from '../../../src/events/change-key.js';
-import { parseEnvelope } from '../../../src/events/envelope.js';
-import { validateEvent } from '../../../src/events/catalogue.js';
-import { deliveryBytes } from '../../../src/queue/delivery.js';
-import { inferContact, inferConversation, inferLead, inferMessage, mayHoldMessages } from '../../../src/sources/reconcile/infer.js';
-import { synthesize } from '../../../src/sources/reconcile/synthesize.js';
+import { changeKey } from '../../../../src/events/change-key.js';
+import { parseEnvelope } from '../../../../src/events/envelope.js';
+import { validateEvent } from '../../../../src/events/catalogue.js';
+import { deliveryBytes } from '../../../../src/queue/delivery.js';
+import { inferContact, inferConversation, inferLead, inferMessage, mayHoldMessages } from '../../../../src/sources/reconcile/infer.js';
+import { synthesize } from '../../../../src/sources/reconcile/synthesize.js';
 
 const w = { since: Date.parse('2025-03-04T10:00:00Z'), until: Date.parse('2025-03-04T11:00:00Z') };
 const IN = '2025-03-04T10:30:00Z';

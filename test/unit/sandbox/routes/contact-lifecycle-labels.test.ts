@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { start, T, type Harness, type World } from '../../support/sandbox.js';
+import { start, T, type Harness, type World } from '../../../support/sandbox.js';
 
 // Spec: contact labels endpoints.
 let h: Harness;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { validateEvent } from '../../../src/events/catalogue.js';
-import { parseEnvelope } from '../../../src/events/envelope.js';
-import { deliveryBytes } from '../../../src/queue/delivery.js';
-import type { DerivedEventName } from '../../../src/events/catalogue.js';
-import { decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SOURCE_HEADER, type SeenOrder } from '../../../src/sources/poll/diff.js';
-import type { Order } from '../../../src/spec/schemas/order.js';
-import type { Task } from '../../../src/spec/schemas/task.js';
+import { validateEvent } from '../../../../src/events/catalogue.js';
+import { parseEnvelope } from '../../../../src/events/envelope.js';
+import { deliveryBytes } from '../../../../src/queue/delivery.js';
+import type { DerivedEventName } from '../../../../src/events/catalogue.js';
+import { decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SOURCE_HEADER, type SeenOrder } from '../../../../src/sources/poll/diff.js';
+import type { Order } from '../../../../src/spec/schemas/order.js';
+import type { Task } from '../../../../src/spec/schemas/task.js';
 
 const ALL = new Set<DerivedEventName>(['order.created', 'order.status_changed']);
 const order = (id: number, status: Order['status'], updated: string, created = '2025-03-06T10:00:00.000Z'): Order => ({

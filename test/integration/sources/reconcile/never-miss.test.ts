@@ -1,16 +1,16 @@
-import { formatTrace } from '../../../src/history/timeline.js';
-import { readTrace, type Trace } from '../../../src/history/read.js';
+import { formatTrace } from '../../../../src/history/timeline.js';
+import { readTrace, type Trace } from '../../../../src/history/read.js';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconcileCommand } from '../../../src/cli/reconcile.js';
-import { jobIdFor } from '../../../src/events/envelope.js';
-import type { ReconcileReport } from '../../../src/sources/reconcile/run.js';
-import { memoryIo } from '../../support/io.js';
-import { handlerJobs, sandboxCall, SANDBOX_TOKEN, startPipeline, type Pipeline } from '../../support/pipeline.js';
-import { testRedisUrl } from '../../support/redis.js';
-import { TEST_SECRET, waitFor } from '../../support/service.js';
+import { reconcileCommand } from '../../../../src/cli/reconcile.js';
+import { jobIdFor } from '../../../../src/events/envelope.js';
+import type { ReconcileReport } from '../../../../src/sources/reconcile/run.js';
+import { memoryIo } from '../../../support/io.js';
+import { handlerJobs, sandboxCall, SANDBOX_TOKEN, startPipeline, type Pipeline } from '../../../support/pipeline.js';
+import { testRedisUrl } from '../../../support/redis.js';
+import { TEST_SECRET, waitFor } from '../../../support/service.js';
 
-const HANDLERS = fileURLToPath(new URL('../../../handlers', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../../../handlers', import.meta.url));
 const OPEN_DAY = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][(new Date().getUTCDay() + 2) % 7] as string;
 /** Refuses connections: the receiver is "down" for the sandbox. */
 const DEAD_URL = 'http://127.0.0.1:9/webhooks';

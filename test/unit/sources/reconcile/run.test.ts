@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Permit, RateLimiter } from '../../../src/api/rate-limiter.js';
-import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import { budgetedLimiter } from '../../../src/sources/reconcile/budget.js';
-import { formatReport, reconcile } from '../../../src/sources/reconcile/run.js';
-import { createSandbox } from '../../../src/sandbox/index.js';
-import { sandboxClient } from '../../../src/testing/sandbox-api.js';
+import type { Permit, RateLimiter } from '../../../../src/api/rate-limiter.js';
+import type { StoredDelivery } from '../../../../src/queue/delivery.js';
+import { budgetedLimiter } from '../../../../src/sources/reconcile/budget.js';
+import { formatReport, reconcile } from '../../../../src/sources/reconcile/run.js';
+import { createSandbox } from '../../../../src/sandbox/index.js';
+import { sandboxClient } from '../../../../src/testing/sandbox-api.js';
 
 /** Claims and an ingest sink in memory: a put of a key seen before is a duplicate, as IngestStore answers. */
 function memoryStore(claimed: Set<string> = new Set()) {

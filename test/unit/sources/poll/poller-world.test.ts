@@ -1,7 +1,7 @@
 /** A fresh sandbox (a new world) reuses order ids: its poller state and derived delivery keys are its own. */
 import { describe, expect, it } from 'vitest';
-import { derivedDelivery } from '../../../src/sources/poll/diff.js';
-import { pollKeys } from '../../../src/sources/poll/poller.js';
+import { derivedDelivery } from '../../../../src/sources/poll/diff.js';
+import { pollKeys } from '../../../../src/sources/poll/poller.js';
 
 const order = { key: 'order.created:7', name: 'order.created' as const, createdAt: '2026-11-20T10:00:00.000Z', data: { id: 7 } };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../../../src/sandbox/index.js';
-import { start, T, type Harness } from '../../support/sandbox.js';
+import { createSandbox } from '../../../../src/sandbox/index.js';
+import { start, T, type Harness } from '../../../support/sandbox.js';
 
 // Spec: Authentication 1-12, Errors (400, 401, 403, 500).
 let h: Harness;

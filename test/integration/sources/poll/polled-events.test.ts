@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollKeys } from '../../../src/sources/poll/poller.js';
-import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
-import { waitFor } from '../../support/wait.js';
-import { polledRuns } from '../../support/handlers/polled/runs.js';
+import { pollKeys } from '../../../../src/sources/poll/poller.js';
+import { sandboxCall, startPipeline, type Pipeline } from '../../../support/pipeline.js';
+import { waitFor } from '../../../support/wait.js';
+import { polledRuns } from '../../../support/handlers/polled/runs.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/polled', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../../support/handlers/polled', import.meta.url));
 const MOVES = ['confirmed', 'preparing', 'out_for_delivery', 'delivered'] as const;
 
 describe('polled sources: derived events from the sandbox listings, through the pipeline', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, start, type Harness, type World } from '../../support/sandbox.js';
+import { eventually, start, type Harness, type World } from '../../../support/sandbox.js';
 
 // Spec: Contact lifecycle, PUT /contacts/{id}/lifecycle, contact.lifecycle_changed.
 let h: Harness;

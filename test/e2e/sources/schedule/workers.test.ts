@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliProcess } from '../../support/cli.js';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { waitFor } from '../../support/wait.js';
+import { runCli, type CliProcess } from '../../../support/cli.js';
+import { testRedisUrl, uniquePrefix } from '../../../support/redis.js';
+import { waitFor } from '../../../support/wait.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/schedule', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../../support/handlers/schedule', import.meta.url));
 
 interface TickRun { tick: string; key: string; attempt: number; pid: number }
 
