@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
+import { messageBody } from '../../support/events.js';
 import { isolatedContext, launchChromium, NO_BROWSER as skip, SCREENSHOTS as OUT } from '../../support/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTrace } from '../../../src/history/read.js';
-import { envelope } from '../../support/flow-events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -18,10 +18,7 @@ const HANDLERS = fileURLToPath(new URL('../../support/handlers/history', import.
 const admin = { user: 'operator', password: 'browser-deliveries-pw-4e1a' };
 
 function message(conv: number, text: string): string {
-  return envelope('message.received', {
-    id: Math.floor(Math.random() * 1e9), conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
-    body: text, content_type: 'text', status: null, created_at: new Date().toISOString(),
-  });
+  return messageBody('message.received', conv, text);
 }
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 

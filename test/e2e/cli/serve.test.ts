@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
+import { eventBody } from '../../support/events.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody } from '../../support/service.js';
+import { deliver } from '../../support/service.js';
 
 describe('switchyard serve (built CLI, over HTTP)', () => {
   const secret = 'e2e-secret-value';

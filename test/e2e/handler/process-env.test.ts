@@ -7,9 +7,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
+import { eventBody } from '../../support/events.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, TEST_SECRET } from '../../support/service.js';
+import { deliver, TEST_SECRET } from '../../support/service.js';
 
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/process-env', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/message.received.json', import.meta.url));

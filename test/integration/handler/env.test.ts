@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayCommand } from '../../../src/cli/replay.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { messageBody } from '../../support/events.js';
 import { SANDBOX_TOKEN, sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
 import { memoryIo } from '../../support/io.js';
@@ -48,7 +48,7 @@ describe('ctx.settings through the worker', () => {
 
   it('a handler sees its own settings, parsed, but no environment, no secret and no rate limiter', async () => {
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
-    expect((await deliver(p.receiverUrl, messageReceived(conv))).status).toBe(202);
+    expect((await deliver(p.receiverUrl, messageBody('message.received', conv))).status).toBe(202);
     const note = await waitFor(async () => (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).find((r) => r.status === 201), 20_000, 100);
     expectSettingsOnly((note.body as { body: string }).body, [TEST_SECRET, SANDBOX_TOKEN, ...Object.values(SECRETS)]);
   });
@@ -65,7 +65,7 @@ describe('ctx.settings through replay --inline', () => {
   it('the same settings, without Switchyard secrets', async () => {
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
     const dir = mkdtempSync(join(tmpdir(), 'sy-env-'));
-    writeFileSync(join(dir, 'message.json'), messageReceived(conv));
+    writeFileSync(join(dir, 'message.json'), messageBody('message.received', conv));
     const io = memoryIo({
       WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN, HANDLERS_DIR: HANDLERS, WEBHOOK_SECRETS: TEST_SECRET,
       REDIS_URL: 'redis://:redis-url-password@127.0.0.1:1', ENV_PROBE_SETTING: 'probe-value', ...SECRETS,
@@ -78,7 +78,7 @@ describe('ctx.settings through replay --inline', () => {
 
   it('a missing or bad setting stops the replay before any delivery, naming the handler, the variable and what is expected', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-env-'));
-    writeFileSync(join(dir, 'message.json'), messageReceived(1));
+    writeFileSync(join(dir, 'message.json'), messageBody('message.received', 1));
     const before = (await p.requests({ method: 'POST' })).length;
     const base = { WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN, HANDLERS_DIR: HANDLERS };
     await expect(replayCommand.run([dir, '--inline'], memoryIo(base))).rejects.toThrow(

@@ -3,9 +3,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
-import { deliveryId } from '../../support/deliveries.js';
+import { deliveryId, eventBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, startTestService, waitFor } from '../../support/service.js';
+import { deliver, startTestService, waitFor } from '../../support/service.js';
 
 describe('ingest into Redis (real redis-server)', () => {
   const prefix = uniquePrefix('ingest');

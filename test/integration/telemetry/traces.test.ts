@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ProxyTracerProvider, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tracingState } from '../../../src/telemetry/index.js';
-import { messageReceived } from '../../support/deliveries.js';
+import { messageBody } from '../../support/events.js';
 import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from '../../support/otlp-collector.js';
 import { handlerJobs, sandboxCall, SANDBOX_TOKEN, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
@@ -13,7 +13,7 @@ const NOTES = fileURLToPath(new URL('../../support/handlers/notes', import.meta.
 /** A message.received delivery whose message text is unique (searched for in every exported byte). */
 function delivery(conv: number): { body: string; id: string; text: string } {
   const text = `private words ${randomUUID()}`;
-  const env = JSON.parse(messageReceived(conv)) as { id: string; data: { body: string } };
+  const env = JSON.parse(messageBody('message.received', conv)) as { id: string; data: { body: string } };
   env.data.body = text;
   return { body: JSON.stringify(env), id: env.id, text };
 }

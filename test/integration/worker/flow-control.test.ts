@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversation, lifecycle, message } from '../../support/flow-events.js';
+import { messageBody, conversationBody, lifecycleBody } from '../../support/events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 import { OrderGate } from '../../../src/queue/order.js';
@@ -40,7 +40,7 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     const convs = Array.from({ length: 12 }, (_, i) => 9_000 + i);
     // Each conversation's events are sent in order, all conversations at once.
     await Promise.all(convs.map(async (conv) => {
-      for (let seq = 1; seq <= 10; seq++) await send(p, message('message.received', conv, String(seq), base + seq));
+      for (let seq = 1; seq <= 10; seq++) await send(p, messageBody('message.received', conv, String(seq), base + seq));
     }));
     await waitFor(() => runs('ordered').filter((e) => e['at'] === 'done').length === 120, 60_000, 50);
     expect(g.__syFlowOverlap).toEqual([]);
@@ -63,11 +63,11 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     process.env['FLOW_SLOW_SEQ'] = '1';
     const conv = 9_100;
     const base = Date.now();
-    await send(p, message('message.received', conv, '1', base + 1));
+    await send(p, messageBody('message.received', conv, '1', base + 1));
     await waitFor(() => runs('ordered').some((e) => e['conv'] === conv && e['at'] === 'start'));
     // 3 was created after 2 but arrives first.
-    await send(p, message('message.received', conv, '3', base + 3));
-    await send(p, message('message.received', conv, '2', base + 2));
+    await send(p, messageBody('message.received', conv, '3', base + 3));
+    await send(p, messageBody('message.received', conv, '2', base + 2));
     await waitFor(() => runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').length === 3, 20_000);
     delete process.env['FLOW_SLOW_SEQ'];
     expect(runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').map((e) => e['seq'])).toEqual([1, 2, 3]);
@@ -76,9 +76,9 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
   it('a dead-lettered run releases its conversation by default (onDead: release)', async () => {
     const conv = 9_200;
     const base = Date.now();
-    await send(p, message('message.sent', conv, 'first', base + 1));
-    await send(p, message('message.sent', conv, 'poison', base + 2));
-    await send(p, message('message.sent', conv, 'after', base + 3));
+    await send(p, messageBody('message.sent', conv, 'first', base + 1));
+    await send(p, messageBody('message.sent', conv, 'poison', base + 2));
+    await send(p, messageBody('message.sent', conv, 'after', base + 3));
     await waitFor(() => runs('poison').length === 2, 20_000);
     expect(runs('poison').map((e) => e['body'])).toEqual(['first', 'after']);
     const failed = await p.handlers.getJobs(['failed']);
@@ -88,9 +88,9 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
   it('skipStale skips an assignment created before the last one applied, with a logged reason', async () => {
     const conv = 9_300;
     const base = Date.now();
-    await send(p, conversation('conversation.assigned', conv, 'newer', base));
+    await send(p, conversationBody('conversation.assigned', conv, 'newer', base));
     await waitFor(() => runs('latest-status').length === 1);
-    const older = conversation('conversation.assigned', conv, 'older', base - 5_000);
+    const older = conversationBody('conversation.assigned', conv, 'older', base - 5_000);
     await send(p, older);
     const key = (JSON.parse(older) as { id: string }).id;
     await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'latest-status')))?.returnvalue as unknown);
@@ -101,9 +101,9 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
   });
 
   it('maxAge skips an event older than the limit and runs a fresh one', async () => {
-    const stale = conversation('conversation.opened', 9_400, null, Date.now() - 2 * 3_600_000);
+    const stale = conversationBody('conversation.opened', 9_400, null, Date.now() - 2 * 3_600_000);
     await send(p, stale);
-    await send(p, conversation('conversation.opened', 9_401, null));
+    await send(p, conversationBody('conversation.opened', 9_401, null));
     await waitFor(() => runs('fresh-only').length === 1);
     const key = (JSON.parse(stale) as { id: string }).id;
     await waitFor(async () => (await p.handlers.getJob(jobIdFor(key, 'fresh-only')))?.returnvalue as unknown);
@@ -114,8 +114,8 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
 
   it('debounce folds a burst into one run with the latest event and the count', async () => {
     const base = Date.now();
-    for (let i = 1; i <= 5; i++) await send(p, lifecycle(501, `stage-${i}`, base + i));
-    await send(p, lifecycle(502, 'only', base));
+    for (let i = 1; i <= 5; i++) await send(p, lifecycleBody(501, `stage-${i}`, base + i));
+    await send(p, lifecycleBody(502, 'only', base));
     await waitFor(() => runs('debounced').length === 2, 10_000);
     await new Promise((r) => setTimeout(r, 600)); // nothing else runs once the bursts are over
     const byContact = Object.fromEntries(runs('debounced').map((e) => [String(e['contact']), e]));
@@ -129,7 +129,7 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     const started = Date.now();
     let sent = 0;
     while (Date.now() - started < 3_000) {
-      await send(p, lifecycle(503, `s-${++sent}`, Date.now()));
+      await send(p, lifecycleBody(503, `s-${++sent}`, Date.now()));
       await new Promise((r) => setTimeout(r, 150));
     }
     await waitFor(() => runs('debounced').reduce((n, e) => n + Number(e['count']), 0) === sent, 10_000);
@@ -149,7 +149,7 @@ describe('order keeps exactly-once writes', () => {
   it('each event of a conversation writes its note once, in creation order, though half the runs fail after writing', async () => {
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
     const base = Date.now();
-    for (let i = 1; i <= 6; i++) await send(p, conversation('conversation.opened', conv, `n${i}`, base + i));
+    for (let i = 1; i <= 6; i++) await send(p, conversationBody('conversation.opened', conv, `n${i}`, base + i));
     const writes = async () => (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) => r.status === 201);
     await waitFor(async () => (await writes()).length === 9, 20_000);
     const all = await writes();
@@ -180,7 +180,7 @@ describe('onDead: block holds a key until its dead run is retried or purged', ()
   it('later runs wait behind the dead one; a retry from the dead-letter queue runs it, then them, in order', async () => {
     const conv = 9_500;
     const base = Date.now();
-    for (const [i, body] of ['first', 'poison', 'after', 'last'].entries()) await send(p, message('message.sent', conv, body, base + i));
+    for (const [i, body] of ['first', 'poison', 'after', 'last'].entries()) await send(p, messageBody('message.sent', conv, body, base + i));
     await waitFor(async () => (await p.handlers.getFailedCount()) === 1, 10_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(runs('poison-block').map((e) => e['body'])).toEqual(['first']);
@@ -196,7 +196,7 @@ describe('onDead: block holds a key until its dead run is retried or purged', ()
     g.__syCured = false;
     const conv = 9_501;
     const base = Date.now();
-    for (const [i, body] of ['poison', 'after'].entries()) await send(p, message('message.sent', conv, body, base + i));
+    for (const [i, body] of ['poison', 'after'].entries()) await send(p, messageBody('message.sent', conv, body, base + i));
     await waitFor(async () => (await listDead(dlq(), { handler: 'poison-block' })).length === 1, 10_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(runs('poison-block')).toEqual([]);

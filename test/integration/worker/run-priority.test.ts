@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversation, message } from '../../support/flow-events.js';
+import { messageBody, conversationBody } from '../../support/events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -27,14 +27,14 @@ describe('priority on the shared API budget', () => {
     .filter((r) => r.status === 201).map((r) => (r.body as { body: string }).body.split(' ')[0]);
 
   it('a high run completes while low runs occupy every worker slot waiting on the limiter', async () => {
-    for (let i = 0; i < 8; i++) expect((await deliver(p.receiverUrl, conversation('conversation.closed', conv, `bulk ${i}`))).status).toBe(202);
+    for (let i = 0; i < 8; i++) expect((await deliver(p.receiverUrl, conversationBody('conversation.closed', conv, `bulk ${i}`))).status).toBe(202);
     // The window is full (3 low notes; the workers' limiter paces low to one per 10 s / 3 after the first
     // ones, so this takes about 7 s) and both low slots hold runs waiting for it.
     await waitFor(async () => (await notes()).length >= 3, 30_000, 100);
     await waitFor(async () => (await p.handlerQueues.low.getActiveCount()) === 2);
     const before = (await notes()).length;
     expect(before).toBeLessThanOrEqual(5);
-    expect((await deliver(p.receiverUrl, message('message.received', conv, 'help!'))).status).toBe(202);
+    expect((await deliver(p.receiverUrl, messageBody('message.received', conv, 'help!'))).status).toBe(202);
     await waitFor(async () => (await notes()).includes('urgent'), 40_000, 100);
     const order = await notes();
     // The high note goes out as soon as the window has room again: among the writes of the slots that freed
