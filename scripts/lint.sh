@@ -1,10 +1,11 @@
 #!/bin/sh
 # `npm run lint`: ESLint (eslint.config.js: typescript-eslint's type-aware
-# recommended rules over src, test, handlers, bench, scripts, bin) and the layer
-# rules of src/ (.dependency-cruiser.cjs). Runs both, prints one line for each
-# ("lint: eslint passed" / "lint: eslint FAILED", the same for "layers"), and
-# exits non-zero if either failed.
-# LINT_REPORT=FILE also writes the two results in the shape of a vitest JSON
+# recommended rules over src, test, handlers, bench, scripts, bin), the layer
+# rules of src/ (.dependency-cruiser.cjs) and the layout of test/
+# (scripts/check-test-layout.mjs: a test's folder is the src/ folder it tests).
+# Runs all three, prints one line for each ("lint: eslint passed" / "lint: eslint
+# FAILED", the same for "layers" and "tests"), and exits non-zero if any failed.
+# LINT_REPORT=FILE also writes the three results in the shape of a vitest JSON
 # report ({"numPassedTests":N,"numFailedTests":N}), which scripts/totals.mjs
 # adds to its "N passed, N failed" line (scripts/test.sh does this).
 set -u
@@ -25,6 +26,7 @@ check() {
 }
 check eslint npm run --silent lint:eslint
 check layers npm run --silent lint:layers
+check tests npm run --silent lint:tests
 
 if [ -n "${LINT_REPORT:-}" ]; then
   mkdir -p "$(dirname "$LINT_REPORT")"

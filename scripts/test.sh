@@ -5,9 +5,9 @@
 # (test/faults: Redis kills, worker SIGKILLs, storms). Ends with one plain line
 # "N passed, N failed" and a non-zero exit on any failure. Projects:
 # vitest.config.ts, test/README.md.
-# Lint (scripts/lint.sh: ESLint and the layer rules of src/) runs first; its two
-# checks count in that line as two tests ("lint: eslint passed/FAILED" and
-# "lint: layers passed/FAILED" say which), so a lint failure fails the run
+# Lint (scripts/lint.sh: ESLint, the layer rules of src/, the layout of test/)
+# runs first; its three checks count in that line as three tests ("lint: eslint
+# passed/FAILED", "lint: layers …" and "lint: tests …" say which), so a lint failure fails the run
 # even when every vitest test passes.
 # SKIP_FAULTS=1 leaves the fault suite out (a quicker local run); SKIP_LINT=1
 # leaves lint out. Arguments (`npm test -- <files or vitest options>`) go to

@@ -25,12 +25,6 @@ export async function startTestService(env: Record<string, string>, extra: Parti
   return Object.assign(service, { url: `${service.receiver?.http.url}/webhooks`, lines });
 }
 
-let seq = 0;
-/** A canonical envelope body with a unique id. */
-export function eventBody(event = 'message.received', id = `evt_${Date.now()}_${seq++}`): string {
-  return JSON.stringify({ id, event, created_at: new Date().toISOString(), data: { id: seq, conversation_id: 1, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: new Date().toISOString() } });
-}
-
 /** POSTs a body signed with the test secret. */
 export function deliver(url: string, body: string | Uint8Array, secret = TEST_SECRET): Promise<Response> {
   return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(secret, body) } });

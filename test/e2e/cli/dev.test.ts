@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
 import { startServiceProcess, stopServiceProcess, type ServiceProcess } from '../../support/dev-process.js';
+import { messageBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -63,11 +64,7 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     const workspaces = (await (await fetch(`${sandbox}/_sandbox/workspaces`)).json()) as { data: { conversation_ids: number[] }[] };
     const conversation = workspaces.data[0]!.conversation_ids[0]!;
 
-    let seq = 0;
-    const envelope = (text: string): string => JSON.stringify({
-      id: `evt_dev_${Date.now()}_${seq++}`, event: 'message.received', created_at: new Date().toISOString(),
-      data: { id: 900_000 + seq, conversation_id: conversation, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: text, content_type: 'text', status: null, created_at: new Date().toISOString() },
-    });
+    const envelope = (text: string): string => messageBody('message.received', conversation, text);
     /** A customer writes through the sandbox: it emits message.received, signed, to the receiver. */
     const inbound = async (text: string): Promise<void> => {
       const r = await fetch(`${sandbox}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: conversation, body: text }) });

@@ -101,8 +101,8 @@ describe('scripts/totals.mjs (the closing line)', () => {
 
   it('counts skipped tests and names their files and the SKIP_ variable that asked for them', () => {
     const browser = { numPassedTests: 5, numFailedTests: 0, testResults: [
-      { name: '/r/test/e2e/operate/dashboard.browser.test.ts', status: 'passed', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'skipped' }] },
-      { name: '/r/test/e2e/operate/deliveries.browser.test.ts', status: 'passed', assertionResults: [{ status: 'pending' }] },
+      { name: '/r/test/e2e/admin/board.browser.test.ts', status: 'passed', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'skipped' }] },
+      { name: '/r/test/e2e/admin/deliveries.browser.test.ts', status: 'passed', assertionResults: [{ status: 'pending' }] },
       { name: '/r/test/unit/x.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }] },
     ] };
     expect(totals([browser], { SKIP_BROWSER: '1' })).toEqual({ status: 0, line: '5 passed, 0 failed, 4 skipped (skipped: dashboard.browser.test.ts 3, deliveries.browser.test.ts 1; asked by SKIP_BROWSER=1)' });

@@ -4,15 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { deliveryId, eventBody } from '../../support/events.js';
 import { requireTool, skipTool } from '../../support/tools.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { freePort } from '../../../src/redis/managed.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
-import { deliveryId } from '../../support/deliveries.js';
 import { uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, TEST_SECRET, waitFor } from '../../support/service.js';
+import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
 
 
 /**

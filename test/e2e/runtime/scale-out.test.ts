@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
 import { maxInWindow } from '../../../bench/lib/windows.js';
@@ -45,7 +45,7 @@ describe('scale-out: 2 receivers and 3 workers on one Redis', () => {
   it('runs every delivery exactly once, stays under the API burst, and loses nothing when a worker stops mid-load', async () => {
     // Set-up reads use another token: the burst is counted per token, and this call must not eat the workers' allowance.
     const conv = ((await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as { data: { id: number }[] }).data[0]?.id as number;
-    const bodies = Array.from({ length: DISTINCT }, () => messageReceived(conv));
+    const bodies = Array.from({ length: DISTINCT }, () => messageBody('message.received', conv));
     // Each delivery goes to a random receiver; 30% of them are repeated to the other one.
     const sends: { body: string; to: number }[] = [];
     for (const body of bodies) {

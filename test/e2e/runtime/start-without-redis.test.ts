@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
+import { eventBody } from '../../support/events.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
 import { uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, waitFor } from '../../support/service.js';
+import { deliver, waitFor } from '../../support/service.js';
 
 const SECRET = 'no-redis-secret';
 const PASSWORD = 'pw-never-logged-7f3a';

@@ -3,8 +3,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
+import { messageBody } from '../../support/events.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
-import { message } from '../../support/flow-events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, startTestService, waitFor } from '../../support/service.js';
 
@@ -67,7 +67,7 @@ describe('ordered runs through retries and a SIGKILLed worker (3 worker processe
     let killedPid = 0;
     for (let seq = 1; seq <= EVENTS; seq++) {
       const answers = await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) =>
-        deliver(url, message('message.received', i + 1, String(seq), base + seq * 1000 + i)).then((r) => r.status)));
+        deliver(url, messageBody('message.received', i + 1, String(seq), base + seq * 1000 + i)).then((r) => r.status)));
       expect(answers.every((s) => s === 202)).toBe(true);
       await waitFor(async () => ((await events.getJobCounts('completed')).completed ?? 0) >= seq * CONVERSATIONS ? true : undefined, 30_000, 50);
 

@@ -6,8 +6,8 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 import { HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { runCli, type CliProcess } from '../../support/cli.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, startTestService, waitFor } from '../../support/service.js';
 
@@ -49,7 +49,7 @@ describe('a worker killed with SIGKILL in the middle of a handler', () => {
   it('runs the job again and the sandbox shows one write', async () => {
     const convs = await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_full_acme' } });
     const conv = ((await convs.json()) as { data: { id: number }[] }).data[0]?.id as number;
-    const body = messageReceived(conv);
+    const body = messageBody('message.received', conv);
     const id = deliveryId(body);
 
     const first = startWorker({ NOTE_SLEEP_MS: '60000' });

@@ -6,7 +6,7 @@
  * attempt; a replay of a 2xx is not a second write).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -40,7 +40,7 @@ describe('API storms on the write path', () => {
       const worker = rig.startWorker({ WORKER_CONCURRENCY: '16' });
       await worker.waitFor(/worker started/, 20_000);
       const sends: Send[] = Array.from({ length: DELIVERIES }, () => {
-        const body = messageReceived(rig.conv);
+        const body = messageBody('message.received', rig.conv);
         return { id: deliveryId(body), body, to: 0 };
       });
       const result = await sendAll(sends, () => [receiver.url], { concurrency: 16 });

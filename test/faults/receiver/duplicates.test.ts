@@ -5,7 +5,7 @@
  * duplicate, and each distinct delivery is processed and written once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, shuffle, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -26,7 +26,7 @@ describe('10 000 distinct deliveries with 30% duplicates in random order', () =>
 
     let k = 0;
     const distinct: Send[] = Array.from({ length: DISTINCT }, () => {
-      const body = messageReceived(rig!.conv);
+      const body = messageBody('message.received', rig!.conv);
       return { id: deliveryId(body), body, to: k++ % 2 };
     });
     // Every third-or-so delivery again (exactly 30%), to either receiver.

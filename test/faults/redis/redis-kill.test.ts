@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { createRig, killRedis, sendAll, sleep, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -43,7 +43,7 @@ describe('Redis SIGKILLed and restarted under load (appendfsync always)', () => 
       await worker.waitFor(/worker started/, 20_000);
 
       const sends: Send[] = Array.from({ length: DELIVERIES }, () => {
-        const body = messageReceived(rig!.conv);
+        const body = messageBody('message.received', rig!.conv);
         return { id: deliveryId(body), body, to: 0 };
       });
       let progress = 0;

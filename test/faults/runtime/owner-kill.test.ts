@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
 import { sign } from '../../../src/events/signature.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { redisServersOn, startServiceProcess, stopServiceProcess, userProject, type ServiceProcess } from '../../support/dev-process.js';
 import { startSandbox, TOKENS, type SandboxHarness } from '../../support/sandbox.js';
 import { waitFor } from '../../support/wait.js';
@@ -78,7 +78,7 @@ describe('a killed dev/start and its managed redis-server', () => {
 
       const first = await launch();
       expect(redisServersOn(data)).toHaveLength(1);
-      const bodies = Array.from({ length: DELIVERIES }, () => messageReceived(conv));
+      const bodies = Array.from({ length: DELIVERIES }, () => messageBody('message.received', conv));
       for (const body of bodies) {
         const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) } });
         expect(r.status).toBe(202);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -42,7 +42,7 @@ describe('receiver and worker started while Redis is down', () => {
     await worker.waitFor(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*is unreachable/, 10_000);
 
     const batch = (n: number): Send[] => Array.from({ length: n }, () => {
-      const body = messageReceived(rig!.conv);
+      const body = messageBody('message.received', rig!.conv);
       return { id: deliveryId(body), body, to: 0 };
     });
     const phase1 = batch(PER_PHASE);

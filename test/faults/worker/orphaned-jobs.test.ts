@@ -15,7 +15,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { orphanRecoveryBoundMs } from '../../../src/runtime/worker-options.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { startHoldProxy, type HoldProxy } from '../../support/faults/hold-proxy.js';
 import { createRig, sendAll, sleep, type Rig, type Send } from '../../support/faults/rig.js';
@@ -62,7 +62,7 @@ async function scenario(rig: Rig, proxy: HoldProxy, o: { jobs: number; env?: Rec
   const env = { WORKSPACE_API_URL: proxy.baseUrl, ...o.env };
   const first = await rig.startService(env);
   const sends: Send[] = Array.from({ length: o.jobs }, () => {
-    const body = messageReceived(rig.conv);
+    const body = messageBody('message.received', rig.conv);
     return { id: deliveryId(body), body, to: 0 };
   });
   const result = await sendAll(sends, () => [first.url], { concurrency: o.jobs });

@@ -5,7 +5,7 @@
  * them again, and the write is answered as an idempotent replay, not repeated.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { createRig, sendAll, sleep, type Rig, type Send } from '../../support/faults/rig.js';
 
@@ -21,7 +21,7 @@ describe('a worker SIGKILLed mid-job, repeatedly', () => {
     rig = await createRig({ prefix: uniquePrefix('wkill'), redisUrl: testRedisUrl() });
     const receiver = await rig.startReceiver();
     const sends: Send[] = Array.from({ length: DELIVERIES }, () => {
-      const body = messageReceived(rig!.conv);
+      const body = messageBody('message.received', rig!.conv);
       return { id: deliveryId(body), body, to: 0 };
     });
     const result = await sendAll(sends, () => [receiver.url], { concurrency: 16 });

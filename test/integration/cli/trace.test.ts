@@ -7,7 +7,7 @@ import type { DeliverySummary, Trace } from '../../../src/history/read.js';
 import { readTrace } from '../../../src/history/read.js';
 import type { AttemptEntry } from '../../../src/history/record.js';
 import type { DeadEntry } from '../../../src/queue/dlq.js';
-import { conversation, envelope } from '../../support/flow-events.js';
+import { conversationBody, messageBody } from '../../support/events.js';
 import { memoryIo } from '../../support/io.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { parseSamples, valueOf } from '../../support/prom-text.js';
@@ -17,10 +17,7 @@ import { deliver, waitFor } from '../../support/service.js';
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/history', import.meta.url));
 
 function message(conv: number, text: string): string {
-  return envelope('message.received', {
-    id: Math.floor(Math.random() * 1e9), conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
-    body: text, content_type: 'text', status: null, created_at: new Date().toISOString(),
-  });
+  return messageBody('message.received', conv, text);
 }
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 
@@ -49,7 +46,7 @@ describe('trace and deliveries against a real history', () => {
     const convs = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[]).map((c) => c.id);
     conv = convs[0] as number;
     other = convs[1] as number;
-    const bodies = { ok: message(conv, 'plain'), retried: message(conv, 'retry-me'), dead: message(conv, 'dead-me'), other: message(other, 'plain'), opened: conversation('conversation.opened', conv, null, Date.now() - 2 * 3_600_000) };
+    const bodies = { ok: message(conv, 'plain'), retried: message(conv, 'retry-me'), dead: message(conv, 'dead-me'), other: message(other, 'plain'), opened: conversationBody('conversation.opened', conv, null, Date.now() - 2 * 3_600_000) };
     for (const [name, body] of Object.entries(bodies)) {
       keys[name] = keyOf(body);
       expect((await deliver(p.receiverUrl, body)).status).toBe(202);

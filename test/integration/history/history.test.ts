@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyKeys } from '../../../src/history/keys.js';
 import { readTrace, type Trace } from '../../../src/history/read.js';
 import { MAX_ENTRY_BYTES, type AttemptEntry } from '../../../src/history/record.js';
-import { conversation, envelope } from '../../support/flow-events.js';
+import { conversationBody, messageBody } from '../../support/events.js';
 import { sandboxCall, SANDBOX_TOKEN, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
 
@@ -16,10 +16,7 @@ const SECRET_TEXT = 'my secret plan for the weekend';
 
 /** A message.received body; `text` says what the traced-note fixture does. */
 function message(conv: number, text: string): string {
-  return envelope('message.received', {
-    id: Math.floor(Math.random() * 1e9), conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
-    body: `${text} — ${SECRET_TEXT}, call ${PHONE} or write to ${EMAIL}`, content_type: 'text', status: null, created_at: new Date().toISOString(),
-  });
+  return messageBody('message.received', conv, `${text} — ${SECRET_TEXT}, call ${PHONE} or write to ${EMAIL}`);
 }
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 const attempts = (t: Trace) => t.entries.filter((e): e is AttemptEntry => e.kind === 'attempt');
@@ -95,7 +92,7 @@ describe('delivery history through the pipeline', () => {
   });
 
   it('a run skipped by maxAge says why', async () => {
-    const body = conversation('conversation.opened', conv, null, Date.now() - 2 * 3_600_000);
+    const body = conversationBody('conversation.opened', conv, null, Date.now() - 2 * 3_600_000);
     expect((await deliver(p.receiverUrl, body)).status).toBe(202);
     const t = await traced(p, keyOf(body), (x) => x.handlers['traced-fresh'] === 'skipped');
     expect(t.contact).toBe('7');

@@ -13,8 +13,9 @@ import { bodyKey, jobIdFor } from '../../../src/events/envelope.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { sign } from '../../../src/events/signature.js';
+import { eventBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, startTestService, TEST_SECRET, waitFor } from '../../support/service.js';
+import { deliver, startTestService, TEST_SECRET, waitFor } from '../../support/service.js';
 
 const MAX = 64 * 1024;
 const BODY_TIMEOUT_MS = 1_000;
@@ -168,7 +169,7 @@ describe('bad input over real HTTP', () => {
         s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', 'Transfer-Encoding: chunked', 'Connection: close', `X-Service-Signature: ${sign(TEST_SECRET, body)}`]) + chunks + '0\r\n\r\n');
       });
       const id = `evt_chunked_${Date.now()}`;
-      const fits = eventBody('message.received', id);
+      const fits = eventBody('message.received', undefined, { id });
       expect((await send(fits)).status).toBe(202);
       const job = await waitFor(() => events.getJob(jobIdFor(id)), 10_000);
       expect(job.data.body).toBe(fits);
@@ -178,7 +179,7 @@ describe('bad input over real HTTP', () => {
 
     it('two deliveries pipelined in one write on a keep-alive connection are each stored byte for byte', async () => {
       const ids = [`evt_pipe_a_${Date.now()}`, `evt_pipe_b_${Date.now()}`];
-      const bodies = ids.map((id) => eventBody('message.received', id).replace('"hi"', '"olá 🚚"'));
+      const bodies = ids.map((id) => eventBody('message.received', undefined, { id }).replace('"hi"', '"olá 🚚"'));
       const requests = bodies.map((b, i) => head(['POST /webhooks HTTP/1.1', 'Host: x', `Content-Length: ${Buffer.byteLength(b)}`, ...(i === 1 ? ['Connection: close'] : []), `X-Service-Signature: ${sign(TEST_SECRET, b)}`]) + b);
       const r = await raw(port, (s) => { s.write(requests.join('')); });
       expect(r.closed).toBe(true);

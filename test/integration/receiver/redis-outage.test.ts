@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
+import { eventBody } from '../../support/events.js';
 import { uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, startTestService, waitFor } from '../../support/service.js';
+import { deliver, startTestService, waitFor } from '../../support/service.js';
 
 /** This file runs its own redis-server, so it can stop and restart it. */
 describe('Redis outage', () => {
@@ -61,7 +62,7 @@ describe('Redis outage', () => {
     try {
       await waitFor(async () => (await Promise.all(acknowledged.map((id) => events.getJob(jobIdFor(id))))).every(Boolean), 15_000, 100);
       // Duplicates of acknowledged deliveries are still recognised after the restart (dedupe keys persisted).
-      expect((await deliver(service.url, eventBody('message.received', acknowledged[0]))).status).toBe(200);
+      expect((await deliver(service.url, eventBody('message.received', undefined, { id: acknowledged[0] }))).status).toBe(200);
     } finally {
       await events.close();
       check.disconnect();

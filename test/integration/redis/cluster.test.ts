@@ -11,8 +11,8 @@ import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.j
 import { loadHandlers } from '../../../src/handler/loader.js';
 import { startWorker } from '../../../src/runtime/worker.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { startTestCluster, type TestCluster } from '../../support/cluster.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
 import { match } from '../../support/match.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../../support/service.js';
 import { memoryIo } from '../../support/io.js';
@@ -52,7 +52,7 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
 
   it('ingests, deduplicates, fans out and runs handlers with one write', async () => {
     const conv = ((await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as { data: { id: number }[] }).data[0]?.id as number;
-    const body = messageReceived(conv);
+    const body = messageBody('message.received', conv);
     const id = deliveryId(body);
     const url = `${service.receiver?.http.url}/webhooks`;
     expect((await deliver(url, body)).status).toBe(202);

@@ -10,10 +10,10 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
 import { freePort, startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { deliveryId } from '../../support/deliveries.js';
+import { deliveryId, eventBody } from '../../support/events.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { memoryIo } from '../../support/io.js';
-import { deliver, eventBody, startTestService, waitFor } from '../../support/service.js';
+import { deliver, startTestService, waitFor } from '../../support/service.js';
 
 /** REDIS_URL=redis+sentinel://…/<master>: the service finds the master through a real Sentinel. */
 describe('Redis Sentinel', () => {

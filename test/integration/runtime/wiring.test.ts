@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fixture, fixtureBytes } from '../../../src/events/fixture.js';
+import { eventBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, startTestService, TEST_SECRET, waitFor } from '../../support/service.js';
+import { deliver, startTestService, TEST_SECRET, waitFor } from '../../support/service.js';
 
 /** The receiver process as `serve`/`start` build it: metrics, dashboard and capture mounted. */
 describe('receiver wiring: /metrics, /admin, capture', () => {

@@ -11,9 +11,9 @@ import { IngestStore } from '../../../src/queue/ingest.js';
 import { EVENTS_QUEUE, ingestKeys } from '../../../src/queue/names.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
 import { DiskSpool, SpoolDrainer } from '../../../src/spool/index.js';
-import { deliveryId } from '../../support/deliveries.js';
+import { deliveryId, eventBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { deliver, eventBody, memoryLogger, startTestService, waitFor } from '../../support/service.js';
+import { deliver, memoryLogger, startTestService, waitFor } from '../../support/service.js';
 
 describe('disk spool while Redis is down', () => {
   const prefix = uniquePrefix('spool');

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resumeHandlers, pauseState } from '../../../src/queue/pause.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -30,7 +30,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
   });
 
   it('a delivery sent three times produces one write', async () => {
-    const body = messageReceived(conv);
+    const body = messageBody('message.received', conv);
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push((await deliver(p.receiverUrl, body)).status);
     expect(statuses).toEqual([202, 200, 200]);
@@ -42,7 +42,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
 
   it('a burst of 429s delays jobs without failing or losing any', async () => {
     await fetch(`${p.api.url}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/conversations/*/notes', method: 'POST', force_429: true, count: 25 }) });
-    const bodies = Array.from({ length: 8 }, () => messageReceived(conv));
+    const bodies = Array.from({ length: 8 }, () => messageBody('message.received', conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const ids = bodies.map((b) => `seen ${deliveryId(b)}`);
     await waitFor(async () => {
@@ -58,7 +58,7 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
 
   it('token_expired pauses the handlers queue, keeps every job, and all run after resume', async () => {
     await fetch(`${p.api.url}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', token_expired: true }) });
-    const bodies = Array.from({ length: 5 }, () => messageReceived(conv));
+    const bodies = Array.from({ length: 5 }, () => messageBody('message.received', conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const paused = await waitFor(() => pauseState(p.redis, p.prefix), 10_000);
     expect(paused.code).toBe('token_expired');

@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageReceived } from '../../support/deliveries.js';
+import { messageBody } from '../../support/events.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 
@@ -24,7 +24,7 @@ describe('per-handler retry on the real worker', () => {
     (await p.handlers.getJobs(['failed', 'delayed', 'wait', 'active', 'completed'])).find((j) => j.name === name);
 
   it('retry: { attempts: 2 } dead-letters after 2 runs; the default keeps going', async () => {
-    expect((await deliver(p.receiverUrl, messageReceived(1))).status).toBe(202);
+    expect((await deliver(p.receiverUrl, messageBody('message.received', 1))).status).toBe(202);
 
     const early = await waitFor(async () => {
       const job = (await p.handlers.getJobs(['failed'])).find((j) => j.name === 'gives-up-early');

@@ -4,7 +4,7 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 import { loadHandlers } from '../../../src/handler/loader.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
-import { deliveryId, messageReceived } from '../../support/deliveries.js';
+import { deliveryId, messageBody } from '../../support/events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';
 import { deliver, memoryLogger, testConfig, waitFor } from '../../support/service.js';
@@ -38,7 +38,7 @@ describe('workers with different HANDLERS subsets', () => {
 
   it('runs every subscriber exactly once, each in the pool that runs it', async () => {
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
-    const bodies = Array.from({ length: 6 }, () => messageReceived(conv));
+    const bodies = Array.from({ length: 6 }, () => messageBody('message.received', conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const ids = bodies.map(deliveryId);
     const states = async () => {
