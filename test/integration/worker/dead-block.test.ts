@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { message } from '../../support/flow-events.js';
+import { messageBody as message } from '../../support/events.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';
 import { deliver, waitFor } from '../../support/service.js';
