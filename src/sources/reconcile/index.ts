@@ -1,5 +1,5 @@
 /** `switchyard reconcile` and scheduled reconcile: what changed upstream → the events it implies → deliveries for those not received. */
-export { budgetedLimiter, catchUpLimiter, reconcileBurst, reconcileClient } from './budget.js';
+export { RECONCILE_CALL, reconcileClient } from './client.js';
 export { inferContact, inferConversation, inferLead, inferMessage, type Inferred, type Window } from './infer.js';
 export { formatReport, reconcile, type EventCounts, type ReconcileOptions, type ReconcileReport } from './run.js';
 export { startReconcileSchedule, type ReconcileSchedule } from './schedule.js';

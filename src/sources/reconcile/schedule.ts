@@ -6,7 +6,7 @@ import { IngestStore } from '../../queue/ingest.js';
 import { RECONCILE_QUEUE } from '../../queue/names.js';
 import { worldAt, type WorldSource } from '../../queue/world.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../redis/connection.js';
-import { reconcileClient } from './budget.js';
+import { reconcileClient } from './client.js';
 import { reconcile, type ReconcileReport } from './run.js';
 
 const SCHEDULER_ID = 'reconcile-every';
