@@ -7,7 +7,7 @@ import { describe, expectTypeOf, test } from 'vitest';
 import * as api from '../../../src/api/public.js';
 import type { ApiClientOptions, ApiRetryOptions } from '../../../src/api/public.js';
 import {
-  defineHandler, defineSchedule, HandlerConfigError, NonRetriableError, UnrecoverableError, type RetryOptions, type ScheduleDefinition,
+  defineHandler, HandlerConfigError, NonRetriableError, UnrecoverableError, type RetryOptions, type ScheduleDefinition,
 } from '../../../src/index.js';
 import { sign, signBody, signDelivery, type Delivery } from '../../../src/testing/index.js';
 
