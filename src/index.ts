@@ -11,7 +11,7 @@
  * @module
  */
 export {
-  defineHandler, isHandler, UnrecoverableError, ABILITIES, DEFAULT_RETRY, HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError,
+  defineHandler, isHandler, NonRetriableError, UnrecoverableError, ABILITIES, DEFAULT_RETRY, HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError,
   type Ability, type Duration, type Handler, type HandlerApi, type HandlerContext, type HandlerDefinition, type Jsonified, type NoSettings,
   type RetryOptions, type RetryPolicy, type SettingProblem, type SettingsOf, type SettingsSchema,
   type Priority, type KeyOption, type BuiltinKey, type DebounceOptions, type FlowPolicy,

@@ -13,7 +13,7 @@ import { productsResource } from './resources/products.js';
 import { one, type ResourceContext } from './resources/shared.js';
 import { tasksResource } from './resources/tasks.js';
 import type { ApiPromise } from './response.js';
-import { DEFAULT_RETRY, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, type ApiRetryOptions } from './retry.js';
 import { Me } from '../spec/schemas/me.js';
 import { createTransport, type ApiLogger, type CallEvent, type RequestOptions } from './transport.js';
 
@@ -44,7 +44,7 @@ export interface ApiClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Per-request timeout (default 30 000 ms). */
   timeoutMs?: number;
-  retry?: Partial<RetryOptions>;
+  retry?: Partial<ApiRetryOptions>;
   /** Generates the Idempotency-Key of a write the caller did not key (default: random UUID). */
   idempotencyKey?: IdempotencyKeyGenerator;
   logger?: ApiLogger;

@@ -11,7 +11,8 @@ export type * from './public-records.js';
 export type { ApiPromise, ApiResponse, RateLimitInfo } from './response.js';
 export type { Paginator, Page, PageQuery } from './pagination.js';
 export type { ApiLogger, CallEvent, HttpMethod, RequestOptions, WriteOptions } from './transport.js';
-export type { RetryOptions } from './retry.js';
+/** The client's `retry` (HTTP attempts of one call); a handler's `retry` is `RetryOptions` of `switchyard`. */
+export type { ApiRetryOptions } from './retry.js';
 export type { IdempotencyContext, IdempotencyKeyGenerator } from './idempotency.js';
 /** The shape of a custom limiter (`rateLimiter` option); the built-in ones are chosen by `redis`/`burst`. */
 export type { LimiterPriority, Permit, RateLimiter, RateLimitObservation } from './rate-limiter.js';

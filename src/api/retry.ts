@@ -1,7 +1,11 @@
 import { ApiError } from './errors.js';
 
-/** Bounds of the retry loop. */
-export interface RetryOptions {
+/**
+ * Bounds of the client's retry loop (HTTP attempts of one call, within the
+ * call). Not a handler's `retry` (attempts of a whole run, in the queue): that
+ * one is `RetryOptions` of `switchyard`.
+ */
+export interface ApiRetryOptions {
   /** Attempts in total, the first included (default 4; 1 disables retries). */
   maxAttempts: number;
   /** First back-off step in ms (default 250). */
@@ -13,7 +17,7 @@ export interface RetryOptions {
   maxMs: number;
 }
 
-export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 4, baseMs: 250, maxMs: 30_000 };
+export const DEFAULT_RETRY: ApiRetryOptions = { maxAttempts: 4, baseMs: 250, maxMs: 30_000 };
 
 /**
  * Whether a failed attempt may be repeated. Only errors marked `retryable`
@@ -34,7 +38,7 @@ export function mayRetry(err: unknown, safeToRepeat: boolean): err is ApiError {
 export function backoffMs(
   attempt: number,
   err: ApiError,
-  opts: RetryOptions,
+  opts: ApiRetryOptions,
   random: () => number = Math.random,
 ): number | undefined {
   const cap = Math.min(opts.maxMs, opts.baseMs * 2 ** (attempt - 1));

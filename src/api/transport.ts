@@ -17,7 +17,7 @@ import {
 import type { IdempotencyKeyGenerator } from './idempotency.js';
 import type { LimiterPriority, Permit, RateLimiter } from './rate-limiter.js';
 import { apiPromise, rateLimitInfo, type ApiPromise, type ApiResponse } from './response.js';
-import { backoffMs, mayRetry, type RetryOptions } from './retry.js';
+import { backoffMs, mayRetry, type ApiRetryOptions } from './retry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined;
@@ -100,7 +100,7 @@ export interface TransportOptions {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   timeoutMs: number;
-  retry: RetryOptions;
+  retry: ApiRetryOptions;
   limiter: RateLimiter | undefined;
   /** Priority of every `limiter.acquire`. */
   priority: LimiterPriority;

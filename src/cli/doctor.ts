@@ -1,4 +1,4 @@
-import { createApiClient } from '../api/client.js';
+import { configuredApiClients } from '../worker/api-client.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
 import type { Handler } from '../handler/define.js';
@@ -62,9 +62,8 @@ Example:
       let api;
       let refused: string | undefined;
       try {
-        api = config.workspaceApiUrl && config.workspaceApiToken
-          ? createApiClient({ baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, retry: { maxAttempts: 1 } })
-          : undefined;
+        // A bare client (no shared limiter): one call, never retried.
+        api = configuredApiClients(config, undefined, { retry: { maxAttempts: 1 } })?.();
       } catch (err) {
         refused = err instanceof Error ? err.message.replace(/^createApiClient: baseUrl/, 'WORKSPACE_API_URL') : String(err);
       }

@@ -7,7 +7,8 @@ import { parseSettings, settingVariables, type SettingVariable } from '../handle
 import { dropSecrets, handlerEnv } from '../handler/env.js';
 import { loadHandlerDir } from '../handler/loader.js';
 import { isDerivedEvent } from '../events/catalogue.js';
-import { describeSchedule, nextRun, type Schedule } from '../handler/schedule.js';
+import { describeSchedule, type Schedule } from '../handler/schedule.js';
+import { nextRun } from '../sources/schedule/repeat.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 import { cliConfig } from './connect.js';

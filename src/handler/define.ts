@@ -10,17 +10,18 @@ import { commonOptions } from './common.js';
 import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 
-/**
- * A handler tells the worker to dead-letter the job at once, without further
- * attempts, by throwing this (bullmq's own class, so BullMQ honours it).
- */
-export { UnrecoverableError } from 'bullmq';
 
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
 export { ABILITIES, type Ability } from '../spec/abilities.js';
 
-/** The handler kit's errors: a bad definition, bad settings, a run past its timeout, and the one a handler throws for its own configuration. */
-export { HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, type SettingProblem } from './errors.js';
+/**
+ * The handler kit's errors: a bad definition, bad settings, a run past its timeout, and those a handler
+ * throws to be dead-lettered at once (NonRetriableError; HandlerConfigError for its own configuration;
+ * UnrecoverableError, deprecated, the old name of NonRetriableError).
+ */
+export {
+  HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, NonRetriableError, UnrecoverableError, type SettingProblem,
+} from './errors.js';
 export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
 export type { SettingsOf, SettingsSchema } from './settings.js';
 export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';

@@ -1,5 +1,43 @@
-import { UnrecoverableError } from 'bullmq';
 import { formatDuration } from './options.js';
+
+/** Brand of every NonRetriableError; `Symbol.for`, so two copies of the package agree on it. */
+const NON_RETRIABLE = Symbol.for('switchyard.nonRetriable');
+
+/**
+ * Thrown by a handler or a schedule to stop at once: the run is dead-lettered
+ * with this message on the attempt that threw it, never retried (repeating the
+ * same input cannot succeed).
+ *
+ * @example
+ * if (!stage) throw new NonRetriableError(`no stage named ${name}`);
+ */
+export class NonRetriableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'NonRetriableError';
+  }
+}
+Object.defineProperty(NonRetriableError.prototype, NON_RETRIABLE, { value: true });
+
+/**
+ * True for a {@link NonRetriableError} (its subclasses included), whichever
+ * copy of the package made it.
+ */
+export function isNonRetriable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { [NON_RETRIABLE]?: unknown })[NON_RETRIABLE] === true;
+}
+
+/**
+ * @deprecated Use {@link NonRetriableError}; this alias goes in the next release.
+ * A NonRetriableError named `UnrecoverableError` (as the dead-letter reasons
+ * said before), no longer bullmq's class.
+ */
+export class UnrecoverableError extends NonRetriableError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UnrecoverableError';
+  }
+}
 
 /** A handler definition that breaks the contract; thrown by `defineHandler`. */
 export class HandlerDefinitionError extends Error {
@@ -19,7 +57,7 @@ export class HandlerDefinitionError extends Error {
  * label that does not exist in the workspace): dead-lettered with the reason,
  * never retried blindly (repeating the same input cannot succeed).
  */
-export class HandlerConfigError extends UnrecoverableError {
+export class HandlerConfigError extends NonRetriableError {
   readonly code = 'handler_config';
   constructor(message: string) {
     super(message);

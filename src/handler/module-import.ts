@@ -22,7 +22,7 @@ let registration: Promise<void> | undefined;
  *
  * Registered globally (not a scoped `tsImport`), so a handler's
  * `import … from 'switchyard'` resolves to the very modules this process runs
- * and `instanceof` checks (ValidationError, UnrecoverableError) hold between
+ * and `instanceof` checks (ValidationError, NonRetriableError) hold between
  * handler code and the worker. For CommonJS handlers the package's ES module
  * entries (`switchyard`, `switchyard/api`) are put into the require cache
  * first, through Node's own require(esm): tsx's CommonJS hook would otherwise

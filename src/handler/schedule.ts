@@ -81,17 +81,6 @@ function knownTimeZone(tz: string): boolean {
   }
 }
 
-/** The BullMQ repeat options of a schedule. */
-export function repeatOptions(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezone'>): { every: number } | { pattern: string; tz?: string } {
-  if (s.everyMs !== null) return { every: s.everyMs };
-  return { pattern: s.cron as string, ...(s.timezone ? { tz: s.timezone } : {}) };
-}
-
-/** When the schedule runs next after `from` (ms since epoch), as BullMQ computes it. */
-export function nextRun(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezone'>, from: number): number | null {
-  return getNextMillis(from, repeatOptions(s)) ?? null;
-}
-
 /** `every 15m` or `cron 0 9 * * 1-5 (Europe/Paris)`. */
 export function describeSchedule(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezone'>): string {
   return s.everyMs !== null ? `every ${formatDuration(s.everyMs)}` : `cron ${s.cron as string} (${s.timezone ?? 'UTC'})`;

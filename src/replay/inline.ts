@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createApiClient } from '../api/client.js';
+import { apiClients } from '../worker/api-client.js';
 import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
@@ -105,10 +105,7 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
   const { api } = deps;
   const outcome = await runHandler(handler, job, {
     api: api
-      ? (keys) => createApiClient({
-          baseUrl: api.baseUrl, token: api.token, burst: api.burst, idempotencyKey: keys,
-          onCall: (c) => calls.push(c), fetch: api.fetch, logger: deps.log,
-        })
+      ? (keys) => apiClients({ ...api, onCall: (c) => calls.push(c), log: deps.log })({ keys })
       : undefined,
     steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
     delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },

@@ -1,25 +1,22 @@
-import { createApiClient, type ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { CallEvent } from '../api/transport.js';
 import { apiCallTracer } from '../telemetry/index.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
-import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import { catchUpLimiter } from '../sources/reconcile/budget.js';
 import type { RedisClient } from '../redis/connection.js';
-import { ReadCache } from '../worker/read-cache.js';
+import { configuredApiClients } from '../worker/api-client.js';
 import type { WorkerHooks } from '../worker/hooks.js';
 
-/** Per-request timeout of the handlers' API client (also the longest a call's rate-limit slot counts as in flight). */
-export const API_TIMEOUT_MS = 30_000;
-
 /**
- * The API client factory of a worker process: one shared Redis rate limiter and
- * one read cache, a client per run with that run's Idempotency-Key generator
- * and priority (its calls take API slots in priority order across processes).
- * Undefined when no API is configured (a handler that calls it is dead-lettered
- * with that reason).
+ * The API client factory of a worker process, built by the one builder
+ * (src/worker/api-client.ts): one shared Redis rate limiter (paced below high)
+ * and one read cache, a client per run with that run's Idempotency-Key
+ * generator and priority (its calls take API slots in priority order across
+ * processes); runs of reconciled deliveries spend reconcile's budget
+ * (RECONCILE_BUDGET of the burst), as its listings do. Undefined when no API
+ * is configured (a handler that calls it is dead-lettered with that reason).
  */
 export function workerApiFactory(
   opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
@@ -30,28 +27,12 @@ export function workerApiFactory(
     opts.log.warn(`${apiUnset(config)}: handlers that call the API will be dead-lettered with that reason`);
     return undefined;
   }
-  const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst, queuePrefix } = config;
-  // One limiter and one read cache per process, shared by every handler run. A call's
-  // slot counts as in flight for at most the request timeout: a killed process never marks
-  // its calls done, so when they filled the window, the limiter's 60 s default kept every
-  // worker waiting 70 s after the kill.
-  // Below high, grants are paced once the window is a tenth full, so a backlog leaves a slot for a
-  // customer-facing (high) call every window/burst instead of taking the whole window at each turn.
-  const rateLimiter = createRedisRateLimiter({ redis, token, burst, prefix: `${queuePrefix}:api-rate:`, inflightMs: API_TIMEOUT_MS, paceBelowHigh: true });
-  // Runs of reconciled deliveries spend reconcile's budget (RECONCILE_BUDGET of the burst), as its listings do.
-  const catchUp = catchUpLimiter(config, redis, rateLimiter);
-  const cache = new ReadCache();
   // Metrics and, with tracing on, a span per attempt (child of the run's span).
-  const traced = apiCallTracer(baseUrl);
+  const traced = apiCallTracer(config.workspaceApiUrl);
   const metered = opts.hooks?.onApiCall;
   const onCall: ((e: CallEvent) => void) | undefined = traced && metered ? (e) => { metered(e); traced(e); } : (traced ?? metered);
-  return (keys, priority, source) =>
-    cache.wrap(createApiClient({
-      baseUrl, token, burst, rateLimiter: source === 'reconcile' ? catchUp : rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
-      ...(onCall ? { onCall } : {}),
-      logger: opts.log,
-    }));
+  const clients = configuredApiClients(config, redis, { pace: true, readCache: true, onCall, fetch: opts.fetch, log: opts.log });
+  return clients && ((keys, priority, source) => clients({ keys, priority, budget: source === 'reconcile' ? 'catch-up' : 'live' }));
 }
 
 /** Which of the API's two settings are missing, said as they are. */

@@ -14,13 +14,12 @@ import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/p
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
 import { workerHistory } from '../history/observe.js';
-import { startReconcileSchedule } from '../sources/reconcile/schedule.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../handler/env.js';
 import type { WorkerHooks } from '../worker/hooks.js';
 import { handlerSnapshot, HandlerSet } from '../handler/set.js';
 import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
-import { startSources } from './sources.js';
+import { startSources } from '../sources/start.js';
 import { createHandlerProcessor, type HandlerJobDecision } from '../worker/processor.js';
 import { RedisStepStore } from '../worker/steps.js';
 import { workerApiFactory } from './worker-api.js';
@@ -120,10 +119,12 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   // Delivery history (HISTORY): observes fan-out, each attempt, its steps and API calls; identities when off.
   const history = workerHistory(config, commands, log);
   const hooks = history.hooks(opts.hooks);
+  // One API client factory per process (one shared limiter, one read cache): handler runs, schedule runs, polls.
+  const api = workerApiFactory({ ...opts, hooks }, commands);
   // Tracing on: a span per fan-out and per handler run, children of the context the job carries.
   const processJob = traceHandlerRuns(history.processor(createHandlerProcessor({
     set,
-    api: workerApiFactory({ ...opts, hooks }, commands),
+    api,
     steps: history.steps(new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000)),
     log,
     hooks,
@@ -199,10 +200,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
         .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run'));
     });
   }
-  // Polled sources and schedules (src/sources): their own queues, started only when some module needs them.
-  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api: workerApiFactory({ ...opts, hooks }, commands), history, world });
+  // Timed sources (src/sources): polls, schedules and scheduled reconcile, one job scheduler wiring.
+  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api, workerOptions: workerOptions(config), history, world });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  const reconciler = await startReconcileSchedule(opts, commands, world);
 
   const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
   return {
@@ -214,7 +214,6 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
-      await reconciler?.close();
       await owned.close();
       await closeRedis(commands);
     },

@@ -4,7 +4,7 @@ import { parseEnvelope } from '../events/envelope.js';
 import { FIXTURES_DIR } from '../replay/build.js';
 import { KEPT_HEADERS } from '../queue/delivery.js';
 import { InputError, itemFromText } from '../replay/inputs.js';
-import { sign } from '../events/signature.js';
+import { signBody } from './signing.js';
 import { SIGNATURE_HEADER } from '../spec/webhooks.js';
 
 /** A delivery a test cannot use: an unreadable or malformed file, or a body that is not a valid event. */
@@ -100,6 +100,6 @@ export function signDelivery(delivery: Delivery | Uint8Array | string, secret: s
   for (const [k, v] of Object.entries(recorded)) {
     if ((KEPT_HEADERS as readonly string[]).includes(k.toLowerCase())) headers[k.toLowerCase()] = v;
   }
-  headers[(options.header ?? SIGNATURE_HEADER).toLowerCase()] = sign(secret, body);
+  headers[(options.header ?? SIGNATURE_HEADER).toLowerCase()] = signBody(body, secret);
   return { body, headers };
 }

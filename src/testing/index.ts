@@ -16,7 +16,9 @@
  * - `sandboxClient(sandbox)`: a client of a sandbox in this process, to set up
  *   records and check what a handler changed.
  * - Deliveries (the package's fixtures, a captured file, the event a handler
- *   receives for one), signing a delivery as the workspace does, the sandbox.
+ *   receives for one), signing a delivery as the workspace does
+ *   (`signDelivery(delivery, secret)`, `signBody(body, secret)`: what is
+ *   signed first, then the secret), the sandbox.
  *
  * @example
  * import { expect, it } from 'vitest';
@@ -41,6 +43,6 @@ export { createEvent, type DeepPartial, type EventOverrides } from './create-eve
 export { sandboxClient } from './sandbox-api.js';
 export { MemoryStepStore, type StepStore } from '../worker/steps.js';
 export { readDelivery, loadFixture, toEvent, signDelivery, DeliveryError, type Delivery, type SignedRequest } from './delivery.js';
-export { sign } from '../events/signature.js';
+export { signBody, sign } from './signing.js';
 export { SIGNATURE_HEADER } from '../spec/webhooks.js';
 export { createSandbox, type RunningSandbox, type Sandbox, type SandboxOptions } from '../sandbox/index.js';

@@ -3,6 +3,7 @@ import {
   ApiError, LegacyKeyRetiredError, QuotaExhaustedError, RateLimitedError, TokenExpiredError, UnauthorizedError,
 } from '../api/errors.js';
 import { asSentence } from '../api/sentence.js';
+import { isNonRetriable } from '../handler/errors.js';
 
 /** What the worker does with a failed handler run. */
 export type Verdict =
@@ -21,7 +22,9 @@ const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.m
  * The one place that maps an error to a verdict (the error type decides retry
  * vs dead-letter). Network, 5xx and 409 retry; 429 waits for
  * the shared limiter without spending an attempt; 4xx validation, 404 and a
- * handler's UnrecoverableError (HandlerConfigError among them) dead-letter; an
+ * handler's NonRetriableError (HandlerConfigError and the deprecated
+ * UnrecoverableError among them; for one release bullmq's UnrecoverableError
+ * too, thrown by a handler that imports it from bullmq) dead-letter; an
  * expired, revoked or retired token pauses the queue. Anything else — a
  * HandlerTimeoutError, a plain Error — retries.
  */
@@ -36,7 +39,7 @@ export function classify(err: unknown, now: () => number = Date.now): Verdict {
   if (err instanceof RateLimitedError) {
     return { kind: 'delay', ms: Math.max(250, err.retryAfterMs ?? 10_000), reason: 'API rate limit (429); waiting for Retry-After' };
   }
-  if (err instanceof UnrecoverableError) return { kind: 'dead', reason: describe(err) };
+  if (isNonRetriable(err) || err instanceof UnrecoverableError) return { kind: 'dead', reason: describe(err) };
   if (err instanceof ApiError) {
     return err.retryable ? { kind: 'retry', reason: describe(err) } : { kind: 'dead', reason: `${describe(err)}${fieldErrors(err)}` };
   }

@@ -2,7 +2,7 @@ import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './ba
 import type { WebhookEventName as EventName } from '../../spec/events.js';
 import { SIGNATURE_HEADER } from '../../spec/webhooks.js';
 import { envelope, type Envelope } from './envelope.js';
-import { signDelivery } from './signing.js';
+import { signatureOf } from './signing.js';
 
 /** Header carrying the signature (spec: Events 3; the spec's neutral name for the branded header). */
 export { SIGNATURE_HEADER };
@@ -195,7 +195,7 @@ export class WebhookEmitter {
     try {
       const res = await this.fetchImpl(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signDelivery(secret, p.bytes) },
+        headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: signatureOf(p.bytes, secret) },
         body: new Uint8Array(p.bytes),
         signal: AbortSignal.timeout(this.retry.timeoutMs),
       });

@@ -7,6 +7,6 @@ import { SIGNATURE_PREFIX } from '../../spec/webhooks.js';
  * of the rule rather than the receiver's code, so a receiver tested against it
  * is checked against a second implementation.
  */
-export function signDelivery(secret: string, body: Uint8Array): string {
+export function signatureOf(body: Uint8Array, secret: string): string {
   return SIGNATURE_PREFIX + createHmac('sha256', secret).update(body).digest('hex');
 }

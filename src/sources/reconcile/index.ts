@@ -1,7 +1,7 @@
 /** `switchyard reconcile` and scheduled reconcile: what changed upstream → the events it implies → deliveries for those not received. */
-export { budgetedLimiter, catchUpLimiter, reconcileBurst, reconcileClient } from './budget.js';
+export { RECONCILE_CALL, reconcileClient } from './client.js';
 export { inferContact, inferConversation, inferLead, inferMessage, type Inferred, type Window } from './infer.js';
 export { formatReport, reconcile, type EventCounts, type ReconcileOptions, type ReconcileReport } from './run.js';
-export { startReconcileSchedule, type ReconcileSchedule } from './schedule.js';
+export { RECONCILE_SCHEDULER_ID, reconcileTimer, type ReconcileTimerDeps } from './timer.js';
 export { reconcileDeliveryKey, synthesize } from './synthesize.js';
 export { inferChanges, type ReconcileApi } from './walk.js';

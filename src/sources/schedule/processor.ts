@@ -10,9 +10,6 @@ import type { HandlerJobDecision } from '../../worker/processor.js';
 import { runHandler } from '../../worker/runner.js';
 import { onAttempt } from '../../worker/classify.js';
 
-/** The poll queue's one job scheduler. */
-export const POLL_SCHEDULER_ID = 'poll';
-
 export interface ScheduleProcessorDeps {
   readonly set: Pick<HandlerSet, 'current'>;
   readonly api: ContextDeps['api'];
@@ -24,7 +21,7 @@ export interface ScheduleProcessorDeps {
  * A schedule's run as a plain function: the schedule runs through the
  * handlers' runner (timeout, failure classification, logging) as a handler of
  * no event, with `ctx.tick` added; the decision is applied by the BullMQ
- * adapter (src/runtime/sources.ts) like a handler job's.
+ * adapter (src/sources/schedule/timer.ts) like a handler job's.
  */
 export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: ScheduleJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
   return async (job, signal) => {

@@ -66,10 +66,10 @@ export default defineHandler({ id: copies === 0 ? 'one-switchyard' : 'copies-of-
 `;
 
 /** A user's TypeScript module: every entry point, through a few of its named exports. */
-const CONSUMER_TS = `import { defineHandler, HandlerConfigError, ValidationError, EVENT_NAMES, parseBusinessHours, type Contact, type WorkspaceEvent } from 'switchyard';
-import { createApiClient, NotFoundError, type ApiClient, type ApiClientOptions, type Order } from 'switchyard/api';
+const CONSUMER_TS = `import { defineHandler, HandlerConfigError, NonRetriableError, UnrecoverableError, ValidationError, EVENT_NAMES, parseBusinessHours, type Contact, type RetryOptions, type WorkspaceEvent } from 'switchyard';
+import { createApiClient, NotFoundError, type ApiClient, type ApiClientOptions, type ApiRetryOptions, type Order } from 'switchyard/api';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from 'switchyard/sandbox';
-import { createEvent, loadFixture, signDelivery, testHandler, toEvent, type Delivery, type TestHandlerResult } from 'switchyard/testing';
+import { createEvent, loadFixture, sign, signBody, signDelivery, testHandler, toEvent, type Delivery, type TestHandlerResult } from 'switchyard/testing';
 
 const tagVip = defineHandler({
   id: 'tag-vip',
@@ -95,6 +95,13 @@ export async function won(): Promise<WorkspaceEvent<'lead.won'>> {
 export const names: readonly string[] = EVENT_NAMES;
 export const tested = (): Promise<TestHandlerResult<'conversation.closed'>> => testHandler(tagVip, createEvent('conversation.closed', { data: { contact_id: 36 } }));
 export const open = parseBusinessHours('Mon-Fri 09:00-17:00 Europe/Berlin');
+const retry: RetryOptions = { attempts: 3, backoff: { type: 'fixed', delay: '5s' } };
+const apiRetry: Partial<ApiRetryOptions> = { maxAttempts: 1 };
+export const strict = defineHandler({ id: 'strict', on: ['lead.won'], retry, async handle() { throw new NonRetriableError('stop'); } });
+// Deprecated for one release, still compiling: UnrecoverableError, sign(secret, body).
+export const old = (): Error => new UnrecoverableError('stop');
+export const sameSignature = (): boolean => sign('s', '{}') === signBody('{}', 's');
+export const once: ApiClient = createApiClient({ ...options, retry: apiRetry });
 `;
 
 /** What must not compile in a user's module: a deep import into dist/ and names each entry point keeps internal. */
@@ -103,6 +110,8 @@ import { tokenKey, createApiClient } from 'switchyard';
 import { errorFromResponse } from 'switchyard/api';
 import { SandboxState } from 'switchyard/sandbox';
 export const leaked = [createTransport, tokenKey, createApiClient, errorFromResponse, new SandboxState({} as never)];
+import type { RetryOptions } from 'switchyard/api';
+export type Old = RetryOptions;
 `;
 
 /** Exactly these errors (file:line code), in the leaks file only. */
@@ -112,6 +121,7 @@ const LEAK_ERRORS = [
   'leaks.ts:2 TS2305', // ... nor 'createApiClient' (it is in switchyard/api)
   'leaks.ts:3 TS2305', // 'switchyard/api' has no exported member 'errorFromResponse'
   'leaks.ts:5 TS1362', // SandboxState is a type of switchyard/sandbox, not a value
+  'leaks.ts:6 TS2724', // switchyard/api has no RetryOptions (a handler's is switchyard's; the client's is ApiRetryOptions)
 ];
 
 
@@ -195,7 +205,8 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
         console.log(typeof root.defineHandler, typeof root.ValidationError, typeof root.createApiClient, typeof root.tokenKey, typeof root.verify);
         console.log(typeof api.createApiClient, api.ValidationError === root.ValidationError, typeof api.tokenKey);
         const event = testing.toEvent(await testing.loadFixture('lead.won'), 'lead.won');
-        console.log(event.name, testing.signDelivery('{}', 's').headers[testing.SIGNATURE_HEADER.toLowerCase()] === testing.sign('s', '{}'));
+        console.log(event.name, testing.signDelivery('{}', 's').headers[testing.SIGNATURE_HEADER.toLowerCase()] === testing.signBody('{}', 's'), testing.sign('s', '{}') === testing.signBody('{}', 's'));
+        console.log(new root.UnrecoverableError('x') instanceof root.NonRetriableError, new root.NonRetriableError('x').name);
         console.log(require('switchyard/package.json').version);
         await import('switchyard/dist/api/transport.js').catch((e) => console.log(e.code));
       })`;
@@ -204,7 +215,8 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       expect(r.stdout.split('\n')).toEqual([
         'function function undefined undefined undefined',
         'function true undefined',
-        'lead.won true',
+        'lead.won true true',
+        'true NonRetriableError',
         VERSION,
         'ERR_PACKAGE_PATH_NOT_EXPORTED',
         '',

@@ -67,7 +67,7 @@ describe('dlq against real failed jobs', () => {
     expect(byId.code).toBe(0);
     expect(byId.out).toMatch(/handler: {3}flaky/);
     expect(byId.out).toMatch(/attempts: {2}1 of 10/);
-    expect(byId.out).toMatch(/reason: {4}.*broken on lead 101/);
+    expect(byId.out).toMatch(/reason: {4}NonRetriableError: broken on lead 101/);
     expect(byId.out).toMatch(/"id": 101/);
     const byKey = await run('show', keys[0]!, '--json');
     expect(JSON.parse(byKey.out)).toHaveLength(1);

@@ -9,6 +9,8 @@ import {
   type Jsonified,
   HandlerDefinitionError,
   isHandler,
+  HandlerConfigError,
+  NonRetriableError,
   UnrecoverableError,
   type HandlerContext,
 } from '../../../src/handler/define.js';
@@ -77,12 +79,12 @@ describe('defineHandler', () => {
       id: 'throws',
       on: ['lead.won'],
       handle() {
-        throw new UnrecoverableError('no such stage');
+        throw new NonRetriableError('no such stage');
       },
     });
     const p = bad.handle(leadWon, ctx);
     expect(p).toBeInstanceOf(Promise);
-    await expect(p).rejects.toBeInstanceOf(BullUnrecoverable);
+    await expect(p).rejects.toBeInstanceOf(NonRetriableError);
   });
 
   test('handle runs with the definition as `this`', async () => {
@@ -97,8 +99,17 @@ describe('defineHandler', () => {
     await defineHandler(def).handle(leadWon, ctx);
   });
 
-  test('UnrecoverableError is bullmq’s class', () => {
-    expect(UnrecoverableError).toBe(BullUnrecoverable);
+  test('NonRetriableError is our own class, not bullmq’s; UnrecoverableError (deprecated) and HandlerConfigError are NonRetriableErrors', () => {
+    const err = new NonRetriableError('stop', { cause: new Error('why') });
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(BullUnrecoverable);
+    expect([err.name, err.message, (err.cause as Error).message]).toEqual(['NonRetriableError', 'stop', 'why']);
+    const old = new UnrecoverableError('stop');
+    expect(old).toBeInstanceOf(NonRetriableError);
+    expect(old).not.toBeInstanceOf(BullUnrecoverable);
+    // Its name stays, so dead-letter reasons read as before.
+    expect(old.name).toBe('UnrecoverableError');
+    expect(new HandlerConfigError('x')).toBeInstanceOf(NonRetriableError);
   });
 
   test('ABILITIES holds the spec’s 13 abilities and the lead pair', () => {

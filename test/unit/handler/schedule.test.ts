@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HandlerDefinitionError } from '../../../src/handler/define.js';
-import { defineSchedule, describeSchedule, isSchedule, nextRun, repeatOptions } from '../../../src/handler/schedule.js';
+import { defineSchedule, describeSchedule, isSchedule } from '../../../src/handler/schedule.js';
+import { nextRun, repeatOptions } from '../../../src/sources/schedule/repeat.js';
 import { loadHandlerDir } from '../../../src/handler/loader.js';
 
 const loose = defineSchedule as (def: unknown) => ReturnType<typeof defineSchedule>;

@@ -19,13 +19,21 @@ describe('package entry points export only their public names', () => {
   it('switchyard: the handler kit and the errors of ctx.api calls', () => {
     expect(Object.keys(root).sort()).toEqual([
       'ABILITIES', 'BusinessHoursError', 'DEFAULT_RETRY', 'DERIVED_EVENT_NAMES', 'EVENT_NAMES',
-      'HandlerConfigError', 'HandlerDefinitionError', 'HandlerSettingsError', 'HandlerTimeoutError', 'UnrecoverableError',
+      'HandlerConfigError', 'HandlerDefinitionError', 'HandlerSettingsError', 'HandlerTimeoutError', 'NonRetriableError', 'UnrecoverableError',
       'businessHoursSetting', 'closedPeriodStart', 'defineHandler', 'defineSchedule', 'durationSetting', 'isDerivedEvent', 'isEventName', 'isHandler', 'isSchedule', 'isOpen', 'parseBusinessHours',
       ...ERROR_CLASSES,
     ].sort());
     for (const internal of ['tokenKey', 'BURST_WINDOW_MS', 'errorFromResponse', 'loadConfig', 'sign', 'verify', 'createReceiver', 'startService', 'createApiClient']) {
       expect(root).not.toHaveProperty(internal);
     }
+  });
+
+  it('switchyard: NonRetriableError is our own class; UnrecoverableError, deprecated, is one of them and no longer bullmq’s', async () => {
+    const bullmq = await import('bullmq');
+    expect(new root.UnrecoverableError('x')).toBeInstanceOf(root.NonRetriableError);
+    expect(root.UnrecoverableError).not.toBe(bullmq.UnrecoverableError);
+    expect(new root.NonRetriableError('x')).not.toBeInstanceOf(bullmq.UnrecoverableError);
+    expect(new root.HandlerConfigError('x')).toBeInstanceOf(root.NonRetriableError);
   });
 
   it('switchyard/api: createApiClient and the error classes', () => {
@@ -43,9 +51,16 @@ describe('package entry points export only their public names', () => {
 
   it('switchyard/testing: the handler and schedule test kit, deliveries, signing, the sandbox', () => {
     expect(Object.keys(testing).sort()).toEqual([
-      'DeliveryError', 'MemoryStepStore', 'SIGNATURE_HEADER', 'createEvent', 'createSandbox', 'loadFixture', 'readDelivery', 'sandboxClient', 'sign', 'signDelivery',
+      'DeliveryError', 'MemoryStepStore', 'SIGNATURE_HEADER', 'createEvent', 'createSandbox', 'loadFixture', 'readDelivery', 'sandboxClient', 'sign', 'signBody', 'signDelivery',
       'testHandler', 'testSchedule', 'toEvent',
     ]);
     expect(testing.createSandbox).toBe(sandbox.createSandbox);
+  });
+
+  it('switchyard/testing: one argument order, what is signed then the secret; sign (deprecated) is the old order of the same signature', () => {
+    const header = testing.signBody('{"a":1}', 's');
+    expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(testing.signDelivery('{"a":1}', 's').headers[testing.SIGNATURE_HEADER.toLowerCase()]).toBe(header);
+    expect(testing.sign('s', '{"a":1}')).toBe(header);
   });
 });

@@ -76,7 +76,14 @@ describe('timeout', () => {
     expect(aborted).toBe(true);
   });
 
-  test('classify retries a HandlerTimeoutError (it is no UnrecoverableError)', () => {
+  test('classify: a NonRetriableError of another copy of the package (its brand, not this class) is dead too', () => {
+    class OtherCopy extends Error {}
+    Object.defineProperty(OtherCopy.prototype, Symbol.for('switchyard.nonRetriable'), { value: true });
+    expect(classify(new OtherCopy('stop'))).toEqual({ kind: 'dead', reason: 'Error: stop' });
+    expect(classify(new Error('stop')).kind).toBe('retry');
+  });
+
+  test('classify retries a HandlerTimeoutError (it is no NonRetriableError)', () => {
     expect(classify(new HandlerTimeoutError('h', 1_000)).kind).toBe('retry');
   });
 });

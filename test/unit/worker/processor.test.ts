@@ -1,7 +1,8 @@
 /** The `handlers` job processor without BullMQ or Redis: each decision it takes, on an injected clock. */
 import { describe, expect, test } from 'vitest';
 import { RateLimitedError, TokenExpiredError } from '../../../src/api/errors.js';
-import { defineHandler, HandlerConfigError, type Handler } from '../../../src/handler/define.js';
+import { UnrecoverableError as BullUnrecoverable } from 'bullmq';
+import { defineHandler, HandlerConfigError, NonRetriableError, UnrecoverableError, type Handler } from '../../../src/handler/define.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import { createHandlerProcessor, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
@@ -63,6 +64,15 @@ describe('handler job processor', () => {
     const err = new HandlerConfigError('missing thing');
     const decision = await processor(async () => { throw err; }).run(job());
     expect(decision).toEqual({ kind: 'dead', reason: match.stringContaining('missing thing'), error: err });
+  });
+
+  test('a NonRetriableError is dead on its first attempt of many, with its message; so are the deprecated UnrecoverableError and, for one release, bullmq’s', async () => {
+    for (const err of [new NonRetriableError('no such stage'), new UnrecoverableError('no such stage'), new BullUnrecoverable('no such stage')]) {
+      const p = processor(async () => { throw err; });
+      const decision = await p.run(job({ attemptsMade: 0, attempts: 10 }));
+      expect(decision).toEqual({ kind: 'dead', reason: `${err.name}: no such stage`, error: err });
+      expect(p.reports).toEqual([expect.objectContaining({ handler: 'h', outcome: 'dead' })]);
+    }
   });
 
   test('a 429 waits for Retry-After on the injected clock without spending an attempt', async () => {

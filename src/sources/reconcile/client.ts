@@ -1,0 +1,23 @@
+import type { ApiClient } from '../../api/client.js';
+import type { CallEvent } from '../../api/transport.js';
+import type { Config } from '../../config/config.js';
+import type { RedisClient } from '../../redis/connection.js';
+import { configuredApiClients, type ApiCall } from '../../worker/api-client.js';
+
+/**
+ * Reconcile's part of a client: priority `low` at the shared limiter (the one
+ * the workers use, `<QUEUE_PREFIX>:api-rate:`), and within the catch-up budget
+ * (`<QUEUE_PREFIX>:reconcile-rate:`, RECONCILE_BUDGET of the burst), so live
+ * traffic keeps the rest. Inside that window its listings go before the
+ * handler runs they caused (few calls, and the report waits on them).
+ */
+export const RECONCILE_CALL: ApiCall = Object.freeze({ priority: 'low', budget: 'catch-up', budgetPriority: 'high' });
+
+/**
+ * Reconcile's API client (scheduled and `switchyard reconcile`), built by the
+ * one builder (src/worker/api-client.ts) with the limits shared in `redis`.
+ * Null when no API is configured.
+ */
+export function reconcileClient(config: Config, redis: RedisClient, onCall?: (c: CallEvent) => void): ApiClient | null {
+  return configuredApiClients(config, redis)?.({ ...RECONCILE_CALL, ...(onCall ? { onCall } : {}) }) ?? null;
+}

@@ -1,0 +1,124 @@
+/**
+ * The one way Switchyard builds its own Workspace API clients: the worker's
+ * handler and schedule runs, the poller, reconcile (scheduled and `switchyard
+ * reconcile`), `replay --inline` and `doctor`'s check. Built once per process
+ * (one shared limiter, one catch-up window, one read cache), then a client per
+ * use with its priority, budget and Idempotency-Keys.
+ * @module
+ */
+import { createApiClient, type ApiClient } from '../api/client.js';
+import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
+import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
+import type { ApiRetryOptions } from '../api/retry.js';
+import type { CallEvent } from '../api/transport.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { RedisClient } from '../redis/connection.js';
+import { catchUpLimiter, reconcileBurst } from './api-budget.js';
+import { ReadCache } from './read-cache.js';
+
+/** Per-request timeout of the clients built here (also the longest a call's rate-limit slot counts as in flight). */
+export const API_TIMEOUT_MS = 30_000;
+
+/** The limits every process of the token shares in Redis. */
+export interface SharedLimits {
+  readonly redis: RedisClient;
+  /** QUEUE_PREFIX: the windows are `<prefix>:api-rate:` and `<prefix>:reconcile-rate:`. */
+  readonly prefix: string;
+  /** Calls per 10 s of the catch-up window (reconcileBurst(): RECONCILE_BUDGET of the burst). */
+  readonly catchUpBurst: number;
+}
+
+/** What every client of one process shares. */
+export interface ApiClientsOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly burst: number;
+  /** The limits shared across processes; absent, a limiter of this process only (a CLI's single check, an inline run). */
+  readonly shared?: SharedLimits | undefined;
+  /**
+   * Below `high`, grants are paced once the window is a tenth full, so a backlog leaves a slot
+   * for a customer-facing (high) call every window/burst (the worker's runs). Default off.
+   */
+  readonly pace?: boolean;
+  /** One short-lived read cache shared by every client (src/worker/read-cache.ts). Default off. */
+  readonly readCache?: boolean;
+  /** Observes every attempt of every client (metrics, tracing). */
+  readonly onCall?: ((e: CallEvent) => void) | undefined;
+  readonly fetch?: typeof fetch | undefined;
+  readonly log?: Logger | undefined;
+  readonly retry?: Partial<ApiRetryOptions>;
+}
+
+/** One client's own part. */
+export interface ApiCall {
+  /** Priority of its calls at the shared limiter (default `normal`). */
+  readonly priority?: LimiterPriority;
+  /** Idempotency-Keys of its writes (default: random). */
+  readonly keys?: IdempotencyKeyGenerator;
+  /**
+   * `catch-up`: each call also takes a slot of the catch-up window (RECONCILE_BUDGET) first:
+   * reconcile's listings and the runs of the deliveries it synthesized. Default `live`.
+   */
+  readonly budget?: 'live' | 'catch-up';
+  /** Order of waiters inside the catch-up window (default `low`; reconcile's own listings go first: `high`). */
+  readonly budgetPriority?: LimiterPriority;
+  /** Observes this client's attempts (besides the process's `onCall`). */
+  readonly onCall?: (e: CallEvent) => void;
+}
+
+/** Builds a client per use; every client of it shares the limiter, the catch-up window and the read cache. */
+export type ApiClients = (call?: ApiCall) => ApiClient;
+
+/**
+ * The builder. A call's slot counts as in flight for at most the request
+ * timeout: a killed process never marks its calls done, so when they filled
+ * the window, the limiter's 60 s default kept every worker waiting 70 s after
+ * the kill.
+ */
+export function apiClients(opts: ApiClientsOptions): ApiClients {
+  const { baseUrl, token, burst, shared } = opts;
+  const limiter: RateLimiter | undefined = shared
+    ? createRedisRateLimiter({ redis: shared.redis, token, burst, prefix: `${shared.prefix}:api-rate:`, inflightMs: API_TIMEOUT_MS, ...(opts.pace ? { paceBelowHigh: true } : {}) })
+    : undefined;
+  const catchUp = new Map<LimiterPriority, RateLimiter>();
+  const catchUpAt = (p: LimiterPriority): RateLimiter => {
+    let l = catchUp.get(p);
+    if (!l && shared && limiter) catchUp.set(p, l = catchUpLimiter({ redis: shared.redis, token, prefix: shared.prefix, burst: shared.catchUpBurst }, limiter, p));
+    return l ?? (limiter as RateLimiter);
+  };
+  const cache = opts.readCache ? new ReadCache() : undefined;
+  return (call = {}) => {
+    const observers = [opts.onCall, call.onCall].filter((f): f is (e: CallEvent) => void => f !== undefined);
+    const onCall = observers.length > 1 ? (e: CallEvent) => { for (const f of observers) f(e); } : observers[0];
+    const rateLimiter = limiter && call.budget === 'catch-up' ? catchUpAt(call.budgetPriority ?? 'low') : limiter;
+    const client = createApiClient({
+      baseUrl, token, burst, timeoutMs: API_TIMEOUT_MS,
+      ...(rateLimiter ? { rateLimiter } : {}),
+      ...(call.priority ? { priority: call.priority } : {}),
+      ...(call.keys ? { idempotencyKey: call.keys } : {}),
+      ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(onCall ? { onCall } : {}),
+      ...(opts.log ? { logger: opts.log } : {}),
+    });
+    return cache ? cache.wrap(client) : client;
+  };
+}
+
+/**
+ * {@link apiClients} on the configuration: WORKSPACE_API_URL, _TOKEN and
+ * _BURST; with `redis`, the limits of QUEUE_PREFIX and RECONCILE_BUDGET shared
+ * with every process. Undefined when the URL or the token is unset.
+ */
+export function configuredApiClients(
+  config: Pick<Config, 'workspaceApiUrl' | 'workspaceApiToken' | 'workspaceApiBurst' | 'queuePrefix' | 'reconcile'>,
+  redis: RedisClient | undefined,
+  opts: Omit<ApiClientsOptions, 'baseUrl' | 'token' | 'burst' | 'shared'> = {},
+): ApiClients | undefined {
+  const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst } = config;
+  if (!baseUrl || !token) return undefined;
+  const shared = redis ? { redis, prefix: config.queuePrefix, catchUpBurst: reconcileBurst(config) } : undefined;
+  return apiClients({ ...opts, baseUrl, token, burst, shared });
+}
