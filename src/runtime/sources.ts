@@ -5,13 +5,14 @@ import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import { repeatOptions, type Schedule } from '../handler/schedule.js';
-import type { WorkerHistory } from '../history/observe.js';
+import type { LifecycleBus } from '../lifecycle/bus.js';
+import type { AttemptRef } from '../lifecycle/events.js';
 import type { Logger } from '../log/logger.js';
 import { IngestStore } from '../queue/ingest.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
 import { derivedSubscriptions, pollOnce } from '../sources/poll/poller.js';
 import { POLLS_QUEUE, SCHEDULES_QUEUE } from '../queue/names.js';
-import type { ScheduleJobData } from '../queue/jobs.js';
+import { scheduleKey, tickOf, type ScheduleJobData, type ScheduleJobView } from '../queue/jobs.js';
 import { createScheduleProcessor, POLL_SCHEDULER_ID } from '../sources/schedule/processor.js';
 import type { HandlerSet } from '../handler/set.js';
 import { deterministicKeys } from '../worker/idempotency.js';
@@ -26,8 +27,8 @@ export interface SourcesOptions {
   /** The worker's command connection (locks, poller state, steps). */
   commands: RedisClient;
   api: ((keys: IdempotencyKeyGenerator, priority: LimiterPriority) => ApiClient) | undefined;
-  /** Delivery history (HISTORY): records each schedule run, its attempts, steps and API calls (with `api` built on its hooks). */
-  history?: Pick<WorkerHistory, 'schedules' | 'steps'>;
+  /** The worker's lifecycle stream: each schedule run's attempts, their steps and API calls (history, metrics). */
+  lifecycle?: LifecycleBus;
   /** The worker's world (src/queue/world.ts): the poller keeps its state and delivery keys under it. */
   world?: WorldSource;
 }
@@ -77,8 +78,10 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
   const connect = (name: string): RedisClient => owned.connect(name);
   if (schedules.length > 0) {
     const steps = new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
-    const inner = createScheduleProcessor({ set, api: opts.api, steps: opts.history?.steps(steps) ?? steps, log });
-    const process = opts.history?.schedules(inner) ?? inner;
+    const inner = createScheduleProcessor({ set, api: opts.api, steps, log });
+    const bus = opts.lifecycle;
+    const process = (job: ScheduleJobView, signal?: AbortSignal) =>
+      (bus?.active ? bus.attempt(scheduleAttempt(job), (observe) => inner(job, signal, observe)) : inner(job, signal));
     workers.push(new Worker<ScheduleJobData>(SCHEDULES_QUEUE, async (job: Job<ScheduleJobData>, token?: string, signal?: AbortSignal) => {
       const decision = await process({
         id: String(job.id), data: job.data, timestamp: job.timestamp, delay: job.opts.delay ?? 0, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1,
@@ -125,6 +128,15 @@ export async function startSources(opts: SourcesOptions): Promise<Sources> {
       await owned.close();
       await closeRedis(connection);
     },
+  };
+}
+
+/** A schedule's run for one tick as the lifecycle names its attempt: a delivery of its own, key `schedule:<id>:<tick ISO>`. */
+function scheduleAttempt(job: ScheduleJobView): AttemptRef {
+  const tick = tickOf(job);
+  return {
+    kind: 'schedule', queue: SCHEDULES_QUEUE, jobId: job.id, key: scheduleKey(job.data.scheduleId, tick), handler: job.data.scheduleId, event: 'schedule',
+    number: job.attemptsMade + 1, attempts: job.attempts ?? 1, startedAt: Date.now(), traceparent: undefined, tick,
   };
 }
 

@@ -1,7 +1,6 @@
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { CallEvent } from '../api/transport.js';
-import { apiCallTracer } from '../telemetry/index.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config/config.js';
@@ -9,7 +8,6 @@ import type { Logger } from '../log/logger.js';
 import { catchUpLimiter } from '../sources/reconcile/budget.js';
 import type { RedisClient } from '../redis/connection.js';
 import { ReadCache } from '../worker/read-cache.js';
-import type { WorkerHooks } from '../worker/hooks.js';
 
 /** Per-request timeout of the handlers' API client (also the longest a call's rate-limit slot counts as in flight). */
 export const API_TIMEOUT_MS = 30_000;
@@ -22,9 +20,13 @@ export const API_TIMEOUT_MS = 30_000;
  * with that reason).
  */
 export function workerApiFactory(
-  opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
+  opts: {
+    config: Config; log: Logger; fetch?: typeof fetch | undefined;
+    /** Reports every call's attempts of a client built without an `onCall` of its own (the lifecycle's `api-call`, the poller's). */
+    onCall?: ((e: CallEvent) => void) | undefined;
+  },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string) => ApiClient) | undefined {
+): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string, onCall?: (e: CallEvent) => void) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn(`${apiUnset(config)}: handlers that call the API will be dead-lettered with that reason`);
@@ -41,17 +43,16 @@ export function workerApiFactory(
   // Runs of reconciled deliveries spend reconcile's budget (RECONCILE_BUDGET of the burst), as its listings do.
   const catchUp = catchUpLimiter(config, redis, rateLimiter);
   const cache = new ReadCache();
-  // Metrics and, with tracing on, a span per attempt (child of the run's span).
-  const traced = apiCallTracer(baseUrl);
-  const metered = opts.hooks?.onApiCall;
-  const onCall: ((e: CallEvent) => void) | undefined = traced && metered ? (e) => { metered(e); traced(e); } : (traced ?? metered);
-  return (keys, priority, source) =>
-    cache.wrap(createApiClient({
+  // A run's client reports to its attempt's observer (the lifecycle stream: metrics, history, a span per attempt).
+  return (keys, priority, source, runOnCall) => {
+    const onCall = runOnCall ?? opts.onCall;
+    return cache.wrap(createApiClient({
       baseUrl, token, burst, rateLimiter: source === 'reconcile' ? catchUp : rateLimiter, idempotencyKey: keys, timeoutMs: API_TIMEOUT_MS, priority,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(onCall ? { onCall } : {}),
       logger: opts.log,
     }));
+  };
 }
 
 /** Which of the API's two settings are missing, said as they are. */
