@@ -42,6 +42,7 @@ export function duplicateHistory(config: Config, redis: RedisClient, log: Logger
     const keys = pending;
     pending = [];
     writer.duplicates(keys);
+    writer.flush();
   };
   return {
     onDuplicate(key) {
@@ -53,6 +54,12 @@ export function duplicateHistory(config: Config, redis: RedisClient, log: Logger
   };
 }
 
+/** The worker's history: its lifecycle subscriber, and `flush` to send the writes still batched (before the connection closes). */
+export interface HistoryObserver {
+  readonly subscriber: LifecycleSubscriber;
+  flush(): void;
+}
+
 /**
  * The worker's side of the delivery history, as a lifecycle subscriber
  * (undefined when HISTORY=off): the `events` worker's receipt and fan-out (or
@@ -62,7 +69,7 @@ export function duplicateHistory(config: Config, redis: RedisClient, log: Logger
  * run is recorded as a delivery of its own (key `schedule:<id>:<tick ISO>`,
  * received at the tick) with its attempts as a handler's.
  */
-export function historyObserver(config: Config, redis: RedisClient, log: Logger): LifecycleSubscriber | undefined {
+export function historyObserver(config: Config, redis: RedisClient, log: Logger): HistoryObserver | undefined {
   const writer = historyWriter(config, redis, log);
   if (!writer) return undefined;
   const redactor = bodyRedactor(config);
@@ -114,7 +121,7 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
   const receipt = (d: DeliveryFacts): Receipt => ({ receivedAt: d.receivedAt, queuedAt: d.queuedAt, secretIndex: d.secretIndex, bytes: d.bytes, source: d.source });
   const redactedBody = (d: DeliveryFacts): string | undefined => (redactor ? redactor.body(d.raw).toString('utf8') : undefined);
 
-  return {
+  const subscriber: LifecycleSubscriber = {
     'attempt-started': ({ attempt }) => {
       if (attempt.kind === 'schedule' && attempt.tick !== undefined) writer.scheduled(attempt.key, attempt.tick);
     },
@@ -163,6 +170,7 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
       }
     },
   };
+  return { subscriber, flush: () => writer.flush() };
 }
 
 /** `conversation:42` → `42`. */

@@ -145,9 +145,10 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   // The lifecycle stream (src/lifecycle): fan-out, each attempt, its steps and API calls. Its observers,
   // subscribed here only: metrics (opts.hooks), the delivery history (HISTORY) and tracing (a span per
   // fan-out and per handler attempt, the scope it runs in; one per API call).
+  const history = historyObserver(config, commands, log);
   const lifecycle = new LifecycleBus()
     .subscribe(opts.hooks)
-    .subscribe(historyObserver(config, commands, log))
+    .subscribe(history?.subscriber)
     .subscribe(tracingObserver(config.workspaceApiUrl ?? undefined));
   /** A call no attempt made (the poller's) is reported to the stream too. */
   const apiObserver = lifecycle.wants('api-call') ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) } : {};
@@ -166,8 +167,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
   const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined) => {
     const all = set.current().all;
-    const raw = delivery?.raw ?? deliveryBytes(job.data);
-    const envelope = parseEnvelope(raw);
+    // The text as stored is parsed as is (no round trip through the bytes).
+    const envelope = parseEnvelope(delivery?.raw ?? deliveryBytes(job.data), job.data.body);
     let placed;
     try {
       placed = await dispatch(job.data, all, fanOutPorts, envelope);
@@ -267,6 +268,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       await sources.close();
       await reconciler?.close();
       await owned.close();
+      history?.flush();
       await closeRedis(commands);
     },
   };

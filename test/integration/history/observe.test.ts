@@ -36,7 +36,7 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
   beforeAll(() => {
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     const config = loadConfig({ QUEUE_PREFIX: prefix, HISTORY: 'on' });
-    bus = new LifecycleBus().subscribe(historyObserver(config, redis, memoryLogger().log));
+    bus = new LifecycleBus().subscribe(historyObserver(config, redis, memoryLogger().log)?.subscriber);
   });
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}:*`);
