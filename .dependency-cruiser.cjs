@@ -31,9 +31,12 @@ const L = {
   sources: '^src/sources/',
   api: '^src/api/',
   sandbox: '^src/sandbox/',
-  // Prometheus metrics: observes receiver, worker, queue and client; wired by runtime.
+  // The worker's lifecycle stream: typed events (received, fanned out, attempt started/ended, API call,
+  // step, wait) and the bus the worker emits them on; metrics, history and telemetry subscribe.
+  lifecycle: '^src/lifecycle/',
+  // Prometheus metrics: observes receiver, worker (its lifecycle stream), queue and client; wired by runtime.
   metrics: '^src/metrics/',
-  // Delivery history: written by observers runtime wires into pump and worker; read by the CLI.
+  // Delivery history: a subscriber of the worker's lifecycle stream (and the receiver's repeats), wired by runtime; read by the CLI and admin.
   history: '^src/history/',
   // CLI services: what `switchyard replay` and `switchyard doctor` run.
   replay: '^src/replay/',
@@ -62,10 +65,12 @@ const allowed = {
   util: [],
   spec: [L.util],
   events: [L.spec, L.util],
+  // Plain data and a bus: imports only the bottom (it names no worker, runtime or observer module).
+  lifecycle: [...bottom],
   // pii/redact.ts knows which fields of each event are personal (the catalogue).
   shared: [L.shared, L.events, L.spec, L.util],
-  // Its settings come from config; the receiver, queue and worker call it with their own data.
-  telemetry: [L.shared, L.util],
+  // Its settings come from config; the receiver and queue call it with their own data, the worker through its lifecycle stream.
+  telemetry: [L.lifecycle, L.shared, L.util],
   redis: [L.shared, L.util],
   // The client stands alone: spec and util only (its Redis limiter loads its Lua with util/lua.ts).
   api: [L.spec, L.util],
@@ -77,10 +82,11 @@ const allowed = {
   receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
-  worker: [L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
-  sources: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
-  metrics: [L.receiver, L.worker, L.queue, L.api, ...bottom, L.redis, L.shared],
-  history: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  worker: [L.lifecycle, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
+  sources: [L.lifecycle, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  metrics: [L.lifecycle, L.receiver, L.queue, L.api, ...bottom, L.redis, L.shared],
+  // No worker or runtime module: what the worker does reaches it as lifecycle events.
+  history: [L.lifecycle, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
   replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).

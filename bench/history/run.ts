@@ -1,4 +1,5 @@
-// bench/history: what the delivery history costs the path from the inbox to a finished handler run.
+// bench/history: what the delivery history costs the path from the inbox to a finished handler run,
+// next to a plain BullMQ baseline doing the same two hops.
 //
 //   node --import tsx bench/history/run.ts          (from the repository root; no build needed)
 //
@@ -7,37 +8,76 @@
 // 200 duplicate is counted from the receiver, batched off the request). So
 // receiver throughput (bench/ingest) and the pump are untouched by design, and
 // the cost is in the workers. This measures them: a fresh redis-server (AOF
-// everysec), an inbox filled with N distinct ~500-byte `message.received`
-// deliveries, then in this process the worker's IngestPump and the BullMQ
-// workers of `switchyard work` (startWorker; one no-op handler, the
-// bench/memory one) until every `events` and `handlers` job completed —
-// with history off and on, alternating in ROUNDS so drifts in foreign load hit
-// both. Reported per case: deliveries/s end to end, CPU µs per delivery of this
-// process and of redis-server, and, with history on, Redis bytes per delivery of
-// the history keys (UNLINKed and used_memory compared).
+// everysec; one per run, FLUSHALLed before every case), N distinct ~500-byte
+// `message.received` deliveries, then in this process, per case:
 //
-// Knobs: DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 RESULTS=<file.json>
-import { mkdtempSync, writeFileSync } from 'node:fs';
+//   off         Switchyard, HISTORY=off: the inbox list filled (not timed), then the worker's IngestPump
+//               (inbox → `events`, addBulk) and the BullMQ workers of `switchyard work` (startWorker; one
+//               no-op handler, the bench/memory one): `events` fan-out → `handlers` → no-op run.
+//   on          the same with HISTORY=on.
+//   plain       plain BullMQ, no pump: the N deliveries addBulk'ed to `events` beforehand (not timed); an
+//               `events` Worker that JSON-parses the body and adds one `handlers` job (same data shape, job
+//               id from the delivery key as Switchyard's fan-out makes it), and a `handlers` Worker with a
+//               no-op processor. Same queue names, prefix, job options (src/queue/job-options.ts),
+//               worker options (src/runtime/worker-options.ts: concurrency, lock, stalled checks) and
+//               connection settings (createRedisConnection 'worker').
+//   plain+pump  `plain` plus a pump-equivalent: the inbox list filled (not timed), a loop that LPOPs 200
+//               items at a time, decodes them (decodeInboxItem) and addBulk's them to `events`.
+//
+// Timed span of every case: from starting the workers (and the pump) until every `events` and `handlers`
+// job completed. The case order rotates by one per round, so drifts in foreign load hit every case.
+// Reported per case: deliveries/s end to end, CPU µs per delivery of this process and of redis-server,
+// and, with history on, Redis bytes per delivery of the history keys (UNLINKed and used_memory compared);
+// per round, the ratios of deliveries/s (on ÷ off, off ÷ plain, on ÷ plain, …) and medians per case.
+//
+// Knobs: DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,plain,plain+pump RESULTS=<file.json>
+//        WARMUP=1: untimed rounds before the ROUNDS (every case once; logged, not kept).
+//        WINDOWS=<file.json>: the timed spans (process.hrtime, µs) and their CPU µs per case, for top-self-windows.mjs
+//        with `node --cpu-prof` (the profile's sample clock is the same monotonic clock).
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { loadConfig } from '../../src/config/config.js';
-import { encodeInboxItem } from '../../src/queue/inbox-item.js';
-import { ingestKeys } from '../../src/queue/names.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { jobIdFor } from '../../src/events/envelope.js';
+import type { Handler } from '../../src/handler/define.js';
+import type { StoredDelivery } from '../../src/queue/delivery.js';
+import { decodeInboxItem, encodeInboxItem } from '../../src/queue/inbox-item.js';
+import { EVENTS_JOB_OPTIONS, handlerJobOptions } from '../../src/queue/job-options.js';
+import type { HandlerJobData } from '../../src/queue/jobs.js';
+import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
 import { openQueues } from '../../src/queue/queues.js';
+import { closeRedis, createRedisConnection, type RedisClient } from '../../src/redis/connection.js';
 import { startWorker } from '../../src/runtime/worker.js';
+import { workerOptions } from '../../src/runtime/worker-options.js';
 import { HandlerSet, handlerSnapshot } from '../../src/handler/set.js';
 import { loadHandlers } from '../../src/handler/loader.js';
-import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, runBench, until } from '../lib/proc.js';
+import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, runBench, until, type RunningRedis } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5_000);
 const CONCURRENCY = process.env.CONCURRENCY ?? '10';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
+/** Untimed rounds first (every case once, rows logged but not kept): the first case run in a process pays for JIT warm-up. */
+const WARMUP = Number(process.env.WARMUP ?? 1);
 const PREFIX = 'switchyard';
+const ALL_CASES = ['off', 'on', 'plain', 'plain+pump'] as const;
+type CaseName = (typeof ALL_CASES)[number];
+const CASES: CaseName[] = (process.env.CASES ?? ALL_CASES.join(',')).split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
+  if (!(ALL_CASES as readonly string[]).includes(c)) throw new Error(`CASES: unknown case ${c} (known: ${ALL_CASES.join(', ')})`);
+  return c as CaseName;
+});
+const HOPS: Record<CaseName, string> = {
+  off: 'inbox list → IngestPump → events (fan-out, history off) → handlers (no-op handler via processor)',
+  on: 'inbox list → IngestPump → events (fan-out, history on) → handlers (no-op handler via processor)',
+  plain: 'events (pre-added) → JSON.parse + add → handlers (no-op)',
+  'plain+pump': 'list → LPOP 200 + addBulk → events → JSON.parse + add → handlers (no-op)',
+};
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-history-'));
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').trim();
 
 function item(i: number): string {
   const id = `evt_${randomBytes(16).toString('hex')}`;
@@ -49,75 +89,209 @@ function item(i: number): string {
   return encodeInboxItem({ key: id, name: 'message.received', receivedAt: at, secretIndex: 0, body, headers: { 'content-type': 'application/json' } });
 }
 
-interface Row { round: number; history: boolean; perSec: number; workerCpuUs: number; redisCpuUs: number; historyBytesPerDelivery: number | null }
+/** N fresh inbox items, in chunks of 1000 (the fill is not timed). */
+async function fillList(r: Redis, list: string): Promise<void> {
+  for (let i = 0; i < N; i += 1000) await r.rpush(list, ...Array.from({ length: Math.min(1000, N - i) }, (_, j) => item(i + j)));
+}
+
+function eventsJob(d: StoredDelivery) {
+  return { name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } };
+}
+
+interface Row {
+  round: number; case: CaseName; history: boolean | null; position: number; ms: number;
+  perSec: number; workerCpuUs: number; redisCpuUs: number; historyBytesPerDelivery: number | null;
+}
+
+/** What one case's timed span cost (wall ms, CPU s of this process and of redis-server) and when it ran (hrtime ns). */
+interface Span { ms: number; cpu: number; rcpu: number; t0: bigint; t1: bigint }
+
+/** Runs `work` as the timed span: from its start until every `events` and `handlers` job completed. */
+async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: () => Promise<void>): Promise<Span> {
+  const cpu0 = selfCpuSeconds();
+  const rcpu0 = cpuSeconds(redis.child.pid);
+  const t0 = process.hrtime.bigint();
+  const p0 = performance.now();
+  await work();
+  await until('every events and handlers job to complete', async () =>
+    (await events.getCompletedCount()) >= N && (await handlers.getCompletedCount()) >= N, 600_000, 20);
+  const ms = performance.now() - p0;
+  return { ms, cpu: selfCpuSeconds() - cpu0, rcpu: cpuSeconds(redis.child.pid) - rcpu0, t0, t1: process.hrtime.bigint() };
+}
+
+async function switchyardCase(redis: RunningRedis, r: Redis, history: boolean, noop: Handler[]): Promise<Span> {
+  const keys = ingestKeys(PREFIX);
+  await fillList(r, keys.inbox);
+  await sleep(1000);
+  const commands = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const queues = openQueues(commands, PREFIX);
+  const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: history ? 'on' : 'off', WORKER_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });
+  const logger = pino({ level: 'warn' });
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let pump: IngestPump | undefined;
+  try {
+    return await timed(redis, queues.events, queues.handlers.normal, async () => {
+      worker = await startWorker({ config, redisUrl: redis.url, log: logger, set: new HandlerSet(handlerSnapshot(noop, undefined, {})) }, queues);
+      pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: PREFIX, log: logger });
+      pump.start();
+    });
+  } finally {
+    await pump?.stop();
+    await worker?.close(5_000);
+    await queues.close();
+    commands.disconnect();
+    blocking.disconnect();
+  }
+}
+
+/** Plain BullMQ: `events` → one `handlers` job each → no-op; with `pump`, first LPOP from a list → addBulk to `events`. */
+async function plainCase(redis: RunningRedis, r: Redis, pump: boolean, noop: Handler): Promise<Span> {
+  const config: Config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: 'off', WORKER_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });
+  const commands = createRedisConnection(redis.url, 'worker', 'plain-commands');
+  const events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: commands, prefix: PREFIX });
+  const handlers = new Queue<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY.normal, { connection: commands, prefix: PREFIX });
+  const list = `${PREFIX}:bench:plain-inbox`;
+  if (pump) {
+    await fillList(r, list);
+  } else {
+    for (let i = 0; i < N; i += 1000) {
+      await events.addBulk(Array.from({ length: Math.min(1000, N - i) }, (_, j) => eventsJob(decodeInboxItem(item(i + j)))));
+    }
+  }
+  await sleep(1000);
+  const conns: RedisClient[] = [];
+  const connect = (name: string) => { const c = createRedisConnection(redis.url, 'worker', name); conns.push(c); return c; };
+  const workers: Worker[] = [];
+  let pumping: Promise<void> | undefined;
+  let stopPump = false;
+  const handlerOpts = handlerJobOptions(noop.retry);
+  try {
+    return await timed(redis, events, handlers, async () => {
+      workers.push(new Worker<StoredDelivery>(EVENTS_QUEUE, async (job: Job<StoredDelivery>) => {
+        const d = job.data;
+        const e = JSON.parse(d.body ?? '{}') as { id?: string; event: HandlerJobData['event']['name']; created_at?: string; data: unknown };
+        const data: HandlerJobData = {
+          key: d.key, handlerId: noop.id, receivedAt: d.receivedAt,
+          event: { id: e.id ?? null, name: e.event, createdAt: e.created_at ?? null, data: e.data },
+        };
+        await handlers.add(noop.id, data, { ...handlerOpts, jobId: jobIdFor(d.key, noop.id) });
+      }, { connection: connect('plain-events'), prefix: PREFIX, ...workerOptions(config) }));
+      workers.push(new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY.normal, async () => undefined,
+        { connection: connect('plain-handlers'), prefix: PREFIX, ...workerOptions(config) }));
+      for (const w of workers) w.on('error', (err) => log(`plain ${w.name} worker error: ${err.message}`));
+      if (pump) {
+        pumping = (async () => {
+          while (!stopPump) {
+            const items = await commands.lpop(list, 200);
+            if (!items || items.length === 0) break;
+            await events.addBulk(items.map((raw) => eventsJob(decodeInboxItem(raw))));
+          }
+        })();
+      }
+    });
+  } finally {
+    stopPump = true;
+    await pumping?.catch((e: unknown) => log(`plain pump: ${String(e)}`));
+    await Promise.allSettled(workers.map((w) => w.close()));
+    await Promise.allSettled([events.close(), handlers.close()]);
+    await Promise.allSettled([...conns, commands].map((c) => closeRedis(c)));
+  }
+}
+
+async function historyBytes(r: Redis): Promise<number> {
+  await sleep(1000);
+  const before = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
+  const hist: string[] = [];
+  let cursor = '0';
+  do { const [c, ks] = await r.scan(cursor, 'MATCH', `${PREFIX}:hist:*`, 'COUNT', 1000); cursor = c; hist.push(...ks); } while (cursor !== '0');
+  for (let i = 0; i < hist.length; i += 1000) await r.unlink(...hist.slice(i, i + 1000));
+  await sleep(1000);
+  const after = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
+  return Math.round((before - after) / N);
+}
 
 async function main(): Promise<void> {
+  const load0 = loadavg();
   const redis = await startRedis(scratch);
   const r = new Redis(redis.url, { maxRetriesPerRequest: null });
   const rows: Row[] = [];
-  const keys = ingestKeys(PREFIX);
+  const windows: { round: number; case: CaseName; startUs: number; endUs: number; cpuUs: number }[] = [];
   const noop = (await loadHandlers(join(import.meta.dirname, '../memory/handlers'))).map((l) => l.handler);
-  for (let round = 1; round <= ROUNDS; round++) {
-    for (const history of round % 2 === 1 ? [false, true] : [true, false]) {
-      await r.flushall();
-      for (let i = 0; i < N; i += 1000) await r.rpush(keys.inbox, ...Array.from({ length: Math.min(1000, N - i) }, (_, j) => item(i + j)));
-      await sleep(1000);
-      const commands = new Redis(redis.url, { maxRetriesPerRequest: null });
-      const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
-      const queues = openQueues(commands, PREFIX);
-      const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: history ? 'on' : 'off', WORKER_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });
-      const logger = pino({ level: 'warn' });
-      const cpu0 = selfCpuSeconds();
-      const rcpu0 = cpuSeconds(redis.child.pid);
-      const t0 = performance.now();
-      const worker = await startWorker({ config, redisUrl: redis.url, log: logger, set: new HandlerSet(handlerSnapshot(noop, undefined, {})) }, queues);
-      const pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: PREFIX, log: logger });
-      pump.start();
-      await until('every events and handlers job to complete', async () =>
-        (await queues.events.getCompletedCount()) >= N && (await queues.handlers.normal.getCompletedCount()) >= N, 600_000, 20);
-      const ms = performance.now() - t0;
-      const cpu = selfCpuSeconds() - cpu0;
-      const rcpu = cpuSeconds(redis.child.pid) - rcpu0;
-      await pump.stop();
-      await worker.close(5_000);
-      await queues.close();
-      commands.disconnect();
-      blocking.disconnect();
-      let historyBytes: number | null = null;
-      if (history) {
-        await sleep(1000);
-        const before = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
-        const hist: string[] = [];
-        let cursor = '0';
-        do { const [c, ks] = await r.scan(cursor, 'MATCH', `${PREFIX}:hist:*`, 'COUNT', 1000); cursor = c; hist.push(...ks); } while (cursor !== '0');
-        for (let i = 0; i < hist.length; i += 1000) await r.unlink(...hist.slice(i, i + 1000));
-        await sleep(1000);
-        const after = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
-        historyBytes = Math.round((before - after) / N);
+  const noopHandler = noop[0];
+  if (!noopHandler) throw new Error('bench/memory/handlers: no handler');
+  try {
+    for (let round = 1 - WARMUP; round <= ROUNDS; round++) {
+      // Rotation: round 1 runs the cases as listed, round 2 starts with the second, and so on.
+      const order = CASES.map((_, i) => CASES[(i + Math.max(round, 1) - 1) % CASES.length] as CaseName);
+      for (const [position, c] of order.entries()) {
+        await r.flushall();
+        const span = c === 'off' || c === 'on'
+          ? await switchyardCase(redis, r, c === 'on', noop)
+          : await plainCase(redis, r, c === 'plain+pump', noopHandler);
+        const row: Row = {
+          round, case: c, history: c === 'on' ? true : c === 'off' ? false : null, position: position + 1, ms: Math.round(span.ms),
+          perSec: Math.round(N / (span.ms / 1000)), workerCpuUs: Math.round((span.cpu * 1e6) / N), redisCpuUs: Math.round((span.rcpu * 1e6) / N),
+          historyBytesPerDelivery: c === 'on' ? await historyBytes(r) : null,
+        };
+        if (round < 1) { log(`warm-up ${JSON.stringify(row)}`); continue; }
+        windows.push({ round, case: c, startUs: Number(span.t0 / 1000n), endUs: Number(span.t1 / 1000n), cpuUs: Math.round(span.cpu * 1e6) });
+        rows.push(row);
+        log(JSON.stringify(row));
       }
-      const row = { round, history, perSec: Math.round(N / (ms / 1000)), workerCpuUs: Math.round((cpu * 1e6) / N), redisCpuUs: Math.round((rcpu * 1e6) / N), historyBytesPerDelivery: historyBytes };
-      rows.push(row);
-      log(JSON.stringify(row));
     }
+  } finally {
+    r.disconnect();
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-  const pick = (h: boolean, f: (x: Row) => number) => median(rows.filter((x) => x.history === h).map(f));
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = Math.floor(s.length / 2);
+    return s.length % 2 === 1 ? (s[m] ?? NaN) : Math.round(((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2);
+  };
+  const medianOf = (c: CaseName) => {
+    const mine = rows.filter((x) => x.case === c);
+    return { perSec: median(mine.map((x) => x.perSec)), workerCpuUs: median(mine.map((x) => x.workerCpuUs)), redisCpuUs: median(mine.map((x) => x.redisCpuUs)) };
+  };
+  const at = (round: number, c: CaseName) => rows.find((x) => x.round === round && x.case === c);
+  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? null : Number((a / b).toFixed(3)));
+  const pairs: [string, CaseName, CaseName][] = [
+    ['on/off', 'on', 'off'], ['off/plain', 'off', 'plain'], ['on/plain', 'on', 'plain'],
+    ['off/plain+pump', 'off', 'plain+pump'], ['on/plain+pump', 'on', 'plain+pump'],
+  ];
+  const wanted = pairs.filter(([, a, b]) => CASES.includes(a) && CASES.includes(b));
+  /** Per round, deliveries/s of case a ÷ case b, and the same for worker and redis CPU µs per delivery. */
+  const roundRatios = Array.from({ length: ROUNDS }, (_, i) => {
+    const round = i + 1;
+    const of = (f: (x: Row) => number) => Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(at(round, a) && f(at(round, a) as Row), at(round, b) && f(at(round, b) as Row))]));
+    return { round, perSec: of((x) => x.perSec), workerCpuUs: of((x) => x.workerCpuUs), redisCpuUs: of((x) => x.redisCpuUs) };
+  });
+  const medians = Object.fromEntries(CASES.map((c) => [c, medianOf(c)])) as Record<CaseName, ReturnType<typeof medianOf>>;
   const summary = {
-    date: new Date().toUTCString(), machine: machine(), deliveries: N, rounds: ROUNDS, rows,
-    median: {
-      off: { perSec: pick(false, (x) => x.perSec), workerCpuUs: pick(false, (x) => x.workerCpuUs), redisCpuUs: pick(false, (x) => x.redisCpuUs) },
-      on: { perSec: pick(true, (x) => x.perSec), workerCpuUs: pick(true, (x) => x.workerCpuUs), redisCpuUs: pick(true, (x) => x.redisCpuUs) },
+    date: new Date().toUTCString(), machine: machine(), loadavgBefore: load0, loadavgAfter: loadavg(),
+    deliveries: N, rounds: ROUNDS, warmupRounds: WARMUP, concurrency: Number(CONCURRENCY), cases: CASES,
+    hops: Object.fromEntries(CASES.map((c) => [c, HOPS[c]])), rows, median: medians,
+    medianRatios: {
+      perSec: Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(medians[a].perSec, medians[b].perSec)])),
+      workerCpuUs: Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(medians[a].workerCpuUs, medians[b].workerCpuUs)])),
+      redisCpuUs: Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(medians[a].redisCpuUs, medians[b].redisCpuUs)])),
     },
-    onOverOff: Number((pick(true, (x) => x.perSec) / pick(false, (x) => x.perSec)).toFixed(3)),
-    roundRatios: Array.from({ length: ROUNDS }, (_, i) => {
-      const on = rows.find((x) => x.round === i + 1 && x.history)?.perSec ?? NaN;
-      const off = rows.find((x) => x.round === i + 1 && !x.history)?.perSec ?? NaN;
-      return Number((on / off).toFixed(3));
-    }),
+    roundRatios,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  // The same as Markdown tables (bench/history/RESULTS-baseline.md).
+  const md = [
+    '| round | pos | case | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery | history B/delivery |', '|---|---|---|---|---|---|---|',
+    ...rows.map((x) => `| ${x.round} | ${x.position} | ${x.case} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} | ${x.historyBytesPerDelivery ?? ''} |`),
+    ...CASES.map((c) => `| median | | ${c} | ${medians[c].perSec} | ${medians[c].workerCpuUs} | ${medians[c].redisCpuUs} | |`),
+    '', `| round | ${wanted.map(([k]) => `${k} (deliveries/s)`).join(' | ')} | ${wanted.map(([k]) => `${k} (worker CPU)`).join(' | ')} |`,
+    `|---|${wanted.map(() => '---|').join('')}${wanted.map(() => '---|').join('')}`,
+    ...roundRatios.map((x) => `| ${x.round} | ${wanted.map(([k]) => x.perSec[k] ?? '').join(' | ')} | ${wanted.map(([k]) => x.workerCpuUs[k] ?? '').join(' | ')} |`),
+  ];
+  process.stdout.write(`\n${md.join('\n')}\n`);
   if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(summary, null, 2));
-  r.disconnect();
+  if (process.env.WINDOWS) writeFileSync(process.env.WINDOWS, JSON.stringify({ deliveries: N, windows }, null, 2));
 }
 
 await runBench(main, [scratch]);
+// A failed case can leave connections retrying against the stopped redis-server: do not hang on them.
+if (process.exitCode === 1) process.exit(1);

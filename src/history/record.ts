@@ -1,4 +1,4 @@
-import type { CallEvent } from '../api/transport.js';
+import type { ApiCallFacts } from '../lifecycle/events.js';
 import { redactText } from '../log/logger.js';
 
 /**
@@ -112,7 +112,7 @@ export function cleanPath(path: string): string {
 }
 
 /** The history record of one API attempt. */
-export function callRecord(e: CallEvent): CallRecord {
+export function callRecord(e: ApiCallFacts): CallRecord {
   return {
     op: e.op, method: e.method, path: cleanPath(e.path), status: e.status, idempotencyKey: e.idempotencyKey ?? null,
     replayed: e.replayed, ms: Math.round(e.durationMs), waitMs: Math.round(e.rateLimitWaitMs), try: e.attempt,

@@ -5,6 +5,11 @@ import { HISTORY_SCRIPTS } from './scripts.js';
 import { historyKeys, parseJobId } from './keys.js';
 import { attemptJson, type AttemptEntry, type HistoryEntry } from './record.js';
 
+/** How long a write waits for others to share its pipeline (ms). */
+export const BATCH_MS = 10;
+/** Commands in one pipeline at most: a full one goes at once. */
+export const BATCH_MAX = 256;
+
 /** Entries kept per delivery (the newest); the summary keeps receipt, fan-out and each handler's state whatever is trimmed. */
 export const MAX_ENTRIES = 100;
 
@@ -48,9 +53,10 @@ export interface FanOutFacts {
 /**
  * Writes history. Receipt and queued time are written with the fan-out (from
  * the `events` job, whose timestamp is when the pump queued it), so neither the
- * webhook route nor the ingest pump writes anything for history. Writes of one event-loop turn share one pipeline, sent without
- * waiting for its answer (callers never wait on history), and a failure is logged, never
- * thrown: history is an observer, not part of the delivery path.
+ * webhook route nor the ingest pump writes anything for history. Writes of {@link BATCH_MS} share one pipeline
+ * (at most {@link BATCH_MAX} commands), sent without waiting for its answer (callers never wait on history;
+ * {@link flush} sends what waits, e.g. before the connection closes), and a failure is logged, never thrown:
+ * history is an observer, not part of the delivery path.
  */
 export class HistoryWriter {
   private readonly keys;
@@ -63,22 +69,32 @@ export class HistoryWriter {
   }
 
   private pending: ReturnType<RedisClient['pipeline']> | undefined;
+  private queued = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   /**
-   * The pipeline of this event-loop turn: the writes of every job that ends in
-   * one turn go to Redis together (one pipeline object and one write instead of
-   * one per delivery), sent from setImmediate.
+   * The pipeline of the current batch: the writes of every job that ends within
+   * {@link BATCH_MS} go to Redis together (one pipeline object, one socket write
+   * and one answer to wait for instead of one per delivery or per event-loop turn).
    */
   private pipe(): ReturnType<RedisClient['pipeline']> {
+    if (this.pending && this.queued >= BATCH_MAX) this.flush();
     if (!this.pending) {
       this.pending = this.redis.pipeline();
-      setImmediate(() => {
-        const p = this.pending;
-        this.pending = undefined;
-        if (p) this.send(p);
-      });
+      this.queued = 0;
+      this.timer = setTimeout(() => this.flush(), BATCH_MS);
     }
+    this.queued++;
     return this.pending;
+  }
+
+  /** Sends the writes waiting for their batch now. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const p = this.pending;
+    this.pending = undefined;
+    if (p) this.send(p);
   }
 
   private send(pipeline: ReturnType<RedisClient['pipeline']>): void {

@@ -1,5 +1,5 @@
 import type { ReceiverHooks } from '../receiver/outcomes.js';
-import type { WorkerHooks } from '../worker/hooks.js';
+import type { WorkerHooks } from './worker-hooks.js';
 
 type Hook<A extends unknown[]> = ((...args: A) => void) | undefined;
 

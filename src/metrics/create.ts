@@ -2,11 +2,11 @@ import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ReceiverHooks } from '../receiver/outcomes.js';
-import type { WorkerHooks } from '../worker/hooks.js';
+import type { LifecycleSubscriber } from '../lifecycle/bus.js';
 import { defineMetrics } from './definitions.js';
 import { queueGauges, type MetricSources } from './queue-collector.js';
 import { receiverHooksFor } from './receiver-hooks.js';
-import { workerHooksFor, type PauseFlag } from './worker-hooks.js';
+import { workerHooksFor, workerObserver, type PauseFlag, type WorkerHooks } from './worker-hooks.js';
 import type { RedisClient } from '../redis/connection.js';
 
 /** Options of {@link createMetrics}. */
@@ -27,8 +27,10 @@ export interface Metrics {
   readonly registry: Registry;
   /** Pass as the receiver's `hooks` (or call `onDelivery` from a composed hook). */
   readonly receiverHooks: ReceiverHooks;
-  /** Pass as the worker's `hooks`. */
+  /** What the worker's series record (fed by {@link Metrics.workerObserver}). */
   readonly workerHooks: WorkerHooks;
+  /** Subscribe to the worker's lifecycle stream (pass as the worker's `hooks`). */
+  readonly workerObserver: LifecycleSubscriber;
   /** Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues. */
   bind(sources: Pick<MetricSources, 'queues' | 'redis' | 'ordered'>): void;
   /** The Prometheus text exposition of every series, as `GET /metrics` serves it. */
@@ -60,10 +62,12 @@ export function createMetrics(opts: MetricsOptions): Metrics {
     return c.body(body, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
   };
 
+  const workerHooks = workerHooksFor(m, pause);
   return {
     registry,
     receiverHooks: receiverHooksFor(m),
-    workerHooks: workerHooksFor(m, pause),
+    workerHooks,
+    workerObserver: workerObserver(workerHooks),
     bind(next) {
       if (next.queues) sources.queues = next.queues;
       if (next.redis) sources.redis = next.redis;

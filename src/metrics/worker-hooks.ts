@@ -1,11 +1,57 @@
-import type { CallEvent } from '../api/transport.js';
-import type { WorkerHooks } from '../worker/hooks.js';
+import type { LifecycleSubscriber } from '../lifecycle/bus.js';
+import type { ApiCallFacts, RunReport } from '../lifecycle/events.js';
 import type { MetricSet } from './definitions.js';
 import { safeLabel, statusLabel } from './labels.js';
 
 /** Where the last known pause state is kept when no Redis is available to read it on scrape. */
 export interface PauseFlag {
   paused: boolean;
+}
+
+/** What the worker's series record, one callback each (fed by {@link workerObserver}; tests call them directly). */
+export interface WorkerHooks {
+  onHandler?: (report: { handler: string; event: string; outcome: RunReport['outcome']; ms: number }) => void;
+  onApiCall?: (event: ApiCallFacts) => void;
+  onPause?: (reason: string | null) => void;
+  /** A worker started a handler job that had waited `waitMs` in the queue of its priority since it could run. */
+  onStart?: (report: { handler: string; priority: string; waitMs: number }) => void;
+  /** A run completed without running its handler (maxAge, skipStale, …). */
+  onSkipped?: (report: { handler: string; event: string; reason: string }) => void;
+  /** A debounced run took its burst: `folded` events were folded into the one it runs. */
+  onDebounced?: (report: { handler: string; folded: number }) => void;
+  /** A valid delivery was fanned out (`duplicate`: another delivery of its change ran, so no handler runs). */
+  onDispatched?: (report: { event: string; source: string; duplicate: boolean }) => void;
+}
+
+/** The priority a handler queue serves (`handlers-high` → high). */
+function priorityOf(queue: string): string {
+  const dash = queue.indexOf('-');
+  return dash < 0 ? 'normal' : queue.slice(dash + 1);
+}
+
+/**
+ * The worker's metrics as a lifecycle subscriber: handler runs, skips and
+ * debounce folds from each attempt's end, queue wait from a handler job's
+ * first start, API calls (the poller's too), dispatches from fan-out, and the
+ * pause flag from an attempt that paused the handler queues.
+ */
+export function workerObserver(hooks: WorkerHooks): LifecycleSubscriber {
+  return {
+    'attempt-started': ({ attempt }) => {
+      if (attempt.waitMs !== undefined) hooks.onStart?.({ handler: attempt.handler, priority: priorityOf(attempt.queue), waitMs: attempt.waitMs });
+    },
+    'attempt-ended': (e) => {
+      const handler = e.attempt.handler;
+      if (e.folded !== undefined) hooks.onDebounced?.({ handler, folded: e.folded });
+      if (e.skipped) hooks.onSkipped?.({ handler, event: e.skipped.event, reason: e.skipped.reason });
+      if (e.run && e.attempt.kind === 'handler') hooks.onHandler?.({ handler, event: e.run.event, outcome: e.run.outcome, ms: e.run.ms });
+      if (e.ok && e.decision.kind === 'pause' && e.attempt.kind === 'handler') hooks.onPause?.(e.decision.reason);
+    },
+    'api-call': ({ call }) => hooks.onApiCall?.(call),
+    'fanned-out': (e) => {
+      if (e.ok) hooks.onDispatched?.({ event: e.delivery.name ?? 'unknown', source: e.delivery.source, duplicate: e.duplicateChange !== undefined });
+    },
+  };
 }
 
 /** Worker observers feeding the handler, API and pause series. */
@@ -16,7 +62,7 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
       m.handlerRuns.inc(labels);
       m.handlerDuration.observe(labels, ms / 1000);
     },
-    onApiCall(e: CallEvent): void {
+    onApiCall(e: ApiCallFacts): void {
       const op = safeLabel(e.op);
       m.apiCalls.inc({ op, status: statusLabel(e.status, e.error?.code) });
       // A call refused locally (status 0, 0 ms) sent nothing: no duration to record.

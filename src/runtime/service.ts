@@ -92,7 +92,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const startWorker = async (): Promise<void> => {
     if (!opts.worker) return;
     await whenReady(commands, stopping.signal);
-    const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerHooks });
+    const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerObserver });
     if (stopping.signal.aborted) await part.close(0);
     else {
       parts.push(part);

@@ -1,13 +1,11 @@
 import type { ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { CallEvent } from '../api/transport.js';
-import { apiCallTracer } from '../telemetry/index.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import { configuredApiClients } from '../worker/api-client.js';
-import type { WorkerHooks } from '../worker/hooks.js';
 
 /**
  * The API client factory of a worker process, built by the one builder
@@ -19,20 +17,25 @@ import type { WorkerHooks } from '../worker/hooks.js';
  * is configured (a handler that calls it is dead-lettered with that reason).
  */
 export function workerApiFactory(
-  opts: { config: Config; log: Logger; hooks?: WorkerHooks | undefined; fetch?: typeof fetch | undefined },
+  opts: {
+    config: Config; log: Logger; fetch?: typeof fetch | undefined;
+    /** Reports every call's attempts of a client built without an `onCall` of its own (the lifecycle's `api-call`, the poller's). */
+    onCall?: ((e: CallEvent) => void) | undefined;
+  },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string) => ApiClient) | undefined {
+): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string, onCall?: (e: CallEvent) => void) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn(`${apiUnset(config)}: handlers that call the API will be dead-lettered with that reason`);
     return undefined;
   }
-  // Metrics and, with tracing on, a span per attempt (child of the run's span).
-  const traced = apiCallTracer(config.workspaceApiUrl);
-  const metered = opts.hooks?.onApiCall;
-  const onCall: ((e: CallEvent) => void) | undefined = traced && metered ? (e) => { metered(e); traced(e); } : (traced ?? metered);
-  const clients = configuredApiClients(config, redis, { pace: true, readCache: true, onCall, fetch: opts.fetch, log: opts.log });
-  return clients && ((keys, priority, source) => clients({ keys, priority, budget: source === 'reconcile' ? 'catch-up' : 'live' }));
+  // One limiter and one read cache per process; a run's client reports to its attempt's observer
+  // (the lifecycle stream: metrics, history, a span per attempt), other clients to the process's.
+  const clients = configuredApiClients(config, redis, { pace: true, readCache: true, fetch: opts.fetch, log: opts.log });
+  return clients && ((keys, priority, source, runOnCall) => {
+    const onCall = runOnCall ?? opts.onCall;
+    return clients({ keys, priority, budget: source === 'reconcile' ? 'catch-up' : 'live', ...(onCall ? { onCall } : {}) });
+  });
 }
 
 /** Which of the API's two settings are missing, said as they are. */

@@ -1,7 +1,8 @@
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import type { StoredDelivery } from '../queue/delivery.js';
+import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
+import { parseEnvelope } from '../events/envelope.js';
 import { ChangeClaims } from '../queue/change.js';
 import { markWorld, WorldMark } from '../queue/world.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -13,18 +14,19 @@ import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
 import type { HandlerQueues, Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
-import { workerHistory } from '../history/observe.js';
+import { historyObserver } from '../history/observe.js';
+import { LifecycleBus, type LifecycleSubscriber } from '../lifecycle/bus.js';
+import type { ApiCallFacts, DeliveryFacts, PlacedRun } from '../lifecycle/events.js';
 import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../handler/env.js';
-import type { WorkerHooks } from '../worker/hooks.js';
 import { handlerSnapshot, HandlerSet } from '../handler/set.js';
 import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
 import { startSources } from '../sources/start.js';
-import { createHandlerProcessor, type HandlerJobDecision } from '../worker/processor.js';
+import { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from '../worker/processor.js';
 import { RedisStepStore } from '../worker/steps.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
-import { traceFanOut, traceHandlerRuns } from '../telemetry/index.js';
+import { tracingObserver } from '../telemetry/index.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -37,7 +39,8 @@ export interface WorkerServiceOptions {
    * worker runs (`switchyard dev`).
    */
   set: HandlerSet;
-  hooks?: WorkerHooks;
+  /** An observer of the worker's lifecycle stream besides history and tracing (the metrics'). */
+  hooks?: LifecycleSubscriber | undefined;
   /** Overrides the API client's fetch (tests). */
   fetch?: typeof fetch;
   /** This process starts a new world for its API (a fresh sandbox, src/queue/world.ts): marked before any claim. */
@@ -55,7 +58,7 @@ export interface WorkerService {
 }
 
 /** Starts the worker side of a process on the shared Redis once the service has it. */
-export type StartWorkerPart = (ctx: { redisUrl: string; queues: Queues; hooks: WorkerHooks }) => Promise<WorkerService>;
+export type StartWorkerPart = (ctx: { redisUrl: string; queues: Queues; hooks: LifecycleSubscriber | undefined }) => Promise<WorkerService>;
 
 /** The handlers a worker process runs, loaded before Redis, and how to start its BullMQ side. */
 export interface PreparedWorker {
@@ -116,33 +119,58 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
   const world = new WorldMark(commands, prefix, config.workspaceApiUrl);
   const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
-  // Delivery history (HISTORY): observes fan-out, each attempt, its steps and API calls; identities when off.
-  const history = workerHistory(config, commands, log);
-  const hooks = history.hooks(opts.hooks);
+  // The lifecycle stream (src/lifecycle): fan-out, each attempt, its steps and API calls. Its observers,
+  // subscribed here only: metrics (opts.hooks), the delivery history (HISTORY) and tracing (a span per
+  // fan-out and per handler attempt, the scope it runs in; one per API call).
+  const history = historyObserver(config, commands, log);
+  const lifecycle = new LifecycleBus()
+    .subscribe(opts.hooks)
+    .subscribe(history?.subscriber)
+    .subscribe(tracingObserver(config.workspaceApiUrl ?? undefined));
+  /** A call no attempt made (the poller's) is reported to the stream too. */
+  const apiObserver = lifecycle.wants('api-call') ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) } : {};
   // One API client factory per process (one shared limiter, one read cache): handler runs, schedule runs, polls.
-  const api = workerApiFactory({ ...opts, hooks }, commands);
-  // Tracing on: a span per fan-out and per handler run, children of the context the job carries.
-  const processJob = traceHandlerRuns(history.processor(createHandlerProcessor({
+  const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
+  const processJob = createHandlerProcessor({
     set,
     api,
-    steps: history.steps(new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000)),
+    steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
     log,
-    hooks,
+    lifecycle,
     flow,
-  })));
+  });
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
+  const fanOutPorts = { flow, claimChange: changes.claim.bind(changes) };
+  /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
+  const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined) => {
+    const all = set.current().all;
+    // The text as stored is parsed as is (no round trip through the bytes).
+    const envelope = parseEnvelope(delivery?.raw ?? deliveryBytes(job.data), job.data.body);
+    let placed;
+    try {
+      // Off the pending fan-out set once fanned out or dead-lettered as invalid (retries exhausted: the 'failed' listener).
+      placed = await flow.fanningOut(job.data.key, () => dispatch(job.data, all, fanOutPorts, envelope));
+    } catch (err) {
+      if (delivery) lifecycle.emit({ type: 'fanned-out', delivery, envelope, ok: false, error: err });
+      throw err;
+    }
+    if (delivery) {
+      const result = placed;
+      const runs = result.handlers.map((id): PlacedRun => ({ id, placement: result.placed[id] ?? 'queued', priority: all.find((h) => h.id === id)?.flow.priority ?? 'normal' }));
+      lifecycle.emit({ type: 'fanned-out', delivery, envelope, ok: true, runs, ...(result.duplicateChange !== undefined ? { duplicateChange: result.duplicateChange } : {}) });
+    }
+    if (placed.duplicateChange) log.info({ delivery: job.data.key, change: placed.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
+    return placed;
+  };
   const eventsWorker = new Worker<StoredDelivery>(
     EVENTS_QUEUE,
-    traceFanOut(async (job: Job<StoredDelivery>) => {
-      const all = set.current().all;
-      // Off the pending fan-out set once fanned out or dead-lettered as invalid (retries exhausted: the 'failed' listener).
-      const placed = await flow.fanningOut(job.data.key, () => history.fanOut(job, all, dispatch(job.data, all, { flow, claimChange: (c, who) => changes.claim(c, who) })));
-      opts.hooks?.onDispatched?.({ event: job.data.name ?? 'unknown', source: job.data.source ?? 'webhook', duplicate: placed.duplicateChange !== undefined });
-      if (placed.duplicateChange) log.info({ delivery: job.data.key, change: placed.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
-      return placed;
-    }),
+    async (job: Job<StoredDelivery>) => {
+      if (!lifecycle.active) return fanOut(job, undefined);
+      const delivery = deliveryFacts(job);
+      return lifecycle.within({ type: 'received', delivery }, () => fanOut(job, delivery));
+    },
     { connection: connect('switchyard-events'), prefix, ...workerOptions(config) },
   );
 
@@ -164,7 +192,6 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
         const { reason, code, at } = decision;
         const first = await pauseHandlers(commands, queues.handlers, prefix, { reason, code, at, tokenHash: currentToken });
         if (first) log.error({ reason }, 'handler queues paused: every job is kept until they are resumed');
-        opts.hooks?.onPause?.(reason);
         await job.moveToWait(token);
         throw new WaitingError();
       }
@@ -176,11 +203,11 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const handlerWorkers = PRIORITIES.map((priority) => new Worker<HandlerJobData>(
     HANDLER_QUEUE_BY_PRIORITY[priority],
     async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => {
-      if (job.attemptsMade === 0 && job.processedOn) {
-        opts.hooks?.onStart?.({ handler: job.data.handlerId, priority, waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) });
-      }
-      const view = { id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
-      return apply(job, token, await processJob(HANDLER_QUEUE_BY_PRIORITY[priority], view, signal));
+      const view: HandlerJobView = {
+        id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, queue: HANDLER_QUEUE_BY_PRIORITY[priority],
+        ...(job.attemptsMade === 0 && job.processedOn ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) } : {}),
+      };
+      return apply(job, token, await processJob(view, signal));
     },
     { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
   ));
@@ -201,7 +228,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     });
   }
   // Timed sources (src/sources): polls, schedules and scheduled reconcile, one job scheduler wiring.
-  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api, workerOptions: workerOptions(config), history, world });
+  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api, workerOptions: workerOptions(config), lifecycle, world });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
   const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
@@ -215,8 +242,20 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
       await owned.close();
+      history?.flush();
       await closeRedis(commands);
     },
+  };
+}
+
+/** What the lifecycle says of an `events` job's delivery (its raw body decoded once). */
+function deliveryFacts(job: Job<StoredDelivery>): DeliveryFacts {
+  const d = job.data;
+  return {
+    key: d.key, name: d.name, receivedAt: d.receivedAt, queuedAt: job.timestamp, secretIndex: d.secretIndex,
+    bytes: d.body !== undefined ? Buffer.byteLength(d.body) : Math.floor(((d.bodyBase64?.length ?? 0) * 3) / 4),
+    source: d.source ?? 'webhook', traceparent: d.traceparent, raw: deliveryBytes(d),
+    job: { queue: job.queueName, id: job.id, attempt: job.attemptsMade + 1 },
   };
 }
 

@@ -5,10 +5,11 @@ import type { Logger } from '../log/logger.js';
 import type { WorldSource } from '../queue/world.js';
 import type { RedisClient } from '../redis/connection.js';
 import type { ContextDeps } from '../worker/context.js';
-import { RedisStepStore, type StepStore } from '../worker/steps.js';
+import type { LifecycleBus } from '../lifecycle/bus.js';
+import { RedisStepStore } from '../worker/steps.js';
 import { pollTimer } from './poll/timer.js';
 import { reconcileTimer } from './reconcile/timer.js';
-import { scheduleTimers, type ScheduleProcess } from './schedule/timer.js';
+import { scheduleTimers } from './schedule/timer.js';
 import { startTimers, type Timers } from './timers.js';
 
 export interface SourcesOptions {
@@ -22,8 +23,8 @@ export interface SourcesOptions {
   api: ContextDeps['api'];
   /** The worker process's BullMQ worker options (concurrency, locks, stalled checks). */
   workerOptions: Partial<WorkerOptions>;
-  /** Delivery history (HISTORY): records each schedule run, its attempts, steps and API calls (with `api` built on its hooks). */
-  history?: { schedules(inner: ScheduleProcess): ScheduleProcess; steps(store: StepStore): StepStore } | undefined;
+  /** The worker's lifecycle stream: each schedule run's attempts, their steps and API calls (history, metrics, tracing). */
+  lifecycle?: LifecycleBus | undefined;
   /** The worker's world (src/queue/world.ts): poller state, claims and derived or reconciled keys are kept under it. */
   world?: WorldSource | undefined;
 }
@@ -34,14 +35,14 @@ export interface SourcesOptions {
  * subscribes to one), the schedules, and scheduled reconcile (RECONCILE_EVERY).
  */
 export async function startSources(opts: SourcesOptions): Promise<Timers> {
-  const { config, log, set, commands, history } = opts;
+  const { config, log, set, commands, lifecycle } = opts;
   const { schedules } = set.current();
   const steps = new RedisStepStore(commands, config.queuePrefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
   const timers = await startTimers({
     redisUrl: opts.redisUrl, commands, prefix: config.queuePrefix, log, workerOptions: opts.workerOptions,
     sources: [
       pollTimer({ config, set, commands, log, api: opts.api, world: opts.world }),
-      scheduleTimers({ set, api: opts.api, steps: history?.steps(steps) ?? steps, log, ...(history ? { observe: (p: ScheduleProcess) => history.schedules(p) } : {}) }),
+      scheduleTimers({ set, api: opts.api, steps, log, lifecycle }),
       reconcileTimer({ config, commands, log, world: opts.world }),
     ],
   });

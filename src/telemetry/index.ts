@@ -2,4 +2,4 @@
 export { TRACING_PROTOCOLS, tracingSettings, type TracingProtocol, type TracingSettings } from '../config/tracing.js';
 export { startTracing, type Tracing } from './start.js';
 export { tracingState } from './state.js';
-export { activeTraceparent, apiCallTracer, contextOf, safePath, traceFanOut, traceHandlerRuns, traceReceipt, traceSink, tracedAddBulk, traceparentOf } from './spans.js';
+export { activeTraceparent, contextOf, safePath, traceReceipt, traceSink, tracedAddBulk, traceparentOf, tracingObserver } from './spans.js';

@@ -1,4 +1,6 @@
 import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type { LifecycleSubscriber } from '../lifecycle/bus.js';
+import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
 import { tracingState } from './state.js';
 
 /*
@@ -165,9 +167,7 @@ export async function tracedAddBulk<D extends DeliveryLike, R>(
   }
 }
 
-// ── fan-out and handler runs (worker) ──────────────────────────────────────
-
-interface JobLike<D> { readonly id?: string | undefined; readonly queueName: string; readonly attemptsMade: number; readonly data: D }
+// ── fan-out, handler runs and API calls (worker) ───────────────────────────
 
 const consumer = (queue: string, id: string | undefined, attempt: number): Attributes => ({
   'messaging.system': 'bullmq', 'messaging.operation.type': 'process', 'messaging.operation.name': 'process',
@@ -175,77 +175,72 @@ const consumer = (queue: string, id: string | undefined, attempt: number): Attri
 });
 
 /**
- * Wraps the `events` job processor in the fan-out span (child of the pump
- * span the job carries); the handler jobs it adds carry this span's
- * `traceparent` (src/worker/dispatcher.ts reads `activeTraceparent`).
- * Returns `fn` itself when tracing is off.
+ * Tracing as a subscriber of the worker's lifecycle stream (undefined when
+ * tracing is off): the fan-out span (child of the pump span the `events` job
+ * carries) and, for each handler attempt, the handler-run span (child of the
+ * fan-out span the handler job carries). Each is the scope its fan-out or
+ * attempt runs in, so the handler jobs fan-out adds carry its `traceparent`
+ * (src/worker/dispatcher.ts reads `activeTraceparent`) and the attempt's API
+ * calls are its children: one CLIENT span per API attempt (the poller's and
+ * schedules' calls too, children of whatever is active), reported when the
+ * call's attempt ends and so back-dated by its duration.
  */
-export function traceFanOut<D extends DeliveryLike, J extends JobLike<D>, R extends { handlers: readonly string[] }>(fn: (job: J) => Promise<R>): (job: J) => Promise<R> {
-  if (!tracingState.on) return fn;
-  return (job) => {
-    const parent = contextOf(job.data.traceparent);
-    const span = tracer().startSpan(`process ${job.queueName}`, {
-      kind: SpanKind.CONSUMER,
-      attributes: { ...consumer(job.queueName, job.id, job.attemptsMade + 1), 'switchyard.delivery_key': job.data.key, 'switchyard.event': job.data.name ?? 'unknown' },
-    }, parent);
-    return within(span, parent, () => fn(job), (s, r) => s.setAttribute('switchyard.handlers', r.handlers.length));
-  };
-}
-
-interface HandlerViewLike {
-  readonly id: string;
-  readonly attemptsMade: number;
-  readonly data: { readonly key: string; readonly handlerId: string; readonly event: { readonly name: string }; readonly traceparent?: string };
-}
-type DecisionLike =
-  | { readonly kind: 'completed'; readonly result: { readonly skipped?: string } }
-  | { readonly kind: 'retry'; readonly error: Error }
-  | { readonly kind: 'dead' | 'delay' | 'pause' };
-
-/**
- * Wraps the handler job processor in the handler-run span (child of the
- * fan-out span the job carries): one per attempt. `queue` names the
- * priority's queue. Returns `fn` itself when tracing is off.
- */
-export function traceHandlerRuns<V extends HandlerViewLike, R extends DecisionLike>(
-  fn: (view: V, signal?: AbortSignal) => Promise<R>,
-): (queue: string, view: V, signal?: AbortSignal) => Promise<R> {
-  if (!tracingState.on) return (_queue, view, signal) => fn(view, signal);
-  return (queue, view, signal) => {
-    const parent = contextOf(view.data.traceparent);
-    const span = tracer().startSpan(`process ${queue}`, {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        ...consumer(queue, view.id, view.attemptsMade + 1),
-        'switchyard.delivery_key': view.data.key, 'switchyard.event': view.data.event.name, 'switchyard.handler': view.data.handlerId,
-      },
-    }, parent);
-    return within(span, parent, () => fn(view, signal), (s, d) => {
-      s.setAttribute('switchyard.outcome', d.kind);
-      if (d.kind === 'completed' && d.result.skipped) s.setAttribute('switchyard.skipped', d.result.skipped);
-      if (d.kind === 'retry') fail(s, d.error);
-      if (d.kind === 'dead') { s.setAttribute('error.type', 'dead_lettered'); s.setStatus({ code: SpanStatusCode.ERROR }); }
-    });
+export function tracingObserver(apiBaseUrl: string | undefined): LifecycleSubscriber | undefined {
+  if (!tracingState.on) return undefined;
+  const fanOuts = new WeakMap<DeliveryFacts, Span>();
+  const runs = new WeakMap<AttemptRef, Span>();
+  const callSpan = apiBaseUrl ? apiCallTracer(apiBaseUrl) : undefined;
+  return {
+    received: ({ delivery: d }) => {
+      const parent = contextOf(d.traceparent);
+      const span = tracer().startSpan(`process ${d.job.queue}`, {
+        kind: SpanKind.CONSUMER,
+        attributes: { ...consumer(d.job.queue, d.job.id, d.job.attempt), 'switchyard.delivery_key': d.key, 'switchyard.event': d.name ?? 'unknown' },
+      }, parent);
+      fanOuts.set(d, span);
+      const active = trace.setSpan(parent, span);
+      return { run: (fn) => context.with(active, fn) };
+    },
+    'fanned-out': (e) => {
+      const span = fanOuts.get(e.delivery);
+      if (!span) return;
+      fanOuts.delete(e.delivery);
+      if (e.ok) span.setAttribute('switchyard.handlers', e.runs.length);
+      else fail(span, e.error);
+      span.end();
+    },
+    // A schedule's run has no span of its own.
+    'attempt-started': ({ attempt: a }) => {
+      if (a.kind !== 'handler') return undefined;
+      const parent = contextOf(a.traceparent);
+      const span = tracer().startSpan(`process ${a.queue}`, {
+        kind: SpanKind.CONSUMER,
+        attributes: { ...consumer(a.queue, a.jobId, a.number), 'switchyard.delivery_key': a.key, 'switchyard.event': a.event, 'switchyard.handler': a.handler },
+      }, parent);
+      runs.set(a, span);
+      const active = trace.setSpan(parent, span);
+      return { run: (fn) => context.with(active, fn) };
+    },
+    'attempt-ended': (e) => {
+      const s = runs.get(e.attempt);
+      if (!s) return;
+      runs.delete(e.attempt);
+      if (!e.ok) {
+        fail(s, e.error);
+      } else {
+        const d = e.decision;
+        s.setAttribute('switchyard.outcome', d.kind);
+        if (d.kind === 'completed' && d.result.skipped) s.setAttribute('switchyard.skipped', d.result.skipped);
+        if (d.kind === 'retry') fail(s, d.error);
+        if (d.kind === 'dead') { s.setAttribute('error.type', 'dead_lettered'); s.setStatus({ code: SpanStatusCode.ERROR }); }
+      }
+      s.end();
+    },
+    ...(callSpan ? { 'api-call': ({ call }: { call: ApiCallFacts }) => callSpan(call) } : {}),
   };
 }
 
 // ── API calls (worker) ─────────────────────────────────────────────────────
-
-/** The fields of the client's per-attempt report (src/api/transport.ts CallEvent) a span takes. */
-interface CallLike {
-  readonly op: string;
-  readonly method: string;
-  readonly path: string;
-  readonly idempotencyKey: string | undefined;
-  readonly attempt: number;
-  readonly status: number;
-  readonly durationMs: number;
-  readonly rateLimitWaitMs: number;
-  readonly priority: string;
-  readonly replayed: boolean;
-  readonly error: { readonly code?: string } | undefined;
-  readonly willRetry: boolean;
-}
 
 /**
  * A path with every segment that is not a plain id or word replaced: contact
@@ -255,13 +250,8 @@ export function safePath(path: string): string {
   return path.split('/').map((seg) => (seg === '' || /^[A-Za-z0-9_.-]+$/.test(seg) ? seg : '{ref}')).join('/');
 }
 
-/**
- * The API client's `onCall` hook that records one CLIENT span per attempt, as
- * a child of the active handler-run span; it is reported when the attempt
- * ends, so the span is back-dated by its duration. Undefined when tracing is off.
- */
-export function apiCallTracer(baseUrl: string): ((e: CallLike) => void) | undefined {
-  if (!tracingState.on) return undefined;
+/** One CLIENT span per API attempt, a child of the active context (the handler-run span), back-dated by its duration. */
+function apiCallTracer(baseUrl: string): (e: ApiCallFacts) => void {
   const url = new URL(baseUrl);
   const server: Attributes = { 'server.address': url.hostname, 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
   const basePath = url.pathname.replace(/\/+$/, '');

@@ -3,6 +3,7 @@ import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import { jobIdFor } from '../events/envelope.js';
 import type { HandlerApi, HandlerContext, Jsonified } from '../handler/define.js';
 import { HandlerConfigError } from '../handler/errors.js';
+import type { AttemptObserver } from '../lifecycle/bus.js';
 import type { Logger } from '../log/logger.js';
 import { currentStep, deterministicKeys } from './idempotency.js';
 import type { StepStore } from './steps.js';
@@ -12,9 +13,10 @@ export interface ContextDeps {
   /**
    * Builds the API client of one run with the given key generator, its calls
    * taking API slots at the run's priority (and, for a reconciled delivery,
-   * within reconcile's budget); undefined when no API is configured.
+   * within reconcile's budget), its calls reported to `onCall` (the attempt's
+   * observer) when given; undefined when no API is configured.
    */
-  api: ((keys: IdempotencyKeyGenerator, priority: Priority, source?: HandlerContext['delivery']['source']) => ApiClient) | undefined;
+  api: ((keys: IdempotencyKeyGenerator, priority: Priority, source?: HandlerContext['delivery']['source'], onCall?: AttemptObserver['call']) => ApiClient) | undefined;
   /** The handler's priority (default normal). */
   priority?: Priority | undefined;
   /** A debounced run: how many events its burst folded in. */
@@ -26,6 +28,8 @@ export interface ContextDeps {
   /** The handler's settings, parsed when the handler modules were loaded. */
   settings: Readonly<Record<string, unknown>>;
   signal: AbortSignal;
+  /** The attempt's lifecycle observer (its API calls and steps); absent when nobody observes. */
+  observe?: AttemptObserver | undefined;
 }
 
 /** The client as handlers get it: without the process-wide rate limiter (see HandlerApi). */
@@ -44,7 +48,8 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       if (!deps.api) {
         throw new HandlerConfigError('this handler calls the workspace API, but WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not set');
       }
-      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal', deps.delivery.source));
+      const observe = deps.observe;
+      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal', deps.delivery.source, observe ? (e) => observe.call(e) : undefined));
       return api;
     },
     log: deps.log,
@@ -59,11 +64,14 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       used.add(name);
       let stored = await deps.steps.get(scope, name);
       if (stored !== null) {
+        deps.observe?.step(name, 'stored');
         deps.log.debug({ step: name }, 'step already done; using its stored result');
       } else {
+        deps.observe?.step(name, 'started');
         const value = await currentStep.run(name, fn);
         stored = JSON.stringify({ v: value });
         await deps.steps.set(scope, name, stored);
+        deps.observe?.step(name, 'done');
       }
       // The first run too gets the value back from JSON, so every run sees the same shape.
       return (JSON.parse(stored) as { v?: Jsonified<T> }).v as Jsonified<T>;

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { jobIdFor, parseEnvelope } from '../events/envelope.js';
+import { jobIdFor, parseEnvelope, type Envelope } from '../events/envelope.js';
 import { validateEvent } from '../events/catalogue.js';
 import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler/define.js';
@@ -62,8 +62,9 @@ export async function dispatch(
   delivery: StoredDelivery,
   handlers: readonly Handler[],
   ports: FanOutPorts,
+  /** The delivery's body parsed (the worker parses it once, for fan-out and its observers). */
+  envelope: Envelope = parseEnvelope(deliveryBytes(delivery)),
 ): Promise<{ handlers: string[]; placed: Record<string, Placement>; duplicateChange?: string }> {
-  const envelope = parseEnvelope(deliveryBytes(delivery));
   const result = validateEvent(envelope);
   if (!result.ok) throw new InvalidDeliveryError(result.reason, result.message, result.issues ?? []);
   const { event } = result;

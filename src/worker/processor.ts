@@ -4,7 +4,8 @@ import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import type { FlowControl } from '../queue/flow.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerSet } from '../handler/set.js';
-import type { WorkerHooks } from './hooks.js';
+import type { AttemptObserver, LifecycleBus } from '../lifecycle/bus.js';
+import type { AttemptRef } from '../lifecycle/events.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 
@@ -19,6 +20,10 @@ export interface HandlerJobView {
   readonly timestamp: number;
   /** Attempts already spent before this one. */
   readonly attemptsMade: number;
+  /** The queue it runs from (the lifecycle's attempt names it); default `handlers`. */
+  readonly queue?: string;
+  /** Its first run: how long it waited in its queue since it could run (ms). */
+  readonly waitMs?: number;
 }
 
 /**
@@ -49,7 +54,8 @@ export interface HandlerProcessorDeps {
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
-  readonly hooks?: WorkerHooks | undefined;
+  /** The lifecycle stream: each attempt, its steps and API calls (metrics, history, tracing subscribe). */
+  readonly lifecycle?: LifecycleBus | undefined;
   /** Needed by handlers with `orderBy` or `debounce` (their jobs carry `order` / `debounce`). */
   readonly flow?: FlowPorts | undefined;
   /** The clock (ms since epoch). */
@@ -79,8 +85,11 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
   const random = deps.random ?? Math.random;
   const sleep = deps.sleep ?? ((ms: number) => defaultSleep(ms));
   const unclaimedWarned = new Set<string>();
+  const bus = deps.lifecycle;
+  if (!bus) return (job, signal) => runJob(job, signal, undefined);
+  return (job, signal) => (bus.active ? bus.attempt(attemptOf(job), (observe) => runJob(job, signal, observe)) : runJob(job, signal, undefined));
 
-  return async (job, signal) => {
+  async function runJob(job: HandlerJobView, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): Promise<HandlerJobDecision> {
     // One version per job: a reload while it runs does not change what it runs with.
     const version = deps.set.current();
     const handler = version.handlers.get(job.data.handlerId);
@@ -107,10 +116,10 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       const taken = await flow.take(handler.id, data.debounce, job.id);
       // Pushed back by a later event of the burst: run at the new due time, no attempt spent.
       if (taken.kind === 'wait') return { kind: 'delay', until: now() + taken.ms };
-      if (taken.kind === 'gone') return skip(handler, data, 'burst_gone', 'debug');
+      if (taken.kind === 'gone') return skip(handler, data, 'burst_gone', 'debug', observe);
       data = { ...taken.burst.latest, debounce: data.debounce };
       debounced = { count: taken.burst.count, firstAt: new Date(taken.burst.firstAt).toISOString() };
-      if (job.attemptsMade === 0) deps.hooks?.onDebounced?.({ handler: handler.id, folded: taken.burst.count - 1 });
+      if (job.attemptsMade === 0) observe?.folded(taken.burst.count - 1);
     }
     const order = data.order;
     if (order) {
@@ -124,7 +133,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
         claim = await flow.claim({ ...data, order }, job.id);
       }
       // Its worker died after the run released its key: the next run's job was added again.
-      if (claim.kind === 'completed') return skip(handler, data, 'already_completed', 'debug');
+      if (claim.kind === 'completed') return skip(handler, data, 'already_completed', 'debug', observe);
       // Another run of the key goes first: wait parked, without spending an attempt, until promoted
       // (or PARKED_MS, after which it simply asks again).
       if (claim.kind === 'park') return { kind: 'delay', until: now() + PARKED_MS };
@@ -132,7 +141,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       if (claim.kind === 'hold') return { kind: 'delay', until: now() + claim.ms };
       if (handler.flow.skipStale && claim.lastAppliedAt !== null && order.at < claim.lastAppliedAt) {
         await flow.release({ ...data, order }, job.id, 'skipped');
-        return skip(handler, data, 'stale', 'info', { lastApplied: new Date(claim.lastAppliedAt).toISOString() });
+        return skip(handler, data, 'stale', 'info', observe, { lastApplied: new Date(claim.lastAppliedAt).toISOString() });
       }
     }
     const { maxAgeMs } = handler.flow;
@@ -141,7 +150,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       if (age > maxAgeMs) {
         if (order && flow) await flow.release({ ...data, order }, job.id, 'skipped');
         if (data.debounce && flow) await flow.finish(handler.id, data.debounce, job.id);
-        return skip(handler, data, 'max_age', 'info', { ageMs: Math.round(age), maxAgeMs });
+        return skip(handler, data, 'max_age', 'info', observe, { ageMs: Math.round(age), maxAgeMs });
       }
     }
     const outcome = await runHandler(handler, data, {
@@ -154,8 +163,9 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: data.source ?? 'webhook' },
       attempts: job.attempts,
       debounced,
+      observe,
     });
-    deps.hooks?.onHandler?.({ handler: handler.id, event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
+    observe?.ran({ event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
     const decision = decide(outcome);
     // What the run means for its key's line and its burst.
     if (flow && order) {
@@ -164,11 +174,11 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     }
     if (flow && data.debounce && decision.kind === 'completed') await flow.finish(handler.id, data.debounce, job.id);
     return decision;
-  };
+  }
 
-  function skip(handler: Handler, data: HandlerJobData, reason: SkipReason, level: 'info' | 'debug', extra: object = {}): HandlerJobDecision {
+  function skip(handler: Handler, data: HandlerJobData, reason: SkipReason, level: 'info' | 'debug', observe: AttemptObserver | undefined, extra: object = {}): HandlerJobDecision {
     deps.log[level]({ handler: handler.id, delivery: data.key, event: data.event.name, reason, ...extra }, `run skipped: ${SKIP_TEXT[reason]}`);
-    deps.hooks?.onSkipped?.({ handler: handler.id, event: data.event.name, reason });
+    observe?.skipped(reason, data.event.name);
     return { kind: 'completed', result: { ms: 0, skipped: reason } };
   }
 
@@ -187,6 +197,16 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
         return { kind: 'retry', error: outcome.error instanceof Error ? outcome.error : new Error(verdict.reason) };
     }
   }
+}
+
+/** A handler job's attempt as the lifecycle names it. */
+function attemptOf(job: HandlerJobView): AttemptRef {
+  const { data } = job;
+  return {
+    kind: 'handler', queue: job.queue ?? 'handlers', jobId: job.id, key: data.key, handler: data.handlerId, event: data.event.name,
+    number: job.attemptsMade + 1, attempts: job.attempts, startedAt: Date.now(), traceparent: data.traceparent,
+    ...(job.waitMs !== undefined ? { waitMs: job.waitMs } : {}),
+  };
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {

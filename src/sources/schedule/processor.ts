@@ -23,8 +23,8 @@ export interface ScheduleProcessorDeps {
  * no event, with `ctx.tick` added; the decision is applied by the BullMQ
  * adapter (src/sources/schedule/timer.ts) like a handler job's.
  */
-export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: ScheduleJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
-  return async (job, signal) => {
+export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: ScheduleJobView, signal?: AbortSignal, observe?: ContextDeps['observe']) => Promise<HandlerJobDecision> {
+  return async (job, signal, observe) => {
     const version = deps.set.current();
     const schedule = version.schedules.find((s) => s.id === job.data.scheduleId);
     if (!schedule) {
@@ -44,6 +44,7 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
       delivery: { key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: 'schedule' },
       // The last attempt's retryable failure is dead, said so by the runner's log line and the history.
       attempts: job.attempts,
+      observe,
     });
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
     // An unusable token pauses only the handler queues: a schedule's run is retried, and dead on its last attempt.

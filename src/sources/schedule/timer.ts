@@ -1,7 +1,9 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { HandlerSet } from '../../handler/set.js';
 import type { Logger } from '../../log/logger.js';
-import type { ScheduleJobData, ScheduleJobView } from '../../queue/jobs.js';
+import type { LifecycleBus } from '../../lifecycle/bus.js';
+import type { AttemptRef } from '../../lifecycle/events.js';
+import { scheduleKey, tickOf, type ScheduleJobData, type ScheduleJobView } from '../../queue/jobs.js';
 import { SCHEDULES_QUEUE } from '../../queue/names.js';
 import type { ContextDeps } from '../../worker/context.js';
 import type { HandlerJobDecision } from '../../worker/processor.js';
@@ -18,8 +20,8 @@ export interface ScheduleTimersDeps {
   readonly api: ContextDeps['api'];
   readonly steps: StepStore;
   readonly log: Logger;
-  /** Wraps each run (the delivery history's observer of schedule runs). */
-  readonly observe?: (inner: ScheduleProcess) => ScheduleProcess;
+  /** The worker's lifecycle stream: each run's attempts, their steps and API calls (history, metrics, tracing). */
+  readonly lifecycle?: LifecycleBus | undefined;
 }
 
 /**
@@ -32,7 +34,9 @@ export interface ScheduleTimersDeps {
 export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
   const { schedules } = deps.set.current();
   const inner = createScheduleProcessor({ set: deps.set, api: deps.api, steps: deps.steps, log: deps.log });
-  const process = deps.observe?.(inner) ?? inner;
+  const bus = deps.lifecycle;
+  const process: ScheduleProcess = (job, signal) =>
+    (bus?.active ? bus.attempt(scheduleAttempt(job), (observe) => inner(job, signal, observe)) : inner(job, signal));
   return {
     queue: SCHEDULES_QUEUE,
     what: 'schedule run',
@@ -56,5 +60,14 @@ export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
         case 'pause': throw new Error(decision.reason);
       }
     },
+  };
+}
+
+/** A schedule's run for one tick as the lifecycle names its attempt: a delivery of its own, key `schedule:<id>:<tick ISO>`. */
+function scheduleAttempt(job: ScheduleJobView): AttemptRef {
+  const tick = tickOf(job);
+  return {
+    kind: 'schedule', queue: SCHEDULES_QUEUE, jobId: job.id, key: scheduleKey(job.data.scheduleId, tick), handler: job.data.scheduleId, event: 'schedule',
+    number: job.attemptsMade + 1, attempts: job.attempts ?? 1, startedAt: Date.now(), traceparent: undefined, tick,
   };
 }

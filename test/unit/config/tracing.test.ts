@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/config.js';
 import { decodeInboxItem, encodeInboxItem } from '../../../src/queue/inbox-item.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import { contextOf, safePath, tracingSettings, traceFanOut, traceHandlerRuns, traceReceipt, traceSink, tracingState } from '../../../src/telemetry/index.js';
+import { contextOf, safePath, tracingObserver, tracingSettings, traceReceipt, traceSink, tracingState } from '../../../src/telemetry/index.js';
 
 const config = (env: Record<string, string>) => loadConfig({ WEBHOOK_SECRETS: 's', ...env }, { requireSecrets: true });
 const problemsOf = (env: Record<string, string>) => {
@@ -66,11 +66,10 @@ describe('tracing off', () => {
     expect(tracingState.on).toBe(false);
     const handler = async () => new Response();
     const sink = { put: async () => 'accepted' as const };
-    const fanOut = async () => ({ handlers: [] as string[] });
     expect(traceReceipt(handler, '/webhooks')).toBe(handler);
     expect(traceSink(sink)).toBe(sink);
-    expect(traceFanOut(fanOut)).toBe(fanOut);
-    expect(typeof traceHandlerRuns(async () => ({ kind: 'dead' as const }))).toBe('function');
+    // The worker's lifecycle stream gets no tracing subscriber.
+    expect(tracingObserver('http://127.0.0.1:1')).toBeUndefined();
     expect(trace.getTracer('probe').startSpan('probe').isRecording()).toBe(false);
   });
 });

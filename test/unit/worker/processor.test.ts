@@ -5,6 +5,7 @@ import { UnrecoverableError as BullUnrecoverable } from 'bullmq';
 import { defineHandler, HandlerConfigError, NonRetriableError, UnrecoverableError, type Handler } from '../../../src/handler/define.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
+import { LifecycleBus } from '../../../src/lifecycle/bus.js';
 import { createHandlerProcessor, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
 import type { OrderClaim } from '../../../src/queue/order.js';
 import { deadRunAction } from '../../../src/queue/flow-dead.js';
@@ -26,7 +27,8 @@ function processor(handle: Handler['handle'], extra: { random?: () => number } =
   const h = defineHandler({ id: 'h', on: ['lead.won'], handle: async (e, ctx) => { seen.push({ attempt: ctx.delivery.attempt }); await handle(e, ctx); } });
   const run = createHandlerProcessor({
     set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log,
-    hooks: { onHandler: (r) => reports.push(r) }, now: () => NOW, random: extra.random ?? (() => 0),
+    // What the lifecycle's attempt-ended says of the run (the metrics' onHandler report).
+    lifecycle: new LifecycleBus().subscribe({ 'attempt-ended': (e) => { if (e.run) reports.push({ handler: e.attempt.handler, ...e.run }); } }), now: () => NOW, random: extra.random ?? (() => 0),
   });
   return { run, lines, seen, reports };
 }
