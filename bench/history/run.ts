@@ -30,7 +30,7 @@
 // and, with history on, Redis bytes per delivery of the history keys (UNLINKed and used_memory compared);
 // per round, the ratios of deliveries/s (on ÷ off, off ÷ plain, on ÷ plain, …) and medians per case.
 //
-// Knobs: DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,plain,plain+pump RESULTS=<file.json>
+// Knobs: COMMANDSTATS=1 (log the Redis commands per delivery of each case), DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,plain,plain+pump RESULTS=<file.json>
 //        WARMUP=1: untimed rounds before the ROUNDS (every case once; logged, not kept).
 //        WINDOWS=<file.json>: the timed spans (process.hrtime, µs) and their CPU µs per case, for top-self-windows.mjs
 //        with `node --cpu-prof` (the profile's sample clock is the same monotonic clock).
@@ -108,6 +108,8 @@ interface Span { ms: number; cpu: number; rcpu: number; t0: bigint; t1: bigint }
 
 /** Runs `work` as the timed span: from its start until every `events` and `handlers` job completed. */
 async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: () => Promise<void>): Promise<Span> {
+  const stats = process.env.COMMANDSTATS ? new Redis(redis.url) : undefined;
+  await stats?.config('RESETSTAT');
   const cpu0 = selfCpuSeconds();
   const rcpu0 = cpuSeconds(redis.child.pid);
   const t0 = process.hrtime.bigint();
@@ -116,6 +118,13 @@ async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: 
   await until('every events and handlers job to complete', async () =>
     (await events.getCompletedCount()) >= N && (await handlers.getCompletedCount()) >= N, 600_000, 20);
   const ms = performance.now() - p0;
+  if (stats) {
+    // COMMANDSTATS=1: the Redis commands of the span per delivery (the completion polling's few included).
+    const info = await stats.info('commandstats');
+    stats.disconnect();
+    const per = [...info.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)].map((m) => [m[1], Number(m[2]) / N, Number(m[3]) / N] as const).filter(([, c]) => c >= 0.01).sort((a, b) => b[2] - a[2]);
+    log(`commands per delivery: ${per.map(([c, n, us]) => `${c} ${n.toFixed(2)} (${us.toFixed(0)} µs)`).join(', ')}; total ${per.reduce((t, [, n]) => t + n, 0).toFixed(2)}`);
+  }
   return { ms, cpu: selfCpuSeconds() - cpu0, rcpu: cpuSeconds(redis.child.pid) - rcpu0, t0, t1: process.hrtime.bigint() };
 }
 

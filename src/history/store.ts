@@ -71,6 +71,18 @@ export class HistoryWriter {
   private pending: ReturnType<RedisClient['pipeline']> | undefined;
   private queued = 0;
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * The writes of the current batch by delivery key: a delivery's fan-out and its handler's attempt that
+   * end within one batch (the common case) go to Redis as one script call, not two.
+   */
+  private writes = new Map<string, { set: (string | number)[]; setnx: (string | number)[]; entries: string[]; indexAt?: number | undefined; now: number }>();
+
+  /** Starts a batch if none is open; sends it at once when full. */
+  private batch(): void {
+    if (this.queued >= BATCH_MAX) this.flush();
+    this.queued++;
+    this.timer ??= setTimeout(() => this.flush(), BATCH_MS);
+  }
 
   /**
    * The pipeline of the current batch: the writes of every job that ends within
@@ -78,13 +90,8 @@ export class HistoryWriter {
    * and one answer to wait for instead of one per delivery or per event-loop turn).
    */
   private pipe(): ReturnType<RedisClient['pipeline']> {
-    if (this.pending && this.queued >= BATCH_MAX) this.flush();
-    if (!this.pending) {
-      this.pending = this.redis.pipeline();
-      this.queued = 0;
-      this.timer = setTimeout(() => this.flush(), BATCH_MS);
-    }
-    this.queued++;
+    this.batch();
+    this.pending ??= this.redis.pipeline();
     return this.pending;
   }
 
@@ -92,9 +99,14 @@ export class HistoryWriter {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const p = this.pending;
+    this.queued = 0;
+    const writes = this.writes;
+    this.writes = new Map();
+    if (writes.size === 0 && !this.pending) return;
+    const p = this.pending ?? this.redis.pipeline();
     this.pending = undefined;
-    if (p) this.send(p);
+    for (const [key, w] of writes) this.queueWrite(p, key, w);
+    this.send(p);
   }
 
   private send(pipeline: ReturnType<RedisClient['pipeline']>): void {
@@ -112,22 +124,40 @@ export class HistoryWriter {
   }
 
   /**
+   * Adds one write of `key`'s history to the batch, merged with the batch's other writes of the same key
+   * (their fields set in order, entries appended in order: the same result as two calls).
+   */
+  private write(key: string, w: Write, now: number): void {
+    this.batch();
+    const cur = this.writes.get(key);
+    if (!cur) {
+      this.writes.set(key, { set: [...w.set], setnx: [...(w.setnx ?? [])], entries: [...w.entries], indexAt: w.indexAt, now });
+      return;
+    }
+    cur.set.push(...w.set);
+    if (w.setnx) cur.setnx.push(...w.setnx);
+    cur.entries.push(...w.entries);
+    cur.indexAt ??= w.indexAt;
+    cur.now = now;
+  }
+
+  /**
    * Queues one write of `key`'s history (historyWrite-3.lua): the summary fields, the entries appended and
    * the list trimmed to the newest {@link MAX_ENTRIES}, both keys living HISTORY_TTL from now, and the
    * delivery in the time index (trimmed by the TTL at most once a second).
    */
-  private write(key: string, w: Write, now: number): void {
+  private queueWrite(p: ReturnType<RedisClient['pipeline']>, key: string, w: Write & { now: number }): void {
     let trim: number | '' = '';
-    if (w.indexAt !== undefined && now - this.trimmedAt >= 1_000) {
-      this.trimmedAt = now;
-      trim = now - this.opts.ttlMs;
+    if (w.indexAt !== undefined && w.now - this.trimmedAt >= 1_000) {
+      this.trimmedAt = w.now;
+      trim = w.now - this.opts.ttlMs;
     }
     const setnx = w.setnx ?? [];
     const args: LuaArg[] = [
       this.opts.ttlMs, MAX_ENTRIES, w.indexAt ?? '', key, trim,
       w.set.length / 2, ...w.set, setnx.length / 2, ...setnx, ...w.entries,
     ];
-    HISTORY_SCRIPTS.queue(this.pipe(), 'historyWrite', [this.keys.summary(key), this.keys.entries(key), this.keys.index], args);
+    HISTORY_SCRIPTS.queue(p, 'historyWrite', [this.keys.summary(key), this.keys.entries(key), this.keys.index], args);
   }
 
   /** Summary fields of the receipt, and when it was received (ms; the queued time when the receipt has none). */

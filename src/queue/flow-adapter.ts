@@ -14,7 +14,10 @@ export class BullFlowJobs implements FlowJobs {
   async add(jobs: readonly QueuedJob[]): Promise<void> {
     await Promise.all(PRIORITIES.map(async (p) => {
       const mine = jobs.filter((j) => j.priority === p);
-      if (mine.length > 0) await this.queues[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
+      // One job (the common fan-out: one subscriber per priority) is one script call; addBulk wraps even
+      // one in a MULTI, and an ioredis pipeline on a connection with BullMQ's scripts costs ~100 µs to build.
+      if (mine.length === 1) await this.queues[p].add(mine[0]!.name, mine[0]!.data, mine[0]!.opts);
+      else if (mine.length > 1) await this.queues[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
     }));
   }
 

@@ -82,10 +82,21 @@ const commandRetry = (times: number): number | null => (times > 3 ? null : 200 *
 /** A worker keeps reconnecting, backing off to 2 s. */
 const workerRetry = (times: number): number => Math.min(100 * times, 2_000);
 
+/** How a connection sends its commands. */
+export interface ConnectionOptions {
+  /**
+   * ioredis auto-pipelining: the commands issued in one event-loop turn go out in one write (order kept).
+   * For a process's own command connection, where many jobs at once each send a command or a script;
+   * never for BullMQ's connections (its maintainers advise against it) nor for one that blocks.
+   */
+  readonly autoPipeline?: boolean;
+}
+
 /** Opens an ioredis connection (or Cluster client) for the given role. */
-export function createRedisConnection(url: string, role: ConnectionRole, name?: string): RedisClient {
+export function createRedisConnection(url: string, role: ConnectionRole, name?: string, opts: ConnectionOptions = {}): RedisClient {
   const cluster = clusterFromUrl(url);
-  if (cluster) return createCluster(cluster, role, name);
+  const pipelining = opts.autoPipeline ? { enableAutoPipelining: true } : {};
+  if (cluster) return createCluster(cluster, role, name, pipelining);
   const base = redisOptionsFromUrl(url);
   const roleOptions: Record<ConnectionRole, RedisOptions> = {
     producer: {
@@ -109,12 +120,12 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
       lazyConnect: true,
     },
   };
-  return new Redis({ ...base, ...roleOptions[role], ...(name ? { connectionName: name } : {}) });
+  return new Redis({ ...base, ...roleOptions[role], ...pipelining, ...(name ? { connectionName: name } : {}) });
 }
 
 const COMMAND_TIMEOUT_MS = 5_000;
 
-function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: ConnectionRole, name?: string): Cluster {
+function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: ConnectionRole, name: string | undefined, pipelining: { enableAutoPipelining?: boolean }): Cluster {
   const perNode: Record<ConnectionRole, RedisOptions> = {
     producer: { ...c.redisOptions, connectTimeout: 1_000, commandTimeout: 1_000, maxRetriesPerRequest: 1 },
     worker: { ...c.redisOptions, maxRetriesPerRequest: null },
@@ -125,6 +136,7 @@ function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: 
     enableOfflineQueue: role !== 'producer',
     clusterRetryStrategy: role === 'command' ? commandRetry : workerRetry,
     lazyConnect: role === 'command',
+    ...pipelining,
   };
   return new Cluster(c.nodes, options);
 }

@@ -106,7 +106,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const { config, log } = opts;
   const prefix = config.queuePrefix;
   const { set } = opts;
-  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker');
+  // Many jobs at once each send a script or a command on it (change claims, order lines, history, the
+  // limiter): auto-pipelined, those of one event-loop turn go out in one write.
+  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', { autoPipeline: true });
   /** The BullMQ workers' own connections, closed after them. */
   const owned = ownedConnections(opts.redisUrl, 'worker');
   const connect = (name: string): RedisClient => owned.connect(name);
