@@ -3,10 +3,13 @@
 // layers it may import; an import of anything else in src/ fails the check.
 //
 //   cli ─> runtime ─> tools (capture, spool, admin, metrics, history; replay, doctor for cli)
-//                       ─> receiver ──> queue <── worker ──> api
-//                                                   └──> handler kit ──> api
-//   everything ──> events ──> spec ──> util          (the bottom)
+//                       │            metrics, history, telemetry ──> lifecycle <── worker
+//                       ├─> receiver ──> queue <── worker ──> api
+//                       │                            └──> handler kit ──> api
+//                       └─> sources (poll, schedule, reconcile) ──> worker, queue, api
+//   everything ──> config, log, pii ──> events ──> spec ──> util   (the bottom)
 //   sandbox ──> spec, util only
+// Every rule is by folder (the one file named: index.ts, the package entry).
 // docs/architecture.md ("Layers") describes the same rows.
 //
 // Type-only imports count like any other import (tsPreCompilationDeps).
