@@ -33,6 +33,9 @@ const L = {
   // Every source of work besides the webhook: polls (derived events), reconcile, schedules.
   sources: '^src/sources/',
   api: '^src/api/',
+  // The API clients Switchyard builds for itself (worker runs, schedules, polls, reconcile, replay --inline, doctor):
+  // one builder on the shared limiter, the catch-up budget, the read cache.
+  clients: '^src/clients/',
   sandbox: '^src/sandbox/',
   // The worker's lifecycle stream: typed events (received, fanned out, attempt started/ended, API call,
   // step, wait) and the bus the worker emits them on; metrics, history and telemetry subscribe.
@@ -77,6 +80,7 @@ const allowed = {
   redis: [L.shared, L.util],
   // The client stands alone: spec and util only (its Redis limiter loads its Lua with util/lua.ts).
   api: [L.spec, L.util],
+  clients: [L.api, L.redis, L.shared, ...bottom],
   // The simulator has its own vocabulary, on the upstream's spec only.
   sandbox: [L.spec, L.util],
   queue: [...bottom, L.redis, L.shared, L.telemetry],
@@ -86,11 +90,11 @@ const allowed = {
   handlerKit: [L.api, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   worker: [L.lifecycle, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
-  sources: [L.lifecycle, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  sources: [L.lifecycle, L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   metrics: [L.lifecycle, L.receiver, L.queue, L.api, ...bottom, L.redis, L.shared],
   // No worker or runtime module: what the worker does reaches it as lifecycle events.
   history: [L.lifecycle, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
-  replay: [L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
   testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared],

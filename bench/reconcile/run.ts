@@ -45,7 +45,7 @@ import { ChangeClaims } from '../../src/queue/change.js';
 import { IngestStore } from '../../src/queue/ingest.js';
 import { EVENTS_QUEUE, HANDLER_QUEUES } from '../../src/queue/names.js';
 import { reconcileClient } from '../../src/sources/reconcile/client.js';
-import { reconcileBurst } from '../../src/worker/api-budget.js';
+import { reconcileBurst } from '../../src/clients/budget.js';
 import { reconcile, type ReconcileReport } from '../../src/sources/reconcile/run.js';
 import { startService } from '../../src/runtime/service.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';

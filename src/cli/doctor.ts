@@ -1,4 +1,4 @@
-import { configuredApiClients } from '../worker/api-client.js';
+import { configuredApiClients } from '../clients/api-clients.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
 import type { Handler } from '../handler/define.js';

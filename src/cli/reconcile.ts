@@ -3,7 +3,7 @@ import { ChangeClaims } from '../queue/change.js';
 import { fixedWorld, readWorld, worldAt } from '../queue/world.js';
 import { IngestStore } from '../queue/ingest.js';
 import { formatReport, reconcile, reconcileClient } from '../sources/reconcile/index.js';
-import { reconcileBurst } from '../worker/api-budget.js';
+import { reconcileBurst } from '../clients/budget.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';

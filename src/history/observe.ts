@@ -65,7 +65,7 @@ export interface HistoryObserver {
  * (undefined when HISTORY=off): the `events` worker's receipt and fan-out (or
  * the invalid delivery), and per handler or schedule attempt its start, end,
  * outcome, error, steps and API calls, written once when the attempt ends (the
- * writes of one event-loop turn in one pipeline, never awaited). A schedule's
+ * writes within 10 ms in one pipeline, one delivery's merged, never awaited). A schedule's
  * run is recorded as a delivery of its own (key `schedule:<id>:<tick ISO>`,
  * received at the tick) with its attempts as a handler's.
  */

@@ -87,7 +87,8 @@ export class HistoryWriter {
   /**
    * The pipeline of the current batch: the writes of every job that ends within
    * {@link BATCH_MS} go to Redis together (one pipeline object, one socket write
-   * and one answer to wait for instead of one per delivery or per event-loop turn).
+   * and one answer to wait for instead of one per delivery or per event-loop turn); the writes of one
+   * delivery in it are merged ({@link write}).
    */
   private pipe(): ReturnType<RedisClient['pipeline']> {
     this.batch();
@@ -137,7 +138,7 @@ export class HistoryWriter {
     cur.set.push(...w.set);
     if (w.setnx) cur.setnx.push(...w.setnx);
     cur.entries.push(...w.entries);
-    cur.indexAt ??= w.indexAt;
+    cur.indexAt = w.indexAt ?? cur.indexAt;
     cur.now = now;
   }
 

@@ -1,4 +1,9 @@
 import { Job, UnrecoverableError } from 'bullmq';
+import type { Logger } from '../log/logger.js';
+import type { DeadPolicy } from './flow-dead.js';
+import type { StoredDelivery } from './delivery.js';
+import type { HandlerJobData } from './jobs.js';
+import type { FlowControl } from './flow.js';
 import { PRIORITIES } from '../util/priority.js';
 import type { FlowJobs } from './flow.js';
 import type { QueuedJob } from './order.js';
@@ -41,4 +46,36 @@ export class BullFlowJobs implements FlowJobs {
 /** Whether a job BullMQ reports failed is dead-lettered (no attempt left, or unrecoverable) rather than to be retried. */
 export function failedForGood(job: { readonly attemptsMade: number; readonly opts: { readonly attempts?: number | undefined } }, err: Error): boolean {
   return err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+}
+
+/**
+ * Flow control's part when BullMQ reports a job failed for good (retries spent, or unrecoverable; also a
+ * run that stalled too often, which the processor never saw): an `events` job leaves the pending fan-out
+ * set, a handler run's key goes on as its handler's onDead says. Returns a listener for the worker's
+ * `failed` event; `settled()` waits for what the listeners started (before the connection closes).
+ */
+export function flowFailedListener(
+  flow: Pick<FlowControl, 'fannedOut' | 'onDead'>, kind: 'events' | 'handlers', handlerOf: (id: string) => DeadPolicy | undefined, log: Logger,
+): { listener: (job: Job | undefined, err: Error) => void; settled(): Promise<void> } {
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>) => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+  return {
+    listener: (job: Job | undefined, err: Error) => {
+      if (!job || !failedForGood(job, err)) return;
+      log.error({ queue: job.queueName, job: job.id, reason: err.message }, 'dead-lettered');
+      if (kind === 'events') {
+        track(flow.fannedOut((job.data as Partial<StoredDelivery>).key ?? ''));
+        return;
+      }
+      const data = job.data as HandlerJobData;
+      track(flow.onDead({ id: String(job.id), data }, handlerOf(data.handlerId))
+        .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run')));
+    },
+    settled: async () => {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { apiClients } from '../worker/api-client.js';
+import { apiClients } from '../clients/api-clients.js';
 import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';

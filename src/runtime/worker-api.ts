@@ -5,11 +5,11 @@ import type { LimiterPriority } from '../api/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
-import { configuredApiClients } from '../worker/api-client.js';
+import { configuredApiClients } from '../clients/api-clients.js';
 
 /**
  * The API client factory of a worker process, built by the one builder
- * (src/worker/api-client.ts): one shared Redis rate limiter (paced below high)
+ * (src/clients/api-clients.ts): one shared Redis rate limiter (paced below high)
  * and one read cache, a client per run with that run's Idempotency-Key
  * generator and priority (its calls take API slots in priority order across
  * processes); runs of reconciled deliveries spend reconcile's budget

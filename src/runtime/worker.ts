@@ -8,7 +8,7 @@ import { markWorld, WorldMark } from '../queue/world.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
 import { FlowControl } from '../queue/flow.js';
-import { BullFlowJobs, failedForGood } from '../queue/flow-adapter.js';
+import { BullFlowJobs, flowFailedListener } from '../queue/flow-adapter.js';
 import type { OrderedBacklog } from '../metrics/queue-collector.js';
 import { PRIORITIES } from '../util/priority.js';
 import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
@@ -214,20 +214,12 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
   ));
 
+  // Jobs failed for good: flow control's part (the pending fan-out set, a dead run's key) in src/queue/flow-adapter.ts.
+  const handlerOf = (id: string) => set.current().all.find((h) => h.id === id);
+  const failed = [flowFailedListener(flow, 'events', handlerOf, log), flowFailedListener(flow, 'handlers', handlerOf, log)] as const;
   for (const w of [eventsWorker, ...handlerWorkers]) {
     w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
-    w.on('failed', (job, err) => {
-      if (!job || !failedForGood(job, err)) return;
-      log.error({ queue: w.name, job: job.id, reason: err.message }, 'dead-lettered');
-      if (w === eventsWorker) {
-        void flow.fannedOut((job.data as Partial<StoredDelivery>).key ?? '');
-        return;
-      }
-      // Also a run failed for good where the processor did not see it (stalled too often): flow control decides.
-      const data = job.data as HandlerJobData;
-      flow.onDead({ id: String(job.id), data }, set.current().all.find((h) => h.id === data.handlerId))
-        .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run'));
-    });
+    w.on('failed', failed[w === eventsWorker ? 0 : 1].listener);
   }
   // Timed sources (src/sources): polls, schedules and scheduled reconcile, one job scheduler wiring.
   const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api, workerOptions: workerOptions(config), lifecycle, world });
@@ -244,6 +236,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
       await owned.close();
+      // What the failed listeners started goes out before the connection closes (QUIT would pass it).
+      await Promise.all(failed.map((f) => f.settled()));
       history?.flush();
       await closeRedis(commands);
     },

@@ -2,7 +2,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { CallEvent } from '../../api/transport.js';
 import type { Config } from '../../config/config.js';
 import type { RedisClient } from '../../redis/connection.js';
-import { configuredApiClients, type ApiCall } from '../../worker/api-client.js';
+import { configuredApiClients, type ApiCall } from '../../clients/api-clients.js';
 
 /**
  * Reconcile's part of a client: priority `low` at the shared limiter (the one
@@ -15,7 +15,7 @@ export const RECONCILE_CALL: ApiCall = Object.freeze({ priority: 'low', budget: 
 
 /**
  * Reconcile's API client (scheduled and `switchyard reconcile`), built by the
- * one builder (src/worker/api-client.ts) with the limits shared in `redis`.
+ * one builder (src/clients/api-clients.ts) with the limits shared in `redis`.
  * Null when no API is configured.
  */
 export function reconcileClient(config: Config, redis: RedisClient, onCall?: (c: CallEvent) => void): ApiClient | null {

@@ -105,7 +105,7 @@ describe('scripts/totals.mjs (the closing line)', () => {
       { name: '/r/test/e2e/admin/deliveries.browser.test.ts', status: 'passed', assertionResults: [{ status: 'pending' }] },
       { name: '/r/test/unit/x.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }] },
     ] };
-    expect(totals([browser], { SKIP_BROWSER: '1' })).toEqual({ status: 0, line: '5 passed, 0 failed, 4 skipped (skipped: dashboard.browser.test.ts 3, deliveries.browser.test.ts 1; asked by SKIP_BROWSER=1)' });
+    expect(totals([browser], { SKIP_BROWSER: '1' })).toEqual({ status: 0, line: '5 passed, 0 failed, 4 skipped (skipped: board.browser.test.ts 3, deliveries.browser.test.ts 1; asked by SKIP_BROWSER=1)' });
     expect(totals([{ numPassedTests: 2, numFailedTests: 1, testResults: [] }])).toEqual({ status: 1, line: '2 passed, 1 failed' });
   });
 });

@@ -8,6 +8,7 @@ import { historyKeys } from '../../../src/history/keys.js';
 import type { AttemptEntry } from '../../../src/history/record.js';
 import { LifecycleBus } from '../../../src/lifecycle/bus.js';
 import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../../../src/lifecycle/events.js';
+import { eventBody } from '../../support/events.js';
 import { memoryLogger } from '../../support/service.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { waitFor } from '../../support/wait.js';
@@ -19,9 +20,9 @@ import { waitFor } from '../../support/wait.js';
  */
 
 const RECEIVED = '2026-06-01T12:00:00.000Z';
-const body = JSON.stringify({ id: 'evt_obs_1', event: 'message.received', created_at: RECEIVED, data: {
+const body = eventBody('message.received', {
   id: 5, conversation_id: 812, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: RECEIVED,
-} });
+}, { id: 'evt_obs_1', createdMs: Date.parse(RECEIVED) });
 const raw = Buffer.from(body);
 const call: ApiCallFacts = {
   op: 'contacts.get', method: 'GET', path: '/contacts/email:maria%40example.org', idempotencyKey: undefined, attempt: 1, status: 200, durationMs: 12.4, rateLimitWaitMs: 3.2,

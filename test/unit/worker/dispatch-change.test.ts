@@ -4,12 +4,13 @@ import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import type { QueuedJob } from '../../../src/queue/order.js';
 import { dispatch, type FanOutPorts } from '../../../src/worker/dispatcher.js';
+import { eventBody } from '../../support/events.js';
 
 const handler = defineHandler({ id: 'note', on: ['message.received', 'conversation.opened'], priority: 'high', handle: async () => {} });
 const message = { id: 9, conversation_id: 2, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: '2025-03-04T10:00:00Z' };
 
 function delivery(key: string, event: string, data: unknown, source?: 'reconcile'): StoredDelivery {
-  return { key, name: event, receivedAt: '2025-03-04T10:00:01Z', secretIndex: 0, headers: {}, body: JSON.stringify({ id: key, event, created_at: '2025-03-04T10:00:00Z', data }), ...(source ? { source } : {}) };
+  return { key, name: event, receivedAt: '2025-03-04T10:00:01Z', secretIndex: 0, headers: {}, body: eventBody(event, data as object, { id: key, createdMs: Date.parse('2025-03-04T10:00:00Z') }), ...(source ? { source } : {}) };
 }
 
 /** Ports that keep added jobs and change claims in memory. */

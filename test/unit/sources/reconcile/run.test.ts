@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Permit, RateLimiter } from '../../../../src/api/rate-limiter.js';
 import type { StoredDelivery } from '../../../../src/queue/delivery.js';
-import { budgetedLimiter } from '../../../../src/worker/api-budget.js';
+import { budgetedLimiter } from '../../../../src/clients/budget.js';
 import { formatReport, reconcile } from '../../../../src/sources/reconcile/run.js';
 import { createSandbox } from '../../../../src/sandbox/index.js';
 import { sandboxClient } from '../../../../src/testing/sandbox-api.js';

@@ -2,7 +2,7 @@
  * The catch-up budget (RECONCILE_BUDGET): reconcile's listings and the handler
  * runs of the deliveries it synthesized share one window of their own before
  * the shared one, so live traffic keeps the rest of the burst. Used by the one
- * client builder, src/worker/api-client.ts.
+ * client builder, src/clients/api-clients.ts.
  * @module
  */
 import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
@@ -10,7 +10,7 @@ import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { Config } from '../config/config.js';
 import type { RedisClient } from '../redis/connection.js';
 
-/** The longest a call's slot counts as in flight: the clients' request timeout (src/worker/api-client.ts). */
+/** The longest a call's slot counts as in flight: the clients' request timeout (src/clients/api-clients.ts). */
 const TIMEOUT_MS = 30_000;
 
 /**

@@ -1,8 +1,8 @@
-/** The one API client builder (src/worker/api-client.ts), without Redis: what each option adds to a client. */
+/** The one API client builder (src/clients/api-clients.ts), without Redis: what each option adds to a client. */
 import { describe, expect, it } from 'vitest';
 import type { CallEvent } from '../../../src/api/transport.js';
 import { NotFoundError, ServerError } from '../../../src/api/errors.js';
-import { apiClients, configuredApiClients } from '../../../src/worker/api-client.js';
+import { apiClients, configuredApiClients } from '../../../src/clients/api-clients.js';
 import { contact, fakeFetch } from '../../support/fake-fetch.js';
 
 const BASE = 'http://127.0.0.1:1/api/v1';

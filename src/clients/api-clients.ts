@@ -15,7 +15,7 @@ import type { CallEvent } from '../api/transport.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
-import { catchUpLimiter, reconcileBurst } from './api-budget.js';
+import { catchUpLimiter, reconcileBurst } from './budget.js';
 import { ReadCache } from './read-cache.js';
 
 /** Per-request timeout of the clients built here (also the longest a call's rate-limit slot counts as in flight). */
@@ -42,7 +42,7 @@ export interface ApiClientsOptions {
    * for a customer-facing (high) call every window/burst (the worker's runs). Default off.
    */
   readonly pace?: boolean;
-  /** One short-lived read cache shared by every client (src/worker/read-cache.ts). Default off. */
+  /** One short-lived read cache shared by every client (src/clients/read-cache.ts). Default off. */
   readonly readCache?: boolean;
   /** Observes every attempt of every client (metrics, tracing). */
   readonly onCall?: ((e: CallEvent) => void) | undefined;

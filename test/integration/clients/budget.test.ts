@@ -1,7 +1,7 @@
 /** The one API client builder with shared limits in Redis: live calls take the token's window only; catch-up calls take the RECONCILE_BUDGET window first. */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configuredApiClients } from '../../../src/worker/api-client.js';
+import { configuredApiClients } from '../../../src/clients/api-clients.js';
 import { RECONCILE_CALL } from '../../../src/sources/reconcile/client.js';
 import { contact, fakeFetch } from '../../support/fake-fetch.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/client.js';
-import { ReadCache } from '../../../src/worker/read-cache.js';
+import { ReadCache } from '../../../src/clients/read-cache.js';
 
 /** A client-shaped object counting calls (only what the cache touches). */
 function fakeClient() {
