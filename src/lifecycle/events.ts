@@ -86,9 +86,13 @@ export interface AttemptStartedEvent {
   readonly attempt: AttemptRef;
 }
 
-/** What becomes of a job after an attempt (the processor's decision). */
-export type AttemptDecision =
-  | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: string } }
+/**
+ * What becomes of a job after an attempt (the processor's decision; `Skip`: why a run was completed
+ * without running its handler, src/worker/processor.ts `SkipReason`).
+ */
+export type AttemptDecision<Skip extends string = string> =
+  | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: Skip } }
+  /** `error`: what the run threw, when a run failed (its stack stays with the dead letter). */
   | { readonly kind: 'dead'; readonly reason: string; readonly error?: Error }
   | { readonly kind: 'delay'; readonly until: number }
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }

@@ -5,7 +5,7 @@ import type { FlowControl } from '../queue/flow.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerSet } from '../handler/set.js';
 import type { AttemptObserver, LifecycleBus } from '../lifecycle/bus.js';
-import type { AttemptRef } from '../lifecycle/events.js';
+import type { AttemptDecision, AttemptRef } from '../lifecycle/events.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 
@@ -34,13 +34,7 @@ export interface HandlerJobView {
  * is `dead` (the runner's verdict: `onAttempt` in classify.ts), so the queue adapter,
  * the history, the log and the metrics never need BullMQ's own count.
  */
-export type HandlerJobDecision =
-  | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: SkipReason } }
-  /** `error`: what the run threw, when a run failed (its stack stays with the dead letter). */
-  | { readonly kind: 'dead'; readonly reason: string; readonly error?: Error }
-  | { readonly kind: 'delay'; readonly until: number }
-  | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }
-  | { readonly kind: 'retry'; readonly error: Error };
+export type HandlerJobDecision = AttemptDecision<SkipReason>;
 
 /** Why a run was completed without running its handler. */
 export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone';
