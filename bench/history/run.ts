@@ -15,6 +15,9 @@
 //               (inbox → `events`, addBulk) and the BullMQ workers of `switchyard work` (startWorker; one
 //               no-op handler, the bench/memory one): `events` fan-out → `handlers` → no-op run.
 //   on          the same with HISTORY=on.
+//   off-events  `off` without the pump's hop, like `plain`: the deliveries put in `events` beforehand (not timed)
+//               as the pump leaves them (addBulk, pending fan-out marked); timed: the workers only.
+//   on-events   the same with HISTORY=on.
 //   plain       plain BullMQ, no pump: the N deliveries addBulk'ed to `events` beforehand (not timed); an
 //               `events` Worker that JSON-parses the body and adds one `handlers` job (same data shape, job
 //               id from the delivery key as Switchyard's fan-out makes it), and a `handlers` Worker with a
@@ -30,7 +33,7 @@
 // and, with history on, Redis bytes per delivery of the history keys (UNLINKed and used_memory compared);
 // per round, the ratios of deliveries/s (on ÷ off, off ÷ plain, on ÷ plain, …) and medians per case.
 //
-// Knobs: COMMANDSTATS=1 (log the Redis commands per delivery of each case), DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,plain,plain+pump RESULTS=<file.json>
+// Knobs: COMMANDSTATS=1 (log the Redis commands per delivery of each case), DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,off-events,on-events,plain,plain+pump RESULTS=<file.json>
 //        WARMUP=1: untimed rounds before the ROUNDS (every case once; logged, not kept).
 //        WINDOWS=<file.json>: the timed spans (process.hrtime, µs) and their CPU µs per case, for top-self-windows.mjs
 //        with `node --cpu-prof` (the profile's sample clock is the same monotonic clock).
@@ -50,6 +53,7 @@ import { EVENTS_JOB_OPTIONS, handlerJobOptions } from '../../src/queue/job-optio
 import type { HandlerJobData } from '../../src/queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
+import { markPendingFanOut } from '../../src/queue/flow-pending.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../src/redis/connection.js';
 import { startWorker } from '../../src/runtime/worker.js';
@@ -64,7 +68,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 /** Untimed rounds first (every case once, rows logged but not kept): the first case run in a process pays for JIT warm-up. */
 const WARMUP = Number(process.env.WARMUP ?? 1);
 const PREFIX = 'switchyard';
-const ALL_CASES = ['off', 'on', 'plain', 'plain+pump'] as const;
+const ALL_CASES = ['off', 'on', 'off-events', 'on-events', 'plain', 'plain+pump'] as const;
 type CaseName = (typeof ALL_CASES)[number];
 const CASES: CaseName[] = (process.env.CASES ?? ALL_CASES.join(',')).split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
   if (!(ALL_CASES as readonly string[]).includes(c)) throw new Error(`CASES: unknown case ${c} (known: ${ALL_CASES.join(', ')})`);
@@ -73,6 +77,8 @@ const CASES: CaseName[] = (process.env.CASES ?? ALL_CASES.join(',')).split(',').
 const HOPS: Record<CaseName, string> = {
   off: 'inbox list → IngestPump → events (fan-out, history off) → handlers (no-op handler via processor)',
   on: 'inbox list → IngestPump → events (fan-out, history on) → handlers (no-op handler via processor)',
+  'off-events': 'events (pre-added as the pump adds them, pending fan-out marked) → fan-out (history off) → handlers (no-op handler via processor)',
+  'on-events': 'events (pre-added as the pump adds them, pending fan-out marked) → fan-out (history on) → handlers (no-op handler via processor)',
   plain: 'events (pre-added) → JSON.parse + add → handlers (no-op)',
   'plain+pump': 'list → LPOP 200 + addBulk → events → JSON.parse + add → handlers (no-op)',
 };
@@ -121,6 +127,9 @@ async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: 
   if (stats) {
     // COMMANDSTATS=1: the Redis commands of the span per delivery (the completion polling's few included).
     const info = await stats.info('commandstats');
+    const net = await stats.info('stats');
+    const bytes = (k: string) => Number(new RegExp(`${k}:(\\d+)`).exec(net)?.[1] ?? NaN) / N;
+    log(`network bytes per delivery: into redis ${bytes('total_net_input_bytes').toFixed(0)}, out of redis ${bytes('total_net_output_bytes').toFixed(0)}`);
     stats.disconnect();
     const per = [...info.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)].map((m) => [m[1], Number(m[2]) / N, Number(m[3]) / N] as const).filter(([, c]) => c >= 0.01).sort((a, b) => b[2] - a[2]);
     log(`commands per delivery: ${per.map(([c, n, us]) => `${c} ${n.toFixed(2)} (${us.toFixed(0)} µs)`).join(', ')}; total ${per.reduce((t, [, n]) => t + n, 0).toFixed(2)}`);
@@ -128,13 +137,26 @@ async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: 
   return { ms, cpu: selfCpuSeconds() - cpu0, rcpu: cpuSeconds(redis.child.pid) - rcpu0, t0, t1: process.hrtime.bigint() };
 }
 
-async function switchyardCase(redis: RunningRedis, r: Redis, history: boolean, noop: Handler[]): Promise<Span> {
+/**
+ * Switchyard's worker path. `fromEvents`: the same two hops as `plain` — the deliveries are put in
+ * `events` beforehand (not timed) as the pump leaves them (addBulk, pending fan-out marked), and no pump
+ * runs; otherwise they start in the inbox list and the pump's hop is timed too.
+ */
+async function switchyardCase(redis: RunningRedis, r: Redis, history: boolean, noop: Handler[], fromEvents: boolean): Promise<Span> {
   const keys = ingestKeys(PREFIX);
-  await fillList(r, keys.inbox);
-  await sleep(1000);
   const commands = new Redis(redis.url, { maxRetriesPerRequest: null });
   const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
   const queues = openQueues(commands, PREFIX);
+  if (fromEvents) {
+    for (let i = 0; i < N; i += 1000) {
+      const batch = Array.from({ length: Math.min(1000, N - i) }, (_, j) => decodeInboxItem(item(i + j)));
+      await markPendingFanOut(commands, PREFIX, batch);
+      await queues.events.addBulk(batch.map(eventsJob));
+    }
+  } else {
+    await fillList(r, keys.inbox);
+  }
+  await sleep(1000);
   const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: history ? 'on' : 'off', WORKER_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });
   const logger = pino({ level: 'warn' });
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
@@ -142,6 +164,7 @@ async function switchyardCase(redis: RunningRedis, r: Redis, history: boolean, n
   try {
     return await timed(redis, queues.events, queues.handlers.normal, async () => {
       worker = await startWorker({ config, redisUrl: redis.url, log: logger, set: new HandlerSet(handlerSnapshot(noop, undefined, {})) }, queues);
+      if (fromEvents) return;
       pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: PREFIX, log: logger });
       pump.start();
     });
@@ -235,13 +258,13 @@ async function main(): Promise<void> {
       const order = CASES.map((_, i) => CASES[(i + Math.max(round, 1) - 1) % CASES.length] as CaseName);
       for (const [position, c] of order.entries()) {
         await r.flushall();
-        const span = c === 'off' || c === 'on'
-          ? await switchyardCase(redis, r, c === 'on', noop)
+        const span = c === 'off' || c === 'on' || c === 'off-events' || c === 'on-events'
+          ? await switchyardCase(redis, r, c.startsWith('on'), noop, c.endsWith('-events'))
           : await plainCase(redis, r, c === 'plain+pump', noopHandler);
         const row: Row = {
-          round, case: c, history: c === 'on' ? true : c === 'off' ? false : null, position: position + 1, ms: Math.round(span.ms),
+          round, case: c, history: c.startsWith('on') ? true : c.startsWith('off') ? false : null, position: position + 1, ms: Math.round(span.ms),
           perSec: Math.round(N / (span.ms / 1000)), workerCpuUs: Math.round((span.cpu * 1e6) / N), redisCpuUs: Math.round((span.rcpu * 1e6) / N),
-          historyBytesPerDelivery: c === 'on' ? await historyBytes(r) : null,
+          historyBytesPerDelivery: c.startsWith('on') ? await historyBytes(r) : null,
         };
         if (round < 1) { log(`warm-up ${JSON.stringify(row)}`); continue; }
         windows.push({ round, case: c, startUs: Number(span.t0 / 1000n), endUs: Number(span.t1 / 1000n), cpuUs: Math.round(span.cpu * 1e6) });
@@ -266,6 +289,7 @@ async function main(): Promise<void> {
   const pairs: [string, CaseName, CaseName][] = [
     ['on/off', 'on', 'off'], ['off/plain', 'off', 'plain'], ['on/plain', 'on', 'plain'],
     ['off/plain+pump', 'off', 'plain+pump'], ['on/plain+pump', 'on', 'plain+pump'],
+    ['on-events/off-events', 'on-events', 'off-events'], ['off-events/plain', 'off-events', 'plain'], ['on-events/plain', 'on-events', 'plain'],
   ];
   const wanted = pairs.filter(([, a, b]) => CASES.includes(a) && CASES.includes(b));
   /** Per round, deliveries/s of case a ÷ case b, and the same for worker and redis CPU µs per delivery. */

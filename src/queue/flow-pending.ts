@@ -21,7 +21,44 @@ export async function markPendingFanOut(redis: RedisClient, prefix: string, deli
   await redis.multi().zadd(key, 'NX', ...entries).zremrangebyscore(key, '-inf', Date.now() - PENDING_KEEP_MS).exec();
 }
 
-/** Takes a delivery off the set: it was fanned out, or will never be. */
-export async function clearPendingFanOut(redis: RedisClient, prefix: string, deliveryKey: string): Promise<void> {
-  await redis.zrem(ingestKeys(prefix).pendingFanOut, deliveryKey);
+/** Takes deliveries off the set: they were fanned out, or will never be. */
+export async function clearPendingFanOut(redis: RedisClient, prefix: string, ...deliveryKeys: string[]): Promise<void> {
+  if (deliveryKeys.length > 0) await redis.zrem(ingestKeys(prefix).pendingFanOut, ...deliveryKeys);
+}
+
+/**
+ * The worker's clears of the set, gathered: the deliveries fanned out within
+ * one turn of the event loop leave it in one ZREM (one command, not one per
+ * delivery). Each caller's promise settles with the command that carried its
+ * key, so a fan-out still ends only once its delivery is off the set.
+ */
+export class PendingFanOutClears {
+  #keys: string[] = [];
+  #settle: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  #scheduled = false;
+
+  constructor(private readonly redis: RedisClient, private readonly prefix: string) {}
+
+  clear(deliveryKey: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#keys.push(deliveryKey);
+      this.#settle.push({ resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    const keys = this.#keys;
+    const settle = this.#settle;
+    this.#keys = [];
+    this.#settle = [];
+    this.#scheduled = false;
+    clearPendingFanOut(this.redis, this.prefix, ...keys).then(
+      () => { for (const s of settle) s.resolve(); },
+      (e: unknown) => { for (const s of settle) s.reject(e); },
+    );
+  }
 }

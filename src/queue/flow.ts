@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import { DebounceBursts, type Burst } from './debounce.js';
 import { deadRunAction, type DeadPolicy } from './flow-dead.js';
-import { clearPendingFanOut } from './flow-pending.js';
+import { PendingFanOutClears } from './flow-pending.js';
 import type { DebounceRef, HandlerJobData, OrderRef } from './jobs.js';
 import { OrderGate, type AddJob, type OrderClaim, type QueuedJob } from './order.js';
 
@@ -51,6 +51,7 @@ export class FlowControl {
   readonly #order: OrderGate;
   readonly #debounce: DebounceBursts;
   readonly #log: Logger | undefined;
+  readonly #clears: PendingFanOutClears;
   /** The one way a key's line hands over to its next run. */
   readonly #handOver: AddJob = (job, parked = false) => this.#jobs.handOver(job, parked);
 
@@ -61,6 +62,7 @@ export class FlowControl {
     this.#order = new OrderGate(redis, prefix, { doneTtlMs: opts.keepMs, ...(opts.holdMs === undefined ? {} : { holdMs: opts.holdMs }) });
     this.#debounce = new DebounceBursts(redis, prefix, opts.keepMs);
     this.#log = opts.log;
+    this.#clears = new PendingFanOutClears(redis, prefix);
   }
 
   // ── fan-out ──
@@ -99,7 +101,7 @@ export class FlowControl {
 
   /** Takes a delivery off the pending fan-out set (fanned out, or dead-lettered). */
   async fannedOut(deliveryKey: string): Promise<void> {
-    await clearPendingFanOut(this.#redis, this.#prefix, deliveryKey).catch((e: unknown) => this.#log?.debug({ err: String(e) }, 'could not clear a pending fan-out'));
+    await this.#clears.clear(deliveryKey).catch((e: unknown) => this.#log?.debug({ err: String(e) }, 'could not clear a pending fan-out'));
   }
 
   // ── a run ──

@@ -26,7 +26,9 @@ export async function runHandler(
   const started = performance.now();
   const log = deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt });
   const timeout = new AbortController();
-  const signal = handler.timeoutMs === null ? deps.signal : AbortSignal.any([deps.signal, timeout.signal]);
+  // The run's signal: the job's, and with a timeout, aborted by either (AbortSignal.any costs ~30 µs a call on Node 20).
+  const unfollow = handler.timeoutMs === null ? undefined : follow(deps.signal, timeout);
+  const signal = unfollow === undefined ? deps.signal : timeout.signal;
   const ctx = createContext({ ...deps, log, signal, handlerId: handler.id });
   try {
     await withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log);
@@ -39,7 +41,20 @@ export async function runHandler(
     const level = verdict.kind === 'retry' || verdict.kind === 'delay' ? 'warn' : 'error';
     log[level]({ outcome: verdict.kind, reason: verdict.reason, ms: Math.round(ms) }, 'handler failed');
     return { ok: false, ms, verdict, error };
+  } finally {
+    unfollow?.();
   }
+}
+
+/** Aborts `ctrl` when `signal` aborts (with its reason); returns the unsubscribe. */
+function follow(signal: AbortSignal, ctrl: AbortController): () => void {
+  if (signal.aborted) {
+    ctrl.abort(signal.reason);
+    return () => undefined;
+  }
+  const onAbort = () => ctrl.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 /**

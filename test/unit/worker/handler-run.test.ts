@@ -76,6 +76,23 @@ describe('timeout', () => {
     expect(aborted).toBe(true);
   });
 
+  test('a run with a timeout leaves nothing on the worker’s signal once it ends, and sees a signal aborted before it started', async () => {
+    const stop = new AbortController();
+    let listeners = 0;
+    const add = stop.signal.addEventListener.bind(stop.signal);
+    const remove = stop.signal.removeEventListener.bind(stop.signal);
+    stop.signal.addEventListener = ((...a: Parameters<typeof add>) => { listeners++; add(...a); }) as typeof add;
+    stop.signal.removeEventListener = ((...a: Parameters<typeof remove>) => { listeners--; remove(...a); }) as typeof remove;
+    const quick = defineHandler({ id: 'quick', on: ['lead.won'], timeout: '5s', handle: async () => {} });
+    for (let i = 0; i < 3; i++) expect((await run(quick, { signal: stop.signal }).outcome).ok).toBe(true);
+    expect(listeners).toBe(0);
+    stop.abort(new Error('worker closing'));
+    let seen: unknown;
+    const late = defineHandler({ id: 'late', on: ['lead.won'], timeout: '5s', handle: async (_e, ctx) => { seen = ctx.signal.aborted && ctx.signal.reason; } });
+    expect((await run(late, { signal: stop.signal }).outcome).ok).toBe(true);
+    expect(String(seen)).toBe('Error: worker closing');
+  });
+
   test('classify: a NonRetriableError of another copy of the package (its brand, not this class) is dead too', () => {
     class OtherCopy extends Error {}
     Object.defineProperty(OtherCopy.prototype, Symbol.for('switchyard.nonRetriable'), { value: true });
