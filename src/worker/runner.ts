@@ -25,13 +25,13 @@ export async function runHandler(
 ): Promise<RunOutcome> {
   const started = performance.now();
   const log = deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt });
-  const timeout = new AbortController();
   // The run's signal: the job's, and with a timeout, aborted by either (AbortSignal.any costs ~30 µs a call on Node 20).
-  const unfollow = handler.timeoutMs === null ? undefined : follow(deps.signal, timeout);
-  const signal = unfollow === undefined ? deps.signal : timeout.signal;
+  const timeout = handler.timeoutMs === null ? undefined : new AbortController();
+  const unfollow = timeout === undefined ? undefined : follow(deps.signal, timeout);
+  const signal = timeout === undefined ? deps.signal : timeout.signal;
   const ctx = createContext({ ...deps, log, signal, handlerId: handler.id });
   try {
-    await withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log);
+    await (timeout === undefined ? handler.handle(eventOf(job), ctx) : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log));
     const ms = performance.now() - started;
     log.info({ outcome: 'completed', ms: Math.round(ms) }, 'handler done');
     return { ok: true, ms };
