@@ -63,7 +63,7 @@ describe('durable waits in Redis (real Redis)', () => {
     const store = new WaitStore(redis, prefix, 10_000);
     await store.event(reply(1, T), T);
     await store.event(reply(2, T + 20_000), T + 20_000);
-    expect(await redis.zrange(`${prefix}:wait:log:conversation:42`, 0, -1)).toEqual(['evt_2']);
+    expect(await redis.zrange(`${prefix}:wait:log:conversation:42`, '0', '-1')).toEqual(['evt_2']);
     expect(await redis.hkeys(`${prefix}:wait:body:conversation:42`)).toEqual(['evt_2']);
   });
 
