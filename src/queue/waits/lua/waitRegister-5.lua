@@ -1,0 +1,35 @@
+-- Registers a durable wait, or answers it at once from the key's recent events
+-- (the lookback): the check of the log and the registration are one step, and
+-- waitEvent appends to the same log and reads the same registrations in one
+-- step, so an event is seen either by the registration or by the event's own
+-- script, never by neither (no missed match) and never by both (no double wake).
+-- KEYS: state (hash wait id -> JSON), due (zset), on:<key> (hash wait id -> event
+-- name), log:<key> (zset delivery key by received ms), body:<key> (hash delivery
+-- key -> JSON {n, at, b}).
+-- ARGV: wait id, event name ('' for a sleep), since ms (events received after it
+-- match), due ms ('' for none), match key, run (who to wake).
+-- Returns the wait's state as JSON (its existing state when it was registered before).
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur then return cur end
+local since = tonumber(ARGV[3])
+if ARGV[2] ~= '' then
+  local seen = redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. ARGV[3], '+inf')
+  for _, dk in ipairs(seen) do
+    local rec = redis.call('HGET', KEYS[5], dk)
+    if rec then
+      local e = cjson.decode(rec)
+      if e.n == ARGV[2] and e.at > since then
+        local st = cjson.encode({ s = 'matched', k = ARGV[5], ev = ARGV[2], d = dk, at = e.at, b = e.b, run = ARGV[6] })
+        redis.call('HSET', KEYS[1], ARGV[1], st)
+        return st
+      end
+    end
+  end
+end
+local st = { s = 'pending', k = ARGV[5], ev = ARGV[2], since = since, run = ARGV[6] }
+if ARGV[4] ~= '' then st.due = tonumber(ARGV[4]) end
+local enc = cjson.encode(st)
+redis.call('HSET', KEYS[1], ARGV[1], enc)
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) end
+if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
+return enc
