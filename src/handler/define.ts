@@ -10,6 +10,7 @@ import { commonOptions } from './common.js';
 import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import type { CancelOnOption, StateOptions, WorkflowContext } from './workflow.js';
+import { workflowPolicy, type WorkflowPolicy } from './workflow-policy.js';
 
 
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
@@ -167,6 +168,8 @@ export interface Handler<N extends EventName = EventName, Settings extends objec
   readonly timeoutMs: number | null;
   /** Priority, order, staleness and debounce, defaults applied. */
   readonly flow: FlowPolicy;
+  /** `cancelOn` and `ctx.state`'s key and TTL, defaults applied. */
+  readonly workflow: WorkflowPolicy;
   /** Always returns a promise; a synchronous throw becomes a rejection. */
   handle(event: WorkspaceEvent<N>, ctx: HandlerContext<Settings>): Promise<void>;
 }
@@ -218,6 +221,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     if (hint) fail(`unknown option "${name}"; did you mean "${hint}"?`);
   }
   const flow = flowPolicy(input as Record<string, unknown>, on as EventName[], fail);
+  const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
   const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;
   return Object.freeze({
@@ -229,6 +233,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     retry: policy,
     timeoutMs: limit,
     flow,
+    workflow,
     // `this` stays the definition, so helpers defined beside `handle` keep working.
     async handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> {
       await run.call(def, event, ctx);
