@@ -56,7 +56,7 @@ export class HandlerStateStore {
   }
 
   /** Applies `fn` to the current value (undefined when there is none) and writes its result; returns it. */
-  async update(handlerId: string, key: string, fn: (current: StateValue | undefined) => StateValue, ttlMs: number): Promise<StateValue> {
+  async update(handlerId: string, key: string, fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>, ttlMs: number): Promise<StateValue> {
     const k = this.keyOf(handlerId, key);
     const lock = `${k}:lock`;
     const token = randomBytes(8).toString('hex');
@@ -68,7 +68,7 @@ export class HandlerStateStore {
     let json: string;
     try {
       const j = await this.redis.hget(k, 'j');
-      const text = JSON.stringify(fn(j === null ? undefined : JSON.parse(j) as StateValue)) as string | undefined;
+      const text = JSON.stringify(await fn(j === null ? undefined : JSON.parse(j) as StateValue)) as string | undefined;
       if (text === undefined) throw new TypeError('ctx.state: the value must be JSON (an object, array, string, number, boolean or null)');
       json = text;
     } catch (err) {

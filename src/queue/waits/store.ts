@@ -17,9 +17,10 @@ import type { RedisClient } from '../../redis/connection.js';
  * between loses no wake-up.
  */
 
-const SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitExpire']);
+const SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitExpire', 'waitSettle', 'waitForget']);
 
-export type WaitStatus = 'pending' | 'matched' | 'timeout' | 'slept';
+/** `cancelled`: a run's cancelOn entry that a matching event answered. */
+export type WaitStatus = 'pending' | 'matched' | 'timeout' | 'slept' | 'cancelled';
 
 /** A wait as stored (decoded). */
 export interface WaitState {
@@ -32,6 +33,8 @@ export interface WaitState {
   readonly run: string;
   /** When a pending wait times out (ms), if it does. */
   readonly dueAt?: number;
+  /** A run's cancelOn entry (a match cancels the run). */
+  readonly cancel?: boolean;
   /** The event that answered a matched wait. */
   readonly match?: { readonly deliveryKey: string; readonly receivedAt: number; readonly body: string };
 }
@@ -48,6 +51,14 @@ export interface WaitRegistration {
   /** When the wait ends without a match (ms), if it does; a sleep's wake-up time. */
   readonly dueAt: number | null;
   readonly run: string;
+  /** A run's cancelOn entry: a matching event makes it `cancelled` (instead of `matched`). */
+  readonly cancel?: boolean;
+}
+
+/** A run an event woke: the wait id it answered and the run's reference. */
+export interface WokenRun {
+  readonly id: string;
+  readonly run: string;
 }
 
 export interface WaitEvent {
@@ -60,13 +71,14 @@ export interface WaitEvent {
   readonly keys: readonly string[];
 }
 
-interface Raw { s: WaitStatus; k: string; ev: string; run: string; due?: number; d?: string; at?: number; b?: string }
+interface Raw { s: WaitStatus; k: string; ev: string; run: string; due?: number; d?: string; at?: number; b?: string; c?: number }
 
 function decode(raw: string): WaitState {
   const r = JSON.parse(raw) as Raw;
   return {
     status: r.s, key: r.k, event: r.ev, run: r.run,
     ...(r.due !== undefined ? { dueAt: r.due } : {}),
+    ...(r.c === 1 ? { cancel: true } : {}),
     ...(r.d !== undefined ? { match: { deliveryKey: r.d, receivedAt: r.at ?? 0, body: r.b ?? '' } } : {}),
   };
 }
@@ -83,34 +95,61 @@ export class WaitStore {
       due: `${prefix}:wait:due`,
       wake: `${prefix}:wait:wake`,
       onPrefix: `${prefix}:wait:on:`,
+      base: `${prefix}:wait:`,
+      names: `${prefix}:wait:names`,
       on: (key: string) => `${prefix}:wait:on:${key}`,
       log: (key: string) => `${prefix}:wait:log:${key}`,
       body: (key: string) => `${prefix}:wait:body:${key}`,
     };
   }
 
-  /** Registers a wait (or a sleep), or gives its state when it exists; a wait a logged event answers is `matched` at once. */
+  /** Registers a wait (or a sleep, or a cancelOn entry), or gives its state when it exists; a wait a logged event answers is `matched` (`cancelled`) at once. */
   async register(w: WaitRegistration): Promise<WaitState> {
     const { k } = this;
     const raw = await this.run.waitRegister(
-      [k.state, k.due, k.on(w.key), k.log(w.key), k.body(w.key)],
-      [w.id, w.event ?? '', w.since, w.dueAt ?? '', w.key, w.run],
+      [k.state, k.due, k.on(w.key), k.log(w.key), k.body(w.key), k.names],
+      [w.id, w.event ?? '', w.since, w.dueAt ?? '', w.key, w.run, w.cancel ? '1' : ''],
     ) as string;
     return decode(raw);
   }
 
-  /** Logs an event under each of its keys and answers the waits pending on them; how many it answered. */
-  async event(e: WaitEvent, now = Date.now()): Promise<number> {
+  /**
+   * Logs an event under each of its keys and answers the waits pending on them, in one script call;
+   * the runs it woke. `onlyWatched`: do nothing unless the event's name is watched ({@link watch}).
+   */
+  async deliver(e: WaitEvent, now = Date.now(), onlyWatched = false): Promise<WokenRun[]> {
     const { k } = this;
-    let answered = 0;
-    for (const key of e.keys) {
-      const n = await this.run.waitEvent(
-        [k.state, k.due, k.on(key), k.log(key), k.body(key), k.wake],
-        [e.deliveryKey, e.name, e.receivedAt, e.body, now, this.retentionMs],
-      ) as number;
-      if (n > 0) answered += n;
-    }
-    return answered;
+    if (e.keys.length === 0 && !onlyWatched) return [];
+    const flat = await this.run.waitEvent(
+      [k.state, k.due, k.wake, k.names],
+      [k.base, e.deliveryKey, e.name, e.receivedAt, e.body, now, this.retentionMs, onlyWatched ? '1' : '', ...e.keys],
+    ) as string[];
+    const out: WokenRun[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: flat[i] as string, run: flat[i + 1] as string });
+    return out;
+  }
+
+  /** {@link deliver}, counting the waits it answered. */
+  async event(e: WaitEvent, now = Date.now()): Promise<number> {
+    return (await this.deliver(e, now)).length;
+  }
+
+  /** Marks event names as watched: their deliveries are logged and matched (cancelOn names at start-up; a wait's name at its registration). */
+  async watch(names: readonly string[]): Promise<void> {
+    if (names.length > 0) await this.redis.hset(this.k.names, ...names.flatMap((n) => [n, '1']));
+  }
+
+  /** A wait's state, ending it first when its time came (`timeout`; a sleep `slept`); null when there is none. */
+  async settle(id: string, now = Date.now()): Promise<WaitState | null> {
+    const raw = await this.run.waitSettle([this.k.state, this.k.due], [id, now, this.k.onPrefix]) as string | null;
+    return raw ? decode(raw) : null;
+  }
+
+  /** The states of several waits (null for one that does not exist). */
+  async states(ids: readonly string[]): Promise<(WaitState | null)[]> {
+    if (ids.length === 0) return [];
+    const raws = await this.redis.hmget(this.k.state, ...ids);
+    return raws.map((r) => (r ? decode(r) : null));
   }
 
   /** Ends up to `limit` waits and sleeps due by `now`; their ids (now queued to be woken). */
@@ -137,8 +176,22 @@ export class WaitStore {
     return raw ? decode(raw) : null;
   }
 
-  /** Forgets a finished run's waits. */
+  /** Forgets a finished run's waits: their state, their registration on their key, due time and wake-up. */
   async forget(ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.redis.hdel(this.k.state, ...ids);
+    if (ids.length > 0) await this.run.waitForget([this.k.state, this.k.due, this.k.wake], [this.k.onPrefix, ...ids]);
+  }
+
+  /** Wake-ups queued before `before` (ms) and not yet acknowledged: runs whose waker may have died. */
+  async stale(before: number, limit = 100): Promise<{ id: string; state: WaitState }[]> {
+    const ids = await this.redis.zrangebyscore(this.k.wake, '-inf', String(before), 'LIMIT', 0, limit);
+    if (ids.length === 0) return [];
+    const raws = await this.redis.hmget(this.k.state, ...ids);
+    const out: { id: string; state: WaitState }[] = [];
+    for (const [i, id] of ids.entries()) {
+      const raw = raws[i];
+      if (raw) out.push({ id, state: decode(raw) });
+      else await this.redis.zrem(this.k.wake, id);
+    }
+    return out;
   }
 }
