@@ -61,7 +61,7 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) => JSON.stringify(r.body).includes(id));
     expect(notes.map((r) => (r.body as { body: string }).body).sort()).toEqual([`after ${id}`, `before ${id}`]);
     const done = await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-sleeper')))?.returnvalue as unknown);
-    expect(done).toMatchObject({ ms: expect.any(Number) });
+    expect(typeof (done as { ms?: unknown }).ms).toBe('number');
     expect(await new RunRecords(p.redis, p.prefix).parked()).toEqual([]);
     // The lifecycle reached the history: a line per sleep in the trace.
     expect(p.lines.some((l) => l.includes('"wait":"nap"') && l.includes('run parked'))).toBe(true);
