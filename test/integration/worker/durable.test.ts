@@ -12,6 +12,8 @@ import { loadHandlerDir } from '../../../src/handler/loader.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import { openHandlerQueues } from '../../../src/queue/queues.js';
 import { SANDBOX_TOKEN } from '../../support/pipeline.js';
+import { readTrace } from '../../../src/history/read.js';
+import { formatTrace } from '../../../src/history/timeline.js';
 
 const WF = fileURLToPath(new URL('../../support/handlers/workflow', import.meta.url));
 
@@ -29,7 +31,7 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
   let p: Pipeline;
   let conv: number;
   beforeAll(async () => {
-    p = await startPipeline({ handlersDir: WF, env: { WORKER_CONCURRENCY: '8' } });
+    p = await startPipeline({ handlersDir: WF, env: { WORKER_CONCURRENCY: '8', HISTORY: 'on' } });
     const r = await sandboxCall(p, 'GET', '/conversations');
     conv = (r.json.data as { id: number }[])[0]?.id as number;
   });
@@ -63,19 +65,32 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     const done = await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-sleeper')))?.returnvalue as unknown);
     expect(typeof (done as { ms?: unknown }).ms).toBe('number');
     expect(await new RunRecords(p.redis, p.prefix).parked()).toEqual([]);
-    // The lifecycle reached the history: a line per sleep in the trace.
     expect(p.lines.some((l) => l.includes('"wait":"nap"') && l.includes('run parked'))).toBe(true);
+    // The lifecycle reached the history: `switchyard trace` prints a line per sleep (begun, then over).
+    const text = await waitFor(async () => {
+      const t = await readTrace(p.redis, p.prefix, id);
+      const f = t ? formatTrace(t) : '';
+      return f.includes('sleep nap: over') ? f : undefined;
+    });
+    expect(text).toMatch(/wf-sleeper {2}attempt 1 {2}→ wait[\s\S]*sleep nap: parked until \d{4}-/);
+    expect(text).toMatch(/wf-sleeper {2}attempt 1 {2}→ completed[\s\S]*sleep nap: over/);
   }, 20_000);
 
   it('waitForEvent is answered by a later delivery of the conversation, and the run resumes with it', async () => {
     const c = 70_001;
-    await send(p, conversationBody('conversation.closed', c, 'plain'));
+    const id = await send(p, conversationBody('conversation.closed', c, 'plain'));
     await waitFor(async () => (await new RunRecords(p.redis, p.prefix).parked()).some((r) => r.name === 'reply' && r.key === `conversation:${c}`));
     await send(p, messageBody('message.received', 70_999, 'other conversation'));
-    await send(p, messageBody('message.received', c, 'the reply'));
+    const reply = await send(p, messageBody('message.received', c, 'the reply'));
     await waitFor(() => runs('waiter', { at: 'done', conv: c }).length === 1, 5_000);
     // Woken by the event, well before its 3 s timeout.
     expect(runs('waiter', { at: 'done', conv: c })[0]?.['got']).toBe('the reply');
+    const text = await waitFor(async () => {
+      const t = await readTrace(p.redis, p.prefix, id);
+      const f = t ? formatTrace(t) : '';
+      return f.includes('matched by') ? f : undefined;
+    });
+    expect(text).toContain(`wait reply for message.received: matched by ${reply}`);
   });
 
   it('looks back: a reply received while the run was busy (before it began to wait) answers the wait at once; lookback false does not see it', async () => {
@@ -114,6 +129,13 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     expect(runs('cancel', { at: 'after' })).toHaveLength(0);
     expect(runs('cancel', { at: 'first', conv: c })).toHaveLength(1);
     expect(await p.handlers.getJobCounts('failed')).toMatchObject({ failed: 0 });
+    const text = await waitFor(async () => {
+      const t = await readTrace(p.redis, p.prefix, id);
+      const f = t ? formatTrace(t) : '';
+      return f.includes('cancelled by') ? f : undefined;
+    });
+    expect(text).toContain(`→ cancelled`);
+    expect(text).toContain(`cancelled by ${reply} (message.received, cancelOn)`);
   });
 
   it('ctx.state: concurrent runs of one contact each count once, even though each run is replayed after its nap', async () => {
