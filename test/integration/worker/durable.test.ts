@@ -6,6 +6,7 @@ import { deliver, memoryLogger, testConfig, waitFor } from '../../support/servic
 import { testRedisUrl } from '../../support/redis.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { RunRecords } from '../../../src/queue/waits/runs.js';
+import { retryDead } from '../../../src/queue/dlq.js';
 import { HandlerStateStore } from '../../../src/queue/state/store.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
 import { loadHandlerDir } from '../../../src/handler/loader.js';
@@ -146,6 +147,43 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     expect(state).toBe(20);
     expect(runs('counter', { contact }).map((e) => e['n']).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   }, 30_000);
+
+  it('dlq retry of a dead run that had slept does not sleep again nor write again', async () => {
+    const c = conv;
+    const id = await send(p, conversationBody('conversation.created', c, 'dies'));
+    const failed = await waitFor(async () => (await p.handlers.getJobs(['failed'])).find((j) => j.id === jobIdFor(id, 'wf-dies')), 10_000);
+    expect(failed.failedReason).toMatch(/not cured yet/);
+    (globalThis as { __syWfCured?: boolean }).__syWfCured = true;
+    try {
+      const retriedAt = Date.now();
+      expect(await retryDead(p.dlq, { handler: 'wf-dies' })).toHaveLength(1);
+      await waitFor(() => runs('dies', { at: 'done', conv: c }).length === 1, 5_000);
+      const doneAt = runs('dies', { at: 'done', conv: c })[0]?.['t'] as number;
+      // The stored outcome: no second 500 ms sleep (it would park and come back after at least that).
+      expect(doneAt - retriedAt).toBeLessThan(450);
+      expect(runs('dies', { at: 'after-sleep', conv: c })).toHaveLength(2);
+      const writes = (await p.requests({ method: 'POST', path: `/conversations/${c}/notes` })).filter((r) => JSON.stringify(r.body).includes(`dies-before ${id}`));
+      expect(writes).toHaveLength(1);
+    } finally {
+      delete (globalThis as { __syWfCured?: boolean }).__syWfCured;
+    }
+  }, 20_000);
+
+  it('a handler that catches the park signal and returns is parked all the same, and resumes', async () => {
+    const id = await send(p, conversationBody('conversation.opened', conv, 'swallow'));
+    await waitFor(() => runs('swallow', { at: 'caught' }).length === 1);
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-swallow')))?.isDelayed());
+    await waitFor(() => runs('swallow', { at: 'done' }).length === 1, 5_000);
+    expect(runs('swallow', { at: 'start' })).toHaveLength(2);
+    expect(runs('swallow', { at: 'caught' })).toHaveLength(1);
+  });
+
+  it('ctx.state in a handler with neither state nor orderBy is dead-lettered with HandlerConfigError naming the handler', async () => {
+    const id = await send(p, conversationBody('conversation.opened', conv, 'nostate'));
+    const failed = await waitFor(async () => (await p.handlers.getJobs(['failed'])).find((j) => j.id === jobIdFor(id, 'wf-swallow')), 10_000);
+    expect(failed.failedReason).toMatch(/handler "wf-swallow" uses ctx.state but has neither "state" nor "orderBy"/);
+    expect(failed.attemptsMade).toBe(1);
+  });
 
   it('an ordered run that sleeps keeps its key\'s turn: the next run of the conversation starts after it is done', async () => {
     const c = 70_006;

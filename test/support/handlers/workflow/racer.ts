@@ -6,6 +6,7 @@ export default defineHandler({
   id: 'wf-racer',
   on: ['conversation.created'],
   async handle(event, ctx) {
+    if (event.data.subject !== null) return;
     record({ h: 'racer', at: 'start', conv: event.data.id });
     hook(event);
     const reply = await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: '1h', lookback: false });
