@@ -218,7 +218,8 @@ export class DurableRun {
 
   async stateGet(): Promise<StateValue | null> {
     this.guard();
-    const v = await this.deps.state.get(this.handler.id, this.stateKey());
+    const key = this.stateKey();
+    const v = await this.deps.state.get(this.handler.id, key);
     return v === undefined ? null : v;
   }
 
