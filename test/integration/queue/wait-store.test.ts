@@ -95,4 +95,43 @@ describe('durable waits in Redis (real Redis)', () => {
     expect(results.some((r) => r.matchedAtRegistration)).toBe(true);
     expect(results.some((r) => r.answered === 1)).toBe(true);
   });
+
+  it('only watched names are logged when asked (one script call; nothing kept for others); a registration watches its name', async () => {
+    const prefix = uniquePrefix('wait');
+    const store = new WaitStore(redis, prefix, HOUR);
+    expect(await store.deliver(reply(1, T), T, true)).toEqual([]);
+    expect(await redis.exists(`${prefix}:wait:log:conversation:42`)).toBe(0);
+    await store.register({ id: 'r', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'handlers|job1' });
+    expect(await store.deliver(reply(2, T + 1), T + 1, true)).toEqual([{ id: 'r', run: 'handlers|job1' }]);
+    await store.watch(['message.received']);
+    await store.deliver(reply(3, T + 2, 'message.received'), T + 2, true);
+    expect(await redis.zrange(`${prefix}:wait:log:conversation:42`, '0', '-1')).toEqual(['evt_2', 'evt_3']);
+  });
+
+  it('settle ends a pending wait whose time came (no late match after it), and leaves one that is not due', async () => {
+    const store = new WaitStore(redis, uniquePrefix('wait'), HOUR);
+    await store.register({ id: 'w', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + 1000, run: 'job1' });
+    expect((await store.settle('w', T + 999))?.status).toBe('pending');
+    expect((await store.settle('w', T + 1000))?.status).toBe('timeout');
+    expect(await store.event(reply(4, T + 1500), T + 1500)).toBe(0);
+    expect(await store.settle('nope', T)).toBeNull();
+  });
+
+  it('a cancelOn entry is cancelled by its event (and by one in its lookback); forget removes every trace', async () => {
+    const prefix = uniquePrefix('wait');
+    const store = new WaitStore(redis, prefix, HOUR);
+    await store.event(reply(5, T + 10), T + 10);
+    const early = await store.register({ id: 'c0', key: 'conversation:42', event: 'message.sent', since: T, dueAt: null, run: 'job1', cancel: true });
+    expect(early).toMatchObject({ status: 'cancelled', cancel: true, match: { deliveryKey: 'evt_5' } });
+    const later = await store.register({ id: 'c1', key: 'contact:7', event: 'message.sent', since: T + 20, dueAt: null, run: 'job2', cancel: true });
+    expect(later.status).toBe('pending');
+    expect(await store.deliver(reply(6, T + 30), T + 30)).toEqual([{ id: 'c1', run: 'job2' }]);
+    expect((await store.get('c1'))?.status).toBe('cancelled');
+    await store.register({ id: 'w2', key: 'conversation:9', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'job3' });
+    await store.forget(['c0', 'c1', 'w2']);
+    expect(await store.states(['c0', 'c1', 'w2'])).toEqual([null, null, null]);
+    expect(await redis.hlen(`${prefix}:wait:on:conversation:9`)).toBe(0);
+    expect(await redis.zcard(`${prefix}:wait:due`)).toBe(0);
+    expect(await redis.zcard(`${prefix}:wait:wake`)).toBe(0);
+  });
 });

@@ -10,7 +10,7 @@ import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { handlerQueueList, openHandlerQueues, type HandlerQueues } from '../../../src/queue/queues.js';
 import { WaitStore } from '../../../src/queue/waits/store.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
-import { eventWaits } from '../../../src/worker/waits.js';
+import { eventWaits, sweepWakes } from '../../../src/worker/waits.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, testConfig, waitFor } from '../../support/service.js';
 
@@ -111,4 +111,23 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     expect(await redis.zcard(`${prefix}:wait:wake`)).toBe(0);
     expect(await redis.hlen(`${prefix}:wf:parked`)).toBe(0);
   }, 180_000);
+
+  it('a wake-up lost with its waker (it died after the event answered the wait) is redone by the sweep, once', async () => {
+    const p2 = uniquePrefix('sweep');
+    const waits = new WaitStore(redis, p2, 3_600_000);
+    const log = memoryLogger('warn').log;
+    const w = await waits.register({ id: 'run:reply', key: 'conversation:5', event: 'message.received', since: 0, dueAt: Date.now() + 3_600_000, run: 'handlers|job-5' });
+    expect(w.status).toBe('pending');
+    const woken: string[] = [];
+    const dying = eventWaits({ waits, log, handlers: () => [], wake: async () => { throw new Error('killed before promoting'); } });
+    const event = { id: 'evt_5', name: 'message.received', createdAt: null, data: { conversation_id: 5 } } as unknown as WorkspaceEvent;
+    await expect(dying(event, { key: 'evt_5', name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {} })).rejects.toThrow(/killed/);
+    const ports = { waits, log, wake: async (run: string) => { woken.push(run); } };
+    // Within its grace it is left alone (its own waker may still be at it); after it, redone once.
+    expect(await sweepWakes(ports, Date.now(), 5_000)).toBe(0);
+    expect(await sweepWakes(ports, Date.now() + 6_000, 5_000)).toBe(1);
+    expect(await sweepWakes(ports, Date.now() + 7_000, 5_000)).toBe(0);
+    expect(woken).toEqual(['handlers|job-5']);
+    expect((await waits.get('run:reply'))?.status).toBe('matched');
+  });
 });
