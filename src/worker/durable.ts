@@ -57,7 +57,7 @@ export interface ParkRequest {
 }
 
 /** A sleep or wait as the record keeps it (`t:<name>`). */
-interface Reached { k: 'sleep' | 'wait'; due: number; since?: number; id?: string; ev?: string; key?: string }
+interface Reached { k: 'sleep' | 'wait'; due: number; since?: number; id?: string; ev?: string; key?: string; own?: string; n?: number }
 /** How it ended (`o:<name>`). */
 interface Over { r: 'due' | 'event' | 'timeout'; e?: string; d?: string }
 
@@ -170,40 +170,54 @@ export class DurableRun {
       return o.r === 'event' && o.e ? JSON.parse(o.e) as WorkspaceEvent<E> : null;
     }
     if (!opts || typeof opts.event !== 'string') throw new TypeError(`ctx.waitForEvent("${name}") needs { event, match, timeout }`);
-    if (typeof opts.match === 'function') {
-      // The fan-out matches a wait by its key in Redis; a function given only here, in the handler's code,
-      // is unknown to the process that fans the later event out. cancelOn takes functions (it is declared).
-      throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${this.handler.id}": match must be 'conversation' or 'contact' (a function match is not supported for waits yet)`);
-    }
+    const fnMatch = typeof opts.match === 'function';
     const now = this.now();
     let reached = this.field(`t:${name}`) ? JSON.parse(this.field(`t:${name}`) as string) as Reached : undefined;
     if (!reached) {
-      const key = keyOf(opts.match, this.data.event);
-      if (key === null) throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${this.handler.id}": the run's event (${this.data.event.name}) has no ${String(opts.match)} id to match on`);
+      const own = keyOf(opts.match, this.data.event);
+      if (own === null) throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${this.handler.id}": the run's event (${this.data.event.name}) has no ${fnMatch ? 'key (the match function gave none)' : `${String(opts.match)} id`} to match on`);
       const lookback = opts.lookback ?? true;
-      const own = this.receivedMs;
-      const since = lookback === true ? own : lookback === false ? now : Math.max(own, now - ms(lookback, `ctx.waitForEvent("${name}") lookback`));
-      reached = { k: 'wait', due: now + ms(opts.timeout, `ctx.waitForEvent("${name}") timeout`), since, id: `${this.scope}:w:${name}`, ev: opts.event, key };
+      const ownMs = this.receivedMs;
+      const since = lookback === true ? ownMs : lookback === false ? now : Math.max(ownMs, now - ms(lookback, `ctx.waitForEvent("${name}") lookback`));
+      // A function match is unknown to the process that fans a later event out: the wait takes every event
+      // of the name (key `any:<name>`) and this run compares the function's keys itself (`own`, `n`: below).
+      reached = {
+        k: 'wait', due: now + ms(opts.timeout, `ctx.waitForEvent("${name}") timeout`), since, id: `${this.scope}:w:${name}`, ev: opts.event,
+        key: fnMatch ? `any:${opts.event}` : own, ...(fnMatch ? { own, n: 0 } : {}),
+      };
       this.fresh.set(`t:${name}`, JSON.stringify(reached));
       this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: opts.event });
     }
-    const id = reached.id as string;
-    this.waitIds.add(id);
-    let st: WaitState | null = await this.deps.waits.register({
-      id, key: reached.key as string, event: reached.ev, since: reached.since ?? now, dueAt: reached.due, run: this.runRef,
-    });
-    if (st.status === 'pending' && reached.due <= now) st = await this.deps.waits.settle(id, now);
-    if (st?.status === 'matched' && st.match) {
-      this.fresh.set(`o:${name}`, JSON.stringify({ r: 'event', e: st.match.body, d: st.match.deliveryKey } satisfies Over));
-      this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, outcome: 'event', event: reached.ev, eventKey: st.match.deliveryKey });
-      return JSON.parse(st.match.body) as WorkspaceEvent<E>;
+    // A function-matched wait goes through the candidates one registration at a time: each event of the
+    // name that another key answered is passed over (its registration forgotten) and the next one
+    // registers from just after it, so register-or-answer still sees every later event exactly once.
+    // (Events of the same millisecond as a passed-over one are not looked at.)
+    for (let hops = 0; ; hops++) {
+      const id = reached.n ? `${reached.id as string}:${reached.n}` : reached.id as string;
+      this.waitIds.add(id);
+      let st: WaitState | null = await this.deps.waits.register({
+        id, key: reached.key as string, event: reached.ev, since: reached.since ?? now, dueAt: reached.due, run: this.runRef,
+      });
+      if (st.status === 'pending' && reached.due <= now) st = await this.deps.waits.settle(id, now);
+      if (st?.status === 'matched' && st.match) {
+        const got = JSON.parse(st.match.body) as WorkspaceEvent<E>;
+        if (reached.own !== undefined && typeof opts.match === 'function' && keyOf(opts.match, got) !== reached.own) {
+          if (hops > 10_000) throw new Error(`ctx.waitForEvent("${name}"): more than 10 000 events of ${reached.ev as string} passed over in one run`);
+          reached = { ...reached, since: st.match.receivedAt, n: (reached.n ?? 0) + 1 };
+          this.fresh.set(`t:${name}`, JSON.stringify(reached));
+          continue;
+        }
+        this.fresh.set(`o:${name}`, JSON.stringify({ r: 'event', e: st.match.body, d: st.match.deliveryKey } satisfies Over));
+        this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, outcome: 'event', event: reached.ev, eventKey: st.match.deliveryKey });
+        return got;
+      }
+      if (st === null || st.status === 'timeout') {
+        this.fresh.set(`o:${name}`, JSON.stringify({ r: 'timeout' } satisfies Over));
+        this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, outcome: 'timeout', event: reached.ev });
+        return null;
+      }
+      this.park({ name, kind: 'wait-for-event', dueAt: reached.due, waitId: id, event: reached.ev, key: reached.own ?? reached.key });
     }
-    if (st === null || st.status === 'timeout') {
-      this.fresh.set(`o:${name}`, JSON.stringify({ r: 'timeout' } satisfies Over));
-      this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, outcome: 'timeout', event: reached.ev });
-      return null;
-    }
-    this.park({ name, kind: 'wait-for-event', dueAt: reached.due, waitId: id, event: reached.ev, key: reached.key });
   }
 
   // ── ctx.state ──

@@ -136,7 +136,8 @@ export class WaitStore {
 
   /** Marks event names as watched: their deliveries are logged and matched (cancelOn names at start-up; a wait's name at its registration). */
   async watch(names: readonly string[]): Promise<void> {
-    if (names.length > 0) await this.redis.hset(this.k.names, ...names.flatMap((n) => [n, '1']));
+    // HSETNX: a name some function-matched wait logs under `any:<name>` too ('2') stays so.
+    await Promise.all(names.map((n) => this.redis.hsetnx(this.k.names, n, '1')));
   }
 
   /** A wait's state, ending it first when its time came (`timeout`; a sleep `slept`); null when there is none. */

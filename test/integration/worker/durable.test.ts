@@ -94,6 +94,18 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     expect(text).toContain(`wait reply for message.received: matched by ${reply}`);
   });
 
+  it('waitForEvent with a key function: events of other keys are passed over, the matching one answers it', async () => {
+    const c = 70_010;
+    await send(p, conversationBody('conversation.closed', c, 'fn'));
+    await waitFor(async () => (await new RunRecords(p.redis, p.prefix).parked()).some((r) => r.name === 'reply' && r.key === String(c)));
+    await send(p, messageBody('message.received', c + 500, 'not this one'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(runs('waiter', { at: 'done', conv: c })).toHaveLength(0);
+    await send(p, messageBody('message.received', c, 'the fn reply'));
+    await waitFor(() => runs('waiter', { at: 'done', conv: c }).length === 1, 5_000);
+    expect(runs('waiter', { at: 'done', conv: c })[0]?.['got']).toBe('the fn reply');
+  });
+
   it('looks back: a reply received while the run was busy (before it began to wait) answers the wait at once; lookback false does not see it', async () => {
     const c = 70_002;
     const d = 70_003;
@@ -137,6 +149,18 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     });
     expect(text).toContain(`→ cancelled`);
     expect(text).toContain(`cancelled by ${reply} (message.received, cancelOn)`);
+  });
+
+  it('cancelOn with a key function: an event of another key does not cancel, one of the same key does', async () => {
+    const c = 70_011;
+    const id = await send(p, conversationBody('conversation.assigned', c, 'fn'));
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel-fn')))?.isDelayed());
+    await send(p, messageBody('message.received', c + 500, 'elsewhere'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await (await p.handlers.getJob(jobIdFor(id, 'wf-cancel-fn')))?.isDelayed()).toBe(true);
+    const reply = await send(p, messageBody('message.received', c, 'stop'));
+    const result = await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel-fn')))?.returnvalue as { cancelled?: string } | undefined, 5_000);
+    expect(result).toEqual({ ms: 0, cancelled: reply });
   });
 
   it('ctx.state: concurrent runs of one contact each count once, even though each run is replayed after its nap', async () => {

@@ -9,13 +9,18 @@
 -- body, now ms, retention ms, only watched ('1' or ''), then the match keys.
 -- Returns {wait id, run, wait id, run, ...} of the waits it answered (woken
 -- runs, queued in `wake` until they are resumed).
-if ARGV[8] == '1' and redis.call('HEXISTS', KEYS[4], ARGV[3]) == 0 then return {} end
+-- A name some wait matches with a function (`names` value '2') is also logged under the key
+-- `any:<name>`: such a wait is answered by every event of the name and its run compares keys itself.
+local mode = redis.call('HGET', KEYS[4], ARGV[3])
+if ARGV[8] == '1' and not mode then return {} end
 local p = ARGV[1]
+local keys = {}
+for i = 9, #ARGV do keys[#keys + 1] = ARGV[i] end
+if mode == '2' then keys[#keys + 1] = 'any:' .. ARGV[3] end
 local dk, name, at = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local horizon = tonumber(ARGV[6]) - tonumber(ARGV[7])
 local woken = {}
-for i = 9, #ARGV do
-  local key = ARGV[i]
+for _, key in ipairs(keys) do
   local log, body, on = p .. 'log:' .. key, p .. 'body:' .. key, p .. 'on:' .. key
   if redis.call('HEXISTS', body, dk) == 0 then
     redis.call('ZADD', log, at, dk)

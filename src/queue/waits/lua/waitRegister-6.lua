@@ -9,7 +9,8 @@
 -- name), log:<key> (zset delivery key by received ms), body:<key> (hash delivery
 -- key -> JSON {n, at, b}), names (hash event name -> 1).
 -- ARGV: wait id, event name ('' for a sleep), since ms (events received after it
--- match), due ms ('' for none), match key, run (who to wake), cancel ('1': a
+-- match), due ms ('' for none), match key (`any:<event name>`: every event of the name, for a
+-- wait whose run compares a key function itself), run (who to wake), cancel ('1': a
 -- cancelOn entry: a match makes it `cancelled`).
 -- Returns the wait's state as JSON (its existing state when it was registered before).
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -18,7 +19,8 @@ local since = tonumber(ARGV[3])
 local c = nil
 if ARGV[7] == '1' then c = 1 end
 if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[6], ARGV[2], '1')
+  if string.sub(ARGV[5], 1, 4) == 'any:' then redis.call('HSET', KEYS[6], ARGV[2], '2')
+  else redis.call('HSETNX', KEYS[6], ARGV[2], '1') end
   local seen = redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. ARGV[3], '+inf')
   for _, dk in ipairs(seen) do
     local rec = redis.call('HGET', KEYS[5], dk)
