@@ -15,7 +15,7 @@ import { tasksResource } from './resources/tasks.js';
 import type { ApiPromise } from './response.js';
 import { DEFAULT_RETRY, type ApiRetryOptions } from './retry.js';
 import { Me } from '../spec/schemas/me.js';
-import { createTransport, type ApiLogger, type CallEvent, type RequestOptions } from './transport.js';
+import { createTransport, type ApiLogger, type CallEvent, type RequestOptions, type WriteMemo } from './transport.js';
 
 /** Options of {@link createApiClient}. Only `baseUrl` and `token` are required. */
 export interface ApiClientOptions {
@@ -52,6 +52,8 @@ export interface ApiClientOptions {
   onCall?: (event: CallEvent) => void;
   /** Randomness for back-off jitter (tests). */
   random?: () => number;
+  /** Remembered writes by Idempotency-Key: a remembered write is answered from it, not sent (the worker's per-run memory). */
+  memo?: WriteMemo;
 }
 
 /**
@@ -102,6 +104,7 @@ export function createApiClient(options: ApiClientOptions) {
     logger: options.logger,
     onCall: options.onCall,
     random: options.random ?? Math.random,
+    memo: options.memo,
   });
   const ctx: ResourceContext = { transport, now };
 

@@ -93,6 +93,16 @@ export interface ApiLogger {
   warn(obj: Record<string, unknown>, msg: string): void;
 }
 
+/**
+ * A memory of writes by Idempotency-Key, consulted before a keyed write is sent: a remembered
+ * write is answered from it (`replayed`, no request). The worker gives one per run, so a run
+ * replayed after a sleep or wait does not write again even past the API's 24-hour key memory.
+ */
+export interface WriteMemo {
+  get(key: string): { readonly json: unknown; readonly status: number; readonly requestId: string | undefined } | undefined;
+  set(key: string, write: { readonly json: unknown; readonly status: number; readonly requestId: string | undefined }): void;
+}
+
 export interface TransportOptions {
   baseUrl: string;
   token: string;
@@ -108,6 +118,8 @@ export interface TransportOptions {
   logger: ApiLogger | undefined;
   onCall: ((e: CallEvent) => void) | undefined;
   random: () => number;
+  /** Remembered writes by Idempotency-Key (see {@link WriteMemo}). */
+  memo?: WriteMemo | undefined;
 }
 
 /** Sends requests: auth, JSON, timeout, rate limiter, error mapping, retries. */
@@ -209,6 +221,7 @@ export function createTransport(o: TransportOptions): Transport {
     const meta = { status: res.status, replayed, idempotencyKey: key, requestId: res.headers.get('x-request-id') ?? undefined, rateLimit: info, attempts: n, headers: res.headers };
 
     if (res.status >= 200 && res.status < 300) {
+      if (key !== undefined && o.memo) o.memo.set(key, { json, status: res.status, requestId: meta.requestId });
       if (!spec.schema) return { ...meta, data: undefined as T };
       const parsed = spec.schema.safeParse(json);
       if (!parsed.success) {
@@ -228,6 +241,17 @@ export function createTransport(o: TransportOptions): Transport {
     if (key === undefined && spec.options?.idempotencyKey !== undefined) {
       // The endpoint takes no Idempotency-Key: a caller's key cannot make a repeat safe, so it is not sent.
       o.logger?.warn({ op: spec.op }, `${spec.op}: idempotencyKey ignored; the endpoint takes no Idempotency-Key, so the call is sent once and never repeated`);
+    }
+    const remembered = key !== undefined ? o.memo?.get(key) : undefined;
+    if (remembered) {
+      const parsed = spec.schema ? spec.schema.safeParse(remembered.json) : undefined;
+      if (!parsed || parsed.success) {
+        o.logger?.debug({ op: spec.op }, 'workspace api write already made by this run; its response is used');
+        return {
+          data: (parsed ? parsed.data : undefined) as T, status: remembered.status, replayed: true, idempotencyKey: key, requestId: remembered.requestId,
+          rateLimit: rateLimitInfo(new Headers(), parseResetHeader), attempts: 0, headers: new Headers(),
+        };
+      }
     }
     for (let n = 1; ; n++) {
       let permit: Permit | undefined;

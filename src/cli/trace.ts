@@ -152,7 +152,7 @@ async function whyNothing(redis: RedisClient, config: Config, ref: string, sched
     'an older one\'s history has expired too; `switchyard deliveries` lists what is kept)';
 }
 
-const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
+const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'wait', 'cancelled', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
 
 const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--json]
 
@@ -168,7 +168,7 @@ Filters (every one given must hold):
   --contact ID           the event's contact id
   --handler ID           a handler subscribed to it, or a schedule
   --outcome STATE        a handler's latest state (with --handler: that handler's): completed, skipped,
-                         retry, delay, dead, pause, error; pending (placed, not run yet); or the
+                         retry, delay, dead, pause, wait (sleeping or waiting), cancelled, error; pending (placed, not run yet); or the
                          delivery's: invalid (dead-lettered without fan-out), no_handlers
   --since AGE|DATE       received within AGE (30m, 2h, 7d) or at/after DATE
   --limit N              at most N rows (default 50)

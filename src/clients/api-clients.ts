@@ -11,7 +11,7 @@ import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { ApiRetryOptions } from '../api/retry.js';
-import type { CallEvent } from '../api/transport.js';
+import type { CallEvent, WriteMemo } from '../api/transport.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
@@ -66,6 +66,8 @@ export interface ApiCall {
   readonly budgetPriority?: LimiterPriority;
   /** Observes this client's attempts (besides the process's `onCall`). */
   readonly onCall?: (e: CallEvent) => void;
+  /** Remembered writes by Idempotency-Key (a worker run's memory across its sleeps and waits). */
+  readonly memo?: WriteMemo;
 }
 
 /** Builds a client per use; every client of it shares the limiter, the catch-up window and the read cache. */
@@ -102,6 +104,7 @@ export function apiClients(opts: ApiClientsOptions): ApiClients {
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
       ...(onCall ? { onCall } : {}),
       ...(opts.log ? { logger: opts.log } : {}),
+      ...(call.memo ? { memo: call.memo } : {}),
     });
     return cache ? cache.wrap(client) : client;
   };

@@ -9,6 +9,8 @@ import type { Duration, RetryOptions, RetryPolicy } from './options.js';
 import { commonOptions } from './common.js';
 import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
+import type { CancelOnOption, StateOptions, WorkflowContext } from './workflow.js';
+import { workflowPolicy, type WorkflowPolicy } from './workflow-policy.js';
 
 
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
@@ -26,6 +28,7 @@ export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } fro
 export type { SettingsOf, SettingsSchema } from './settings.js';
 export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 export type { Jsonified } from './jsonified.js';
+export type { CancelOnOption, HandlerState, MatchOption, SleepOptions, StateOptions, WaitForEventOptions, WorkflowContext } from './workflow.js';
 
 /**
  * The workspace client handed to handlers: `me` and the resources, without
@@ -38,7 +41,7 @@ export type HandlerApi = Omit<ApiClient, 'rateLimiter'>;
 export type NoSettings = Readonly<Record<never, never>>;
 
 /** What a handler receives besides the event, bound to one delivery and one handler. */
-export interface HandlerContext<Settings extends object = NoSettings> {
+export interface HandlerContext<Settings extends object = NoSettings> extends WorkflowContext {
   /**
    * Workspace REST client bound to this run: its Idempotency-Keys derive from
    * (delivery, handler, step), so a retried job replays instead of writing twice.
@@ -137,6 +140,10 @@ export interface HandlerDefinition<On extends readonly EventName[], S extends Se
    * many were folded in), at most `maxWait` after the burst's first event.
    */
   readonly debounce?: DebounceOptions<On[number]>;
+  /** Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded `cancelled`, no further steps run. */
+  readonly cancelOn?: readonly CancelOnOption[];
+  /** `ctx.state` for a handler without `orderBy` (with `orderBy`, its key is the state's key and `state.ttl` still applies). */
+  readonly state?: StateOptions;
   handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> | void;
 }
 
@@ -161,13 +168,15 @@ export interface Handler<N extends EventName = EventName, Settings extends objec
   readonly timeoutMs: number | null;
   /** Priority, order, staleness and debounce, defaults applied. */
   readonly flow: FlowPolicy;
+  /** `cancelOn` and `ctx.state`'s key and TTL, defaults applied. */
+  readonly workflow: WorkflowPolicy;
   /** Always returns a promise; a synchronous throw becomes a rejection. */
   handle(event: WorkspaceEvent<N>, ctx: HandlerContext<Settings>): Promise<void>;
 }
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const DEFINITION_KEYS: ReadonlySet<string> = new Set([
-  'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'handle',
+  'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'cancelOn', 'state', 'handle',
 ]);
 
 /** True for a value made by `defineHandler` (the loader's test for a module's default export). */
@@ -212,6 +221,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     if (hint) fail(`unknown option "${name}"; did you mean "${hint}"?`);
   }
   const flow = flowPolicy(input as Record<string, unknown>, on as EventName[], fail);
+  const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
   const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;
   return Object.freeze({
@@ -223,6 +233,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     retry: policy,
     timeoutMs: limit,
     flow,
+    workflow,
     // `this` stays the definition, so helpers defined beside `handle` keep working.
     async handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> {
       await run.call(def, event, ctx);

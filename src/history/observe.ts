@@ -7,13 +7,14 @@ import type { LifecycleSubscriber } from '../lifecycle/bus.js';
 import type { AttemptDecision, AttemptEndedEvent, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
-import { callRecord, cleanText, errorRecord, reasonRecord, type AttemptEntry, type CallRecord, type StepRecord } from './record.js';
+import { callRecord, cleanText, errorRecord, reasonRecord, type AttemptEntry, type CallRecord, type StepRecord, type WaitRecord } from './record.js';
 import { HistoryWriter, type Receipt } from './store.js';
 
 /** What one attempt collected while it ran: its API calls and steps (made when the first one comes). */
 interface RunRecord {
   readonly calls: CallRecord[];
   readonly steps: StepRecord[];
+  readonly waits: WaitRecord[];
 }
 
 /** A redactor for HISTORY_BODIES: capture's (fakes for names, emails, phones, message text), salted per process so fakes cannot be reversed by guessing. */
@@ -77,7 +78,7 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
   const runs = new WeakMap<AttemptRef, RunRecord>();
   const runOf = (ref: AttemptRef): RunRecord => {
     let run = runs.get(ref);
-    if (!run) runs.set(ref, (run = { calls: [], steps: [] }));
+    if (!run) runs.set(ref, (run = { calls: [], steps: [], waits: [] }));
     return run;
   };
 
@@ -88,7 +89,7 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
       kind: 'attempt', at: e.endedAt, startedAt: ref.startedAt, handler: ref.handler, attempt: ref.number,
       ...(ref.jobId.startsWith('d/') ? {} : { job: ref.jobId }),
       outcome: o.outcome, ...(o.skipped ? { skipped: o.skipped } : {}), ...(o.error ? { error: o.error } : {}),
-      steps: run?.steps ?? [], calls: run?.calls ?? [],
+      steps: run?.steps ?? [], calls: run?.calls ?? [], ...(run && run.waits.length > 0 ? { waits: run.waits } : {}),
     };
     writer?.attempt(ref.key, entry, ref.jobId);
   }
@@ -97,6 +98,7 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
     switch (decision.kind) {
       case 'completed':
         if (decision.result.skipped) record(e, { outcome: 'skipped', skipped: decision.result.skipped });
+        else if (decision.result.cancelled) record(e, { outcome: 'cancelled' });
         else record(e, { outcome: 'completed' });
         break;
       case 'retry':
@@ -107,6 +109,9 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
         break;
       case 'pause':
         record(e, { outcome: 'pause', error: { class: decision.code, message: cleanText(decision.reason) } });
+        break;
+      case 'wait':
+        record(e, { outcome: 'wait' });
         break;
       case 'delay':
         // A job handed back (its handler runs elsewhere) or a burst pushed back ran nothing: not an attempt.
@@ -141,6 +146,10 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
           return;
         }
       }
+    },
+    wait: (e) => {
+      const { type: _type, attempt, ...w } = e;
+      runOf(attempt).waits.push(w);
     },
     'attempt-ended': (e) => {
       if (e.ok) ended(e, e.decision);

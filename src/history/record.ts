@@ -44,12 +44,29 @@ export interface AttemptEntry {
   readonly error?: { readonly class: string; readonly message: string };
   readonly steps: readonly StepRecord[];
   readonly calls: readonly CallRecord[];
+  /** The sleeps and waits of the attempt: begun (parked until `dueAt`) or over (`outcome`). */
+  readonly waits?: readonly WaitRecord[];
   /** Calls left out of `calls` to keep the entry within its size cap (the first and the last ones are kept). */
   readonly callsDropped?: number;
 }
 
-/** `completed` ran (or was skipped: see `skipped`); `retry`, `delay`, `dead`, `pause` as the processor decided; `error`: the processor itself failed (Redis). */
-export type AttemptOutcome = 'completed' | 'skipped' | 'retry' | 'delay' | 'dead' | 'pause' | 'error';
+/**
+ * `completed` ran (or was skipped: see `skipped`); `retry`, `delay`, `dead`, `pause` as the processor decided;
+ * `wait`: parked in a sleep or wait (it runs again when woken); `cancelled`: a cancelOn event ended it while it
+ * slept or waited; `error`: the processor itself failed (Redis).
+ */
+export type AttemptOutcome = 'completed' | 'skipped' | 'retry' | 'delay' | 'dead' | 'pause' | 'wait' | 'cancelled' | 'error';
+
+/** A sleep or wait of an attempt (`ctx.sleep`, `ctx.waitForEvent`), or the cancellation of its run. */
+export interface WaitRecord {
+  readonly name: string;
+  readonly kind: 'sleep' | 'wait-for-event';
+  readonly dueAt: number;
+  /** Absent: it began (the run parks until `dueAt`). */
+  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled';
+  readonly event?: string;
+  readonly eventKey?: string;
+}
 
 /** HISTORY_BODIES=true: the event body, redacted (personal data replaced by fakes, as captures do). */
 export interface BodyEntry {

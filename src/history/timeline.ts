@@ -1,5 +1,5 @@
 import type { DeliverySummary, Trace } from './read.js';
-import type { AttemptEntry, CallRecord } from './record.js';
+import type { AttemptEntry, CallRecord, WaitRecord } from './record.js';
 
 /** `+12 ms`, `+3.4 s`, `+5m 02s`, `+2h 10m` after `t0`. */
 export function relative(ms: number): string {
@@ -30,15 +30,34 @@ function callLine(c: CallRecord): string {
   return `${parts.join('  ')}${c.error ? `\n                 ${c.error}` : ''}`;
 }
 
+/** One line per sleep or wait (`switchyard trace`). */
+export function waitLine(w: WaitRecord): string {
+  const due = new Date(w.dueAt).toISOString();
+  const what = w.kind === 'sleep' ? `sleep ${w.name}` : `wait ${w.name}${w.event ? ` for ${w.event}` : ''}`;
+  switch (w.outcome) {
+    case undefined:
+      return `${what}: parked until ${due}`;
+    case 'due':
+      return `${what}: over (due ${due})`;
+    case 'event':
+      return `${what}: matched by ${w.eventKey ?? '?'}`;
+    case 'timeout':
+      return `${what}: timed out at ${due}, returned null`;
+    case 'cancelled':
+      return `cancelled by ${w.eventKey ?? '?'}${w.event ? ` (${w.event}, cancelOn)` : ''}: no further step ran`;
+  }
+}
+
 function attemptLines(a: AttemptEntry): string[] {
   const head = `${a.handler}  attempt ${a.attempt}${a.job ? ` (job ${a.job})` : ''}  → ${a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome}` +
     `${a.skipped ? ` (${a.skipped})` : ''}  ${a.at - a.startedAt} ms`;
   const out = [head];
   if (a.error) out.push(`               ${a.error.class}: ${a.error.message}`);
   for (const s of a.steps) out.push(`               step ${s.name}: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : 'failed'}`);
+  for (const w of a.waits ?? []) out.push(`               ${waitLine(w)}`);
   for (const c of a.calls) out.push(`               ${callLine(c)}`);
   if (a.callsDropped) out.push(`               … ${a.callsDropped} more calls not kept (size cap)`);
-  if (a.calls.length === 0 && a.outcome !== 'skipped') out.push('               (no API calls)');
+  if (a.calls.length === 0 && a.outcome !== 'skipped' && a.outcome !== 'cancelled' && a.outcome !== 'wait') out.push('               (no API calls)');
   return out;
 }
 

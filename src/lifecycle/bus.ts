@@ -1,4 +1,4 @@
-import type { ApiCallFacts, AttemptDecision, AttemptRef, AttemptStartedEvent, EventOf, LifecycleEvent, LifecycleType, ReceivedEvent, RunReport, StepEvent } from './events.js';
+import type { ApiCallFacts, AttemptDecision, AttemptRef, AttemptStartedEvent, EventOf, LifecycleEvent, LifecycleType, ReceivedEvent, RunReport, StepEvent, WaitEvent } from './events.js';
 
 /**
  * Where a subscriber has a fan-out or an attempt run: tracing makes its span
@@ -30,6 +30,8 @@ export interface AttemptObserver {
   /** An API call's attempt ended (the client's `onCall`). */
   call(call: ApiCallFacts): void;
   step(name: string, state: StepEvent['state']): void;
+  /** A sleep or wait began or ended (durable waits). */
+  wait(wait: Omit<WaitEvent, 'type' | 'attempt'>): void;
   /** The runner ran the handler. */
   ran(report: RunReport): void;
   /** The run completed without running its handler. */
@@ -139,6 +141,10 @@ class AttemptNotes implements AttemptObserver {
 
   step(name: string, state: StepEvent['state']): void {
     this.bus.emit({ type: 'step', attempt: this.ref, name, state });
+  }
+
+  wait(wait: Omit<WaitEvent, 'type' | 'attempt'>): void {
+    this.bus.emit({ type: 'wait', attempt: this.ref, ...wait });
   }
 
   ran(report: RunReport): void {

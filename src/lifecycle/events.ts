@@ -91,17 +91,22 @@ export interface AttemptStartedEvent {
  * without running its handler, src/worker/processor.ts `SkipReason`).
  */
 export type AttemptDecision<Skip extends string = string> =
-  | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: Skip } }
+  | { readonly kind: 'completed'; readonly result: { readonly ms: number; readonly skipped?: Skip; readonly cancelled?: string } }
   /** `error`: what the run threw, when a run failed (its stack stays with the dead letter). */
   | { readonly kind: 'dead'; readonly reason: string; readonly error?: Error }
   | { readonly kind: 'delay'; readonly until: number }
   | { readonly kind: 'pause'; readonly reason: string; readonly code: string; readonly at: string }
-  | { readonly kind: 'retry'; readonly error: Error };
+  | { readonly kind: 'retry'; readonly error: Error }
+  /**
+   * The run sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): parked until `until` (ms), unless an event
+   * wakes it first; no attempt spent. `waitIds`: the waits and cancelOn entries that may wake it early.
+   */
+  | { readonly kind: 'wait'; readonly until: number; readonly name: string; readonly wait: 'sleep' | 'wait-for-event'; readonly waitIds: readonly string[] };
 
 /** The runner ran the handler: how the run ended (its verdict) and how long it took. */
 export interface RunReport {
   readonly event: string;
-  readonly outcome: 'completed' | 'retry' | 'delay' | 'dead' | 'pause';
+  readonly outcome: 'completed' | 'retry' | 'delay' | 'dead' | 'pause' | 'wait';
   readonly ms: number;
 }
 
@@ -155,9 +160,11 @@ export interface StepEvent {
 }
 
 /**
- * A durable wait of an attempt (`ctx.sleep`, `ctx.waitForEvent`; nothing
- * emits it yet): parked until `dueAt`, then resumed (`due`), woken by its
- * event (`event`), or `timeout`. `outcome` is absent when the wait begins.
+ * A durable wait of an attempt (`ctx.sleep`, `ctx.waitForEvent`): begun
+ * (`outcome` absent; the run parks until `dueAt` unless it is over at once),
+ * then over: `due` (a sleep's time came), `event` (the event that answered it:
+ * `eventKey`, its delivery key), `timeout`, or `cancelled` (a cancelOn event,
+ * `eventKey`, ended the run while it slept or waited).
  */
 export interface WaitEvent {
   readonly type: 'wait';
@@ -165,7 +172,11 @@ export interface WaitEvent {
   readonly name: string;
   readonly kind: 'sleep' | 'wait-for-event';
   readonly dueAt: number;
-  readonly outcome?: 'due' | 'event' | 'timeout';
+  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled';
+  /** The event name waited for (a wait) or that cancelled the run. */
+  readonly event?: string;
+  /** The delivery key of the event that answered the wait or cancelled the run. */
+  readonly eventKey?: string;
 }
 
 export type LifecycleEvent = ReceivedEvent | FannedOutEvent | AttemptStartedEvent | AttemptEndedEvent | ApiCallEvent | StepEvent | WaitEvent;

@@ -19,6 +19,8 @@ export interface HandlerJobData {
   readonly debounce?: DebounceRef;
   /** W3C trace context of the fan-out span (only when tracing is on; src/telemetry). */
   readonly traceparent?: string;
+  /** Set once the run parked in a sleep or wait: it has a record to resume from (src/queue/waits/runs.ts). */
+  readonly parked?: true;
 }
 
 /** Where a run stands in its key's line. */

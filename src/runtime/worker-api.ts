@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
-import type { CallEvent } from '../api/transport.js';
+import type { CallEvent, WriteMemo } from '../api/transport.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
@@ -23,7 +23,7 @@ export function workerApiFactory(
     onCall?: ((e: CallEvent) => void) | undefined;
   },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string, onCall?: (e: CallEvent) => void) => ApiClient) | undefined {
+): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string, onCall?: (e: CallEvent) => void, memo?: WriteMemo) => ApiClient) | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn(`${apiUnset(config)}: handlers that call the API will be dead-lettered with that reason`);
@@ -32,9 +32,9 @@ export function workerApiFactory(
   // One limiter and one read cache per process; a run's client reports to its attempt's observer
   // (the lifecycle stream: metrics, history, a span per attempt), other clients to the process's.
   const clients = configuredApiClients(config, redis, { pace: true, readCache: true, fetch: opts.fetch, log: opts.log });
-  return clients && ((keys, priority, source, runOnCall) => {
+  return clients && ((keys, priority, source, runOnCall, memo) => {
     const onCall = runOnCall ?? opts.onCall;
-    return clients({ keys, priority, budget: source === 'reconcile' ? 'catch-up' : 'live', ...(onCall ? { onCall } : {}) });
+    return clients({ keys, priority, budget: source === 'reconcile' ? 'catch-up' : 'live', ...(onCall ? { onCall } : {}), ...(memo ? { memo } : {}) });
   });
 }
 

@@ -1,4 +1,4 @@
-import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
@@ -24,6 +24,10 @@ import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
 import { startSources } from '../sources/start.js';
 import { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from '../worker/processor.js';
 import { RedisStepStore } from '../worker/steps.js';
+import { WaitStore } from '../queue/waits/store.js';
+import { RunRecords } from '../queue/waits/runs.js';
+import { HandlerStateStore } from '../queue/state/store.js';
+import { eventWaits, sweepWakes } from '../worker/waits.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';
@@ -133,18 +137,39 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const apiObserver = lifecycle.wants('api-call') ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) } : {};
   // One API client factory per process (one shared limiter, one read cache): handler runs, schedule runs, polls.
   const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
+  // Durable sleeps and waits (src/worker/durable.ts): runs' records, the waits and their per-key event
+  // logs (kept for lookbacks as long as steps are), ctx.state.
+  const stepTtlMs = Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000;
+  const waits = new WaitStore(commands, prefix, stepTtlMs);
+  const records = new RunRecords(commands, prefix);
   const processJob = createHandlerProcessor({
     set,
     api,
-    steps: new RedisStepStore(commands, prefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000),
+    steps: new RedisStepStore(commands, prefix, stepTtlMs),
     log,
     lifecycle,
     flow,
+    durable: { records, waits, state: new HandlerStateStore(commands, prefix), keepMs: stepTtlMs },
   });
+  /** Promotes a parked run (`<queue>|<job id>`); one that is not parked (running, gone) is left alone. */
+  const queueByName = new Map<string, HandlerQueues[keyof HandlerQueues]>(PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p], queues.handlers[p]] as const));
+  const wake = async (run: string): Promise<void> => {
+    const at = run.indexOf('|');
+    const queue = queueByName.get(run.slice(0, at));
+    if (!queue) return;
+    const job = await Job.fromId(queue, run.slice(at + 1));
+    await job?.promote().catch(() => undefined);
+  };
+  const waitPorts = { waits, wake, log };
+  // Wake-ups an event queued whose waker died before promoting: redone every second (after 5 s of grace).
+  const sweeper = setInterval(() => {
+    sweepWakes(waitPorts, Date.now()).catch((err: unknown) => log.debug({ err: String(err) }, 'wake sweep failed'));
+  }, 1_000);
+  sweeper.unref();
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
-  const fanOutPorts = { flow, claimChange: changes.claim.bind(changes) };
+  const fanOutPorts = { flow, claimChange: changes.claim.bind(changes), waits: eventWaits({ ...waitPorts, handlers: () => set.current().all }) };
   /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
   const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined) => {
     const all = set.current().all;
@@ -199,6 +224,16 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       }
       case 'retry':
         throw decision.error;
+      case 'wait': {
+        // Parked with BullMQ: delayed until due (BullMQ promotes it then; no waker of ours), no attempt spent,
+        // no slot, no lock. An event that answered one of its waits after it registered and before this move
+        // found the job active and could not promote it: re-read them now that it is delayed, and wake it.
+        await job.moveToDelayed(decision.until, token);
+        if (decision.waitIds.length > 0 && (await waits.states(decision.waitIds)).some((st) => st !== null && st.status !== 'pending')) {
+          await job.promote().catch(() => undefined);
+        }
+        throw new DelayedError();
+      }
     }
   };
 
@@ -207,7 +242,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => {
       const view: HandlerJobView = {
         id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, queue: HANDLER_QUEUE_BY_PRIORITY[priority],
-        ...(job.attemptsMade === 0 && job.processedOn ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) } : {}),
+        ...(job.attemptsMade === 0 && job.processedOn && !job.data.parked ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) } : {}),
+        markParked: async () => { await job.updateData({ ...job.data, parked: true }); },
       };
       return apply(job, token, await processJob(view, signal));
     },
@@ -232,6 +268,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     handlers: handlerWorkers,
     orderBacklog: async () => Promise.all(orderedHandlers().map(async (handler) => ({ handler, ...(await flow.backlog(handler)) }))),
     close: async () => {
+      clearInterval(sweeper);
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../api/client.js';
+import type { WriteMemo } from '../api/transport.js';
 import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
 import { jobIdFor } from '../events/envelope.js';
 import type { HandlerApi, HandlerContext, Jsonified } from '../handler/define.js';
@@ -6,6 +7,8 @@ import { HandlerConfigError } from '../handler/errors.js';
 import type { AttemptObserver } from '../lifecycle/bus.js';
 import type { Logger } from '../log/logger.js';
 import { currentStep, deterministicKeys } from './idempotency.js';
+import type { DurableRun } from './durable.js';
+import type { HandlerState } from '../handler/workflow.js';
 import type { StepStore } from './steps.js';
 import type { Priority } from '../util/priority.js';
 
@@ -16,7 +19,7 @@ export interface ContextDeps {
    * within reconcile's budget), its calls reported to `onCall` (the attempt's
    * observer) when given; undefined when no API is configured.
    */
-  api: ((keys: IdempotencyKeyGenerator, priority: Priority, source?: HandlerContext['delivery']['source'], onCall?: AttemptObserver['call']) => ApiClient) | undefined;
+  api: ((keys: IdempotencyKeyGenerator, priority: Priority, source?: HandlerContext['delivery']['source'], onCall?: AttemptObserver['call'], memo?: WriteMemo) => ApiClient) | undefined;
   /** The handler's priority (default normal). */
   priority?: Priority | undefined;
   /** A debounced run: how many events its burst folded in. */
@@ -30,6 +33,15 @@ export interface ContextDeps {
   signal: AbortSignal;
   /** The attempt's lifecycle observer (its API calls and steps); absent when nobody observes. */
   observe?: AttemptObserver | undefined;
+  /**
+   * The durable part of the run (sleeps, waits, ctx.state, the memory of its API writes); absent where
+   * runs cannot park (`replay --inline`, tests without Redis): there the workflow calls throw.
+   */
+  durable?: DurableRun | undefined;
+}
+
+function noDurable(what: string): never {
+  throw new HandlerConfigError(`${what} needs the worker's Redis (durable sleeps, waits and state); it is not available here`);
 }
 
 /** The client as handlers get it: without the process-wide rate limiter (see HandlerApi). */
@@ -43,15 +55,31 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
   const scope = jobIdFor(deps.delivery.key, deps.handlerId);
   const used = new Set<string>();
   let api: HandlerApi | undefined;
+  const durable = deps.durable;
+  const state: HandlerState = {
+    get: async () => (durable ? await durable.stateGet() : noDurable('ctx.state')),
+    set: async (value) => {
+      if (!durable) noDurable('ctx.state');
+      await durable.stateWrite(() => value as never);
+    },
+    update: async (fn) => (durable ? await durable.stateWrite((c) => fn((c ?? null)) as never) : noDurable('ctx.state')),
+  };
   return {
     get api(): HandlerApi {
       if (!deps.api) {
         throw new HandlerConfigError('this handler calls the workspace API, but WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not set');
       }
+      durable?.guard();
       const observe = deps.observe;
-      api ??= handlerApi(deps.api(deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal', deps.delivery.source, observe ? (e) => observe.call(e) : undefined));
+      api ??= handlerApi(deps.api(
+        deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal', deps.delivery.source, observe ? (e) => observe.call(e) : undefined, durable?.memo,
+      ));
       return api;
     },
+    sleep: (name, duration, opts) => (durable ? durable.sleep(name, duration, opts) : noDurable('ctx.sleep')),
+    sleepUntil: (name, at, opts) => (durable ? durable.sleepUntil(name, at, opts) : noDurable('ctx.sleepUntil')),
+    waitForEvent: (name, opts) => (durable ? durable.waitForEvent(name, opts) : noDurable('ctx.waitForEvent')),
+    state,
     log: deps.log,
     delivery: deps.delivery,
     debounced: deps.debounced ?? null,
@@ -61,6 +89,7 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step needs a non-empty name');
       if (used.has(name)) throw new TypeError(`ctx.step "${name}" ran twice in one run: step names must be unique within a handler`);
       if (currentStep.getStore()) throw new TypeError(`ctx.step "${name}" is nested inside "${currentStep.getStore()}": steps cannot nest`);
+      durable?.guard();
       used.add(name);
       let stored = await deps.steps.get(scope, name);
       if (stored !== null) {

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { jobIdFor, parseEnvelope, type Envelope } from '../events/envelope.js';
-import { validateEvent } from '../events/catalogue.js';
+import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler/define.js';
 import { keyOf } from '../handler/flow.js';
@@ -42,6 +42,11 @@ export interface FanOutPorts {
   readonly flow: Pick<FlowControl, 'addJobs' | 'enqueue' | 'fold'>;
   /** Claims a change key for a delivery (src/queue/change.ts); absent: no change-level dedupe. */
   readonly claimChange?: (changeKey: string, claimant: ChangeClaimant) => Promise<boolean>;
+  /**
+   * Durable waits (src/worker/waits.ts): the event answers the runs waiting for it or cancelled by it,
+   * whether or not any handler subscribes to it. Absent: no workflows.
+   */
+  readonly waits?: (event: WorkspaceEvent, delivery: StoredDelivery) => Promise<void>;
 }
 
 /** How fan-out placed each handler's run. */
@@ -73,9 +78,16 @@ export async function dispatch(
   if (change !== null && ports.claimChange && !(await ports.claimChange(change, claimant(delivery, event.createdAt)))) {
     return { handlers: [], placed: {}, duplicateChange: change };
   }
+  // Runs sleeping or waiting on this event (or cancelled by it) are answered along with the fan-out.
+  const answering = ports.waits ? ports.waits(event, delivery) : undefined;
+  // Awaited below; marked handled now, so a failed placement meanwhile leaves no unhandled rejection.
+  answering?.catch(() => undefined);
   const targets = subscribers(handlers, event.name);
   const placed: Record<string, Placement> = {};
-  if (targets.length === 0) return { handlers: [], placed };
+  if (targets.length === 0) {
+    await answering;
+    return { handlers: [], placed };
+  }
   const receivedMs = Date.parse(delivery.receivedAt);
   const createdMs = event.createdAt ? Date.parse(event.createdAt) : Number.NaN;
   // The event's place in time: its creation, else its receipt.
@@ -118,5 +130,6 @@ export async function dispatch(
     placed[h.id] = 'queued';
   }));
   if (now.length > 0) await ports.flow.addJobs(now);
+  await answering;
   return { handlers: targets.map((h) => h.id), placed };
 }

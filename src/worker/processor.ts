@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.js';
+import { jobIdFor } from '../events/envelope.js';
 import type { Handler } from '../handler/define.js';
 import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
 import type { FlowControl } from '../queue/flow.js';
@@ -7,6 +8,8 @@ import type { HandlerSet } from '../handler/set.js';
 import type { AttemptObserver, LifecycleBus } from '../lifecycle/bus.js';
 import type { AttemptDecision, AttemptRef } from '../lifecycle/events.js';
 import { runHandler, type RunOutcome } from './runner.js';
+import { cancelId, DurableRun, matchKey, type DurableDeps } from './durable.js';
+import type { WaitState } from '../queue/waits/store.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 
 /** The part of a `handlers` job the processor reads (a BullMQ Job has all of it). */
@@ -24,6 +27,8 @@ export interface HandlerJobView {
   readonly queue?: string;
   /** Its first run: how long it waited in its queue since it could run (ms). */
   readonly waitMs?: number;
+  /** Marks the job's data `parked` (before its first park), so its later attempts load the run's record. */
+  readonly markParked?: () => Promise<void>;
 }
 
 /**
@@ -58,6 +63,8 @@ export interface HandlerProcessorDeps {
   readonly random?: () => number;
   /** Waits (the hold of an ordered run); default setTimeout. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Durable sleeps, waits, cancelOn and ctx.state (src/worker/durable.ts); absent: those calls throw. */
+  readonly durable?: Omit<DurableDeps, 'now'> | undefined;
 }
 
 /** How long an ordered run held for an earlier delivery's fan-out waits in its worker slot before it lets the slot go. */
@@ -139,13 +146,24 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       }
     }
     const { maxAgeMs } = handler.flow;
-    if (maxAgeMs !== null) {
+    // A run resumed after a sleep or wait is as old as it slept: maxAge was checked at its first run.
+    if (maxAgeMs !== null && !(data.parked || job.data.parked)) {
       const age = now() - eventTime(data);
       if (age > maxAgeMs) {
         if (order && flow) await flow.release({ ...data, order }, job.id, 'skipped');
         if (data.debounce && flow) await flow.finish(handler.id, data.debounce, job.id);
         return skip(handler, data, 'max_age', 'info', observe, { ageMs: Math.round(age), maxAgeMs });
       }
+    }
+    // The durable part of the run: its record when it parked before (a resumed or retried run).
+    const dd = deps.durable;
+    const queue = job.queue ?? 'handlers';
+    const durable = dd ? new DurableRun({ ...dd, now }, handler, data, `${queue}|${job.id}`, data.parked || job.data.parked ? await dd.records.load(jobScope(data, handler.id)) : new Map(), observe) : undefined;
+    const cancels = durable && handler.workflow.cancelOn.length > 0 ? handler.workflow.cancelOn.map((_, i) => cancelId(durable.scope, i)) : [];
+    if (durable && dd && cancels.length > 0 && (data.parked || job.data.parked)) {
+      // Cancelled while it slept or waited (cancelOn): no further step runs.
+      const hit = (await dd.waits.states(cancels)).find((st): st is WaitState => st?.status === 'cancelled');
+      if (hit) return cancelled(job, handler, data, durable, hit, observe);
     }
     const outcome = await runHandler(handler, data, {
       api: deps.api,
@@ -158,9 +176,34 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       attempts: job.attempts,
       debounced,
       observe,
+      durable,
     });
-    observe?.ran({ event: data.event.name, outcome: outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
+    const parked = durable?.parked ?? null;
+    observe?.ran({ event: data.event.name, outcome: parked ? 'wait' : outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });
+    if (durable && dd && parked) {
+      // The run sleeps or waits (whatever the handler did after asking: the request stands). Its cancelOn
+      // entries are registered (looking back to its own event's receipt: a cancelling event that came while
+      // it ran counts) before it parks; one already answered cancels it now.
+      const entries = await Promise.all(handler.workflow.cancelOn.map(async (c, i) => {
+        const key = matchKey(c.match, data.event, `${handler.id}:${i}`);
+        return key === null ? null : dd.waits.register({ id: cancelId(durable.scope, i), key, event: c.event, since: durable.receivedMs, dueAt: null, run: `${queue}|${job.id}`, cancel: true });
+      }));
+      const hit = entries.find((st): st is WaitState => st?.status === 'cancelled');
+      if (hit) return cancelled(job, handler, data, durable, hit, observe);
+      if (!(data.parked || job.data.parked)) await job.markParked?.();
+      await dd.records.save(durable.scope, durable.fresh, durable.keepFor(parked.dueAt), durable.parkedEntry(parked, queue, job.id));
+      deps.log.info({ handler: handler.id, delivery: data.key, wait: parked.name, kind: parked.kind, dueAt: new Date(parked.dueAt).toISOString() }, 'run parked');
+      // An ordered run that waits keeps its key's turn: it is not released, so later runs of its key stay
+      // parked behind it until it completes (or is cancelled, or dead-lettered and released).
+      return { kind: 'wait', until: parked.dueAt, name: parked.name, wait: parked.kind, waitIds: [...(parked.waitId ? [parked.waitId] : []), ...cancels] };
+    }
     const decision = decide(outcome);
+    if (durable && dd && durable.durable) {
+      // A run that parked before: keep what this attempt added (its writes, outcomes) and take it off the
+      // list of parked runs; once it is over for good its waits are forgotten (the record stays for dlq retry).
+      await dd.records.save(durable.scope, durable.fresh, durable.keepFor(now()), null);
+      if (decision.kind === 'completed' || decision.kind === 'dead') await dd.waits.forget([...durable.waitIds, ...cancels]);
+    }
     // What the run means for its key's line and its burst.
     if (flow && order) {
       if (decision.kind === 'completed') await flow.release({ ...data, order }, job.id, 'completed');
@@ -168,6 +211,20 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     }
     if (flow && data.debounce && decision.kind === 'completed') await flow.finish(handler.id, data.debounce, job.id);
     return decision;
+  }
+
+  /** A cancelOn event ended the run while it slept or waited: recorded `cancelled`, its key released, no further step. */
+  async function cancelled(job: HandlerJobView, handler: Handler, data: HandlerJobData, durable: DurableRun, hit: WaitState, observe: AttemptObserver | undefined): Promise<HandlerJobDecision> {
+    const dd = deps.durable as NonNullable<typeof deps.durable>;
+    const by = hit.match?.deliveryKey ?? '';
+    observe?.wait({ name: 'cancelOn', kind: 'wait-for-event', dueAt: now(), outcome: 'cancelled', event: hit.event, eventKey: by });
+    await dd.records.save(durable.scope, durable.fresh, durable.keepFor(now()), null);
+    await dd.waits.forget([...durable.waitIds, ...handler.workflow.cancelOn.map((_, i) => cancelId(durable.scope, i))]);
+    const flow = deps.flow;
+    if (flow && data.order) await flow.release({ ...data, order: data.order }, job.id, 'completed');
+    if (flow && data.debounce) await flow.finish(handler.id, data.debounce, job.id);
+    deps.log.info({ handler: handler.id, delivery: data.key, event: hit.event, by }, 'run cancelled by a cancelOn event');
+    return { kind: 'completed', result: { ms: 0, cancelled: by || hit.event } };
   }
 
   function skip(handler: Handler, data: HandlerJobData, reason: SkipReason, level: 'info' | 'debug', observe: AttemptObserver | undefined, extra: object = {}): HandlerJobDecision {
@@ -191,6 +248,11 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
         return { kind: 'retry', error: outcome.error instanceof Error ? outcome.error : new Error(verdict.reason) };
     }
   }
+}
+
+/** The scope of a run (its steps, its record): its job id as fan-out made it. */
+function jobScope(data: HandlerJobData, handlerId: string): string {
+  return jobIdFor(data.key, handlerId);
 }
 
 /** A handler job's attempt as the lifecycle names it. */

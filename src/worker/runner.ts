@@ -33,10 +33,19 @@ export async function runHandler(
   try {
     await (timeout === undefined ? handler.handle(eventOf(job), ctx) : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log));
     const ms = performance.now() - started;
+    if (deps.durable?.parked) {
+      // It asked to sleep or wait and swallowed the signal: parked all the same (its return is ignored).
+      log.warn({ wait: deps.durable.parked.name }, 'handler returned normally after a sleep or wait parked it (it caught the park signal); parked anyway');
+      return { ok: true, ms };
+    }
     log.info({ outcome: 'completed', ms: Math.round(ms) }, 'handler done');
     return { ok: true, ms };
   } catch (error) {
     const ms = performance.now() - started;
+    if (deps.durable?.parked) {
+      log.debug({ wait: deps.durable.parked.name, ms: Math.round(ms) }, 'handler parked (sleep or wait)');
+      return { ok: true, ms };
+    }
     const verdict = onAttempt(classify(error), deps.delivery.attempt, deps.attempts);
     const level = verdict.kind === 'retry' || verdict.kind === 'delay' ? 'warn' : 'error';
     log[level]({ outcome: verdict.kind, reason: verdict.reason, ms: Math.round(ms) }, 'handler failed');
