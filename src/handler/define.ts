@@ -221,7 +221,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     if (hint) fail(`unknown option "${name}"; did you mean "${hint}"?`);
   }
   const flow = flowPolicy(input as Record<string, unknown>, on as EventName[], fail);
-  const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail);
+  const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail, on as EventName[]);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
   const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;
   return Object.freeze({
