@@ -34,7 +34,9 @@
  */
 export { testHandler } from './test-handler.js';
 export { testSchedule } from './test-schedule.js';
-export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
+export type {
+  TestCall, TestEventInput, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult, TestWait,
+} from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';
 export type { SettingsInput } from './given-settings.js';

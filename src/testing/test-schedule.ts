@@ -8,6 +8,7 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
+import { virtualWorkflow, withVirtualWorkflow } from './workflow.js';
 
 /** The tick `at` names (ms), or a TypeError saying what is expected. */
 function tickOf(at: TestScheduleOptions['at']): number {
@@ -39,12 +40,16 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   if (options.api && options.sandbox) throw new TypeError('testSchedule: give either api or sandbox, not both');
   const tickMs = tickOf(options.at);
   const settings = testSettings(schedule, options.settings, options.env ?? {}, 'testSchedule');
-  // A fresh sandbox's clock stands at the tick, as the API's would when the run starts.
-  const { api, sandbox } = runTarget(options, options.at === undefined ? undefined : () => tickMs);
+  // A schedule's run has no event: its sleeps run on a virtual clock from the tick; waiting for an event or ctx.state is an error.
+  const job = scheduleRunJob(schedule.id, tickMs);
+  const wf = withVirtualWorkflow(scheduleHandler(schedule, job.receivedAt), (onCancel) =>
+    virtualWorkflow({ handlerId: schedule.id, policy: { cancelOn: [], state: null }, own: { event: null, receivedAt: tickMs }, events: [], seed: undefined, onCancel }));
+  const advanced = () => { const r = wf.record(); return r ? r.clock - tickMs : 0; };
+  // A fresh sandbox's clock stands at the tick, as the API's would when the run starts (and moves on with the run's sleeps).
+  const { api, sandbox } = runTarget(options, () => (options.at === undefined ? Date.now() : tickMs) + advanced());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
-  const job = scheduleRunJob(schedule.id, tickMs);
-  const { outcome, calls } = await runInline(scheduleHandler(schedule, job.receivedAt), job, {
+  const { outcome, calls } = await runInline(wf.handler, job, {
     api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt, source: 'schedule',
     attempts: schedule.retry.attempts,
   });
@@ -60,5 +65,6 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   return {
     outcome: result, error: outcome.ok ? undefined : outcome.error, reason, calls: testCalls(calls), steps, logs: lines,
     tick: job.receivedAt, delivery: { key: job.key, receivedAt: job.receivedAt, attempt, source: 'schedule' }, sandbox,
+    waits: wf.record()?.waits ?? [],
   };
 }
