@@ -87,9 +87,10 @@ const allowed = {
   receiver: [L.queue, ...bottom, L.redis, L.shared, L.telemetry],
   // admin reads the delivery history for its deliveries view (history imports no admin module).
   receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
-  handlerKit: [L.api, ...bottom, L.shared],
+  // handler/ and recipes/ are one row (docs/architecture.md, "handler kit"): a sleep's business hours are a recipe's type.
+  handlerKit: [L.api, L.recipes, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
-  worker: [L.lifecycle, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared, L.telemetry],
+  worker: [L.lifecycle, L.queue, L.api, L.handlerKit, L.recipes, ...bottom, L.redis, L.shared, L.telemetry],
   sources: [L.lifecycle, L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   metrics: [L.lifecycle, L.receiver, L.queue, L.api, ...bottom, L.redis, L.shared],
   // No worker or runtime module: what the worker does reaches it as lifecycle events.
@@ -97,7 +98,7 @@ const allowed = {
   replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
-  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared],
+  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, L.recipes, ...bottom, L.shared],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
 

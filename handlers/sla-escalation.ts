@@ -2,8 +2,8 @@
  * sla-escalation — an inbound customer message that gets no agent reply within
  * SLA_MINUTES business minutes: assign the conversation to SLA_ASSIGNEE and
  * add an internal note mentioning them. A reply (message.sent in that
- * conversation, not a note) or a close (conversation.closed) ends it: nothing
- * is written. Off unless SLA_ASSIGNEE is set.
+ * conversation; an internal note counts too) or a close (conversation.closed)
+ * ends it: nothing is written. Off unless SLA_ASSIGNEE is set.
  *
  * Settings (read at start-up: a bad value stops it, naming the problem):
  *   SLA_ASSIGNEE    teammate id to escalate to; unset: off
@@ -18,13 +18,9 @@
  * each in a step, so a woken or retried run never writes twice.
  */
 import { z } from 'zod';
-import { addBusinessTime, businessHoursSetting, defineHandler, type WorkspaceEvent } from 'switchyard';
+import { addBusinessTime, businessHoursSetting, defineHandler } from 'switchyard';
 
 const MINUTE = 60_000;
-
-/** The conversation of the customer's message and of a reply to it; an internal note is no reply (no key: it never matches). */
-const replyKey = (event: WorkspaceEvent) =>
-  (event.name === 'message.received' || event.name === 'message.sent') && event.data.type !== 'note' ? event.data.conversation_id : null;
 
 export default defineHandler({
   id: 'sla-escalation',
@@ -47,7 +43,9 @@ export default defineHandler({
     // The deadline: SLA_MINUTES of open time after the message was received (the same on every run: from ctx.delivery).
     const received = new Date(ctx.delivery.receivedAt);
     const due = hours ? addBusinessTime(hours, received, SLA_MINUTES * MINUTE) : new Date(received.getTime() + SLA_MINUTES * MINUTE);
-    const reply = await ctx.waitForEvent('agent-reply', { event: 'message.sent', match: replyKey, timeout: due.getTime() - received.getTime() });
+    // A message sent in this conversation (a teammate's reply, or an internal note: someone is on it); one that
+    // came while this run was still queued counts too (lookback, on by default).
+    const reply = await ctx.waitForEvent('agent-reply', { event: 'message.sent', match: 'conversation', timeout: due.getTime() - received.getTime() });
     if (reply) return; // answered in time
 
     const id = message.conversation_id;

@@ -92,12 +92,12 @@ export function workflowPolicy(
     if (ttl !== undefined) {
       const ms = positiveDuration(ttl);
       if (ms === null) fail(`"state.ttl" must be a positive duration such as '30d' or a number of milliseconds, got ${show(ttl)}`);
-      ttlMs = ms as number;
+      ttlMs = ms;
     }
     let stateKey: KeyOption | null = orderBy;
     if (key !== undefined) stateKey = matchOption('state.key', key, own, fail);
     if (stateKey === null) fail('"state" needs a "key" (\'conversation\', \'contact\' or a function (event) => key) when the handler has no "orderBy"');
-    st = Object.freeze({ key: stateKey as KeyOption, ttlMs });
+    st = Object.freeze({ key: stateKey, ttlMs });
   } else if (orderBy !== null) {
     st = Object.freeze({ key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS });
   }

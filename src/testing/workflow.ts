@@ -145,7 +145,8 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
   const sleepTo = async (name: string, due: number): Promise<void> => {
     const startedAt = record.clock;
     const wait = { name, kind: 'sleep' as const, startedAt: iso(startedAt), due: iso(due) };
-    const by = canceller(due);
+    // A sleep already over does not park the run, so nothing cancels it (as in the worker).
+    const by = due > startedAt ? canceller(due) : null;
     if (by) return cancel(wait, by);
     record.clock = Math.max(record.clock, due);
     record.waits.push({ ...wait, outcome: 'slept' });
@@ -181,16 +182,16 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
   };
   const state: HandlerState = {
     async get() {
-      return read() as never;
+      return read();
     },
     async set(next) {
       stateKey();
       write(next);
     },
     async update(fn) {
-      const next = await fn(read() as never);
+      const next = await fn(read());
       write(next);
-      return copy(value) as never;
+      return copy(value);
     },
   };
 
@@ -218,8 +219,15 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
         throw new TypeError(`ctx.waitForEvent "${name}": opts.event must be an event name, got ${JSON.stringify((opts as { event?: unknown } | null)?.event)}`);
       }
       const { event: wanted, match, lookback = true } = opts;
-      if (typeof match !== 'function' && match !== 'conversation' && match !== 'contact') {
-        throw new TypeError(`ctx.waitForEvent "${name}": opts.match must be 'conversation', 'contact' or a function (event) => key`);
+      if (typeof match === 'function') {
+        // As the worker: a wait is matched by its key in Redis when a later event is fanned out, where the function is unknown.
+        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": match must be 'conversation' or 'contact' (a function match is not supported for waits yet)`);
+      }
+      if (match !== 'conversation' && match !== 'contact') {
+        throw new TypeError(`ctx.waitForEvent "${name}": opts.match must be 'conversation' or 'contact', got ${JSON.stringify(match)}`);
+      }
+      if (keyOf(match, own.event) === null) {
+        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": the run's event (${own.event.name}) has no ${match} id to match on`);
       }
       const timeoutMs = durationOf(`ctx.waitForEvent "${name}": timeout`, opts.timeout, false);
       const startedAt = record.clock;
@@ -236,8 +244,11 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
         if (found === null || a.at < found.at) found = a;
       }
       const wait = { name, kind: 'wait' as const, startedAt: iso(startedAt), due: iso(due) };
-      // A cancelOn event received before the match (or before the wait began, or the timeout) cancels; it wins a tie.
-      const by = canceller(found ? Math.max(found.at, startedAt) + 1 : due);
+      // A wait answered at once (its event came before it began) does not park the run, so nothing cancels it (as
+      // in the worker); otherwise a cancelOn event received after the run's own and before the match (or the
+      // timeout) cancels the run, winning a tie.
+      const parks = found === null || found.at > startedAt;
+      const by = parks ? canceller(found ? found.at + 1 : due) : null;
       if (by) return cancel(wait, by);
       if (found === null) {
         record.clock = due;
@@ -276,14 +287,9 @@ export function withVirtualWorkflow<H extends Handler>(
       const made = make(cancelled);
       record = made.record;
       const { workflow } = made;
-      const withWorkflow = Object.create(ctx, {
-        sleep: { value: workflow.sleep, enumerable: true },
-        sleepUntil: { value: workflow.sleepUntil, enumerable: true },
-        waitForEvent: { value: workflow.waitForEvent, enumerable: true },
-        state: { value: workflow.state, enumerable: true },
-      }) as HandlerContext;
-      await Promise.race([handler.handle(event as never, withWorkflow as never), ended]);
+      const withWorkflow = Object.create(ctx, Object.getOwnPropertyDescriptors(workflow)) as HandlerContext;
+      await Promise.race([handler.handle(event as never, withWorkflow), ended]);
     },
   };
-  return { handler: Object.freeze(wrapped) as unknown as H, record: () => record };
+  return { handler: Object.freeze(wrapped), record: () => record };
 }

@@ -179,11 +179,12 @@ describe('sla-escalation', () => {
     }
   });
 
-  it('a reply after the deadline, an internal note, or a reply in another conversation does not count', async () => {
+  it('a reply after the deadline, or in another conversation, does not count; an internal note does (someone is on it)', async () => {
     const late = await testHandler(slaEscalation, message, {
       now: at, settings,
-      events: [note, createEvent('message.sent', { data: { conversation_id: 99 } }), { event: reply, at: '2025-03-04T08:31:00Z' }],
+      events: [createEvent('message.sent', { data: { conversation_id: 99 } }), { event: reply, at: '2025-03-04T08:31:00Z' }],
     });
+    expect((await testHandler(slaEscalation, message, { now: at, settings, events: [{ event: note, after: '5m' }] })).calls).toEqual([]);
     expect(late.waits[0]?.outcome).toBe('timed_out');
     expect(writes(late).map((c) => `${c.method} ${c.path}`)).toEqual(['PATCH /conversations/38', 'POST /conversations/38/notes']);
   });

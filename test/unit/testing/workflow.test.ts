@@ -111,6 +111,24 @@ describe('waitForEvent', () => {
     expect(strict.waits[1]?.outcome).toBe('timed_out');
   });
 
+  it('as in the worker: a function match, or a run whose event has no such id, is a HandlerConfigError (dead at once)', async () => {
+    const byFunction = defineHandler({
+      id: 'by-function',
+      on: ['message.received'],
+      handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', { event: 'message.sent', match: (e) => e.id, timeout: '1h' })),
+    });
+    const run = await testHandler(byFunction, inbound);
+    expect(run.outcome).toBe('dead');
+    expect(run.error).toBeInstanceOf(HandlerConfigError);
+    expect(String(run.error)).toContain('match must be \'conversation\' or \'contact\' (a function match is not supported for waits yet)');
+    const byContact = defineHandler({
+      id: 'by-contact',
+      on: ['message.received'],
+      handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', { event: 'conversation.closed', match: 'contact', timeout: '1h' })),
+    });
+    expect(String((await testHandler(byContact, inbound)).error)).toContain('the run\'s event (message.received) has no contact id to match on');
+  });
+
   it('a schedule\'s run has no event to wait for: a clear error; its sleeps run from the tick', async () => {
     const sched = defineSchedule({
       id: 'sched',
@@ -171,6 +189,21 @@ describe('cancelOn', () => {
     const matched = await testHandler(waiting, inbound, { events: [{ event: reply(), after: '1m' }, { event: closed(), after: '2m' }] });
     expect(matched.outcome).toBe('completed');
     expect(matched.waits[0]?.outcome).toBe('matched');
+  });
+
+  it('as in the worker, only a run that parks can be cancelled: a sleep already over is not; a wait that parks is, by a close received before it began', async () => {
+    const busyFirst = defineHandler({
+      id: 'busy-first',
+      on: ['message.received'],
+      cancelOn: [{ event: 'conversation.closed', match: 'conversation' }],
+      async handle(_event, ctx) {
+        await ctx.sleepUntil('over', '2000-01-01T00:00:00Z');
+        await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' });
+      },
+    });
+    const run = await testHandler(busyFirst, inbound, { events: [closed(), { event: reply(), after: '1m' }] });
+    expect(run.outcome).toBe('cancelled');
+    expect(run.waits.map((w) => w.outcome)).toEqual(['slept', 'cancelled']);
   });
 });
 
