@@ -6,8 +6,10 @@
  *   timeout) against an in-process sandbox (fresh and seeded per call, or one
  *   you pass to share state and its request log; no port is opened) or a
  *   given API, and returns `{ outcome, error, reason, calls, steps, logs,
- *   event, delivery, sandbox }`. A failing handler is an `outcome`, never a
- *   throw.
+ *   event, delivery, sandbox, waits, state }`. A failing handler is an
+ *   `outcome`, never a throw. Workflows run on a virtual clock: sleeps and
+ *   waits end at once, `events` are what waits see (and `cancelOn` reacts
+ *   to), `waits` reports each one, `state` seeds and reports `ctx.state`.
  * - `testSchedule(schedule, options?)` runs one schedule for one tick
  *   (`at`, default now) the same way, and returns the same shape with `tick`
  *   in place of `event`.
