@@ -87,9 +87,10 @@ const allowed = {
   receiver: [L.queue, ...bottom, L.redis, L.shared, L.telemetry],
   // admin reads the delivery history for its deliveries view (history imports no admin module).
   receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
-  // handler/ and recipes/ are one row (docs/architecture.md, "handler kit"): a sleep's business hours are a recipe's type.
+  // workflow.ts names the recipes' BusinessHours type (ctx.sleep's businessHours option).
   handlerKit: [L.api, L.recipes, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
+  // recipes: a business-hours sleep's due time (addBusinessTime).
   worker: [L.lifecycle, L.queue, L.api, L.handlerKit, L.recipes, ...bottom, L.redis, L.shared, L.telemetry],
   sources: [L.lifecycle, L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   metrics: [L.lifecycle, L.receiver, L.queue, L.api, ...bottom, L.redis, L.shared],
