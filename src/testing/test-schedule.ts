@@ -8,7 +8,7 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
-import { virtualWorkflow, withVirtualWorkflow } from './workflow.js';
+import { refusedWorkflow, withVirtualWorkflow } from './workflow.js';
 
 /** The tick `at` names (ms), or a TypeError saying what is expected. */
 function tickOf(at: TestScheduleOptions['at']): number {
@@ -40,13 +40,11 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   if (options.api && options.sandbox) throw new TypeError('testSchedule: give either api or sandbox, not both');
   const tickMs = tickOf(options.at);
   const settings = testSettings(schedule, options.settings, options.env ?? {}, 'testSchedule');
-  // A schedule's run has no event: its sleeps run on a virtual clock from the tick; waiting for an event or ctx.state is an error.
+  // As in the worker, a schedule's run cannot sleep, wait or keep state: each is a HandlerConfigError (dead at once).
   const job = scheduleRunJob(schedule.id, tickMs);
-  const wf = withVirtualWorkflow(scheduleHandler(schedule, job.receivedAt), (onCancel) =>
-    virtualWorkflow({ handlerId: schedule.id, policy: { cancelOn: [], state: null }, own: { event: null, receivedAt: tickMs }, events: [], seed: undefined, onCancel }));
-  const advanced = () => { const r = wf.record(); return r ? r.clock - tickMs : 0; };
-  // A fresh sandbox's clock stands at the tick, as the API's would when the run starts (and moves on with the run's sleeps).
-  const { api, sandbox } = runTarget(options, () => (options.at === undefined ? Date.now() : tickMs) + advanced());
+  const wf = withVirtualWorkflow(scheduleHandler(schedule, job.receivedAt), () => ({ workflow: refusedWorkflow(schedule.id), record: undefined }));
+  // A fresh sandbox's clock stands at the tick, as the API's would when the run starts.
+  const { api, sandbox } = runTarget(options, options.at === undefined ? undefined : () => tickMs);
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const { outcome, calls } = await runInline(wf.handler, job, {
@@ -65,6 +63,6 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   return {
     outcome: result, error: outcome.ok ? undefined : outcome.error, reason, calls: testCalls(calls), steps, logs: lines,
     tick: job.receivedAt, delivery: { key: job.key, receivedAt: job.receivedAt, attempt, source: 'schedule' }, sandbox,
-    waits: wf.record()?.waits ?? [],
+    waits: [],
   };
 }

@@ -113,7 +113,7 @@ export interface TestRunResult<O extends string = TestOutcome> {
   readonly logs: readonly LogLine[];
   /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
   readonly sandbox: Sandbox | undefined;
-  /** The run's sleeps and waits in order, on its virtual clock (none waited for real). */
+  /** The run's sleeps and waits in order, on its virtual clock (none waited for real); a schedule's run has none. */
   readonly waits: readonly TestWait[];
 }
 

@@ -10,10 +10,12 @@ import { parseDuration } from '../util/units.js';
 import type { TestEventInput, TestWait } from './types.js';
 
 /**
- * The workflow part of `ctx` in testHandler and testSchedule: sleeps and waits
- * on a virtual clock that they move forward at once (no real waiting),
- * `options.events` as the events a wait may see or `cancelOn` may be
- * triggered by, and `ctx.state` in memory.
+ * The workflow part of `ctx` in testHandler: sleeps and waits on a virtual
+ * clock that they move forward at once (no real waiting), `options.events` as
+ * the events a wait may see or `cancelOn` may be triggered by, and `ctx.state`
+ * in memory; the rules are the worker's (src/worker/durable.ts): lookback,
+ * names, which match a wait takes, when `cancelOn` applies. In testSchedule
+ * each is refused, as the worker refuses it for schedules.
  */
 
 /** One event the run's waits may see, with when it was received (ms). */
@@ -22,9 +24,9 @@ interface Arrival {
   readonly at: number;
 }
 
-/** The run's own event (a schedule has none) and when it was received. */
+/** The run's own event and when it was received. */
 export interface WorkflowRunOwn {
-  readonly event: WorkspaceEvent | null;
+  readonly event: WorkspaceEvent;
   /** The run's own receipt: the clock starts here. */
   readonly receivedAt: number;
 }
@@ -39,7 +41,7 @@ export interface WorkflowRecord {
   state: unknown;
 }
 
-/** Thrown by nothing: a cancelled run's pending sleep or wait never settles, so no code of the run runs after it. */
+/** What a cancelled run's pending sleep or wait returns: a promise that never settles, so no code of the run runs after it. */
 const NEVER = new Promise<never>(() => {});
 
 function timeOf(what: string, value: unknown): number {
@@ -103,8 +105,7 @@ interface Deps {
 }
 
 /** Whether `candidate` has the run's key under `match` (never when either has none). */
-function sameKey(match: KeyOption, own: WorkspaceEvent | null, candidate: WorkspaceEvent): boolean {
-  if (own === null) return false;
+function sameKey(match: KeyOption, own: WorkspaceEvent, candidate: WorkspaceEvent): boolean {
   const mine = keyOf(match, own);
   return mine !== null && keyOf(match, candidate) === mine;
 }
@@ -163,8 +164,8 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
     if (st === null) {
       throw new HandlerConfigError(`handler "${deps.handlerId}" uses ctx.state but has neither "orderBy" nor "state: { key }": give it one of them`);
     }
-    const key = own.event === null ? null : keyOf(st.key, own.event);
-    if (key === null) throw new HandlerConfigError(`handler "${deps.handlerId}": this ${own.event?.name ?? 'run'} has no state key (its state.key gives none)`);
+    const key = keyOf(st.key, own.event);
+    if (key === null) throw new HandlerConfigError(`handler "${deps.handlerId}" uses ctx.state, but its event ${own.event.name} has no state key`);
     return key;
   };
   let value: unknown = deps.seed === undefined ? null : copy(deps.seed);
@@ -212,9 +213,6 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
     },
     async waitForEvent<E extends EventName>(name: string, opts: WaitForEventOptions<E>): Promise<WorkspaceEvent<E> | null> {
       begin('wait', name);
-      if (own.event === null) {
-        throw new TypeError(`ctx.waitForEvent "${name}": a schedule's run has no event, so there is no conversation or contact to match; wait in a handler instead`);
-      }
       if (typeof opts !== 'object' || opts === null || !isEventName(opts.event)) {
         throw new TypeError(`ctx.waitForEvent "${name}": opts.event must be an event name, got ${JSON.stringify((opts as { event?: unknown } | null)?.event)}`);
       }
@@ -267,6 +265,25 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
 }
 
 /**
+ * The workflow part of a schedule's `ctx`: the worker runs schedules without
+ * durable sleeps, waits or state, so each is a HandlerConfigError there (the
+ * run is dead at once); so it is in testSchedule, saying why.
+ */
+export function refusedWorkflow(scheduleId: string): WorkflowContext {
+  const refuse = (what: string): never => {
+    throw new HandlerConfigError(`${what} in schedule "${scheduleId}": a schedule's run cannot sleep, wait for an event or keep state (the worker runs schedules without them); do it in a handler`);
+  };
+  return {
+    sleep: async () => refuse('ctx.sleep'),
+    sleepUntil: async () => refuse('ctx.sleepUntil'),
+    waitForEvent: async () => refuse('ctx.waitForEvent'),
+    get state(): HandlerState {
+      return { get: async () => refuse('ctx.state'), set: async () => refuse('ctx.state'), update: async () => refuse('ctx.state') };
+    },
+  };
+}
+
+/**
  * `handler` with its `ctx` given the virtual workflow members (the worker's
  * own context underneath, its api getter kept lazy). A run cancelled by a
  * `cancelOn` event ends there: its pending sleep or wait never settles and
@@ -274,7 +291,7 @@ export function virtualWorkflow(deps: Deps): { workflow: WorkflowContext; record
  */
 export function withVirtualWorkflow<H extends Handler>(
   handler: H,
-  make: (onCancel: () => void) => { workflow: WorkflowContext; record: WorkflowRecord },
+  make: (onCancel: () => void) => { workflow: WorkflowContext; record: WorkflowRecord | undefined },
 ): { handler: H; record: () => WorkflowRecord | undefined } {
   let record: WorkflowRecord | undefined;
   const wrapped = {

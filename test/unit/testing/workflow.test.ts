@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineHandler, defineSchedule, HandlerConfigError, parseBusinessHours } from '../../../src/index.js';
+import { defineHandler, defineSchedule, HandlerConfigError, parseBusinessHours, type ScheduleContext } from '../../../src/index.js';
 import { createEvent, sandboxClient, testHandler, testSchedule } from '../../../src/testing/index.js';
 
 /**
@@ -129,19 +129,19 @@ describe('waitForEvent', () => {
     expect(String((await testHandler(byContact, inbound)).error)).toContain('the run\'s event (message.received) has no contact id to match on');
   });
 
-  it('a schedule\'s run has no event to wait for: a clear error; its sleeps run from the tick', async () => {
-    const sched = defineSchedule({
-      id: 'sched',
-      every: '1h',
-      async handle(ctx) {
-        await ctx.sleep('nap', '30m');
-        await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' });
-      },
-    });
-    const run = await testSchedule(sched, { at: '2025-03-03T08:00:00Z' });
-    expect(run.waits).toEqual([{ name: 'nap', kind: 'sleep', startedAt: '2025-03-03T08:00:00.000Z', due: '2025-03-03T08:30:00.000Z', outcome: 'slept' }]);
-    expect(run.outcome).not.toBe('completed');
-    expect(String(run.error)).toContain('ctx.waitForEvent "reply": a schedule\'s run has no event');
+  it('a schedule\'s run cannot sleep, wait or keep state, as in the worker: a HandlerConfigError saying so (dead at once)', async () => {
+    for (const [what, use] of [
+      ['ctx.sleep', (ctx) => ctx.sleep('nap', '30m')],
+      ['ctx.waitForEvent', (ctx) => ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' })],
+      ['ctx.state', (ctx) => ctx.state.get()],
+    ] as const satisfies readonly (readonly [string, (ctx: ScheduleContext) => Promise<unknown>])[]) {
+      const sched = defineSchedule({ id: 'sched', every: '1h', handle: async (ctx) => void (await use(ctx)) });
+      const run = await testSchedule(sched, { at: '2025-03-03T08:00:00Z' });
+      expect(run.outcome).toBe('dead');
+      expect(run.error).toBeInstanceOf(HandlerConfigError);
+      expect(String(run.error)).toContain(`${what} in schedule "sched": a schedule's run cannot sleep, wait for an event or keep state`);
+      expect(run.waits).toEqual([]);
+    }
   });
 });
 
