@@ -99,7 +99,7 @@ const allowed = {
   replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
   doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
-  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, ...bottom, L.shared],
+  testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, L.recipes, ...bottom, L.shared],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
 

@@ -142,7 +142,7 @@ export interface HandlerDefinition<On extends readonly EventName[], S extends Se
   readonly debounce?: DebounceOptions<On[number]>;
   /** Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded `cancelled`, no further steps run. */
   readonly cancelOn?: readonly CancelOnOption[];
-  /** `ctx.state` for a handler without `orderBy` (with `orderBy`, its key is the state's key and `state.ttl` still applies). */
+  /** `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default 30 days after the last write. With `orderBy` alone, `ctx.state` has its key. */
   readonly state?: StateOptions;
   handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> | void;
 }
@@ -221,7 +221,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     if (hint) fail(`unknown option "${name}"; did you mean "${hint}"?`);
   }
   const flow = flowPolicy(input as Record<string, unknown>, on as EventName[], fail);
-  const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail);
+  const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail, on as EventName[]);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
   const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;
   return Object.freeze({

@@ -1,5 +1,7 @@
-import type { EventName } from '../events/catalogue.js';
-import type { KeyOption } from './flow.js';
+import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/catalogue.js';
+import { closest } from '../util/closest.js';
+import { parseDuration } from '../util/units.js';
+import { KEY_SOURCES, type KeyOption } from './flow.js';
 
 /** A handler's workflow options, defaults applied (from `cancelOn` and `state`). */
 export interface WorkflowPolicy {
@@ -12,23 +14,92 @@ export interface WorkflowPolicy {
 /** How long a state is kept after its last write unless `state.ttl` says otherwise. */
 export const DEFAULT_STATE_TTL_MS = 30 * 86_400_000;
 
+const show = (value: unknown): string => (typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value));
+
+/** A plain object's own keys beyond `allowed` are a definition error (with a did-you-mean). */
+function noUnknownKeys(name: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[], fail: (msg: string) => never): void {
+  for (const key of Object.keys(value)) {
+    if (allowed.includes(key)) continue;
+    const hint = closest(key, allowed);
+    fail(`"${name}" has an unknown option "${key}"${hint ? `; did you mean "${hint}"?` : ''} (expected ${allowed.join(' and ')})`);
+  }
+}
+
 /**
- * Normalizes `cancelOn` and `state` of a definition; `fail` throws the
- * definition error naming the handler. (Validation of each entry: see the
- * checks below; `orderBy` is the state's key when `state.key` is absent.)
+ * A match key (`cancelOn[i].match`, `state.key`): 'conversation', 'contact' or
+ * a function; a built-in key must be one every event involved carries
+ * (KEY_SOURCES), else it could never match.
  */
-export function workflowPolicy(def: Readonly<Record<string, unknown>>, orderBy: KeyOption | null, fail: (msg: string) => never): WorkflowPolicy {
+export function matchOption(
+  name: string,
+  value: unknown,
+  events: readonly { readonly event: EventName; readonly role: string }[],
+  fail: (msg: string) => never,
+): KeyOption {
+  if (typeof value === 'function') return value as KeyOption;
+  if (value !== 'conversation' && value !== 'contact') {
+    return fail(`"${name}" must be 'conversation', 'contact' or a function (event) => key, got ${show(value)}`);
+  }
+  const missing = events.filter((e) => KEY_SOURCES[e.event][value] === null);
+  if (missing.length > 0) {
+    const list = missing.map((e) => `"${e.event}" (${e.role})`).join(', ');
+    fail(`"${name}: '${value}'" cannot be used with ${list}: ${missing.length === 1 ? 'that event carries' : 'those events carry'} no ${value} id, so it could never match; use a function (event) => key`);
+  }
+  return value;
+}
+
+function positiveDuration(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? Math.round(value) : null;
+  return typeof value === 'string' ? parseDuration(value) : null;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Validates and normalizes `cancelOn` and `state` of a definition; `fail`
+ * throws the definition error naming the handler. `on` is the handler's
+ * events (a built-in match key must be carried by them too: it is compared
+ * with the run's own event's); `orderBy` is the state's key when `state.key`
+ * is absent.
+ */
+export function workflowPolicy(
+  def: Readonly<Record<string, unknown>>,
+  orderBy: KeyOption | null,
+  fail: (msg: string) => never,
+  on: readonly EventName[] = [],
+): WorkflowPolicy {
   const { cancelOn = [], state } = def;
-  if (!Array.isArray(cancelOn)) fail('"cancelOn" must be an array of { event, match }');
-  const entries = (cancelOn as { event: EventName; match: KeyOption }[]).map((c) => ({ event: c.event, match: c.match }));
+  const own = on.map((event) => ({ event, role: 'in "on"' }));
+  if (!Array.isArray(cancelOn)) fail(`"cancelOn" must be an array of { event, match }, got ${show(cancelOn)}`);
+  const entries = (cancelOn as unknown[]).map((entry, i) => {
+    const name = `cancelOn[${i}]`;
+    if (!isRecord(entry)) return fail(`"${name}" must be an object { event, match }, got ${show(entry)}`);
+    noUnknownKeys(name, entry, ['event', 'match'], fail);
+    const { event, match } = entry;
+    if (!isEventName(event)) {
+      const hint = typeof event === 'string' ? suggestEventName(event) : null;
+      return fail(`"${name}.event": unknown event ${show(event)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`));
+    }
+    if (match === undefined) return fail(`"${name}" (event "${event}") needs a "match": 'conversation', 'contact' or a function (event) => key`);
+    return Object.freeze({ event, match: matchOption(`${name}.match`, match, [{ event, role: 'its event' }, ...own.filter((o) => o.event !== event)], fail) });
+  });
   let st: WorkflowPolicy['state'] = null;
   if (state !== undefined) {
-    const s = state as { key?: KeyOption; ttl?: number };
-    const key = s.key ?? orderBy;
-    if (key === null || key === undefined) fail('"state" needs a "key" (or the handler\'s "orderBy")');
-    st = { key: key as KeyOption, ttlMs: typeof s.ttl === 'number' ? s.ttl : DEFAULT_STATE_TTL_MS };
+    if (!isRecord(state)) return fail(`"state" must be an object { key?, ttl? }, got ${show(state)}`);
+    noUnknownKeys('state', state, ['key', 'ttl'], fail);
+    const { key, ttl } = state;
+    let ttlMs = DEFAULT_STATE_TTL_MS;
+    if (ttl !== undefined) {
+      const ms = positiveDuration(ttl);
+      if (ms === null) fail(`"state.ttl" must be a positive duration such as '30d' or a number of milliseconds, got ${show(ttl)}`);
+      ttlMs = ms;
+    }
+    let stateKey: KeyOption | null = orderBy;
+    if (key !== undefined) stateKey = matchOption('state.key', key, own, fail);
+    if (stateKey === null) fail('"state" needs a "key" (\'conversation\', \'contact\' or a function (event) => key) when the handler has no "orderBy"');
+    st = Object.freeze({ key: stateKey, ttlMs });
   } else if (orderBy !== null) {
-    st = { key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS };
+    st = Object.freeze({ key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS });
   }
-  return { cancelOn: Object.freeze(entries), state: st };
+  return Object.freeze({ cancelOn: Object.freeze(entries), state: st });
 }

@@ -53,9 +53,9 @@ export interface CancelOnOption {
   readonly match: MatchOption;
 }
 
-/** `state` of a handler without `orderBy`: the key of its state and how long an unchanged state is kept. */
+/** A handler's `state`: the key of its state (required without `orderBy`, whose key it is otherwise) and how long an unchanged state is kept. */
 export interface StateOptions {
-  readonly key: MatchOption;
+  readonly key?: MatchOption;
   /** Kept this long after its last write (`'30d'`, or milliseconds). Default 30 days. */
   readonly ttl?: Duration;
 }

@@ -6,8 +6,10 @@
  *   timeout) against an in-process sandbox (fresh and seeded per call, or one
  *   you pass to share state and its request log; no port is opened) or a
  *   given API, and returns `{ outcome, error, reason, calls, steps, logs,
- *   event, delivery, sandbox }`. A failing handler is an `outcome`, never a
- *   throw.
+ *   event, delivery, sandbox, waits, state }`. A failing handler is an
+ *   `outcome`, never a throw. Workflows run on a virtual clock: sleeps and
+ *   waits end at once, `events` are what waits see (and `cancelOn` reacts
+ *   to), `waits` reports each one, `state` seeds and reports `ctx.state`.
  * - `testSchedule(schedule, options?)` runs one schedule for one tick
  *   (`at`, default now) the same way, and returns the same shape with `tick`
  *   in place of `event`.
@@ -34,7 +36,9 @@
  */
 export { testHandler } from './test-handler.js';
 export { testSchedule } from './test-schedule.js';
-export type { TestCall, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
+export type {
+  TestCall, TestEventInput, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult, TestWait,
+} from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';
 export type { SettingsInput } from './given-settings.js';

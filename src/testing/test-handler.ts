@@ -11,6 +11,7 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
+import { arrivals, virtualWorkflow, withVirtualWorkflow } from './workflow.js';
 
 const SOURCES: readonly TestSource[] = ['webhook', 'reconcile', 'poll'];
 
@@ -44,7 +45,17 @@ export async function testHandler<N extends EventName, S extends object>(
   const settings = testSettings(handler, options.settings, options.env ?? {});
   const fixed = options.now;
   const now = fixed === undefined ? () => new Date() : typeof fixed === 'function' ? fixed : () => fixed;
-  const { api, sandbox } = runTarget(options, fixed === undefined ? undefined : () => now().getTime());
+  const receivedAt = delivery.receivedAt ?? now().toISOString();
+  const start = Date.parse(receivedAt);
+  const policy = handler.workflow ?? { cancelOn: [], state: null };
+  if (options.state !== undefined && policy.state === null) {
+    throw new TypeError(`testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`);
+  }
+  const events = arrivals(options.events, start, 'testHandler');
+  // The run's sleeps and waits move the virtual clock; a fresh sandbox's clock moves with it.
+  const wf = withVirtualWorkflow(handler, (onCancel) => virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, seed: options.state, onCancel }));
+  const advanced = () => { const r = wf.record(); return r ? r.clock - start : 0; };
+  const { api, sandbox } = runTarget(options, () => (fixed === undefined ? Date.now() : now().getTime()) + advanced());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const derived = (DERIVED_EVENT_NAMES as readonly string[]).includes(event.name);
@@ -56,17 +67,18 @@ export async function testHandler<N extends EventName, S extends object>(
     throw new TypeError(`testHandler: reconcile never synthesizes ${event.name}${derived ? ' (a derived event: the poller makes it)' : ''}, or this one lacks the id or time its change key needs`);
   }
   const key = change === null ? parseEnvelope(delivery.bytes).key : reconcileDeliveryKey(change);
-  const receivedAt = delivery.receivedAt ?? now().toISOString();
   const job = inlineJob(handler, key, event, receivedAt);
-  const { outcome, calls } = await runInline(handler, source === 'webhook' ? job : { ...job, source }, {
+  const { outcome, calls } = await runInline(wf.handler, source === 'webhook' ? job : { ...job, source }, {
     // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too (the runner decides).
     api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt, attempts: handler.retry.attempts,
   });
+  const record = wf.record();
   return {
-    outcome: outcome.ok ? 'completed' : outcome.verdict.kind,
+    outcome: outcome.ok ? (record?.cancelled ? 'cancelled' : 'completed') : outcome.verdict.kind,
     error: outcome.ok ? undefined : outcome.error,
     reason: outcome.ok ? undefined : outcome.verdict.reason,
     calls: testCalls(calls),
     steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt, source }, sandbox,
+    waits: record?.waits ?? [], state: record?.state ?? options.state ?? null,
   };
 }

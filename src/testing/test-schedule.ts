@@ -8,6 +8,7 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
+import { refusedWorkflow, withVirtualWorkflow } from './workflow.js';
 
 /** The tick `at` names (ms), or a TypeError saying what is expected. */
 function tickOf(at: TestScheduleOptions['at']): number {
@@ -39,12 +40,14 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   if (options.api && options.sandbox) throw new TypeError('testSchedule: give either api or sandbox, not both');
   const tickMs = tickOf(options.at);
   const settings = testSettings(schedule, options.settings, options.env ?? {}, 'testSchedule');
+  // As in the worker, a schedule's run cannot sleep, wait or keep state: each is a HandlerConfigError (dead at once).
+  const job = scheduleRunJob(schedule.id, tickMs);
+  const wf = withVirtualWorkflow(scheduleHandler(schedule, job.receivedAt), () => ({ workflow: refusedWorkflow(schedule.id), record: undefined }));
   // A fresh sandbox's clock stands at the tick, as the API's would when the run starts.
   const { api, sandbox } = runTarget(options, options.at === undefined ? undefined : () => tickMs);
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
-  const job = scheduleRunJob(schedule.id, tickMs);
-  const { outcome, calls } = await runInline(scheduleHandler(schedule, job.receivedAt), job, {
+  const { outcome, calls } = await runInline(wf.handler, job, {
     api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt, source: 'schedule',
     attempts: schedule.retry.attempts,
   });
@@ -60,5 +63,6 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   return {
     outcome: result, error: outcome.ok ? undefined : outcome.error, reason, calls: testCalls(calls), steps, logs: lines,
     tick: job.receivedAt, delivery: { key: job.key, receivedAt: job.receivedAt, attempt, source: 'schedule' }, sandbox,
+    waits: [],
   };
 }

@@ -6,8 +6,37 @@ import type { LogLevel, LogLine } from './memory-log.js';
 import type { SettingsInput } from './given-settings.js';
 import type { StepRecord } from './steps.js';
 
-/** How a run ended, named as the worker's job decisions: `completed`, or what the worker does with the failure. */
-export type TestOutcome = 'completed' | 'retry' | 'delay' | 'dead' | 'pause';
+/**
+ * How a run ended, named as the worker's job decisions: `completed`, `cancelled` (a `cancelOn` event came
+ * while it slept or waited: nothing after that sleep or wait ran), or what the worker does with the failure.
+ */
+export type TestOutcome = 'completed' | 'cancelled' | 'retry' | 'delay' | 'dead' | 'pause';
+
+/**
+ * An event a tested run's waits may see (and its `cancelOn` may be triggered by): the event
+ * (`createEvent`), or `{ event, at }` (received at that time) or `{ event, after }` (received that long
+ * after the run's own event, `'30m'` or ms). Without a time: 1 ms after the previous one, so in order,
+ * after the run's own event.
+ */
+export type TestEventInput =
+  | WorkspaceEvent
+  | { readonly event: WorkspaceEvent; readonly at?: Date | string | number; readonly after?: undefined }
+  | { readonly event: WorkspaceEvent; readonly after: number | string; readonly at?: undefined };
+
+/** One `ctx.sleep`, `ctx.sleepUntil` or `ctx.waitForEvent` of a tested run, on its virtual clock. */
+export interface TestWait {
+  /** The name the handler gave it. */
+  readonly name: string;
+  readonly kind: 'sleep' | 'wait';
+  /** When it began (ISO 8601, UTC). */
+  readonly startedAt: string;
+  /** When it was due to end: the sleep's end (business hours counted), the wait's timeout. */
+  readonly due: string;
+  /** `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn` event ended the run. */
+  readonly outcome: 'slept' | 'matched' | 'timed_out' | 'cancelled';
+  /** The event matched (`matched`) or that cancelled the run (`cancelled`). */
+  readonly event?: WorkspaceEvent;
+}
 
 /** One API request of a run (each attempt of a call the client retries is one). */
 export interface TestCall {
@@ -59,8 +88,15 @@ export interface TestHandlerOptions<Settings extends object = object> extends Te
    * infers); default `poll` for a derived event (order.created, order.status_changed, task.due), else `webhook`.
    */
   readonly source?: TestSource;
-  /** The time: `receivedAt` of an event without one, and the clock of a fresh sandbox. */
+  /**
+   * The time: `receivedAt` of an event without one, and the clock of a fresh sandbox. The run's
+   * virtual clock starts at its event's `receivedAt`; sleeps and waits move it (and a fresh sandbox's) forward at once.
+   */
   readonly now?: Date | (() => Date);
+  /** The events the run's `ctx.waitForEvent` may see and its `cancelOn` may be triggered by (see {@link TestEventInput}); default none. */
+  readonly events?: readonly TestEventInput[];
+  /** `ctx.state`'s value for the run's key when the run starts (default none: `get()` gives null). */
+  readonly state?: unknown;
 }
 
 /** What a tested run gives back, for a handler and a schedule alike. Nothing is thrown for a failing run: `outcome` says what the worker would do. */
@@ -77,6 +113,8 @@ export interface TestRunResult<O extends string = TestOutcome> {
   readonly logs: readonly LogLine[];
   /** The sandbox called (the given one or the fresh one, to inspect); undefined with `api`. */
   readonly sandbox: Sandbox | undefined;
+  /** The run's sleeps and waits in order, on its virtual clock (none waited for real); a schedule's run has none. */
+  readonly waits: readonly TestWait[];
 }
 
 /** What {@link testHandler} returns. */
@@ -84,14 +122,16 @@ export interface TestHandlerResult<N extends EventName = EventName> extends Test
   /** The event `handle` received. */
   readonly event: WorkspaceEvent<N>;
   readonly delivery: { readonly key: string; readonly receivedAt: string; readonly attempt: number; readonly source: TestSource };
+  /** `ctx.state`'s value for the run's key after the run (as JSON gives it back), or null. */
+  readonly state: unknown;
 }
 
 /**
  * How a schedule's run ended, named as the worker's decisions: `completed`, `retry`, `delay` (a 429 or the
- * quota: no attempt spent) or `dead`. A schedule's run is never `pause`d: an unusable token is retried as
+ * quota: no attempt spent) or `dead` (never `cancelled`: a schedule has no `cancelOn`). A schedule's run is never `pause`d: an unusable token is retried as
  * the worker does for schedules (and is `dead` on the last attempt).
  */
-export type TestScheduleOutcome = Exclude<TestOutcome, 'pause'>;
+export type TestScheduleOutcome = Exclude<TestOutcome, 'pause' | 'cancelled'>;
 
 /** Options of {@link testSchedule}; all optional. */
 export interface TestScheduleOptions<Settings extends object = object> extends TestRunOptions<Settings> {

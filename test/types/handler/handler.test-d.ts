@@ -235,3 +235,36 @@ describe('handler options', () => {
   });
 });
 
+
+describe('workflows over time', () => {
+  test('ctx.sleep, sleepUntil, waitForEvent and state are typed; cancelOn and state are checked', () => {
+    const hours = null as unknown as BusinessHours;
+    defineHandler({
+      id: 'wf',
+      on: ['message.received'],
+      cancelOn: [{ event: 'conversation.closed', match: 'conversation' }, { event: 'lead.won', match: (e) => e.id }],
+      state: { key: 'conversation', ttl: '7d' },
+      async handle(_event, ctx) {
+        expectTypeOf(ctx.sleep('nap', '1h', { businessHours: hours })).toEqualTypeOf<Promise<void>>();
+        expectTypeOf(ctx.sleepUntil('until', new Date())).toEqualTypeOf<Promise<void>>();
+        const reply = await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h', lookback: '5m' });
+        expectTypeOf(reply).toEqualTypeOf<WorkspaceEvent<'message.sent'> | null>();
+        await ctx.state.set({ escalated: true });
+        // @ts-expect-error an unknown event to wait for
+        await ctx.waitForEvent('x', { event: 'message.snt', match: 'conversation', timeout: 1 });
+        // @ts-expect-error a wait needs a timeout
+        await ctx.waitForEvent('y', { event: 'message.sent', match: 'conversation' });
+        // @ts-expect-error no such key
+        await ctx.waitForEvent('z', { event: 'message.sent', match: 'thread', timeout: 1 });
+      },
+    });
+    // @ts-expect-error cancelOn event names are checked
+    defineHandler({ id: 'x', on: ['lead.won'], cancelOn: [{ event: 'lead.wonn', match: 'contact' }], handle() {} });
+    // @ts-expect-error a cancelOn entry needs a match
+    defineHandler({ id: 'x', on: ['lead.won'], cancelOn: [{ event: 'lead.lost' }], handle() {} });
+    // @ts-expect-error ttl is a duration
+    defineHandler({ id: 'x', on: ['lead.won'], state: { key: 'contact', ttl: true }, handle() {} });
+    // With orderBy, state may give only its ttl (the key is orderBy's; without either, defineHandler refuses it at load).
+    defineHandler({ id: 'x', on: ['lead.won'], orderBy: 'contact', state: { ttl: '1d' }, handle() {} });
+  });
+});

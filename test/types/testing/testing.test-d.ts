@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { defineSchedule } from '../../../src/index.js';
 import {
   createEvent, testHandler, testSchedule, type TestCall, type TestHandlerResult, type TestOutcome,
-  type TestScheduleOptions, type TestScheduleOutcome, type TestScheduleResult,
+  type TestScheduleOptions, type TestScheduleOutcome, type TestScheduleResult, type TestWait, type TestEventInput, type TestHandlerOptions,
 } from '../../../src/testing/index.js';
+import { defineHandler } from '../../../src/handler/define.js';
 import awayReply from '../../../handlers/away-reply.js';
 import leadWon from '../../../handlers/lead-won.js';
 import mergeDuplicates from '../../../handlers/merge-duplicates.js';
@@ -32,7 +33,7 @@ describe('switchyard/testing types', () => {
     expectTypeOf(testHandler(leadWon, 'lead.won')).resolves.toEqualTypeOf<TestHandlerResult<'lead.won'>>();
     expectTypeOf(testHandler(leadWon, createEvent('lead.won'))).resolves.toHaveProperty('event').toEqualTypeOf<WorkspaceEvent<'lead.won'>>();
     expectTypeOf<TestHandlerResult['outcome']>().toEqualTypeOf<TestOutcome>();
-    expectTypeOf<TestOutcome>().toEqualTypeOf<'completed' | 'retry' | 'delay' | 'dead' | 'pause'>();
+    expectTypeOf<TestOutcome>().toEqualTypeOf<'completed' | 'cancelled' | 'retry' | 'delay' | 'dead' | 'pause'>();
     expectTypeOf<TestCall['idempotencyKey']>().toEqualTypeOf<string | undefined>();
     // @ts-expect-error lead-won does not subscribe to message.received
     void testHandler(leadWon, 'message.received');
@@ -75,5 +76,33 @@ describe('switchyard/testing types', () => {
     void testSchedule(digest, { source: 'webhook' });
     // @ts-expect-error a handler is not a schedule
     void testSchedule(leadWon);
+  });
+
+  test('workflows: events with their receipt, seeded state, the waits and the state after', () => {
+    const sla = defineHandler({
+      id: 'sla', on: ['message.received'], state: { key: 'conversation' },
+      cancelOn: [{ event: 'conversation.closed', match: 'conversation' }],
+      async handle(_event, ctx) {
+        const reply = await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' });
+        expectTypeOf(reply).toEqualTypeOf<WorkspaceEvent<'message.sent'> | null>();
+        await ctx.sleep('later', '15m', {});
+      },
+    });
+    void testHandler(sla, createEvent('message.received'), {
+      events: [createEvent('message.sent'), { event: createEvent('conversation.closed'), after: '30m' }, { event: createEvent('message.sent'), at: new Date() }],
+      state: { escalated: false },
+    });
+    // @ts-expect-error an event input is an event, or { event, at } or { event, after }, not both
+    void testHandler(sla, 'message.received', { events: [{ event: createEvent('message.sent'), at: 0, after: '1m' }] });
+    // @ts-expect-error a name is not an event
+    void testHandler(sla, 'message.received', { events: ['message.sent'] });
+    expectTypeOf<TestHandlerOptions['events']>().toEqualTypeOf<readonly TestEventInput[] | undefined>();
+    expectTypeOf<TestHandlerResult['waits']>().toEqualTypeOf<readonly TestWait[]>();
+    expectTypeOf<TestScheduleResult['waits']>().toEqualTypeOf<readonly TestWait[]>();
+    expectTypeOf<TestHandlerResult['state']>().toEqualTypeOf<unknown>();
+    expectTypeOf<TestWait['outcome']>().toEqualTypeOf<'slept' | 'matched' | 'timed_out' | 'cancelled'>();
+    expectTypeOf<TestWait['kind']>().toEqualTypeOf<'sleep' | 'wait'>();
+    expectTypeOf<TestWait['event']>().toEqualTypeOf<WorkspaceEvent | undefined>();
+    expectTypeOf<TestScheduleOptions>().not.toHaveProperty('events');
   });
 });

@@ -27,6 +27,11 @@ const ctx: HandlerContext = {
   delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1, source: 'webhook' },
   debounced: null,
   signal: new AbortController().signal,
+  // Workflow members (src/handler/workflow.ts): these tests never sleep, wait or keep state.
+  sleep: async () => {},
+  sleepUntil: async () => {},
+  waitForEvent: async () => null,
+  state: { get: async () => null, set: async () => {}, update: async () => { throw new Error('no state in these tests'); } },
 };
 
 const leadWon: WorkspaceEvent<'lead.won'> = {

@@ -18,7 +18,7 @@ const ERROR_CLASSES = Object.entries(errors)
 describe('package entry points export only their public names', () => {
   it('switchyard: the handler kit and the errors of ctx.api calls', () => {
     expect(Object.keys(root).sort()).toEqual([
-      'ABILITIES', 'BusinessHoursError', 'DEFAULT_RETRY', 'DERIVED_EVENT_NAMES', 'EVENT_NAMES',
+      'ABILITIES', 'BusinessHoursError', 'addBusinessTime', 'businessTimeBetween', 'DEFAULT_RETRY', 'DERIVED_EVENT_NAMES', 'EVENT_NAMES',
       'HandlerConfigError', 'HandlerDefinitionError', 'HandlerSettingsError', 'HandlerTimeoutError', 'NonRetriableError', 'UnrecoverableError',
       'businessHoursSetting', 'closedPeriodStart', 'defineHandler', 'defineSchedule', 'durationSetting', 'isDerivedEvent', 'isEventName', 'isHandler', 'isSchedule', 'isOpen', 'parseBusinessHours',
       ...ERROR_CLASSES,

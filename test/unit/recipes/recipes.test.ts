@@ -5,6 +5,7 @@ import awayReply from '../../../handlers/away-reply.js';
 import followUpTask from '../../../handlers/follow-up-task.js';
 import leadWon from '../../../handlers/lead-won.js';
 import mergeDuplicates from '../../../handlers/merge-duplicates.js';
+import slaEscalation from '../../../handlers/sla-escalation.js';
 
 /**
  * The shipped recipes, each run through switchyard/testing's testHandler as
@@ -135,5 +136,83 @@ describe('merge-duplicates', () => {
     expect(writes(run).map((c) => [c.path, c.status, c.body])).toEqual([['/contacts/merge', 200, { survivor: 35, loser: dup.id }]]);
     await expect(api.contacts.get(dup.id)).rejects.toMatchObject({ status: 404 });
     expect((await api.contacts.get(35)).email).toBe('alice@example.com');
+  });
+});
+
+describe('sla-escalation', () => {
+  // Monday 3 March 2025, 16:30 in Berlin: 30 business minutes left that day, so a 60-minute SLA is due Tuesday 09:30 (08:30 UTC).
+  const at = new Date('2025-03-03T15:30:00Z');
+  const settings = { SLA_ASSIGNEE: 21, SLA_MINUTES: 60, BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Europe/Berlin' };
+  const message = createEvent('message.received');
+  const reply = createEvent('message.sent');
+  const note = createEvent('message.sent', { data: { type: 'note', direction: null } });
+  const closed = createEvent('conversation.closed');
+
+  it('off without SLA_ASSIGNEE: no wait, no call', async () => {
+    const run = await testHandler(slaEscalation, message, { now: at });
+    expect(run.outcome, run.reason).toBe('completed');
+    expect(run.waits).toEqual([]);
+    expect(run.calls).toEqual([]);
+  });
+
+  it('no reply: at the business-hours deadline, assigns the conversation to SLA_ASSIGNEE and adds a note mentioning them', async () => {
+    const run = await testHandler(slaEscalation, message, { now: at, settings });
+    expect(run.outcome, run.reason).toBe('completed');
+    expect(run.waits).toEqual([{ name: 'agent-reply', kind: 'wait', startedAt: '2025-03-03T15:30:00.000Z', due: '2025-03-04T08:30:00.000Z', outcome: 'timed_out' }]);
+    expect(summary(run)).toEqual(['GET /conversations/38 200', 'PATCH /conversations/38 200', 'POST /conversations/38/notes 201']);
+    expect(writes(run).map((c) => c.body)).toEqual([
+      { assignee: { type: 'user', id: 21 } },
+      { body: "No reply within 60 business minutes of the customer's message: escalated.", mentions: [21] },
+    ]);
+    const api = sandboxClient(run.sandbox!);
+    expect((await api.conversations.get(38)).assignee).toMatchObject({ type: 'user', id: 21 });
+    const thread = (await api.messages.list(38, { per_page: 50 }).firstPage()).data;
+    expect(thread.find((m) => m.type === 'note' && m.body.startsWith('No reply within'))?.created_at).toMatch(/^2025-03-04T(08:30:00(\.000)?Z|09:30:00(\.000)?\+01:00)$/);
+  });
+
+  it('a reply in time (even one that came before the run reached its wait) ends it: nothing written', async () => {
+    for (const events of [[{ event: reply, after: '10m' }], [reply]]) {
+      const run = await testHandler(slaEscalation, message, { now: at, settings, events });
+      expect(run.outcome, run.reason).toBe('completed');
+      expect(run.waits[0]).toMatchObject({ outcome: 'matched', event: { name: 'message.sent', data: { id: 40 } } });
+      expect(run.calls).toEqual([]);
+    }
+  });
+
+  it('a reply after the deadline, or in another conversation, does not count; an internal note does (someone is on it)', async () => {
+    const late = await testHandler(slaEscalation, message, {
+      now: at, settings,
+      events: [createEvent('message.sent', { data: { conversation_id: 99 } }), { event: reply, at: '2025-03-04T08:31:00Z' }],
+    });
+    expect((await testHandler(slaEscalation, message, { now: at, settings, events: [{ event: note, after: '5m' }] })).calls).toEqual([]);
+    expect(late.waits[0]?.outcome).toBe('timed_out');
+    expect(writes(late).map((c) => `${c.method} ${c.path}`)).toEqual(['PATCH /conversations/38', 'POST /conversations/38/notes']);
+  });
+
+  it('closing the conversation while it waits cancels the run: nothing written', async () => {
+    const run = await testHandler(slaEscalation, message, { now: at, settings, events: [{ event: closed, at: '2025-03-04T08:00:00Z' }] });
+    expect(run.outcome).toBe('cancelled');
+    expect(run.waits).toMatchObject([{ name: 'agent-reply', outcome: 'cancelled', event: { name: 'conversation.closed' } }]);
+    expect(run.calls).toEqual([]);
+  });
+
+  it('a woken or retried run reuses its steps: no second assignment or note', async () => {
+    const sandbox = createSandbox();
+    const steps = new MemoryStepStore();
+    await testHandler(slaEscalation, message, { now: at, settings, sandbox, steps });
+    const again = await testHandler(slaEscalation, message, { now: at, settings, sandbox, steps, attempt: 2 });
+    expect(again.calls).toEqual([]);
+    expect(again.steps.map((s) => [s.name, s.reused])).toEqual([['conversation', true], ['assign', true], ['note', true]]);
+    expect(sandbox.state.log.list({ method: 'POST', path: '/conversations/38/notes' })).toHaveLength(1);
+  });
+
+  it('already escalated (an earlier message\'s run), outbound messages and notes: nothing written', async () => {
+    const sandbox = createSandbox();
+    await testHandler(slaEscalation, message, { now: at, settings, sandbox });
+    const second = await testHandler(slaEscalation, createEvent('message.received', { id: 'evt_second' }), { now: at, settings, sandbox });
+    expect(summary(second)).toEqual(['GET /conversations/38 200']);
+    for (const own of [createEvent('message.received', { data: { direction: 'outbound' } }), createEvent('message.received', { data: { type: 'note' } })]) {
+      expect((await testHandler(slaEscalation, own, { now: at, settings })).waits).toEqual([]);
+    }
   });
 });
