@@ -13,10 +13,11 @@ import { serveCommand } from './serve.js';
 import { signCommand } from './sign.js';
 import { startCommand } from './start.js';
 import { deliveriesCommand, traceCommand } from './trace.js';
+import { waitsCommand } from './waits.js';
 import { workCommand } from './work.js';
 
 /** Every CLI command, in the order `switchyard --help` lists them. */
 export const commands: readonly Command[] = [
   initCommand, devCommand, startCommand, serveCommand, workCommand, sandboxCommand,
-  replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, traceCommand, deliveriesCommand, reconcileCommand, doctorCommand,
+  replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, traceCommand, deliveriesCommand, waitsCommand, reconcileCommand, doctorCommand,
 ];
