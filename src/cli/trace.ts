@@ -9,7 +9,7 @@ import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE } from '../queue/names.js';
 import { parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/jobs.js';
 import type { RedisClient } from '../redis/connection.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
-import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
 import { eventFlags, timeFlag } from './flags.js';
 

@@ -26,7 +26,7 @@ export function workflowPolicy(def: Readonly<Record<string, unknown>>, orderBy: 
     const s = state as { key?: KeyOption; ttl?: number };
     const key = s.key ?? orderBy;
     if (key === null || key === undefined) fail('"state" needs a "key" (or the handler\'s "orderBy")');
-    st = { key: key as KeyOption, ttlMs: typeof s.ttl === 'number' ? s.ttl : DEFAULT_STATE_TTL_MS };
+    st = { key, ttlMs: typeof s.ttl === 'number' ? s.ttl : DEFAULT_STATE_TTL_MS };
   } else if (orderBy !== null) {
     st = { key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS };
   }

@@ -1,9 +1,10 @@
-/** `switchyard waits`: the runs parked in durable sleeps and waits, listed from a real pipeline's Redis. */
+/** `switchyard waits` and the waits' metrics: the runs parked in durable sleeps and waits, from a real pipeline's Redis. */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitsCommand, type WaitRow } from '../../../src/cli/waits.js';
-import { conversationBody, messageBody } from '../../support/events.js';
+import { conversationBody, lifecycleBody, messageBody } from '../../support/events.js';
 import { memoryIo } from '../../support/io.js';
+import { parseSamples, valueOf } from '../../support/prom-text.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { testRedisUrl } from '../../support/redis.js';
 import { deliver, waitFor } from '../../support/service.js';
@@ -61,11 +62,31 @@ describe('switchyard waits', () => {
     expect((await run('--handler', 'nobody')).out).toBe('No parked run matches (2 parked in all).\n');
   });
 
-  it('a wait answered by its event leaves the list; bad flags say what was expected', async () => {
+  it('metrics: parked runs pending, and each sleep and wait counted as it begins and ends', async () => {
+    const samples = parseSamples(await p.service.metrics.scrape());
+    expect(valueOf(samples, 'switchyard_waits_pending')).toBe(2);
+    const waits = (handler: string, kind: string, outcome: string) => valueOf(samples, 'switchyard_waits_total', { handler, kind, outcome });
+    expect([waits('cli-napper', 'sleep', 'begun'), waits('cli-listener', 'wait-for-event', 'begun')]).toEqual([1, 1]);
+    expect(valueOf(samples, 'switchyard_wait_wake_lateness_seconds_count', { kind: 'sleep' })).toBeUndefined();
+  });
+
+  it('a wait answered by its event leaves the list and is counted; bad flags say what was expected', async () => {
     expect((await deliver(p.receiverUrl, messageBody('message.received', conv, 'I am back'))).status).toBe(202);
     await waitFor(async () => (await listed()).total === 1, 20_000, 50);
     expect((await listed()).waits.map((w) => w.handler)).toEqual(['cli-napper']);
+    await waitFor(async () => valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_waits_total', { handler: 'cli-listener', kind: 'wait-for-event', outcome: 'event' }) === 1, 10_000, 50);
+    expect(valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_waits_pending')).toBe(1);
     await expect(run('--kind', 'nap')).rejects.toThrow('--kind: expected sleep or wait, got "nap"');
     await expect(run('--due-within', 'soon')).rejects.toThrow('--due-within: expected a duration such as 30s, 15m, 2h or 3d, got "soon"');
+  });
+
+  it('a sleep that wakes is counted `due`, with how late after its time the run resumed', async () => {
+    expect((await deliver(p.receiverUrl, lifecycleBody(9, 'Customer'))).status).toBe(202);
+    const lateness = async () => valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_wait_wake_lateness_seconds_count', { kind: 'sleep' });
+    await waitFor(async () => (await lateness()) === 1, 20_000, 50);
+    const samples = parseSamples(await p.service.metrics.scrape());
+    expect(valueOf(samples, 'switchyard_waits_total', { handler: 'cli-dozer', kind: 'sleep', outcome: 'due' })).toBe(1);
+    expect(valueOf(samples, 'switchyard_wait_wake_lateness_seconds_sum', { kind: 'sleep' })).toBeGreaterThanOrEqual(0);
+    expect((await listed()).waits.map((w) => w.handler)).toEqual(['cli-napper']);
   });
 });
