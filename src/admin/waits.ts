@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { formatDuration } from '../handler/options.js';
+import { formatDuration } from '../util/units.js';
 import { RunRecords, type ParkedRun } from '../queue/waits/runs.js';
 import type { HistorySource } from './deliveries.js';
 import { escapeHtml, page } from './page.js';

@@ -1,5 +1,4 @@
-import { formatDuration } from '../handler/options.js';
-import { parseDuration } from '../util/units.js';
+import { formatDuration, parseDuration } from '../util/units.js';
 import { RunRecords, type ParkedRun } from '../queue/waits/runs.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
