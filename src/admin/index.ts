@@ -1,2 +1,3 @@
 export { mountAdmin, type AdminCredentials, type AdminOptions } from './mount.js';
-export { escapeHtml, type HistorySource } from './deliveries.js';
+export { type HistorySource } from './deliveries.js';
+export { escapeHtml } from './page.js';

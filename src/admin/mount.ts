@@ -4,6 +4,7 @@ import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import { boardApp } from './board.js';
 import { mountDeliveries, type HistorySource } from './deliveries.js';
+import { mountWaits } from './waits.js';
 
 /** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
 export interface AdminCredentials {
@@ -23,7 +24,8 @@ export interface AdminOptions {
   readOnly?: boolean;
   /**
    * Where the delivery history is read (the queues' Redis connection and prefix): mounts the
-   * deliveries view at `<basePath>/deliveries` behind the same auth, linked from the board's header.
+   * deliveries view at `<basePath>/deliveries` and the waits view (runs parked in durable sleeps and
+   * waits) at `<basePath>/waits` behind the same auth, linked from the board's header.
    * Undefined: the board only.
    */
   history?: HistorySource;
@@ -59,7 +61,10 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   // The board's own routes answer `/admin` but not `/admin/` (its <base href>).
   app.get(`${basePath}/`, (c) => c.redirect(basePath));
   // Before the board's routes: its sub-app answers its own UI paths only, but the deliveries paths stay ours.
-  if (opts.history) mountDeliveries(app, basePath, opts.history);
+  if (opts.history) {
+    mountDeliveries(app, basePath, opts.history);
+    mountWaits(app, basePath, opts.history);
+  }
   app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));
   return true;
 }

@@ -1,5 +1,5 @@
-import { Queue } from 'bullmq';
 import type { Config } from '../config/config.js';
+import { Queue } from 'bullmq';
 import { jobIdFor } from '../events/envelope.js';
 import { formatDuration } from '../handler/options.js';
 import { historyKeys, parseJobId } from '../history/keys.js';
@@ -9,21 +9,9 @@ import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE } from '../queue/names.js';
 import { parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/jobs.js';
 import type { RedisClient } from '../redis/connection.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
-import { EXIT, UsageError, type CliIo, type Command } from './command.js';
-import { cliConfig, cliRedis } from './connect.js';
+import { EXIT, UsageError, type Command } from './command.js';
+import { withRedis } from './with-redis.js';
 import { eventFlags, timeFlag } from './flags.js';
-
-const NEEDS_REDIS = 'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis';
-
-async function withRedis<T>(io: CliIo, what: string, fn: (redis: RedisClient, prefix: string, config: Config) => Promise<T>): Promise<T> {
-  const config = cliConfig(io);
-  const redis = await cliRedis(config, `${what} ${NEEDS_REDIS}`, io.cwd);
-  try {
-    return await fn(redis, config.queuePrefix, config);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 const TRACE_HELP = `Usage: switchyard trace <delivery key | job id> [--json]
 

@@ -27,13 +27,9 @@ export interface RetryPolicy {
  */
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ attempts: 10, backoff: Object.freeze({ type: 'exponential', delay: 2_000 }) });
 
-const UNITS: readonly [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+import { formatDuration } from '../util/units.js';
 
-/** `2000` → `2s`, `1022000` → `17m`, `250` → `250ms` (one decimal at most). */
-export function formatDuration(ms: number): string {
-  for (const [unit, size] of UNITS) if (ms >= size) return `${Math.round((ms / size) * 10) / 10}${unit}`;
-  return `${ms}ms`;
-}
+export { formatDuration };
 
 const MAX_ATTEMPTS = 1_000;
 const BACKOFF_TYPES = ['exponential', 'fixed'];

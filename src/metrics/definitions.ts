@@ -11,6 +11,8 @@ const HANDLER_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** API attempts: loopback sandbox in ms, the real service in 100s of ms, timeouts at 10 s+. */
 const API_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Limiter waits: 0 when under the burst, up to the 10 s window (longer when the service asked). */
+/** Wake-ups of durable sleeps and waits: BullMQ promotes a due job within ms; a busy worker takes longer (goal: 1 s). */
+const WAKE_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 function lazy<T>(make: () => T): () => T {
@@ -85,6 +87,19 @@ export function defineMetrics(registry: Registry) {
       help: 'Time a handler job waited in its queue from when it could run to when a worker started it, by priority',
       labelNames: ['priority'] as const,
       buckets: WAIT_BUCKETS,
+      registers,
+    }),
+    waits: new Counter({
+      name: 'switchyard_waits_total',
+      help: 'Durable sleeps and waits (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent) by handler, kind and outcome: begun, then due, event, timeout or cancelled',
+      labelNames: ['handler', 'kind', 'outcome'] as const,
+      registers,
+    }),
+    waitLateness: new Histogram({
+      name: 'switchyard_wait_wake_lateness_seconds',
+      help: 'How long after its due time a parked run resumed (a sleep that ended, a wait that timed out), by kind',
+      labelNames: ['kind'] as const,
+      buckets: WAKE_BUCKETS,
       registers,
     }),
     apiCalls: new Counter({

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
 import { ingestKeys } from '../queue/names.js';
 import { pauseState } from '../queue/pause.js';
+import { RunRecords } from '../queue/waits/runs.js';
 import type { PauseFlag } from './worker-hooks.js';
 import type { RedisClient } from '../redis/connection.js';
 
@@ -29,6 +30,8 @@ interface Snapshot {
   readonly inbox: number | null;
   readonly paused: boolean | null;
   readonly ordered: readonly OrderedBacklog[] | null;
+  /** Runs parked in a durable sleep or wait. */
+  readonly parked: number | null;
   /** null when nothing was bound; false when a read failed or timed out. */
   readonly ok: boolean | null;
 }
@@ -46,17 +49,18 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 async function read(sources: MetricSources, prefix: string): Promise<Snapshot> {
   const { queues, redis } = sources;
-  if (!queues && !redis) return { counts: null, inbox: null, paused: null, ordered: null, ok: null };
+  if (!queues && !redis) return { counts: null, inbox: null, paused: null, ordered: null, parked: null, ok: null };
   try {
-    const [counts, inbox, paused, ordered] = await within(Promise.all([
+    const [counts, inbox, paused, ordered, parked] = await within(Promise.all([
       queues ? Promise.all(queues.all.map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
       redis ? redis.llen(ingestKeys(prefix).inbox) : null,
       redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
       sources.ordered ? sources.ordered() : null,
+      redis ? new RunRecords(redis, prefix).count() : null,
     ]), SCRAPE_TIMEOUT_MS);
-    return { counts, inbox, paused, ordered, ok: true };
+    return { counts, inbox, paused, ordered, parked, ok: true };
   } catch {
-    return { counts: null, inbox: null, paused: null, ordered: null, ok: false };
+    return { counts: null, inbox: null, paused: null, ordered: null, parked: null, ok: false };
   }
 }
 
@@ -128,6 +132,14 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
             this.set({ handler: b.handler, measure: 'pending' }, b.pending);
             this.set({ handler: b.handler, measure: 'longest' }, b.longest);
           }
+        },
+      });
+      new Gauge({
+        name: 'switchyard_waits_pending',
+        help: 'Handler runs parked in a durable sleep or wait (switchyard waits lists them), read on scrape (0 when Redis did not answer)',
+        registers,
+        async collect() {
+          this.set((await snapshot()).parked ?? 0);
         },
       });
       new Gauge({

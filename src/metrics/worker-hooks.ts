@@ -1,5 +1,5 @@
 import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts, RunReport } from '../lifecycle/events.js';
+import type { ApiCallFacts, RunReport, WaitEvent } from '../lifecycle/events.js';
 import type { MetricSet } from './definitions.js';
 import { safeLabel, statusLabel } from './labels.js';
 
@@ -21,6 +21,11 @@ export interface WorkerHooks {
   onDebounced?: (report: { handler: string; folded: number }) => void;
   /** A valid delivery was fanned out (`duplicate`: another delivery of its change ran, so no handler runs). */
   onDispatched?: (report: { event: string; source: string; duplicate: boolean }) => void;
+  /**
+   * A durable sleep or wait began (`begun`) or ended (`due`, `event`, `timeout`, `cancelled`). `latenessMs`: for a
+   * run woken by its due time (parked in an earlier attempt), how long after that time it resumed.
+   */
+  onWait?: (report: { handler: string; kind: WaitEvent['kind']; outcome: NonNullable<WaitEvent['outcome']> | 'begun'; latenessMs?: number }) => void;
 }
 
 /** The priority a handler queue serves (`handlers-high` → high). */
@@ -35,12 +40,27 @@ function priorityOf(queue: string): string {
  * first start, API calls (the poller's too), dispatches from fan-out, and the
  * pause flag from an attempt that paused the handler queues.
  */
-export function workerObserver(hooks: WorkerHooks): LifecycleSubscriber {
+export function workerObserver(hooks: WorkerHooks, now: () => number = Date.now): LifecycleSubscriber {
+  /** The sleeps and waits begun in each running attempt (by job id): one that ends in the attempt it began in was no wake-up. */
+  const begun = new Map<string, Set<string>>();
   return {
+    wait: (e) => {
+      const handler = e.attempt.handler;
+      const mine = begun.get(e.attempt.jobId);
+      if (e.outcome === undefined) {
+        if (mine) mine.add(e.name);
+        else begun.set(e.attempt.jobId, new Set([e.name]));
+        hooks.onWait?.({ handler, kind: e.kind, outcome: 'begun' });
+        return;
+      }
+      const woken = (e.outcome === 'due' || e.outcome === 'timeout') && !mine?.has(e.name);
+      hooks.onWait?.({ handler, kind: e.kind, outcome: e.outcome, ...(woken ? { latenessMs: Math.max(0, now() - e.dueAt) } : {}) });
+    },
     'attempt-started': ({ attempt }) => {
       if (attempt.waitMs !== undefined) hooks.onStart?.({ handler: attempt.handler, priority: priorityOf(attempt.queue), waitMs: attempt.waitMs });
     },
     'attempt-ended': (e) => {
+      begun.delete(e.attempt.jobId);
       const handler = e.attempt.handler;
       if (e.folded !== undefined) hooks.onDebounced?.({ handler, folded: e.folded });
       if (e.skipped) hooks.onSkipped?.({ handler, event: e.skipped.event, reason: e.skipped.reason });
@@ -79,6 +99,10 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
     },
     onDebounced({ handler, folded }): void {
       if (folded > 0) m.debounced.inc({ handler: safeLabel(handler) }, folded);
+    },
+    onWait({ handler, kind, outcome, latenessMs }): void {
+      m.waits.inc({ handler: safeLabel(handler), kind, outcome });
+      if (latenessMs !== undefined) m.waitLateness.observe({ kind }, latenessMs / 1000);
     },
     onDispatched({ event, source, duplicate }): void {
       m.dispatched.inc({ event: safeLabel(event), source: safeLabel(source), outcome: duplicate ? 'duplicate_change' : 'dispatched' });

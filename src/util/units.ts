@@ -13,6 +13,14 @@ export function parseDuration(text: string): number | null {
   return Number.isFinite(ms) ? Math.round(ms) : null;
 }
 
+const FORMAT_UNITS: readonly [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+
+/** `2000` → `2s`, `1022000` → `17m`, `250` → `250ms` (one decimal at most). */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of FORMAT_UNITS) if (ms >= size) return `${Math.round((ms / size) * 10) / 10}${unit}`;
+  return `${ms}ms`;
+}
+
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, k: 1024, mb: 1024 ** 2, m: 1024 ** 2, gb: 1024 ** 3, g: 1024 ** 3 };
 
 /** `1mb`, `512kb`, `2GB`, `1048576` (bytes; binary multiples). Returns bytes or null. */

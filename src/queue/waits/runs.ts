@@ -69,6 +69,11 @@ export class RunRecords {
     await Promise.all(ops);
   }
 
+  /** How many runs are parked now. */
+  count(): Promise<number> {
+    return this.redis.hlen(this.parkedKey);
+  }
+
   /** The runs parked now, soonest due first. */
   async parked(): Promise<ParkedRun[]> {
     const all = await this.redis.hvals(this.parkedKey);

@@ -17,14 +17,14 @@ const call: ApiCallFacts = {
 };
 
 /** The metrics' subscriber on a bus, its hook calls recorded. */
-function observed() {
+function observed(now: () => number = Date.now) {
   const calls: [string, unknown][] = [];
   const record = (name: keyof WorkerHooks) => (arg: unknown) => { calls.push([name, arg]); };
   const hooks: WorkerHooks = {
     onHandler: record('onHandler'), onApiCall: record('onApiCall'), onPause: record('onPause'), onStart: record('onStart'),
-    onSkipped: record('onSkipped'), onDebounced: record('onDebounced'), onDispatched: record('onDispatched'),
+    onSkipped: record('onSkipped'), onDebounced: record('onDebounced'), onDispatched: record('onDispatched'), onWait: record('onWait'),
   };
-  return { bus: new LifecycleBus().subscribe(workerObserver(hooks)), calls };
+  return { bus: new LifecycleBus().subscribe(workerObserver(hooks, now)), calls };
 }
 
 describe('metrics as a lifecycle subscriber: the hook calls the worker made before', () => {
@@ -71,6 +71,31 @@ describe('metrics as a lifecycle subscriber: the hook calls the worker made befo
     expect(calls).toEqual([
       ['onDispatched', { event: 'lead.won', source: 'webhook', duplicate: false }],
       ['onDispatched', { event: 'unknown', source: 'reconcile', duplicate: true }],
+    ]);
+  });
+
+  it('durable waits: begun and ended counted; the lateness of a wake-up only for a run parked in an earlier attempt', async () => {
+    let clock = 10_000;
+    const { bus, calls } = observed(() => clock);
+    const wait = { kind: 'wait' as const, until: 20_000, name: 'nap', wait: 'sleep' as const, waitIds: [] };
+    // Attempt 1: the sleep begins and the run parks.
+    await bus.attempt(ref(), async (o) => { o?.wait({ name: 'nap', kind: 'sleep', dueAt: 20_000 }); return wait; });
+    // Woken 300 ms after its due time: the replay reaches the sleep, over.
+    clock = 20_300;
+    await bus.attempt(ref(), async (o) => {
+      o?.wait({ name: 'nap', kind: 'sleep', dueAt: 20_000, outcome: 'due' });
+      // A sleep whose time had already passed when it began (sleepUntil in the past) was no wake-up.
+      o?.wait({ name: 'late', kind: 'sleep', dueAt: 1_000 });
+      o?.wait({ name: 'late', kind: 'sleep', dueAt: 1_000, outcome: 'due' });
+      o?.wait({ name: 'reply', kind: 'wait-for-event', dueAt: 90_000, outcome: 'event', event: 'message.received', eventKey: 'evt_2' });
+      return { kind: 'completed' as const, result: { ms: 1 } };
+    });
+    expect(calls.filter(([n]) => n === 'onWait').map(([, a]) => a)).toEqual([
+      { handler: 'h', kind: 'sleep', outcome: 'begun' },
+      { handler: 'h', kind: 'sleep', outcome: 'due', latenessMs: 300 },
+      { handler: 'h', kind: 'sleep', outcome: 'begun' },
+      { handler: 'h', kind: 'sleep', outcome: 'due' },
+      { handler: 'h', kind: 'wait-for-event', outcome: 'event' },
     ]);
   });
 });

@@ -1,0 +1,55 @@
+import type { Hono } from 'hono';
+import { formatDuration } from '../util/units.js';
+import { RunRecords, type ParkedRun } from '../queue/waits/runs.js';
+import type { HistorySource } from './deliveries.js';
+import { escapeHtml, page } from './page.js';
+
+/** Rows the page shows at most (the soonest due). */
+const MAX_ROWS = 500;
+
+/**
+ * The waits view beside the board (`<base>/waits`): the handler runs parked
+ * now in a durable sleep or wait, soonest due first, each linked to its
+ * delivery's timeline; filtered by handler and kind. Server-rendered, no
+ * script; everything shown is escaped.
+ */
+export function mountWaits(app: Hono, basePath: string, source: HistorySource): void {
+  const root = `${basePath}/waits`;
+  app.get(`${root}/`, (c) => c.redirect(root));
+  app.get(root, async (c) => {
+    const handler = c.req.query('handler')?.trim() || undefined;
+    const kindQuery = c.req.query('kind')?.trim() || undefined;
+    const kind = kindQuery === 'sleep' ? 'sleep' : kindQuery === 'wait' ? 'wait-for-event' : undefined;
+    const form = `<form class="search" method="get" action="${escapeHtml(root)}"><label>handler<input name="handler" value="${escapeHtml(handler ?? '')}" placeholder="handler id"></label>` +
+      `<label>kind<select name="kind"><option value="">any</option>${['sleep', 'wait'].map((k) => `<option${k === kindQuery ? ' selected' : ''}>${k}</option>`).join('')}</select></label>` +
+      `<button type="submit">Search</button> <a href="${escapeHtml(root)}">clear</a></form>`;
+    if (kindQuery !== undefined && kind === undefined) {
+      return c.html(page('Waits', basePath, `<h1>Waits</h1>${form}<ul class="problems"><li>kind: expected sleep or wait</li></ul>`), 400);
+    }
+    const all = await new RunRecords(source.redis, source.prefix).parked();
+    const now = Date.now();
+    const runs = all.filter((r) => (handler === undefined || r.handler === handler) && (kind === undefined || r.kind === kind));
+    const shown = runs.slice(0, MAX_ROWS);
+    const table = all.length === 0
+      ? '<p class="empty">No run is sleeping or waiting.</p>'
+      : runs.length === 0
+        ? `<p class="empty">No parked run matches (${all.length} parked in all).</p>`
+        : `<table class="waits"><thead><tr><th>Due</th><th>Handler</th><th>Kind</th><th>Name</th><th>Waiting for</th><th>Delivery</th></tr></thead><tbody>${
+          shown.map((r) => rowHtml(r, basePath, now)).join('')}</tbody></table>`;
+    const more = runs.length > shown.length ? `<p class="more">The ${shown.length} soonest due of ${runs.length} shown; filter by handler or kind for the rest.</p>` : '';
+    const intro = `<p class="muted">${all.length} run${all.length === 1 ? '' : 's'} parked in a durable sleep or wait (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent), soonest due first. ` +
+      'A parked run holds no worker slot, lock or API budget; a wait times out at its due time unless its event comes first.</p>';
+    return c.html(page('Waits', basePath, `<h1>Waits</h1>${intro}${form}${table}${more}`));
+  });
+}
+
+function rowHtml(r: ParkedRun, basePath: string, now: number): string {
+  const due = new Date(r.dueAt).toISOString();
+  const inMs = r.dueAt - now;
+  const when = inMs < 0 ? `overdue ${formatDuration(-inMs)}` : `in ${formatDuration(inMs)}`;
+  const target = r.kind === 'sleep' ? '-' : `${escapeHtml(r.event ?? '?')} <code>${escapeHtml(r.key ?? '')}</code>`;
+  const delivery = `${basePath}/deliveries/${encodeURIComponent(r.deliveryKey)}`;
+  return `<tr><td><time datetime="${escapeHtml(due)}" title="${escapeHtml(due)}">${escapeHtml(when)}</time></td><td>${escapeHtml(r.handler)}</td>` +
+    `<td>${r.kind === 'sleep' ? 'sleep' : 'wait'}</td><td>${escapeHtml(r.name)}</td><td>${target}</td>` +
+    `<td><a class="key" href="${escapeHtml(delivery)}">${escapeHtml(r.deliveryKey)}</a></td></tr>`;
+}

@@ -1,0 +1,73 @@
+/** The waits view (/admin/waits): runs parked in durable sleeps and waits, read from Redis, behind the admin's auth. */
+import { Queue } from 'bullmq';
+import { Hono } from 'hono';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountAdmin } from '../../../src/admin/index.js';
+import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
+import { RunRecords, type ParkedRun } from '../../../src/queue/waits/runs.js';
+import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+
+const admin = { user: 'ops', password: 'pw-31c9aa-waits' };
+const headers = { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` };
+const HOSTILE = '<script>alert("x")</script>';
+
+describe('waits view (/admin/waits)', () => {
+  const prefix = uniquePrefix('adminwaits');
+  let redis: Redis;
+  let queues: Queue[];
+  let app: Hono;
+  const now = Date.now();
+  const run = (over: Partial<ParkedRun> & Pick<ParkedRun, 'scope' | 'name' | 'handler' | 'kind' | 'dueAt'>): ParkedRun => ({
+    deliveryKey: `evt_${over.scope}`, queue: 'handlers', jobId: `d/evt_${over.scope}/${over.handler}`, ...over,
+  });
+
+  beforeAll(async () => {
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    queues = [new Queue(EVENTS_QUEUE, { connection: redis, prefix }), new Queue(HANDLERS_QUEUE, { connection: redis, prefix })];
+    app = new Hono();
+    expect(mountAdmin(app, { queues, admin, history: { redis, prefix } })).toBe(true);
+    const records = new RunRecords(redis, prefix);
+    for (const r of [
+      run({ scope: 'a', name: 'after-delivery', handler: 'review-request', kind: 'sleep', dueAt: now + 3 * 86_400_000 }),
+      run({ scope: 'b', name: 'agent-reply', handler: 'sla-escalation', kind: 'wait-for-event', dueAt: now + 600_000, event: 'message.sent', key: 'conversation:812', deliveryKey: 'evt_b/1:x' }),
+      run({ scope: 'c', name: HOSTILE, handler: 'odd', kind: 'sleep', dueAt: now + 60_000 }),
+    ]) await records.save(r.scope, new Map(), 60_000, r);
+  });
+  afterAll(async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    await redis.quit();
+  });
+
+  const get = (path: string, auth = true) => app.request(path, auth ? { headers } : {});
+
+  it('lists the parked runs soonest due first, each linked to its delivery, everything escaped', async () => {
+    const res = await get('/admin/waits');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('3 runs parked in a durable sleep or wait');
+    const order = ['odd', 'sla-escalation', 'review-request'].map((h) => html.indexOf(`<td>${h}</td>`));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(html).toMatch(/<td>wait<\/td><td>agent-reply<\/td><td>message\.sent <code>conversation:812<\/code><\/td>/);
+    expect(html).toContain(`href="/admin/deliveries/${encodeURIComponent('evt_b/1:x')}"`);
+    expect(html).toMatch(/>in 10m<\/time>/);
+    expect(html).not.toContain(HOSTILE);
+    expect(html).toContain('&#60;script&#62;');
+    expect(html).toContain('<a href="/admin/waits">Waits</a>');
+  });
+
+  it('filters by handler and kind; a bad kind says what was expected; no credentials, no page', async () => {
+    const sleeps = await (await get('/admin/waits?kind=sleep')).text();
+    expect(sleeps).toContain('<td>review-request</td>');
+    expect(sleeps).not.toContain('<td>sla-escalation</td>');
+    const one = await (await get('/admin/waits?handler=sla-escalation')).text();
+    expect(one).toContain('<td>agent-reply</td>');
+    expect(one).not.toContain('<td>review-request</td>');
+    expect(await (await get('/admin/waits?handler=nobody')).text()).toContain('No parked run matches (3 parked in all).');
+    const bad = await get('/admin/waits?kind=nap');
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('kind: expected sleep or wait');
+    expect((await get('/admin/waits', false)).status).toBe(401);
+  });
+});
