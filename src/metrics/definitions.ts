@@ -58,7 +58,7 @@ export function defineMetrics(registry: Registry) {
     }),
     handlerRuns: new Counter({
       name: 'switchyard_handler_runs_total',
-      help: 'Handler runs by handler, event and outcome (completed, retry, delay, dead, pause)',
+      help: 'Handler runs by handler, event and outcome (completed, retry, delay, dead, pause, wait: parked in a sleep or wait)',
       labelNames: ['handler', 'event', 'outcome'] as const,
       registers,
     }),
@@ -66,6 +66,12 @@ export function defineMetrics(registry: Registry) {
       name: 'switchyard_handler_skipped_total',
       help: 'Handler runs completed without running the handler, by handler, event and reason (max_age, stale, already_completed, burst_gone)',
       labelNames: ['handler', 'event', 'reason'] as const,
+      registers,
+    }),
+    workflowWaits: new Counter({
+      name: 'switchyard_workflow_waits_total',
+      help: 'Durable sleeps and waits of handler runs, by handler, kind (sleep, wait-for-event) and what happened (begun; due, event, timeout; cancelled: a cancelOn event ended the run)',
+      labelNames: ['handler', 'kind', 'outcome'] as const,
       registers,
     }),
     debounced: new Counter({

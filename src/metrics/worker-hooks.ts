@@ -19,6 +19,8 @@ export interface WorkerHooks {
   onSkipped?: (report: { handler: string; event: string; reason: string }) => void;
   /** A debounced run took its burst: `folded` events were folded into the one it runs. */
   onDebounced?: (report: { handler: string; folded: number }) => void;
+  /** A sleep or wait of a run began (`outcome` begun) or ended (due, event, timeout, cancelled). */
+  onWait?: (report: { handler: string; kind: string; outcome: string }) => void;
   /** A valid delivery was fanned out (`duplicate`: another delivery of its change ran, so no handler runs). */
   onDispatched?: (report: { event: string; source: string; duplicate: boolean }) => void;
 }
@@ -48,6 +50,7 @@ export function workerObserver(hooks: WorkerHooks): LifecycleSubscriber {
       if (e.ok && e.decision.kind === 'pause' && e.attempt.kind === 'handler') hooks.onPause?.(e.decision.reason);
     },
     'api-call': ({ call }) => hooks.onApiCall?.(call),
+    wait: (e) => hooks.onWait?.({ handler: e.attempt.handler, kind: e.kind, outcome: e.outcome ?? 'begun' }),
     'fanned-out': (e) => {
       if (e.ok) hooks.onDispatched?.({ event: e.delivery.name ?? 'unknown', source: e.delivery.source, duplicate: e.duplicateChange !== undefined });
     },
@@ -76,6 +79,9 @@ export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
     },
     onSkipped({ handler, event, reason }): void {
       m.handlerSkipped.inc({ handler: safeLabel(handler), event: safeLabel(event), reason: safeLabel(reason) });
+    },
+    onWait({ handler, kind, outcome }): void {
+      m.workflowWaits.inc({ handler: safeLabel(handler), kind: safeLabel(kind), outcome: safeLabel(outcome) });
     },
     onDebounced({ handler, folded }): void {
       if (folded > 0) m.debounced.inc({ handler: safeLabel(handler) }, folded);

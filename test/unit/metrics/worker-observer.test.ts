@@ -22,7 +22,7 @@ function observed() {
   const record = (name: keyof WorkerHooks) => (arg: unknown) => { calls.push([name, arg]); };
   const hooks: WorkerHooks = {
     onHandler: record('onHandler'), onApiCall: record('onApiCall'), onPause: record('onPause'), onStart: record('onStart'),
-    onSkipped: record('onSkipped'), onDebounced: record('onDebounced'), onDispatched: record('onDispatched'),
+    onSkipped: record('onSkipped'), onDebounced: record('onDebounced'), onWait: record('onWait'), onDispatched: record('onDispatched'),
   };
   return { bus: new LifecycleBus().subscribe(workerObserver(hooks)), calls };
 }
@@ -72,5 +72,23 @@ describe('metrics as a lifecycle subscriber: the hook calls the worker made befo
       ['onDispatched', { event: 'lead.won', source: 'webhook', duplicate: false }],
       ['onDispatched', { event: 'unknown', source: 'reconcile', duplicate: true }],
     ]);
+  });
+
+  it('a sleep or wait: begun, then how it ended (the parked attempt ran with outcome wait)', async () => {
+    const { bus, calls } = observed();
+    await bus.attempt(ref(), async (o) => {
+      o?.wait({ name: 'nap', kind: 'sleep', dueAt: 5 });
+      o?.ran({ event: 'lead.won', outcome: 'wait', ms: 3 });
+      return { kind: 'wait' as const, until: 5, name: 'nap', wait: 'sleep' as const, waitIds: [] };
+    });
+    await bus.attempt(ref({ number: 1 }), async (o) => {
+      o?.wait({ name: 'nap', kind: 'sleep', dueAt: 5, outcome: 'due' });
+      return { kind: 'completed' as const, result: { ms: 1 } };
+    });
+    expect(calls.filter(([n]) => n === 'onWait').map(([, a]) => a)).toEqual([
+      { handler: 'h', kind: 'sleep', outcome: 'begun' },
+      { handler: 'h', kind: 'sleep', outcome: 'due' },
+    ]);
+    expect(calls.find(([n]) => n === 'onHandler')?.[1]).toMatchObject({ outcome: 'wait' });
   });
 });
