@@ -102,7 +102,12 @@ export class DurableRun {
   ) {
     this.scope = jobIdFor(data.key, handler.id);
     this.now = deps.now ?? Date.now;
-    for (const [f, v] of loaded) if (f.startsWith('t:')) { const id = (JSON.parse(v) as Reached).id; if (id) this.waitIds.add(id); }
+    // Every wait id the run registered (a function-matched wait one per candidate passed over): forgotten when it ends.
+    for (const [f, v] of loaded) {
+      if (!f.startsWith('t:')) continue;
+      const r = JSON.parse(v) as Reached;
+      if (r.id) for (let n = 0; n <= (r.n ?? 0); n++) this.waitIds.add(n === 0 ? r.id : `${r.id}:${n}`);
+    }
   }
 
   private field(name: string): string | undefined {
