@@ -242,7 +242,11 @@ export class DurableRun {
     return v === undefined ? null : v;
   }
 
-  /** A state write: done once per run (a replay gets the value its first run wrote). */
+  /**
+   * A state write: done once per run across its sleeps and waits (a replay gets the value its first run
+   * wrote, from the record saved when the run parked). A write made after the run's last park by an attempt
+   * that then dies mid-run (SIGKILL) is not in the record yet: its retry writes again (at least once there).
+   */
   async stateWrite(fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>): Promise<StateValue> {
     this.guard();
     const key = this.stateKey();
