@@ -102,7 +102,12 @@ export class DurableRun {
   ) {
     this.scope = jobIdFor(data.key, handler.id);
     this.now = deps.now ?? Date.now;
-    for (const [f, v] of loaded) if (f.startsWith('t:')) { const id = (JSON.parse(v) as Reached).id; if (id) this.waitIds.add(id); }
+    // Every wait id the run registered (a function-matched wait one per candidate passed over): forgotten when it ends.
+    for (const [f, v] of loaded) {
+      if (!f.startsWith('t:')) continue;
+      const r = JSON.parse(v) as Reached;
+      if (r.id) for (let n = 0; n <= (r.n ?? 0); n++) this.waitIds.add(n === 0 ? r.id : `${r.id}:${n}`);
+    }
   }
 
   private field(name: string): string | undefined {
@@ -237,7 +242,11 @@ export class DurableRun {
     return v === undefined ? null : v;
   }
 
-  /** A state write: done once per run (a replay gets the value its first run wrote). */
+  /**
+   * A state write: done once per run across its sleeps and waits (a replay gets the value its first run
+   * wrote, from the record saved when the run parked). A write made after the run's last park by an attempt
+   * that then dies mid-run (SIGKILL) is not in the record yet: its retry writes again (at least once there).
+   */
   async stateWrite(fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>): Promise<StateValue> {
     this.guard();
     const key = this.stateKey();

@@ -96,7 +96,7 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
 
   it('waitForEvent with a key function: events of other keys are passed over, the matching one answers it', async () => {
     const c = 70_010;
-    await send(p, conversationBody('conversation.closed', c, 'fn'));
+    const id = await send(p, conversationBody('conversation.closed', c, 'fn'));
     await waitFor(async () => (await new RunRecords(p.redis, p.prefix).parked()).some((r) => r.name === 'reply' && r.key === String(c)));
     await send(p, messageBody('message.received', c + 500, 'not this one'));
     await new Promise((r) => setTimeout(r, 400));
@@ -104,6 +104,9 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     await send(p, messageBody('message.received', c, 'the fn reply'));
     await waitFor(() => runs('waiter', { at: 'done', conv: c }).length === 1, 5_000);
     expect(runs('waiter', { at: 'done', conv: c })[0]?.['got']).toBe('the fn reply');
+    // Its waits (one per candidate it passed over) are forgotten once it completed.
+    await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-waiter')))?.isCompleted());
+    expect((await p.redis.hkeys(`${p.prefix}:wait:state`)).filter((k) => k.startsWith(jobIdFor(id, 'wf-waiter')))).toEqual([]);
   });
 
   it('looks back: a reply received while the run was busy (before it began to wait) answers the wait at once; lookback false does not see it', async () => {
