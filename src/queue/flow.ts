@@ -45,8 +45,6 @@ export interface FlowRun {
 }
 
 export class FlowControl {
-  readonly #redis: RedisClient;
-  readonly #prefix: string;
   readonly #jobs: FlowJobs;
   readonly #order: OrderGate;
   readonly #debounce: DebounceBursts;
@@ -56,8 +54,6 @@ export class FlowControl {
   readonly #handOver: AddJob = (job, parked = false) => this.#jobs.handOver(job, parked);
 
   constructor(redis: RedisClient, prefix: string, jobs: FlowJobs, opts: FlowControlOptions) {
-    this.#redis = redis;
-    this.#prefix = prefix;
     this.#jobs = jobs;
     this.#order = new OrderGate(redis, prefix, { doneTtlMs: opts.keepMs, ...(opts.holdMs === undefined ? {} : { holdMs: opts.holdMs }) });
     this.#debounce = new DebounceBursts(redis, prefix, opts.keepMs);

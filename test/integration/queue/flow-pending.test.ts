@@ -14,7 +14,7 @@ const deliveries = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `e
 async function sent(fn: () => Promise<void>): Promise<string[]> {
   const names: string[] = [];
   const original = redis.sendCommand.bind(redis);
-  redis.sendCommand = ((cmd: { name: string }) => { names.push(cmd.name); return original(cmd as never); }) as typeof redis.sendCommand;
+  redis.sendCommand = ((cmd: { name: string }) => { names.push(cmd.name); return original(cmd as never); });
   try {
     await fn();
   } finally {

@@ -81,8 +81,8 @@ describe('timeout', () => {
     let listeners = 0;
     const add = stop.signal.addEventListener.bind(stop.signal);
     const remove = stop.signal.removeEventListener.bind(stop.signal);
-    stop.signal.addEventListener = ((...a: Parameters<typeof add>) => { listeners++; add(...a); }) as typeof add;
-    stop.signal.removeEventListener = ((...a: Parameters<typeof remove>) => { listeners--; remove(...a); }) as typeof remove;
+    stop.signal.addEventListener = ((...a: Parameters<typeof add>) => { listeners++; add(...a); });
+    stop.signal.removeEventListener = ((...a: Parameters<typeof remove>) => { listeners--; remove(...a); });
     const quick = defineHandler({ id: 'quick', on: ['lead.won'], timeout: '5s', handle: async () => {} });
     for (let i = 0; i < 3; i++) expect((await run(quick, { signal: stop.signal }).outcome).ok).toBe(true);
     expect(listeners).toBe(0);
