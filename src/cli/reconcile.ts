@@ -69,7 +69,7 @@ export const reconcileCommand: Command = {
     const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
     const unsupported = names.filter((n) => !hasChangeKey(n));
     if (unsupported.length > 0) {
-      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be inferred from the API's records (no time of the move); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
+      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: not a webhook (the poller derives it from listings, and its next poll catches up); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
     }
     const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
     const dryRun = values['dry-run'] === true;
