@@ -14,6 +14,12 @@ export function changeClaimKey(prefix: string, changeKey: string, world: string 
 
 /** How far an event's own time may trail a reconcile's observation of the same change (clocks differ). */
 export const CLOCK_SKEW_MS = 60_000;
+/**
+ * How far a webhook's event time may trail the snapshot's time of the state
+ * before a change: both on the API's clock (the snapshot reads it from the
+ * `Date` header, whole seconds), so a margin of seconds, not a minute.
+ */
+export const AFTER_SKEW_MS = 2_000;
 
 /** The delivery claiming a change. */
 export interface ChangeClaimant {
@@ -59,7 +65,7 @@ export class ChangeClaims {
     const repeatable = isRepeatableChange(changeKey) ? '1' : '0';
     const at = who.atMs === null || !Number.isFinite(who.atMs) ? '' : Math.floor(who.atMs);
     const after = who.source === 'reconcile' ? reconciledAfter(who.deliveryKey) ?? '' : '';
-    return (await this.run.changeClaim([key], [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after])) === 1;
+    return (await this.run.changeClaim([key], [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after, AFTER_SKEW_MS])) === 1;
   }
 
   /**
@@ -67,7 +73,8 @@ export class ChangeClaims {
    * from its snapshot: the change came after `afterMs` (the record was last
    * seen in the state before it then). Received: its key is claimed by
    * `deliveryKey` (reconcile's own copy), or by a delivery not older than
-   * `afterMs` (beyond the clock skew), or of unknown time. A claim older than
+   * `afterMs` (beyond AFTER_SKEW_MS for a webhook, whose event time is on the
+   * API's clock like `afterMs`; CLOCK_SKEW_MS for a copy, timed by our clock), or of unknown time. A claim older than
    * that is an earlier change of the same key; the same rule as the claim
    * script's, so what this calls missing, the copy's claim takes over.
    */
@@ -78,7 +85,7 @@ export class ChangeClaims {
       if (cur === null) return false;
       const claim = parseClaim(cur);
       if (claim.holder === c.deliveryKey || c.afterMs === null || !isRepeatableChange(c.changeKey)) return true;
-      return claim.atMs === null || claim.atMs + CLOCK_SKEW_MS >= c.afterMs;
+      return claim.atMs === null || claim.atMs + (claim.source === 'webhook' ? AFTER_SKEW_MS : CLOCK_SKEW_MS) >= c.afterMs;
     }));
   }
 

@@ -35,9 +35,9 @@ export interface SnapshotChange {
   readonly event: SnapshotEvent;
   readonly changeKey: string;
   readonly resourceId: string;
-  /** The record was last seen in the state before the change at this time (ms): the change came after it. */
+  /** The record was last seen in the state before the change at this time (ms, on the API's clock): the change came after it. */
   readonly afterMs: number;
-  /** When the snapshot first saw the new state (ms). */
+  /** When the snapshot first saw the new state (ms, our clock). */
   readonly observedMs: number;
   /** The event's `data`, as a webhook carries it. */
   readonly data: Rec;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiClient } from '../../api/client.js';
-import type { Page } from '../../api/pagination.js';
+import type { Page, Paginator } from '../../api/pagination.js';
 import { reconcileDeliveryKey, SNAPSHOT_EVENTS } from '../../events/change-key.js';
 import type { Logger } from '../../log/logger.js';
 import type { ChangeClaims } from '../../queue/change.js';
@@ -114,6 +114,26 @@ export async function refreshSnapshot(deps: SnapshotDeps, kinds: readonly Snapsh
   }
 }
 
+/**
+ * Every record of a listing that takes a cursor, page by page, noting the
+ * API's clock from each answer's `Date` header (the poller's clock offset):
+ * the snapshot's times are on the API's clock, so a webhook's event time is
+ * compared with them within a second or two, not the minute two clocks may differ.
+ */
+async function listTimed<T>(deps: SnapshotDeps, list: (cursor: string | undefined) => Paginator<T>): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const r = await list(cursor).firstPage().withResponse();
+    const date = Date.parse(r.headers.get('date') ?? '');
+    if (Number.isFinite(date)) await deps.redis.set(pollKeys(deps.prefix, deps.world).clockOffset, String(date - (deps.now ?? Date.now)()));
+    out.push(...r.data.data);
+    if (!r.data.nextCursor) break;
+    cursor = r.data.nextCursor;
+  }
+  return out;
+}
+
 /** Every record of a listing, page by page. */
 async function listAll<T>(pages: AsyncIterable<Page<T>>): Promise<T[]> {
   const out: T[] = [];
@@ -134,17 +154,21 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
   const meta = await deps.redis.hgetall(keys.meta(kind));
   const baseline = meta['at'] === undefined;
   const refreshedMs = Number(meta['at']);
-  const started = now();
   const api = deps.api;
+  // The API's clock (its Date header, whole seconds, so a little behind): when this refresh began, there.
+  const offset = Number(await deps.redis.get(pollKeys(deps.prefix, deps.world).clockOffset)) || 0;
+  const observed = now();
+  const started = observed + offset - 1_000;
   let listed: number;
   let changes: SnapshotChange[] = [];
   const metaNext: Record<string, string> = { at: String(started) };
   if (kind === 'conversations') {
-    const rows = (await Promise.all((['open', 'pending', 'snoozed'] as const).map((status) => listAll(api.conversations.list({ status, per_page: 100 }).pages())))).flat() as Rec[];
+    const rows = (await Promise.all((['open', 'pending', 'snoozed'] as const).map((status) =>
+      listTimed(deps, (cursor) => api.conversations.list({ status, per_page: 100, ...(cursor ? { cursor } : {}) }))))).flat() as Rec[];
     listed = rows.length;
     if (baseline) await map.set(new Map(rows.map((c) => [String(c['id']), encodeConversation(c)])));
     else {
-      const diff = diffConversations(await map.all(), rows, refreshedMs, started);
+      const diff = diffConversations(await map.all(), rows, refreshedMs, observed);
       changes = diff.changes;
       await journal.add(changes);
       await map.set(diff.next, diff.gone);
@@ -157,7 +181,7 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
       const diff = diffLeads(await map.all(), rows);
       const contacts = [...new Set(diff.gone.values())].filter((c) => /^\d+$/.test(c));
       const theirs = (await Promise.all(contacts.map((c) => listAll(api.leads.list({ contact_id: Number(c) }).pages())))).flat() as Rec[];
-      const settled = settledLeads(diff.gone, theirs, refreshedMs, started);
+      const settled = settledLeads(diff.gone, theirs, refreshedMs, observed);
       changes = settled.changes;
       await journal.add(changes);
       await map.set(diff.next, settled.forget);
@@ -165,7 +189,7 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
   } else {
     const cursor = meta['cursor'];
     const since = baseline || cursor === undefined ? undefined : new Date(Date.parse(cursor) - CONTACT_OVERLAP_MS);
-    const rows = (await listAll(api.contacts.list({ include: ['lifecycle'], per_page: 100, ...(since ? { updated_after: since } : {}) }).pages())) as Rec[];
+    const rows = (await listTimed(deps, (c) => api.contacts.list({ include: ['lifecycle'], per_page: 100, ...(since ? { updated_after: since } : {}), ...(c ? { cursor: c } : {}) }))) as Rec[];
     listed = rows.length;
     const latest = rows.reduce((m, c) => Math.max(m, Date.parse(String(c['updated_at']))), cursor ? Date.parse(cursor) : 0);
     if (latest > 0) metaNext['cursor'] = new Date(latest).toISOString();
@@ -178,7 +202,7 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
       await writeStages(deps.redis, keys.stages, new Map(rows.flatMap(stageOfRow)));
     } else {
       const ids = [...new Set(rows.map((c) => String(c['id'])))];
-      const diff = diffContacts(await map.get(ids), rows, await readStages(deps.redis, keys.stages), refreshedMs, started);
+      const diff = diffContacts(await map.get(ids), rows, await readStages(deps.redis, keys.stages), refreshedMs, observed);
       changes = diff.changes;
       await journal.add(changes);
       await map.set(diff.next);
