@@ -191,8 +191,8 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
     const since = baseline || cursor === undefined ? undefined : new Date(Date.parse(cursor) - CONTACT_OVERLAP_MS);
     const rows = (await listTimed(deps, (c) => api.contacts.list({ include: ['lifecycle'], per_page: 100, ...(since ? { updated_after: since } : {}), ...(c ? { cursor: c } : {}) }))) as Rec[];
     listed = rows.length;
-    const latest = rows.reduce((m, c) => Math.max(m, Date.parse(String(c['updated_at']))), cursor ? Date.parse(cursor) : 0);
-    if (latest > 0) metaNext['cursor'] = new Date(latest).toISOString();
+    // The next refresh asks from this one's start on the API's clock (not the latest updated_at listed: a record dated ahead of the API's present would hide every change until then).
+    metaNext['cursor'] = new Date(started).toISOString();
     const stageOfRow = (c: Rec): [string, Stage][] => {
       const s = stageOf(c['lifecycle']);
       return s ? [[String(s.id), s]] : [];
