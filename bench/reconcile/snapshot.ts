@@ -21,7 +21,7 @@
 // 3. Every event of that hour is then claimed as received (the webhooks
 //    arrived), so the journal empties; then a 30-minute outage with the
 //    service down (no refresh): half the hour's changes again, each on a record
-//    of its own, plus sent messages; then `reconcile()` over the outage (a dry
+//    of its own, plus 30 teammate replies on threads customers wrote on; then `reconcile()` over the outage (a dry
 //    run, real claims): found per event against emitted per event.
 import { Redis } from 'ioredis';
 import { changeKey } from '../../src/events/change-key.js';
@@ -69,6 +69,8 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
     contacts.push(((await call('POST', '/contacts', { name: `Customer ${i}`, email: `c${i}@example.com`, lifecycle_stage_id: stages[i % 3] })) as { id: number }).id);
   }
   const open: number[] = [], pending: number[] = [], closed: number[] = [];
+  /** Threads a customer wrote on (a WhatsApp reply needs the customer's message within 24 hours). */
+  const written: number[] = [];
   for (let i = 0; i < OPEN + PENDING; i++) {
     const id = ((await call('POST', '/conversations', { contact: contacts[i], channel_id: whatsapp })) as { id: number }).id;
     if (i < OPEN) open.push(id);
@@ -118,6 +120,7 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
     } else if (op === 'NEW') {
       const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `New ${now}`, email: `n${now}@example.com` }, channel_id: whatsapp, body: 'hello' })) as { conversation: { id: number; contact_id: number } };
       open.push(r.conversation.id);
+      written.push(r.conversation.id);
       used.add(r.conversation.id);
     } else if (op === 'ASSIGN') {
       const t = fresh(open, distinct);
@@ -149,7 +152,7 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
       await call('POST', `/_sandbox/leads/${l}/outcome`, { outcome: Math.random() < 0.5 ? 'won' : 'lost' });
       leads.splice(leads.indexOf(l), 1);
     } else if (op === 'SEND') {
-      const t = fresh(open, false);
+      const t = fresh(written.filter((id) => open.includes(id)), false);
       if (t !== undefined) await call('POST', `/conversations/${t}/messages`, { type: 'text', text: 'on it' });
     }
   };
@@ -202,7 +205,6 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
     rows: kindsAll.map((k) => ({ event: k, emitted: emitted[k] ?? 0, found: found[k] ?? 0, received: report.events[k as keyof typeof report.events]?.received ?? 0 })),
     allFound: kindsAll.every((k) => (emitted[k] ?? 0) === (found[k] ?? 0)),
   };
-  if (process.env.DEBUG_C) log(`part C: untracked ${JSON.stringify(report.untracked)}; journal ${JSON.stringify(Object.keys(await redis.hgetall(`${pollKeys(prefix).snapshot}:snap:journal`)).filter((k) => k.startsWith('contact')).slice(0, 5))}; meta ${JSON.stringify(await redis.hgetall(`${pollKeys(prefix).snapshot}:snap:contacts:meta`))} now ${new Date(now).toISOString()}`);
   for (const r of outage.rows) log(`part C: outage ${r.event}: emitted ${r.emitted}, found ${r.found}`);
   redis.disconnect();
   return { workspace: { CONTACTS, OPEN, PENDING, LEADS }, everyMinutes: EVERY_MIN, rate, baseline, memory, hour, outage };
