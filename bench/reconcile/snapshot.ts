@@ -53,7 +53,9 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
   const call = call0(sandbox);
   let now = Date.parse('2026-11-16T00:00:00Z');
   await call('POST', '/_sandbox/clock', { set: new Date(now).toISOString() });
-  const tick = async (ms: number) => { now += ms; await call('POST', '/_sandbox/clock', { advance_ms: ms }); };
+  const clock = async () => { now = Date.parse(String((await call('GET', '/_sandbox/clock'))['now'])); return now; };
+  // The sandbox's clock keeps running with real time between advances: `now` is read back from it, never kept apart.
+  const tick = async (ms: number) => { now = Date.parse(String((await call('POST', '/_sandbox/clock', { advance_ms: ms }))['now'])); };
   const ws = ((await call('GET', '/_sandbox/workspaces')) as unknown as Json[])[0] as {
     channels: { id: number; type: string }[]; teammates: { id: number; active: boolean }[]; lifecycle_stages: { id: number; name: string }[];
   };
@@ -168,7 +170,7 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
     await apply(op, false);
     if (now >= nextRefresh) { await refreshSnapshot(deps, kinds); nextRefresh += EVERY_MIN * MIN; }
   }
-  while (nextRefresh <= hourEnd) { await tick(nextRefresh - now); await refreshSnapshot(deps, kinds); nextRefresh += EVERY_MIN * MIN; }
+  while (nextRefresh <= hourEnd) { await tick(Math.max(0, nextRefresh - now)); await refreshSnapshot(deps, kinds); nextRefresh += EVERY_MIN * MIN; }
   for (const [op, n] of Object.entries(byOp)) hourByOp[op] = n - (before[op] ?? 0);
   const perHour = calls - c0;
   const budget = (burst: number) => burst * 360;
@@ -186,12 +188,13 @@ export async function partC(scratch: string, call0: (s: ReturnType<typeof create
   await tick(2 * MIN);
   const settled = await refreshSnapshot(deps, kinds);
   log(`part C: before the outage, journal ${settled.pending} pending (${settled.dropped} dropped as received)`);
-  const outageStart = now;
+  const outageStart = await clock();
   used.clear();
   const outageOps = [...ops(0.5), ...Array<string>(30).fill('SEND')].sort(() => Math.random() - 0.5);
   const outStep = Math.floor((30 * MIN) / outageOps.length);
   for (const op of outageOps) { await tick(outStep); await apply(op, true); }
   await tick(MIN);
+  await clock();
   const emitted: Record<string, number> = {};
   for (const e of sandbox.emitter.events()) if (Date.parse(e.created_at) >= outageStart) emitted[e.event] = (emitted[e.event] ?? 0) + 1;
   const r0 = calls;
