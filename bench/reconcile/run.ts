@@ -31,8 +31,15 @@
 // request log (same clock). Recorded: p50/p95/p99/max per phase, reconcile's
 // calls and their most in any 10 s window (vs its budget), 429s.
 //
+// Part C, the snapshot of event fields (conversation.opened/assigned,
+// contact.lifecycle_changed, lead outcomes): its API calls per hour, Redis
+// bytes per record, and found = emitted after a 30-minute outage; see
+// bench/reconcile/snapshot.ts.
+//
 // Knobs: HOURS=24 NEW=60 REPLY=180 SEND=120 CLOSE=40 LEADS=16 (part A);
-//        LOST=200 RATE=1 BASELINE_S=30 BURST=100 (part B); PART=A|B|AB; RESULTS=<file.json>
+//        LOST=200 RATE=1 BASELINE_S=30 BURST=100 (part B);
+//        CONTACTS=10000 OPEN=2000 PENDING=200 LEADS_OPEN=500 EVERY_MIN=5 (part C; rates in snapshot.ts);
+//        PART=A|B|C|AB…; RESULTS=<file.json>
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +63,7 @@ import { HandlerSet, handlerSnapshot } from '../../src/handler/set.js';
 import { loadHandlers } from '../../src/handler/loader.js';
 import { log, machine, machineBusy, sleep, startRedis, stopAll, until } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
+import { partC } from './snapshot.js';
 
 const env = (name: string, def: number) => Number(process.env[name] ?? def);
 const PART = process.env.PART ?? 'AB';
@@ -305,6 +313,7 @@ async function main(): Promise<void> {
   try {
     if (PART.includes('A')) out['partA'] = await partA();
     if (PART.includes('B')) out['partB'] = await partB();
+    if (PART.includes('C')) out['partC'] = await partC(scratch, caller);
   } finally {
     await stopAll();
     rmSync(scratch, { recursive: true, force: true });

@@ -4,6 +4,9 @@ import { fixedWorld, readWorld, worldAt } from '../queue/world.js';
 import { IngestStore } from '../queue/ingest.js';
 import { formatReport, reconcile, reconcileClient } from '../sources/reconcile/index.js';
 import { reconcileBurst } from '../clients/budget.js';
+import type { DestinationStream } from 'pino';
+import { createLogger } from '../log/logger.js';
+import { snapshotSource } from '../sources/poll/snapshot.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
@@ -19,11 +22,13 @@ never received. Handlers see it with ctx.delivery.source === 'reconcile'.
 
 A change is keyed by (event, record id, the record's own time): a second
 reconcile, or the real delivery arriving late, runs no handler twice.
-Inferred: contact.created, conversation.created, conversation.closed,
-message.received, message.sent, lead.created, and lead.won / lead.lost of
-leads created in the window (a lead keeps no time of its outcome).
-Not inferable (the records carry no time of the move): conversation.opened,
-conversation.assigned, contact.lifecycle_changed.
+From the listings, by their time: contact.created, conversation.created,
+conversation.closed, message.received, message.sent, lead.created, and
+lead.won / lead.lost of leads created in the window.
+From the snapshot the workers keep (SNAPSHOT_EVERY, for the events a loaded
+handler subscribes to), whose records carry no time of the move:
+conversation.opened, conversation.assigned, contact.lifecycle_changed, and
+lead.won / lead.lost of older leads.
 
 Spends at most RECONCILE_BUDGET (default 0.2) of WORKSPACE_API_BURST per 10 s,
 at low priority. Needs WORKSPACE_API_URL, WORKSPACE_API_TOKEN and REDIS_URL
@@ -64,7 +69,7 @@ export const reconcileCommand: Command = {
     const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
     const unsupported = names.filter((n) => !hasChangeKey(n));
     if (unsupported.length > 0) {
-      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be inferred from the API's records (no time of the move); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
+      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: not a webhook (the poller derives it from listings, and its next poll catches up); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
     }
     const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
     const dryRun = values['dry-run'] === true;
@@ -83,8 +88,13 @@ export const reconcileCommand: Command = {
       if (!values.json) io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}), low priority\n`);
       // The world of the workers of this API (a fresh sandbox is a new one): claims of another world are not this one's.
       const world = await readWorld(redis, config.queuePrefix, config.workspaceApiUrl);
+      const claims = new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world));
+      const log = createLogger({ level: values.json ? 'warn' : 'info', destination: io.stderr as unknown as DestinationStream });
+      const snapshot = snapshotSource({
+        redis, prefix: config.queuePrefix, world: worldAt(world, null), api, log, claims, ttlMs: config.dedupeTtlMs, lockMs: 120_000,
+      });
       const report = await reconcile({
-        api, claims: new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world)), world: worldAt(world, null),
+        api, claims, snapshot, world: worldAt(world, null),
         sink: dryRun ? null : new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs),
         window: { since, until }, ...(events ? { events } : {}), apiCalls: () => calls,
       });

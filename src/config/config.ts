@@ -53,8 +53,11 @@ export interface Config {
   readonly taskDueLookaheadMs: number;
   /** Per-delivery history (`switchyard trace`, `deliveries`): on/off, how long it is kept, whether redacted bodies are kept. */
   readonly history: { readonly enabled: boolean; readonly ttlMs: number; readonly bodies: boolean };
-  /** Scheduled reconcile (src/reconcile): every `everyMs` (undefined: off), over the last `windowMs`; `budget`: share of the API burst. */
-  readonly reconcile: { readonly everyMs: number | undefined; readonly windowMs: number; readonly budget: number };
+  /**
+   * Scheduled reconcile (src/reconcile): every `everyMs` (undefined: off), over the last `windowMs`; `budget`: share of the API burst;
+   * `snapshotEveryMs`: how often workers refresh the snapshot of event fields (SNAPSHOT_EVERY; undefined: off).
+   */
+  readonly reconcile: { readonly everyMs: number | undefined; readonly windowMs: number; readonly budget: number; readonly snapshotEveryMs?: number | undefined };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -235,6 +238,15 @@ const schema = z.object({
   HISTORY_BODIES: bool,
   RECONCILE_EVERY: optionalDuration,
   RECONCILE_WINDOW: optionalDuration,
+  SNAPSHOT_EVERY: optionalText.transform((v, ctx) => {
+    if (v === 'off') return undefined;
+    const ms = parseDuration(v ?? '5m');
+    if (ms === null || ms < 1_000) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration of at least 1s such as 5m, or off (default 5m), got "${v}"` });
+      return z.NEVER;
+    }
+    return ms;
+  }),
   RECONCILE_BUDGET: checked('0.2', (v) => Number(v) > 0 && Number(v) <= 1, 'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)', (v) => v).transform(Number),
 });
 
@@ -334,6 +346,6 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     pollEveryMs: v.POLL_EVERY,
     taskDueLookaheadMs: v.TASK_DUE_LOOKAHEAD,
     history: Object.freeze({ enabled: v.HISTORY === 'on' || v.HISTORY === 'true', ttlMs: v.HISTORY_TTL, bodies: v.HISTORY_BODIES }),
-    reconcile: Object.freeze({ everyMs: v.RECONCILE_EVERY, windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000), budget: v.RECONCILE_BUDGET }),
+    reconcile: Object.freeze({ everyMs: v.RECONCILE_EVERY, windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000), budget: v.RECONCILE_BUDGET, snapshotEveryMs: v.SNAPSHOT_EVERY }),
   });
 }

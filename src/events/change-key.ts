@@ -16,7 +16,9 @@ import type { EventName } from '../spec/events.js';
  * | `conversation.closed` | event + conversation id + `closed_at` | each close of a thread is its own change |
  * | `lead.created` | event + lead id | a lead is created once |
  * | `lead.won`, `lead.lost` | event + lead id | the lead record carries no time of its outcome: a second real outcome takes the key over (isRepeatableChange) |
- * | `conversation.opened`, `conversation.assigned`, `contact.lifecycle_changed` | none | the records carry no time of the move: two moves could not be told apart |
+ * | `conversation.opened` | event + conversation id | no time of the move either: repeatable, like a lead's outcome |
+ * | `conversation.assigned` | event + conversation id + assignee (`user:7`, `ai:2`) | repeatable: an assignment to A, to B, to A again is three changes, told apart by delivery id or by time (below) |
+ * | `contact.lifecycle_changed` | event + contact id + the stage it left (`none`) + the stage it reached | repeatable: a contact moved there and back gives each key again |
  *
  * Timestamps are normalised to ISO-8601 in UTC with milliseconds, so two
  * spellings of one instant give one key. Null when the event has no change key
@@ -26,6 +28,7 @@ import type { EventName } from '../spec/events.js';
 export function changeKey(event: string, data: unknown): string | null {
   if (typeof data !== 'object' || data === null) return null;
   const rec = data as Record<string, unknown>;
+  if (event === 'contact.lifecycle_changed') return lifecycleKey(rec);
   const id = idOf(rec['id']);
   if (id === null) return null;
   switch (event) {
@@ -44,6 +47,12 @@ export function changeKey(event: string, data: unknown): string | null {
       const at = instant(rec['closed_at']);
       return at === null ? null : `${event}:${id}:${at}`;
     }
+    case 'conversation.opened':
+      return `${event}:${id}`;
+    case 'conversation.assigned': {
+      const who = assigneeOf(rec['assignee']);
+      return who === null ? null : `${event}:${id}:${who}`;
+    }
     default:
       return null;
   }
@@ -54,8 +63,20 @@ export function changeKey(event: string, data: unknown): string | null {
  * key (and the world it was found in, src/queue/world.ts) alone, so a second
  * reconcile of the same change is an ingest duplicate.
  */
-export function reconcileDeliveryKey(changeKey: string, world: string | null = null): string {
-  return world === null ? `rc:${changeKey}` : `rc:@${world}:${changeKey}`;
+export function reconcileDeliveryKey(changeKey: string, world: string | null = null, afterMs: number | null = null): string {
+  const base = world === null ? `rc:${changeKey}` : `rc:@${world}:${changeKey}`;
+  return afterMs === null ? base : `${base}~${Math.floor(afterMs)}`;
+}
+
+/**
+ * The time a reconciled delivery's key names (`~<ms>`): when Switchyard last
+ * saw the record in the state before the change (its snapshot, src/sources/poll/snapshot.ts).
+ * The change happened after it, so a claim of the same key older than that is
+ * an earlier change (src/queue/change.ts). Null for other keys.
+ */
+export function reconciledAfter(deliveryKey: string): number | null {
+  const m = /^rc:.*~(\d{1,15})$/.exec(deliveryKey);
+  return m ? Number(m[1]) : null;
 }
 
 /**
@@ -65,13 +86,19 @@ export function reconcileDeliveryKey(changeKey: string, world: string | null = n
  * the one that holds the claim (src/queue/change.ts).
  */
 export function isRepeatableChange(changeKey: string): boolean {
-  return changeKey.startsWith('lead.won:') || changeKey.startsWith('lead.lost:');
+  return REPEATABLE.some((e) => changeKey.startsWith(`${e}:`));
 }
+
+const REPEATABLE = ['lead.won', 'lead.lost', 'conversation.opened', 'conversation.assigned', 'contact.lifecycle_changed'] as const;
+
+/** Events reconcile infers from its snapshot of the records' state (src/sources/poll/snapshot.ts), not from a time on the record. */
+export const SNAPSHOT_EVENTS = ['conversation.opened', 'conversation.assigned', 'contact.lifecycle_changed', 'lead.won', 'lead.lost'] as const satisfies readonly EventName[];
+export type SnapshotEvent = (typeof SNAPSHOT_EVENTS)[number];
 
 /** Events that have a change key (and that reconcile can infer). */
 export const CHANGE_KEY_EVENTS = [
   'message.received', 'message.sent', 'contact.created', 'conversation.created', 'conversation.closed',
-  'lead.created', 'lead.won', 'lead.lost',
+  'lead.created', 'lead.won', 'lead.lost', 'conversation.opened', 'conversation.assigned', 'contact.lifecycle_changed',
 ] as const satisfies readonly EventName[];
 
 export type ChangeKeyEvent = (typeof CHANGE_KEY_EVENTS)[number];
@@ -85,6 +112,25 @@ function idOf(v: unknown): string | null {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
   if (typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v)) return v;
   return null;
+}
+
+/** An assignee as a key part (`user:7`, `ai:2`); null when unassigned or unreadable. */
+function assigneeOf(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const a = v as Record<string, unknown>;
+  const type = typeof a['type'] === 'string' && /^[a-z_]{1,16}$/.test(a['type']) ? a['type'] : null;
+  const id = idOf(a['id']);
+  return type === null || id === null ? null : `${type}:${id}`;
+}
+
+/** `contact.lifecycle_changed:<contact>:<stage left, or none>:<stage reached>` from a ContactLifecycle. */
+function lifecycleKey(rec: Record<string, unknown>): string | null {
+  const contact = idOf(rec['contact_id']);
+  const stage = (v: unknown) => (typeof v === 'object' && v !== null ? idOf((v as Record<string, unknown>)['id']) : null);
+  const to = stage(rec['lifecycle']);
+  if (contact === null || to === null) return null;
+  const from = rec['previous'] === null || rec['previous'] === undefined ? 'none' : stage(rec['previous']);
+  return from === null ? null : `contact.lifecycle_changed:${contact}:${from}:${to}`;
 }
 
 /** An ISO timestamp's instant as `toISOString()`; null when absent or unreadable. */

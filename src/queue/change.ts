@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/connection.js';
-import { isRepeatableChange } from '../events/change-key.js';
+import { isRepeatableChange, reconciledAfter } from '../events/change-key.js';
 import { QUEUE_SCRIPTS } from './scripts.js';
 import { worldAt, type WorldSource } from './world.js';
 
@@ -14,6 +14,12 @@ export function changeClaimKey(prefix: string, changeKey: string, world: string 
 
 /** How far an event's own time may trail a reconcile's observation of the same change (clocks differ). */
 export const CLOCK_SKEW_MS = 60_000;
+/**
+ * How far a webhook's event time may trail the snapshot's time of the state
+ * before a change: both on the API's clock (the snapshot reads it from the
+ * `Date` header, whole seconds), so a margin of seconds, not a minute.
+ */
+export const AFTER_SKEW_MS = 2_000;
 
 /** The delivery claiming a change. */
 export interface ChangeClaimant {
@@ -58,7 +64,29 @@ export class ChangeClaims {
     const key = changeClaimKey(this.prefix, changeKey, world);
     const repeatable = isRepeatableChange(changeKey) ? '1' : '0';
     const at = who.atMs === null || !Number.isFinite(who.atMs) ? '' : Math.floor(who.atMs);
-    return (await this.run.changeClaim([key], [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS])) === 1;
+    const after = who.source === 'reconcile' ? reconciledAfter(who.deliveryKey) ?? '' : '';
+    return (await this.run.changeClaim([key], [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after, AFTER_SKEW_MS])) === 1;
+  }
+
+  /**
+   * Whether each change was received already, for changes reconcile inferred
+   * from its snapshot: the change came after `afterMs` (the record was last
+   * seen in the state before it then). Received: its key is claimed by
+   * `deliveryKey` (reconcile's own copy), or by a delivery not older than
+   * `afterMs` (beyond AFTER_SKEW_MS for a webhook, whose event time is on the
+   * API's clock like `afterMs`; CLOCK_SKEW_MS for a copy, timed by our clock), or of unknown time. A claim older than
+   * that is an earlier change of the same key; the same rule as the claim
+   * script's, so what this calls missing, the copy's claim takes over.
+   */
+  async received(changes: readonly { changeKey: string; afterMs: number | null; deliveryKey: string }[]): Promise<boolean[]> {
+    const world = worldAt(this.world ? await this.world.current() : null, null);
+    return Promise.all(changes.map(async (c) => {
+      const cur = await this.redis.get(changeClaimKey(this.prefix, c.changeKey, world));
+      if (cur === null) return false;
+      const claim = parseClaim(cur);
+      if (claim.holder === c.deliveryKey || c.afterMs === null || !isRepeatableChange(c.changeKey)) return true;
+      return claim.atMs === null || claim.atMs + (claim.source === 'webhook' ? AFTER_SKEW_MS : CLOCK_SKEW_MS) >= c.afterMs;
+    }));
   }
 
   /** Which of the change keys are claimed (received and fanned out) already, in this world. */
@@ -67,4 +95,11 @@ export class ChangeClaims {
     // One EXISTS per key (a Cluster spreads them over slots); ioredis pipelines those sent in one turn.
     return Promise.all(changeKeys.map(async (k) => (await this.redis.exists(changeClaimKey(this.prefix, k, world))) === 1));
   }
+}
+
+/** A claim's value (`v2|<source>|<at ms>|<delivery key>`, or an older version's bare delivery key), read as the claim script reads it. */
+export function parseClaim(value: string): { source: string; atMs: number | null; holder: string } {
+  const m = /^v2\|([a-z]*)\|(\d*)\|(.*)$/.exec(value);
+  if (!m) return { source: value.startsWith('rc:') ? 'reconcile' : 'webhook', atMs: null, holder: value };
+  return { source: m[1] as string, atMs: m[2] ? Number(m[2]) : null, holder: m[3] as string };
 }

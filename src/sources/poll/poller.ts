@@ -54,6 +54,10 @@ export function pollKeys(prefix: string, world: string | null = null) {
     tasksBaseline: `${at}:tasks:baseline`,
     /** The API's clock minus ours (ms), from the `Date` header of its answers. */
     clockOffset: `${at}:clock-offset`,
+    /** Base of the snapshot of event fields (src/sources/poll/snapshot-store.ts), this world's own. */
+    snapshot: at,
+    /** The snapshot's refresh lock, apart from the poll's: a long refresh never skips a poll. */
+    snapshotLock: `${prefix}:poll:snapshot:lock`,
   };
 }
 

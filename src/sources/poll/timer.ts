@@ -8,10 +8,15 @@ import type { RedisClient } from '../../redis/connection.js';
 import type { ContextDeps } from '../../worker/context.js';
 import { deterministicKeys } from '../../worker/idempotency.js';
 import type { TimedSource } from '../timers.js';
+import { ChangeClaims } from '../../queue/change.js';
 import { derivedSubscriptions, pollOnce } from './poller.js';
+import { kindsFor } from './snapshot-diff.js';
+import { refreshSnapshot } from './snapshot.js';
 
-/** The poll queue's one job scheduler. */
+/** The poll queue's job scheduler of derived events. */
 export const POLL_SCHEDULER_ID = 'poll';
+/** The poll queue's job scheduler of the snapshot of event fields (src/sources/poll/snapshot.ts). */
+export const SNAPSHOT_SCHEDULER_ID = 'snapshot';
 
 export interface PollTimerDeps {
   readonly config: Config;
@@ -24,37 +29,58 @@ export interface PollTimerDeps {
   readonly world?: WorldSource | undefined;
 }
 
+/** The events loaded handlers subscribe to. */
+const subscribed = (set: HandlerSet): string[] => set.current().all.flatMap((h) => [...h.on]);
+
 /**
- * The poller of derived events as a timed source on queue `polls`: one job
- * scheduler every POLL_EVERY while a loaded handler subscribes to a derived
- * event (removed when none does), its jobs one at a time.
+ * The poller as a timed source on queue `polls`, its jobs one at a time: one
+ * job scheduler every POLL_EVERY while a loaded handler subscribes to a
+ * derived event, and one every SNAPSHOT_EVERY (from start-up: the first tick
+ * takes the baseline) while one subscribes to an event only the snapshot
+ * recovers after lost webhooks (conversation.opened/assigned,
+ * contact.lifecycle_changed, lead.won/lost). Each is removed when no handler
+ * needs it.
  */
 export function pollTimer(deps: PollTimerDeps): TimedSource {
   const { config, set, commands, log } = deps;
   const prefix = config.queuePrefix;
   const wanted = derivedSubscriptions(set.current().all);
+  const kinds = config.reconcile.snapshotEveryMs === undefined ? [] : kindsFor(subscribed(set));
   const ingest = new IngestStore(commands, prefix, config.dedupeTtlMs);
+  const claims = new ChangeClaims(commands, prefix, config.dedupeTtlMs, deps.world ?? null);
   const factory = deps.api;
+  const opts = { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
   let warned = false;
+  const noApi = () => {
+    if (!warned) log.warn('the poller needs WORKSPACE_API_URL and WORKSPACE_API_TOKEN; derived events and the snapshot of event fields stay off');
+    warned = true;
+    return { ran: false };
+  };
+  const timers = [
+    ...(wanted.size === 0 ? [] : [{ id: POLL_SCHEDULER_ID, repeat: { every: config.pollEveryMs }, job: { name: POLL_SCHEDULER_ID, data: {}, opts }, fields: { events: [...wanted] } }]),
+    ...(kinds.length === 0 ? [] : [{ id: SNAPSHOT_SCHEDULER_ID, repeat: { every: config.reconcile.snapshotEveryMs as number }, job: { name: SNAPSHOT_SCHEDULER_ID, data: {}, opts }, fields: { snapshot: kinds } }]),
+  ];
   return {
     queue: POLLS_QUEUE,
     what: 'poll',
-    timer: { noun: 'poller', removed: 'no loaded handler subscribes to a derived event' },
-    timers: wanted.size === 0 ? [] : [{
-      id: POLL_SCHEDULER_ID,
-      repeat: { every: config.pollEveryMs },
-      job: { name: POLL_SCHEDULER_ID, data: {}, opts: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
-      fields: { events: [...wanted] },
-    }],
+    timer: { noun: 'poller', removed: 'no loaded handler needs it (derived events; SNAPSHOT_EVERY events)' },
+    timers,
     worker: { concurrency: 1 },
-    run: wanted.size === 0 ? undefined : async () => {
-      if (!factory) {
-        if (!warned) log.warn('the poller needs WORKSPACE_API_URL and WORKSPACE_API_TOKEN; derived events stay off');
-        warned = true;
-        return { ran: false };
+    run: timers.length === 0 ? undefined : async (job) => {
+      if (!factory) return noApi();
+      const world = worldAt(deps.world ? await deps.world.current() : null, null);
+      if (job.name === SNAPSHOT_SCHEDULER_ID) {
+        const now = kindsFor(subscribed(set));
+        return refreshSnapshot({
+          redis: commands, prefix, world, log, claims, ttlMs: config.dedupeTtlMs,
+          // Reads only, at priority low, like the poll.
+          api: factory(deterministicKeys('poll', 'snapshot'), 'low'),
+          lockMs: Math.max(120_000, 2 * (config.reconcile.snapshotEveryMs ?? 0)),
+        }, now);
       }
+      if (wanted.size === 0) return { ran: false };
       return pollOnce({
-        redis: commands, prefix, ingest, log, world: worldAt(deps.world ? await deps.world.current() : null, null),
+        redis: commands, prefix, ingest, log, world,
         // Reads only, at priority low: polling yields the API budget to handler runs.
         api: () => factory(deterministicKeys('poll', 'poller'), 'low'),
         taskLookaheadMs: config.taskDueLookaheadMs,

@@ -14,8 +14,11 @@ import { changeKey, instant, type ChangeKeyEvent } from '../../events/change-key
  * | `message.sent` | an `outbound` message with `status: sent`, not a note, `created_at` in the window | same |
  * | `lead.created` | the lead's `created_at` is in the window | `GET /leads`, newest first, until before the window |
  * | `lead.won`, `lead.lost` | the lead's `outcome` is won / lost and it was created in the window (the record carries no time of the outcome) | same |
- * | `conversation.opened`, `conversation.assigned` | never: the record has no time of the move (a thread's status and assignee are only its current state) | |
- * | `contact.lifecycle_changed` | never: the event carries the previous stage, which no record keeps, and `updated_at` moves for any edit | |
+ *
+ * `lead.won` / `lead.lost` of older leads, `conversation.opened`,
+ * `conversation.assigned` and `contact.lifecycle_changed` have no time on
+ * the record: they come from the snapshot Switchyard keeps of those fields
+ * (src/sources/poll/snapshot.ts), not from here.
  */
 
 /** A closed-open span of time `[since, until)`, in ms since the epoch. */
@@ -34,6 +37,8 @@ export interface Inferred {
   readonly at: string | null;
   /** The record, as the API listed it: the event's `data`. */
   readonly data: Readonly<Record<string, unknown>>;
+  /** Inferred from the snapshot: the record was last seen in the state before the change at this time (ms). */
+  readonly afterMs?: number;
 }
 
 type Rec = Readonly<Record<string, unknown>>;

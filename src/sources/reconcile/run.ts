@@ -1,4 +1,5 @@
-import { CHANGE_KEY_EVENTS, type ChangeKeyEvent } from '../../events/change-key.js';
+import { CHANGE_KEY_EVENTS, reconcileDeliveryKey, SNAPSHOT_EVENTS, type ChangeKeyEvent } from '../../events/change-key.js';
+import type { SnapshotChange } from '../poll/snapshot-diff.js';
 import type { ChangeClaims } from '../../queue/change.js';
 import type { DeliverySink } from '../../queue/delivery.js';
 import type { Window } from './infer.js';
@@ -29,11 +30,28 @@ export interface ReconcileReport {
   durationMs: number;
   events: Partial<Record<ChangeKeyEvent, EventCounts>>;
   totals: Omit<EventCounts, 'examples'>;
+  /**
+   * Events asked for that only the snapshot recovers and whose records it does
+   * not track (no worker keeps it: no loaded handler subscribes to them, or
+   * SNAPSHOT_EVERY is off). `lead.won`/`lead.lost` of leads created in the
+   * window are still found from the listing.
+   */
+  untracked: ChangeKeyEvent[];
+}
+
+/** Where reconcile reads the changes its snapshot saw (src/sources/poll/snapshot.ts). */
+export interface SnapshotSource {
+  /** Refreshes the snapshot, then gives the changes seen in the window not known received, and the events it does not track. */
+  changes(window: Window, wanted: ReadonlySet<ChangeKeyEvent>): Promise<{ changes: SnapshotChange[]; untracked: ChangeKeyEvent[] }>;
+  /** Drops changes found received from the journal. */
+  forget(changes: readonly SnapshotChange[]): Promise<void>;
 }
 
 export interface ReconcileOptions {
   api: ReconcileApi;
-  claims: Pick<ChangeClaims, 'claimed'>;
+  claims: Pick<ChangeClaims, 'claimed'> & Partial<Pick<ChangeClaims, 'received'>>;
+  /** The snapshot of event fields: conversation.opened/assigned, contact.lifecycle_changed, lead outcomes. Absent: those are not inferred. */
+  snapshot?: SnapshotSource | null;
   /** Where synthesized deliveries go (the IngestStore); null: a dry run. */
   sink: Pick<DeliverySink, 'put'> | null;
   window: Window;
@@ -63,6 +81,34 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
   const events: Partial<Record<ChangeKeyEvent, EventCounts>> = {};
   for (const e of CHANGE_KEY_EVENTS) if (wanted.has(e)) events[e] = { found: 0, received: 0, enqueued: 0, pending: 0, examples: [] };
   const seen = new Set<string>();
+  const world = opts.world ?? null;
+  const tally = (c: EventCounts, outcome: 'received' | 'accepted' | 'duplicate' | 'spooled', id: string) => {
+    if (outcome === 'received') c.received++;
+    else if (outcome === 'duplicate') c.pending++;
+    else {
+      c.enqueued++;
+      if (c.examples.length < maxExamples) c.examples.push(id);
+    }
+  };
+  let untracked: ChangeKeyEvent[] = (SNAPSHOT_EVENTS as readonly ChangeKeyEvent[]).filter((e) => wanted.has(e));
+  if (opts.snapshot) {
+    // First the snapshot's changes: a lead won in the window is found there with the time its open state was last seen.
+    const snap = await opts.snapshot.changes(opts.window, wanted);
+    untracked = snap.untracked;
+    const changes = snap.changes.filter((c) => wanted.has(c.event));
+    for (const c of changes) seen.add(c.changeKey);
+    if (!opts.claims.received) throw new Error('reconcile with a snapshot needs claims.received');
+    const received = await opts.claims.received(changes.map((c) => ({ changeKey: c.changeKey, afterMs: c.afterMs, deliveryKey: reconcileDeliveryKey(c.changeKey, world, c.afterMs) })));
+    const receivedAt = new Date(now()).toISOString();
+    await Promise.all(changes.map(async (c, i) => {
+      const counts = events[c.event] as EventCounts;
+      counts.found++;
+      if (received[i]) return tally(counts, 'received', c.resourceId);
+      const inferred = { event: c.event, changeKey: c.changeKey, resourceId: c.resourceId, at: null, data: c.data, afterMs: c.afterMs };
+      tally(counts, opts.sink ? await opts.sink.put(synthesize(inferred, receivedAt, world)) : 'accepted', c.resourceId);
+    }));
+    await opts.snapshot.forget(changes.filter((_, i) => received[i]));
+  }
   for await (const batch of inferChanges(opts.api, opts.window, wanted)) {
     const fresh = batch.filter((e) => !seen.has(e.changeKey));
     if (fresh.length === 0) continue;
@@ -72,17 +118,8 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
     await Promise.all(fresh.map(async (e, i) => {
       const c = events[e.event] as EventCounts;
       c.found++;
-      if (claimed[i]) {
-        c.received++;
-        return;
-      }
-      const outcome = opts.sink ? await opts.sink.put(synthesize(e, receivedAt, opts.world ?? null)) : 'accepted';
-      if (outcome === 'duplicate') {
-        c.pending++;
-        return;
-      }
-      c.enqueued++;
-      if (c.examples.length < maxExamples) c.examples.push(e.resourceId);
+      if (claimed[i]) return tally(c, 'received', e.resourceId);
+      tally(c, opts.sink ? await opts.sink.put(synthesize(e, receivedAt, world)) : 'accepted', e.resourceId);
     }));
   }
   const totals = { found: 0, received: 0, enqueued: 0, pending: 0 };
@@ -100,6 +137,7 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
     durationMs: now() - started,
     events,
     totals,
+    untracked,
   };
 }
 
@@ -113,5 +151,6 @@ export function formatReport(r: ReconcileReport): string {
   const t = r.totals;
   return `reconcile ${r.since} → ${r.until}${r.dryRun ? ' (dry run: nothing enqueued)' : ''}\n` +
     `${[line(head), ...rows.map(line)].join('\n')}\n` +
-    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n`;
+    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n` +
+    (r.untracked.length ? `not tracked by the snapshot (no worker keeps it for them: a loaded handler subscribing, SNAPSHOT_EVERY on): ${r.untracked.join(', ')}\n` : '');
 }

@@ -8,6 +8,7 @@ import type { RedisClient } from '../../redis/connection.js';
 import type { TimedSource } from '../timers.js';
 import { reconcileClient } from './client.js';
 import { reconcile } from './run.js';
+import { snapshotSource } from '../poll/snapshot.js';
 
 /** The reconcile queue's one job scheduler. */
 export const RECONCILE_SCHEDULER_ID = 'reconcile-every';
@@ -58,8 +59,10 @@ export function reconcileTimer(deps: ReconcileTimerDeps): TimedSource {
     run: async () => {
       // Changes of the last moments may still be on their way as webhooks: leave them to the next tick.
       const until = Date.now() - Math.min(SETTLE_MS, everyMs);
+      const world = worldAt(deps.world ? await deps.world.current() : null, null);
+      const snapshot = snapshotSource({ redis: commands, prefix, world, api, log, claims, ttlMs: config.dedupeTtlMs, lockMs: 120_000 });
       const report = await reconcile({
-        api, claims, world: worldAt(deps.world ? await deps.world.current() : null, null), sink: ingest,
+        api, claims, snapshot, world, sink: ingest,
         window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls,
       });
       log.info({ reconcile: report }, `scheduled reconcile: ${report.totals.found} changes found, ${report.totals.received} already received, ${report.totals.enqueued} enqueued`);

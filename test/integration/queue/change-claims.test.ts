@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeClaims, changeClaimKey, CLOCK_SKEW_MS } from '../../../src/queue/change.js';
+import { AFTER_SKEW_MS, ChangeClaims, changeClaimKey, CLOCK_SKEW_MS } from '../../../src/queue/change.js';
+import { reconcileDeliveryKey } from '../../../src/events/change-key.js';
 import { fixedWorld, markWorld, newWorldName, readWorld, WorldMark } from '../../../src/queue/world.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
@@ -90,5 +91,42 @@ describe('change claims (real Redis)', () => {
     // A reconciled copy's claim of the previous version (its delivery key rc:…) is read as reconcile's.
     await redis.set(changeClaimKey(prefix, 'lead.won:6'), 'rc:lead.won:6', 'PX', HOUR);
     expect(await claims.claim('lead.won:6', webhook('evt_late_6', null))).toBe(false);
+  });
+
+  it('snapshot changes: a reconciled copy naming when the state before was seen takes over an older claim of the key, never a newer one', async () => {
+    const prefix = uniquePrefix('after');
+    const claims = new ChangeClaims(redis, prefix, 7 * 24 * HOUR);
+    const key = 'conversation.assigned:42:user:7';
+    // Assigned to 7 yesterday (received), then to 8, then to 7 again while webhooks were lost.
+    expect(await claims.claim(key, webhook('evt_yesterday', T - 24 * HOUR))).toBe(true);
+    const seenWith8 = T - HOUR;
+    const copy = reconcileDeliveryKey(key, null, seenWith8);
+    expect(await claims.received([{ changeKey: key, afterMs: seenWith8, deliveryKey: copy }])).toEqual([false]);
+    expect(await claims.claim(key, reconciled(copy, T))).toBe(true);
+    expect(await claims.received([{ changeKey: key, afterMs: seenWith8, deliveryKey: copy }])).toEqual([true]);
+    // The lost webhook arriving late (its event before reconcile saw it) runs nothing; a second copy of the same change neither.
+    expect(await claims.claim(key, webhook('evt_lost', T - HOUR / 2))).toBe(false);
+    expect(await claims.claim(key, reconciled(reconcileDeliveryKey(key, null, seenWith8 + 1), T + 1))).toBe(false);
+    // Assigned to 7 once more later: a real delivery after the copy's observation is a new change.
+    expect(await claims.claim(key, webhook('evt_tomorrow', T + 24 * HOUR))).toBe(true);
+
+    // A webhook's event time and the snapshot's time are both on the API's clock: within AFTER_SKEW_MS it is the same change.
+    const lead = 'lead.won:5';
+    expect(await claims.claim(lead, webhook('evt_won', T - AFTER_SKEW_MS / 2))).toBe(true);
+    expect(await claims.received([{ changeKey: lead, afterMs: T, deliveryKey: reconcileDeliveryKey(lead, null, T) }])).toEqual([true]);
+    expect(await claims.claim(lead, reconciled(reconcileDeliveryKey(lead, null, T), T + HOUR))).toBe(false);
+    // Won 30 s before the snapshot saw it open again: an earlier win (reopened since), so a new one now.
+    const lead6 = 'lead.won:6';
+    expect(await claims.claim(lead6, webhook('evt_won_6', T - 30_000))).toBe(true);
+    expect(await claims.received([{ changeKey: lead6, afterMs: T, deliveryKey: reconcileDeliveryKey(lead6, null, T) }])).toEqual([false]);
+    expect(await claims.claim(lead6, reconciled(reconcileDeliveryKey(lead6, null, T), T + 60_000))).toBe(true);
+    // A copy's claim is timed by our clock: against it the full CLOCK_SKEW_MS applies.
+    const lead7 = 'lead.won:7';
+    expect(await claims.claim(lead7, reconciled('rc:lead.won:7', T - CLOCK_SKEW_MS / 2))).toBe(true);
+    expect(await claims.received([{ changeKey: lead7, afterMs: T, deliveryKey: reconcileDeliveryKey(lead7, null, T) }])).toEqual([true]);
+    // A claim of unknown time counts as received (nothing to tell it was earlier).
+    await redis.set(changeClaimKey(prefix, 'conversation.opened:9'), 'evt_untimed', 'PX', HOUR);
+    expect(await claims.received([{ changeKey: 'conversation.opened:9', afterMs: T, deliveryKey: 'rc:x~1' }, { changeKey: 'conversation.opened:10', afterMs: T, deliveryKey: 'rc:y~1' }])).toEqual([true, false]);
+    expect(await claims.claim('conversation.opened:9', reconciled(reconcileDeliveryKey('conversation.opened:9', null, T), T))).toBe(false);
   });
 });

@@ -20,9 +20,9 @@ describe('switchyard reconcile: arguments (checked before anything is reached)',
     await expect(run('--since', '1h', '--until', 'soon')).rejects.toThrow(/--until: expected an age/);
   });
 
-  it('--events: unknown names and events that cannot be inferred are refused, naming what can', async () => {
+  it('--events: unknown names and events that are no webhooks are refused, naming what can be reconciled', async () => {
     await expect(run('--since', '1h', '--events', 'message.recieved')).rejects.toThrow(/unknown event "message.recieved"; did you mean "message.received"/);
-    await expect(run('--since', '1h', '--events', 'message.received,conversation.assigned')).rejects.toThrow(/conversation.assigned cannot be inferred .* inferable: message.received/);
+    await expect(run('--since', '1h', '--events', 'message.received,order.created')).rejects.toThrow(/order.created cannot be reconciled: not a webhook .* inferable: message.received.*conversation.assigned, contact.lifecycle_changed/);
   });
 
   it('a window reaching past DEDUPE_TTL is refused: changes received before then would run again', async () => {
@@ -38,6 +38,6 @@ describe('switchyard reconcile: arguments (checked before anything is reached)',
   it('--help', async () => {
     const io = memoryIo({});
     expect(await reconcileCommand.run(['--help'], io)).toBe(0);
-    expect(io.out()).toMatch(/Not inferable/);
+    expect(io.out()).toMatch(/From the snapshot the workers keep .*\n.*\nconversation.opened, conversation.assigned, contact.lifecycle_changed/);
   });
 });

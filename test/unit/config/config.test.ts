@@ -83,6 +83,17 @@ describe('loadConfig', () => {
     expect(c.maxBodyBytes).toBe(2 * 1024 * 1024);
   });
 
+  it('SNAPSHOT_EVERY: 5m by default, off turns it off, a duration under a second or unreadable is refused saying so', () => {
+    expect(loadConfig({}).reconcile.snapshotEveryMs).toBe(300_000);
+    expect(loadConfig({ SNAPSHOT_EVERY: '30s' }).reconcile.snapshotEveryMs).toBe(30_000);
+    expect(loadConfig({ SNAPSHOT_EVERY: 'off' }).reconcile.snapshotEveryMs).toBeUndefined();
+    for (const bad of ['500ms', 'often']) {
+      expect(problemsOf({ SNAPSHOT_EVERY: bad }, false)).toEqual([
+        { variable: 'SNAPSHOT_EVERY', problem: `expected a duration of at least 1s such as 5m, or off (default 5m), got "${bad}"` },
+      ]);
+    }
+  });
+
   it('never puts a secret value in an error message', () => {
     const err = (() => { try { loadConfig({ WEBHOOK_SECRETS: 'sup3rsecret', ADMIN_USER: 'u', PORT: 'x' }); } catch (e) { return e as Error; } })();
     expect(err?.message).not.toContain('sup3rsecret');

@@ -67,6 +67,41 @@ describe('reconcile against an in-process sandbox', () => {
   });
 });
 
+describe('reconcile with the snapshot\'s changes', () => {
+  it('enqueues a snapshot change not received under a key naming its state-before time, forgets received ones, and names untracked events', async () => {
+    const sandbox = createSandbox({ burst: 1000 });
+    const api = sandboxClient(sandbox);
+    const stored = new Map<string, StoredDelivery>();
+    const forgotten: string[] = [];
+    const change = (id: number, afterMs: number) => ({
+      event: 'conversation.assigned' as const, changeKey: `conversation.assigned:${id}:user:7`, resourceId: String(id), afterMs, observedMs: 2_000,
+      data: { id, contact_id: 1, status: 'open', assignee: { type: 'user', id: 7 } },
+    });
+    const snapshot = {
+      changes: async () => ({ changes: [change(1, 1_000), change(2, 1_000)], untracked: ['contact.lifecycle_changed' as const] }),
+      forget: async (cs: readonly { changeKey: string }[]) => { forgotten.push(...cs.map((c) => c.changeKey)); },
+    };
+    const claims = {
+      claimed: async (keys: readonly string[]) => keys.map(() => false),
+      received: async (cs: readonly { changeKey: string; afterMs: number | null; deliveryKey: string }[]) => cs.map((c) => c.changeKey.includes(':2:')),
+    };
+    const sink = { put: async (d: StoredDelivery) => (stored.has(d.key) ? 'duplicate' as const : (stored.set(d.key, d), 'accepted' as const)) };
+    const window = { since: 0, until: Date.now() + 1 };
+    const events = ['conversation.assigned', 'contact.lifecycle_changed'] as const;
+    const report = await reconcile({ api, claims, sink, snapshot, window, events: [...events], world: 'w' });
+    expect(report.events['conversation.assigned']).toMatchObject({ found: 2, received: 1, enqueued: 1, pending: 0, examples: ['1'] });
+    expect(report.untracked).toEqual(['contact.lifecycle_changed']);
+    expect([...stored.keys()]).toEqual(['rc:@w:conversation.assigned:1:user:7~1000']);
+    const body = JSON.parse(String([...stored.values()][0]?.body)) as Record<string, unknown>;
+    expect(body).toMatchObject({ event: 'conversation.assigned', data: { id: 1, assignee: { type: 'user', id: 7 } } });
+    expect(body).not.toHaveProperty('created_at');
+    expect(forgotten).toEqual(['conversation.assigned:2:user:7']);
+    expect(formatReport(report)).toMatch(/not tracked by the snapshot .*: contact.lifecycle_changed/);
+    // A second run before fan-out: the same key, an ingest duplicate (pending).
+    expect((await reconcile({ api, claims, sink, snapshot, window, events: [...events], world: 'w' })).events['conversation.assigned']).toMatchObject({ enqueued: 0, pending: 1 });
+  });
+});
+
 describe('budgetedLimiter', () => {
   const permit = (log: string[], name: string): Permit => ({ waitedMs: 1, acquiredAtMs: 0, done: async () => { log.push(`${name} done`); } });
 
