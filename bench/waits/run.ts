@@ -137,11 +137,14 @@ function conversationBody(event: string, conv: number): string {
   } });
 }
 
+/** Message ids are unique: the worker's change claims take two deliveries of one message id as one change (the second runs no handler). */
+let messageId = 0;
+
 function messageBody(event: 'message.received' | 'message.sent', conv: number): string {
   const at = Date.now();
   const inbound = event === 'message.received';
   return JSON.stringify({ id: newId(), event, created_at: iso(at), data: {
-    id: Math.floor(Math.random() * 1e9), conversation_id: conv, type: 'message', direction: inbound ? 'inbound' : 'outbound',
+    id: 70_000_000 + ++messageId, conversation_id: conv, type: 'message', direction: inbound ? 'inbound' : 'outbound',
     sender_type: inbound ? 'contact' : 'user', user_id: inbound ? null : 21,
     body: 'Hi! Is my order #1043 out for delivery yet? It was supposed to arrive on Tuesday and I have not heard back.', content_type: 'text', status: null, created_at: iso(at),
   } });
@@ -270,13 +273,17 @@ async function fill(a: Side): Promise<FillResult> {
   };
 }
 
-interface UnrelatedRow { round: number; position: number; case: 'pending' | 'none'; pendingRuns: number; ms: number; perSec: number; workerCpuUs: number; redisCpuUs: number }
+interface UnrelatedRow { round: number; position: number; case: 'pending' | 'none'; pendingRuns: number; ms: number; perSec: number; workerCpuUs: number; redisCpuUs: number; forks: number }
+
+/** Forks of a redis-server so far (an AOF rewrite forks; its child's CPU is not in the server's own). */
+const forks = async (r: Redis) => Number(/total_forks:(\d+)/.exec(await r.info('stats'))?.[1]);
 
 async function unrelatedCase(s: Side, round: number, position: number, label: UnrelatedRow['case']): Promise<UnrelatedRow> {
   await stopPump(s);
   await fillInbox(s.r, function* () { for (let i = 0; i < UNRELATED; i++) yield messageBody('message.sent', 9_000_000 + i); });
   await sleep(500);
   S.noop = 0;
+  const forks0 = await forks(s.r);
   const cpu0 = selfCpuSeconds();
   const rcpu0 = cpuSeconds(s.redis.child.pid);
   const t0 = performance.now();
@@ -286,6 +293,7 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
   const row: UnrelatedRow = {
     round, position, case: label, pendingRuns: await parkedCount(s.r), ms: Math.round(ms), perSec: Math.round(UNRELATED / (ms / 1000)),
     workerCpuUs: Math.round(((selfCpuSeconds() - cpu0) * 1e6) / UNRELATED), redisCpuUs: Math.round(((cpuSeconds(s.redis.child.pid) - rcpu0) * 1e6) / UNRELATED),
+    forks: (await forks(s.r)) - forks0,
   };
   await stopPump(s);
   return row;
@@ -504,8 +512,8 @@ function markdown(s: Record<string, unknown>): string {
   if (u) lines.push(`| 4. unrelated deliveries/s, pending ÷ none | median ${u.medianPending} vs ${u.medianNone}/s = ${u.ratioOfMedians}× (rounds ${u.ratioByRound.join(', ')}) | ≥ 0.9× | ${verdict(u.ratioOfMedians >= 0.9)} |`);
   if (f) lines.push('', `Fill: ${f.runs} runs parked in ${f.seconds} s (${f.parkRate}/s), ${f.workerCpuUsPerRun} µs worker CPU + ${f.redisCpuUsPerRun} µs Redis CPU per run (fan-out + first run + park).`);
   if (u) {
-    lines.push('', '| round | pos | case | pending runs | ms | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery |', '|---|---|---|---|---|---|---|---|');
-    for (const x of u.rows) lines.push(`| ${x.round} | ${x.position} | ${x.case} | ${x.pendingRuns} | ${x.ms} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} |`);
+    lines.push('', '| round | pos | case | pending runs | ms | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery | redis forks (AOF rewrite) |', '|---|---|---|---|---|---|---|---|---|');
+    for (const x of u.rows) lines.push(`| ${x.round} | ${x.position} | ${x.case} | ${x.pendingRuns} | ${x.ms} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} | ${x.forks} |`);
   }
   return lines.join('\n');
 }
