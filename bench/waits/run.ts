@@ -31,7 +31,7 @@
 //              own BullMQ jobs (the job hash and its `delayed` member): bytes per run.
 //
 // Knobs: WAITS=50000 SLEEPS=50000 UNRELATED=5000 ROUNDS=3 WARMUP=1 LATE=10000 LATE_SPREAD=10 EVENTS=200
-//        EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
+//        LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
 //        RESULTS=<file.json>
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -318,7 +318,7 @@ async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   startPump(a);
   const parked0 = await parkedCount(a.r);
   // Far enough ahead that every one of them is parked before the first is due (phase 1's rate, halved, + 3 s).
-  const leadMs = Math.round((LATE / Math.max(50, parkRate)) * 2000) + 3000;
+  const leadMs = env.LATE_LEAD ? Number(env.LATE_LEAD) * 1000 : Math.round((LATE / Math.max(50, parkRate)) * 2000) + 3000;
   const base = Date.now() + leadMs;
   for (let i = 0; i < LATE; i++) S.dueOf.set(LATE_CONV + i, base + Math.floor((i * LATE_SPREAD_MS) / LATE));
   log(`lateness: ${LATE} sleeps due from +${leadMs} ms over ${LATE_SPREAD_MS} ms`);
