@@ -1,0 +1,20 @@
+/** A step and a write, a sleep (WFF_SLEEP_MS, default 2 s), then one write: the write after the sleep must happen once per run. */
+import { defineHandler } from 'switchyard';
+import { mark, noteConv } from './mark.js';
+
+export default defineHandler({
+  id: 'wff-sleeper',
+  on: ['conversation.opened'],
+  abilities: ['conversations:write'],
+  async handle(event, ctx) {
+    const id = event.id;
+    const conv = noteConv(event.data.id);
+    await ctx.step('before', async () => { mark({ h: 'sleeper', at: 'step', id }); return 1; });
+    await ctx.api.notes.create(conv, { body: `before ${id}` });
+    mark({ h: 'sleeper', at: 'pre', id });
+    await ctx.sleep('nap', Number(process.env['WFF_SLEEP_MS'] ?? 2000));
+    mark({ h: 'sleeper', at: 'woke', id });
+    await ctx.api.notes.create(conv, { body: `after ${id}` });
+    mark({ h: 'sleeper', at: 'done', id });
+  },
+});
