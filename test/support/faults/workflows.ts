@@ -34,7 +34,7 @@ export class MarkLog {
   readonly file = join(this.dir, 'marks.jsonl');
 
   all(): Mark[] {
-    let text = '';
+    let text: string;
     try { text = readFileSync(this.file, 'utf8'); } catch { return []; }
     // A SIGKILL cannot tear an appendFileSync of one short line, but keep parsing robust anyway.
     return text.split('\n').filter((l) => l.trim() !== '').flatMap((l) => { try { return [JSON.parse(l) as Mark]; } catch { return []; } });
