@@ -108,6 +108,8 @@ export class WfRedis {
     this.redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
     this.redis.on('error', () => undefined);
     this.queues = openHandlerQueues(this.redis, prefix);
+    // Redis may be away on purpose (a restart scenario): no unhandled 'error' noise.
+    for (const q of handlerQueueList(this.queues)) q.on('error', () => undefined);
   }
 
   async parked(): Promise<ParkedRun[]> {

@@ -14,7 +14,8 @@ export default defineHandler({
     await ctx.api.notes.create(conv, { body: `before ${id}` });
     mark({ h: 'cancel', at: 'pre', id });
     await ctx.sleep('long', Number(process.env['WFF_CANCEL_SLEEP_MS'] ?? 3000));
-    mark({ h: 'cancel', at: 'woke', id });
+    // In a step: exactly once per run (plain code after the sleep may run again, e.g. when the job's lock lapsed).
+    await ctx.step('woke', async () => { mark({ h: 'cancel', at: 'woke', id }); return 1; });
     await ctx.api.notes.create(conv, { body: `after ${id}` });
     mark({ h: 'cancel', at: 'done', id });
   },

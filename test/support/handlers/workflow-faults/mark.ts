@@ -2,6 +2,8 @@
  * Where the workflow fault fixtures record what ran: one JSON line per point
  * reached, appended synchronously to the file named by WFF_LOG (so a line
  * written before a SIGKILL is there after it), with the writing process's pid.
+ * `step` and `woke` are marked inside ctx.step (exactly once per run by
+ * contract); `pre` and `done` are plain code (once per attempt that reaches them).
  * Without WFF_LOG (in-process tests), `globalThis.__syWff` collects them.
  */
 import { appendFileSync } from 'node:fs';

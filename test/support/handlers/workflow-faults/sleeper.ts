@@ -13,7 +13,8 @@ export default defineHandler({
     await ctx.api.notes.create(conv, { body: `before ${id}` });
     mark({ h: 'sleeper', at: 'pre', id });
     await ctx.sleep('nap', Number(process.env['WFF_SLEEP_MS'] ?? 2000));
-    mark({ h: 'sleeper', at: 'woke', id });
+    // In a step: exactly once per run (plain code after the sleep may run again, e.g. when the job's lock lapsed).
+    await ctx.step('woke', async () => { mark({ h: 'sleeper', at: 'woke', id }); return 1; });
     await ctx.api.notes.create(conv, { body: `after ${id}` });
     mark({ h: 'sleeper', at: 'done', id });
   },
