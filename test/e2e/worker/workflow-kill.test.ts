@@ -143,7 +143,9 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
   }, 60_000);
 
   it('cancelOn: a cancelling event sent while the worker is dead cancels the sleeping run exactly once, with no write after the sleep', async () => {
-    const SLEEP = 4_000;
+    // Long enough that the new worker is up well before the sleep is due (a backlog still unprocessed at the due
+    // time is the ENGINE BUG below).
+    const SLEEP = 12_000;
     const { rig: r, log: l, wf: w, url } = await setUp('wfkill-cancel');
     const workers: CliProcess[] = [];
     workers.push(await worker(r, l, { WFF_CANCEL_SLEEP_MS: String(SLEEP) }));
@@ -157,6 +159,7 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
     await post(url, stop.body);
     await sleep(200);
     workers.push(await worker(r, l, { WFF_CANCEL_SLEEP_MS: String(SLEEP) }));
+    expect(Date.now()).toBeLessThan(parkedAt + SLEEP - 2_000);
 
     const cancelledBy = async (id: string) => ((await w.job(id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
     await waitFor(async () => (await cancelledBy(dead.id)) !== undefined, 15_000, 50);
@@ -177,7 +180,15 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
 });
 
 /**
- * ENGINE BUG (reported, not fixed here): a delivery the receiver accepted (202) while a run
+ * ENGINE BUG (reported, not fixed here), two forms of one gap: the processor decides that a
+ * sleep or wait is over at its due time without looking at deliveries received before that
+ * time and not fanned out yet.
+ *
+ * (a) Backlog: a cancel accepted (202) while no worker runs waits in the inbox; when the worker
+ * comes back after the sleep fell due, the delayed run resumes before the pump and fan-out get
+ * to the cancel, and the run makes its write after the sleep (reproduced 2 of 2 runs).
+ *
+ * (b) A delivery the receiver accepted (202) while a run
  * slept or waited, but that sat in the ingest pump's in-flight list of the worker process when
  * that process was SIGKILLed, reaches fan-out only once another pump recovers the list (its
  * heartbeat lapses: 15–20 s). A sleep or wait that is due in between ends as if the event had
@@ -203,6 +214,36 @@ describe('ENGINE BUG: an event accepted before the due time but stuck in a kille
     log?.remove();
     rig = undefined; log = undefined; wf = undefined;
   });
+
+  it('ENGINE BUG: a cancel accepted while no worker runs does not cancel a run whose sleep fell due meanwhile: on restart the run resumes before the cancel is fanned out', async () => {
+    const SLEEP = 2_000;
+    const prefix = uniquePrefix('wfbug-backlog');
+    rig = await createRig({ prefix, redisUrl: testRedisUrl() });
+    log = new MarkLog();
+    wf = new WfRedis(testRedisUrl(), prefix);
+    const r = rig; const l = log; const w = wf;
+    const { url } = await r.startReceiver();
+    const env = wffEnv(r, l, { WFF_CANCEL_SLEEP_MS: String(SLEEP) });
+    const first = r.startWorker(env);
+    await first.waitFor(/worker started/, 20_000);
+    const run = trigger('cancel', 94_101);
+    await post(url, run.body);
+    await waitFor(async () => (await w.parked()).some((p) => p.deliveryKey === run.id), 15_000, 50);
+    const parkedAt = Date.now();
+    expect(await first.stop('SIGKILL')).toBeNull();
+    // Accepted (202) while the run sleeps and no worker runs: it waits in the inbox.
+    const stop = reply(94_101, 'stop');
+    await post(url, stop.body);
+    expect(Date.now()).toBeLessThan(parkedAt + SLEEP);
+    await sleep(Math.max(0, parkedAt + SLEEP + 500 - Date.now()));
+    // The worker comes back after the due time: the due run and the backlog's cancel race, and the run wins.
+    const second = r.startWorker(env);
+    await second.waitFor(/worker started/, 20_000);
+    await waitFor(async () => (await w.state(run.id, 'cancel')) === 'completed', 20_000, 50);
+    await sleep(500);
+    const result = (await w.job(run.id, 'cancel'))?.returnvalue as { cancelled?: string } | undefined;
+    expect({ cancelledBy: result?.cancelled, after: freshWrites(r, `after ${run.id}`) }).toEqual({ cancelledBy: stop.id, after: 0 });
+  }, 60_000);
 
   for (const kind of ['cancel', 'waiter'] as const) {
     it(`ENGINE BUG: ${kind === 'cancel' ? 'cancelOn: the run is not cancelled and makes its write after the sleep' : 'waitForEvent returns null (timeout) instead of the reply'}`, async () => {
