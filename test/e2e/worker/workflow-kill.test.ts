@@ -100,6 +100,49 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
     }, 60_000);
   }
 
+  it('sleep: killed right after its write after the sleep (before the run is recorded done): the rerun sends that write again under the same Idempotency-Key, answered as a replay', async () => {
+    const { rig: r, log: l, wf: w, url } = await setUp('wfkill-afterwrite');
+    const first = await worker(r, l, { WFF_SLEEP_MS: '1500', WFF_LINGER_MS: '60000' });
+    const run = trigger('sleeper', 91_500);
+    await post(url, run.body);
+    await waitFor(() => freshWrites(r, `after ${run.id}`) === 1, 15_000, 50);
+    expect(await first.stop('SIGKILL')).toBeNull();
+    await worker(r, l, { WFF_SLEEP_MS: '1500' });
+    // Its lock lapses (2 s), the stalled job runs again.
+    await waitFor(() => l.count(run.id, 'done') >= 1, 20_000, 50);
+    await sleep(1_000);
+    const after = noteWrites(r).calls.get(`after ${run.id}`);
+    expect({ calls: after?.n, keys: after?.keys.size, fresh: freshWrites(r, `after ${run.id}`), before: freshWrites(r, `before ${run.id}`) }).toEqual({ calls: 2, keys: 1, fresh: 1, before: 1 });
+    const replays = r.collector.entries().filter((e) => (e.body as { body?: string } | null)?.body === `after ${run.id}`).map((e) => [e.status, e.replay]);
+    expect(replays).toEqual([[201, false], [201, true]]);
+    // Its steps ran once (the `woke` step was recorded before the kill).
+    expect({ step: l.count(run.id, 'step'), woke: l.count(run.id, 'woke'), done: l.count(run.id, 'done') }).toEqual({ step: 1, woke: 1, done: 1 });
+    expect(await w.state(run.id, 'sleeper')).toBe('completed');
+    expect(await w.failed()).toBe(0);
+  }, 60_000);
+
+  it('waitForEvent: its timeout passes while no worker runs: after the restart it returns null once and writes once', async () => {
+    const { rig: r, log: l, wf: w, url } = await setUp('wfkill-timeout');
+    const first = await worker(r, l, { WFF_WAIT_TIMEOUT: '2s' });
+    const run = trigger('waiter', 92_500);
+    await post(url, run.body);
+    await waitFor(async () => (await w.parked()).some((p) => p.deliveryKey === run.id), 15_000, 50);
+    const parkedAt = Date.now();
+    expect(await first.stop('SIGKILL')).toBeNull();
+    await sleep(2_500);
+    await worker(r, l, { WFF_WAIT_TIMEOUT: '2s' });
+    await waitFor(() => l.count(run.id, 'done') >= 1, 15_000, 50);
+    // A reply after the timeout changes nothing.
+    await post(url, reply(92_500, 'too late').body);
+    await sleep(1_500);
+    expectOnce(r, l, [run.id]);
+    expect(l.of(run.id, 'woke').map((m) => m.got)).toEqual(['timeout']);
+    expect((l.of(run.id, 'woke')[0] as { t: number }).t - parkedAt).toBeGreaterThanOrEqual(2_000);
+    expect(await w.state(run.id, 'waiter')).toBe('completed');
+    expect(await w.parked()).toEqual([]);
+    expect(await w.failed()).toBe(0);
+  }, 60_000);
+
   it('waitForEvent: killed mid-wait; replies sent while no worker runs and after the restart wake exactly their runs, once', async () => {
     const { rig: r, log: l, wf: w, url } = await setUp('wfkill-wait');
     const first = await worker(r, l, { WFF_WAIT_TIMEOUT: '60s' });
