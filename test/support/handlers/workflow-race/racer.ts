@@ -22,13 +22,13 @@ export default defineHandler({
   on: ['conversation.created'],
   abilities: ['conversations:write'],
   async handle(event, ctx) {
-    const id = event.id;
+    const id = event.id ?? ctx.delivery.key;
     await ctx.step('before', async () => { tally(id).step++; return 1; });
     tally(id).attempt++;
     tally(id).times.push(Date.now());
-    await g.__syWfrHook?.(event);
+    await g.__syWfrHook?.({ id, data: { id: event.data.id } });
     const reply = await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: '1h' });
-    const got = reply ? reply.id : 'timeout';
+    const got = reply ? (reply.id ?? 'no id') : 'timeout';
     tally(id).woke++;
     tally(id).times.push(Date.now());
     await ctx.api.notes.create(g.__syWfrConv ?? 1, { body: `after ${id} ${got}` });
