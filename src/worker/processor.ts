@@ -200,9 +200,13 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const decision = decide(outcome);
     if (durable && dd && durable.durable) {
       // A run that parked before: keep what this attempt added (its writes, outcomes) and take it off the
-      // list of parked runs; once it is over for good its waits are forgotten (the record stays for dlq retry).
+      // list of parked runs (the record stays for dlq retry).
       await dd.records.save(durable.scope, durable.fresh, durable.keepFor(now()), null);
-      if (decision.kind === 'completed' || decision.kind === 'dead') await dd.waits.forget([...durable.waitIds, ...cancels]);
+    }
+    // Once a run is over for good its waits are forgotten, also those of a run that never parked (a wait
+    // answered at its registration from the lookback keeps its state, event body included, until forgotten).
+    if (durable && dd && (decision.kind === 'completed' || decision.kind === 'dead') && (durable.durable || durable.waitIds.size > 0)) {
+      await dd.waits.forget([...durable.waitIds, ...cancels]);
     }
     // What the run means for its key's line and its burst.
     if (flow && order) {

@@ -3,8 +3,8 @@ import { defineHandler } from 'switchyard';
 
 export default defineHandler({
   id: 'wfr-watch',
-  on: ['lead.lost'],
-  cancelOn: [{ event: 'message.received', match: 'contact' }],
+  on: ['conversation.closed'],
+  cancelOn: [{ event: 'message.received', match: 'conversation' }],
   async handle(_event, ctx) {
     await ctx.sleep('never', '1h');
   },
