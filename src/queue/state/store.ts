@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
  * replace.
  */
 
-const SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['stateWrite']);
+export const STATE_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['stateWrite']);
+const SCRIPTS = STATE_SCRIPTS;
 
 /** A JSON value: what `ctx.state` keeps. */
 export type StateValue = null | boolean | number | string | readonly StateValue[] | { readonly [k: string]: StateValue };

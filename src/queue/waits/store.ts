@@ -17,7 +17,8 @@ import type { RedisClient } from '../../redis/connection.js';
  * between loses no wake-up.
  */
 
-const SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitExpire', 'waitSettle', 'waitForget']);
+export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitExpire', 'waitSettle', 'waitForget']);
+const SCRIPTS = WAIT_SCRIPTS;
 
 /** `cancelled`: a run's cancelOn entry that a matching event answered. */
 export type WaitStatus = 'pending' | 'matched' | 'timeout' | 'slept' | 'cancelled';

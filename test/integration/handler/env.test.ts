@@ -33,7 +33,7 @@ interface Seen { settings: Record<string, unknown>; keys: string[]; api: string[
 function expectSettingsOnly(body: string, secretValues: string[]): void {
   const seen = JSON.parse(body) as Seen;
   expect(seen.settings).toEqual({ ENV_PROBE_SETTING: 'probe-value', ENV_PROBE_COUNT: 3 });
-  expect(seen.keys).toEqual(['api', 'debounced', 'delivery', 'log', 'settings', 'signal', 'step']);
+  expect(seen.keys).toEqual(['api', 'debounced', 'delivery', 'log', 'settings', 'signal', 'sleep', 'sleepUntil', 'state', 'step', 'waitForEvent']);
   expect(seen.api).toContain('contacts');
   expect(seen.api).not.toContain('rateLimiter');
   for (const value of secretValues) expect(body).not.toContain(value);

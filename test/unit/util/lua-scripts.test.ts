@@ -6,10 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITER_SCRIPTS } from '../../../src/api/rate-limiter-lua.js';
 import { HISTORY_SCRIPTS } from '../../../src/history/scripts.js';
 import { QUEUE_SCRIPTS } from '../../../src/queue/scripts.js';
+import { STATE_SCRIPTS } from '../../../src/queue/state/store.js';
+import { WAIT_SCRIPTS } from '../../../src/queue/waits/store.js';
 import { LUA_FILE_NAME, LuaScriptError, LuaScripts, parseLuaFileName } from '../../../src/util/lua.js';
 
 const SRC = fileURLToPath(new URL('../../../src', import.meta.url));
-const REGISTERED = [...LIMITER_SCRIPTS.scripts.values(), ...QUEUE_SCRIPTS.scripts.values(), ...HISTORY_SCRIPTS.scripts.values()];
+const REGISTERED = [
+  ...LIMITER_SCRIPTS.scripts.values(), ...QUEUE_SCRIPTS.scripts.values(), ...HISTORY_SCRIPTS.scripts.values(),
+  ...WAIT_SCRIPTS.scripts.values(), ...STATE_SCRIPTS.scripts.values(),
+];
 
 describe('Lua script files', () => {
   const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.lua')).map((f) => join(SRC, f));
