@@ -6,7 +6,7 @@ import type { QueuedJob } from '../../../src/queue/order.js';
 import { dispatch, type FanOutPorts } from '../../../src/worker/dispatcher.js';
 import { eventBody } from '../../support/events.js';
 
-const handler = defineHandler({ id: 'note', on: ['message.received', 'conversation.opened'], priority: 'high', handle: async () => {} });
+const handler = defineHandler({ id: 'note', on: ['message.received', 'conversation.opened', 'conversation.assigned'], priority: 'high', handle: async () => {} });
 const message = { id: 9, conversation_id: 2, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: '2025-03-04T10:00:00Z' };
 
 function delivery(key: string, event: string, data: unknown, source?: 'reconcile'): StoredDelivery {
@@ -58,8 +58,9 @@ describe('dispatch: change-level dedupe', () => {
   it('an event without a change key is dispatched without a claim', async () => {
     const p = ports();
     const conv = { id: 2, contact_id: 1, channel: { id: 1, name: 'WA', type: 'whatsapp' }, status: 'open', subject: null, assignee: null, last_message_at: '2025-03-04T10:00:00Z', closed_at: null, created_at: '2025-03-04T09:00:00Z' };
-    await dispatch(delivery('evt_a', 'conversation.opened', conv), [handler], p);
-    await dispatch(delivery('evt_b', 'conversation.opened', conv), [handler], p);
+    // An assignment to nobody (assignee null) names no change: nothing to claim.
+    await dispatch(delivery('evt_a', 'conversation.assigned', conv), [handler], p);
+    await dispatch(delivery('evt_b', 'conversation.assigned', conv), [handler], p);
     expect(p.claims.size).toBe(0);
     expect(p.jobs).toHaveLength(2);
   });
