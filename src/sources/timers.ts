@@ -67,7 +67,11 @@ export interface Timers {
   close(): Promise<void>;
 }
 
-const SYNC_LOCK_MS = 30_000;
+/**
+ * How long the sync lock lives. A sync is a handful of commands (milliseconds); a process killed while
+ * holding it holds back the next worker's start by at most this long (the lock is not renewed).
+ */
+export const SYNC_LOCK_MS = 5_000;
 
 /**
  * The one timer wiring of a worker process. Every timed source is a set of

@@ -45,7 +45,7 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
     const live: CliProcess[] = [];
     const killed: number[] = [];
     const spawn = () => { const p = r.startWorker(env); live.push(p); return p; };
-    await Promise.all([spawn(), spawn()].map((p) => p.waitFor(/worker started/, 20_000)));
+    await Promise.all([spawn(), spawn()].map((p) => p.waitFor(/worker started/, 30_000)));
 
     const sleepers = Array.from({ length: 30 }, (_, i) => trigger('sleeper', 99_000 + i));
     const waiters = Array.from({ length: 30 }, (_, i) => trigger('waiter', 99_100 + i));
@@ -84,7 +84,7 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
     })();
     await Promise.all([chaos, traffic]);
     expect(chaosOver).toBe(true);
-    await Promise.all(live.map((p) => p.waitFor(/worker started/, 20_000)));
+    await Promise.all(live.map((p) => p.waitFor(/worker started/, 30_000)));
 
     const cancelledBy = async (id: string) => ((await w.job(id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
     // Orphaned jobs come back once their lock lapses; a killed pump's deliveries once its heartbeat does (~20 s).

@@ -6,7 +6,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTimers, type TimedSource, type Timer } from '../../../src/sources/timers.js';
+import { startTimers, SYNC_LOCK_MS, type TimedSource, type Timer } from '../../../src/sources/timers.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
 
@@ -51,6 +51,18 @@ describe('startTimers', () => {
     expect(lines.some((l) => l.includes('a updated'))).toBe(true);
     expect(await schedulers(prefix, 'a')).toEqual([['a2', 30_000]]);
     expect(await schedulers(prefix, 'b')).toEqual([]);
+  });
+
+  it('a sync lock left by a process killed mid-sync lapses within seconds: the next worker then syncs', async () => {
+    const prefix = uniquePrefix('timers-stale');
+    // A worker SIGKILLed between taking the lock and releasing it: nobody will delete it.
+    await redis.set(`${prefix}:sources:sync`, 'killed-holder', 'PX', SYNC_LOCK_MS);
+    expect(SYNC_LOCK_MS).toBeLessThanOrEqual(5_000);
+    const timers = await startTimers({ redisUrl: testRedisUrl(), commands: redis, prefix, log: memoryLogger().log, workerOptions: {}, sources: [source('a', [timer('a1', 60_000)])] });
+    await timers.close();
+    expect(await schedulers(prefix, 'a')).toEqual([['a1', 60_000]]);
+    // Its own lock released, the stale one long gone.
+    expect(await redis.exists(`${prefix}:sources:sync`)).toBe(0);
   });
 
   it('runs each tick’s job in the source’s worker', async () => {
