@@ -33,7 +33,7 @@
 // and, with history on, Redis bytes per delivery of the history keys (UNLINKed and used_memory compared);
 // per round, the ratios of deliveries/s (on ÷ off, off ÷ plain, on ÷ plain, …) and medians per case.
 //
-// Knobs: COMMANDSTATS=1 (log the Redis commands per delivery of each case), DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,off-events,on-events,plain,plain+pump RESULTS=<file.json>
+// Knobs: COMMANDSTATS=1 (log the Redis commands per delivery of each case), CLIENTCMDS=1 (log the commands this process sends per delivery), DELIVERIES=5000 ROUNDS=3 CONCURRENCY=10 CASES=off,on,off-events,on-events,plain,plain+pump RESULTS=<file.json>
 //        WARMUP=1: untimed rounds before the ROUNDS (every case once; logged, not kept).
 //        WINDOWS=<file.json>: the timed spans (process.hrtime, µs) and their CPU µs per case, for top-self-windows.mjs
 //        with `node --cpu-prof` (the profile's sample clock is the same monotonic clock).
@@ -60,6 +60,7 @@ import { startWorker } from '../../src/runtime/worker.js';
 import { workerOptions } from '../../src/runtime/worker-options.js';
 import { HandlerSet, handlerSnapshot } from '../../src/handler/set.js';
 import { loadHandlers } from '../../src/handler/loader.js';
+import { countClientCommands } from '../lib/client-commands.js';
 import { cpuSeconds, log, machine, selfCpuSeconds, sleep, startRedis, runBench, until, type RunningRedis } from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 5_000);
@@ -68,6 +69,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 /** Untimed rounds first (every case once, rows logged but not kept): the first case run in a process pays for JIT warm-up. */
 const WARMUP = Number(process.env.WARMUP ?? 1);
 const PREFIX = 'switchyard';
+/** CLIENTCMDS=1: the commands this process sends per delivery, by connection and command (bench/lib/client-commands.ts). */
+const clientCommands = process.env.CLIENTCMDS ? countClientCommands() : undefined;
 const ALL_CASES = ['off', 'on', 'off-events', 'on-events', 'plain', 'plain+pump'] as const;
 type CaseName = (typeof ALL_CASES)[number];
 const CASES: CaseName[] = (process.env.CASES ?? ALL_CASES.join(',')).split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
@@ -120,10 +123,12 @@ async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: 
   const rcpu0 = cpuSeconds(redis.child.pid);
   const t0 = process.hrtime.bigint();
   const p0 = performance.now();
+  clientCommands?.start();
   await work();
   await until('every events and handlers job to complete', async () =>
     (await events.getCompletedCount()) >= N && (await handlers.getCompletedCount()) >= N, 600_000, 20);
   const ms = performance.now() - p0;
+  if (clientCommands) log(`client commands per delivery: ${clientCommands.stop().filter(([, v]) => v / N >= 0.01).map(([k, v]) => `${k} ${(v / N).toFixed(2)}`).join(', ')}`);
   if (stats) {
     // COMMANDSTATS=1: the Redis commands of the span per delivery (the completion polling's few included).
     const info = await stats.info('commandstats');

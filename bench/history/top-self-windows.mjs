@@ -5,7 +5,7 @@
 // `(idle)`: the profile samples wall time, so time the thread was descheduled by foreign load lands on
 // whatever ran) and as CPU µs per delivery: that share of the process CPU run.ts measured in the spans
 // (process.cpuUsage, all threads: an estimate that charges GC and libuv threads pro rata).
-// Usage: node bench/history/top-self-windows.mjs <file.cpuprofile> <windows.json> [topN]
+// Usage: [CASE=<case>] node bench/history/top-self-windows.mjs <file.cpuprofile> <windows.json> [topN]
 // The profile's sample times and run.ts's process.hrtime are the same monotonic clock (µs).
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -16,7 +16,10 @@ const [file, winFile, topArg] = process.argv.slice(2);
 if (!file || !winFile) { process.stderr.write('usage: node bench/history/top-self-windows.mjs <file.cpuprofile> <windows.json> [topN]\n'); process.exit(2); }
 const top = Number(topArg ?? 25);
 const prof = JSON.parse(readFileSync(file, 'utf8'));
-const { deliveries, windows } = JSON.parse(readFileSync(winFile, 'utf8'));
+const parsed = JSON.parse(readFileSync(winFile, 'utf8'));
+const { deliveries } = parsed;
+// CASE=<name>: only that case's spans (a profile of several cases, one at a time).
+const windows = process.env.CASE ? parsed.windows.filter((w) => w.case === process.env.CASE) : parsed.windows;
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -239,13 +239,15 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 
   const handlerWorkers = PRIORITIES.map((priority) => new Worker<HandlerJobData>(
     HANDLER_QUEUE_BY_PRIORITY[priority],
-    async (job: Job<HandlerJobData>, token?: string, signal?: AbortSignal) => {
+    // Two parameters: BullMQ gives a processor that takes a third an AbortController per job, which nothing here
+    // aborts (a run's ctx.signal fires on its timeout, made by the runner only for a handler that has one).
+    async (job: Job<HandlerJobData>, token?: string) => {
       const view: HandlerJobView = {
         id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, queue: HANDLER_QUEUE_BY_PRIORITY[priority],
         ...(job.attemptsMade === 0 && job.processedOn && !job.data.parked ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) } : {}),
         markParked: async () => { await job.updateData({ ...job.data, parked: true }); },
       };
-      return apply(job, token, await processJob(view, signal));
+      return apply(job, token, await processJob(view));
     },
     { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
   ));

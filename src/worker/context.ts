@@ -30,7 +30,8 @@ export interface ContextDeps {
   handlerId: string;
   /** The handler's settings, parsed when the handler modules were loaded. */
   settings: Readonly<Record<string, unknown>>;
-  signal: AbortSignal;
+  /** Aborted when the run is to stop (its timeout); absent: a signal that never fires, made only if the handler reads it. */
+  signal?: AbortSignal | undefined;
   /** The attempt's lifecycle observer (its API calls and steps); absent when nobody observes. */
   observe?: AttemptObserver | undefined;
   /**
@@ -55,6 +56,7 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
   const scope = jobIdFor(deps.delivery.key, deps.handlerId);
   const used = new Set<string>();
   let api: HandlerApi | undefined;
+  let idle: AbortSignal | undefined;
   const durable = deps.durable;
   const state: HandlerState = {
     get: async () => (durable ? await durable.stateGet() : noDurable('ctx.state')),
@@ -84,7 +86,9 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
     delivery: deps.delivery,
     debounced: deps.debounced ?? null,
     settings: deps.settings,
-    signal: deps.signal,
+    get signal(): AbortSignal {
+      return deps.signal ?? (idle ??= new AbortController().signal);
+    },
     async step<T>(name: string, fn: () => Promise<T>): Promise<Jsonified<T>> {
       if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step needs a non-empty name');
       if (used.has(name)) throw new TypeError(`ctx.step "${name}" ran twice in one run: step names must be unique within a handler`);

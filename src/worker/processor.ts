@@ -171,7 +171,7 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       steps: deps.steps,
       log: deps.log,
       settings: version.settings.get(handler.id) ?? {},
-      signal: signal ?? new AbortController().signal,
+      signal,
       delivery: { key: data.key, receivedAt: data.receivedAt, attempt: job.attemptsMade + 1, source: data.source ?? 'webhook' },
       attempts: job.attempts,
       debounced,

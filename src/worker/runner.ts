@@ -27,7 +27,7 @@ export async function runHandler(
   const log = deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt });
   // The run's signal: the job's, and with a timeout, aborted by either (AbortSignal.any costs ~30 µs a call on Node 20).
   const timeout = handler.timeoutMs === null ? undefined : new AbortController();
-  const unfollow = timeout === undefined ? undefined : follow(deps.signal, timeout);
+  const unfollow = timeout === undefined || deps.signal === undefined ? undefined : follow(deps.signal, timeout);
   const signal = timeout === undefined ? deps.signal : timeout.signal;
   const ctx = createContext({ ...deps, log, signal, handlerId: handler.id });
   try {

@@ -14,14 +14,14 @@ const job: HandlerJobData = {
   event: { id: 'evt_run_1', name: 'lead.won', createdAt: null, data: { id: 1, contact_id: 2, name: 'n', value: null, source: null, outcome: 'won' } },
 };
 
-function run(handler: Handler, opts: { signal?: AbortSignal; steps?: MemoryStepStore; settings?: Record<string, unknown>; api?: boolean } = {}) {
+function run(handler: Handler, opts: { signal?: AbortSignal | null; steps?: MemoryStepStore; settings?: Record<string, unknown>; api?: boolean } = {}) {
   const { log, lines } = memoryLogger();
   const api = opts.api
     ? () => createApiClient({ baseUrl: 'http://127.0.0.1:1/api/v1', token: 't', fetch: async () => new Response('{}') })
     : undefined;
   const outcome = runHandler(handler, job, {
     api, steps: opts.steps ?? new MemoryStepStore(), log, settings: opts.settings ?? {},
-    signal: opts.signal ?? new AbortController().signal, delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1, source: 'webhook' },
+    signal: opts.signal === null ? undefined : opts.signal ?? new AbortController().signal, delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1, source: 'webhook' },
   });
   return { outcome, lines };
 }
@@ -59,6 +59,25 @@ describe('timeout', () => {
     expect((await outcome).ok).toBe(false);
     await new Promise((r) => setTimeout(r, 120));
     expect(lines.join('')).toContain('handler failed after its timeout');
+  });
+
+  test('without a worker signal: ctx.signal is one signal per run, made when read, never aborted; with a timeout it still fires', async () => {
+    const seen: AbortSignal[] = [];
+    const reads = defineHandler({ id: 'reads', on: ['lead.won'], handle: async (_e, ctx) => { seen.push(ctx.signal, ctx.signal); } });
+    expect((await run(reads, { signal: null }).outcome).ok).toBe(true);
+    expect((await run(reads, { signal: null }).outcome).ok).toBe(true);
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[0]).toBe(seen[1]);
+    expect(seen[2]).not.toBe(seen[0]);
+    expect(seen.some((sg) => sg.aborted)).toBe(false);
+    let fired: AbortSignal | undefined;
+    const slow = defineHandler({
+      id: 'slow', on: ['lead.won'], timeout: 30,
+      handle: (_e, ctx) => new Promise<void>((resolve) => { fired = ctx.signal; ctx.signal.addEventListener('abort', () => resolve()); }),
+    });
+    const out = await run(slow, { signal: null }).outcome;
+    expect(out.ok).toBe(false);
+    expect(fired?.aborted).toBe(true);
   });
 
   test('a run within its timeout completes; the worker’s own signal still reaches ctx.signal', async () => {
