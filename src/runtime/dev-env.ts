@@ -76,9 +76,9 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
       // Loopback only: the dashboard is on, with a password kept beside the dev secret.
       out['ADMIN_USER'] = 'dev';
       out['ADMIN_PASSWORD'] = keptSecret(resolve(cwd, state), 'admin-password', '');
-      notes.push(`dashboard at ${receiverUrl}/admin and deliveries at ${receiverUrl}/admin/deliveries (user dev, password ${out['ADMIN_PASSWORD']}, kept in ${join(state, 'admin-password')}; loopback only)`);
+      notes.push(`dashboard at ${receiverUrl}/admin, deliveries at ${receiverUrl}/admin/deliveries, sleeping and waiting runs at ${receiverUrl}/admin/waits (user dev, password ${out['ADMIN_PASSWORD']}, kept in ${join(state, 'admin-password')}; loopback only)`);
     } else {
-      notes.push(`dashboard off: HOST ${out['HOST']} is not loopback; set ADMIN_USER and ADMIN_PASSWORD to serve /admin and /admin/deliveries`);
+      notes.push(`dashboard off: HOST ${out['HOST']} is not loopback; set ADMIN_USER and ADMIN_PASSWORD to serve /admin, /admin/deliveries and /admin/waits`);
     }
   }
   if (env['WORKSPACE_API_URL']) {

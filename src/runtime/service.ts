@@ -122,7 +122,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         ),
         extend: (app) => {
           metrics.mount(app);
-          if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } })) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries)');
+          if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } })) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
           opts.receiverOptions?.extend?.(app);
         },
       });

@@ -45,7 +45,7 @@ describe('devPlan', () => {
     expect(password).toMatch(/^[0-9a-f]{32}$/);
     expect(statSync(join(dir, '.switchyard', 'admin-password')).mode & 0o777).toBe(0o600);
     expect(plan.env).toMatchObject({ ADMIN_USER: 'dev', ADMIN_PASSWORD: password });
-    expect(plan.notes.join('\n')).toContain(`dashboard at http://127.0.0.1:3100/admin and deliveries at http://127.0.0.1:3100/admin/deliveries (user dev, password ${password}`);
+    expect(plan.notes.join('\n')).toContain(`dashboard at http://127.0.0.1:3100/admin, deliveries at http://127.0.0.1:3100/admin/deliveries, sleeping and waiting runs at http://127.0.0.1:3100/admin/waits (user dev, password ${password}`);
     expect(devPlan(base, dir).env['ADMIN_PASSWORD']).toBe(password);
     const open = devPlan({ ...base, HOST: '0.0.0.0' }, project());
     expect(open.env['ADMIN_USER']).toBeUndefined();
