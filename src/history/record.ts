@@ -1,4 +1,4 @@
-import type { ApiCallFacts } from '../lifecycle/events.js';
+import type { ApiCallFacts, WaitEvent } from '../lifecycle/events.js';
 import { redactText } from '../log/logger.js';
 
 /**
@@ -58,15 +58,8 @@ export interface AttemptEntry {
 export type AttemptOutcome = 'completed' | 'skipped' | 'retry' | 'delay' | 'dead' | 'pause' | 'wait' | 'cancelled' | 'error';
 
 /** A sleep or wait of an attempt (`ctx.sleep`, `ctx.waitForEvent`), or the cancellation of its run. */
-export interface WaitRecord {
-  readonly name: string;
-  readonly kind: 'sleep' | 'wait-for-event';
-  readonly dueAt: number;
-  /** Absent: it began (the run parks until `dueAt`). */
-  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled';
-  readonly event?: string;
-  readonly eventKey?: string;
-}
+/** The lifecycle's wait event as kept (its `outcome` absent: it began, the run parks until `dueAt`). */
+export type WaitRecord = Omit<WaitEvent, 'type' | 'attempt'>;
 
 /** HISTORY_BODIES=true: the event body, redacted (personal data replaced by fakes, as captures do). */
 export interface BodyEntry {
