@@ -116,6 +116,8 @@ export const replayCommand: Command = {
       if (err instanceof InputError) throw new UsageError(err.message);
       throw err;
     }
+    // Every event read is one a workflow's wait or cancelOn may see in --inline, whichever are replayed.
+    const input = items;
     items = filterItems(items, {
       events, ...(handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
       ...(sinceMs !== undefined ? { sinceMs } : {}), ...(limit !== undefined ? { limit } : {}),
@@ -133,7 +135,7 @@ export const replayCommand: Command = {
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
       target = inlineTarget({
         handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']),
-        dryRun, onDryWrite: (w) => dryWrites.push(w),
+        dryRun, onDryWrite: (w) => dryWrites.push(w), input,
       });
     } else {
       ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }, io));
