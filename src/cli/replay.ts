@@ -32,7 +32,17 @@ Where to:
                      against WORKSPACE_API_URL with WORKSPACE_API_TOKEN, printing
                      each handler's outcome and API calls. Each run sends its
                      own Idempotency-Keys, so replaying after editing a handler
-                     writes again instead of being refused as a reused key
+                     writes again instead of being refused as a reused key.
+                     Workflows run to their end without waiting, each sleep,
+                     wait and state access printed: a sleep passes at once (with the time it would
+                     have been due); a wait is answered by the first matching
+                     event of the files given (received after the run's own,
+                     before the timeout; filters do not hide events from it),
+                     else it times out and returns null; a cancelOn event among
+                     them cancels the run (not a failure); ctx.state is kept in
+                     memory for this replay (reads and writes printed, secrets,
+                     emails and phone numbers masked). An event's time is its
+                     fixture's received_at, else its created_at
   --reuse-keys       --inline: send the keys the worker would send (the same on
                      every run: the API replays the first answer for 24 hours,
                      and refuses a key with a different body)
@@ -60,6 +70,7 @@ Examples:
   switchyard replay fixtures/ --new-ids
   switchyard replay captures/ --inline --handler follow-up-task
   switchyard replay fixtures/ --inline --dry-run
+  switchyard replay captures/ --inline --handler first-reply-sla   (its waits see every event in captures/)
   switchyard replay events.ndjson --direct --event conversation.closed --since 2h
 `;
 

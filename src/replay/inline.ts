@@ -11,7 +11,7 @@ import type { HandlerJobData } from '../queue/jobs.js';
 import { runHandler, type RunOutcome } from '../worker/runner.js';
 import { readHandlerSettings } from '../handler/settings.js';
 import { MemoryStepStore, type StepStore } from '../worker/steps.js';
-import type { VirtualStateStore } from '../worker/virtual-state.js';
+import type { StoredState, VirtualStateStore } from '../worker/virtual-state.js';
 import type { WorkflowEntry } from '../worker/virtual-workflow.js';
 import { createDryRun, describeDryWrite, type DryWrite } from './dry-run.js';
 import { describeEntry, inputArrivals, receiptOf, replayWorkflow } from './inline-workflow.js';
@@ -150,7 +150,7 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const states = new Map<string, VirtualStateStore>();
   const stateOf = (id: string): VirtualStateStore => {
     let st = states.get(id);
-    if (!st) states.set(id, (st = new Map()));
+    if (!st) states.set(id, (st = new Map<string, StoredState>()));
     return st;
   };
   return async (item: ReplayItem) => {

@@ -71,14 +71,14 @@ export function virtualState(deps: VirtualStateDeps): HandlerState {
       const key = stateKey();
       const value = read(key);
       deps.onAccess?.({ op: 'get', key, value: jsonCopy(value) });
-      return value as never;
+      return value;
     },
     async set(next) {
       write('set', stateKey(), next);
     },
     async update(fn) {
       const key = stateKey();
-      return write('update', key, await fn(read(key) as never)) as never;
+      return write('update', key, await fn(read(key)));
     },
   };
 }

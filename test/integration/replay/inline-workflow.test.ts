@@ -31,7 +31,7 @@ const items = async (...names: string[]): Promise<ReplayItem[]> => readInputs(na
 /** Replays `replayed` (of `input`, default the same) inline through `handlers`; the outcome of each replayed delivery. */
 async function replay(handlers: Handler[], replayed: ReplayItem[], input: ReplayItem[] = replayed) {
   const target = inlineTarget({
-    handlers: handlers as never, api: { baseUrl: sandbox.baseUrl, token: 'sbx_full_acme', burst: 1000 }, env: {},
+    handlers, api: { baseUrl: sandbox.baseUrl, token: 'sbx_full_acme', burst: 1000 }, env: {},
     log: createLogger({ level: 'silent' }), input,
   });
   const out = [];
@@ -92,7 +92,7 @@ describe('replay --inline of a workflow', () => {
   it('a wait no event of the input answers times out: null, saying so; ctx.state is kept across the replay\'s deliveries', async () => {
     const input = await items('message.received');
     const outcomes = await replay([waiter], [...input, ...input], [...input, ...input]);
-    expect(outcomes.map((o) => o.lines)).toEqual([0, 1].map((n) => [
+    expect(outcomes.map((o) => o.lines)).toEqual([0, 1].map((n): unknown[] => [
       expect.stringMatching(/✓ waiter completed/),
       '      wait "reply" for message.sent (timeout 1h) — timed out: no matching event in the replay input before 2025-03-04T10:58:13.402Z; returns null (inline replay does not wait)',
       `      state update (conversation:38) ← {"replies":[${Array(n + 1).fill('null').join(',')}]} (in memory for this replay)`,
