@@ -32,7 +32,17 @@ Where to:
                      against WORKSPACE_API_URL with WORKSPACE_API_TOKEN, printing
                      each handler's outcome and API calls. Each run sends its
                      own Idempotency-Keys, so replaying after editing a handler
-                     writes again instead of being refused as a reused key
+                     writes again instead of being refused as a reused key.
+                     Workflows run to their end without waiting, each sleep,
+                     wait and state access printed: a sleep passes at once (with the time it would
+                     have been due); a wait is answered by the first matching
+                     event of the files given (received after the run's own,
+                     before the timeout; filters do not hide events from it),
+                     else it times out and returns null; a cancelOn event among
+                     them cancels the run (not a failure); ctx.state is kept in
+                     memory for this replay (reads and writes printed, secrets,
+                     emails and phone numbers masked). An event's time is its
+                     fixture's received_at, else its created_at
   --reuse-keys       --inline: send the keys the worker would send (the same on
                      every run: the API replays the first answer for 24 hours,
                      and refuses a key with a different body)
@@ -60,6 +70,7 @@ Examples:
   switchyard replay fixtures/ --new-ids
   switchyard replay captures/ --inline --handler follow-up-task
   switchyard replay fixtures/ --inline --dry-run
+  switchyard replay captures/ --inline --handler first-reply-sla   (its waits see every event in captures/)
   switchyard replay events.ndjson --direct --event conversation.closed --since 2h
 `;
 
@@ -116,6 +127,8 @@ export const replayCommand: Command = {
       if (err instanceof InputError) throw new UsageError(err.message);
       throw err;
     }
+    // Every event read is one a workflow's wait or cancelOn may see in --inline, whichever are replayed.
+    const input = items;
     items = filterItems(items, {
       events, ...(handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
       ...(sinceMs !== undefined ? { sinceMs } : {}), ...(limit !== undefined ? { limit } : {}),
@@ -133,7 +146,7 @@ export const replayCommand: Command = {
       if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
       target = inlineTarget({
         handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']),
-        dryRun, onDryWrite: (w) => dryWrites.push(w),
+        dryRun, onDryWrite: (w) => dryWrites.push(w), input,
       });
     } else {
       ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }, io));

@@ -11,7 +11,10 @@ import type { HandlerJobData } from '../queue/jobs.js';
 import { runHandler, type RunOutcome } from '../worker/runner.js';
 import { readHandlerSettings } from '../handler/settings.js';
 import { MemoryStepStore, type StepStore } from '../worker/steps.js';
+import type { StoredState, VirtualStateStore } from '../worker/virtual-state.js';
+import type { WorkflowEntry } from '../worker/virtual-workflow.js';
 import { createDryRun, describeDryWrite, type DryWrite } from './dry-run.js';
+import { describeEntry, inputArrivals, receiptOf, replayWorkflow } from './inline-workflow.js';
 import type { ReplayItem } from './inputs.js';
 import type { ReplayTarget } from './targets.js';
 
@@ -42,6 +45,12 @@ export interface InlineOptions {
   dryRun?: boolean;
   /** Each write a dry run did not send, with the delivery key and the handler that made it. */
   onDryWrite?: (write: DryWriteReport) => void;
+  /**
+   * The replay's whole input (before filters): the events a workflow's waits
+   * may be answered by and its `cancelOn` may be triggered by (see
+   * ./inline-workflow.ts). Default none: every wait times out.
+   */
+  input?: readonly ReplayItem[];
 }
 
 /** A write the dry run did not send, as `--json` lists it. */
@@ -92,6 +101,8 @@ export interface InlineRunDeps {
   attempts?: number;
   /** `ctx.delivery.source` (default the job's `source`, else `webhook`); `schedule` for a schedule's run. */
   source?: HandlerContext['delivery']['source'];
+  /** Each API call as it is made (besides the returned list). */
+  onCall?: (call: CallEvent) => void;
 }
 
 /**
@@ -105,7 +116,7 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
   const { api } = deps;
   const outcome = await runHandler(handler, job, {
     api: api
-      ? (keys) => apiClients({ ...api, onCall: (c) => calls.push(c), log: deps.log })({ keys })
+      ? (keys) => apiClients({ ...api, onCall: (c) => { calls.push(c); deps.onCall?.(c); }, log: deps.log })({ keys })
       : undefined,
     steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
     delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },
@@ -122,7 +133,10 @@ export async function runInline(handler: Handler, job: HandlerJobData, deps: Inl
  * handler's outcome and API calls become the outcome's lines; any handler
  * failure makes the delivery `failed`. With `dryRun` no write is sent: see
  * `createDryRun` (one dry run for the whole replay, so its records and dry
- * ids are shared by every delivery).
+ * ids are shared by every delivery). A workflow runs to its end without
+ * waiting (./inline-workflow.ts): its sleeps, waits and state accesses are
+ * printed in order with its API calls; a run a `cancelOn` event cancelled is
+ * not a failure.
  */
 export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const steps = new MemoryStepStore();
@@ -132,6 +146,13 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
   const dry = opts.dryRun && opts.api ? createDryRun(baseFetch, { baseUrl: opts.api.baseUrl, now }) : undefined;
   const signal = opts.signal ?? new AbortController().signal;
   const settings = readHandlerSettings(opts.handlers, opts.env);
+  const arrivals = inputArrivals(opts.input ?? []);
+  const states = new Map<string, VirtualStateStore>();
+  const stateOf = (id: string): VirtualStateStore => {
+    let st = states.get(id);
+    if (!st) states.set(id, (st = new Map<string, StoredState>()));
+    return st;
+  };
   return async (item: ReplayItem) => {
     const envelope = parseEnvelope(item.bytes);
     const base = { key: envelope.key, event: envelope.name };
@@ -144,6 +165,9 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
     if (targets.length === 0) return { ...base, kind: 'accepted', lines: ['  (no handler subscribes to this event)'] };
     const lines: string[] = [];
     let failed = 0;
+    // A delivery without received_at counts as received at its created_at: the clock its waits and the other events share.
+    const receivedMs = receiptOf(item, event) ?? now().getTime();
+    const receivedAt = item.receivedAt ?? new Date(receivedMs).toISOString();
     for (const handler of targets) {
       const writes: DryWrite[] = [];
       const handlerFetch = dry
@@ -153,18 +177,29 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
           })
         : baseFetch;
       const apiFetch = opts.reuseKeys ? handlerFetch : runScopedFetch(handlerFetch, salt);
-      const { outcome, calls } = await runInline(handler, inlineJob(handler, envelope.key, event, item.receivedAt ?? now().toISOString()), {
+      // The run's API calls and its sleeps, waits and state accesses, in the order they happened.
+      const timeline: ({ call: CallEvent } | { entry: WorkflowEntry })[] = [];
+      const wf = replayWorkflow({
+        handler, event, key: envelope.key, receivedAt: receivedMs, arrivals, state: stateOf(handler.id), onEntry: (entry) => timeline.push({ entry }),
+      });
+      const { outcome } = await runInline(wf.handler, inlineJob(handler, envelope.key, event, receivedAt), {
         api: opts.api && { ...opts.api, fetch: apiFetch },
-        steps, log: opts.log, settings: settings.get(handler.id) ?? {}, signal,
+        steps, log: opts.log, settings: settings.get(handler.id) ?? {}, signal, onCall: (call) => timeline.push({ call }),
       });
       const ms = Math.round(outcome.ms);
-      if (outcome.ok) lines.push(`  ✓ ${handler.id} completed in ${ms} ms`);
+      if (outcome.ok && wf.record()?.cancelled) lines.push(`  ⊘ ${handler.id} cancelled after ${ms} ms (a cancelOn event of the replay input came while it slept or waited)`);
+      else if (outcome.ok) lines.push(`  ✓ ${handler.id} completed in ${ms} ms`);
       else {
         failed++;
         lines.push(`  ✗ ${handler.id} ${outcome.verdict.kind} after ${ms} ms: ${outcome.verdict.reason}`);
         if (outcome.error instanceof IdempotencyKeyReusedError) lines.push(`    ${opts.reuseKeys ? REUSED_HINT : SAME_RUN_HINT}`);
       }
-      for (const c of calls) {
+      for (const t of timeline) {
+        if ('entry' in t) {
+          lines.push(`      ${describeEntry(t.entry)}`);
+          continue;
+        }
+        const c = t.call;
         // A write the dry run answered is the one of the same operation reported first (a call refused before sending has status 0).
         const i = c.status === 0 ? -1 : writes.findIndex((w) => w.op === c.op);
         const w = i < 0 ? undefined : writes.splice(i, 1)[0];

@@ -11,7 +11,10 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
-import { arrivals, virtualWorkflow, withVirtualWorkflow } from './workflow.js';
+import { keyOf } from '../handler/flow.js';
+import { jsonCopy, type VirtualStateStore } from '../worker/virtual-state.js';
+import { virtualWorkflow, withVirtualWorkflow } from '../worker/virtual-workflow.js';
+import { arrivals } from './workflow.js';
 
 const SOURCES: readonly TestSource[] = ['webhook', 'reconcile', 'poll'];
 
@@ -52,8 +55,12 @@ export async function testHandler<N extends EventName, S extends object>(
     throw new TypeError(`testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`);
   }
   const events = arrivals(options.events, start, 'testHandler');
+  // `options.state` is the value of the run's own state key when the run starts.
+  const state: VirtualStateStore = new Map();
+  const stateKey = policy.state === null ? null : keyOf(policy.state.key, event);
+  if (options.state !== undefined && stateKey !== null) state.set(stateKey, { value: jsonCopy(options.state), writtenAt: start });
   // The run's sleeps and waits move the virtual clock; a fresh sandbox's clock moves with it.
-  const wf = withVirtualWorkflow(handler, (onCancel) => virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, seed: options.state, onCancel }));
+  const wf = withVirtualWorkflow(handler, (onCancel) => virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, state, onCancel }));
   const advanced = () => { const r = wf.record(); return r ? r.clock - start : 0; };
   const { api, sandbox } = runTarget(options, () => (fixed === undefined ? Date.now() : now().getTime()) + advanced());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');

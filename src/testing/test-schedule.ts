@@ -8,7 +8,8 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
-import { refusedWorkflow, withVirtualWorkflow } from './workflow.js';
+import { withVirtualWorkflow } from '../worker/virtual-workflow.js';
+import { refusedWorkflow } from './workflow.js';
 
 /** The tick `at` names (ms), or a TypeError saying what is expected. */
 function tickOf(at: TestScheduleOptions['at']): number {

@@ -2,6 +2,7 @@ import type { HttpMethod } from '../api/transport.js';
 import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { StepStore } from '../worker/steps.js';
+import type { VirtualWait } from '../worker/virtual-workflow.js';
 import type { LogLevel, LogLine } from './memory-log.js';
 import type { SettingsInput } from './given-settings.js';
 import type { StepRecord } from './steps.js';
@@ -23,20 +24,8 @@ export type TestEventInput =
   | { readonly event: WorkspaceEvent; readonly at?: Date | string | number; readonly after?: undefined }
   | { readonly event: WorkspaceEvent; readonly after: number | string; readonly at?: undefined };
 
-/** One `ctx.sleep`, `ctx.sleepUntil` or `ctx.waitForEvent` of a tested run, on its virtual clock. */
-export interface TestWait {
-  /** The name the handler gave it. */
-  readonly name: string;
-  readonly kind: 'sleep' | 'wait';
-  /** When it began (ISO 8601, UTC). */
-  readonly startedAt: string;
-  /** When it was due to end: the sleep's end (business hours counted), the wait's timeout. */
-  readonly due: string;
-  /** `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn` event ended the run. */
-  readonly outcome: 'slept' | 'matched' | 'timed_out' | 'cancelled';
-  /** The event matched (`matched`) or that cancelled the run (`cancelled`). */
-  readonly event?: WorkspaceEvent;
-}
+/** One `ctx.sleep`, `ctx.sleepUntil` or `ctx.waitForEvent` of a tested run, on its virtual clock: `{ name, kind, startedAt, due, outcome, event? }`. */
+export type TestWait = VirtualWait;
 
 /** One API request of a run (each attempt of a call the client retries is one). */
 export interface TestCall {

@@ -36,7 +36,8 @@ export interface ContextDeps {
   observe?: AttemptObserver | undefined;
   /**
    * The durable part of the run (sleeps, waits, ctx.state, the memory of its API writes); absent where
-   * runs cannot park (`replay --inline`, tests without Redis): there the workflow calls throw.
+   * runs cannot park: there the workflow calls throw, unless the handler's ctx is given the virtual ones
+   * (./virtual-workflow.ts: `replay --inline`, switchyard/testing's testHandler).
    */
   durable?: DurableRun | undefined;
 }

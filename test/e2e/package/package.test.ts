@@ -1,14 +1,14 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../src/redis/managed.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { match } from '../../support/match.js';
 import { waitFor } from '../../support/wait.js';
+import { docsBlock, NUDGE_HANDLER, NUDGE_TEST, NUDGE_TYPE_ERRORS, sandboxNotes, withDev } from '../../support/package-project.js';
 import { requireTool, skipTool } from '../../support/tools.js';
 
 /**
@@ -346,29 +346,17 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     });
 
     it('npm run dev serves its handlers against the sandbox: a customer asks about an order, the note is written', async () => {
-      const [port, sandboxPort] = [await freePort(), await freePort()];
-      const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LANG: 'C.UTF-8', PORT: String(port), SANDBOX_PORT: String(sandboxPort) };
-      const dev = spawn('npm', ['run', 'dev'], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      dev.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-      dev.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-      const sandbox = `http://127.0.0.1:${sandboxPort}`;
-      try {
-        await waitFor(() => /worker started/.test(out), 60_000).catch(() => { throw new Error(`npm run dev did not start:\n${out}`); });
-        const inbound = await fetch(`${sandbox}/_sandbox/inbound`, {
+      await withDev(app, {}, async (dev) => {
+        const inbound = await fetch(`${dev.sandbox}/_sandbox/inbound`, {
           method: 'POST', headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ contact: { name: 'Zoe Night', email: 'zoe@example.com' }, channel_id: 23, body: 'Where is my order?' }),
         });
         expect(inbound.status, await inbound.clone().text()).toBeLessThan(300);
-        const notes = async () => ((await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { status: number; body: { body?: string } | null }[] }).data;
-        await waitFor(async () => (await notes()).length > 0, 30_000).catch(() => { throw new Error(`no note was written:\n${out}`); });
-        expect((await notes()).map((n) => [n.status, n.body?.body])).toEqual([[201, 'Customer is asking about an order.']]);
+        await waitFor(async () => (await sandboxNotes(dev)).length > 0, 30_000).catch(() => { throw new Error(`no note was written:\n${dev.output()}`); });
+        expect(await sandboxNotes(dev)).toEqual([[201, 'Customer is asking about an order.']]);
         // The handler logs after its write: wait for the line rather than race it.
-        await waitFor(() => /order question noted/.test(out), 10_000).catch(() => { throw new Error(`no 'order question noted' line:\n${out}`); });
-      } finally {
-        if (dev.pid) try { process.kill(-dev.pid, 'SIGTERM'); } catch { /* already gone */ }
-        await new Promise((r) => (dev.exitCode !== null ? r(undefined) : dev.once('exit', r)));
-      }
+        await dev.waitFor(/order question noted/, 10_000);
+      });
     }, 120_000);
 
     it.skipIf(skipTool('docker-compose'))('its docker-compose.yml is valid (docker-compose config)', async () => {
@@ -380,6 +368,63 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       const ok2 = await sh('docker-compose', ['config', '-q'], app);
       expect(ok2.code, ok2.out).toBe(0);
       rmSync(join(app, '.env'));
+    });
+
+    describe('a workflow in the project (sleep, waitForEvent, cancelOn, ctx.state): docs/handlers.md\'s SLA example as written, and a handler using each', () => {
+      beforeAll(() => {
+        mkdirSync(join(app, 'test'), { recursive: true });
+        writeFileSync(join(app, 'handlers', 'first-reply-sla.ts'), docsBlock('// handlers/first-reply-sla.ts'));
+        writeFileSync(join(app, 'test', 'first-reply-sla.test.ts'), docsBlock('// test/first-reply-sla.test.ts'));
+        writeFileSync(join(app, 'handlers', 'follow-up-nudge.ts'), NUDGE_HANDLER);
+        writeFileSync(join(app, 'test', 'follow-up-nudge.test.ts'), NUDGE_TEST);
+        // The project's tsconfig checks handlers/; its tests in test/ too.
+        const tsconfig = JSON.parse(readFileSync(join(app, 'tsconfig.json'), 'utf8')) as { include: string[] };
+        writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: [...tsconfig.include, 'test'] }, null, 2));
+      });
+
+      it('type-checks with the project\'s tsc: ctx.waitForEvent gives the event waited for (a field it lacks is an error)', async () => {
+        const tc = await sh('npm', ['run', 'typecheck'], app, 180_000);
+        expect(tc.code, tc.out).toBe(0);
+        writeFileSync(join(app, 'handlers', 'zz-wrong-field.ts'), NUDGE_TYPE_ERRORS);
+        try {
+          const bad = await sh('npm', ['run', 'typecheck'], app, 180_000);
+          expect(bad.out.split('\n').filter((l) => l.includes('error TS')).map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3')))
+            .toEqual(['handlers/zz-wrong-field.ts:7 TS2339']); // Property 'direction' does not exist on a conversation.closed's data
+        } finally {
+          rmSync(join(app, 'handlers', 'zz-wrong-field.ts'));
+        }
+      });
+
+      it('npm test passes: both tested with testHandler on the virtual clock (no real waiting)', async () => {
+        const r = await sh('npm', ['test'], app, 180_000);
+        expect(r.code, r.out).toBe(0);
+        expect(stripVTControlCharacters(r.out)).toMatch(/Tests\s+8 passed \(8\)/);
+      });
+
+      it('replay --inline runs the SLA to its end: its wait answered by the reply among the fixtures', async () => {
+        const f = (n: string) => `node_modules/switchyard/fixtures/${n}.json`;
+        const r = await sh('npx', ['switchyard', 'replay', f('message.received'), f('message.sent'), '--inline', '--handler', 'first-reply-sla'], app, 120_000, { SLA_ASSIGNEE: '21' });
+        expect(r.code, r.out).toBe(0);
+        expect(r.out).toMatch(/✓ first-reply-sla completed in \d+ ms\n {6}wait "reply" for message\.sent \(timeout 1h\) — answered by message\.sent evt_01JNK7YB3F0QW8C2ZK9H4N6E7D received 2025-03-04T10:02:41\.118Z \(from the replay input\)\n/);
+      });
+
+      it('npm run dev: a message parks the run in its sleep, it wakes into its wait, times out and writes the nudge (switchyard send, waits, deliveries)', async () => {
+        await withDev(app, { SLA_ASSIGNEE: '21' }, async (dev) => {
+          const cli = (...args: string[]) => sh('npx', ['switchyard', ...args], app, 60_000, { PORT: String(dev.port) });
+          const sent = await cli('send', 'message.received', '--set', 'data.id=9001');
+          expect(sent.code, sent.out).toBe(0);
+          const key = /accepted message\.received (\S+)/.exec(sent.out)?.[1];
+          expect(key, sent.out).toBeDefined();
+          await dev.waitFor(/"handler":"follow-up-nudge".*"wait":"cool-off","kind":"sleep".*"msg":"run parked"/);
+          await dev.waitFor(/"handler":"follow-up-nudge".*"wait":"reply","kind":"wait-for-event".*"msg":"run parked"/);
+          const waits = await cli('waits', '--handler', 'follow-up-nudge', '--json');
+          expect(waits.code, waits.out).toBe(0);
+          expect((JSON.parse(waits.stdout) as { waits: unknown[] }).waits).toMatchObject([{ handler: 'follow-up-nudge', name: 'reply', kind: 'wait-for-event', deliveryKey: key }]);
+          await waitFor(async () => (await sandboxNotes(dev)).some(([, body]) => body === 'Nudge: 1 unanswered'), 30_000)
+            .catch(() => { throw new Error(`no nudge was written:\n${dev.output()}`); });
+          await waitFor(async () => /follow-up-nudge:completed/.test((await cli('deliveries', '--limit', '1')).out), 10_000);
+        });
+      }, 120_000);
     });
   });
 

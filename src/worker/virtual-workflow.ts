@@ -1,0 +1,269 @@
+import { isEventName, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
+import type { Handler, HandlerContext } from '../handler/define.js';
+import { HandlerConfigError } from '../handler/errors.js';
+import { keyOf, type KeyOption } from '../handler/flow.js';
+import type { Duration } from '../handler/options.js';
+import type { SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
+import type { WorkflowPolicy } from '../handler/workflow-policy.js';
+import { addBusinessTime } from '../recipes/business-time.js';
+import { parseDuration } from '../util/units.js';
+import { jsonCopy, virtualState, type StateAccess, type VirtualStateStore } from './virtual-state.js';
+
+/**
+ * The workflow part of `ctx` without Redis, on a virtual clock that sleeps and
+ * waits move forward at once (no real waiting): a given list of events is
+ * what a wait may see or a `cancelOn` may be triggered by, and `ctx.state` is
+ * kept in memory (./virtual-state.ts). The rules are the worker's
+ * (./durable.ts): lookback, names, which event a wait takes, when `cancelOn`
+ * applies. Used by switchyard/testing's testHandler and by `replay --inline`.
+ */
+
+/** One event the run's waits may see, with when it was received (ms). */
+export interface Arrival {
+  readonly event: WorkspaceEvent;
+  readonly at: number;
+}
+
+/** The run's own event and when it was received. */
+export interface WorkflowRunOwn {
+  readonly event: WorkspaceEvent;
+  /** The run's own receipt: the clock starts here. */
+  readonly receivedAt: number;
+}
+
+/** One `ctx.sleep`, `ctx.sleepUntil` or `ctx.waitForEvent` of a run, on its virtual clock. */
+export interface VirtualWait {
+  /** The name the handler gave it. */
+  readonly name: string;
+  readonly kind: 'sleep' | 'wait';
+  /** When it began (ISO 8601, UTC). */
+  readonly startedAt: string;
+  /** When it was due to end: the sleep's end (business hours counted), the wait's timeout. */
+  readonly due: string;
+  /** `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn` event ended the run. */
+  readonly outcome: 'slept' | 'matched' | 'timed_out' | 'cancelled';
+  /** The event matched (`matched`) or that cancelled the run (`cancelled`). */
+  readonly event?: WorkspaceEvent;
+}
+
+/**
+ * What a run did on its virtual clock, in order: each sleep and wait as it ended (with a wait's event name,
+ * and when its `event` was received), each read and write of `ctx.state`.
+ */
+export type WorkflowEntry =
+  | { readonly type: 'wait'; readonly wait: VirtualWait; readonly waitedFor?: EventName; readonly eventAt?: string }
+  | { readonly type: 'state'; readonly access: StateAccess };
+
+/** What a workflow run left: its waits, its state, and whether a `cancelOn` event ended it. */
+export interface WorkflowRecord {
+  readonly waits: VirtualWait[];
+  cancelled: boolean;
+  /** The virtual time now (ms): the run's receipt moved forward by its sleeps and waits. */
+  clock: number;
+  /** The state's value for the run's key at the end (null: none). */
+  state: unknown;
+}
+
+/** What a cancelled run's pending sleep or wait returns: a promise that never settles, so no code of the run runs after it. */
+const NEVER = new Promise<never>(() => {});
+
+/** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms), in ms; a TypeError naming `what` otherwise. */
+export function timeOf(what: string, value: unknown): number {
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new TypeError(`${what} must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(value))}`);
+  return ms;
+}
+
+/** A duration (`'15m'`, or ms) in ms; a TypeError naming `what` otherwise. */
+export function durationOf(what: string, value: unknown, allowZero: boolean): number {
+  const ms = typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value) : Number.NaN) : typeof value === 'string' ? (parseDuration(value) ?? Number.NaN) : Number.NaN;
+  if (!(ms > 0 || (allowZero && ms === 0))) {
+    throw new TypeError(`${what} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`);
+  }
+  return ms;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export interface VirtualWorkflowDeps {
+  readonly handlerId: string;
+  readonly policy: WorkflowPolicy;
+  readonly own: WorkflowRunOwn;
+  /** The events the run's waits may see and its `cancelOn` may be triggered by (only those received after the run's own count). */
+  readonly events: readonly Arrival[];
+  /** Where `ctx.state` is kept (the handler's; seed it, or share it across runs). */
+  readonly state: VirtualStateStore;
+  /** The run is cancelled: ends its handler's promise race. */
+  readonly onCancel: () => void;
+  /** Each sleep, wait and state access as it happens. */
+  readonly onEntry?: (entry: WorkflowEntry) => void;
+}
+
+/** Whether `candidate` has the run's key under `match` (never when either has none). */
+function sameKey(match: KeyOption, own: WorkspaceEvent, candidate: WorkspaceEvent): boolean {
+  const mine = keyOf(match, own);
+  return mine !== null && keyOf(match, candidate) === mine;
+}
+
+/** The state key of the run's own event, or null (no state, or no key). */
+function ownStateKey(policy: WorkflowPolicy, event: WorkspaceEvent): string | null {
+  return policy.state === null ? null : keyOf(policy.state.key, event);
+}
+
+/** Builds the virtual workflow context of one run and the record it fills. */
+export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: WorkflowContext; record: WorkflowRecord } {
+  const { own, events: others, policy } = deps;
+  const stateKey = ownStateKey(policy, own.event);
+  const initial = stateKey === null ? undefined : deps.state.get(stateKey);
+  const record: WorkflowRecord = { waits: [], cancelled: false, clock: own.receivedAt, state: initial === undefined ? null : jsonCopy(initial.value) };
+  const names = new Set<string>();
+  const done = (wait: VirtualWait, waitedFor: EventName | undefined, by?: Arrival): void => {
+    record.waits.push(wait);
+    deps.onEntry?.({ type: 'wait', wait, ...(waitedFor ? { waitedFor } : {}), ...(by ? { eventAt: iso(by.at) } : {}) });
+  };
+
+  const begin = (kind: 'sleep' | 'wait', name: unknown): string => {
+    if (typeof name !== 'string' || name === '') throw new TypeError(`ctx.${kind === 'sleep' ? 'sleep' : 'waitForEvent'} needs a non-empty name`);
+    if (names.has(name)) throw new TypeError(`"${name}" is used by two sleeps or waits in one run: their names must be unique within a handler (and stable: a woken run finds them by name)`);
+    names.add(name);
+    return name;
+  };
+
+  /** The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when it came earlier). */
+  const canceller = (due: number): Arrival | null => {
+    let first: Arrival | null = null;
+    for (const a of others) {
+      if (a.at <= own.receivedAt || a.at >= due) continue;
+      if (!policy.cancelOn.some((c) => c.event === a.event.name && sameKey(c.match, own.event, a.event))) continue;
+      if (first === null || a.at < first.at) first = a;
+    }
+    return first;
+  };
+
+  const cancel = (wait: Omit<VirtualWait, 'outcome' | 'event'>, by: Arrival, waitedFor?: EventName): Promise<never> => {
+    done({ ...wait, outcome: 'cancelled', event: jsonCopy(by.event) }, waitedFor, by);
+    record.clock = Math.max(record.clock, by.at);
+    record.cancelled = true;
+    deps.onCancel();
+    return NEVER;
+  };
+
+  const sleepTo = async (name: string, due: number): Promise<void> => {
+    const startedAt = record.clock;
+    const wait = { name, kind: 'sleep' as const, startedAt: iso(startedAt), due: iso(due) };
+    // A sleep already over does not park the run, so nothing cancels it (as in the worker).
+    const by = due > startedAt ? canceller(due) : null;
+    if (by) return cancel(wait, by);
+    record.clock = Math.max(record.clock, due);
+    done({ ...wait, outcome: 'slept' }, undefined);
+  };
+
+  const hoursOf = (opts: SleepOptions | undefined, what: string) => {
+    if (opts === undefined) return undefined;
+    if (typeof opts !== 'object' || opts === null) throw new TypeError(`${what}: options must be { businessHours? }`);
+    return opts.businessHours;
+  };
+
+  const state = virtualState({
+    handlerId: deps.handlerId, policy, event: own.event, store: deps.state, clock: () => record.clock,
+    onAccess: (access) => {
+      if (access.op !== 'get') record.state = jsonCopy(access.value);
+      deps.onEntry?.({ type: 'state', access });
+    },
+  });
+
+  const workflow: WorkflowContext = {
+    async sleep(name: string, duration: Duration, opts?: SleepOptions): Promise<void> {
+      begin('sleep', name);
+      const ms = durationOf(`ctx.sleep "${name}": duration`, duration, true);
+      const hours = hoursOf(opts, `ctx.sleep "${name}"`);
+      const due = hours ? addBusinessTime(hours, new Date(record.clock), ms).getTime() : record.clock + ms;
+      return sleepTo(name, due);
+    },
+    async sleepUntil(name: string, at: Date | string | number, opts?: SleepOptions): Promise<void> {
+      begin('sleep', name);
+      let due = Math.max(record.clock, timeOf(`ctx.sleepUntil "${name}": at`, at));
+      const hours = hoursOf(opts, `ctx.sleepUntil "${name}"`);
+      if (hours) due = addBusinessTime(hours, new Date(due), 0).getTime();
+      return sleepTo(name, due);
+    },
+    async waitForEvent<E extends EventName>(name: string, opts: WaitForEventOptions<E>): Promise<WorkspaceEvent<E> | null> {
+      begin('wait', name);
+      if (typeof opts !== 'object' || opts === null || !isEventName(opts.event)) {
+        throw new TypeError(`ctx.waitForEvent "${name}": opts.event must be an event name, got ${JSON.stringify((opts as { event?: unknown } | null)?.event)}`);
+      }
+      const { event: wanted, match, lookback = true } = opts;
+      if (typeof match === 'function') {
+        // As the worker: a wait is matched by its key in Redis when a later event is fanned out, where the function is unknown.
+        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": match must be 'conversation' or 'contact' (a function match is not supported for waits yet)`);
+      }
+      if (match !== 'conversation' && match !== 'contact') {
+        throw new TypeError(`ctx.waitForEvent "${name}": opts.match must be 'conversation' or 'contact', got ${JSON.stringify(match)}`);
+      }
+      if (keyOf(match, own.event) === null) {
+        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": the run's event (${own.event.name}) has no ${match} id to match on`);
+      }
+      const timeoutMs = durationOf(`ctx.waitForEvent "${name}": timeout`, opts.timeout, false);
+      const startedAt = record.clock;
+      const due = startedAt + timeoutMs;
+      let from: number;
+      if (lookback === true) from = own.receivedAt;
+      else if (lookback === false) from = startedAt;
+      else from = Math.max(own.receivedAt, startedAt - durationOf(`ctx.waitForEvent "${name}": lookback`, lookback, true));
+      // Events received at or after `from` (and after the run's own), before the timeout; the earliest.
+      let found: Arrival | null = null;
+      for (const a of others) {
+        if (a.event.name !== wanted || a.at <= own.receivedAt || a.at < from || a.at >= due) continue;
+        if (!sameKey(match, own.event, a.event)) continue;
+        if (found === null || a.at < found.at) found = a;
+      }
+      const wait = { name, kind: 'wait' as const, startedAt: iso(startedAt), due: iso(due) };
+      // A wait answered at once (its event came before it began) does not park the run, so nothing cancels it (as
+      // in the worker); otherwise a cancelOn event received after the run's own and before the match (or the
+      // timeout) cancels the run, winning a tie.
+      const parks = found === null || found.at > startedAt;
+      const by = parks ? canceller(found ? found.at + 1 : due) : null;
+      if (by) return cancel(wait, by, wanted);
+      if (found === null) {
+        record.clock = due;
+        done({ ...wait, outcome: 'timed_out' }, wanted);
+        return null;
+      }
+      record.clock = Math.max(record.clock, found.at);
+      done({ ...wait, outcome: 'matched', event: jsonCopy(found.event) }, wanted, found);
+      return jsonCopy(found.event) as WorkspaceEvent<E>;
+    },
+    get state() {
+      return state;
+    },
+  };
+  return { workflow, record };
+}
+
+/**
+ * `handler` with its `ctx` given the virtual workflow members (the worker's
+ * own context underneath, its api getter kept lazy). A run cancelled by a
+ * `cancelOn` event ends there: its pending sleep or wait never settles and
+ * the wrapped `handle` resolves.
+ */
+export function withVirtualWorkflow<H extends Handler>(
+  handler: H,
+  make: (onCancel: () => void) => { workflow: WorkflowContext; record: WorkflowRecord | undefined },
+): { handler: H; record: () => WorkflowRecord | undefined } {
+  let record: WorkflowRecord | undefined;
+  const wrapped = {
+    ...handler,
+    async handle(event: WorkspaceEvent, ctx: HandlerContext) {
+      let cancelled!: () => void;
+      const ended = new Promise<void>((resolve) => {
+        cancelled = resolve;
+      });
+      const made = make(cancelled);
+      record = made.record;
+      const { workflow } = made;
+      const withWorkflow = Object.create(ctx, Object.getOwnPropertyDescriptors(workflow)) as HandlerContext;
+      await Promise.race([handler.handle(event as never, withWorkflow), ended]);
+    },
+  };
+  return { handler: Object.freeze(wrapped), record: () => record };
+}
