@@ -193,15 +193,13 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
         throw new TypeError(`ctx.waitForEvent "${name}": opts.event must be an event name, got ${JSON.stringify((opts as { event?: unknown } | null)?.event)}`);
       }
       const { event: wanted, match, lookback = true } = opts;
-      if (typeof match === 'function') {
-        // As the worker: a wait is matched by its key in Redis when a later event is fanned out, where the function is unknown.
-        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": match must be 'conversation' or 'contact' (a function match is not supported for waits yet)`);
+      const fnMatch = typeof match === 'function';
+      if (!fnMatch && match !== 'conversation' && match !== 'contact') {
+        throw new TypeError(`ctx.waitForEvent "${name}": opts.match must be 'conversation', 'contact' or a function of the event, got ${JSON.stringify(match)}`);
       }
-      if (match !== 'conversation' && match !== 'contact') {
-        throw new TypeError(`ctx.waitForEvent "${name}": opts.match must be 'conversation' or 'contact', got ${JSON.stringify(match)}`);
-      }
+      // As the worker: the run's own event must give the key the wait compares candidates with.
       if (keyOf(match, own.event) === null) {
-        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": the run's event (${own.event.name}) has no ${match} id to match on`);
+        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": the run's event (${own.event.name}) has no ${fnMatch ? 'key (the match function gave none)' : `${String(match)} id`} to match on`);
       }
       const timeoutMs = durationOf(`ctx.waitForEvent "${name}": timeout`, opts.timeout, false);
       const startedAt = record.clock;

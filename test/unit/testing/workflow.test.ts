@@ -111,16 +111,31 @@ describe('waitForEvent', () => {
     expect(strict.waits[1]?.outcome).toBe('timed_out');
   });
 
-  it('as in the worker: a function match, or a run whose event has no such id, is a HandlerConfigError (dead at once)', async () => {
+  it('a function match compares its key of the run\'s event with each candidate\'s, as in the worker', async () => {
     const byFunction = defineHandler({
       id: 'by-function',
       on: ['message.received'],
-      handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', { event: 'message.sent', match: (e) => e.id, timeout: '1h' })),
+      handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', {
+        event: 'message.sent', timeout: '1h',
+        match: (e) => (e.data as { conversation_id?: number }).conversation_id,
+      })),
     });
-    const run = await testHandler(byFunction, inbound);
+    const other = await testHandler(byFunction, inbound, { now: MONDAY_1630, events: [reply(99)] });
+    expect(other.waits[0]?.outcome).toBe('timed_out');
+    const same = await testHandler(byFunction, inbound, { now: MONDAY_1630, events: [reply(99), reply(38)] });
+    expect(same.waits[0]?.outcome).toBe('matched');
+  });
+
+  it('as in the worker: a run whose event has no such id, or no key from the function, is a HandlerConfigError (dead at once)', async () => {
+    const noKey = defineHandler({
+      id: 'no-key',
+      on: ['message.received'],
+      handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', { event: 'message.sent', match: () => null, timeout: '1h' })),
+    });
+    const run = await testHandler(noKey, inbound);
     expect(run.outcome).toBe('dead');
     expect(run.error).toBeInstanceOf(HandlerConfigError);
-    expect(String(run.error)).toContain('match must be \'conversation\' or \'contact\' (a function match is not supported for waits yet)');
+    expect(String(run.error)).toContain('has no key (the match function gave none) to match on');
     const byContact = defineHandler({
       id: 'by-contact',
       on: ['message.received'],
