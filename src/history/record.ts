@@ -63,7 +63,7 @@ export interface WaitRecord {
   readonly kind: 'sleep' | 'wait-for-event';
   readonly dueAt: number;
   /** Absent: it began (the run parks until `dueAt`). */
-  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled';
+  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled' | 'held';
   readonly event?: string;
   readonly eventKey?: string;
 }
