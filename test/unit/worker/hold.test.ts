@@ -17,7 +17,7 @@ function ports(o: { pending?: PendingDelivery | null; states?: Record<string, Wa
       oldestPending: async () => { reads.push('pending'); return o.pending ?? null; },
       states: async (ids: readonly string[]) => {
         reads.push(`states ${ids.join(',')}`);
-        return ids.map((id) => (o.states?.[id] ? st(o.states[id] as WaitState['status']) : null));
+        return ids.map((id) => { const s = o.states?.[id]; return s ? st(s) : null; });
       },
       now: o.now ?? DUE + 10,
       ...(o.maxMs === undefined ? {} : { maxMs: o.maxMs }),
