@@ -83,13 +83,19 @@ describe('durable runs due while a delivery received before their due time is no
     expect(p.lines.some((l) => l.includes('run held at its due time') && l.includes(run.id) && l.includes(pending))).toBe(true);
   }
 
+  /** A run parked; `body` accepted before its due time and left in the inbox; the run held past its due time; then the pump starts. */
+  async function heldFor(trigger: string, handler: string, body: string, conv: number): Promise<{ run: { id: string; parked: ParkedRun }; pending: string }> {
+    const run = await parkedRun(trigger, handler);
+    const pending = await send(body);
+    expect(Date.now()).toBeLessThan(run.parked.dueAt);
+    await expectHeld(run, handler, pending, conv);
+    startPump();
+    return { run, pending };
+  }
+
   it('waitForEvent: a reply accepted before the timeout and still in the inbox at the due time is what the wait returns, not null', async () => {
     const c = 81_001;
-    const run = await parkedRun(conversationBody('conversation.closed', c, 'x'), 'hold-waiter');
-    const reply = await send(messageBody('message.received', c, 'the reply'));
-    expect(Date.now()).toBeLessThan(run.parked.dueAt);
-    await expectHeld(run, 'hold-waiter', reply, c);
-    startPump();
+    const { run, pending: reply } = await heldFor(conversationBody('conversation.closed', c, 'x'), 'hold-waiter', messageBody('message.received', c, 'the reply'), c);
     await waitFor(() => runs('hold-waiter', c).length === 1, 10_000);
     expect(runs('hold-waiter', c)[0]?.['got']).toBe('the reply');
     // The trace shows the hold, then the match.
@@ -105,11 +111,7 @@ describe('durable runs due while a delivery received before their due time is no
 
   it('cancelOn: a cancelling message accepted before the sleep is due and still in the inbox at the due time cancels the run', async () => {
     const c = 81_002;
-    const run = await parkedRun(conversationBody('conversation.assigned', c, 'x'), 'hold-cancel');
-    const stop = await send(messageBody('message.received', c, 'stop'));
-    expect(Date.now()).toBeLessThan(run.parked.dueAt);
-    await expectHeld(run, 'hold-cancel', stop, c);
-    startPump();
+    const { run, pending: stop } = await heldFor(conversationBody('conversation.assigned', c, 'x'), 'hold-cancel', messageBody('message.received', c, 'stop'), c);
     const done = await waitFor(async () => {
       const j = await Job.fromId(p.handlers, jobIdFor(run.id, 'hold-cancel'));
       return (await j?.isCompleted()) ? j : undefined;
@@ -121,12 +123,9 @@ describe('durable runs due while a delivery received before their due time is no
 
   it('a pending delivery that is dead-lettered releases the hold: the wait times out with null at once, long before the cap', async () => {
     const c = 81_003;
-    const run = await parkedRun(conversationBody('conversation.closed', c, 'x'), 'hold-waiter');
     // Accepted (a signed delivery is never refused for its content), dead-lettered at fan-out: no such event.
-    const bad = await send(eventBody('no.such.event', { id: 1 }));
-    await expectHeld(run, 'hold-waiter', bad, c);
+    const { pending: bad } = await heldFor(conversationBody('conversation.closed', c, 'x'), 'hold-waiter', eventBody('no.such.event', { id: 1 }), c);
     const released = Date.now();
-    startPump();
     await waitFor(() => runs('hold-waiter', c).length === 1, 10_000);
     expect(runs('hold-waiter', c)[0]?.['got']).toBeNull();
     expect(Date.now() - released).toBeLessThan(5_000);
