@@ -73,7 +73,9 @@ export async function checkDue(run: Pick<DurableRun, 'parkedIn'>, cancels: reado
   const states = await deps.states(waitId ? [...cancels, waitId] : cancels);
   const hit = states.slice(0, cancels.length).find((st): st is WaitState => st?.status === 'cancelled');
   if (hit) return { kind: 'cancelled', hit };
-  if (!fenced || !pending || !states.some((st) => st?.status === 'pending')) return { kind: 'go' };
+  // Answerable still: a wait not answered yet (one answered goes on with its event), or a sleep's cancelOn entries.
+  const open = waitId ? states[cancels.length]?.status === 'pending' : states.some((st) => st?.status === 'pending');
+  if (!fenced || !pending || !open) return { kind: 'go' };
   const since = fenced.heldSince ?? deps.now;
   const heldMs = deps.now - since;
   if (heldMs >= (deps.maxMs ?? HOLD_MAX_MS)) return { kind: 'go', overdue: { parkedIn: fenced, pending, heldMs } };

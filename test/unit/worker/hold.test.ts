@@ -38,6 +38,8 @@ describe('checkDue', () => {
     expect((await checkDue(run(wait), [], ports({ pending: { key: 'evt_2', at: DUE + 1 }, states: { 'run:w:reply': 'pending' } }).deps)).kind).toBe('go');
     expect((await checkDue(run(wait), [], ports({ pending: null, states: { 'run:w:reply': 'pending' } }).deps)).kind).toBe('go');
     expect((await checkDue(run(wait), [], ports({ pending: { key: 'evt_1', at: DUE - 5 }, states: { 'run:w:reply': 'matched' } }).deps)).kind).toBe('go');
+    // Its wait answered, its cancelOn entries still pending: it goes on with its event (a hold would only be promoted again at once).
+    expect((await checkDue(run(wait), ['run:c:0'], ports({ pending: { key: 'evt_1', at: DUE - 5 }, states: { 'run:w:reply': 'matched', 'run:c:0': 'pending' } }).deps)).kind).toBe('go');
   });
 
   it('not due yet, or a plain sleep (nothing can answer it): the set is not read at all', async () => {
