@@ -14,13 +14,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { conversationBody, deliveryId, eventBody, messageBody } from '../../support/events.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, memoryLogger, waitFor } from '../../support/service.js';
-import { testRedisUrl } from '../../support/redis.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { IngestPump } from '../../../src/queue/pump.js';
 import { ingestKeys } from '../../../src/queue/names.js';
 import { RunRecords, type ParkedRun } from '../../../src/queue/waits/runs.js';
 import { readTrace } from '../../../src/history/read.js';
 import { formatTrace } from '../../../src/history/timeline.js';
+import { defineHandler } from '../../../src/handler/define.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
+import type { HandlerJobData } from '../../../src/queue/jobs.js';
+import { HandlerStateStore } from '../../../src/queue/state/store.js';
+import { WaitStore } from '../../../src/queue/waits/store.js';
+import { createHandlerProcessor, type FlowPorts } from '../../../src/worker/processor.js';
+import { MemoryStepStore } from '../../../src/worker/steps.js';
+import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const HOLD = fileURLToPath(new URL('../../support/handlers/workflow-hold', import.meta.url));
 
@@ -132,4 +139,57 @@ describe('durable runs due while a delivery received before their due time is no
     expect(await p.events.getFailedCount()).toBeGreaterThanOrEqual(1);
     expect(await p.redis.zscore(ingestKeys(p.prefix).pendingFanOut, bad)).toBeNull();
   }, 20_000);
+});
+
+describe('the hold\'s cap: a pending entry that never clears (a delivery lost after it was accepted)', () => {
+  const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  afterAll(() => redis.disconnect());
+
+  it('the processor holds the due run without running its handler, from its first hold on, and goes on at the cap with a warning naming the delivery', async () => {
+    const prefix = uniquePrefix('holdcap');
+    const records = new RunRecords(redis, prefix);
+    const waits = new WaitStore(redis, prefix, 3_600_000);
+    const T = Date.now();
+    let clock = T;
+    let ran = 0;
+    const got: unknown[] = [];
+    const h = defineHandler({
+      id: 'cap', on: ['conversation.closed'],
+      async handle(_event, ctx) {
+        ran++;
+        got.push(await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: '1s' }));
+      },
+    });
+    const { log, lines } = memoryLogger();
+    // The set's oldest entry: received before the due time, and never fanned out.
+    const flow = { oldestPending: async () => ({ key: 'evt_lost', at: T + 500 }) } as unknown as FlowPorts;
+    const processJob = createHandlerProcessor({
+      set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log, flow, now: () => clock,
+      durable: { records, waits, state: new HandlerStateStore(redis, prefix), keepMs: 60_000, holdMaxMs: 5_000 },
+    });
+    const env = JSON.parse(conversationBody('conversation.closed', 5, 'x')) as { id: string; created_at: string; data: unknown };
+    const data = { key: env.id, handlerId: 'cap', receivedAt: new Date(T).toISOString(), event: { id: env.id, name: 'conversation.closed', createdAt: env.created_at, data: env.data } } as HandlerJobData;
+    const job = (parked: boolean) => ({ id: `job-${env.id}`, data: parked ? { ...data, parked: true as const } : data, timestamp: T, attemptsMade: 0, attempts: 3 });
+
+    expect(await processJob(job(false))).toMatchObject({ kind: 'wait', until: T + 1_000, wait: 'wait-for-event' });
+    expect(ran).toBe(1);
+    // Due: held (its handler does not run), parked again for 200 ms, still listed; the first hold is remembered.
+    clock = T + 1_500;
+    expect(await processJob(job(true))).toMatchObject({ kind: 'wait', until: clock + 200, name: 'reply' });
+    expect(ran).toBe(1);
+    const scope = (await records.parked())[0]?.scope as string;
+    expect(scope).toBeDefined();
+    expect((await records.load(scope)).get('h:reply')).toBe(String(T + 1_500));
+    clock = T + 4_500;
+    expect(await processJob(job(true))).toMatchObject({ kind: 'wait', until: clock + 1_500 });
+    expect((await records.load(scope)).get('h:reply')).toBe(String(T + 1_500));
+    expect(lines.filter((l) => l.includes('run held at its due time') && l.includes('evt_lost'))).toHaveLength(2);
+    // Five seconds (the cap here) after the first hold: it goes on, times out, and says why.
+    clock = T + 6_500;
+    expect(await processJob(job(true))).toMatchObject({ kind: 'completed' });
+    expect(got).toEqual([null]);
+    const warning = lines.map((l) => JSON.parse(l) as { level: string; msg: string; pending?: string; heldMs?: number }).find((l) => l.msg.startsWith('run held past its due time for the longest allowed'));
+    expect(warning).toMatchObject({ level: 'warn', pending: 'evt_lost', heldMs: 5_000 });
+    expect(await records.parked()).toEqual([]);
+  });
 });
