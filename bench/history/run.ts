@@ -53,7 +53,6 @@ import { EVENTS_JOB_OPTIONS, handlerJobOptions } from '../../src/queue/job-optio
 import type { HandlerJobData } from '../../src/queue/jobs.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
-import { markPendingFanOut } from '../../src/queue/flow-pending.js';
 import { openQueues } from '../../src/queue/queues.js';
 import { closeRedis, createRedisConnection, type RedisClient } from '../../src/redis/connection.js';
 import { startWorker } from '../../src/runtime/worker.js';
@@ -98,9 +97,18 @@ function item(i: number): string {
   return encodeInboxItem({ key: id, name: 'message.received', receivedAt: at, secretIndex: 0, body, headers: { 'content-type': 'application/json' } });
 }
 
-/** N fresh inbox items, in chunks of 1000 (the fill is not timed). */
-async function fillList(r: Redis, list: string): Promise<void> {
-  for (let i = 0; i < N; i += 1000) await r.rpush(list, ...Array.from({ length: Math.min(1000, N - i) }, (_, j) => item(i + j)));
+/** N fresh inbox items, in chunks of 1000 (the fill is not timed); `pending`: marked pending fan-out, as the ingest script does. */
+async function fillList(r: Redis, list: string, pending?: string): Promise<void> {
+  for (let i = 0; i < N; i += 1000) {
+    const items = Array.from({ length: Math.min(1000, N - i) }, (_, j) => item(i + j));
+    await r.rpush(list, ...items);
+    if (pending) await markPending(r, pending, items.map((raw) => decodeInboxItem(raw)));
+  }
+}
+
+/** Marks deliveries pending fan-out (receipt ms → key), as the ingest script does when it stores them. */
+async function markPending(r: Redis, pending: string, deliveries: readonly StoredDelivery[]): Promise<void> {
+  await r.zadd(pending, 'NX', ...deliveries.flatMap((d) => [Date.parse(d.receivedAt), d.key]));
 }
 
 function eventsJob(d: StoredDelivery) {
@@ -155,11 +163,11 @@ async function switchyardCase(redis: RunningRedis, r: Redis, history: boolean, n
   if (fromEvents) {
     for (let i = 0; i < N; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, N - i) }, (_, j) => decodeInboxItem(item(i + j)));
-      await markPendingFanOut(commands, PREFIX, batch);
+      await markPending(commands, keys.pendingFanOut, batch);
       await queues.events.addBulk(batch.map(eventsJob));
     }
   } else {
-    await fillList(r, keys.inbox);
+    await fillList(r, keys.inbox, keys.pendingFanOut);
   }
   await sleep(1000);
   const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY: history ? 'on' : 'off', WORKER_CONCURRENCY: CONCURRENCY, LOG_LEVEL: 'warn' });

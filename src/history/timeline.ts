@@ -43,6 +43,8 @@ export function waitLine(w: WaitRecord): string {
       return `${what}: matched by ${w.eventKey ?? '?'}`;
     case 'timeout':
       return `${what}: timed out at ${due}, returned null`;
+    case 'held':
+      return `${what}: due ${due}, held: ${w.eventKey ?? '?'}, received before it, is not fanned out yet`;
     case 'cancelled':
       return `cancelled by ${w.eventKey ?? '?'}${w.event ? ` (${w.event}, cancelOn)` : ''}: no further step ran`;
   }

@@ -164,7 +164,9 @@ export interface StepEvent {
  * (`outcome` absent; the run parks until `dueAt` unless it is over at once),
  * then over: `due` (a sleep's time came), `event` (the event that answered it:
  * `eventKey`, its delivery key), `timeout`, or `cancelled` (a cancelOn event,
- * `eventKey`, ended the run while it slept or waited).
+ * `eventKey`, ended the run while it slept or waited); `held`: due, but parked
+ * again for a moment because a delivery received before its due time
+ * (`eventKey`) is not fanned out yet (src/worker/hold.ts).
  */
 export interface WaitEvent {
   readonly type: 'wait';
@@ -172,7 +174,7 @@ export interface WaitEvent {
   readonly name: string;
   readonly kind: 'sleep' | 'wait-for-event';
   readonly dueAt: number;
-  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled';
+  readonly outcome?: 'due' | 'event' | 'timeout' | 'cancelled' | 'held';
   /** The event name waited for (a wait) or that cancelled the run. */
   readonly event?: string;
   /** The delivery key of the event that answered the wait or cancelled the run. */

@@ -2,23 +2,32 @@ import type { RedisClient } from '../redis/connection.js';
 import { ingestKeys } from './names.js';
 
 /**
- * The pending fan-out set: deliveries queued in `events` and not fanned out
- * yet, by receipt time (`ingestKeys().pendingFanOut`). The pump marks a batch
- * as it queues it; the events worker clears a delivery once it is fanned out
- * or dead-lettered (src/queue/flow.ts); an ordered run whose delivery was
- * received after one still here holds (orderClaim-4.lua: it may be an earlier
- * event of its key).
+ * The pending fan-out set: every delivery accepted and not fanned out yet, by
+ * receipt time (`ingestKeys().pendingFanOut`, receipt ms → delivery key).
+ * The ingest script marks a delivery in the same step that stores it
+ * (lua/ingestBatch-n.lua: the receiver, the spool drainer, reconcile, the
+ * poller), so the set covers every place an accepted delivery can sit: the
+ * inbox, a live or dead pump's in-flight list, the `events` queue (waiting,
+ * active, delayed retries). The events worker clears a delivery once it is
+ * fanned out or dead-lettered (src/queue/flow.ts, flow-adapter.ts). Two
+ * readers: an ordered run whose delivery was received after one still here
+ * holds (orderClaim-4.lua: it may be an earlier event of its key), and a
+ * durable run whose sleep or wait fell due holds while the oldest entry was
+ * received at or before its due time (src/worker/hold.ts: it may answer it).
  */
 
-/** Entries a lost job left behind are dropped after this long; ordered runs only look at the last minute before theirs. */
-const PENDING_KEEP_MS = 3_600_000;
+/** Entries a lost delivery left behind (an unreadable inbox item, a job removed by hand) are dropped after this long. */
+export const PENDING_KEEP_MS = 3_600_000;
 
-/** Marks deliveries as queued for fan-out (NX: a repeated batch keeps the first time). */
-export async function markPendingFanOut(redis: RedisClient, prefix: string, deliveries: readonly { key: string; receivedAt: string }[]): Promise<void> {
-  if (deliveries.length === 0) return;
-  const key = ingestKeys(prefix).pendingFanOut;
-  const entries = deliveries.flatMap((d) => [Date.parse(d.receivedAt) || Date.now(), d.key]);
-  await redis.multi().zadd(key, 'NX', ...entries).zremrangebyscore(key, '-inf', Date.now() - PENDING_KEEP_MS).exec();
+/** Drops entries received more than {@link PENDING_KEEP_MS} ago (the pumps do it with their heartbeat). */
+export function trimPendingFanOut(redis: RedisClient, prefix: string, now = Date.now()): Promise<number> {
+  return redis.zremrangebyscore(ingestKeys(prefix).pendingFanOut, '-inf', String(now - PENDING_KEEP_MS));
+}
+
+/** The delivery pending fan-out that was received first (its key and receipt ms), or null when none is. */
+export async function oldestPendingFanOut(redis: RedisClient, prefix: string): Promise<{ key: string; at: number } | null> {
+  const r = await redis.zrange(ingestKeys(prefix).pendingFanOut, '0', '0', 'WITHSCORES');
+  return r.length >= 2 ? { key: r[0] as string, at: Number(r[1]) } : null;
 }
 
 /** Takes deliveries off the set: they were fanned out, or will never be. */

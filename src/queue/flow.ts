@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import { DebounceBursts, type Burst } from './debounce.js';
 import { deadRunAction, type DeadPolicy } from './flow-dead.js';
-import { PendingFanOutClears } from './flow-pending.js';
+import { oldestPendingFanOut, PendingFanOutClears } from './flow-pending.js';
 import type { DebounceRef, HandlerJobData, OrderRef } from './jobs.js';
 import { OrderGate, type AddJob, type OrderClaim, type QueuedJob } from './order.js';
 
@@ -50,6 +50,8 @@ export class FlowControl {
   readonly #debounce: DebounceBursts;
   readonly #log: Logger | undefined;
   readonly #clears: PendingFanOutClears;
+  readonly #redis: RedisClient;
+  readonly #prefix: string;
   /** The one way a key's line hands over to its next run. */
   readonly #handOver: AddJob = (job, parked = false) => this.#jobs.handOver(job, parked);
 
@@ -59,6 +61,8 @@ export class FlowControl {
     this.#debounce = new DebounceBursts(redis, prefix, opts.keepMs);
     this.#log = opts.log;
     this.#clears = new PendingFanOutClears(redis, prefix);
+    this.#redis = redis;
+    this.#prefix = prefix;
   }
 
   // ── fan-out ──
@@ -98,6 +102,14 @@ export class FlowControl {
   /** Takes a delivery off the pending fan-out set (fanned out, or dead-lettered). */
   async fannedOut(deliveryKey: string): Promise<void> {
     await this.#clears.clear(deliveryKey).catch((e: unknown) => this.#log?.debug({ err: String(e) }, 'could not clear a pending fan-out'));
+  }
+
+  /**
+   * The delivery accepted first among those not fanned out yet (its key and receipt ms), or null: a durable
+   * run due at or after that receipt holds, since the delivery may answer its wait or cancel it (src/worker/hold.ts).
+   */
+  oldestPending(): Promise<{ key: string; at: number } | null> {
+    return oldestPendingFanOut(this.#redis, this.#prefix);
   }
 
   // ── a run ──

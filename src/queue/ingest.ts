@@ -9,7 +9,10 @@ export type IngestOutcome = 'accepted' | 'duplicate';
 /**
  * One atomic step, the only Redis work on the webhook's hot path, for a batch
  * of deliveries (group commit): append every delivery whose dedupe key is not
- * yet claimed to the inbox list, then claim those keys for DEDUPE_TTL. The
+ * yet claimed to the inbox list, then claim those keys for DEDUPE_TTL and mark
+ * them in the pending fan-out set (accepted, not fanned out yet, by receipt
+ * time: src/queue/flow-pending.ts; so a durable run due after a delivery's
+ * receipt waits for its fan-out, wherever it sits meanwhile). The
  * append is the first write, so a script that fails (a wrong-type inbox key,
  * an out-of-memory refusal under `noeviction`, which can only come at the
  * first write) has written nothing, and a retry is not mistaken for a
@@ -59,6 +62,7 @@ export interface IngestStoreOptions {
  */
 export class IngestStore {
   private readonly keys;
+  private readonly batchKeys;
   private readonly scripts;
   private readonly maxBatch: number;
   private readonly maxBatchBytes: number;
@@ -68,6 +72,7 @@ export class IngestStore {
 
   constructor(redis: RedisClient, prefix: string, private readonly dedupeTtlMs: number, opts: IngestStoreOptions = {}) {
     this.keys = ingestKeys(prefix);
+    this.batchKeys = { inbox: this.keys.inbox, pending: this.keys.pendingFanOut, dedupePrefix: this.keys.dedupe('') };
     this.scripts = queueScripts(redis);
     this.maxBatch = Math.max(1, Math.min(opts.maxBatch ?? DEFAULT_INGEST_BATCH, MAX_INGEST_BATCH));
     this.maxBatchBytes = opts.maxBatchBytes ?? 4 * 1024 * 1024;
@@ -96,7 +101,7 @@ export class IngestStore {
     this.pendingBytes = 0;
     let reply: Promise<string>;
     try {
-      reply = this.scripts.ingestBatch(this.keys.inbox, batch, this.dedupeTtlMs);
+      reply = this.scripts.ingestBatch(this.batchKeys, batch, this.dedupeTtlMs);
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;

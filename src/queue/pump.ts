@@ -5,7 +5,7 @@ import { jobIdFor } from '../events/envelope.js';
 import type { StoredDelivery } from './delivery.js';
 import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
-import { markPendingFanOut } from './flow-pending.js';
+import { trimPendingFanOut } from './flow-pending.js';
 import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
 import { queueScripts } from './scripts.js';
@@ -89,6 +89,8 @@ export class IngestPump {
       .sadd(this.keys.pumps, this.id)
       .exec()
       .catch((err: unknown) => this.opts.log.debug({ err }, 'pump heartbeat failed'));
+    // What a lost delivery left in the pending fan-out set goes in time (src/queue/flow-pending.ts).
+    await trimPendingFanOut(redis, this.opts.prefix).catch((err: unknown) => this.opts.log.debug({ err }, 'pending fan-out trim failed'));
   }
 
   /** Returns the in-flight items of pumps whose heartbeat lapsed to the inbox. */
@@ -158,11 +160,8 @@ export class IngestPump {
       }
       jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
     }
-    if (jobs.length > 0) {
-      // Pending fan-out until the events worker has fanned each one out (ordered runs received after one wait for it).
-      await markPendingFanOut(this.opts.redis, this.opts.prefix, jobs.map((j) => j.data));
-      await (tracingState.on ? tracedAddBulk(this.opts.events, jobs) : this.opts.events.addBulk(jobs));
-    }
+    // Each one is pending fan-out since the ingest script stored it, until the events worker has fanned it out.
+    if (jobs.length > 0) await (tracingState.on ? tracedAddBulk(this.opts.events, jobs) : this.opts.events.addBulk(jobs));
     if (unreadable.length > 0) {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
       // writer: set the items aside where an operator can look, and keep moving.

@@ -14,17 +14,28 @@ export interface IngestBatchItem {
   readonly receivedAt: string;
 }
 
+export interface IngestBatchKeys {
+  readonly inbox: string;
+  /** The pending fan-out set (src/queue/flow-pending.ts). */
+  readonly pending: string;
+  /** What precedes the delivery key in a dedupe key. */
+  readonly dedupePrefix: string;
+}
+
 /** The ingest scripts bound to one client. */
 export function queueScripts(redis: RedisClient) {
   const run = QUEUE_SCRIPTS.on(redis);
   return {
-    /** Stores the new deliveries of `batch`; one character per delivery: `1` stored, `0` duplicate. */
-    ingestBatch(inbox: string, batch: readonly IngestBatchItem[], dedupeTtlMs: number): Promise<string> {
-      const keys = [inbox];
-      const args: LuaArg[] = [dedupeTtlMs];
+    /**
+     * Stores the new deliveries of `batch` and marks them pending fan-out (`k.pending`, by receipt ms; each
+     * `dedupeKey` is `k.dedupePrefix` + the delivery key); one character per delivery: `1` stored, `0` duplicate.
+     */
+    ingestBatch(k: IngestBatchKeys, batch: readonly IngestBatchItem[], dedupeTtlMs: number): Promise<string> {
+      const keys = [k.inbox, k.pending];
+      const args: LuaArg[] = [dedupeTtlMs, k.dedupePrefix.length];
       for (const p of batch) {
         keys.push(p.dedupeKey);
-        args.push(p.payload, p.receivedAt);
+        args.push(p.payload, p.receivedAt, Date.parse(p.receivedAt) || Date.now());
       }
       return run.ingestBatch(keys, args) as Promise<string>;
     },

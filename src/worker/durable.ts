@@ -42,6 +42,8 @@ export interface DurableDeps {
   readonly state: HandlerStateStore;
   /** How long a run's record is kept after its last sleep or wait is due (the dedupe window). */
   readonly keepMs: number;
+  /** The longest a due run is held for a delivery not fanned out yet (src/worker/hold.ts, default HOLD_MAX_MS). */
+  readonly holdMaxMs?: number;
   readonly now?: () => number;
 }
 
@@ -54,6 +56,12 @@ export interface ParkRequest {
   readonly waitId?: string;
   readonly event?: string;
   readonly key?: string;
+}
+
+/** The sleep or wait a run was parked in when it was woken, from its record (src/worker/hold.ts). */
+export interface ParkedIn extends ParkRequest {
+  /** When a worker first held it past its due time for a delivery not fanned out yet (ms; `h:<name>`). */
+  readonly heldSince?: number;
 }
 
 /** A sleep or wait as the record keeps it (`t:<name>`). */
@@ -273,6 +281,29 @@ export class DurableRun {
   };
 
   // ── the processor's part ──
+
+  /** The sleep or wait the run parked in last (reached, not over), or null: what a resumed run is due in. */
+  parkedIn(): ParkedIn | null {
+    for (const [f, v] of this.loaded) {
+      if (!f.startsWith('t:')) continue;
+      const name = f.slice(2);
+      if (this.loaded.has(`o:${name}`)) continue;
+      const r = JSON.parse(v) as Reached;
+      const held = this.loaded.get(`h:${name}`);
+      const waitId = r.id ? (r.n ? `${r.id}:${r.n}` : r.id) : undefined;
+      return {
+        name, kind: r.k === 'sleep' ? 'sleep' : 'wait-for-event', dueAt: r.due,
+        ...(waitId ? { waitId } : {}), ...(r.ev ? { event: r.ev } : {}), ...(r.own ?? r.key ? { key: r.own ?? r.key } : {}),
+        ...(held ? { heldSince: Number(held) } : {}),
+      };
+    }
+    return null;
+  }
+
+  /** Remembers when the run was first held past the due time of `name` (saved with the record). */
+  holding(name: string, since: number): void {
+    this.fresh.set(`h:${name}`, String(since));
+  }
 
   /** Whether this attempt has anything to keep: the run parked before, or parks now. */
   get durable(): boolean {

@@ -10,6 +10,7 @@ import type { AttemptDecision, AttemptRef } from '../lifecycle/events.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { cancelId, DurableRun, matchKey, type DurableDeps } from './durable.js';
 import type { WaitState } from '../queue/waits/store.js';
+import { checkDue, type DueCheck } from './hold.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 
 /** The part of a `handlers` job the processor reads (a BullMQ Job has all of it). */
@@ -44,8 +45,8 @@ export type HandlerJobDecision = AttemptDecision<SkipReason>;
 /** Why a run was completed without running its handler. */
 export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone';
 
-/** What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death. */
-export type FlowPorts = Pick<FlowControl, 'claim' | 'release' | 'take' | 'finish' | 'onDead'>;
+/** What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death; a due run, the oldest delivery not fanned out yet. */
+export type FlowPorts = Pick<FlowControl, 'claim' | 'release' | 'take' | 'finish' | 'onDead'> & Partial<Pick<FlowControl, 'oldestPending'>>;
 
 export interface HandlerProcessorDeps {
   /** The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the current version once. */
@@ -160,10 +161,20 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     const queue = job.queue ?? 'handlers';
     const durable = dd ? new DurableRun({ ...dd, now }, handler, data, `${queue}|${job.id}`, data.parked || job.data.parked ? await dd.records.load(jobScope(data, handler.id)) : new Map(), observe) : undefined;
     const cancels = durable && handler.workflow.cancelOn.length > 0 ? handler.workflow.cancelOn.map((_, i) => cancelId(durable.scope, i)) : [];
-    if (durable && dd && cancels.length > 0 && (data.parked || job.data.parked)) {
-      // Cancelled while it slept or waited (cancelOn): no further step runs.
-      const hit = (await dd.waits.states(cancels)).find((st): st is WaitState => st?.status === 'cancelled');
-      if (hit) return cancelled(job, handler, data, durable, hit, observe);
+    if (durable && dd && (data.parked || job.data.parked)) {
+      // Cancelled while it slept or waited (cancelOn): no further step runs. Due, but a delivery accepted before
+      // its due time is not fanned out yet: held (src/worker/hold.ts).
+      const due = await checkDue(durable, cancels, {
+        oldestPending: async () => (await flow?.oldestPending?.()) ?? null,
+        states: (ids) => dd.waits.states(ids), now: now(), ...(dd.holdMaxMs === undefined ? {} : { maxMs: dd.holdMaxMs }),
+      });
+      if (due.kind === 'cancelled') return cancelled(job, handler, data, durable, due.hit, observe);
+      if (due.kind === 'hold') return held(job, handler, data, durable, due, observe);
+      if (due.overdue) {
+        const { parkedIn, pending, heldMs } = due.overdue;
+        deps.log.warn({ handler: handler.id, delivery: data.key, wait: parkedIn.name, dueAt: new Date(parkedIn.dueAt).toISOString(), pending: pending.key, receivedAt: new Date(pending.at).toISOString(), heldMs },
+          'run held past its due time for the longest allowed: it goes on now, though a delivery received before its due time is still not fanned out (workers behind, or the delivery lost); that delivery cannot answer it any more');
+      }
     }
     const outcome = await runHandler(handler, data, {
       api: deps.api,
@@ -215,6 +226,21 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     }
     if (flow && data.debounce && decision.kind === 'completed') await flow.finish(handler.id, data.debounce, job.id);
     return decision;
+  }
+
+  /** Due, but a delivery received before its due time is not fanned out yet: parked again for a moment, no attempt spent. */
+  async function held(job: HandlerJobView, handler: Handler, data: HandlerJobData, durable: DurableRun, h: Extract<DueCheck, { kind: 'hold' }>, observe: AttemptObserver | undefined): Promise<HandlerJobDecision> {
+    const { parkedIn, pending } = h;
+    if (parkedIn.heldSince === undefined) {
+      // Its first hold: remembered in its record, so the cap counts from here across attempts and workers.
+      const dd = deps.durable as NonNullable<typeof deps.durable>;
+      durable.holding(parkedIn.name, h.since);
+      await dd.records.save(durable.scope, durable.fresh, durable.keepFor(parkedIn.dueAt), durable.parkedEntry(parkedIn, job.queue ?? 'handlers', job.id));
+    }
+    observe?.wait({ name: parkedIn.name, kind: parkedIn.kind, dueAt: parkedIn.dueAt, outcome: 'held', eventKey: pending.key, ...(parkedIn.event ? { event: parkedIn.event } : {}) });
+    deps.log.debug({ handler: handler.id, delivery: data.key, wait: parkedIn.name, dueAt: new Date(parkedIn.dueAt).toISOString(), pending: pending.key, receivedAt: new Date(pending.at).toISOString(), until: new Date(h.until).toISOString() },
+      'run held at its due time: a delivery received before it is not fanned out yet');
+    return { kind: 'wait', until: h.until, name: parkedIn.name, wait: parkedIn.kind, waitIds: h.waitIds };
   }
 
   /** A cancelOn event ended the run while it slept or waited: recorded `cancelled`, its key released, no further step. */

@@ -12,6 +12,9 @@ import type { RedisClient } from '../../redis/connection.js';
  *             replay returns it instead of writing again, even after the API's
  *             24-hour memory of the key
  *   s:<n>     the value the n-th `ctx.state` write of the run wrote
+ *   h:<name>  when a worker first held the sleep or wait past its due time for
+ *             a delivery received before it and not fanned out yet (ms;
+ *             src/worker/hold.ts: the hold's cap counts from there)
  *
  * The hash lives as long as the run can still wait plus the dedupe window, and
  * survives a dead letter, so `dlq retry` does not wait again for what the run

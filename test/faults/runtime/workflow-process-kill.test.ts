@@ -116,11 +116,21 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
 
     once(r, l, ends);
     expect([waiters[0], waiters[1]].map((t) => l.of((t as { id: string }).id, 'done')[0]?.got)).toEqual([r1.id, r2.id]);
+    // When r1 was fanned out: it woke the first waiter.
+    const r1FannedOut = (l.of((waiters[0] as { id: string }).id, 'woke')[0] as { t: number }).t;
     for (const t of [...sleepers, kept]) {
       const due = (l.of(t.id, 'pre')[0] as { t: number }).t + SLEEP;
       const woke = (l.of(t.id, 'woke')[0] as { t: number }).t;
       expect(woke).toBeGreaterThanOrEqual(due - 5);
-      expect(woke - Math.max(due, upAt)).toBeLessThan(1_500);
+      if (t === kept) {
+        // A sleep guarded by cancelOn is held past its due time while a delivery received before it is not fanned
+        // out yet (src/worker/hold.ts): r1, when it was in the killed process's pump, until that list is recovered;
+        // it could have been its cancel. Then it wakes within a hold step (at most 2 s).
+        expect(woke - Math.max(due, upAt, r1FannedOut < due ? 0 : r1FannedOut)).toBeLessThan(2_500);
+      } else {
+        // A plain sleep is never held.
+        expect(woke - Math.max(due, upAt)).toBeLessThan(1_500);
+      }
     }
     expect(await cancelledBy()).toBe(stop.id);
     expect({ step: l.count(cancelled.id, 'step'), woke: l.count(cancelled.id, 'woke'), after: freshWrites(r, `after ${cancelled.id}`) }).toEqual({ step: 1, woke: 0, after: 0 });

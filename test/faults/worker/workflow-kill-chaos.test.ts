@@ -40,7 +40,7 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
     const r = rig; const l = log; const w = wf;
     const { url } = await r.startReceiver();
     // Cancellers sleep long enough that their cancel always comes first, even one held ~20 s in a killed
-    // worker's pump (the ENGINE BUG of workflow-kill.test.ts is not what this test is about).
+    // worker's pump (the due-time hold of workflow-kill.test.ts is not what this test is about).
     const env = wffEnv(r, l, { WFF_SLEEP_MS: '1500', WFF_CANCEL_SLEEP_MS: '45000', WFF_WAIT_TIMEOUT: '90s' });
     const live: CliProcess[] = [];
     const killed: number[] = [];

@@ -187,7 +187,7 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
 
   it('cancelOn: a cancelling event sent while the worker is dead cancels the sleeping run exactly once, with no write after the sleep', async () => {
     // Long enough that the new worker is up well before the sleep is due (a backlog still unprocessed at the due
-    // time is the ENGINE BUG below).
+    // time is the hold's case below).
     const SLEEP = 12_000;
     const { rig: r, log: l, wf: w, url } = await setUp('wfkill-cancel');
     const workers: CliProcess[] = [];
@@ -223,30 +223,25 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
 });
 
 /**
- * ENGINE BUG (reported, not fixed here), two forms of one gap: the processor decides that a
- * sleep or wait is over at its due time without looking at deliveries received before that
- * time and not fanned out yet.
+ * Once an engine gap, now the due-time hold (src/worker/hold.ts), in two forms: a delivery
+ * accepted (202) before a run's sleep or wait falls due but not fanned out yet at that time.
  *
- * (a) Backlog: a cancel accepted (202) while no worker runs waits in the inbox; when the worker
- * comes back after the sleep fell due, the delayed run resumes before the pump and fan-out get
- * to the cancel, and the run makes its write after the sleep (reproduced 2 of 2 runs).
+ * (a) Backlog: a cancel accepted while no worker runs waits in the inbox; the worker comes back
+ * after the sleep fell due. The resumed run must not go past its sleep before the cancel is
+ * fanned out.
  *
- * (b) A delivery the receiver accepted (202) while a run
- * slept or waited, but that sat in the ingest pump's in-flight list of the worker process when
- * that process was SIGKILLed, reaches fan-out only once another pump recovers the list (its
- * heartbeat lapses: 15–20 s). A sleep or wait that is due in between ends as if the event had
- * never come: cancelOn does not cancel (the write after the sleep is made), waitForEvent returns
- * null although the matching event was received before its timeout. The processor decides "due"
- * without looking at deliveries received before the due time and not fanned out yet (the ordered
- * handlers' fence, `ingestKeys().pendingFanOut`, is marked only once a pump batch is added, so it
- * does not cover a dead pump's in-flight list either).
+ * (b) A delivery in the ingest pump's in-flight list of a worker process that was SIGKILLed
+ * reaches fan-out only once another pump recovers the list (its heartbeat lapses: 15–20 s). A
+ * sleep or wait due in between is held until then: cancelOn cancels, waitForEvent returns the
+ * reply (the pending fan-out set is marked by the ingest script, so it covers the inbox and the
+ * in-flight lists, and a due run holds while its oldest entry was received at or before the due
+ * time).
  *
- * Deterministic repro: the worker is frozen (SIGSTOP) while its pump blocks in BLMOVE, so Redis
- * hands the accepted delivery to the frozen pump's in-flight list; then it is SIGKILLed and a new
- * worker starts. These tests assert the contract and FAIL until the engine fences due times
- * against such deliveries (or pumps recover in-flight lists before runs they could answer go on).
+ * Deterministic repro of (b): the worker is frozen (SIGSTOP) while its pump blocks in BLMOVE, so
+ * Redis hands the accepted delivery to the frozen pump's in-flight list; then it is SIGKILLed and
+ * a new worker starts.
  */
-describe('ENGINE BUG: an event accepted before the due time but stuck in a killed worker\'s pump is missed by cancelOn / waitForEvent', () => {
+describe('an event accepted before the due time but stuck in the inbox or a killed worker\'s pump still answers cancelOn / waitForEvent', () => {
   let rig: Rig | undefined;
   let log: MarkLog | undefined;
   let wf: WfRedis | undefined;
@@ -258,8 +253,7 @@ describe('ENGINE BUG: an event accepted before the due time but stuck in a kille
     rig = undefined; log = undefined; wf = undefined;
   });
 
-  // Known gap of the engine ([3/4] open): `it.fails` until it is fixed; a fix makes this test fail, so it is turned back into `it`.
-  it.fails('ENGINE BUG: a cancel accepted while no worker runs does not cancel a run whose sleep fell due meanwhile: on restart the run resumes before the cancel is fanned out', async () => {
+  it('a cancel accepted while no worker runs cancels a run whose sleep fell due meanwhile: on restart the run is held until the cancel is fanned out', async () => {
     const SLEEP = 2_000;
     const prefix = uniquePrefix('wfbug-backlog');
     rig = await createRig({ prefix, redisUrl: testRedisUrl() });
@@ -280,7 +274,7 @@ describe('ENGINE BUG: an event accepted before the due time but stuck in a kille
     await post(url, stop.body);
     expect(Date.now()).toBeLessThan(parkedAt + SLEEP);
     await sleep(Math.max(0, parkedAt + SLEEP + 500 - Date.now()));
-    // The worker comes back after the due time: the due run and the backlog's cancel race, and the run wins.
+    // The worker comes back after the due time: the due run is held until the backlog's cancel is fanned out.
     const second = r.startWorker(env);
     await second.waitFor(/worker started/, 20_000);
     await waitFor(async () => (await w.state(run.id, 'cancel')) === 'completed', 20_000, 50);
@@ -290,7 +284,7 @@ describe('ENGINE BUG: an event accepted before the due time but stuck in a kille
   }, 60_000);
 
   for (const kind of ['cancel', 'waiter'] as const) {
-    it.fails(`ENGINE BUG: ${kind === 'cancel' ? 'cancelOn: the run is not cancelled and makes its write after the sleep' : 'waitForEvent returns null (timeout) instead of the reply'}`, async () => {
+    it(`${kind === 'cancel' ? 'cancelOn: the run is cancelled and makes no write after the sleep' : 'waitForEvent returns the reply, not null (timeout)'}`, async () => {
       const DUE = 4_000;
       const prefix = uniquePrefix(`wfbug-${kind}`);
       rig = await createRig({ prefix, redisUrl: testRedisUrl() });

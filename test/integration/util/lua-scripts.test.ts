@@ -106,9 +106,14 @@ function exercise(connect: () => RedisClient) {
     },
     ingestBatch: (redis) => {
       const s = queueScripts(redis);
+      const k = { inbox: q.inbox, pending: `${tag}:pending`, dedupePrefix: `${tag}:dedupe:` };
       return [
-        async () => expect(await s.ingestBatch(q.inbox, [item('a'), item('b'), item('a')], 60_000)).toBe('110'),
-        async () => expect(await s.ingestBatch(q.inbox, [item('b'), item('c')], 60_000)).toBe('01'),
+        async () => expect(await s.ingestBatch(k, [item('a'), item('b'), item('a')], 60_000)).toBe('110'),
+        async () => {
+          expect(await s.ingestBatch(k, [item('b'), item('c')], 60_000)).toBe('01');
+          // Accepted and not fanned out yet: marked pending by delivery key, at its receipt.
+          expect(await redis.zrange(k.pending, '0', '-1', 'WITHSCORES')).toEqual(['a', '1704067200000', 'b', '1704067200000', 'c', '1704067200000']);
+        },
       ];
     },
     pumpTakeMore: (redis) => {

@@ -59,4 +59,17 @@ describe('DurableRun (sleeps without Redis)', () => {
     expect(replay.memo.get('sy_k')).toEqual({ json: { data: { id: 1 } }, status: 201, requestId: 'r1' });
     expect(replay.memo.get('sy_other')).toBeUndefined();
   });
+
+  it('parkedIn: the sleep or wait a resumed run parked in (none once it is over), with its first hold', async () => {
+    const t0 = 1_000_000;
+    const first = new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map(), undefined);
+    await parked(first.sleep('nap', '10m', undefined));
+    const record = new Map(first.fresh);
+    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map(), undefined).parkedIn()).toBeNull();
+    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', record, undefined).parkedIn()).toEqual({ name: 'nap', kind: 'sleep', dueAt: t0 + 600_000 });
+    const held = new DurableRun(deps(t0), handler(), data, 'handlers|j', record, undefined);
+    held.holding('nap', t0 + 600_100);
+    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map([...record, ...held.fresh]), undefined).parkedIn()).toMatchObject({ heldSince: t0 + 600_100 });
+    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map([...record, ['o:nap', '{"r":"due"}']]), undefined).parkedIn()).toBeNull();
+  });
 });
