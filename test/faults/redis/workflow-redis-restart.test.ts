@@ -14,11 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { uniquePrefix } from '../../support/redis.js';
 import { waitFor } from '../../support/wait.js';
 import { deliver } from '../../support/service.js';
-import { createRig, killRedis, sleep, type Rig } from '../../support/faults/rig.js';
-import { freshWrites, MarkLog, noteWrites, post, reply, trigger, WfRedis, wffEnv } from '../../support/faults/workflows.js';
+import { killRedis, sleep } from '../../support/faults/rig.js';
+import { freshWrites, noteWrites, post, reply, trigger, wffEnv, workflowScenes } from '../../support/faults/workflows.js';
 
 /** POSTs until the receiver accepts (503 and refused connections while Redis is away are retried). */
 async function postUntilAccepted(url: string, body: string, deadlineMs = 30_000): Promise<number> {
@@ -35,20 +34,16 @@ async function postUntilAccepted(url: string, body: string, deadlineMs = 30_000)
 }
 
 describe('durable workflows: Redis stopped or crashed and restarted on its data directory while runs are parked', () => {
-  let rig: Rig | undefined;
   let redis: ManagedRedis | undefined;
   let dir: string | undefined;
-  let log: MarkLog | undefined;
-  let wf: WfRedis | undefined;
 
+  // Registered before the scene's: runs after it (a stack), so Redis stops once the rig is closed.
   afterEach(async () => {
-    await rig?.close();
-    await wf?.close();
     await redis?.stop();
-    log?.remove();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    rig = undefined; redis = undefined; dir = undefined; log = undefined; wf = undefined;
+    redis = undefined; dir = undefined;
   });
+  const open = workflowScenes();
 
   for (const how of ['stop', 'SIGKILL'] as const) {
     it(`${how === 'stop' ? 'stopped (SHUTDOWN)' : 'SIGKILLed'} for 1.5 s: sleeps, waits and cancelOn each end once, and nothing accepted is lost`, async () => {
@@ -56,11 +51,7 @@ describe('durable workflows: Redis stopped or crashed and restarted on its data 
       dir = mkdtempSync(join(tmpdir(), 'sy-wf-redis-'));
       redis = await startManagedRedis({ dir: join(dir, 'redis'), appendfsync: 'always' });
       const port = redis.port;
-      const prefix = uniquePrefix(`wfredis-${how === 'stop' ? 'stop' : 'kill'}`);
-      rig = await createRig({ prefix, redisUrl: redis.url });
-      log = new MarkLog();
-      wf = new WfRedis(redis.url, prefix);
-      const r = rig; const l = log; const w = wf;
+      const { rig: r, log: l, wf: w } = await open(`wfredis-${how === 'stop' ? 'stop' : 'kill'}`, redis.url);
       const receiver = await r.startReceiver();
       const worker = r.startWorker(wffEnv(r, l, { WFF_SLEEP_MS: String(SLEEP), WFF_CANCEL_SLEEP_MS: String(SLEEP), WFF_WAIT_TIMEOUT: '60s' }));
       await worker.waitFor(/worker started/, 20_000);

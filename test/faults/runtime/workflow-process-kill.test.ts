@@ -7,37 +7,13 @@
  * (on time, on its reply, or cancelled), its steps before the wait ran once,
  * and its write after the wait reached the sandbox exactly once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/wait.js';
-import { createRig, sleep, type Rig } from '../../support/faults/rig.js';
-import { freshWrites, MarkLog, post, reply, trigger, WfRedis, wffEnv } from '../../support/faults/workflows.js';
+import { sleep, type Rig } from '../../support/faults/rig.js';
+import { freshWrites, MarkLog, parkedAll, post, reply, trigger, wffEnv, workflowScenes } from '../../support/faults/workflows.js';
 
 describe('durable workflows: the receiver or the combined start process SIGKILLed while runs are parked', () => {
-  let rig: Rig | undefined;
-  let log: MarkLog | undefined;
-  let wf: WfRedis | undefined;
-
-  afterEach(async () => {
-    await rig?.close();
-    await wf?.close();
-    log?.remove();
-    rig = undefined; log = undefined; wf = undefined;
-  });
-
-  function setUp(label: string): { prefix: string } {
-    const prefix = uniquePrefix(label);
-    log = new MarkLog();
-    wf = new WfRedis(testRedisUrl(), prefix);
-    return { prefix };
-  }
-
-  async function parkedAll(w: WfRedis, ids: string[]): Promise<void> {
-    await waitFor(async () => {
-      const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
-      return ids.every((id) => parked.has(id));
-    }, 15_000, 50);
-  }
+  const open = workflowScenes();
 
   function once(r: Rig, l: MarkLog, ids: string[]): void {
     expect(ids.map((id) => ({ id, step: l.count(id, 'step'), woke: l.count(id, 'woke'), done: l.count(id, 'done'), before: freshWrites(r, `before ${id}`), after: freshWrites(r, `after ${id}`) })))
@@ -46,9 +22,7 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
 
   it('serve SIGKILLed right after accepting a reply, and replaced: sleeping and waiting runs all wake once', async () => {
     const SLEEP = 4_000;
-    const { prefix } = setUp('wfkill-recv');
-    rig = await createRig({ prefix, redisUrl: testRedisUrl() });
-    const r = rig; const l = log as MarkLog; const w = wf as WfRedis;
+    const { rig: r, log: l, wf: w } = await open('wfkill-recv');
     const first = await r.startReceiver();
     const worker = r.startWorker(wffEnv(r, l, { WFF_SLEEP_MS: String(SLEEP), WFF_WAIT_TIMEOUT: '60s' }));
     await worker.waitFor(/worker started/, 20_000);
@@ -83,9 +57,7 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
 
   it('start (receiver + worker) SIGKILLed right after accepting a reply, and restarted on the same port: sleeps, waits and cancelOn all end once', async () => {
     const SLEEP = 6_000;
-    const { prefix } = setUp('wfkill-start');
-    rig = await createRig({ prefix, redisUrl: testRedisUrl() });
-    const r = rig; const l = log as MarkLog; const w = wf as WfRedis;
+    const { rig: r, log: l, wf: w } = await open('wfkill-start');
     const env = wffEnv(r, l, { WFF_SLEEP_MS: String(SLEEP), WFF_CANCEL_SLEEP_MS: String(SLEEP), WFF_WAIT_TIMEOUT: '60s' });
     const first = await r.startService(env);
     const sleepers = [97_001, 97_002].map((c) => trigger('sleeper', c));

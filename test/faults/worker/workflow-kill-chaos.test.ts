@@ -10,34 +10,20 @@
  * step that ran twice is reported (a kill between its body and its record is
  * allowed to repeat it).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/wait.js';
-import { createRig, shuffle, sleep, type Rig } from '../../support/faults/rig.js';
+import { shuffle, sleep } from '../../support/faults/rig.js';
 import type { CliProcess } from '../../support/cli.js';
-import { freshWrites, MarkLog, noteWrites, post, reply, trigger, WfRedis, wffEnv } from '../../support/faults/workflows.js';
+import { freshWrites, noteWrites, post, reply, trigger, wffEnv, workflowScenes } from '../../support/faults/workflows.js';
 
 describe('durable workflows: workers SIGKILLed again and again while runs sleep, wait and are cancelled', () => {
-  let rig: Rig | undefined;
-  let log: MarkLog | undefined;
-  let wf: WfRedis | undefined;
-
-  afterEach(async () => {
-    await rig?.close();
-    await wf?.close();
-    log?.remove();
-    rig = undefined; log = undefined; wf = undefined;
-  });
+  const open = workflowScenes();
 
   it('no run lost, no write repeated, no cancelled run writes', async () => {
     const seed = Number(process.env['WFF_SEED'] ?? Date.now() % 100_000);
     let s = seed;
     const rand = () => { s = (s * 1_103_515_245 + 12_345) % 2_147_483_648; return s / 2_147_483_648; };
-    const prefix = uniquePrefix('wfchaos');
-    rig = await createRig({ prefix, redisUrl: testRedisUrl() });
-    log = new MarkLog();
-    wf = new WfRedis(testRedisUrl(), prefix);
-    const r = rig; const l = log; const w = wf;
+    const { rig: r, log: l, wf: w } = await open('wfchaos');
     const { url } = await r.startReceiver();
     // Cancellers sleep long enough that their cancel always comes first, even one held ~20 s in a killed
     // worker's pump (the due-time hold of workflow-kill.test.ts is not what this test is about).

@@ -7,30 +7,17 @@
  * again, and the API write after the wait reaches the sandbox exactly once
  * (one fresh 201; every call of it with one Idempotency-Key).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/wait.js';
-import { createRig, sleep, type Rig } from '../../support/faults/rig.js';
+import { sleep, type Rig } from '../../support/faults/rig.js';
 import type { CliProcess } from '../../support/cli.js';
-import { freshWrites, MarkLog, noteWrites, post, reply, trigger, WfRedis, wffEnv } from '../../support/faults/workflows.js';
+import { freshWrites, MarkLog, noteWrites, parkedAll, post, reply, trigger, WfRedis, wffEnv, workflowScenes } from '../../support/faults/workflows.js';
 
 describe('durable workflows: the worker SIGKILLed while runs are parked', () => {
-  let rig: Rig | undefined;
-  let log: MarkLog | undefined;
-  let wf: WfRedis | undefined;
-
-  afterEach(async () => {
-    await rig?.close();
-    await wf?.close();
-    log?.remove();
-    rig = undefined; log = undefined; wf = undefined;
-  });
+  const open = workflowScenes();
 
   async function setUp(label: string): Promise<{ rig: Rig; log: MarkLog; wf: WfRedis; url: string }> {
-    const prefix = uniquePrefix(label);
-    rig = await createRig({ prefix, redisUrl: testRedisUrl() });
-    log = new MarkLog();
-    wf = new WfRedis(testRedisUrl(), prefix);
+    const { rig, log, wf } = await open(label);
     const receiver = await rig.startReceiver();
     return { rig, log, wf, url: receiver.url };
   }
@@ -39,13 +26,6 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
     const w = r.startWorker(wffEnv(r, l, extra));
     await w.waitFor(/worker started/, 20_000);
     return w;
-  }
-
-  async function parkedAll(w: WfRedis, ids: string[]): Promise<void> {
-    await waitFor(async () => {
-      const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
-      return ids.every((id) => parked.has(id));
-    }, 15_000, 50);
   }
 
   /** Every run of `ids`: its step once, its write before the wait once, its write after once, all with stable Idempotency-Keys. */
@@ -242,24 +222,11 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
  * a new worker starts.
  */
 describe('an event accepted before the due time but stuck in the inbox or a killed worker\'s pump still answers cancelOn / waitForEvent', () => {
-  let rig: Rig | undefined;
-  let log: MarkLog | undefined;
-  let wf: WfRedis | undefined;
-
-  afterEach(async () => {
-    await rig?.close();
-    await wf?.close();
-    log?.remove();
-    rig = undefined; log = undefined; wf = undefined;
-  });
+  const open = workflowScenes();
 
   it('a cancel accepted while no worker runs cancels a run whose sleep fell due meanwhile: on restart the run is held until the cancel is fanned out', async () => {
     const SLEEP = 2_000;
-    const prefix = uniquePrefix('wfbug-backlog');
-    rig = await createRig({ prefix, redisUrl: testRedisUrl() });
-    log = new MarkLog();
-    wf = new WfRedis(testRedisUrl(), prefix);
-    const r = rig; const l = log; const w = wf;
+    const { rig: r, log: l, wf: w } = await open('wfbug-backlog');
     const { url } = await r.startReceiver();
     const env = wffEnv(r, l, { WFF_CANCEL_SLEEP_MS: String(SLEEP) });
     const first = r.startWorker(env);
@@ -286,11 +253,7 @@ describe('an event accepted before the due time but stuck in the inbox or a kill
   for (const kind of ['cancel', 'waiter'] as const) {
     it(`${kind === 'cancel' ? 'cancelOn: the run is cancelled and makes no write after the sleep' : 'waitForEvent returns the reply, not null (timeout)'}`, async () => {
       const DUE = 4_000;
-      const prefix = uniquePrefix(`wfbug-${kind}`);
-      rig = await createRig({ prefix, redisUrl: testRedisUrl() });
-      log = new MarkLog();
-      wf = new WfRedis(testRedisUrl(), prefix);
-      const r = rig; const l = log; const w = wf;
+      const { prefix, rig: r, log: l, wf: w } = await open(`wfbug-${kind}`);
       const { url } = await r.startReceiver();
       const env = wffEnv(r, l, { WFF_CANCEL_SLEEP_MS: String(DUE), WFF_WAIT_TIMEOUT: `${DUE}ms` });
       const first = r.startWorker(env);

@@ -18,7 +18,10 @@ import { RunRecords, type ParkedRun } from '../../../src/queue/waits/runs.js';
 import { openHandlerQueues, handlerQueueList } from '../../../src/queue/queues.js';
 import { deliver } from '../service.js';
 import { conversationBody, deliveryId, messageBody } from '../events.js';
-import type { Rig } from './rig.js';
+import { afterEach } from 'vitest';
+import { testRedisUrl, uniquePrefix } from '../redis.js';
+import { waitFor } from '../wait.js';
+import { createRig, type Rig } from './rig.js';
 
 export const WFF_HANDLERS = fileURLToPath(new URL('../handlers/workflow-faults', import.meta.url));
 
@@ -141,4 +144,43 @@ export class WfRedis {
     await Promise.allSettled(handlerQueueList(this.queues).map((q) => q.close()));
     this.redis.disconnect();
   }
+}
+
+/** One workflow fault test's world: a rig on a fresh prefix, the fixtures' mark log, a view of the waits in Redis. */
+export interface WfScene {
+  readonly prefix: string;
+  readonly rig: Rig;
+  readonly log: MarkLog;
+  readonly wf: WfRedis;
+}
+
+/**
+ * Call once in a `describe`: each test opens its scene (`label` names the prefix; `redisUrl`
+ * defaults to the test Redis) and it is closed after the test, before the file's own
+ * `afterEach` hooks registered earlier (vitest runs them as a stack).
+ */
+export function workflowScenes(): (label: string, redisUrl?: string) => Promise<WfScene> {
+  let open: WfScene | undefined;
+  afterEach(async () => {
+    const scene = open;
+    open = undefined;
+    if (!scene) return;
+    await scene.rig.close();
+    await scene.wf.close();
+    scene.log.remove();
+  });
+  return async (label, redisUrl = testRedisUrl()) => {
+    const prefix = uniquePrefix(label);
+    const rig = await createRig({ prefix, redisUrl });
+    open = { prefix, rig, log: new MarkLog(), wf: new WfRedis(redisUrl, prefix) };
+    return open;
+  };
+}
+
+/** Resolves once every delivery of `ids` has its run parked (15 s at most). */
+export async function parkedAll(w: WfRedis, ids: readonly string[]): Promise<void> {
+  await waitFor(async () => {
+    const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
+    return ids.every((id) => parked.has(id));
+  }, 15_000, 50);
 }
