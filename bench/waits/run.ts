@@ -11,7 +11,7 @@
 //              conversation.opened) park in ctx.sleepUntil('nap', now + 7d); one conversation each. The trigger
 //              deliveries are RPUSHed to A's inbox list as the receiver's route leaves them (encodeInboxItem), so the
 //              rest of the path is the real one: IngestPump → `events` (fan-out) → `handlers` → the handler runs,
-//              parks (run record, WaitStore registration, BullMQ moveToDelayed). Done when `wf:parked` lists every
+//              parks (run record, WaitStore registration, BullMQ moveToDelayed). Done when `wf:due` lists every
 //              run. Redis used_memory before and after (inbox drained) → bytes per pending run, all included.
 //   4. unrelated work, with the pending runs (A) vs none (B), side by side: ROUNDS rounds (+ WARMUP untimed), the
 //              order of A and B alternating; per case UNRELATED `message.sent` deliveries (a no-op handler; no run
@@ -26,9 +26,9 @@
 //              `message.received` POSTed over HTTP to `switchyard serve` (a child process on A); from the 202
 //              (response headers in) to the resumed run getting past its waitForEvent (Date.now() in the handler).
 //   split      workers stopped; for the runs still parked, their bookkeeping deleted key by key (the run record
-//              `run:<scope>`, its `wf:parked` field, and for a wait its `wait:state` field, `wait:due` member and
-//              `wait:on:<key>` field): used_memory before/after, separately for sleeps and waits; then the runs'
-//              own BullMQ jobs (the job hash and its `delayed` member): bytes per run.
+//              `run:<scope>`, its `wf:due` member, and for a wait its `wait:state` field and `wait:on:<key>` field):
+//              used_memory before/after, separately for sleeps and waits; then the runs' own BullMQ jobs (the job
+//              hash and its `delayed` member): bytes per run, reported apart (not part of "bytes per wait").
 //
 // Knobs: WAITS=50000 SLEEPS=50000 UNRELATED=5000 ROUNDS=3 WARMUP=1 LATE=10000 LATE_SPREAD=10 EVENTS=200
 //        LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
@@ -49,6 +49,7 @@ import { ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
 import { openQueues, type Queues } from '../../src/queue/queues.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
+import { parkedKey, RunRecords, runKey, type ParkedRun } from '../../src/queue/waits/runs.js';
 import { BIN, cpuSeconds, freePort, httpOk, log, machine, runBench, selfCpuSeconds, sleep, start, startRedis, stop, until, type RunningRedis } from '../lib/proc.js';
 
 const env = process.env;
@@ -220,7 +221,7 @@ async function settledMemory(r: Redis): Promise<number> {
   for (let i = 0; i < 3; i++) { m = Math.min(m, await usedMemory(r)); await sleep(300); }
   return m;
 }
-const parkedCount = (r: Redis) => r.hlen(`${PREFIX}:wf:parked`);
+const parkedCount = (r: Redis) => r.zcard(parkedKey(PREFIX));
 const inboxEmpty = async (r: Redis) => (await r.llen(ingestKeys(PREFIX).inbox)) === 0;
 
 function pct(xs: number[], p: number): number {
@@ -388,21 +389,21 @@ async function eventResume(a: Side): Promise<EventsResult> {
 
 interface SplitResult {
   runs: number; sleeps: number; waits: number;
-  /** Bytes per sleep: its run record, its `wf:parked` entry, both. */
+  /** Bytes per sleep: its run record, its `wf:due` member, both. */
   sleep: { record: number; parkedEntry: number; total: number };
-  /** Bytes per wait: its run record, its `wf:parked` entry, its WaitStore entries (`wait:state`, `wait:due`, `wait:on:<key>`), all. */
+  /** Bytes per wait: its run record, its `wf:due` member, its WaitStore entries (`wait:state`, `wait:on:<key>`), all. */
   wait: { record: number; parkedEntry: number; store: number; total: number };
   /** Bytes per run of its own BullMQ job (job hash + `delayed` member). */
   jobBytes: number;
 }
 
-type ParkedEntry = { scope: string; name: string; kind: string; key?: string; queue: string; jobId: string };
+type ParkedEntry = ParkedRun;
 type Pipe = ReturnType<Redis['pipeline']>;
 
 /** Deletes, per parked run, its bookkeeping piece by piece (sleeps, then waits) and then its BullMQ job, measuring used_memory around each. */
 async function split(a: Side): Promise<SplitResult> {
   const r = a.r;
-  const parked = Object.values(await r.hgetall(`${PREFIX}:wf:parked`)).map((j) => JSON.parse(j) as ParkedEntry);
+  const parked = await new RunRecords(r, PREFIX).parked();
   const sleeps = parked.filter((p) => p.kind === 'sleep');
   const waits = parked.filter((p) => p.kind !== 'sleep');
   let m = await settledMemory(r);
@@ -418,12 +419,11 @@ async function split(a: Side): Promise<SplitResult> {
     m = next;
     return per;
   };
-  const record = (pipe: Pipe, p: ParkedEntry) => { pipe.del(`${PREFIX}:run:${p.scope}`); };
-  const parkedEntry = (pipe: Pipe, p: ParkedEntry) => { pipe.hdel(`${PREFIX}:wf:parked`, p.scope); };
+  const record = (pipe: Pipe, p: ParkedEntry) => { pipe.del(runKey(PREFIX, p.scope)); };
+  const parkedEntry = (pipe: Pipe, p: ParkedEntry) => { pipe.zrem(parkedKey(PREFIX), p.scope); };
   const store = (pipe: Pipe, p: ParkedEntry) => {
     const id = `${p.scope}:w:${p.name}`;
     pipe.hdel(`${PREFIX}:wait:state`, id);
-    pipe.zrem(`${PREFIX}:wait:due`, id);
     pipe.hdel(`${PREFIX}:wait:on:${p.key ?? ''}`, id);
   };
   const sRecord = await freed(sleeps, record);
@@ -505,7 +505,7 @@ function markdown(s: Record<string, unknown>): string {
   const lines = ['| goal | measured | target | verdict |', '|---|---|---|---|'];
   if (f || sp) {
     const wait = sp ? sp.wait.total : NaN;
-    lines.push(`| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:parked ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:parked ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`);
+    lines.push(`| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:due ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:due ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B (not counted in the wait's)` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`);
   }
   if (l) lines.push(`| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`);
   if (e) lines.push(`| 3. event (202) → run resumed (${e.events} events, 1 per ${e.gapMs} ms, ${e.pendingRuns} runs parked) | p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (HTTP 202 p50 ${e.http202p50} / p99 ${e.http202p99} ms) | p99 ≤ 250 ms | ${verdict(e.p99 <= 250)} |`);
