@@ -313,7 +313,11 @@ async function unrelated(a: Side, b: Side): Promise<UnrelatedRow[]> {
   return rows;
 }
 
-interface LateResult { sleeps: number; spreadMs: number; ratePerSec: number; leadMs: number; parkedBeforeFirstDue: number; notParked: number; resumed: number; p50: number; p90: number; p99: number; max: number; min: number; resumeRatePerSec: number }
+interface LateResult {
+  sleeps: number; spreadMs: number; ratePerSec: number; leadMs: number; parkedBeforeFirstDue: number; notParked: number; resumed: number; p50: number; p90: number; p99: number; max: number; min: number; resumeRatePerSec: number;
+  /** CPU per resume from the first due time until the last resumed: this process (the workers) and A's redis-server. */
+  workerCpuUsPerResume: number; redisCpuUsPerResume: number;
+}
 
 async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   startPump(a);
@@ -327,13 +331,20 @@ async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   await until('the lateness sleeps to park', async () => (await parkedCount(a.r)) - parked0 >= LATE || Date.now() >= base, leadMs + 1000, 100);
   const parkedBeforeFirstDue = (await parkedCount(a.r)) - parked0;
   log(`lateness: ${parkedBeforeFirstDue} parked ${base - Date.now()} ms before the first due time`);
+  await until('the first due time', async () => Date.now() >= base, leadMs + 1000, 5);
+  const cpu0 = selfCpuSeconds();
+  const rcpu0 = cpuSeconds(a.redis.child.pid);
   await until('every lateness sleep to resume', async () => S.late.size + S.notParked >= LATE, LATE_SPREAD_MS + leadMs + 300_000, 100);
+  const cpuUs = (x: number) => Math.round((x * 1e6) / Math.max(1, S.late.size));
+  const workerCpuUsPerResume = cpuUs(selfCpuSeconds() - cpu0);
+  const redisCpuUsPerResume = cpuUs(cpuSeconds(a.redis.child.pid) - rcpu0);
   const xs = [...S.late.values()];
   const resumedAt = [...S.late.entries()].map(([conv, l]) => (S.dueOf.get(conv) as number) + l);
   const span = (Math.max(...resumedAt) - Math.min(...resumedAt)) / 1000;
   return {
     sleeps: LATE, spreadMs: LATE_SPREAD_MS, ratePerSec: Math.round(LATE / (LATE_SPREAD_MS / 1000)), leadMs, parkedBeforeFirstDue, notParked: S.notParked,
     resumed: xs.length, p50: pct(xs, 50), p90: pct(xs, 90), p99: pct(xs, 99), max: Math.max(...xs), min: Math.min(...xs), resumeRatePerSec: Math.round(xs.length / Math.max(span, 0.001)),
+    workerCpuUsPerResume, redisCpuUsPerResume,
   };
 }
 
@@ -507,7 +518,7 @@ function markdown(s: Record<string, unknown>): string {
     const wait = sp ? sp.wait.total : NaN;
     lines.push(`| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:due ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:due ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B (not counted in the wait's)` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`);
   }
-  if (l) lines.push(`| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`);
+  if (l) lines.push(`| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s; ${l.workerCpuUsPerResume} µs worker + ${l.redisCpuUsPerResume} µs Redis CPU per resume) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`);
   if (e) lines.push(`| 3. event (202) → run resumed (${e.events} events, 1 per ${e.gapMs} ms, ${e.pendingRuns} runs parked) | p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (HTTP 202 p50 ${e.http202p50} / p99 ${e.http202p99} ms) | p99 ≤ 250 ms | ${verdict(e.p99 <= 250)} |`);
   if (u) lines.push(`| 4. unrelated deliveries/s, pending ÷ none | median ${u.medianPending} vs ${u.medianNone}/s = ${u.ratioOfMedians}× (rounds ${u.ratioByRound.join(', ')}) | ≥ 0.9× | ${verdict(u.ratioOfMedians >= 0.9)} |`);
   if (f) lines.push('', `Fill: ${f.runs} runs parked in ${f.seconds} s (${f.parkRate}/s), ${f.workerCpuUsPerRun} µs worker CPU + ${f.redisCpuUsPerRun} µs Redis CPU per run (fan-out + first run + park).`);
