@@ -1,7 +1,7 @@
 /** A run record's `t:<name>` (src/queue/waits/reached.ts): compact, read back exactly, and the previous JSON still read. */
 import { describe, expect, it } from 'vitest';
-import { decodeReached, encodeReached, type Reached } from '../../../src/queue/waits/reached.js';
-import { jobIdFor, parseJobId } from '../../../src/events/envelope.js';
+import { decodeReached, encodeReached, type Reached } from '../../../../src/queue/waits/reached.js';
+import { jobIdFor } from '../../../../src/events/envelope.js';
 
 const scope = jobIdFor('evt_0123456789abcdef0123456789abcdef', 'bw-waiter');
 const due = Date.parse('2026-12-03T10:00:00.123Z');
@@ -31,14 +31,5 @@ describe('a reached sleep or wait in a run record', () => {
     const old = { k: 'wait', due, since, id: `${scope}:w:reply`, ev: 'message.received', key: 'conversation:7' };
     expect(decodeReached(JSON.stringify(old), scope, 'reply')).toEqual(old);
     expect(decodeReached(JSON.stringify({ k: 'sleep', due }), scope, 'nap')).toEqual({ k: 'sleep', due });
-  });
-});
-
-describe('parseJobId', () => {
-  it('gives back the key and handler a job id was made of', () => {
-    for (const [key, handler] of [['evt_1', 'h'], ['a:b/c%d%3A', 'x/y:z'], ['k', undefined]] as const) {
-      expect(parseJobId(jobIdFor(key, handler))).toEqual(handler === undefined ? { key } : { key, handlerId: handler });
-    }
-    expect(parseJobId('job9')).toBeNull();
   });
 });
