@@ -31,7 +31,7 @@
 //              hash and its `delayed` member): bytes per run, reported apart (not part of "bytes per wait").
 //
 // Knobs: WAITS=50000 SLEEPS=50000 UNRELATED=5000 ROUNDS=3 WARMUP=1 LATE=10000 LATE_SPREAD=10 EVENTS=200
-//        LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
+//        FILL_HISTORY=clean|keep (the fill's completed `events` jobs removed after phase 1's memory reading, or left) COMMANDSTATS=1 (log the Redis commands per unrelated delivery, by µs) LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
 //        RESULTS=<file.json>
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -66,6 +66,8 @@ const CONCURRENCY = env.CONCURRENCY ?? '10';
 const HISTORY = env.HISTORY ?? 'off';
 /** WORKER_CONCURRENCY of the workers while phase 1 fills (then CONCURRENCY again). */
 const FILL_CONCURRENCY = env.FILL_CONCURRENCY ?? '50';
+/** `clean`: the fill's completed `events` jobs are removed once it is measured (see fill); `keep`: left (runs 1–5). */
+const FILL_HISTORY = env.FILL_HISTORY ?? 'clean';
 const PHASES = new Set((env.PHASES ?? 'fill,unrelated,late,events,split').split(',').map((s) => s.trim()));
 const PREFIX = 'switchyard';
 const SECRET = 'bench-secret';
@@ -264,6 +266,12 @@ async function fill(a: Side): Promise<FillResult> {
   const rcpu = cpuSeconds(a.redis.child.pid) - rcpu0;
   await until('the inbox to drain', () => inboxEmpty(a.r), 60_000);
   const after = await settledMemory(a.r);
+  if (FILL_HISTORY === 'clean') {
+    // The fill's 100 000 trigger deliveries left as many completed `events` jobs, over the 20 000 that
+    // removeOnComplete keeps: left there, every later completion on A deletes one (phase 4 would charge that to
+    // the pending runs; B has no such history). Measured above, removed now.
+    for (let n = 1; n > 0;) n = (await a.queues.events.clean(0, 10_000, 'completed')).length;
+  }
   if (FILL_CONCURRENCY !== CONCURRENCY) {
     await a.worker.close(5_000);
     a.worker = await startWorkers(a.redis, a.queues, CONCURRENCY);
@@ -276,6 +284,19 @@ async function fill(a: Side): Promise<FillResult> {
 
 interface UnrelatedRow { round: number; position: number; case: 'pending' | 'none'; pendingRuns: number; ms: number; perSec: number; workerCpuUs: number; redisCpuUs: number; forks: number }
 
+/** Per command: calls and µs so far (`INFO commandstats`). */
+async function commandStats(r: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const m of (await r.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) out.set(m[1] as string, { calls: Number(m[2]), usec: Number(m[3]) });
+  return out;
+}
+
+/** COMMANDSTATS=1: the commands A's and B's Redis ran per delivery in a case, by µs (top 8). */
+function commandDelta(before: Map<string, { calls: number; usec: number }>, after: Map<string, { calls: number; usec: number }>, n: number): string {
+  return [...after].map(([c, a]) => ({ c, calls: (a.calls - (before.get(c)?.calls ?? 0)) / n, usec: (a.usec - (before.get(c)?.usec ?? 0)) / n }))
+    .filter((x) => x.calls > 0).sort((x, y) => y.usec - x.usec).slice(0, 8).map((x) => `${x.c} ${x.calls.toFixed(2)}×/${x.usec.toFixed(0)}µs`).join(', ');
+}
+
 /** Forks of a redis-server so far (an AOF rewrite forks; its child's CPU is not in the server's own). */
 const forks = async (r: Redis) => Number(/total_forks:(\d+)/.exec(await r.info('stats'))?.[1]);
 
@@ -285,6 +306,7 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
   await sleep(500);
   S.noop = 0;
   const forks0 = await forks(s.r);
+  const stats0 = env.COMMANDSTATS === '1' ? await commandStats(s.r) : undefined;
   const cpu0 = selfCpuSeconds();
   const rcpu0 = cpuSeconds(s.redis.child.pid);
   const t0 = performance.now();
@@ -296,6 +318,7 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
     workerCpuUs: Math.round(((selfCpuSeconds() - cpu0) * 1e6) / UNRELATED), redisCpuUs: Math.round(((cpuSeconds(s.redis.child.pid) - rcpu0) * 1e6) / UNRELATED),
     forks: (await forks(s.r)) - forks0,
   };
+  if (stats0) log(`commands per delivery (${label}): ${commandDelta(stats0, await commandStats(s.r), UNRELATED)}`);
   await stopPump(s);
   return row;
 }
@@ -499,7 +522,7 @@ async function main(): Promise<void> {
   }
   const summary = {
     date: date0, dateEnd: new Date().toUTCString(), machine: machine(), loadavgBefore: load0, loadavgAfter: loadavg(),
-    knobs: { WAITS, SLEEPS, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
+    knobs: { WAITS, SLEEPS, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), FILL_HISTORY, UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
     ...out,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${markdown(summary)}\n`);
