@@ -11,7 +11,7 @@
 //              conversation.opened) park in ctx.sleepUntil('nap', now + 7d); one conversation each. The trigger
 //              deliveries are RPUSHed to A's inbox list as the receiver's route leaves them (encodeInboxItem), so the
 //              rest of the path is the real one: IngestPump → `events` (fan-out) → `handlers` → the handler runs,
-//              parks (run record, WaitStore registration, BullMQ moveToDelayed). Done when `wf:parked` lists every
+//              parks (run record, WaitStore registration, BullMQ moveToDelayed). Done when `wf:due` lists every
 //              run. Redis used_memory before and after (inbox drained) → bytes per pending run, all included.
 //   4. unrelated work, with the pending runs (A) vs none (B), side by side: ROUNDS rounds (+ WARMUP untimed), the
 //              order of A and B alternating; per case UNRELATED `message.sent` deliveries (a no-op handler; no run
@@ -26,12 +26,12 @@
 //              `message.received` POSTed over HTTP to `switchyard serve` (a child process on A); from the 202
 //              (response headers in) to the resumed run getting past its waitForEvent (Date.now() in the handler).
 //   split      workers stopped; for the runs still parked, their bookkeeping deleted key by key (the run record
-//              `run:<scope>`, its `wf:parked` field, and for a wait its `wait:state` field, `wait:due` member and
-//              `wait:on:<key>` field): used_memory before/after, separately for sleeps and waits; then the runs'
-//              own BullMQ jobs (the job hash and its `delayed` member): bytes per run.
+//              `run:<scope>`, its `wf:due` member, and for a wait its `wait:state` field and `wait:on:<key>` field):
+//              used_memory before/after, separately for sleeps and waits; then the runs' own BullMQ jobs (the job
+//              hash and its `delayed` member): bytes per run, reported apart (not part of "bytes per wait").
 //
 // Knobs: WAITS=50000 SLEEPS=50000 UNRELATED=5000 ROUNDS=3 WARMUP=1 LATE=10000 LATE_SPREAD=10 EVENTS=200
-//        LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
+//        FILL_HISTORY=clean|keep (the fill's completed `events` jobs removed after phase 1's memory reading, or left) COMMANDSTATS=1 (log the Redis commands per unrelated delivery, by µs) LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
 //        RESULTS=<file.json>
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -49,6 +49,7 @@ import { ingestKeys } from '../../src/queue/names.js';
 import { IngestPump } from '../../src/queue/pump.js';
 import { openQueues, type Queues } from '../../src/queue/queues.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
+import { parkedKey, RunRecords, runKey, type ParkedRun } from '../../src/queue/waits/runs.js';
 import { BIN, cpuSeconds, freePort, httpOk, log, machine, runBench, selfCpuSeconds, sleep, start, startRedis, stop, until, type RunningRedis } from '../lib/proc.js';
 
 const env = process.env;
@@ -65,6 +66,8 @@ const CONCURRENCY = env.CONCURRENCY ?? '10';
 const HISTORY = env.HISTORY ?? 'off';
 /** WORKER_CONCURRENCY of the workers while phase 1 fills (then CONCURRENCY again). */
 const FILL_CONCURRENCY = env.FILL_CONCURRENCY ?? '50';
+/** `clean`: the fill's completed `events` jobs are removed once it is measured (see fill); `keep`: left (runs 1–5). */
+const FILL_HISTORY = env.FILL_HISTORY ?? 'clean';
 const PHASES = new Set((env.PHASES ?? 'fill,unrelated,late,events,split').split(',').map((s) => s.trim()));
 const PREFIX = 'switchyard';
 const SECRET = 'bench-secret';
@@ -220,7 +223,7 @@ async function settledMemory(r: Redis): Promise<number> {
   for (let i = 0; i < 3; i++) { m = Math.min(m, await usedMemory(r)); await sleep(300); }
   return m;
 }
-const parkedCount = (r: Redis) => r.hlen(`${PREFIX}:wf:parked`);
+const parkedCount = (r: Redis) => r.zcard(parkedKey(PREFIX));
 const inboxEmpty = async (r: Redis) => (await r.llen(ingestKeys(PREFIX).inbox)) === 0;
 
 function pct(xs: number[], p: number): number {
@@ -263,6 +266,12 @@ async function fill(a: Side): Promise<FillResult> {
   const rcpu = cpuSeconds(a.redis.child.pid) - rcpu0;
   await until('the inbox to drain', () => inboxEmpty(a.r), 60_000);
   const after = await settledMemory(a.r);
+  if (FILL_HISTORY === 'clean') {
+    // The fill's 100 000 trigger deliveries left as many completed `events` jobs, over the 20 000 that
+    // removeOnComplete keeps: left there, every later completion on A deletes one (phase 4 would charge that to
+    // the pending runs; B has no such history). Measured above, removed now.
+    for (let n = 1; n > 0;) n = (await a.queues.events.clean(0, 10_000, 'completed')).length;
+  }
   if (FILL_CONCURRENCY !== CONCURRENCY) {
     await a.worker.close(5_000);
     a.worker = await startWorkers(a.redis, a.queues, CONCURRENCY);
@@ -275,6 +284,19 @@ async function fill(a: Side): Promise<FillResult> {
 
 interface UnrelatedRow { round: number; position: number; case: 'pending' | 'none'; pendingRuns: number; ms: number; perSec: number; workerCpuUs: number; redisCpuUs: number; forks: number }
 
+/** Per command: calls and µs so far (`INFO commandstats`). */
+async function commandStats(r: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const m of (await r.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) out.set(m[1] as string, { calls: Number(m[2]), usec: Number(m[3]) });
+  return out;
+}
+
+/** COMMANDSTATS=1: the commands A's and B's Redis ran per delivery in a case, by µs (top 8). */
+function commandDelta(before: Map<string, { calls: number; usec: number }>, after: Map<string, { calls: number; usec: number }>, n: number): string {
+  return [...after].map(([c, a]) => ({ c, calls: (a.calls - (before.get(c)?.calls ?? 0)) / n, usec: (a.usec - (before.get(c)?.usec ?? 0)) / n }))
+    .filter((x) => x.calls > 0).sort((x, y) => y.usec - x.usec).slice(0, 8).map((x) => `${x.c} ${x.calls.toFixed(2)}×/${x.usec.toFixed(0)}µs`).join(', ');
+}
+
 /** Forks of a redis-server so far (an AOF rewrite forks; its child's CPU is not in the server's own). */
 const forks = async (r: Redis) => Number(/total_forks:(\d+)/.exec(await r.info('stats'))?.[1]);
 
@@ -284,6 +306,7 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
   await sleep(500);
   S.noop = 0;
   const forks0 = await forks(s.r);
+  const stats0 = env.COMMANDSTATS === '1' ? await commandStats(s.r) : undefined;
   const cpu0 = selfCpuSeconds();
   const rcpu0 = cpuSeconds(s.redis.child.pid);
   const t0 = performance.now();
@@ -295,6 +318,7 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
     workerCpuUs: Math.round(((selfCpuSeconds() - cpu0) * 1e6) / UNRELATED), redisCpuUs: Math.round(((cpuSeconds(s.redis.child.pid) - rcpu0) * 1e6) / UNRELATED),
     forks: (await forks(s.r)) - forks0,
   };
+  if (stats0) log(`commands per delivery (${label}): ${commandDelta(stats0, await commandStats(s.r), UNRELATED)}`);
   await stopPump(s);
   return row;
 }
@@ -312,7 +336,11 @@ async function unrelated(a: Side, b: Side): Promise<UnrelatedRow[]> {
   return rows;
 }
 
-interface LateResult { sleeps: number; spreadMs: number; ratePerSec: number; leadMs: number; parkedBeforeFirstDue: number; notParked: number; resumed: number; p50: number; p90: number; p99: number; max: number; min: number; resumeRatePerSec: number }
+interface LateResult {
+  sleeps: number; spreadMs: number; ratePerSec: number; leadMs: number; parkedBeforeFirstDue: number; notParked: number; resumed: number; p50: number; p90: number; p99: number; max: number; min: number; resumeRatePerSec: number;
+  /** CPU per resume from the first due time until the last resumed: this process (the workers) and A's redis-server. */
+  workerCpuUsPerResume: number; redisCpuUsPerResume: number;
+}
 
 async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   startPump(a);
@@ -326,13 +354,20 @@ async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   await until('the lateness sleeps to park', async () => (await parkedCount(a.r)) - parked0 >= LATE || Date.now() >= base, leadMs + 1000, 100);
   const parkedBeforeFirstDue = (await parkedCount(a.r)) - parked0;
   log(`lateness: ${parkedBeforeFirstDue} parked ${base - Date.now()} ms before the first due time`);
+  await until('the first due time', async () => Date.now() >= base, leadMs + 1000, 5);
+  const cpu0 = selfCpuSeconds();
+  const rcpu0 = cpuSeconds(a.redis.child.pid);
   await until('every lateness sleep to resume', async () => S.late.size + S.notParked >= LATE, LATE_SPREAD_MS + leadMs + 300_000, 100);
+  const cpuUs = (x: number) => Math.round((x * 1e6) / Math.max(1, S.late.size));
+  const workerCpuUsPerResume = cpuUs(selfCpuSeconds() - cpu0);
+  const redisCpuUsPerResume = cpuUs(cpuSeconds(a.redis.child.pid) - rcpu0);
   const xs = [...S.late.values()];
   const resumedAt = [...S.late.entries()].map(([conv, l]) => (S.dueOf.get(conv) as number) + l);
   const span = (Math.max(...resumedAt) - Math.min(...resumedAt)) / 1000;
   return {
     sleeps: LATE, spreadMs: LATE_SPREAD_MS, ratePerSec: Math.round(LATE / (LATE_SPREAD_MS / 1000)), leadMs, parkedBeforeFirstDue, notParked: S.notParked,
     resumed: xs.length, p50: pct(xs, 50), p90: pct(xs, 90), p99: pct(xs, 99), max: Math.max(...xs), min: Math.min(...xs), resumeRatePerSec: Math.round(xs.length / Math.max(span, 0.001)),
+    workerCpuUsPerResume, redisCpuUsPerResume,
   };
 }
 
@@ -388,21 +423,21 @@ async function eventResume(a: Side): Promise<EventsResult> {
 
 interface SplitResult {
   runs: number; sleeps: number; waits: number;
-  /** Bytes per sleep: its run record, its `wf:parked` entry, both. */
+  /** Bytes per sleep: its run record, its `wf:due` member, both. */
   sleep: { record: number; parkedEntry: number; total: number };
-  /** Bytes per wait: its run record, its `wf:parked` entry, its WaitStore entries (`wait:state`, `wait:due`, `wait:on:<key>`), all. */
+  /** Bytes per wait: its run record, its `wf:due` member, its WaitStore entries (`wait:state`, `wait:on:<key>`), all. */
   wait: { record: number; parkedEntry: number; store: number; total: number };
   /** Bytes per run of its own BullMQ job (job hash + `delayed` member). */
   jobBytes: number;
 }
 
-type ParkedEntry = { scope: string; name: string; kind: string; key?: string; queue: string; jobId: string };
+type ParkedEntry = ParkedRun;
 type Pipe = ReturnType<Redis['pipeline']>;
 
 /** Deletes, per parked run, its bookkeeping piece by piece (sleeps, then waits) and then its BullMQ job, measuring used_memory around each. */
 async function split(a: Side): Promise<SplitResult> {
   const r = a.r;
-  const parked = Object.values(await r.hgetall(`${PREFIX}:wf:parked`)).map((j) => JSON.parse(j) as ParkedEntry);
+  const parked = await new RunRecords(r, PREFIX).parked();
   const sleeps = parked.filter((p) => p.kind === 'sleep');
   const waits = parked.filter((p) => p.kind !== 'sleep');
   let m = await settledMemory(r);
@@ -418,12 +453,11 @@ async function split(a: Side): Promise<SplitResult> {
     m = next;
     return per;
   };
-  const record = (pipe: Pipe, p: ParkedEntry) => { pipe.del(`${PREFIX}:run:${p.scope}`); };
-  const parkedEntry = (pipe: Pipe, p: ParkedEntry) => { pipe.hdel(`${PREFIX}:wf:parked`, p.scope); };
+  const record = (pipe: Pipe, p: ParkedEntry) => { pipe.del(runKey(PREFIX, p.scope)); };
+  const parkedEntry = (pipe: Pipe, p: ParkedEntry) => { pipe.zrem(parkedKey(PREFIX), p.scope); };
   const store = (pipe: Pipe, p: ParkedEntry) => {
     const id = `${p.scope}:w:${p.name}`;
     pipe.hdel(`${PREFIX}:wait:state`, id);
-    pipe.zrem(`${PREFIX}:wait:due`, id);
     pipe.hdel(`${PREFIX}:wait:on:${p.key ?? ''}`, id);
   };
   const sRecord = await freed(sleeps, record);
@@ -488,7 +522,7 @@ async function main(): Promise<void> {
   }
   const summary = {
     date: date0, dateEnd: new Date().toUTCString(), machine: machine(), loadavgBefore: load0, loadavgAfter: loadavg(),
-    knobs: { WAITS, SLEEPS, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
+    knobs: { WAITS, SLEEPS, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), FILL_HISTORY, UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
     ...out,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${markdown(summary)}\n`);
@@ -505,9 +539,9 @@ function markdown(s: Record<string, unknown>): string {
   const lines = ['| goal | measured | target | verdict |', '|---|---|---|---|'];
   if (f || sp) {
     const wait = sp ? sp.wait.total : NaN;
-    lines.push(`| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:parked ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:parked ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`);
+    lines.push(`| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:due ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:due ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B (not counted in the wait's)` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`);
   }
-  if (l) lines.push(`| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`);
+  if (l) lines.push(`| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s; ${l.workerCpuUsPerResume} µs worker + ${l.redisCpuUsPerResume} µs Redis CPU per resume) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`);
   if (e) lines.push(`| 3. event (202) → run resumed (${e.events} events, 1 per ${e.gapMs} ms, ${e.pendingRuns} runs parked) | p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (HTTP 202 p50 ${e.http202p50} / p99 ${e.http202p99} ms) | p99 ≤ 250 ms | ${verdict(e.p99 <= 250)} |`);
   if (u) lines.push(`| 4. unrelated deliveries/s, pending ÷ none | median ${u.medianPending} vs ${u.medianNone}/s = ${u.ratioOfMedians}× (rounds ${u.ratioByRound.join(', ')}) | ≥ 0.9× | ${verdict(u.ratioOfMedians >= 0.9)} |`);
   if (f) lines.push('', `Fill: ${f.runs} runs parked in ${f.seconds} s (${f.parkRate}/s), ${f.workerCpuUsPerRun} µs worker CPU + ${f.redisCpuUsPerRun} µs Redis CPU per run (fan-out + first run + park).`);

@@ -81,3 +81,11 @@ export function jobIdFor(key: string, handlerId?: string): string {
   const esc = (s: string) => s.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\//g, '%2F');
   return handlerId === undefined ? `d/${esc(key)}` : `d/${esc(key)}/${esc(handlerId)}`;
 }
+
+/** The key (and handler id) a {@link jobIdFor} id was made of; null for any other id. */
+export function parseJobId(id: string): { key: string; handlerId?: string } | null {
+  const parts = id.split('/');
+  if (parts[0] !== 'd' || parts.length < 2 || parts.length > 3) return null;
+  const unesc = (s: string) => s.replace(/%(25|3A|2F)/g, (m) => (m === '%25' ? '%' : m === '%3A' ? ':' : '/'));
+  return parts.length === 2 ? { key: unesc(parts[1] as string) } : { key: unesc(parts[1] as string), handlerId: unesc(parts[2] as string) };
+}

@@ -10,6 +10,7 @@ import type { HandlerJobData } from '../queue/jobs.js';
 import type { ParkedRun, RunRecords } from '../queue/waits/runs.js';
 import type { HandlerStateStore, StateValue } from '../queue/state/store.js';
 import type { WaitState, WaitStore } from '../queue/waits/store.js';
+import { decodeReached, defaultWaitId, encodeReached, type Reached } from '../queue/waits/reached.js';
 import { addBusinessTime } from '../recipes/business-time.js';
 import { parseDuration } from '../util/units.js';
 
@@ -64,8 +65,6 @@ export interface ParkedIn extends ParkRequest {
   readonly heldSince?: number;
 }
 
-/** A sleep or wait as the record keeps it (`t:<name>`). */
-interface Reached { k: 'sleep' | 'wait'; due: number; since?: number; id?: string; ev?: string; key?: string; own?: string; n?: number }
 /** How it ended (`o:<name>`). */
 interface Over { r: 'due' | 'event' | 'timeout'; e?: string; d?: string }
 
@@ -113,13 +112,19 @@ export class DurableRun {
     // Every wait id the run registered (a function-matched wait one per candidate passed over): forgotten when it ends.
     for (const [f, v] of loaded) {
       if (!f.startsWith('t:')) continue;
-      const r = JSON.parse(v) as Reached;
+      const r = decodeReached(v, this.scope, f.slice(2));
       if (r.id) for (let n = 0; n <= (r.n ?? 0); n++) this.waitIds.add(n === 0 ? r.id : `${r.id}:${n}`);
     }
   }
 
   private field(name: string): string | undefined {
     return this.fresh.get(name) ?? this.loaded.get(name);
+  }
+
+  /** The sleep or wait `name` as the record has it (reached before), if it does. */
+  private reached(name: string): Reached | undefined {
+    const raw = this.field(`t:${name}`);
+    return raw === undefined ? undefined : decodeReached(raw, this.scope, name);
   }
 
   /** The run's own event's receipt (ms): the default lookback starts there. */
@@ -161,10 +166,10 @@ export class DurableRun {
     this.begin(name, what);
     if (this.field(`o:${name}`) !== undefined) return;
     const now = this.now();
-    let reached = this.field(`t:${name}`) ? JSON.parse(this.field(`t:${name}`) as string) as Reached : undefined;
+    let reached = this.reached(name);
     if (!reached) {
       reached = { k: 'sleep', due: dueOf(now) };
-      this.fresh.set(`t:${name}`, JSON.stringify(reached));
+      this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
       this.observe?.wait({ name, kind: 'sleep', dueAt: reached.due });
     }
     if (reached.due <= now) {
@@ -185,7 +190,7 @@ export class DurableRun {
     if (!opts || typeof opts.event !== 'string') throw new TypeError(`ctx.waitForEvent("${name}") needs { event, match, timeout }`);
     const fnMatch = typeof opts.match === 'function';
     const now = this.now();
-    let reached = this.field(`t:${name}`) ? JSON.parse(this.field(`t:${name}`) as string) as Reached : undefined;
+    let reached = this.reached(name);
     if (!reached) {
       const own = keyOf(opts.match, this.data.event);
       if (own === null) throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${this.handler.id}": the run's event (${this.data.event.name}) has no ${fnMatch ? 'key (the match function gave none)' : `${String(opts.match)} id`} to match on`);
@@ -195,10 +200,10 @@ export class DurableRun {
       // A function match is unknown to the process that fans a later event out: the wait takes every event
       // of the name (key `any:<name>`) and this run compares the function's keys itself (`own`, `n`: below).
       reached = {
-        k: 'wait', due: now + ms(opts.timeout, `ctx.waitForEvent("${name}") timeout`), since, id: `${this.scope}:w:${name}`, ev: opts.event,
+        k: 'wait', due: now + ms(opts.timeout, `ctx.waitForEvent("${name}") timeout`), since, id: defaultWaitId(this.scope, name), ev: opts.event,
         key: fnMatch ? `any:${opts.event}` : own, ...(fnMatch ? { own, n: 0 } : {}),
       };
-      this.fresh.set(`t:${name}`, JSON.stringify(reached));
+      this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
       this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: opts.event });
     }
     // A function-matched wait goes through the candidates one registration at a time: each event of the
@@ -217,7 +222,7 @@ export class DurableRun {
         if (reached.own !== undefined && typeof opts.match === 'function' && keyOf(opts.match, got) !== reached.own) {
           if (hops > 10_000) throw new Error(`ctx.waitForEvent("${name}"): more than 10 000 events of ${reached.ev as string} passed over in one run`);
           reached = { ...reached, since: st.match.receivedAt, n: (reached.n ?? 0) + 1 };
-          this.fresh.set(`t:${name}`, JSON.stringify(reached));
+          this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
           continue;
         }
         this.fresh.set(`o:${name}`, JSON.stringify({ r: 'event', e: st.match.body, d: st.match.deliveryKey } satisfies Over));
@@ -288,7 +293,7 @@ export class DurableRun {
       if (!f.startsWith('t:')) continue;
       const name = f.slice(2);
       if (this.loaded.has(`o:${name}`)) continue;
-      const r = JSON.parse(v) as Reached;
+      const r = decodeReached(v, this.scope, name);
       const held = this.loaded.get(`h:${name}`);
       const waitId = r.id ? (r.n ? `${r.id}:${r.n}` : r.id) : undefined;
       return {

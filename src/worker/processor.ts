@@ -209,16 +209,19 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       return { kind: 'wait', until: parked.dueAt, name: parked.name, wait: parked.kind, waitIds: [...(parked.waitId ? [parked.waitId] : []), ...cancels] };
     }
     const decision = decide(outcome);
+    // Both sent at once, in this order, on the one worker connection (Redis runs them in that order): one round trip.
+    const writes: Promise<void>[] = [];
     if (durable && dd && durable.durable) {
       // A run that parked before: keep what this attempt added (its writes, outcomes) and take it off the
       // list of parked runs (the record stays for dlq retry).
-      await dd.records.save(durable.scope, durable.fresh, durable.keepFor(now()), null);
+      writes.push(dd.records.save(durable.scope, durable.fresh, durable.keepFor(now()), null));
     }
     // Once a run is over for good its waits are forgotten, also those of a run that never parked (a wait
     // answered at its registration from the lookback keeps its state, event body included, until forgotten).
     if (durable && dd && (decision.kind === 'completed' || decision.kind === 'dead') && (durable.durable || durable.waitIds.size > 0)) {
-      await dd.waits.forget([...durable.waitIds, ...cancels]);
+      writes.push(dd.waits.forget([...durable.waitIds, ...cancels]));
     }
+    await Promise.all(writes);
     // What the run means for its key's line and its burst.
     if (flow && order) {
       if (decision.kind === 'completed') await flow.release({ ...data, order }, job.id, 'completed');

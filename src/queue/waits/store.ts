@@ -15,9 +15,14 @@ import type { RedisClient } from '../../redis/connection.js';
  * waits that left `pending` are queued in `wake` until the run is resumed
  * ({@link WaitStore.woken}, {@link WaitStore.ack}), so a process that dies in
  * between loses no wake-up.
+ *
+ * A pending wait is one field of `wait:state` (its id → its state as JSON) and,
+ * unless it is a sleep, one of `wait:on:<key>` (its id → the event name). Its
+ * due time is kept in its state only: it is ended by its own run, which BullMQ
+ * promotes at that time ({@link WaitStore.settle}).
  */
 
-export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitExpire', 'waitSettle', 'waitForget']);
+export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitSettle', 'waitForget']);
 const SCRIPTS = WAIT_SCRIPTS;
 
 /** `cancelled`: a run's cancelOn entry that a matching event answered. */
@@ -72,12 +77,13 @@ export interface WaitEvent {
   readonly keys: readonly string[];
 }
 
-interface Raw { s: WaitStatus; k: string; ev: string; run: string; due?: number; d?: string; at?: number; b?: string; c?: number }
+/** As stored: `q` instead of `run` when the run is `<q>|<the id up to its first ':'>` (waitRegister). */
+interface Raw { s: WaitStatus; k: string; ev: string; run?: string; q?: string; due?: number; d?: string; at?: number; b?: string; c?: number }
 
-function decode(raw: string): WaitState {
+function decode(id: string, raw: string): WaitState {
   const r = JSON.parse(raw) as Raw;
   return {
-    status: r.s, key: r.k, event: r.ev, run: r.run,
+    status: r.s, key: r.k, event: r.ev, run: r.run ?? `${r.q ?? ''}|${id.split(':', 1)[0] as string}`,
     ...(r.due !== undefined ? { dueAt: r.due } : {}),
     ...(r.c === 1 ? { cancel: true } : {}),
     ...(r.d !== undefined ? { match: { deliveryKey: r.d, receivedAt: r.at ?? 0, body: r.b ?? '' } } : {}),
@@ -93,7 +99,6 @@ export class WaitStore {
     this.run = SCRIPTS.on(redis);
     this.k = {
       state: `${prefix}:wait:state`,
-      due: `${prefix}:wait:due`,
       wake: `${prefix}:wait:wake`,
       onPrefix: `${prefix}:wait:on:`,
       base: `${prefix}:wait:`,
@@ -108,10 +113,10 @@ export class WaitStore {
   async register(w: WaitRegistration): Promise<WaitState> {
     const { k } = this;
     const raw = await this.run.waitRegister(
-      [k.state, k.due, k.on(w.key), k.log(w.key), k.body(w.key), k.names],
+      [k.state, k.on(w.key), k.log(w.key), k.body(w.key), k.names],
       [w.id, w.event ?? '', w.since, w.dueAt ?? '', w.key, w.run, w.cancel ? '1' : ''],
     ) as string;
-    return decode(raw);
+    return decode(w.id, raw);
   }
 
   /**
@@ -122,7 +127,7 @@ export class WaitStore {
     const { k } = this;
     if (e.keys.length === 0 && !onlyWatched) return [];
     const flat = await this.run.waitEvent(
-      [k.state, k.due, k.wake, k.names],
+      [k.state, k.wake, k.names],
       [k.base, e.deliveryKey, e.name, e.receivedAt, e.body, now, this.retentionMs, onlyWatched ? '1' : '', ...e.keys],
     ) as string[];
     const out: WokenRun[] = [];
@@ -143,21 +148,15 @@ export class WaitStore {
 
   /** A wait's state, ending it first when its time came (`timeout`; a sleep `slept`); null when there is none. */
   async settle(id: string, now = Date.now()): Promise<WaitState | null> {
-    const raw = await this.run.waitSettle([this.k.state, this.k.due], [id, now, this.k.onPrefix]) as string | null;
-    return raw ? decode(raw) : null;
+    const raw = await this.run.waitSettle([this.k.state], [id, now, this.k.onPrefix]) as string | null;
+    return raw ? decode(id, raw) : null;
   }
 
   /** The states of several waits (null for one that does not exist). */
   async states(ids: readonly string[]): Promise<(WaitState | null)[]> {
     if (ids.length === 0) return [];
     const raws = await this.redis.hmget(this.k.state, ...ids);
-    return raws.map((r) => (r ? decode(r) : null));
-  }
-
-  /** Ends up to `limit` waits and sleeps due by `now`; their ids (now queued to be woken). */
-  async expire(now = Date.now(), limit = 1000): Promise<string[]> {
-    const { k } = this;
-    return await this.run.waitExpire([k.state, k.due, k.wake], [now, limit, k.onPrefix]) as string[];
+    return raws.map((r, i) => (r ? decode(ids[i] as string, r) : null));
   }
 
   /** Waits that left `pending` and whose run is not resumed yet (oldest first). */
@@ -165,7 +164,7 @@ export class WaitStore {
     const ids = await this.redis.zrange(this.k.wake, '0', String(limit - 1));
     if (ids.length === 0) return [];
     const raws = await this.redis.hmget(this.k.state, ...ids);
-    return ids.flatMap((id, i) => (raws[i] ? [{ id, state: decode(raws[i]) }] : []));
+    return ids.flatMap((id, i) => (raws[i] ? [{ id, state: decode(id, raws[i]) }] : []));
   }
 
   /** The run of a woken wait was resumed. */
@@ -175,12 +174,12 @@ export class WaitStore {
 
   async get(id: string): Promise<WaitState | null> {
     const raw = await this.redis.hget(this.k.state, id);
-    return raw ? decode(raw) : null;
+    return raw ? decode(id, raw) : null;
   }
 
-  /** Forgets a finished run's waits: their state, their registration on their key, due time and wake-up. */
+  /** Forgets a finished run's waits: their state, their registration on their key and wake-up. */
   async forget(ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.run.waitForget([this.k.state, this.k.due, this.k.wake], [this.k.onPrefix, ...ids]);
+    if (ids.length > 0) await this.run.waitForget([this.k.state, this.k.wake], [this.k.onPrefix, ...ids]);
   }
 
   /** Wake-ups queued before `before` (ms) and not yet acknowledged: runs whose waker may have died. */
@@ -191,7 +190,7 @@ export class WaitStore {
     const out: { id: string; state: WaitState }[] = [];
     for (const [i, id] of ids.entries()) {
       const raw = raws[i];
-      if (raw) out.push({ id, state: decode(raw) });
+      if (raw) out.push({ id, state: decode(id, raw) });
       else await this.redis.zrem(this.k.wake, id);
     }
     return out;

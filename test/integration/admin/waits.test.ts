@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAdmin } from '../../../src/admin/index.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
+import { jobIdFor } from '../../../src/events/envelope.js';
+import { encodeReached } from '../../../src/queue/waits/reached.js';
 import { RunRecords, type ParkedRun } from '../../../src/queue/waits/runs.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
@@ -18,9 +20,14 @@ describe('waits view (/admin/waits)', () => {
   let queues: Queue[];
   let app: Hono;
   const now = Date.now();
-  const run = (over: Partial<ParkedRun> & Pick<ParkedRun, 'scope' | 'name' | 'handler' | 'kind' | 'dueAt'>): ParkedRun => ({
-    deliveryKey: `evt_${over.scope}`, queue: 'handlers', jobId: `d/evt_${over.scope}/${over.handler}`, ...over,
-  });
+  /** A parked run as the worker leaves it (its scope is its job id, made of its delivery key and handler). */
+  const run = (over: Omit<Partial<ParkedRun>, 'scope'> & Pick<ParkedRun, 'name' | 'handler' | 'kind' | 'dueAt'> & { id: string }): ParkedRun => {
+    const { id, ...rest } = over;
+    const deliveryKey = rest.deliveryKey ?? `evt_${id}`;
+    const scope = jobIdFor(deliveryKey, rest.handler);
+    return { deliveryKey, queue: 'handlers', jobId: scope, scope, ...rest };
+  };
+  const reached = (r: ParkedRun) => encodeReached(r.kind === 'sleep' ? { k: 'sleep', due: r.dueAt } : { k: 'wait', due: r.dueAt, since: 0, ev: r.event, key: r.key }, r.scope, r.name);
 
   beforeAll(async () => {
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
@@ -29,10 +36,10 @@ describe('waits view (/admin/waits)', () => {
     expect(mountAdmin(app, { queues, admin, history: { redis, prefix } })).toBe(true);
     const records = new RunRecords(redis, prefix);
     for (const r of [
-      run({ scope: 'a', name: 'after-delivery', handler: 'review-request', kind: 'sleep', dueAt: now + 3 * 86_400_000 }),
-      run({ scope: 'b', name: 'agent-reply', handler: 'sla-escalation', kind: 'wait-for-event', dueAt: now + 600_000, event: 'message.sent', key: 'conversation:812', deliveryKey: 'evt_b/1:x' }),
-      run({ scope: 'c', name: HOSTILE, handler: 'odd', kind: 'sleep', dueAt: now + 60_000 }),
-    ]) await records.save(r.scope, new Map(), 60_000, r);
+      run({ id: 'a', name: 'after-delivery', handler: 'review-request', kind: 'sleep', dueAt: now + 3 * 86_400_000 }),
+      run({ id: 'b', name: 'agent-reply', handler: 'sla-escalation', kind: 'wait-for-event', dueAt: now + 600_000, event: 'message.sent', key: 'conversation:812', deliveryKey: 'evt_b/1:x' }),
+      run({ id: 'c', name: HOSTILE, handler: 'odd', kind: 'sleep', dueAt: now + 60_000 }),
+    ]) await records.save(r.scope, new Map([[`t:${r.name}`, reached(r)]]), 60_000, r);
   });
   afterAll(async () => {
     await Promise.all(queues.map((q) => q.close()));

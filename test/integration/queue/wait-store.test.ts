@@ -25,7 +25,7 @@ describe('durable waits in Redis (real Redis)', () => {
     expect(got).toMatchObject({ status: 'matched', run: 'job1', match: { deliveryKey: 'evt_2', receivedAt: T + 2000 } });
     expect((await store.woken()).map((x) => x.id)).toEqual(['run1:reply']);
     // Its time coming later changes nothing.
-    expect(await store.expire(T + HOUR)).toEqual([]);
+    expect((await store.settle('run1:reply', T + HOUR))?.status).toBe('matched');
     await store.ack('run1:reply');
     expect(await store.woken()).toEqual([]);
   });
@@ -48,9 +48,11 @@ describe('durable waits in Redis (real Redis)', () => {
     const store = new WaitStore(redis, uniquePrefix('wait'), HOUR);
     await store.register({ id: 'w', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + 1000, run: 'job1' });
     await store.register({ id: 's', key: '', since: T, dueAt: T + 500, run: 'job2' });
-    expect(await store.expire(T + 400)).toEqual([]);
-    expect((await store.expire(T + 1000)).sort()).toEqual(['s', 'w']);
-    expect(await store.expire(T + 2000)).toEqual([]);
+    expect((await store.settle('w', T + 400))?.status).toBe('pending');
+    expect((await store.settle('s', T + 400))?.status).toBe('pending');
+    expect((await store.settle('w', T + 1000))?.status).toBe('timeout');
+    expect((await store.settle('s', T + 1000))?.status).toBe('slept');
+    expect((await store.settle('w', T + 2000))?.status).toBe('timeout');
     expect((await store.get('w'))?.status).toBe('timeout');
     expect((await store.get('s'))?.status).toBe('slept');
     // An event after the timeout answers nothing.
@@ -131,7 +133,25 @@ describe('durable waits in Redis (real Redis)', () => {
     await store.forget(['c0', 'c1', 'w2']);
     expect(await store.states(['c0', 'c1', 'w2'])).toEqual([null, null, null]);
     expect(await redis.hlen(`${prefix}:wait:on:conversation:9`)).toBe(0);
-    expect(await redis.zcard(`${prefix}:wait:due`)).toBe(0);
     expect(await redis.zcard(`${prefix}:wait:wake`)).toBe(0);
+  });
+
+  it('keeps a run that is `<queue>|<the id up to its first colon>` as its queue alone, and gives it back whole', async () => {
+    const prefix = uniquePrefix('wait');
+    const store = new WaitStore(redis, prefix, HOUR);
+    const id = 'd/evt_1/h%3A1:w:re:ply';
+    const w = await store.register({ id, key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'handlers-high|d/evt_1/h%3A1' });
+    expect(w.run).toBe('handlers-high|d/evt_1/h%3A1');
+    expect(JSON.parse(await redis.hget(`${prefix}:wait:state`, id) ?? '{}')).toMatchObject({ q: 'handlers-high' });
+    expect(JSON.parse(await redis.hget(`${prefix}:wait:state`, id) ?? '{}')).not.toHaveProperty('run');
+    // A run of another shape is kept as it is.
+    await store.register({ id: 'other', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'handlers|job9' });
+    expect((await store.deliver(reply(1, T + 10), T + 10)).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id, run: 'handlers-high|d/evt_1/h%3A1' }, { id: 'other', run: 'handlers|job9' },
+    ]);
+    expect((await store.get(id))?.run).toBe('handlers-high|d/evt_1/h%3A1');
+    // A state as the previous layout wrote it (`run` whole) is read as it was.
+    await redis.hset(`${prefix}:wait:state`, 'old', JSON.stringify({ s: 'pending', k: 'conversation:1', ev: 'message.sent', since: T, run: 'handlers|d/x/h', due: T + 5 }));
+    expect((await store.settle('old', T + 10))).toMatchObject({ status: 'timeout', run: 'handlers|d/x/h' });
   });
 });

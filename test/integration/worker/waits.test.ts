@@ -109,7 +109,7 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     expect(counts).toMatchObject({ completed: rounds, failed: 0, delayed: 0, wait: 0, active: 0 });
     // Nothing is left to wake, nothing parked.
     expect(await redis.zcard(`${prefix}:wait:wake`)).toBe(0);
-    expect(await redis.hlen(`${prefix}:wf:parked`)).toBe(0);
+    expect(await redis.zcard(`${prefix}:wf:due`)).toBe(0);
   }, 180_000);
 
   it('a wake-up lost with its waker (it died after the event answered the wait) is redone by the sweep, once', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyKey, jobIdFor, parseEnvelope } from '../../../src/events/envelope.js';
+import { bodyKey, jobIdFor, parseEnvelope, parseJobId } from '../../../src/events/envelope.js';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 
@@ -85,5 +85,14 @@ describe('jobIdFor', () => {
       }),
     );
     expect(jobIdFor('sha256:ab')).toBe('d/sha256%3Aab');
+  });
+});
+
+describe('parseJobId', () => {
+  it('gives back the key and handler a job id was made of', () => {
+    for (const [key, handler] of [['evt_1', 'h'], ['a:b/c%d%3A', 'x/y:z'], ['k', undefined]] as const) {
+      expect(parseJobId(jobIdFor(key, handler))).toEqual(handler === undefined ? { key } : { key, handlerId: handler });
+    }
+    expect(parseJobId('job9')).toBeNull();
   });
 });

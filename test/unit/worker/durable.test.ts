@@ -4,6 +4,7 @@ import { DurableRun, ParkSignal, type DurableDeps } from '../../../src/worker/du
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { DEFAULT_STATE_TTL_MS } from '../../../src/handler/workflow-policy.js';
 import { HandlerConfigError } from '../../../src/handler/errors.js';
+import { decodeReached } from '../../../src/queue/waits/reached.js';
 
 const data: HandlerJobData = {
   key: 'evt_1', handlerId: 'h', receivedAt: '2026-11-27T16:30:00.000Z',
@@ -23,7 +24,7 @@ describe('DurableRun (sleeps without Redis)', () => {
     const run = new DurableRun(deps(now), handler(), data, 'handlers|j', new Map(), undefined);
     await parked(run.sleep('followup', '1h', { businessHours: parseBusinessHours('Mon-Fri 09:00-17:00 Europe/Berlin') }));
     expect(new Date(run.parked?.dueAt ?? 0).toISOString()).toBe('2026-11-30T08:30:00.000Z');
-    expect(JSON.parse(run.fresh.get('t:followup') ?? '{}')).toMatchObject({ k: 'sleep', due: Date.parse('2026-11-30T08:30:00Z') });
+    expect(decodeReached(run.fresh.get('t:followup') ?? '', run.scope, 'followup')).toEqual({ k: 'sleep', due: Date.parse('2026-11-30T08:30:00Z') });
   });
 
   it('a replay parks until the due time fixed at the first reach, and returns once it passed', async () => {

@@ -4,14 +4,14 @@
 -- With ARGV[8] = '1' the event is looked at only when its name is watched (in
 -- the `names` hash: a name some run waited for, or some loaded handler cancels
 -- on): for every other delivery this script is the whole cost (one HEXISTS).
--- KEYS: state, due, wake (zset wait id by ms), names (hash event name -> 1).
+-- KEYS: state, wake (zset wait id by ms), names (hash event name -> 1).
 -- ARGV: key prefix (`<prefix>:wait:`), delivery key, event name, received ms,
 -- body, now ms, retention ms, only watched ('1' or ''), then the match keys.
 -- Returns {wait id, run, wait id, run, ...} of the waits it answered (woken
 -- runs, queued in `wake` until they are resumed).
 -- A name some wait matches with a function (`names` value '2') is also logged under the key
 -- `any:<name>`: such a wait is answered by every event of the name and its run compares keys itself.
-local mode = redis.call('HGET', KEYS[4], ARGV[3])
+local mode = redis.call('HGET', KEYS[3], ARGV[3])
 if ARGV[8] == '1' and not mode then return {} end
 local p = ARGV[1]
 local keys = {}
@@ -39,12 +39,12 @@ for _, key in ipairs(keys) do
         if st and st.s == 'pending' and at > st.since then
           local s = 'matched'
           if st.c == 1 then s = 'cancelled' end
-          redis.call('HSET', KEYS[1], id, cjson.encode({ s = s, k = st.k, ev = ev, d = dk, at = at, b = ARGV[5], run = st.run, c = st.c }))
+          redis.call('HSET', KEYS[1], id, cjson.encode({ s = s, k = st.k, ev = ev, d = dk, at = at, b = ARGV[5], run = st.run, q = st.q, c = st.c }))
           redis.call('HDEL', on, id)
-          redis.call('ZREM', KEYS[2], id)
-          redis.call('ZADD', KEYS[3], ARGV[6], id)
+          redis.call('ZADD', KEYS[2], ARGV[6], id)
           woken[#woken + 1] = id
-          woken[#woken + 1] = st.run
+          -- `q`: the run is `<q>|<the id up to its first ':'>` (see waitRegister).
+          woken[#woken + 1] = st.run or (st.q .. '|' .. string.match(id, '^[^:]*'))
         elseif not st or st.s ~= 'pending' then
           redis.call('HDEL', on, id)
         end

@@ -5,9 +5,12 @@
 -- registration or by the event's own script, never by neither (no missed
 -- match) and never by both (no double wake). The event name becomes watched
 -- (`names`): from now on its deliveries are logged.
--- KEYS: state (hash wait id -> JSON), due (zset), on:<key> (hash wait id -> event
--- name), log:<key> (zset delivery key by received ms), body:<key> (hash delivery
--- key -> JSON {n, at, b}), names (hash event name -> 1).
+-- KEYS: state (hash wait id -> JSON), on:<key> (hash wait id -> event name),
+-- log:<key> (zset delivery key by received ms), body:<key> (hash delivery key ->
+-- JSON {n, at, b}), names (hash event name -> 1).
+-- A state keeps who to wake as `run`, or, when that is `<queue>|<the id up to
+-- its first ':'>` (a run's waits are `<job id>:w:<name>`), as `q` = the queue
+-- alone (waitEvent and store.ts put it back together).
 -- ARGV: wait id, event name ('' for a sleep), since ms (events received after it
 -- match), due ms ('' for none), match key (`any:<event name>`: every event of the name, for a
 -- wait whose run compares a key function itself), run (who to wake), cancel ('1': a
@@ -18,28 +21,31 @@ if cur then return cur end
 local since = tonumber(ARGV[3])
 local c = nil
 if ARGV[7] == '1' then c = 1 end
+local run, q = ARGV[6], nil
+local sc = string.match(ARGV[1], '^[^:]*')
+local bar = #run - #sc
+if bar > 1 and string.sub(run, bar) == '|' .. sc then q = string.sub(run, 1, bar - 1); run = nil end
 if ARGV[2] ~= '' then
-  if string.sub(ARGV[5], 1, 4) == 'any:' then redis.call('HSET', KEYS[6], ARGV[2], '2')
-  else redis.call('HSETNX', KEYS[6], ARGV[2], '1') end
-  local seen = redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. ARGV[3], '+inf')
+  if string.sub(ARGV[5], 1, 4) == 'any:' then redis.call('HSET', KEYS[5], ARGV[2], '2')
+  else redis.call('HSETNX', KEYS[5], ARGV[2], '1') end
+  local seen = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[3], '+inf')
   for _, dk in ipairs(seen) do
-    local rec = redis.call('HGET', KEYS[5], dk)
+    local rec = redis.call('HGET', KEYS[4], dk)
     if rec then
       local e = cjson.decode(rec)
       if e.n == ARGV[2] and e.at > since then
         local s = 'matched'
         if c then s = 'cancelled' end
-        local st = cjson.encode({ s = s, k = ARGV[5], ev = ARGV[2], d = dk, at = e.at, b = e.b, run = ARGV[6], c = c })
+        local st = cjson.encode({ s = s, k = ARGV[5], ev = ARGV[2], d = dk, at = e.at, b = e.b, run = run, q = q, c = c })
         redis.call('HSET', KEYS[1], ARGV[1], st)
         return st
       end
     end
   end
 end
-local st = { s = 'pending', k = ARGV[5], ev = ARGV[2], since = since, run = ARGV[6], c = c }
+local st = { s = 'pending', k = ARGV[5], ev = ARGV[2], since = since, run = run, q = q, c = c }
 if ARGV[4] ~= '' then st.due = tonumber(ARGV[4]) end
 local enc = cjson.encode(st)
 redis.call('HSET', KEYS[1], ARGV[1], enc)
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) end
-if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
 return enc

@@ -1,6 +1,6 @@
 -- Forgets waits (a run that finished or was cancelled): their state, their
--- registration on their key, their due time and their pending wake-up.
--- KEYS: state, due, wake. ARGV: key prefix of the on:<key> hashes, then wait ids.
+-- registration on their key and their pending wake-up.
+-- KEYS: state, wake. ARGV: key prefix of the on:<key> hashes, then wait ids.
 -- Returns how many existed.
 local n = 0
 for i = 2, #ARGV do
@@ -13,6 +13,5 @@ for i = 2, #ARGV do
     redis.call('HDEL', KEYS[1], id)
   end
   redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
 end
 return n

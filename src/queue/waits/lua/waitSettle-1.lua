@@ -2,7 +2,7 @@
 -- ended now (`timeout`, a sleep `slept`), in one step with the event script,
 -- so an event either answered it before (matched) or finds it over (no late
 -- match after the run went on with null).
--- KEYS: state, due. ARGV: wait id, now ms, key prefix of the on:<key> hashes.
+-- KEYS: state. ARGV: wait id, now ms, key prefix of the on:<key> hashes.
 -- Returns the wait's state as JSON, or false when there is none.
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return false end
@@ -14,7 +14,6 @@ if st.s == 'pending' and st.due and st.due <= tonumber(ARGV[2]) then
   else
     st.s = 'slept'
   end
-  redis.call('ZREM', KEYS[2], ARGV[1])
   raw = cjson.encode(st)
   redis.call('HSET', KEYS[1], ARGV[1], raw)
 end
