@@ -34,6 +34,8 @@ export default defineHandler({
   }),
   // Closing the conversation while the run waits cancels it (recorded `cancelled`; nothing after the wait runs).
   cancelOn: [{ event: 'conversation.closed', match: 'conversation' }],
+  // Replies are kept from start-up, so even the first run's wait sees one sent before it began.
+  waitsFor: ['message.sent'],
   async handle(event, ctx) {
     const { SLA_ASSIGNEE: assignee, SLA_MINUTES, BUSINESS_HOURS: hours } = ctx.settings;
     if (assignee === undefined) return; // off

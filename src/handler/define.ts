@@ -144,6 +144,12 @@ export interface HandlerDefinition<On extends readonly EventName[], S extends Se
   readonly cancelOn?: readonly CancelOnOption[];
   /** `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default 30 days after the last write. With `orderBy` alone, `ctx.state` has its key. */
   readonly state?: StateOptions;
+  /**
+   * Event names this handler's `ctx.waitForEvent` calls wait for. Their deliveries are kept for lookbacks
+   * from start-up, so even the first wait ever for a name sees an event that arrived while its run was busy.
+   * Without it a name is kept from the first wait for it on (or from start-up when a loaded handler cancels on it).
+   */
+  readonly waitsFor?: readonly EventName[];
   handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> | void;
 }
 
@@ -176,7 +182,7 @@ export interface Handler<N extends EventName = EventName, Settings extends objec
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const DEFINITION_KEYS: ReadonlySet<string> = new Set([
-  'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'cancelOn', 'state', 'handle',
+  'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'cancelOn', 'state', 'waitsFor', 'handle',
 ]);
 
 /** True for a value made by `defineHandler` (the loader's test for a module's default export). */

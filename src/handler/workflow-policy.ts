@@ -9,6 +9,8 @@ export interface WorkflowPolicy {
   readonly cancelOn: readonly { readonly event: EventName; readonly match: KeyOption }[];
   /** The key of `ctx.state` (the handler's `orderBy` unless `state.key` is given) and how long a state is kept after its last write; null: no `ctx.state`. */
   readonly state: { readonly key: KeyOption; readonly ttlMs: number } | null;
+  /** Event names the handler's waits wait for, watched from start-up (their lookback reaches back from the first run). */
+  readonly waitsFor: readonly EventName[];
 }
 
 /** How long a state is kept after its last write unless `state.ttl` says otherwise. */
@@ -56,7 +58,7 @@ function positiveDuration(value: unknown): number | null {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Validates and normalizes `cancelOn` and `state` of a definition; `fail`
+ * Validates and normalizes `cancelOn`, `state` and `waitsFor` of a definition; `fail`
  * throws the definition error naming the handler. `on` is the handler's
  * events (a built-in match key must be carried by them too: it is compared
  * with the run's own event's); `orderBy` is the state's key when `state.key`
@@ -68,7 +70,7 @@ export function workflowPolicy(
   fail: (msg: string) => never,
   on: readonly EventName[] = [],
 ): WorkflowPolicy {
-  const { cancelOn = [], state } = def;
+  const { cancelOn = [], state, waitsFor = [] } = def;
   const own = on.map((event) => ({ event, role: 'in "on"' }));
   if (!Array.isArray(cancelOn)) fail(`"cancelOn" must be an array of { event, match }, got ${show(cancelOn)}`);
   const entries = (cancelOn as unknown[]).map((entry, i) => {
@@ -101,5 +103,11 @@ export function workflowPolicy(
   } else if (orderBy !== null) {
     st = Object.freeze({ key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS });
   }
-  return Object.freeze({ cancelOn: Object.freeze(entries), state: st });
+  if (!Array.isArray(waitsFor)) fail(`"waitsFor" must be an array of event names, got ${show(waitsFor)}`);
+  const waited = (waitsFor as unknown[]).map((event, i) => {
+    if (isEventName(event)) return event;
+    const hint = typeof event === 'string' ? suggestEventName(event) : null;
+    return fail(`"waitsFor[${i}]": unknown event ${show(event)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`));
+  });
+  return Object.freeze({ cancelOn: Object.freeze(entries), state: st, waitsFor: Object.freeze([...new Set(waited)]) });
 }

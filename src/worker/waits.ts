@@ -62,9 +62,9 @@ export function eventMatchKeys(event: WorkspaceEvent, handlers: readonly Handler
   return [...keys];
 }
 
-/** The event names the loaded handlers cancel on (watched from start-up). */
-export function cancelNames(handlers: readonly Handler[]): string[] {
-  return [...new Set(handlers.flatMap((h) => h.workflow.cancelOn.map((c) => c.event)))];
+/** The event names the loaded handlers cancel on or declare they wait for (`waitsFor`): watched from start-up. */
+export function watchedNames(handlers: readonly Handler[]): string[] {
+  return [...new Set(handlers.flatMap((h) => [...h.workflow.cancelOn.map((c) => c.event), ...h.workflow.waitsFor]))];
 }
 
 /** The port fan-out calls with each valid event (FanOutPorts.waits). */
@@ -75,7 +75,7 @@ export function eventWaits(deps: EventWaitsDeps): (event: WorkspaceEvent, delive
     const handlers = deps.handlers();
     if (handlers !== watched) {
       // Start-up or a reload: the names its handlers cancel on are watched from now on.
-      await deps.waits.watch(cancelNames(handlers));
+      await deps.waits.watch(watchedNames(handlers));
       watched = handlers;
     }
     const receivedAt = Date.parse(delivery.receivedAt);

@@ -2,12 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { defineLoose, definitionError } from '../../support/definitions.js';
 import { DEFAULT_STATE_TTL_MS } from '../../../src/handler/workflow-policy.js';
 
-/** `cancelOn` and `state` of a handler definition: normalized into `handler.workflow`, or refused naming the handler and the option. */
+/** `cancelOn`, `state` and `waitsFor` of a handler definition: normalized into `handler.workflow`, or refused naming the handler and the option. */
 const base = { id: 'sla', on: ['message.received'], handle() {} };
 
 describe('workflow options of a handler definition', () => {
   test('defaults: no cancelOn, no state; orderBy gives the state its key', () => {
-    expect(defineLoose(base).workflow).toEqual({ cancelOn: [], state: null });
+    expect(defineLoose(base).workflow).toEqual({ cancelOn: [], state: null, waitsFor: [] });
     expect(defineLoose({ ...base, orderBy: 'conversation' }).workflow.state).toEqual({ key: 'conversation', ttlMs: DEFAULT_STATE_TTL_MS });
   });
 
@@ -27,7 +27,16 @@ describe('workflow options of a handler definition', () => {
     expect(defineLoose({ ...base, orderBy: 'conversation', state: { key: byName } }).workflow.state).toEqual({ key: byName, ttlMs: DEFAULT_STATE_TTL_MS });
   });
 
+  test('waitsFor: the event names, once each, frozen', () => {
+    const h = defineLoose({ ...base, waitsFor: ['message.sent', 'conversation.closed', 'message.sent'] });
+    expect(h.workflow.waitsFor).toEqual(['message.sent', 'conversation.closed']);
+    expect(Object.isFrozen(h.workflow.waitsFor)).toBe(true);
+  });
+
   test.each([
+    [{ waitsFor: 'message.sent' }, `handler "sla": "waitsFor" must be an array of event names, got "message.sent"`],
+    [{ waitsFor: ['message.snt'] }, `handler "sla": "waitsFor[0]": unknown event "message.snt"; did you mean "message.sent"?`],
+    [{ waitsFor: ['message.sent', 7] }, `handler "sla": "waitsFor[1]": unknown event 7; known events: message.received,`],
     [{ cancelOn: { event: 'message.sent', match: 'conversation' } }, `handler "sla": "cancelOn" must be an array of { event, match }, got {"event":"message.sent","match":"conversation"}`],
     [{ cancelOn: ['message.sent'] }, `handler "sla": "cancelOn[0]" must be an object { event, match }, got "message.sent"`],
     [{ cancelOn: [{ event: 'message.snt', match: 'conversation' }] }, `handler "sla": "cancelOn[0].event": unknown event "message.snt"; did you mean "message.sent"?`],

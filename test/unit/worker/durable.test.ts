@@ -12,7 +12,7 @@ const data: HandlerJobData = {
 };
 const unused = new Proxy({}, { get: () => { throw new Error('not used by sleeps'); } });
 const deps = (now: number): DurableDeps => ({ records: unused as DurableDeps['records'], waits: unused as DurableDeps['waits'], state: unused as DurableDeps['state'], keepMs: 1000, now: () => now });
-const handler = (state: { key: 'conversation'; ttlMs: number } | null = null) => ({ id: 'h', workflow: { cancelOn: [], state } });
+const handler = (state: { key: 'conversation'; ttlMs: number } | null = null) => ({ id: 'h', workflow: { cancelOn: [], state, waitsFor: [] } });
 
 async function parked(p: Promise<unknown>): Promise<void> {
   await expect(p).rejects.toBeInstanceOf(ParkSignal);
