@@ -259,7 +259,8 @@ export function withVirtualWorkflow<H extends Handler>(
       const made = make(cancelled);
       record = made.record;
       const { workflow } = made;
-      const withWorkflow = Object.create(ctx, Object.getOwnPropertyDescriptors(workflow)) as HandlerContext;
+      // Every member of ctx stays its own (a handler that lists or spreads ctx sees them all), the workflow ones replaced.
+      const withWorkflow = Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), ...Object.getOwnPropertyDescriptors(workflow) }) as HandlerContext;
       await Promise.race([handler.handle(event as never, withWorkflow), ended]);
     },
   };

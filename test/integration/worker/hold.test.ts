@@ -121,7 +121,8 @@ describe('durable runs due while a delivery received before their due time is no
     const { run, pending: stop } = await heldFor(conversationBody('conversation.assigned', c, 'x'), 'hold-cancel', messageBody('message.received', c, 'stop'), c);
     const done = await waitFor(async () => {
       const j = await Job.fromId(p.handlers, jobIdFor(run.id, 'hold-cancel'));
-      return (await j?.isCompleted()) ? j : undefined;
+      // Read again once completed: a job read just before it completed has no return value yet.
+      return (await j?.isCompleted()) ? Job.fromId(p.handlers, jobIdFor(run.id, 'hold-cancel')) : undefined;
     }, 10_000);
     expect((done?.returnvalue as { cancelled?: string }).cancelled).toBe(stop);
     await sleep(300);

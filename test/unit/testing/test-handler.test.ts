@@ -52,6 +52,13 @@ describe('testHandler: one handler, run as the worker runs it', () => {
     expect(run.logs.at(-1)).toMatchObject({ msg: 'handler done', outcome: 'completed' });
   });
 
+  it('gives the handler a ctx with every member as its own (listed or spread like the worker\'s), the workflow ones included', async () => {
+    let keys: string[] = [];
+    const lister = defineHandler({ id: 'lister', on: ['lead.won'], handle: (_e, ctx) => { keys = Object.keys({ ...ctx }).sort(); } });
+    expect((await testHandler(lister, 'lead.won')).outcome).toBe('completed');
+    expect(keys).toEqual(['api', 'debounced', 'delivery', 'log', 'settings', 'signal', 'sleep', 'sleepUntil', 'state', 'step', 'waitForEvent']);
+  });
+
   it('sends exactly the Idempotency-Keys the worker\'s job processor sends for the same delivery', async () => {
     const run = await testHandler(noteTwice, 'conversation.closed', { settings: { NOTES: 2 } });
     const sandbox = createSandbox();
