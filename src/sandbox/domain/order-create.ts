@@ -3,7 +3,7 @@ import { MAX_CHARS } from '../../spec/limits.js';
 import { strictBody, tooLong } from '../validation.js';
 import { invalid, invalidMany, type FieldErrors } from '../errors.js';
 import type { IdSequence } from '../ids.js';
-import { toCents } from '../money.js';
+import { Amount, toCents } from '../money.js';
 import type { Order, OrderLine, Workspace } from '../types.js';
 import { orderTotals } from '../views/commerce.js';
 
@@ -12,7 +12,7 @@ const Line = strictBody({
   product_variant_id: z.number().int().nullable().optional(),
   name: z.string().min(1).max(255).nullable().optional(),
   quantity: z.number({ error: 'is required' }).int('must be an integer').min(1, 'must be at least 1'),
-  unit_price: z.number().min(0, 'must be at least 0').nullable().optional(),
+  unit_price: Amount.nullable().optional(),
 });
 
 /** Spec, POST /orders body. */
@@ -22,8 +22,8 @@ export const NewOrder = strictBody({
   delivery_address: z.string().nullable().optional(),
   delivery_city: z.string().nullable().optional(),
   delivery_area: z.string().nullable().optional(),
-  delivery_fee: z.number().min(0, 'must be at least 0').nullable().optional(),
-  discount: z.number().min(0, 'must be at least 0').nullable().optional(),
+  delivery_fee: Amount.nullable().optional(),
+  discount: Amount.nullable().optional(),
   payment_method: z.string().nullable().optional(),
   notes: z.string().nullable().optional(),
   owner_id: z.number().int().nullable().optional(),
