@@ -41,7 +41,8 @@ const encode = (key: SortKey): string => Buffer.from(JSON.stringify(key), 'utf8'
 function decode(cursor: string): SortKey {
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.length === KEY_LENGTH && key.every((k) => Number.isSafeInteger(k)) && encode(key) === cursor) return key;
+    const pair = Array.isArray(key) ? (key as unknown[]).filter((k): k is number => Number.isSafeInteger(k)) : [];
+    if (Array.isArray(key) && pair.length === KEY_LENGTH && key.length === KEY_LENGTH && encode(pair) === cursor) return pair;
   } catch { /* fall through */ }
   throw new ApiError(422, 'The given data was invalid.', undefined, { cursor: ['is not a cursor this API issued; pass meta.next_cursor of the previous page as it came'] });
 }
