@@ -65,7 +65,7 @@ export interface QuotaResult {
  * send no quota headers, so a workspace without a configured limit gets none).
  */
 export class QuotaTracker {
-  private readonly quotas = new Map<number, { limit: number; used: number; month: number }>();
+  private readonly quotas = new Map<number, QuotaEntry>();
 
   set(workspaceId: number, limit: number | null, used: number, now: number): void {
     if (limit === null) this.quotas.delete(workspaceId);
@@ -86,4 +86,18 @@ export class QuotaTracker {
   clear(): void {
     this.quotas.clear();
   }
+
+  /** Every workspace's allowance, for saving. */
+  entries(): [number, QuotaEntry][] {
+    return [...this.quotas].map(([id, q]) => [id, { ...q }]);
+  }
+
+  /** Puts saved allowances back. */
+  restore(entries: readonly [number, QuotaEntry][]): void {
+    this.quotas.clear();
+    for (const [id, q] of entries) this.quotas.set(id, { ...q });
+  }
 }
+
+/** One workspace's monthly allowance: the cap, the calls counted, and the month they count in (its end, epoch ms). */
+export interface QuotaEntry { limit: number; used: number; month: number }

@@ -20,10 +20,10 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Spawns `switchyard <command>` in `cwd`, in a process group of its own, with only PATH, HOME and `env`. */
-export function startServiceProcess(command: string, cwd: string, env: Record<string, string>): ServiceProcess {
+/** Spawns `switchyard <command> [...args]` in `cwd`, in a process group of its own, with only PATH, HOME and `env`. */
+export function startServiceProcess(command: string, cwd: string, env: Record<string, string>, args: readonly string[] = []): ServiceProcess {
   assertBuilt();
-  const child = spawn(process.execPath, [BIN, command], {
+  const child = spawn(process.execPath, [BIN, command, ...args], {
     cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOG_LEVEL: 'info', ...env },
   });

@@ -1,0 +1,61 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../../src/redis/managed.js';
+import { startServiceProcess, stopServiceProcess, userProject, type ServiceProcess } from '../../support/dev-process.js';
+import { waitFor } from '../../support/wait.js';
+
+const HANDLER = `import { defineHandler } from 'switchyard';
+
+export default defineHandler({ id: 'noop', on: ['contact.created'], async handle() {} });
+`;
+
+describe('switchyard dev --keep-sandbox', () => {
+  let project: string | undefined;
+  const running: ServiceProcess[] = [];
+  afterEach(async () => {
+    for (const p of running.splice(0)) await stopServiceProcess(p);
+    if (project) rmSync(project, { recursive: true, force: true });
+    project = undefined;
+  });
+
+  it('keeps the sandbox through a SIGKILL; without the flag the next dev starts a fresh one', async () => {
+    project = userProject('dev-keep', { 'noop.ts': HANDLER });
+    const cwd = project;
+    const [port, sandboxPort] = [await freePort(), await freePort()];
+    const api = `http://127.0.0.1:${sandboxPort}/api/v1`;
+    const headers = { authorization: 'Bearer sbx_full_acme', 'content-type': 'application/json' };
+    const start = async (args: string[]): Promise<ServiceProcess> => {
+      const dev = startServiceProcess('dev', cwd, { PORT: String(port), SANDBOX_PORT: String(sandboxPort) }, args);
+      running.push(dev);
+      await dev.waitFor(/"msg":"receiver listening"/, 1, 30_000);
+      return dev;
+    };
+    const contact = async (id: number): Promise<number> => (await fetch(`${api}/contacts/${id}`, { headers })).status;
+    const stateFile = join(cwd, '.switchyard', 'sandbox-state.json');
+
+    const first = await start(['--keep-sandbox']);
+    expect(first.output()).toContain(`sandbox kept in ${stateFile} (new; saved after each change and on exit)`);
+    const r = await fetch(`${api}/contacts`, { method: 'POST', headers, body: JSON.stringify({ name: 'Survivor', email: 'survivor@example.com' }) });
+    expect(r.status).toBe(201);
+    const id = ((await r.json()) as { data: { id: number } }).data.id;
+    // Saved shortly after the change, not only on exit: then the process is killed outright.
+    await waitFor(() => existsSync(stateFile), 10_000);
+    await waitFor(async () => readFileSync(stateFile, 'utf8').includes('Survivor'), 10_000);
+    process.kill(first.child.pid as number, 'SIGKILL');
+    await first.exited;
+
+    const second = await start(['--keep-sandbox']);
+    expect(second.output()).toMatch(/sandbox kept in .*sandbox-state\.json: taken up again/);
+    expect(await contact(id)).toBe(200);
+    const again = await fetch(`${api}/contacts/${id}`, { headers });
+    expect(((await again.json()) as { data: { name: string } }).data.name).toBe('Survivor');
+    expect(await stopServiceProcess(second)).toBe(0);
+
+    // The default stays fresh: the record is gone (the kept file is left alone for the next --keep-sandbox).
+    const third = await start([]);
+    expect(third.output()).not.toContain('sandbox kept in');
+    expect(await contact(id)).toBe(404);
+    expect(existsSync(stateFile)).toBe(true);
+  });
+});
