@@ -20,7 +20,6 @@ export type { Envelope } from './events/envelope.js';
 export type { SeedExtras } from './seed/index.js';
 export type { SandboxState } from './state.js';
 export type { TokenInfo } from './tokens.js';
-export { KeptStateError } from './keeper.js';
 
 /** Options of {@link createSandbox}; every one is optional. */
 export interface SandboxOptions {

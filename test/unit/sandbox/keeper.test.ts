@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandbox, KeptStateError } from '../../../src/sandbox/index.js';
+import { createSandbox } from '../../../src/sandbox/index.js';
+import { KeptStateError } from '../../../src/sandbox/keeper.js';
 import { eventually, start, type Harness } from '../../support/sandbox.js';
 
 // A sandbox kept in a file (dev --keep-sandbox): records, ids, clock, keys and queued deliveries come back.
