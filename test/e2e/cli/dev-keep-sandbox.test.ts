@@ -5,9 +5,18 @@ import { freePort } from '../../../src/redis/managed.js';
 import { startServiceProcess, stopServiceProcess, userProject, type ServiceProcess } from '../../support/dev-process.js';
 import { waitFor } from '../../support/wait.js';
 
+/** A run that sleeps, then writes to the contact that started it: what a restart with a fresh sandbox turns into a 404. */
 const HANDLER = `import { defineHandler } from 'switchyard';
 
-export default defineHandler({ id: 'noop', on: ['contact.created'], async handle() {} });
+export default defineHandler({
+  id: 'label-later',
+  on: ['contact.created'],
+  abilities: ['contacts:write'],
+  async handle(event, ctx) {
+    await ctx.sleep('pause', '8s');
+    await ctx.api.contacts.labels.add(event.data.id, ['vip']);
+  },
+});
 `;
 
 describe('switchyard dev --keep-sandbox', () => {
@@ -19,8 +28,8 @@ describe('switchyard dev --keep-sandbox', () => {
     project = undefined;
   });
 
-  it('keeps the sandbox through a SIGKILL; without the flag the next dev starts a fresh one', async () => {
-    project = userProject('dev-keep', { 'noop.ts': HANDLER });
+  it('keeps the sandbox through a SIGKILL (a run parked on a new record finishes after the restart); without the flag the next dev starts a fresh one', async () => {
+    project = userProject('dev-keep', { 'label-later.ts': HANDLER });
     const cwd = project;
     const [port, sandboxPort] = [await freePort(), await freePort()];
     const api = `http://127.0.0.1:${sandboxPort}/api/v1`;
@@ -39,7 +48,8 @@ describe('switchyard dev --keep-sandbox', () => {
     const r = await fetch(`${api}/contacts`, { method: 'POST', headers, body: JSON.stringify({ name: 'Survivor', email: 'survivor@example.com' }) });
     expect(r.status).toBe(201);
     const id = ((await r.json()) as { data: { id: number } }).data.id;
-    // Saved shortly after the change, not only on exit: then the process is killed outright.
+    // The handler's run parks in its sleep; the change is saved shortly after it was made, not only on exit.
+    await first.waitFor(/"msg":"run parked"/, 1, 20_000);
     await waitFor(() => existsSync(stateFile), 10_000);
     await waitFor(async () => readFileSync(stateFile, 'utf8').includes('Survivor'), 10_000);
     process.kill(first.child.pid as number, 'SIGKILL');
@@ -50,6 +60,10 @@ describe('switchyard dev --keep-sandbox', () => {
     expect(await contact(id)).toBe(200);
     const again = await fetch(`${api}/contacts/${id}`, { headers });
     expect(((await again.json()) as { data: { name: string } }).data.name).toBe('Survivor');
+    // The parked run wakes in the restarted dev and finds its contact.
+    await second.waitFor(/"handler":"label-later".*"outcome":"completed"/, 1, 30_000);
+    const labels = (await (await fetch(`${api}/contacts/${id}/labels`, { headers })).json()) as { data: { name: string }[] };
+    expect(labels.data.map((l) => l.name)).toEqual(['vip']);
     expect(await stopServiceProcess(second)).toBe(0);
 
     // The default stays fresh: the record is gone (the kept file is left alone for the next --keep-sandbox).
