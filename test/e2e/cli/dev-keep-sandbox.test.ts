@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
-import { startServiceProcess, stopServiceProcess, userProject, type ServiceProcess } from '../../support/dev-process.js';
+import { devRuns, stopServiceProcess, userProject } from '../../support/dev-process.js';
 import { waitFor } from '../../support/wait.js';
 
 /** A run that sleeps, then writes to the contact that started it: what a restart with a fresh sandbox turns into a 404. */
@@ -21,10 +21,9 @@ export default defineHandler({
 
 describe('switchyard dev --keep-sandbox', () => {
   let project: string | undefined;
-  const running: ServiceProcess[] = [];
+  const runs = devRuns();
   afterEach(async () => {
-    for (const p of running.splice(0)) await stopServiceProcess(p);
-    if (project) rmSync(project, { recursive: true, force: true });
+    await runs.stopAll(project);
     project = undefined;
   });
 
@@ -34,12 +33,7 @@ describe('switchyard dev --keep-sandbox', () => {
     const [port, sandboxPort] = [await freePort(), await freePort()];
     const api = `http://127.0.0.1:${sandboxPort}/api/v1`;
     const headers = { authorization: 'Bearer sbx_full_acme', 'content-type': 'application/json' };
-    const start = async (args: string[]): Promise<ServiceProcess> => {
-      const dev = startServiceProcess('dev', cwd, { PORT: String(port), SANDBOX_PORT: String(sandboxPort) }, args);
-      running.push(dev);
-      await dev.waitFor(/"msg":"receiver listening"/, 1, 30_000);
-      return dev;
-    };
+    const start = (args: string[]) => runs.start(cwd, { PORT: String(port), SANDBOX_PORT: String(sandboxPort) }, args);
     const contact = async (id: number): Promise<number> => (await fetch(`${api}/contacts/${id}`, { headers })).status;
     const stateFile = join(cwd, '.switchyard', 'sandbox-state.json');
 
