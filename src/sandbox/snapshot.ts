@@ -10,9 +10,9 @@ export const SNAPSHOT_VERSION = 1;
 
 /**
  * What `--keep-sandbox` keeps: the records of every workspace and the id
- * counter, the tokens and switches, the clock's offset, remembered
- * Idempotency-Keys and quotas, and the events with their deliveries. Burst
- * windows, the request log and fault rules start empty again.
+ * counter, the tokens and switches, the burst, the clock's offset,
+ * remembered Idempotency-Keys and quotas, and the events with their
+ * deliveries. Burst windows, the request log and fault rules start empty again.
  */
 export interface SandboxSnapshot {
   version: typeof SNAPSHOT_VERSION;
@@ -24,6 +24,8 @@ export interface SandboxSnapshot {
   workspaces: Workspace[];
   tokens: Token[];
   settings: SandboxSettings;
+  /** Requests per 10 s per token (as `POST /_sandbox/burst` last set it). */
+  burst: number;
   idempotency: [string, Entry][];
   quota: [number, QuotaEntry][];
   events: SavedEvents;
@@ -34,7 +36,7 @@ export function snapshotOf(state: SandboxState, emitter: WebhookEmitter): Sandbo
   return {
     version: SNAPSHOT_VERSION, savedAt: new Date().toISOString(), generation: state.generation,
     clockOffsetMs: state.clock.offsetMs, nextId: state.ids.peek(),
-    workspaces: [...state.workspaces.values()], tokens: state.tokens, settings: { ...state.settings },
+    workspaces: [...state.workspaces.values()], tokens: state.tokens, settings: { ...state.settings }, burst: state.burst.burst,
     idempotency: state.idempotency.finished(), quota: state.quota.entries(), events: emitter.saved(),
   };
 }
@@ -47,6 +49,7 @@ export function restoreSnapshot(state: SandboxState, emitter: WebhookEmitter, sa
   state.workspaces = new Map(saved.workspaces.map((ws) => [ws.id, ws]));
   state.tokens = saved.tokens;
   Object.assign(state.settings, saved.settings);
+  state.burst.burst = saved.burst;
   state.idempotency.restore(saved.idempotency);
   state.quota.restore(saved.quota);
   emitter.restore(saved.events);
@@ -70,7 +73,7 @@ export function decodeSnapshot(text: string): SandboxSnapshot {
   const s = value as Partial<SandboxSnapshot> | null;
   if (s === null || typeof s !== 'object') throw new Error('it is not a saved sandbox');
   if (s.version !== SNAPSHOT_VERSION) throw new Error(`it is version ${String(s.version)} of the format; this switchyard reads version ${SNAPSHOT_VERSION}`);
-  const missing = (['generation', 'clockOffsetMs', 'nextId', 'workspaces', 'tokens', 'settings', 'idempotency', 'quota', 'events'] as const)
+  const missing = (['generation', 'clockOffsetMs', 'nextId', 'workspaces', 'tokens', 'settings', 'burst', 'idempotency', 'quota', 'events'] as const)
     .filter((k) => s[k] === undefined);
   if (missing.length) throw new Error(`it lacks ${missing.join(', ')}`);
   return s as SandboxSnapshot;

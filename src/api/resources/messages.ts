@@ -45,7 +45,7 @@ function checkShape(c: Check, m: OutgoingMessage): void {
   c.present('type', m.type, `one of ${OUTGOING_MESSAGE_TYPES.join(', ')}`).oneOf('type', m.type, OUTGOING_MESSAGE_TYPES);
   const own = FIELDS_OF[m.type];
   for (const [field, value] of Object.entries(m)) {
-    if (field === 'type' || field === 'reply_to' || value === undefined || own.includes(field)) continue;
+    if (field === 'type' || field === 'reply_to' || value === undefined || value === null || own.includes(field)) continue;
     if (field === 'body') c.fail('body', `not sent with a type: the text of a ${m.type} message goes in text`);
     c.fail(field, `not a field of a ${m.type} message (it takes ${own.join(', ')}, reply_to)`);
   }

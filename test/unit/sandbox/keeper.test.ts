@@ -28,7 +28,7 @@ const opts = (file: string, fetch: typeof globalThis.fetch) => ({
 });
 
 describe('a kept sandbox', () => {
-  it('comes back with its records, id counter, clock, Idempotency-Keys, events and the deliveries still queued', async () => {
+  it('comes back with its records, id counter, clock, burst, Idempotency-Keys, events and the deliveries still queued', async () => {
     const file = join(dir, 'state.json');
     const first: Harness = await start(opts(file, receiver(false).fetch));
     let created: number;
@@ -36,6 +36,7 @@ describe('a kept sandbox', () => {
       const r = await first.api('POST', '/contacts', { body: { name: 'Kept', email: 'kept@example.com' }, headers: { 'Idempotency-Key': 'k1' } });
       created = r.body.data.id;
       await first.hook('POST', '/clock', { advance: '2h' });
+      await first.hook('POST', '/burst', { burst: 77 });
       expect(first.sandbox.emitter.deliveries().map((d) => [d.event, d.state])).toEqual([['contact.created', 'pending']]);
     } finally {
       await first.close();
@@ -47,6 +48,7 @@ describe('a kept sandbox', () => {
       expect(second.sandbox.restored).toBe(true);
       expect((await second.api('GET', `/contacts/${created}`)).body.data).toMatchObject({ id: created, name: 'Kept' });
       expect((await second.hook('GET', '/clock')).body.data.now).toBe('2030-01-10T02:00:00.000Z');
+      expect((await second.api('GET', '/me')).headers.get('X-RateLimit-Limit')).toBe('77');
       const replay = await second.api('POST', '/contacts', { body: { name: 'Kept', email: 'kept@example.com' }, headers: { 'Idempotency-Key': 'k1' } });
       expect([replay.headers.get('Idempotent-Replay'), replay.body.data.id]).toEqual(['true', created]);
       const next = await second.api('POST', '/contacts', { body: { name: 'After' } });
