@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CHARS } from '../../spec/limits.js';
+import { MAX_CHARS, MONEY } from '../../spec/limits.js';
 import { strictBody, tooLong } from '../validation.js';
 import { invalid, invalidMany, type FieldErrors } from '../errors.js';
 import type { IdSequence } from '../ids.js';
@@ -74,7 +74,20 @@ export function checkPaymentMethod(ws: Workspace, key: string, field = 'payment_
   }
 }
 
-/** A discount may not take the total below zero (our choice: not shown). */
+const MAX_CENTS = toCents(MONEY.max);
+
+/**
+ * A discount may not take the total below zero (our choice: not shown); and
+ * what the order adds up (a line's total, the subtotal plus the delivery fee)
+ * stays within the money bound, so every amount it answers is exact.
+ */
 export function checkTotal(order: Order): void {
-  if (orderTotals(order).total < 0) throw invalid('discount', 'may not exceed the subtotal plus delivery fee');
+  const errors: FieldErrors = {};
+  order.items.forEach((l, i) => {
+    if (l.quantity * l.unitPriceCents > MAX_CENTS) errors[`items.${i}.quantity`] = [`makes a line total over ${MONEY.maxText}`];
+  });
+  if (Object.keys(errors).length) throw invalidMany(errors);
+  const { subtotal, total } = orderTotals(order);
+  if (subtotal + order.delivery.feeCents > MAX_CENTS) throw invalid('items', `the order adds up to more than ${MONEY.maxText}`);
+  if (total < 0) throw invalid('discount', 'may not exceed the subtotal plus delivery fee');
 }
