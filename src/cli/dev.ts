@@ -75,6 +75,16 @@ function keptNote(sandbox: Sandbox, file: string): string {
     : `sandbox kept in ${file} (new; saved after each change and on exit)`;
 }
 
+/**
+ * The world the sandbox's changes are claimed in. A fresh sandbox is a new
+ * world: record ids start over, so changes claimed against the last one are
+ * not its own. A kept sandbox stays the world it was (named by its lifetime
+ * id), so claims made before the restart stay valid.
+ */
+function worldOf(sandbox: Sandbox, kept: boolean): string {
+  return kept ? `sandbox-${sandbox.state.generation}` : newWorldName('sandbox');
+}
+
 /** `switchyard dev`: receiver, worker, managed Redis and the sandbox in one process; handler modules reload on save. */
 export const devCommand: Command = {
   name: 'dev',
@@ -108,12 +118,9 @@ async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string |
   for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
   const made = plan.sandbox ? makeSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io, keptFile) : undefined;
   if (plan.sandbox && !made) return EXIT.failed;
-  if (keptFile && made) io.stdout.write(`dev: ${keptNote(made, keptFile)}\n`);
-  else if (keptFile) io.stdout.write('dev: --keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace\n');
+  if (keptFile) io.stdout.write(`dev: ${made ? keptNote(made, keptFile) : '--keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace'}\n`);
   // Handler modules first: a broken one stops start-up before anything listens.
-  // A fresh sandbox is a new world: record ids start over, so changes claimed against the last one are not its own.
-  // A kept sandbox stays the world it was (named by its lifetime id), so its claims stay valid.
-  const world = made ? (keptFile ? `sandbox-${made.state.generation}` : newWorldName('sandbox')) : undefined;
+  const world = made ? worldOf(made, keptFile !== undefined) : undefined;
   const worker = await loadWorker(config, log, plan.env, world ? { freshWorld: world } : {});
   const sandbox = made && plan.sandbox ? await startSandbox(made, plan.sandbox, io) : undefined;
   if (plan.sandbox && !sandbox) return EXIT.failed;

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../../src/redis/managed.js';
+import { runCli } from '../../support/cli.js';
 import { devRuns, stopServiceProcess, userProject } from '../../support/dev-process.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -65,5 +66,18 @@ describe('switchyard dev --keep-sandbox', () => {
     expect(third.output()).not.toContain('sandbox kept in');
     expect(await contact(id)).toBe(404);
     expect(existsSync(stateFile)).toBe(true);
+  });
+
+  it('refuses a kept file it cannot read, naming it and what to do, before anything starts', async () => {
+    project = userProject('dev-keep-bad', { 'label-later.ts': HANDLER });
+    const stateFile = join(project, '.switchyard', 'sandbox-state.json');
+    mkdirSync(join(project, '.switchyard'), { recursive: true });
+    writeFileSync(stateFile, '{"version":1,');
+    const dev = runCli(['dev', '--keep-sandbox'], { PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()) }, project);
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toContain(`switchyard dev: cannot read the kept sandbox ${stateFile}: it is not JSON`);
+    expect(dev.output()).toContain('delete the file to start a fresh sandbox, or run without --keep-sandbox');
+    expect(dev.output()).not.toMatch(/\n\s+at /);
+    expect(readFileSync(stateFile, 'utf8')).toBe('{"version":1,');
   });
 });
