@@ -63,11 +63,12 @@ describe('replay inputs', () => {
     expect(filterItems(items, { sinceMs: 0 }).length).toBe(items.length);
   });
 
-  it('parses --since as a duration back from now or as a date', () => {
+  it('parses --since as a duration back from now or as a date (strictly: no rollover)', () => {
     const now = Date.parse('2025-03-04T12:00:00Z');
     expect(parseSince('2h', now)).toBe(now - 7_200_000);
     expect(parseSince('2025-03-01', now)).toBe(Date.parse('2025-03-01'));
     expect(parseSince('yesterday', now)).toBeNull();
+    expect(parseSince('2025-02-30', now)).toBeNull();
   });
 
   it('--new-ids rewrites whichever id field the envelope uses', () => {
