@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BuildError, buildDelivery } from '../replay/index.js';
 import { sign } from '../events/signature.js';
+import { printable } from '../util/printable.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget, signingSecret } from './connect.js';
@@ -71,7 +72,7 @@ export const sendCommand: Command = {
     const { target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') }, io);
     try {
       const o = await target({ source: 'send', bytes: built.bytes, headers: {}, receivedAt: undefined });
-      io.stdout.write(`${o.kind} ${built.name} ${o.key}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${o.detail}` : ''}\n`);
+      io.stdout.write(`${o.kind} ${built.name} ${printable(o.key)}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${printable(o.detail)}` : ''}\n`);
       return o.kind === 'accepted' || o.kind === 'duplicate' ? EXIT.ok : EXIT.failed;
     } finally {
       await close();
