@@ -49,7 +49,7 @@ describe('the CLI printers escape data', () => {
       entries: [{
         kind: 'attempt', at: Date.parse('2026-01-01T00:00:01Z'), startedAt: Date.parse('2026-01-01T00:00:00.5Z'), handler: 'h\u001b', attempt: 1, outcome: 'dead',
         error: { class: 'Error', message: 'boom \u001b[31m\nline two' }, steps: [{ name: 'st\u001b', source: 'run' }],
-        calls: [{ method: 'GET', path: '/x\u001b', status: 500, ms: 1, waitMs: 0, try: 1, replayed: false, op: 'get', error: 'e\u001b' }],
+        calls: [{ method: 'GET', path: '/x\u001b', idempotencyKey: null, status: 500, ms: 1, waitMs: 0, try: 1, replayed: false, op: 'get', error: 'e\u001b' }],
       }],
     } as Parameters<typeof formatTrace>[0]);
     expect(text).not.toMatch(/\u001b|\u0007/);
