@@ -18,7 +18,8 @@ Values are JSON when they parse (42, true, null, "42"), else text.
 Options:
   --set path=value   override one field (repeatable)
   --data FILE        JSON file replacing the whole data object (then --set applies)
-  --to URL           receiver URL (default http://127.0.0.1:$PORT$WEBHOOK_PATH)
+  --to URL           receiver URL (default: the running \`dev\`/\`start\` of this project,
+                     else http://127.0.0.1:$PORT$WEBHOOK_PATH)
   --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
                      the development secret of a running \`npm run dev\`)
   --direct           into Redis (REDIS_URL) instead of HTTP
