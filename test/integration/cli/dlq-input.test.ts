@@ -65,7 +65,7 @@ describe('dlq, deliveries and trace: input and output', () => {
     expect(show.out).not.toContain(ESC);
     expect(show.out).toContain('delivery:  \\u001b[31mevil\\u001b[0m');
     // JSON stays exact (JSON escapes them itself).
-    expect(JSON.parse((await run(dlqCommand, 'list', '--json')).out).entries[0].key).toBe(EVIL);
+    expect((JSON.parse((await run(dlqCommand, 'list', '--json')).out) as { entries: { key: string }[] }).entries[0]?.key).toBe(EVIL);
   });
 
   it('deliveries and trace print them escaped', async () => {
