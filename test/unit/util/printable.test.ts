@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatWaits, selectWaits } from '../../../src/cli/waits.js';
 import { lineReporter } from '../../../src/replay/run.js';
 import { formatTrace } from '../../../src/history/timeline.js';
+import { formatReport } from '../../../src/sources/reconcile/run.js';
 import { printable, printableLines } from '../../../src/util/printable.js';
 
 // Every CLI printer passes the data it prints through one helper: no control character of a
@@ -58,4 +59,15 @@ describe('the CLI printers escape data', () => {
     expect(text).toContain('k\\u001b]0;title\\u0007');
     expect(text).toContain('boom \\u001b[31m\n');
   });
+
+  it('reconcile: the example ids taken from the API', () => {
+    const counts = { found: 1, received: 0, enqueued: 1, pending: 0 };
+    const text = formatReport({
+      since: '2026-01-01T00:00:00.000Z', until: '2026-01-01T01:00:00.000Z', dryRun: true, apiCalls: 1, durationMs: 5,
+      events: { 'conversation.closed': { ...counts, examples: ['conversation.closed:12\u001b[2J'] } }, totals: counts, untracked: [],
+    });
+    expect(ESC_OR_BEL(text)).toBe(false);
+    expect(text).toContain('conversation.closed:12\\u001b[2J');
+  });
 });
+
