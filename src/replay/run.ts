@@ -71,6 +71,9 @@ export function formatSummary(s: ReplaySummary): string {
 
 const label = (o: ReplayOutcome): string => `${o.kind.padEnd(9)} ${printable(o.event ?? '?').padEnd(26)} ${printable(o.key)}`;
 
+/** The --inline lines (a handler's reason, the API's answers in them: data), each escaped. */
+const shownLines = (lines: readonly string[]): string => lines.flatMap((l) => printableLines(l)).join('\n');
+
 /** The item's source and the outcome's detail, escaped (a file name or an answer's text is data). */
 const where = (item: ReplayItem, o: ReplayOutcome): string => `${printable(item.source)}${o.detail ? `\n  ${printableLines(o.detail).join('\n  ')}` : ''}`;
 
@@ -83,7 +86,7 @@ export function lineReporter(out: Writable, opts: { quietAccepted?: boolean } = 
     outcome(item, o) {
       if (opts.quietAccepted && (o.kind === 'accepted' || o.kind === 'duplicate') && !o.lines?.length) return;
       let text = `${label(o)}  ${where(item, o)}\n`;
-      if (o.lines?.length) text += `${o.lines.join('\n')}\n`;
+      if (o.lines?.length) text += `${shownLines(o.lines)}\n`;
       out.write(text);
     },
     end(s) {
@@ -107,7 +110,7 @@ export function progressReporter(out: Writable, width = 30): ReplayReporter {
     outcome(item, o, done, total) {
       counts[o.kind]++;
       if (o.kind === 'rejected' || o.kind === 'failed' || o.lines?.length) {
-        out.write(`\r\x1b[K${label(o)}  ${where(item, o)}\n${o.lines?.length ? `${o.lines.join('\n')}\n` : ''}`);
+        out.write(`\r\x1b[K${label(o)}  ${where(item, o)}\n${o.lines?.length ? `${shownLines(o.lines)}\n` : ''}`);
         draw(done, total);
         return;
       }

@@ -38,11 +38,12 @@ describe('the CLI printers escape data', () => {
     let out = '';
     const sink = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
     lineReporter(sink).outcome({ source: 'fixtures/\u001b[1mx.json', bytes: Buffer.from(''), headers: {}, receivedAt: undefined },
-      { kind: 'rejected', key: 'evt_\u001b[31m', event: 'lead.won', status: 401, detail: 'bad\u001b[0m\nsecond line' }, 1, 1);
+      { kind: 'failed', key: 'evt_\u001b[31m', event: 'lead.won', status: 401, detail: 'bad\u001b[0m\nsecond line', lines: ['  ✗ notes dead after 3 ms: \u001b[2Jgone'] }, 1, 1);
     expect(ESC_OR_BEL(out)).toBe(false);
     expect(out).toContain('evt_\\u001b[31m');
     expect(out).toContain('fixtures/\\u001b[1mx.json');
     expect(out).toContain('  bad\\u001b[0m\n  second line');
+    expect(out).toContain('  ✗ notes dead after 3 ms: \\u001b[2Jgone');
   });
 
   it('trace: an attempt\'s error, a call\'s path and a step\'s name', () => {
