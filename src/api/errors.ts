@@ -9,6 +9,7 @@
 
 import { HEADERS } from '../spec/headers.js';
 import { BURST_WINDOW_MS } from '../spec/limits.js';
+import type { MalformedRecord } from './mismatch.js';
 
 /** Details shared by every error that came from (or instead of) an HTTP answer. */
 export interface ApiErrorInit {
@@ -170,10 +171,19 @@ export class OutcomeUnknownError extends ApiError {
   }
 }
 
-/** An answer the client cannot read as the spec describes (bad JSON, schema mismatch). */
+/**
+ * An answer the client cannot read as the spec describes (bad JSON, schema
+ * mismatch). For a list, `records` names each malformed record of the page (its
+ * position, its id and what is wrong), and so does the message.
+ */
 export class UnexpectedResponseError extends ApiError {
   override readonly name = 'UnexpectedResponseError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'unexpected_response', retryable: false }); }
+  readonly records: readonly MalformedRecord[];
+  constructor(i: Init & { records?: readonly MalformedRecord[] }) {
+    const { records = [], ...init } = i;
+    super({ ...init, code: init.code ?? 'unexpected_response', retryable: false });
+    this.records = records;
+  }
 }
 /**
  * A request refused by the client before sending because it breaks a limit of

@@ -28,3 +28,4 @@ export {
   RequestValidationError,
   type FieldErrors,
 } from './errors.js';
+export type { MalformedRecord } from './mismatch.js';

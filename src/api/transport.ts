@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { isLoopbackHost } from '../util/loopback.js';
+import { describeMismatch, malformedRecords } from './mismatch.js';
 import { HEADERS } from '../spec/headers.js';
 import {
   ApiError,
@@ -225,8 +226,9 @@ export function createTransport(o: TransportOptions): Transport {
       if (!spec.schema) return { ...meta, data: undefined as T };
       const parsed = spec.schema.safeParse(json);
       if (!parsed.success) {
-        const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-        throw new UnexpectedResponseError({ status: res.status, op: spec.op, message: `${spec.op}: answer does not match the spec (${where})`, body: json });
+        const records = malformedRecords(json, parsed.error.issues);
+        const where = describeMismatch(json, parsed.error.issues, records);
+        throw new UnexpectedResponseError({ status: res.status, op: spec.op, message: `${spec.op}: answer does not match the spec (${where})`, body: json, records });
       }
       return { ...meta, data: parsed.data };
     }

@@ -1,4 +1,4 @@
-import { BUTTONS, MAX_CHARS, PER_PAGE } from '../spec/limits.js';
+import { BUTTONS, MAX_CHARS, MONEY, PER_PAGE } from '../spec/limits.js';
 import { DATE_FORM, DATE_OR_TIMESTAMP_FORM, dateOrTimestampProblem, dateProblem, TIMESTAMP_FORM, timestampProblem } from './dates.js';
 import { RequestValidationError } from './errors.js';
 import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/search-rules.js';
@@ -54,10 +54,10 @@ export class Check {
     return this;
   }
 
-  /** Amount sent as a JSON number, `min` or more. */
+  /** Amount sent as a JSON number, from `min` to {@link MONEY}.max (beyond it a JSON number no longer carries every cent). */
   amount(field: string, value: number | null | undefined, min = 0): this {
     if (value === undefined || value === null) return this;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) this.fail(field, `a number >= ${min}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MONEY.max) this.fail(field, `a number from ${min} to ${MONEY.maxText}`);
     return this;
   }
 

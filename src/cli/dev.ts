@@ -3,14 +3,15 @@ import { devPlan, type DevSandboxPlan } from '../runtime/dev-env.js';
 import { watchHandlers } from '../handler/watch-reload.js';
 import { loadWorker } from '../runtime/worker.js';
 import { newWorldName } from '../queue/world.js';
-import { createSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { createSandbox, type RunningSandbox, type Sandbox } from '../sandbox/index.js';
+import { KeptStateError } from '../sandbox/keeper.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type CliIo, type Command, type ExitCode } from './command.js';
 import { lockStateDir, StateDirBusyError, type StateOwner } from '../runtime/state-lock.js';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { processLogger, runService } from './run-service.js';
 
-const HELP = `Usage: switchyard dev
+const HELP = `Usage: switchyard dev [--keep-sandbox]
 
 Runs everything for local development in one process: the receiver and the
 worker on a managed local redis-server (REDIS_URL to use another), a
@@ -26,19 +27,62 @@ job already running finishes on the version it started with. A module that
 does not load (a syntax error is shown with file:line:column and a code frame)
 keeps the previous handlers running.
 
+A restarted dev starts a fresh sandbox (record ids start over). With
+--keep-sandbox it keeps the sandbox instead: its records, ids, clock, events
+and queued deliveries are saved in .switchyard/sandbox-state.json shortly
+after each change (within about a second: a SIGKILL loses at most that) and
+on exit, and the next dev --keep-sandbox starts from them. Delete the file for
+a fresh one.
+
+Options:
+  --keep-sandbox  keep the sandbox's state across restarts (default: fresh)
+
 Example:
   switchyard dev
   PORT=3001 SANDBOX_PORT=4011 switchyard dev
+  switchyard dev --keep-sandbox
 `;
 
-async function startSandbox(plan: DevSandboxPlan, secret: string, io: CliIo): Promise<RunningSandbox | undefined> {
+/** Where `--keep-sandbox` keeps the sandbox, under the state directory. */
+export const KEPT_SANDBOX_FILE = 'sandbox-state.json';
+
+/** The sandbox, kept in `stateFile` when given; a kept file that cannot be read is said and refused. */
+function makeSandbox(plan: DevSandboxPlan, secret: string, io: CliIo, stateFile: string | undefined): Sandbox | undefined {
   try {
-    return await createSandbox({ token: plan.token, webhookUrl: plan.webhookUrl, secret }).listen(plan.port, '127.0.0.1');
+    return createSandbox({ token: plan.token, webhookUrl: plan.webhookUrl, secret, ...(stateFile ? { stateFile } : {}) });
+  } catch (err) {
+    if (!(err instanceof KeptStateError)) throw err;
+    io.stderr.write(`switchyard dev: ${err.message}, or run without --keep-sandbox\n`);
+    return undefined;
+  }
+}
+
+async function startSandbox(sandbox: Sandbox, plan: DevSandboxPlan, io: CliIo): Promise<RunningSandbox | undefined> {
+  try {
+    return await sandbox.listen(plan.port, '127.0.0.1');
   } catch (err) {
     io.stderr.write(`switchyard dev: cannot start the sandbox on port ${plan.port}: ${err instanceof Error ? err.message : String(err)}; ` +
       'set SANDBOX_PORT to a free port, or WORKSPACE_API_URL to use a real workspace\n');
     return undefined;
   }
+}
+
+/** The start-up line of a kept sandbox: where it is kept and whether it was taken up again. */
+function keptNote(sandbox: Sandbox, file: string): string {
+  const records = [...sandbox.state.workspaces.values()].reduce((n, ws) => n + ws.contacts.size + ws.conversations.size + ws.deals.size + ws.orders.size, 0);
+  return sandbox.restored
+    ? `sandbox kept in ${file}: taken up again (${records} contacts, conversations, deals and orders; ${sandbox.emitter.events().length} events)`
+    : `sandbox kept in ${file} (new; saved after each change and on exit)`;
+}
+
+/**
+ * The world the sandbox's changes are claimed in. A fresh sandbox is a new
+ * world: record ids start over, so changes claimed against the last one are
+ * not its own. A kept sandbox stays the world it was (named by its lifetime
+ * id), so claims made before the restart stay valid.
+ */
+function worldOf(sandbox: Sandbox, kept: boolean): string {
+  return kept ? `sandbox-${sandbox.state.generation}` : newWorldName('sandbox');
 }
 
 /** `switchyard dev`: receiver, worker, managed Redis and the sandbox in one process; handler modules reload on save. */
@@ -47,7 +91,7 @@ export const devCommand: Command = {
   summary: 'run receiver, worker and sandbox for development; reload handlers on save',
   help: HELP,
   async run(argv, io) {
-    parseCommandArgs(argv, {});
+    const { values } = parseCommandArgs(argv, { 'keep-sandbox': { type: 'boolean' } });
     // Before anything reads or writes the state directory: a second `dev` here is refused, touching nothing.
     const state = resolve(io.cwd, io.env['SWITCHYARD_HOME'] || '.switchyard');
     let lock;
@@ -59,23 +103,26 @@ export const devCommand: Command = {
       return EXIT.failed;
     }
     try {
-      return await runDev(io, lock.previous);
+      return await runDev(io, lock.previous, values['keep-sandbox'] === true ? join(state, KEPT_SANDBOX_FILE) : undefined);
     } finally {
       lock.release();
     }
   },
 };
 
-async function runDev(io: CliIo, previous: StateOwner | null): Promise<ExitCode> {
+async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string | undefined): Promise<ExitCode> {
   const plan = devPlan(io.env, io.cwd);
   const config = loadConfig(plan.env, { requireSecrets: true, requireApiToken: true });
   const log = processLogger(config, io);
   if (previous) io.stdout.write(`dev: the previous switchyard ${previous.command} here (pid ${previous.pid}) ended without stopping; taking over its state\n`);
   for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
+  const made = plan.sandbox ? makeSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io, keptFile) : undefined;
+  if (plan.sandbox && !made) return EXIT.failed;
+  if (keptFile) io.stdout.write(`dev: ${made ? keptNote(made, keptFile) : '--keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace'}\n`);
   // Handler modules first: a broken one stops start-up before anything listens.
-  // A fresh sandbox is a new world: record ids start over, so changes claimed against the last one are not its own.
-  const worker = await loadWorker(config, log, plan.env, plan.sandbox ? { freshWorld: newWorldName('sandbox') } : {});
-  const sandbox = plan.sandbox ? await startSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io) : undefined;
+  const world = made ? worldOf(made, keptFile !== undefined) : undefined;
+  const worker = await loadWorker(config, log, plan.env, world ? { freshWorld: world } : {});
+  const sandbox = made && plan.sandbox ? await startSandbox(made, plan.sandbox, io) : undefined;
   if (plan.sandbox && !sandbox) return EXIT.failed;
   const watcher = watchHandlers({
     dir: config.handlersDir, only: config.handlers, env: plan.env, set: worker.set,

@@ -34,7 +34,12 @@ function isoNow(): () => string {
   };
 }
 
-const SIGNATURE_HELP = (header: string) => `expected header ${header}: sha256=<64 lowercase hex HMAC-SHA256 of the raw body>`;
+/**
+ * What the verifier takes (src/events/signature.ts): the prefix and the 64 hex
+ * digits in either case (they are the same bytes; the spec writes `sha256=`
+ * and does not fix the digits' case), around spaces ignored.
+ */
+const SIGNATURE_HELP = (header: string) => `expected header ${header}: sha256=<the HMAC-SHA256 of the raw body as 64 hex digits> (prefix and digits in either case)`;
 
 /** A request header: Node's own headers when at hand (names lower-cased, repeats joined), else Hono's. */
 function headerOf(c: Context, node: IncomingHttpHeaders | undefined, name: string): string | undefined {

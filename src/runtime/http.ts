@@ -14,10 +14,24 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Default time a client has to send a request's headers. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * How often node looks for connections past their headers timeout. Node
+ * checks only every `connectionsCheckingInterval` (30 s unless set when the
+ * server is created), so a 10 s timeout answered 408 after up to 40 s; a tenth
+ * of the timeout (25 ms to 1 s) answers within about 1.1 times it.
+ */
+export const checkingIntervalMs = (headersTimeoutMs: number): number => Math.min(1_000, Math.max(25, Math.floor(headersTimeoutMs / 10)));
+
 /** Serves a Hono app with @hono/node-server; resolves once listening. */
 export function listen(app: Hono, opts: { host: string; port: number; headersTimeoutMs?: number }): Promise<RunningServer> {
+  const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  // Slow or endless headers are cut off (408); bodies have their own timeout in the route. The interval can only be set here.
+  const serverOptions = { headersTimeout, requestTimeout: 0, keepAliveTimeout: 5_000, connectionsCheckingInterval: checkingIntervalMs(headersTimeout) };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, (info: AddressInfo) => {
+    const server = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host, serverOptions }, (info: AddressInfo) => {
       const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
       resolve({
         server,
@@ -27,10 +41,6 @@ export function listen(app: Hono, opts: { host: string; port: number; headersTim
         close: (graceMs = 10_000) => closeServer(server, graceMs),
       });
     }) as Server;
-    // Slow or endless headers are cut off; bodies have their own timeout in the route.
-    server.headersTimeout = opts.headersTimeoutMs ?? 10_000;
-    server.requestTimeout = 0;
-    server.keepAliveTimeout = 5_000;
     server.once('error', reject);
   });
 }

@@ -19,6 +19,15 @@ export class SandboxClock {
     this.offset += ms;
   }
 
+  /** How far the hooks have moved time from the base clock (kept by `--keep-sandbox`). */
+  get offsetMs(): number {
+    return this.offset;
+  }
+
+  set offsetMs(ms: number) {
+    this.offset = ms;
+  }
+
   /** Jumps to an absolute instant. */
   set(epochMs: number): void {
     this.offset = epochMs - this.base();

@@ -7,7 +7,7 @@ export interface StoredAnswer {
   contentType: string | null;
 }
 
-type Entry =
+export type Entry =
   | { state: 'in_flight'; fingerprint: string; at: number }
   | { state: 'done'; fingerprint: string; at: number; answer: StoredAnswer };
 
@@ -55,6 +55,17 @@ export class IdempotencyStore {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  /** The finished keys (a key in flight has no answer to keep), for saving. */
+  finished(): [string, Entry][] {
+    return [...this.entries].filter(([, e]) => e.state === 'done');
+  }
+
+  /** Puts saved keys back. */
+  restore(entries: readonly [string, Entry][]): void {
+    this.entries.clear();
+    for (const [id, entry] of entries) this.entries.set(id, entry);
   }
 }
 

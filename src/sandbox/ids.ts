@@ -9,6 +9,11 @@ export class IdSequence {
     this.next = start;
   }
 
+  /** The id {@link take} gives next, without taking it. */
+  peek(): number {
+    return this.next;
+  }
+
   /** The next unused id. */
   take(): number {
     return this.next++;

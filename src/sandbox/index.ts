@@ -1,11 +1,13 @@
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { API_BASE, createApp } from './app.js';
 import { SandboxClock, type Clock } from './clock.js';
 import type { RetryPolicy } from './events/backoff.js';
 import { WebhookEmitter } from './events/emitter.js';
 import type { SeedExtras } from './seed/index.js';
+import { StateKeeper } from './keeper.js';
+import { restoreSnapshot, snapshotOf } from './snapshot.js';
 import { SandboxState } from './state.js';
 import { describeToken, type TokenInfo } from './tokens.js';
 
@@ -41,6 +43,14 @@ export interface SandboxOptions {
   random?: () => number;
   /** Refuse calls without `X-Forwarded-Proto: https` with 403 (spec: plain HTTP is refused). Off by default. */
   requireTls?: boolean;
+  /**
+   * Keep the sandbox in this file (`switchyard dev --keep-sandbox`): loaded at
+   * creation when it exists (a file that cannot be read throws), written
+   * shortly after each change and on `close()`. Records, ids, tokens,
+   * switches, the clock's offset, Idempotency-Keys, quotas, events and their
+   * deliveries are kept; queued deliveries go out again once it listens.
+   */
+  stateFile?: string;
 }
 
 /** A listening sandbox. */
@@ -61,7 +71,20 @@ export interface Sandbox {
   emitter: WebhookEmitter;
   /** Printed tokens (label, value, abilities, ...), after the latest reset. */
   readonly tokens: TokenInfo[];
+  /** Whether it started from a kept state (`stateFile` existed). */
+  readonly restored: boolean;
   listen(port?: number, host?: string): Promise<RunningSandbox>;
+}
+
+/** The app with every request that may change something (any method but GET and HEAD) followed by a save. */
+function keptApp(api: Hono, keeper: StateKeeper): Hono {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') keeper.touch();
+  });
+  app.route('/', api);
+  return app;
 }
 
 /**
@@ -77,13 +100,25 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.random ? { random: options.random } : {}),
     ...(options.requireTls ? { requireTls: true } : {}),
   });
+  let keeper: StateKeeper | undefined;
+  let restored = false;
   const emitter = new WebhookEmitter({
-    webhookUrl: options.webhookUrl, secret: options.secret, clock: () => clock.now(),
+    webhookUrl: options.webhookUrl, secret: options.secret, clock: () => clock.now(), onChange: () => keeper?.touch(),
     ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.retry ? { retry: options.retry } : {}),
   });
-  const app = createApp({ state, emitter });
+  const api = createApp({ state, emitter });
+  let app = api;
+  if (options.stateFile) {
+    const kept = new StateKeeper(options.stateFile, () => snapshotOf(state, emitter));
+    const saved = kept.load();
+    if (saved) restoreSnapshot(state, emitter, saved);
+    restored = saved !== null;
+    keeper = kept;
+    app = keptApp(api, kept);
+  }
 
   const listen = (port = 0, host = '127.0.0.1'): Promise<RunningSandbox> => new Promise((resolve, reject) => {
+    emitter.resume();
     const server = serve({ fetch: app.fetch, port, hostname: host }, (info: AddressInfo) => {
       const shown = host.includes(':') ? `[${host}]` : host;
       const url = `http://${shown}:${info.port}`;
@@ -91,6 +126,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         url, baseUrl: `${url}${API_BASE}`, port: info.port,
         close: async () => {
           await emitter.close();
+          keeper?.close();
           await new Promise<void>((done) => {
             if ('closeAllConnections' in server) server.closeAllConnections();
             server.close(() => done());
@@ -102,7 +138,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   });
 
   return {
-    app, state, emitter, listen,
+    app, state, emitter, listen, restored,
     get tokens() {
       return state.tokens.map(describeToken);
     },

@@ -28,12 +28,23 @@ function compare(a: SortKey, b: SortKey): number {
   return 0;
 }
 
+/** Every collection sorts on two whole numbers (a time, then the id): a cursor holds the pair of the last record sent. */
+const KEY_LENGTH = 2;
+
+const encode = (key: SortKey): string => Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+
+/**
+ * The sort key a cursor holds. Only a cursor this API could have issued is
+ * read: the exact encoding of a pair of whole numbers (`W10`, the empty list,
+ * or anything base64url would only decode leniently, is not one).
+ */
 function decode(cursor: string): SortKey {
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.every((k) => typeof k === 'number')) return key;
+    const pair = Array.isArray(key) ? (key as unknown[]).filter((k): k is number => Number.isSafeInteger(k)) : [];
+    if (Array.isArray(key) && pair.length === KEY_LENGTH && key.length === KEY_LENGTH && encode(pair) === cursor) return pair;
   } catch { /* fall through */ }
-  throw new ApiError(422, 'The given data was invalid.', undefined, { cursor: ['is not a cursor this API issued'] });
+  throw new ApiError(422, 'The given data was invalid.', undefined, { cursor: ['is not a cursor this API issued; pass meta.next_cursor of the previous page as it came'] });
 }
 
 /**
@@ -49,8 +60,7 @@ export function paginate<T, V>(
   const rest = after ? sorted.filter((i) => compare(key(i), after) > 0) : sorted;
   const slice = rest.slice(0, opts.perPage);
   const last = slice[slice.length - 1];
-  const next = rest.length > opts.perPage && last !== undefined
-    ? Buffer.from(JSON.stringify(key(last)), 'utf8').toString('base64url') : null;
+  const next = rest.length > opts.perPage && last !== undefined ? encode(key(last)) : null;
   return { data: slice.map(view), meta: { next_cursor: next, per_page: opts.perPage } };
 }
 

@@ -17,16 +17,28 @@ export class BurstLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
   constructor(public burst: number, private readonly windowMs = BURST_WINDOW_MS) {}
 
+  /** Where the token's window stands, counting nothing: a request that is then refused for another reason leaves it as it was. */
+  peek(key: string, now: number): BurstResult {
+    const w = this.window(key, now);
+    const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
+    return { allowed: w.count < this.burst, limit: this.burst, remaining: Math.max(0, this.burst - w.count), retryAfter };
+  }
+
+  /** Counts a request (when the window has room) and says where the window stands after it. */
   take(key: string, now: number): BurstResult {
+    const before = this.peek(key, now);
+    if (!before.allowed) return before;
+    this.window(key, now).count += 1;
+    return { ...before, remaining: before.remaining - 1 };
+  }
+
+  private window(key: string, now: number): { start: number; count: number } {
     let w = this.windows.get(key);
     if (!w || now - w.start >= this.windowMs) {
       w = { start: now, count: 0 };
       this.windows.set(key, w);
     }
-    const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
-    if (w.count >= this.burst) return { allowed: false, limit: this.burst, remaining: 0, retryAfter };
-    w.count += 1;
-    return { allowed: true, limit: this.burst, remaining: this.burst - w.count, retryAfter };
+    return w;
   }
 
   clear(): void {
@@ -53,7 +65,7 @@ export interface QuotaResult {
  * send no quota headers, so a workspace without a configured limit gets none).
  */
 export class QuotaTracker {
-  private readonly quotas = new Map<number, { limit: number; used: number; month: number }>();
+  private readonly quotas = new Map<number, QuotaEntry>();
 
   set(workspaceId: number, limit: number | null, used: number, now: number): void {
     if (limit === null) this.quotas.delete(workspaceId);
@@ -74,4 +86,18 @@ export class QuotaTracker {
   clear(): void {
     this.quotas.clear();
   }
+
+  /** Every workspace's allowance, for saving. */
+  entries(): [number, QuotaEntry][] {
+    return [...this.quotas].map(([id, q]) => [id, { ...q }]);
+  }
+
+  /** Puts saved allowances back. */
+  restore(entries: readonly [number, QuotaEntry][]): void {
+    this.quotas.clear();
+    for (const [id, q] of entries) this.quotas.set(id, { ...q });
+  }
 }
+
+/** One workspace's monthly allowance: the cap, the calls counted, and the month they count in (its end, epoch ms). */
+export interface QuotaEntry { limit: number; used: number; month: number }

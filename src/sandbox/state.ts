@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { SandboxClock } from './clock.js';
 import { FaultInjector } from './faults.js';
 import { IdSequence } from './ids.js';
@@ -32,6 +33,8 @@ export interface StateOptions {
  */
 export class SandboxState {
   readonly clock: SandboxClock;
+  /** This sandbox's lifetime id, made when it starts fresh (a kept sandbox keeps its own; a reset keeps it too). */
+  generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   ids = new IdSequence();
   workspaces = new Map<number, Workspace>();
   tokens: Token[] = [];

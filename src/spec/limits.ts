@@ -31,3 +31,11 @@ export const MAX_CHARS = {
 
 /** Buttons per message: 1 to 10, all unique. */
 export const BUTTONS = { min: 1, max: 10 } as const;
+
+/**
+ * Money in requests (JSON numbers; answered as two-decimal strings). The spec
+ * gives `min 0` and no maximum; ours is 9 999 999 999 999.99, the largest
+ * amount whose every cent a JSON number (a double: 15 significant digits)
+ * still carries exactly. A larger one is refused (422), never stored garbled.
+ */
+export const MONEY = { max: 9_999_999_999_999.99, maxText: '9999999999999.99' } as const;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +20,10 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Spawns `switchyard <command>` in `cwd`, in a process group of its own, with only PATH, HOME and `env`. */
-export function startServiceProcess(command: string, cwd: string, env: Record<string, string>): ServiceProcess {
+/** Spawns `switchyard <command> [...args]` in `cwd`, in a process group of its own, with only PATH, HOME and `env`. */
+export function startServiceProcess(command: string, cwd: string, env: Record<string, string>, args: readonly string[] = []): ServiceProcess {
   assertBuilt();
-  const child = spawn(process.execPath, [BIN, command], {
+  const child = spawn(process.execPath, [BIN, command, ...args], {
     cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOG_LEVEL: 'info', ...env },
   });
@@ -45,6 +45,24 @@ export function startServiceProcess(command: string, cwd: string, env: Record<st
         if (child.exitCode !== null) throw new Error(`switchyard ${command} exited (${child.exitCode}) before ${re}:\n${out}`);
         return count(re) >= times;
       }, ms).catch((err: unknown) => { throw new Error(`${String(err)}: no ${times}× ${re} in:\n${out}`); });
+    },
+  };
+}
+
+/** Runs of `switchyard dev` in one project, each stopped (and the project removed) by `stopAll`: for an `afterEach`. */
+export function devRuns() {
+  const running: ServiceProcess[] = [];
+  return {
+    /** Starts `switchyard dev [...args]` in `cwd` and waits until its receiver listens. */
+    async start(cwd: string, env: Record<string, string>, args: readonly string[] = []): Promise<ServiceProcess> {
+      const dev = startServiceProcess('dev', cwd, env, args);
+      running.push(dev);
+      await dev.waitFor(/"msg":"receiver listening"/, 1, 30_000);
+      return dev;
+    },
+    async stopAll(project?: string): Promise<void> {
+      for (const p of running.splice(0)) await stopServiceProcess(p);
+      if (project) rmSync(project, { recursive: true, force: true });
     },
   };
 }

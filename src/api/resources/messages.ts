@@ -31,8 +31,29 @@ export interface NoteCreate {
   mentions?: number[];
 }
 
+/** The fields each kind takes besides `type` and `reply_to` (spec: POST /conversations/{id}/messages body). */
+const FIELDS_OF: Record<OutgoingMessage['type'], readonly string[]> = {
+  text: ['text'], buttons: ['text', 'buttons'], attachment: ['url', 'caption', 'file_name'], template: ['template', 'language', 'parameters'],
+};
+
+/**
+ * `type` is required and says which fields the message has: `body` (the
+ * service's shorthand for a text sent without a type) or a field of another
+ * kind is refused rather than sent to be dropped.
+ */
+function checkShape(c: Check, m: OutgoingMessage): void {
+  c.present('type', m.type, `one of ${OUTGOING_MESSAGE_TYPES.join(', ')}`).oneOf('type', m.type, OUTGOING_MESSAGE_TYPES);
+  const own = FIELDS_OF[m.type];
+  for (const [field, value] of Object.entries(m)) {
+    if (field === 'type' || field === 'reply_to' || value === undefined || value === null || own.includes(field)) continue;
+    if (field === 'body') c.fail('body', `not sent with a type: the text of a ${m.type} message goes in text`);
+    c.fail(field, `not a field of a ${m.type} message (it takes ${own.join(', ')}, reply_to)`);
+  }
+}
+
 function checkMessage(c: Check, m: OutgoingMessage): void {
-  c.oneOf('type', m.type, OUTGOING_MESSAGE_TYPES).maxLen('reply_to', m.reply_to, MAX_CHARS.replyTo);
+  checkShape(c, m);
+  c.maxLen('reply_to', m.reply_to, MAX_CHARS.replyTo);
   switch (m.type) {
     case 'text':
       c.required('text', m.text, MAX_CHARS.messageText);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MAX_CHARS } from '../../spec/limits.js';
 import { strictBody, tooLong } from '../validation.js';
+import { invalid } from '../errors.js';
+import type { ContactAddress } from './contacts.js';
 import type { Deps } from '../context.js';
 import type { Contact, LifecycleStage, Workspace } from '../types.js';
 import { contactView, stageView } from '../views/contacts.js';
@@ -9,16 +11,36 @@ import { defaultStage } from './records.js';
 
 /** Spec, POST /contacts body; limits from the Limits table (name 255, phone 32). */
 const Name = z.string({ error: 'is required' }).trim().min(1, 'is required').max(MAX_CHARS.contactName, tooLong(MAX_CHARS.contactName));
+const Email = z.email('must be a valid email address');
+/**
+ * A phone number: at most 32 characters (spec), written with digits and the
+ * usual `+ ( ) - .` and spaces, at least one digit (our reading: numbers are
+ * matched on their last nine digits, which `abc` does not have).
+ */
+const Phone = z.string().max(MAX_CHARS.contactPhone, tooLong(MAX_CHARS.contactPhone))
+  .regex(/^[+\d\s().-]*\d[+\d\s().-]*$/, 'must be a phone number: digits, optionally with +, spaces, brackets, dots or dashes');
 export const ContactFields = strictBody({
   name: Name,
-  email: z.email('must be a valid email address').nullable(),
-  phone: z.string().max(MAX_CHARS.contactPhone, tooLong(MAX_CHARS.contactPhone)).nullable(),
+  email: Email.nullable(),
+  phone: Phone.nullable(),
   lifecycle_stage_id: z.number().int().nullable(),
 }).partial();
 export type ContactFields = z.infer<typeof ContactFields>;
 
 /** Body of a create: `name` required. */
 export const NewContact = ContactFields.extend({ name: Name });
+
+/**
+ * The address of a `PUT /contacts/email:…` or `phone:…` becomes the created
+ * contact's email or phone, so it passes the same check as that field of
+ * `POST /contacts` (422 naming the field and the address).
+ */
+export function checkAddress(address: ContactAddress): void {
+  if (address.kind === 'id') return;
+  const [schema, value] = address.kind === 'email' ? [Email, address.email] : [Phone, address.phone];
+  const r = schema.safeParse(value);
+  if (!r.success) throw invalid(address.kind, `${r.error.issues[0]!.message} (the address ${address.kind}:${value})`);
+}
 
 /**
  * Checks that hold before any write: `lifecycle_stage_id` must name a stage of

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { MAX_CHARS } from '../../spec/limits.js';
+import { MAX_CHARS, MONEY } from '../../spec/limits.js';
 import { strictBody, tooLong } from '../validation.js';
 import { invalid, invalidMany, type FieldErrors } from '../errors.js';
 import type { IdSequence } from '../ids.js';
-import { toCents } from '../money.js';
+import { Amount, toCents } from '../money.js';
 import type { Order, OrderLine, Workspace } from '../types.js';
 import { orderTotals } from '../views/commerce.js';
 
@@ -12,7 +12,7 @@ const Line = strictBody({
   product_variant_id: z.number().int().nullable().optional(),
   name: z.string().min(1).max(255).nullable().optional(),
   quantity: z.number({ error: 'is required' }).int('must be an integer').min(1, 'must be at least 1'),
-  unit_price: z.number().min(0, 'must be at least 0').nullable().optional(),
+  unit_price: Amount.nullable().optional(),
 });
 
 /** Spec, POST /orders body. */
@@ -22,8 +22,8 @@ export const NewOrder = strictBody({
   delivery_address: z.string().nullable().optional(),
   delivery_city: z.string().nullable().optional(),
   delivery_area: z.string().nullable().optional(),
-  delivery_fee: z.number().min(0, 'must be at least 0').nullable().optional(),
-  discount: z.number().min(0, 'must be at least 0').nullable().optional(),
+  delivery_fee: Amount.nullable().optional(),
+  discount: Amount.nullable().optional(),
   payment_method: z.string().nullable().optional(),
   notes: z.string().nullable().optional(),
   owner_id: z.number().int().nullable().optional(),
@@ -74,7 +74,20 @@ export function checkPaymentMethod(ws: Workspace, key: string, field = 'payment_
   }
 }
 
-/** A discount may not take the total below zero (our choice: not shown). */
+const MAX_CENTS = toCents(MONEY.max);
+
+/**
+ * A discount may not take the total below zero (our choice: not shown); and
+ * what the order adds up (a line's total, the subtotal plus the delivery fee)
+ * stays within the money bound, so every amount it answers is exact.
+ */
 export function checkTotal(order: Order): void {
-  if (orderTotals(order).total < 0) throw invalid('discount', 'may not exceed the subtotal plus delivery fee');
+  const errors: FieldErrors = {};
+  order.items.forEach((l, i) => {
+    if (l.quantity * l.unitPriceCents > MAX_CENTS) errors[`items.${i}.quantity`] = [`makes a line total over ${MONEY.maxText}`];
+  });
+  if (Object.keys(errors).length) throw invalidMany(errors);
+  const { subtotal, total } = orderTotals(order);
+  if (subtotal + order.delivery.feeCents > MAX_CENTS) throw invalid('items', `the order adds up to more than ${MONEY.maxText}`);
+  if (total < 0) throw invalid('discount', 'may not exceed the subtotal plus delivery fee');
 }

@@ -22,15 +22,37 @@ export const SendBody = strictBody({
   language: z.string().nullable().optional(),
   parameters: z.array(z.string()).optional(),
 }).superRefine((b, ctx) => {
-  const type = b.type ?? 'text';
-  const need = (field: string, ok: boolean): void => {
-    if (!ok) ctx.addIssue({ code: 'custom', path: [field], message: `is required for type ${type}` });
-  };
-  if (type === 'text') need(b.type ? 'text' : 'body', Boolean(b.type ? b.text : b.text ?? b.body));
-  if (type === 'buttons') { need('text', Boolean(b.text)); need('buttons', b.buttons !== undefined); }
-  if (type === 'attachment') need('url', Boolean(b.url));
-  if (type === 'template') need('template', Boolean(b.template));
+  const issue = (field: string, message: string): void => { ctx.addIssue({ code: 'custom', path: [field], message }); };
+  if (b.type === undefined) return shorthand(b, issue);
+  if (b.body !== undefined) issue('body', `is only the shorthand {body} without type; with type "${b.type}" send text`);
+  for (const field of Object.keys(b) as (keyof typeof b)[]) {
+    const kinds = KIND_FIELDS[field];
+    if (kinds && b[field] != null && !kinds.includes(b.type)) issue(field, `is not a field of type ${b.type} (only of ${kinds.join(', ')})`);
+  }
+  const need = (field: string, ok: boolean): void => { if (!ok) issue(field, `is required for type ${b.type}`); };
+  if (b.type === 'text') need('text', Boolean(b.text));
+  if (b.type === 'buttons') { need('text', Boolean(b.text)); need('buttons', b.buttons !== undefined); }
+  if (b.type === 'attachment') need('url', Boolean(b.url));
+  if (b.type === 'template') need('template', Boolean(b.template));
 });
+
+/** Fields that belong to some kinds only (`type`, `reply_to` go with any; `body` with none: it is the shorthand's). */
+const KIND_FIELDS: Partial<Record<string, readonly string[]>> = {
+  text: ['text', 'buttons'], url: ['attachment'], caption: ['attachment'], file_name: ['attachment'],
+  buttons: ['buttons'], template: ['template'], language: ['template'], parameters: ['template'],
+};
+
+/**
+ * Spec: `type` is required; "a body `{body: <text>}` with no `type` is
+ * accepted and means a text message". So without a type only `body` (and
+ * `reply_to`, which any text may need) is taken: `{text}` alone lacks its type,
+ * and nothing of the body is dropped.
+ */
+function shorthand(b: { body?: string | undefined } & Record<string, unknown>, issue: (field: string, message: string) => void): void {
+  const others = Object.keys(b).filter((k) => k !== 'body' && k !== 'reply_to' && b[k] !== undefined);
+  if (others.length) issue('type', `is required (one of ${OUTGOING_MESSAGE_TYPES.join(', ')}); only the shorthand {body} may leave it out, and this body has ${others.join(', ')}`);
+  else if (!b.body) issue('body', 'is required: send {type, …} or the shorthand {body: <text>}');
+}
 export type SendBody = z.infer<typeof SendBody>;
 
 /** What gets stored for an outbound message. */
@@ -66,11 +88,11 @@ export function compose(ws: Workspace, cv: Conversation, channel: Channel, b: Se
   }
   if (b.reply_to) checkReplyTo(ws, cv, channel, b.reply_to);
   const replyTo = b.reply_to ? { reply_to: b.reply_to } : {};
-  if (type === 'text') return { body: (b.text ?? b.body)!, contentType: 'text', extra: replyTo };
+  if (type === 'text') return { body: (b.body ?? b.text)!, contentType: 'text', extra: replyTo };
   if (type === 'buttons') return { body: b.text!, contentType: 'buttons', extra: { buttons: [...b.buttons!] } };
   if (type === 'attachment') {
     const url = checkAttachmentUrl(b.url!);
-    const fileName = b.file_name ?? decodeURIComponent(url.pathname.split('/').pop() || 'file');
+    const fileName = b.file_name ?? fileNameOf(url);
     return { body: b.caption ?? '', contentType: 'attachment', extra: { url: url.href, caption: b.caption ?? null, file_name: fileName } };
   }
   const versions = ws.templates.filter((t) => t.channelId === channel.id && t.name === b.template);
@@ -87,6 +109,21 @@ export function compose(ws: Workspace, cv: Conversation, channel: Channel, b: Se
     body: text, contentType: 'template',
     extra: { template: template.name, language: template.language, parameters: [...params] },
   };
+}
+
+/**
+ * Spec: `file_name` "defaults to the name taken from the URL": its last path
+ * segment, percent-decoded (`file` when the path ends in `/`). A segment that
+ * is not valid percent-encoding (`a%ZZ`) names no file: 422 asking for
+ * `file_name`, rather than a guess.
+ */
+function fileNameOf(url: URL): string {
+  const segment = url.pathname.split('/').pop() || 'file';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalid('url', `its last path segment "${segment}" is not valid percent-encoding, so no file name can be taken from it; send file_name`);
+  }
 }
 
 /** Spec: outside the 24-hour customer-service window only a template is accepted by the provider. */

@@ -15,6 +15,15 @@ export interface EmitterOptions {
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
   clock?: () => number;
+  /** Called after anything that `saved()` reports changed (an event, an attempt, a re-point): `--keep-sandbox` saves then. */
+  onChange?: () => void;
+}
+
+/** What `--keep-sandbox` keeps of the emitter: the event log, every delivery's status, and what is queued (its exact bytes). */
+export interface SavedEvents {
+  log: Envelope[];
+  deliveries: DeliveryRecord[];
+  queue: { id: string; bytes: string }[];
 }
 
 /** Delivery status of one event, as `/_sandbox/deliveries` lists it. */
@@ -54,8 +63,10 @@ export class WebhookEmitter {
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private closed = false;
+  private readonly onChange: () => void;
 
   constructor(options: EmitterOptions = {}) {
+    this.onChange = options.onChange ?? (() => undefined);
     this.url = options.webhookUrl ?? null;
     this.secret = options.secret ?? null;
     if (this.url && !this.secret) throw new Error('a webhook URL needs a signing secret');
@@ -77,6 +88,7 @@ export class WebhookEmitter {
     this.secret = secret;
     if (!url) this.dropQueue();
     this.kick();
+    this.onChange();
   }
 
   /** Current target (secret not included). */
@@ -97,6 +109,7 @@ export class WebhookEmitter {
       this.queue.push({ envelope: env, bytes: Buffer.from(JSON.stringify(env), 'utf8'), record });
       this.kick();
     }
+    this.onChange();
     return env;
   }
 
@@ -118,6 +131,7 @@ export class WebhookEmitter {
       n++;
     }
     this.kick();
+    this.onChange();
     return n;
   }
 
@@ -137,6 +151,42 @@ export class WebhookEmitter {
     const live = this.records.filter((r) => r.state === 'pending');
     this.records.length = 0;
     this.records.push(...live);
+    this.onChange();
+  }
+
+  /** The log, the delivery statuses and the queue, as plain JSON (see {@link SavedEvents}). */
+  saved(): SavedEvents {
+    return {
+      log: [...this.log], deliveries: this.deliveries(),
+      queue: this.queue.map((p) => ({ id: p.envelope.id, bytes: p.bytes.toString('utf8') })),
+    };
+  }
+
+  /**
+   * Takes back what {@link saved} returned, before any event of this emitter:
+   * the queued deliveries go out again (same ids, same bytes) to the URL
+   * configured now, from {@link resume}; a delivery that was out when the
+   * process ended is sent again, which a receiver's dedupe absorbs.
+   */
+  restore(saved: SavedEvents): void {
+    this.log.push(...saved.log);
+    this.records.push(...saved.deliveries.map((r) => ({ ...r })));
+    for (const q of saved.queue) {
+      const record = this.records.find((r) => r.id === q.id);
+      const env = saved.log.find((e) => e.id === q.id) ?? (JSON.parse(q.bytes) as Envelope);
+      if (!record) continue;
+      if (!this.url || this.closed) {
+        Object.assign(record, { state: 'not_sent', next_attempt_at: null });
+        continue;
+      }
+      Object.assign(record, { state: 'pending', next_attempt_at: null, url: this.url });
+      this.queue.push({ envelope: env, bytes: Buffer.from(q.bytes, 'utf8'), record });
+    }
+  }
+
+  /** Starts sending what is queued (restored deliveries wait for this: the sandbox calls it when it listens). */
+  resume(): void {
+    this.kick();
   }
 
   /** Resolves when the queue is empty (every event delivered or given up). */
@@ -175,12 +225,14 @@ export class WebhookEmitter {
       const head = this.queue[0];
       if (!head) return;
       const ok = await this.attempt(head, this.url, this.secret ?? '');
+      this.onChange();
       // Dropped while the attempt was out (the URL was cleared): its record says not_sent, or delivered.
       if (this.queue[0] !== head) continue;
       if (ok || head.record.attempts >= this.retry.maxAttempts) {
         if (!ok) head.record.state = 'failed';
         head.record.next_attempt_at = null;
         this.queue.shift();
+        this.onChange();
         continue;
       }
       const delay = backoffDelay(this.retry, head.record.attempts);

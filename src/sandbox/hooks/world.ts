@@ -10,7 +10,9 @@ import { InboundBody, receiveInbound } from './inbound.js';
 
 const Outcome = z.object({ outcome: z.enum(LEAD_OUTCOMES) });
 const Redeliver = z.object({ ids: z.array(z.string().min(1)).optional() });
-const Webhook = z.object({ url: z.url().nullable(), secret: z.string().min(1).nullable().optional() });
+/** Events are HTTP POSTs, so only an absolute http(s) URL can receive them (`javascript:`, `ftp:`… are refused, 422). */
+const WebhookUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL, e.g. http://127.0.0.1:3000/webhooks' });
+const Webhook = z.object({ url: WebhookUrl.nullable(), secret: z.string().min(1).nullable().optional() });
 
 /** Hooks that act in the world: customer messages, lead outcomes, events and their deliveries. */
 export function worldHooks(deps: Deps): Hono {

@@ -15,7 +15,9 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
   return async (c, next) => {
     const auth = c.get('auth');
     const now = state.now();
-    const burst = state.burst.take(tokenHash(auth.token.value), now);
+    const key = tokenHash(auth.token.value);
+    // Refused requests do not count: the burst is only looked at until every check has passed.
+    const burst = state.burst.peek(key, now);
     c.set('burst', burst);
     if (!burst.allowed) {
       throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { [HEADERS.retryAfter]: String(burst.retryAfter) });
@@ -29,6 +31,7 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
       const retry = Math.max(1, Math.ceil((quota.resetAt - now) / 1000));
       throw new ApiError(429, 'The monthly API allowance is spent.', 'quota_exceeded', undefined, { [HEADERS.retryAfter]: String(retry) });
     }
+    c.set('burst', state.burst.take(key, now));
     await next();
   };
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactAt, findByAddress, labelIn, parseAddress, phoneKey, type ContactAddress } from '../domain/contacts.js';
-import { applyFields, emitCreated, NewContact, ContactFields, precheck, requestedStage } from '../domain/contact-write.js';
+import { applyFields, emitCreated, NewContact, ContactFields, checkAddress, precheck, requestedStage } from '../domain/contact-write.js';
 import { stageIn } from '../domain/lifecycle.js';
 import { phoneUse } from '../domain/phone-use.js';
 import { addContact, defaultStage } from '../domain/records.js';
@@ -108,6 +108,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     const ws = auth.workspace;
     const address = parseAddress(c.req.param('id'));
     if (!address) throw notFound('Contact');
+    checkAddress(address);
     const fields = await body(c, ContactFields);
     precheck(ws, fields);
     keepsAddress(address, fields);

@@ -7,7 +7,7 @@ import { applyStage } from '../domain/deals.js';
 import { contactIdIn, pipelineIn, teammateIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
 import { guard } from '../middleware/guard.js';
-import { toCents } from '../money.js';
+import { Amount, toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Deal, Workspace } from '../types.js';
 import { body, CalendarDate, intParam, recordAt, strictBody, tooLong } from '../validation.js';
@@ -17,7 +17,7 @@ const Name = z.string().trim().min(1, 'is required').max(MAX_CHARS.dealName, too
 const NewDeal = strictBody({
   name: Name,
   contact_id: z.number().int().nullable().optional(),
-  amount: z.number().min(0, 'must be at least 0').nullable().optional(),
+  amount: Amount.nullable().optional(),
   source: z.string().nullable().optional(),
   pipeline_id: z.number().int().nullable().optional(),
   stage_id: z.number().int().nullable().optional(),
@@ -26,7 +26,7 @@ const NewDeal = strictBody({
 });
 const DealPatch = strictBody({
   name: Name.optional(),
-  amount: z.number().min(0, 'must be at least 0').nullable().optional(),
+  amount: Amount.nullable().optional(),
   source: z.string().optional(),
   owner_id: z.number().int().nullable().optional(),
   close_date: CalendarDate.nullable().optional(),

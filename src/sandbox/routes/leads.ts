@@ -5,7 +5,7 @@ import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactIdIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
 import { guard } from '../middleware/guard.js';
-import { toCents } from '../money.js';
+import { Amount, toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Lead } from '../types.js';
 import { body, intParam, strictBody } from '../validation.js';
@@ -14,7 +14,7 @@ import { leadView } from '../views/work.js';
 const NewLead = strictBody({
   contact_id: z.number({ error: 'is required' }).int(),
   name: z.string({ error: 'is required' }).trim().min(1, 'is required').max(255, 'may not be longer than 255 characters'),
-  value: z.number().min(0, 'must be at least 0').nullable().optional(),
+  value: Amount.nullable().optional(),
   source: z.string().max(255).nullable().optional(),
 });
 

@@ -8,7 +8,7 @@ import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/ord
 import { contactIdIn, conversationIdIn, teammateIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';
 import { guard } from '../middleware/guard.js';
-import { toCents } from '../money.js';
+import { Amount, toCents } from '../money.js';
 import { newestFirst, paginate, perPage } from '../pagination.js';
 import type { Order, OrderStatus, Workspace } from '../types.js';
 import { body, check, intParam, readJson, recordAt, strictBody, timeParam } from '../validation.js';
@@ -24,8 +24,8 @@ const OrderPatch = strictBody({
   delivery_address: z.string().nullable().optional(),
   delivery_city: z.string().nullable().optional(),
   delivery_area: z.string().nullable().optional(),
-  delivery_fee: z.number().min(0).nullable().optional(),
-  discount: z.number().min(0).nullable().optional(),
+  delivery_fee: Amount.nullable().optional(),
+  discount: Amount.nullable().optional(),
   payment_method: z.string().optional(),
   payment_status: z.enum(PAYMENT_STATUSES).optional(),
   payment_reference: z.string().nullable().optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addContact } from '../domain/records.js';
 import type { IdSequence } from '../ids.js';
-import { toCents } from '../money.js';
+import { Amount, toCents } from '../money.js';
 import type { Workspace } from '../types.js';
 import { addProduct } from './catalogue.js';
 
@@ -20,12 +20,12 @@ export const SeedExtras = z.object({
   products: z.array(z.object({
     name: z.string().min(1),
     sku: z.string().min(1),
-    price: z.number().min(0),
+    price: Amount,
     track_stock: z.boolean().optional(),
     available: z.number().int().optional(),
     is_active: z.boolean().optional(),
     variants: z.array(z.object({
-      name: z.string(), sku: z.string(), price: z.number().min(0), available: z.number().int().optional(),
+      name: z.string(), sku: z.string(), price: Amount, available: z.number().int().optional(),
       options: z.record(z.string(), z.string()).optional(),
     })).optional(),
   })).optional(),

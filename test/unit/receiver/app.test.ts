@@ -75,6 +75,17 @@ describe('webhook route', () => {
     expect(seen.size).toBe(0);
   });
 
+  it('says the signature rule the verifier applies: upper-case SHA256=<HEX> is taken, and the 401 asks for no other case', async () => {
+    const { app } = makeApp();
+    const upper = sign('current', body).toUpperCase();
+    expect(upper.startsWith('SHA256=')).toBe(true);
+    expect((await post(app, body, { 'x-service-signature': upper })).status).toBe(202);
+    const r = await post(app, body, { 'x-service-signature': 'sha256=zz' });
+    const { message } = (await r.json()) as { message: string };
+    expect(message).toBe('signature malformed: expected header x-service-signature: sha256=<the HMAC-SHA256 of the raw body as 64 hex digits> (prefix and digits in either case)');
+    expect(message).not.toMatch(/lower/i);
+  });
+
   it('answers 401 when one byte of the body changed', async () => {
     const { app } = makeApp();
     const r = await post(app, body.replace('evt_1', 'evt_2'), { 'x-service-signature': sign('current', body) });

@@ -172,3 +172,18 @@ describe('list filters', () => {
     expect(r.body.data).not.toHaveProperty('bogus');
   });
 });
+
+describe('PUT at an email: or phone: address', () => {
+  it('checks the address as POST /contacts checks that field: 422, and nothing is created', async () => {
+    const before = (await h.api('GET', '/contacts?per_page=100')).body.data.length;
+    const email = await h.api('PUT', '/contacts/email:notanemail', { body: { name: 'Nope' } });
+    expect([email.status, email.body.errors.email[0]]).toEqual([422, 'must be a valid email address (the address email:notanemail)']);
+    for (const phone of ['1'.repeat(40), 'abc']) {
+      const r = await h.api('PUT', `/contacts/phone:${phone}`, { body: { name: 'Nope' } });
+      expect([r.status, Object.keys(r.body.errors)]).toEqual([422, ['phone']]);
+      expect((await h.api('POST', '/contacts', { body: { name: 'Nope', phone } })).body.errors).toHaveProperty('phone');
+    }
+    expect((await h.api('GET', '/contacts?per_page=100')).body.data.length).toBe(before);
+    expect((await h.api('PUT', '/contacts/phone:+44 20 7946 0999', { body: { name: 'Yes' } })).status).toBe(201);
+  });
+});

@@ -52,3 +52,22 @@ describe('deals', () => {
     expect((await h.api('GET', '/deals/999999')).status).toBe(404);
   });
 });
+
+describe('amounts', () => {
+  it('stores every cent of an amount within the bounds exactly, rounds a finer one on its digits, and refuses one beyond them (422)', async () => {
+    const largest = await h.api('POST', '/deals', { body: { name: 'Big', amount: 9999999999999.99 } });
+    expect([largest.status, largest.body.data.amount]).toEqual([201, '9999999999999.99']);
+    for (const [amount, cents] of [[0.29, '0.29'], [1234567.89, '1234567.89'], [0, '0.00'], [12.1, '12.10'], [1.005, '1.01'], [4503599627370.49, '4503599627370.49']] as const) {
+      expect((await h.api('POST', '/deals', { body: { name: 'd', amount } })).body.data.amount).toBe(cents);
+    }
+    for (const raw of ['1e300', '9007199254740993', '10000000000000']) {
+      const r = await h.api('POST', '/deals', { body: `{"name":"d","amount":${raw}}` });
+      expect([raw, r.status]).toEqual([raw, 422]);
+      expect(r.body.errors.amount[0]).toBe('may not be more than 9999999999999.99');
+    }
+    const id = largest.body.data.id;
+    expect((await h.api('PATCH', `/deals/${id}`, { body: { amount: 1e300 } })).status).toBe(422);
+    const list = await h.api('GET', '/deals?per_page=100');
+    expect(list.body.data.every((d: { amount: string }) => /^\d+\.\d{2}$/.test(d.amount))).toBe(true);
+  });
+});

@@ -107,6 +107,17 @@ describe('reset, clock, tokens, workspaces', () => {
     }
   });
 
+  it('points deliveries only at absolute http(s) URLs: javascript:, ftp: and the like are 422', async () => {
+    for (const url of ['javascript:alert(1)', 'ftp://files.example.com/hook', 'mailto:ops@example.com', 'http:/nohost']) {
+      const r = await h.hook('POST', '/webhook', { url, secret: 's' });
+      expect([url, r.status]).toEqual([url, 422]);
+      expect(r.body.errors.url[0]).toMatch(/absolute http\(s\) URL/);
+    }
+    expect((await h.hook('GET', '/webhook')).body.data.url ?? '').not.toMatch(/^(javascript|ftp|mailto)/);
+    expect((await h.hook('POST', '/webhook', { url: 'https://hooks.example.com/in', secret: 's' })).status).toBe(200);
+    expect((await h.hook('POST', '/webhook', { url: null })).status).toBe(200);
+  });
+
   it('needs no token and is not rate limited or logged', async () => {
     await h.hook('DELETE', '/requests');
     const r = await h.hook('GET', '/tokens');

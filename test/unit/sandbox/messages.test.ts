@@ -141,3 +141,32 @@ describe('notes, listing and single messages', () => {
     expect((await h.api('GET', '/messages/999999')).status).toBe(404);
   });
 });
+
+describe('the body of a send, as the spec types it', () => {
+  it('takes {body} without type as text, and nothing else without a type: {text} alone lacks its type', async () => {
+    expect((await send({ body: 'shorthand' })).body.data).toMatchObject({ body: 'shorthand', content_type: 'text' });
+    const untyped = await send({ text: 'hello' });
+    expect(untyped.status).toBe(422);
+    expect(untyped.body.errors.type[0]).toMatch(/is required .*this body has text/);
+    const both = await send({ body: 'x', text: 'y' });
+    expect([both.status, Object.keys(both.body.errors)]).toEqual([422, ['type']]);
+    expect((await send({})).body.errors).toHaveProperty('body');
+  });
+
+  it('refuses body beside a type, and the fields of another kind, instead of dropping them', async () => {
+    const r = await send({ type: 'text', text: 'y', body: 'x' });
+    expect([r.status, r.body.errors.body[0]]).toEqual([422, 'is only the shorthand {body} without type; with type "text" send text']);
+    expect((await send({ type: 'text', text: 'y', caption: 'c' })).body.errors.caption[0]).toBe('is not a field of type text (only of attachment)');
+    expect((await send({ type: 'attachment', url: 'https://cdn.example.com/a.pdf', text: 't' })).body.errors).toHaveProperty('text');
+    expect((await send({ type: 'attachment', url: 'https://cdn.example.com/a.pdf', caption: null })).status).toBe(201);
+  });
+
+  it('answers 422, not 500, when the file name cannot be taken from a URL that is not valid percent-encoding', async () => {
+    const r = await send({ type: 'attachment', url: 'https://example.com/a%ZZ' });
+    expect(r.status).toBe(422);
+    expect(r.body.errors.url[0]).toMatch(/"a%ZZ" is not valid percent-encoding.*send file_name/);
+    const named = await send({ type: 'attachment', url: 'https://example.com/a%ZZ', file_name: 'a.pdf' });
+    expect([named.status, named.body.data.file_name]).toEqual([201, 'a.pdf']);
+    expect((await send({ type: 'attachment', url: 'https://example.com/r%C3%A9sum%C3%A9.pdf' })).body.data.file_name).toBe('résumé.pdf');
+  });
+});

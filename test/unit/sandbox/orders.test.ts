@@ -147,3 +147,16 @@ describe('status moves and stock', () => {
     expect((await h.api('GET', '/orders/999999')).status).toBe(404);
   });
 });
+
+describe('order amounts', () => {
+  it('keeps what an order adds up within the money bound: a line or a total over it is 422, never a garbled amount', async () => {
+    const big = 9999999999999.99;
+    const one = await place([{ name: 'Yacht', quantity: 1, unit_price: big }]);
+    expect([one.status, one.body.data.total]).toEqual([201, '9999999999999.99']);
+    const line = await place([{ name: 'Yachts', quantity: 2, unit_price: big }]);
+    expect([line.status, line.body.errors['items.0.quantity']]).toEqual([422, ['makes a line total over 9999999999999.99']]);
+    const sum = await place([{ name: 'Yacht', quantity: 1, unit_price: big }], { delivery_fee: 1 });
+    expect([sum.status, sum.body.errors.items]).toEqual([422, ['the order adds up to more than 9999999999999.99']]);
+    expect((await place([{ name: 'Cap', quantity: 1, unit_price: 1e300 }])).body.errors).toHaveProperty(['items.0.unit_price']);
+  });
+});

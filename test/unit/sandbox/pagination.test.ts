@@ -45,4 +45,16 @@ describe('pagination', () => {
   it('answers 422 for a cursor it did not issue', async () => {
     expect((await h.api('GET', '/contacts?cursor=garbage')).status).toBe(422);
   });
+
+  it('answers 422, not an empty page, for cursors that decode to something it never issues', async () => {
+    const issued = (await h.api('GET', '/contacts?per_page=1')).body.meta.next_cursor as string;
+    expect((await h.api('GET', `/contacts?per_page=1&cursor=${issued}`)).status).toBe(200);
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    // W10 is "[]"; then a single number, three numbers, fractions, and an issued cursor with a stray character.
+    for (const cursor of ['W10', b64([1]), b64([1, 2, 3]), b64([1.5, 2]), `${issued}!`]) {
+      const r = await h.api('GET', `/contacts?cursor=${encodeURIComponent(cursor)}`);
+      expect([cursor, r.status]).toEqual([cursor, 422]);
+      expect(r.body.errors.cursor[0]).toMatch(/is not a cursor this API issued/);
+    }
+  });
 });

@@ -59,3 +59,20 @@ describe('monthly quota', () => {
     await h.hook('POST', '/quota', { limit: null });
   });
 });
+
+describe('what a refused request counts', () => {
+  it('a 429 quota_exceeded (or a forced 429) leaves X-RateLimit-Remaining where it was', async () => {
+    await h.hook('POST', '/burst', { burst: 5 });
+    await h.hook('POST', '/quota', { limit: 1 });
+    const first = await h.api('GET', '/me', { token: T.full });
+    expect([first.status, first.headers.get('X-RateLimit-Remaining')]).toEqual([200, '4']);
+    for (let i = 0; i < 3; i++) {
+      const over = await h.api('GET', '/me', { token: T.full });
+      expect([over.status, over.body.code, over.headers.get('X-RateLimit-Remaining')]).toEqual([429, 'quota_exceeded', '4']);
+    }
+    await h.hook('POST', '/quota', { limit: null });
+    await h.hook('POST', '/faults', { path: '/me', force_429: true, count: 1 });
+    expect((await h.api('GET', '/me', { token: T.full })).headers.get('X-RateLimit-Remaining')).toBe('4');
+    expect((await h.api('GET', '/me', { token: T.full })).headers.get('X-RateLimit-Remaining')).toBe('3');
+  });
+});
