@@ -45,7 +45,7 @@ describe('sleeps on the virtual clock', () => {
     expect(thread.find((m) => m.body === 'woke up')?.created_at).toMatch(/^2025-03-10T0[89]:00:00/);
   });
 
-  it('a name used twice fails the run with a TypeError naming it', async () => {
+  it('a name used twice dead-letters the run with a HandlerConfigError naming it', async () => {
     const twice = defineHandler({
       id: 'twice',
       on: ['message.received'],
@@ -55,14 +55,14 @@ describe('sleeps on the virtual clock', () => {
       },
     });
     const run = await testHandler(twice, inbound);
-    expect(run.outcome).not.toBe('completed');
-    expect(String(run.error)).toContain('"nap" is used by two sleeps or waits in one run');
+    expect(run.outcome).toBe('dead');
+    expect(String(run.error)).toContain('HandlerConfigError: ctx.sleep("nap") in handler "twice": the name is reached twice in one run');
   });
 
-  it('a bad duration is a TypeError saying what is expected', async () => {
+  it('a bad duration is a HandlerConfigError saying what is expected', async () => {
     const bad = defineHandler({ id: 'bad', on: ['message.received'], handle: (_e, ctx) => ctx.sleep('nap', 'soon') });
     const run = await testHandler(bad, inbound);
-    expect(String(run.error)).toContain(`ctx.sleep "nap": duration must be a duration such as '15m'`);
+    expect(String(run.error)).toContain(`ctx.sleep("nap") in handler "bad": the duration must be a duration such as '15m'`);
   });
 });
 
