@@ -108,7 +108,7 @@ export function checkReach(label: string, due: number, now: number, receivedAt: 
   const max = formatDuration(limits.maxMs);
   const why = `a run's steps and record, and its delivery's deduplication, are kept for DEDUPE_TTL (${max}) plus a day, so a longer one could run its steps again or be run twice; raise DEDUPE_TTL (and HISTORY_TTL, to keep its trace) to allow longer`;
   if (due - now > limits.maxMs) {
-    refuse(label, `${formatDuration(due - now)} (until ${iso(due)}) is longer than the longest sleep or wait, ${max}: ${why}`);
+    refuse(label, `${formatDuration(due - now)} is longer than the longest sleep or wait, ${max}: ${why}`);
   }
   if (due - receivedAt > limits.maxMs + DAY_MS) {
     refuse(label, `ends ${iso(due)}, ${formatDuration(due - receivedAt)} after the run's event was received; a run's sleeps and waits must all end within ${formatDuration(limits.maxMs + DAY_MS)} of it: ${why}`);
