@@ -1,5 +1,5 @@
 /**
- * The refusals of test/support/handlers/workflow-misuse/misuse.ts, by subject: what the run's dead-letter
+ * The refusals of test/support/handlers/workflow-calls/misuse.ts, by subject: what the run's dead-letter
  * reason must say, in the worker and in testHandler alike (issue 32 items 1–3).
  */
 const REACH = `a run's steps and record, and its delivery's deduplication, are kept for DEDUPE_TTL (7d) plus a day, so a longer one could run its steps again or be run twice; raise DEDUPE_TTL (and HISTORY_TTL, to keep its trace) to allow longer`;

@@ -7,7 +7,7 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 import { HandlerStateStore } from '../../../src/queue/state/store.js';
 import { MISUSE_REASONS, misuseReason } from '../../support/workflow-misuse.js';
 
-const DIR = fileURLToPath(new URL('../../support/handlers/workflow-misuse', import.meta.url));
+const DIR = fileURLToPath(new URL('../../support/handlers/workflow-calls', import.meta.url));
 
 /**
  * A misused workflow call in the real worker (signed deliveries in, real Redis and BullMQ): a configuration

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineHandler } from '../../../src/index.js';
 import { createEvent, testHandler } from '../../../src/testing/index.js';
-import misuse from '../../support/handlers/workflow-misuse/misuse.js';
+import misuse from '../../support/handlers/workflow-calls/misuse.js';
 import { MISUSE_REASONS, misuseReason } from '../../support/workflow-misuse.js';
 
 /**

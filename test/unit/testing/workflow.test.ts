@@ -265,3 +265,39 @@ describe('events option', () => {
     expect((await testHandler(h, inbound, { events: [reply()] })).waits).toEqual([]);
   });
 });
+
+describe('a keyed match: { on, where } (the key first, then the function)', () => {
+  const sent = (conversation: number, body: string) => createEvent('message.sent', { data: { conversation_id: conversation, body } });
+  const waiter = defineHandler({
+    id: 'keyed-waiter',
+    on: ['message.received'],
+    cancelOn: [{ event: 'conversation.closed', match: { on: 'conversation', where: (e) => e.data.subject === 'spam' } }],
+    async handle(_event, ctx) {
+      const got = await ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.body === 'done' }, timeout: '1h' });
+      ctx.log.info({ got: got?.data.body ?? null }, 'waited');
+    },
+  });
+
+  it('takes the first event of its own conversation that where accepts, never another conversation\'s', async () => {
+    const run = await testHandler(waiter, inbound, { events: [sent(88, 'done'), sent(38, 'not yet'), sent(38, 'done')] });
+    expect(run.outcome).toBe('completed');
+    expect(run.waits).toEqual([expect.objectContaining({ name: 'done', outcome: 'matched', event: expect.objectContaining({ data: expect.objectContaining({ conversation_id: 38, body: 'done' }) }) })]);
+  });
+
+  it('in cancelOn: only its conversation\'s events where accepts cancel the run', async () => {
+    const spam = (conversation: number) => createEvent('conversation.closed', { data: { id: conversation, subject: 'spam' } });
+    expect((await testHandler(waiter, inbound, { events: [spam(88), closed(38)] })).outcome).toBe('completed');
+    expect((await testHandler(waiter, inbound, { events: [spam(38)] })).outcome).toBe('cancelled');
+  });
+
+  it('a bad where is refused where it is written', async () => {
+    const bad = defineHandler({
+      id: 'bad-where',
+      on: ['message.received'],
+      handle: (_e, ctx) => ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', wher: () => true } as never, timeout: '1h' }),
+    });
+    const run = await testHandler(bad, inbound);
+    expect(run.outcome).toBe('dead');
+    expect(run.reason).toBe(`HandlerConfigError: ctx.waitForEvent("done") in handler "bad-where": "match" has an unknown option "wher"; did you mean "where"? (expected on and where)`);
+  });
+});
