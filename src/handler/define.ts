@@ -9,7 +9,7 @@ import type { Duration, RetryOptions, RetryPolicy } from './options.js';
 import { commonOptions } from './common.js';
 import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
-import type { CancelOnOption, StateOf, StateOptions, StateZodSchema, WorkflowContext } from './workflow.js';
+import type { CancelOnEntry, StateOf, StateOptions, StateZodSchema, WorkflowContext } from './workflow.js';
 import { workflowPolicy, type WorkflowPolicy } from './workflow-policy.js';
 
 
@@ -29,7 +29,7 @@ export type { SettingsOf, SettingsSchema } from './settings.js';
 export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 export type { Jsonified } from './jsonified.js';
 export type {
-  CancelOnOption, HandlerState, KeyedMatch, MatchOption, SleepOptions, StateOf, StateOptions, StateZodSchema, WaitForEventOptions, WorkflowContext,
+  CancelOnEntry, CancelOnOption, HandlerState, KeyedMatch, MatchOption, SleepOptions, StateOf, StateOptions, StateZodSchema, WaitForEventOptions, WorkflowContext,
 } from './workflow.js';
 
 /**
@@ -145,7 +145,7 @@ export interface HandlerDefinition<
    */
   readonly debounce?: DebounceOptions<On[number]>;
   /** Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded `cancelled`, no further steps run. */
-  readonly cancelOn?: readonly CancelOnOption[];
+  readonly cancelOn?: readonly CancelOnEntry[];
   /** `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default 30 days after the last write. With `orderBy` alone, `ctx.state` has its key. */
   readonly state?: StateOptions<St>;
   /**

@@ -17,11 +17,11 @@ import type { z } from 'zod';
  */
 
 /** A match that compares a built-in key first and then asks `where` about the events of that key only. */
-export interface KeyedMatch {
+export interface KeyedMatch<E extends EventName = EventName> {
   /** The key compared first: the run's own conversation or contact. */
   readonly on: BuiltinKey;
   /** Called only with events of the run's own key (of the name waited for): true takes the event. */
-  readonly where: (event: WorkspaceEvent) => boolean;
+  where(event: WorkspaceEvent<E>): boolean;
 }
 
 /**
@@ -32,7 +32,7 @@ export interface KeyedMatch {
  * be compared) those for which a key function gives the same key as it gives
  * for the run's own event (`undefined` or `null`: no key, no match).
  */
-export type MatchOption = BuiltinKey | KeyedMatch | KeyOption<EventName>;
+export type MatchOption<E extends EventName = EventName> = BuiltinKey | KeyedMatch<E> | KeyOption<EventName>;
 
 /** A sleep's options. */
 export interface SleepOptions {
@@ -45,7 +45,7 @@ export interface WaitForEventOptions<E extends EventName> {
   /** The event name waited for. */
   readonly event: E;
   /** Which of those events count (see {@link MatchOption}). */
-  readonly match: MatchOption;
+  readonly match: MatchOption<E>;
   /** How long to wait (`'15m'`, or milliseconds); past it the wait returns null. */
   readonly timeout: Duration;
   /**
@@ -59,10 +59,13 @@ export interface WaitForEventOptions<E extends EventName> {
 }
 
 /** A handler's `cancelOn` entry: a matching event cancels a run that is sleeping or waiting (recorded `cancelled`; no further steps run). */
-export interface CancelOnOption {
-  readonly event: EventName;
-  readonly match: MatchOption;
+export interface CancelOnOption<E extends EventName = EventName> {
+  readonly event: E;
+  readonly match: MatchOption<E>;
 }
+
+/** One `cancelOn` entry, its `where` typed by its `event`. */
+export type CancelOnEntry = { [E in EventName]: CancelOnOption<E> }[EventName];
 
 /** A zod schema (any copy of zod) a handler's state is typed and checked with. */
 export type StateZodSchema = z.ZodType;

@@ -294,7 +294,9 @@ describe('a keyed match: { on, where } (the key first, then the function)', () =
     const bad = defineHandler({
       id: 'bad-where',
       on: ['message.received'],
-      handle: (_e, ctx) => ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', wher: () => true } as never, timeout: '1h' }),
+      async handle(_e, ctx) {
+        await ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', wher: () => true } as never, timeout: '1h' });
+      },
     });
     const run = await testHandler(bad, inbound);
     expect(run.outcome).toBe('dead');
