@@ -88,7 +88,7 @@ export function sleepOptions(label: string, opts: unknown): SleepOptions | undef
   unknownKeys(label, 'options', opts as Record<string, unknown>, ['businessHours']);
   const hours = (opts as SleepOptions).businessHours;
   if (hours !== undefined && (typeof hours !== 'object' || hours === null)) refuse(label, `businessHours must come from businessHoursSetting() or parseBusinessHours(), got ${show(hours)}`);
-  return opts as SleepOptions;
+  return opts;
 }
 
 function unknownKeys(label: string, what: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
