@@ -64,10 +64,17 @@ export function nameTwice(label: string): HandlerConfigError {
   return new HandlerConfigError(`${label}: the name is reached twice in one run; sleep and wait names must be unique within a handler (and stable: a woken run finds them by name)`);
 }
 
+/** A duration (`'15m'`, or milliseconds) in ms; NaN when it is none. */
+export const durationValue = (value: unknown): number => (typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value) : Number.NaN)
+  : typeof value === 'string' ? (parseDuration(value) ?? Number.NaN) : Number.NaN);
+
+/** A time (Date, ISO text, ms since the epoch) in ms; NaN when it is none. */
+export const timeValue = (value: unknown): number => (value instanceof Date ? value.getTime() : typeof value === 'number' ? value
+  : typeof value === 'string' ? Date.parse(value) : Number.NaN);
+
 /** A duration (`'15m'`, or milliseconds) in ms. */
 export function durationMs(label: string, field: string, value: unknown, allowZero: boolean): number {
-  const ms = typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value) : Number.NaN)
-    : typeof value === 'string' ? (parseDuration(value) ?? Number.NaN) : Number.NaN;
+  const ms = durationValue(value);
   if (!(ms > 0 || (allowZero && ms === 0))) {
     refuse(label, `${field} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${show(value)}`);
   }
@@ -76,7 +83,7 @@ export function durationMs(label: string, field: string, value: unknown, allowZe
 
 /** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms since the epoch), in ms. */
 export function timeMs(label: string, value: unknown): number {
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  const ms = timeValue(value);
   if (!Number.isFinite(ms)) refuse(label, `the time must be a Date, an ISO 8601 time or ms since the epoch, got ${show(value instanceof Date ? 'Invalid Date' : value)}`);
   return ms;
 }

@@ -4,11 +4,10 @@ import { keyOf } from '../handler/flow.js';
 import type { Duration } from '../handler/options.js';
 import type { MatchOption, SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
 import {
-  callLabel, checkName, checkReach, durationMs, limitsFromEnv, nameTwice, ownKey, sleepOptions, takes, timeMs, waitCall, type WorkflowLimits,
+  callLabel, checkName, checkReach, durationMs, durationValue, limitsFromEnv, nameTwice, ownKey, sleepOptions, takes, timeMs, timeValue, waitCall, type WorkflowLimits,
 } from '../handler/workflow-calls.js';
 import type { WorkflowPolicy } from '../handler/workflow-policy.js';
 import { addBusinessTime } from '../recipes/business-time.js';
-import { parseDuration } from '../util/units.js';
 import { jsonCopy, virtualState, type StateAccess, type VirtualStateStore } from './virtual-state.js';
 
 /**
@@ -71,14 +70,14 @@ const NEVER = new Promise<never>(() => {});
 
 /** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms), in ms; a TypeError naming `what` otherwise (test kit inputs). */
 export function timeOf(what: string, value: unknown): number {
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  const ms = timeValue(value);
   if (!Number.isFinite(ms)) throw new TypeError(`${what} must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(value))}`);
   return ms;
 }
 
 /** A duration (`'15m'`, or ms) in ms; a TypeError naming `what` otherwise (test kit inputs). */
 export function durationOf(what: string, value: unknown, allowZero: boolean): number {
-  const ms = typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value) : Number.NaN) : typeof value === 'string' ? (parseDuration(value) ?? Number.NaN) : Number.NaN;
+  const ms = durationValue(value);
   if (!(ms > 0 || (allowZero && ms === 0))) {
     throw new TypeError(`${what} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`);
   }
