@@ -73,4 +73,20 @@ describe('a keyed where match in the worker', () => {
     await waitFor(() => done(conv), 10_000);
     expect(done(conv)?.['got']).toBe('done');
   }, 40_000);
+
+  it('cancelOn with a keyed where: only its conversation\'s event that where takes cancels it', async () => {
+    const conv = 38_003;
+    const body = conversationBody('conversation.closed', conv, null);
+    expect((await deliver(p.receiverUrl, body)).status).toBe(202);
+    const jobId = jobIdFor(deliveryId(body), 'wf-where');
+    await waitFor(async () => (await p.handlers.getJob(jobId))?.isDelayed(), 10_000);
+    await fanned(conversationBody('conversation.opened', 88_003, 'stop'));
+    await fanned(conversationBody('conversation.opened', conv, 'keep'));
+    expect(await (await p.handlers.getJob(jobId))?.isDelayed()).toBe(true);
+    const stop = conversationBody('conversation.opened', conv, 'stop');
+    await fanned(stop);
+    const result = await waitFor(async () => (await p.handlers.getJob(jobId))?.returnvalue as { cancelled?: string } | undefined, 10_000);
+    expect(result?.cancelled).toBe(deliveryId(stop));
+    expect(done(conv)).toBeUndefined();
+  }, 40_000);
 });
