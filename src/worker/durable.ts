@@ -10,6 +10,7 @@ import {
   callLabel, checkName, checkReach, DEFAULT_MAX_WAIT_MS, durationMs, nameTwice, ownKey, sleepOptions, takes, timeMs, waitCall, type WorkflowLimits,
 } from '../handler/workflow-calls.js';
 import type { AttemptObserver } from '../lifecycle/bus.js';
+import type { Logger } from '../log/logger.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import type { ParkedRun, RunRecords } from '../queue/waits/runs.js';
 import type { HandlerStateStore, StateValue } from '../queue/state/store.js';
@@ -50,6 +51,8 @@ export interface DurableDeps {
   readonly holdMaxMs?: number;
   /** How far sleeps and waits may reach (DEDUPE_TTL; default 7 days). */
   readonly limits?: WorkflowLimits;
+  /** Where a deprecated use is warned about (once per handler and wait in a process). */
+  readonly log?: Pick<Logger, 'warn'>;
   readonly now?: () => number;
 }
 
@@ -80,6 +83,9 @@ export function matchKey(match: MatchOption, event: { name: WorkspaceEvent['name
   if (k === null) return null;
   return typeof match === 'function' ? `fn:${fnScope}:${k}` : typeof match === 'object' ? `w:${fnScope}:${k}` : k;
 }
+
+/** Handler and wait names already warned about in this process (a bare key function in a wait). */
+const warned = new Set<string>();
 
 /** The WaitStore id of a run's cancelOn entry `i`. */
 export const cancelId = (scope: string, i: number): string => `${scope}:c:${i}`;
@@ -213,6 +219,11 @@ export class DurableRun {
       // A keyed `where` waits under the run's own key and asks `where` about that key's events only.
       const fnMatch = typeof match === 'function';
       const keyed = typeof match === 'object';
+      if (fnMatch && !warned.has(`${this.handler.id}\u0000${name}`)) {
+        warned.add(`${this.handler.id}\u0000${name}`);
+        this.deps.log?.warn({ handler: this.handler.id, wait: name },
+          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): every ${call.event} event wakes every run waiting this way; write match: { on: 'conversation' | 'contact', where: (event) => boolean }`);
+      }
       reached = {
         k: 'wait', due, since, id: defaultWaitId(this.scope, name), ev: call.event,
         key: fnMatch ? `any:${call.event}` : own, ...(fnMatch || keyed ? { own, n: 0 } : {}),

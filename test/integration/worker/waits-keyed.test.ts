@@ -67,6 +67,10 @@ describe('a keyed where match in the worker', () => {
   it('the deprecated bare key function still matches, woken by other conversations\' events too', async () => {
     const conv = 38_002;
     await parkedRun(conv, 'legacy');
+    // The worker says once that the form is deprecated and what to write instead.
+    expect(p.lines.filter((l) => l.includes('matches with a bare key function (deprecated)'))).toEqual([
+      expect.stringContaining(`write match: { on: 'conversation' | 'contact', where: (event) => boolean }`),
+    ]);
     await fanned(messageBody('message.sent', 88_002, 'done'));
     await waitFor(() => starts(conv) === 2, 10_000);
     await fanned(messageBody('message.sent', conv, 'done'));
