@@ -99,11 +99,17 @@ export function sleepOptions(label: string, opts: unknown): SleepOptions | undef
 }
 
 function unknownKeys(label: string, what: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[]): void {
-  for (const key of Object.keys(value)) {
-    if (allowed.includes(key)) continue;
-    const hint = closest(key, allowed);
-    refuse(label, `${what} has an unknown option "${key}"${hint ? `; did you mean "${hint}"?` : ''} (expected ${allowed.join(', ')})`);
-  }
+  const problem = unknownOption(what, value, allowed);
+  if (problem !== null) refuse(label, problem);
+}
+
+/** `<what> has an unknown option "x"; did you mean "y"? (expected a, b and c)` for the first key of `value` not in `allowed`, or null. */
+export function unknownOption(what: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[]): string | null {
+  const key = Object.keys(value).find((k) => !allowed.includes(k));
+  if (key === undefined) return null;
+  const hint = closest(key, allowed);
+  const list = allowed.length > 2 ? `${allowed.slice(0, -1).join(', ')} and ${allowed.at(-1)}` : allowed.join(' and ');
+  return `${what} has an unknown option "${key}"${hint ? `; did you mean "${hint}"?` : ''} (expected ${list})`;
 }
 
 /**
@@ -188,11 +194,8 @@ export function matchOption(
   let on: unknown = value;
   if (!keyOnly && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const v = value as Record<string, unknown>;
-    const extra = Object.keys(v).find((k) => k !== 'on' && k !== 'where');
-    if (extra !== undefined) {
-      const hint = closest(extra, ['on', 'where']);
-      fail(`"${name}" has an unknown option "${extra}"${hint ? `; did you mean "${hint}"?` : ''} (expected on and where)`);
-    }
+    const extra = unknownOption(`"${name}"`, v, ['on', 'where']);
+    if (extra !== null) fail(extra);
     if (typeof v.where !== 'function') fail(`"${name}.where" must be a function (event) => boolean, got ${show(v.where)}`);
     on = v.on;
     if (!isBuiltin(on)) fail(`"${name}.on" must be 'conversation' or 'contact', got ${show(on)}${hintOf(on)}`);

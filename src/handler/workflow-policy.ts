@@ -1,8 +1,7 @@
 import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/catalogue.js';
-import { closest } from '../util/closest.js';
 import { parseDuration } from '../util/units.js';
 import type { KeyOption } from './flow.js';
-import { MATCH_FORMS, matchOption } from './workflow-calls.js';
+import { MATCH_FORMS, matchOption, unknownOption } from './workflow-calls.js';
 import type { MatchOption } from './workflow.js';
 import type { StateSchema } from './state-value.js';
 
@@ -23,11 +22,8 @@ const show = (value: unknown): string => (typeof value === 'function' ? 'a funct
 
 /** A plain object's own keys beyond `allowed` are a definition error (with a did-you-mean). */
 function noUnknownKeys(name: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[], fail: (msg: string) => never): void {
-  for (const key of Object.keys(value)) {
-    if (allowed.includes(key)) continue;
-    const hint = closest(key, allowed);
-    fail(`"${name}" has an unknown option "${key}"${hint ? `; did you mean "${hint}"?` : ''} (expected ${allowed.length > 2 ? `${allowed.slice(0, -1).join(', ')} and ${allowed.at(-1)}` : allowed.join(' and ')})`);
-  }
+  const problem = unknownOption(`"${name}"`, value, allowed);
+  if (problem !== null) fail(problem);
 }
 
 function positiveDuration(value: unknown): number | null {
