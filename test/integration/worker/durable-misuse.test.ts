@@ -48,3 +48,22 @@ describe('a misused workflow call in the worker', () => {
     expect(await p.redis.zcard(`${p.prefix}:wf:due`)).toBe(0);
   }, 60_000);
 });
+
+describe('the longest sleep follows DEDUPE_TTL', () => {
+  it('with DEDUPE_TTL=500d, a 400d sleep parks the run (refused at the default 7d)', async () => {
+    const p = await startPipeline({ handlersDir: DIR, env: { HISTORY: 'off', DEDUPE_TTL: '500d' } });
+    try {
+      const body = conversationBody('conversation.opened', 82_001, 'sleep-400d');
+      expect((await deliver(p.receiverUrl, body)).status).toBe(202);
+      const job = await waitFor(async () => {
+        const j = await p.handlers.getJob(jobIdFor(deliveryId(body), 'wf-misuse'));
+        return j && (await j.isDelayed()) ? j : undefined;
+      }, 15_000);
+      expect(job.attemptsMade).toBe(0);
+      expect(await p.redis.zcard(`${p.prefix}:wf:due`)).toBe(1);
+    } finally {
+      await p.close();
+    }
+  }, 30_000);
+});
+
