@@ -1,5 +1,5 @@
 #!/bin/sh
-# `npm run build` (and `prepare`, so `npm ci` builds): the Lua assets and tsc
+# `npm run build` (and `prepack`, so `npm pack`, `npm publish` and a git-URL install build): the Lua assets and tsc
 # into dist/, then dist/.build-stamp, whose time is the build's start:
 # scripts/setup.sh skips the build while nothing it reads is newer.
 set -eu

@@ -3,7 +3,7 @@ import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter, type De
 import type { AttemptEntry, CallRecord } from '../history/record.js';
 import { relative } from '../history/timeline.js';
 import type { RedisClient } from '../redis/connection.js';
-import { parseSince } from '../util/units.js';
+import { readSince } from '../util/units.js';
 import { escapeHtml, page } from './page.js';
 
 /** Where the history of deliveries is read from (the queues' Redis and prefix). */
@@ -72,9 +72,9 @@ async function listPage(c: Context, basePath: string, history: HistorySource): P
     else problems.push(`${name}: expected a numeric id`);
   }
   if (q.since) {
-    const t = parseSince(q.since, Date.now());
-    if (t === null) problems.push('since: expected an age such as 30m, 2h, 7d or a date such as 2025-03-04');
-    else filter.since = t;
+    const t = readSince(q.since, Date.now());
+    if ('problem' in t) problems.push(`since: ${t.problem}; expected an age such as 30m, 2h, 7d, a date such as 2025-03-04 (UTC) or a timestamp with an offset`);
+    else filter.since = t.ms;
   }
   const input = (name: (typeof FIELDS)[number], label: string, hint: string) =>
     `<label>${label}<input name="${name}" value="${escapeHtml(q[name] ?? '')}" placeholder="${escapeHtml(hint)}"></label>`;

@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { boardApp } from './board.js';
 import { mountDeliveries, type HistorySource } from './deliveries.js';
 import { mountWaits } from './waits.js';
+import { selfOnly } from './offline.js';
 
 /** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
 export interface AdminCredentials {
@@ -58,6 +59,9 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
     // Job data holds raw webhook bodies: keep them out of shared caches.
     c.header('Cache-Control', 'no-store');
   });
+  // Nothing from another host (bull-board's page links web fonts): src/admin/offline.ts.
+  app.use(basePath, selfOnly());
+  app.use(`${basePath}/*`, selfOnly());
   // The board's own routes answer `/admin` but not `/admin/` (its <base href>).
   app.get(`${basePath}/`, (c) => c.redirect(basePath));
   // Before the board's routes: its sub-app answers its own UI paths only, but the deliveries paths stay ours.

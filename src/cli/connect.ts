@@ -6,6 +6,7 @@ import { IngestStore } from '../queue/ingest.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
 import { UsageError, type CliIo } from './command.js';
 import { urlFlag } from './flags.js';
+import { liveReceiver } from './live-receiver.js';
 
 /** The configuration of a one-shot command (a ConfigError reaches main.ts: every problem printed, exit 1). */
 export function cliConfig(io: CliIo): Config {
@@ -73,6 +74,18 @@ export async function cliRedis(config: Config, missing: string, cwd = process.cw
   }
 }
 
+/**
+ * The webhook URL of a `dev`/`start` running in this project (its port need not be this shell's),
+ * unless PORT or WEBHOOK_PATH is set here: an explicit setting wins. Said on stderr.
+ */
+function liveUrl(config: Config, io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>): string | undefined {
+  if (io.env['PORT'] !== undefined || io.env['WEBHOOK_PATH'] !== undefined) return undefined;
+  const live = liveReceiver(config, io.cwd);
+  if (!live) return undefined;
+  io.stderr.write(`note: delivering to the running switchyard ${live.command} here (pid ${live.pid}) at ${live.url} (${join(config.stateDir, 'receiver.json')}); --to or PORT to send elsewhere\n`);
+  return live.url;
+}
+
 /** Where `send` and `replay` deliver, and how to let go of it. */
 export interface DeliveryTarget {
   readonly target: ReplayTarget;
@@ -85,7 +98,7 @@ export interface DeliveryTarget {
  * `--to` (default the local receiver of PORT and WEBHOOK_PATH).
  */
 export async function deliveryTarget(
-  config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number }, io: Pick<CliIo, 'cwd' | 'stderr'>,
+  config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number }, io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>,
 ): Promise<DeliveryTarget> {
   if (flags.direct) {
     if (flags.to !== undefined) throw new UsageError('--to applies to HTTP delivery only (not with --direct)');
@@ -96,7 +109,7 @@ export async function deliveryTarget(
     };
   }
   const target = httpTarget({
-    url: urlFlag('to', flags.to ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
+    url: urlFlag('to', flags.to ?? liveUrl(config, io) ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
     secret: signingSecret(flags.secret, config, io), signatureHeader: config.signatureHeader,
     ...(flags.concurrency ? { maxSockets: flags.concurrency } : {}),
   });

@@ -4,10 +4,13 @@ import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
   listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
 } from '../queue/dlq.js';
+import { printable as p, printableLines } from '../util/printable.js';
 import { parseDuration } from '../util/units.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
+import type { Config } from '../config/config.js';
 import { cliConfig, cliRedis } from './connect.js';
+import { unknownHandler } from './dlq-handler.js';
 import { eventFlags, timeFlag } from './flags.js';
 
 const HELP = `Usage: switchyard dlq <list|show|retry|purge|resume> [options]
@@ -33,6 +36,8 @@ Subcommands:
 Filters (list, retry, purge):
   --queue events|handlers|handlers-high|handlers-low|schedules   (handlers: every priority)
   --event NAME (or schedule)   --handler ID (a handler or a schedule)   --reason TEXT (substring)
+                       (a --handler matching no job that names no handler or schedule of HANDLERS_DIR
+                       nor of any dead job is an error: exit 1, with a did-you-mean)
   --since AGE|DATE     failed within AGE (2h, 7d) or at/after DATE
   --older-than AGE     failed more than AGE ago
   --limit N
@@ -98,14 +103,14 @@ export function shortReason(reason: string, max = REASON_WIDTH): string {
 
 function table(entries: readonly DeadEntry[]): string {
   if (entries.length === 0) return 'no dead-lettered jobs match\n';
-  const rows = entries.map((e) => [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), shortReason(e.reason)]);
+  const rows = entries.map((e) => [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), shortReason(e.reason)].map(p));
   const head = ['ID', 'QUEUE', 'EVENT', 'HANDLER', 'AGE', 'TRIES', 'REASON'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
   return `${[line(head), ...rows.map(line)].join('\n')}\n${entries.length} dead-lettered\n`;
 }
 
-async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promise<T> {
+async function withQueues<T>(io: CliIo, fn: (q: DlqQueues, config: Config) => Promise<T>): Promise<T> {
   const config = cliConfig(io);
   const redis = await cliRedis(config, 'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
   const prefix = config.queuePrefix;
@@ -113,7 +118,7 @@ async function withQueues<T>(io: CliIo, fn: (q: DlqQueues) => Promise<T>): Promi
   const handlers = openHandlerQueues(redis, prefix);
   const schedules = new Queue(SCHEDULES_QUEUE, { connection: redis, prefix });
   try {
-    return await fn({ events, handlers, schedules, redis, prefix });
+    return await fn({ events, handlers, schedules, redis, prefix }, config);
   } finally {
     await Promise.allSettled([events, ...handlerQueueList(handlers), schedules].map((x) => x.close()));
     redis.disconnect();
@@ -144,14 +149,22 @@ export const dlqCommand: Command = {
     const filter = filterFrom(values);
     const json = Boolean(values.json);
     const out = (s: string) => io.stdout.write(s);
+    /** Nothing matched a `--handler` that names no handler: said on stderr (with a did-you-mean), exit 1, not "0 jobs". */
+    const refused = async (matched: readonly DeadEntry[], q: DlqQueues, config: Config): Promise<boolean> => {
+      if (filter.handler === undefined || matched.length > 0) return false;
+      const why = await unknownHandler(filter.handler, q, config);
+      if (why) io.stderr.write(`dlq ${sub}: ${why}\n`);
+      return why !== null;
+    };
 
     switch (sub) {
       case 'list':
-        return withQueues(io, async (q) => {
+        return withQueues(io, async (q, config) => {
           const [entries, pause] = await Promise.all([listDead(q, filter), pauseStatus(q)]);
+          if (await refused(entries, q, config)) return EXIT.failed;
           if (json) out(`${JSON.stringify({ paused: pause.paused, pauseReason: pause.record?.reason ?? null, entries })}\n`);
           else {
-            if (pause.paused) out(`handlers queue is PAUSED${pause.record ? ` since ${pause.record.at}: ${pause.record.reason}` : ''}\n  (fix the token, then \`switchyard dlq resume\`)\n`);
+            if (pause.paused) out(`handlers queue is PAUSED${pause.record ? ` since ${p(pause.record.at)}: ${p(pause.record.reason)}` : ''}\n  (fix the token, then \`switchyard dlq resume\`)\n`);
             out(table(entries));
           }
           return EXIT.ok;
@@ -160,31 +173,32 @@ export const dlqCommand: Command = {
         return withQueues(io, async (q) => {
           const details = await showDead(q, rest[0] as string);
           if (details.length === 0) {
-            io.stderr.write(`dlq show: no dead-lettered job with id or delivery key "${rest[0]}" (see \`switchyard dlq list\`)\n`);
+            io.stderr.write(`dlq show: no dead-lettered job with id or delivery key "${p(rest[0] as string)}" (see \`switchyard dlq list\`)\n`);
             return EXIT.failed;
           }
           if (json) out(`${JSON.stringify(details, null, 2)}\n`);
           else {
             for (const d of details) {
-              out(`${d.id}  (queue ${d.queue})\n  delivery:  ${d.key}\n  event:     ${d.event ?? '?'}\n`);
-              if (d.handler) out(`  handler:   ${d.handler}\n`);
-              out(`  received:  ${d.receivedAt ?? '?'}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`);
-              out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${d.reason}\n`);
+              out(`${p(d.id)}  (queue ${p(d.queue)})\n  delivery:  ${p(d.key)}\n  event:     ${p(d.event ?? '?')}\n`);
+              if (d.handler) out(`  handler:   ${p(d.handler)}\n`);
+              out(`  received:  ${p(d.receivedAt ?? '?')}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`);
+              out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${printableLines(d.reason).join('\n             ')}\n`);
               // A schedule run's history is kept under its key (schedule:<id>:<tick>) as a delivery's.
-              out(`  trace:     switchyard trace ${d.key}\n`);
-              if (d.stacktrace.length) out(`  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${s.split('\n').slice(0, 4).join('\n        ')}`).join('\n')}\n`);
-              out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event'}:\n${d.payload.split('\n').map((l) => `    ${l}`).join('\n')}\n\n`);
+              out(`  trace:     switchyard trace ${p(d.key)}\n`);
+              if (d.stacktrace.length) out(`  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${printableLines(s).slice(0, 4).join('\n        ')}`).join('\n')}\n`);
+              out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event'}:\n${printableLines(d.payload).map((l) => `    ${l}`).join('\n')}\n\n`);
             }
           }
           return EXIT.ok;
         });
       case 'retry':
-        return withQueues(io, async (q) => {
+        return withQueues(io, async (q, config) => {
           const done = await retryDead(q, filter);
+          if (await refused(done, q, config)) return EXIT.failed;
           const pause = await pauseStatus(q);
           if (json) out(`${JSON.stringify({ retried: done.length, entries: done })}\n`);
           else {
-            for (const e of done) out(`retried ${e.id}\n`);
+            for (const e of done) out(`retried ${p(e.id)}\n`);
             out(`${done.length} job${done.length === 1 ? '' : 's'} moved back to waiting\n`);
             if (pause.paused && done.some((e) => isHandlerQueue(e.queue))) out('note: the handlers queue is paused; nothing runs until `switchyard dlq resume`\n');
           }
@@ -193,8 +207,9 @@ export const dlqCommand: Command = {
       case 'purge': {
         const filtered = Object.keys(filter).length > 0;
         if (!filtered && !values.all) throw new UsageError('purge deletes jobs for good: give a filter (--queue, --event, --handler, --reason, --since, --older-than) or --all');
-        return withQueues(io, async (q) => {
+        return withQueues(io, async (q, config) => {
           const done = await purgeDead(q, filter);
+          if (await refused(done, q, config)) return EXIT.failed;
           out(json ? `${JSON.stringify({ purged: done.length, entries: done })}\n` : `${done.length} dead job${done.length === 1 ? '' : 's'} deleted\n`);
           return EXIT.ok;
         });
@@ -203,7 +218,7 @@ export const dlqCommand: Command = {
         return withQueues(io, async (q) => {
           const r = await resumeDead(q);
           if (json) out(`${JSON.stringify({ resumed: r.wasPaused, was: r.record })}\n`);
-          else out(r.wasPaused ? `handlers queue resumed${r.record ? ` (was paused since ${r.record.at}: ${r.record.reason})` : ''}\n` : 'handlers queue was not paused\n');
+          else out(r.wasPaused ? `handlers queue resumed${r.record ? ` (was paused since ${p(r.record.at)}: ${p(r.record.reason)})` : ''}\n` : 'handlers queue was not paused\n');
           return EXIT.ok;
         });
     }

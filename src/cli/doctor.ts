@@ -1,4 +1,5 @@
 import { configuredApiClients } from '../clients/api-clients.js';
+import { printableLines } from '../util/printable.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
 import type { Handler } from '../handler/define.js';
@@ -74,8 +75,8 @@ Example:
     else {
       for (const c of checks) {
         // A multi-line detail (a code frame) stays indented under its check.
-        io.stdout.write(`${MARK[c.status]}  ${c.name}: ${c.detail.replace(/\n/g, '\n      ')}\n`);
-        if (c.fix) io.stdout.write(`      fix: ${c.fix}\n`);
+        io.stdout.write(`${MARK[c.status]}  ${c.name}: ${printableLines(c.detail).join('\n      ')}\n`);
+        if (c.fix) io.stdout.write(`      fix: ${printableLines(c.fix).join('\n      ')}\n`);
       }
     }
     return checks.some((c) => c.status === 'fail') ? EXIT.failed : EXIT.ok;

@@ -1,5 +1,5 @@
 import { isEventName, suggestEventName } from '../events/catalogue.js';
-import { parseSince } from '../util/units.js';
+import { readSince } from '../util/units.js';
 import { UsageError } from './command.js';
 
 /** `--event a,b --event c`, each checked against the catalogue. */
@@ -25,11 +25,15 @@ export function urlFlag(name: string, value: string): string {
   return value;
 }
 
-/** A time flag (`--since`, `--until`): an age back from `now` (30m, 6h, 2d) or a date or timestamp; epoch ms. */
+/**
+ * A time flag (`--since`, `--until`): an age back from `now` (30m, 6h, 2d) or a
+ * date (UTC midnight) or a timestamp with an offset, read strictly (src/util/dates.ts); epoch ms.
+ */
 export function timeFlag(name: string, value: string, now = Date.now()): number {
-  const t = parseSince(value, now);
-  if (t === null) {
-    throw new UsageError(`--${name}: expected an age such as 30m, 6h or 2d, or a date or timestamp such as 2025-03-04 or 2025-03-04T10:00:00Z, got "${value}"`);
+  const t = readSince(value, now);
+  if ('problem' in t) {
+    throw new UsageError(`--${name}: ${t.problem}; expected an age such as 30m, 6h or 2d, a date YYYY-MM-DD (UTC midnight) ` +
+      'or a timestamp with an offset such as 2025-03-04T10:00:00Z or 2025-03-04T10:00:00+01:00');
   }
-  return t;
+  return t.ms;
 }

@@ -12,13 +12,16 @@ import { nextRun } from '../sources/schedule/repeat.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 import { cliConfig } from './connect.js';
+import { describeWorkflow, workflowRow, type WorkflowRow } from './handler-workflow.js';
 
 const HELP = `Usage: switchyard handlers [--json]
 
 Loads the handler modules of HANDLERS_DIR (default ./handlers), as the worker
 would, and lists each handler with its events, token abilities, settings (the
 environment variables it reads: required, or their default), retries,
-timeout and flow settings (priority, orderBy, skipStale, maxAge, debounce); events
+timeout, flow settings (priority, orderBy, skipStale, maxAge, debounce) and
+workflow (cancelOn, waitsFor, ctx.state, and the ctx.step/sleep/sleepUntil/
+waitForEvent calls written in its module); events
 marked "(polled)" are derived by the worker's poller every POLL_EVERY, not
 received as webhooks. Then the schedules (every or cron, time zone, next run,
 abilities, settings, retries, timeout, priority) and the helper modules
@@ -43,6 +46,8 @@ interface Row {
   timeoutMs: number | null;
   /** Priority, order, staleness and debounce (JSON: `orderBy`/`debounce.key` as 'conversation', 'contact' or 'function'). */
   flow: FlowRow;
+  /** cancelOn, waitsFor, ctx.state and the workflow calls of its module. */
+  workflow: WorkflowRow;
   file: string;
 }
 
@@ -131,7 +136,7 @@ export const handlersCommand: Command = {
     const rows: Row[] = handlers.map(({ handler: h, file }) => ({
       id: h.id, on: [...h.on], abilities: [...h.abilities],
       settings: h.settings ? settingVariables(h.settings) : [], settingsProblems: settingsProblems(h, env),
-      retry: h.retry, timeoutMs: h.timeoutMs, flow: flowRow(h.flow), file,
+      retry: h.retry, timeoutMs: h.timeoutMs, flow: flowRow(h.flow), workflow: workflowRow(h, file), file,
     }));
     const flows = new Map(handlers.map(({ handler: h }) => [h.id, h.flow]));
     const now = Date.now();
@@ -152,6 +157,7 @@ export const handlersCommand: Command = {
         (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
         `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
         `  flow:      ${describeFlow(flows.get(r.id) as FlowPolicy)}\n` +
+        `  workflow:  ${describeWorkflow(r.workflow).length ? list(describeWorkflow(r.workflow)) : '(none)'}\n` +
         `  file:      ${r.file}\n`,
       );
     }

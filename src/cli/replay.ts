@@ -23,7 +23,8 @@ fixture or event per line.
 
 Where to:
   (default)          POST to --to, signed with --secret
-  --to URL           receiver URL (default http://127.0.0.1:$PORT$WEBHOOK_PATH)
+  --to URL           receiver URL (default: the running \`dev\`/\`start\` of this project,
+                     else http://127.0.0.1:$PORT$WEBHOOK_PATH)
   --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
                      the development secret of a running \`npm run dev\`)
   --direct           no HTTP: into Redis (REDIS_URL) with the receiver's dedupe;

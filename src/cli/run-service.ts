@@ -4,6 +4,7 @@ import { RedisServerMissingError } from '../redis/managed.js';
 import { startService, type ServiceOptions } from '../runtime/service.js';
 import { StateDirBusyError } from '../runtime/state-lock.js';
 import { EXIT, type CliIo, type ExitCode } from './command.js';
+import { recordReceiver } from './live-receiver.js';
 
 export function processLogger(config: Config, io: CliIo): Logger {
   return createLogger({ level: config.logLevel, pretty: Boolean(io.stdout.isTTY) });
@@ -27,6 +28,9 @@ export async function runService(
     log.fatal({ err: err instanceof Error ? err.message : String(err) }, 'could not start');
     return EXIT.failed;
   }
+  // Commands that own the state directory tell the project's other terminals where they receive (send, replay).
+  const forget = service.receiver && (roles.command === 'dev' || roles.command === 'start')
+    ? recordReceiver(config, io.cwd, roles.command, service.receiver.http.url) : () => undefined;
   const stopped = new Promise<void>((res) => {
     if (io.stopSignal.aborted) return res();
     io.stopSignal.addEventListener('abort', () => res(), { once: true });
@@ -34,6 +38,7 @@ export async function runService(
   const failure = await Promise.race([stopped.then(() => undefined), service.failed]);
   if (failure) log.fatal({ err: failure.message }, 'could not start the worker');
   else log.info('shutting down: no new deliveries accepted, in-flight ones finish');
+  forget();
   await service.close();
   return failure ? EXIT.failed : EXIT.ok;
 }

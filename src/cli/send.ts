@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BuildError, buildDelivery } from '../replay/index.js';
 import { sign } from '../events/signature.js';
+import { printable } from '../util/printable.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget, signingSecret } from './connect.js';
@@ -17,7 +18,8 @@ Values are JSON when they parse (42, true, null, "42"), else text.
 Options:
   --set path=value   override one field (repeatable)
   --data FILE        JSON file replacing the whole data object (then --set applies)
-  --to URL           receiver URL (default http://127.0.0.1:$PORT$WEBHOOK_PATH)
+  --to URL           receiver URL (default: the running \`dev\`/\`start\` of this project,
+                     else http://127.0.0.1:$PORT$WEBHOOK_PATH)
   --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
                      the development secret of a running \`npm run dev\`)
   --direct           into Redis (REDIS_URL) instead of HTTP
@@ -71,7 +73,7 @@ export const sendCommand: Command = {
     const { target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') }, io);
     try {
       const o = await target({ source: 'send', bytes: built.bytes, headers: {}, receivedAt: undefined });
-      io.stdout.write(`${o.kind} ${built.name} ${o.key}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${o.detail}` : ''}\n`);
+      io.stdout.write(`${o.kind} ${built.name} ${printable(o.key)}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${printable(o.detail)}` : ''}\n`);
       return o.kind === 'accepted' || o.kind === 'duplicate' ? EXIT.ok : EXIT.failed;
     } finally {
       await close();

@@ -11,6 +11,7 @@ import type { RedisClient } from '../redis/connection.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
+import { printable } from '../util/printable.js';
 import { eventFlags, timeFlag } from './flags.js';
 
 const TRACE_HELP = `Usage: switchyard trace <delivery key | job id> [--json]
@@ -54,11 +55,12 @@ export const traceCommand: Command = {
     }
     if (positionals.length !== 1) throw new UsageError('trace expects one delivery key or job id');
     const ref = positionals[0] as string;
+    if (ref.trim() === '') throw new UsageError('trace expects a delivery key or job id, got an empty one');
     return withRedis(io, 'trace', async (redis, prefix, config) => {
       const trace = await readTrace(redis, prefix, ref);
       if (!trace) {
         if (!config.history.enabled) {
-          io.stderr.write(`trace: nothing recorded for "${ref}": delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ` +
+          io.stderr.write(`trace: nothing recorded for "${printable(ref)}": delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ` +
             'Set HISTORY=on (the default) on the workers to record deliveries and schedule runs from then on\n');
           return EXIT.failed;
         }
@@ -67,11 +69,11 @@ export const traceCommand: Command = {
         const waiting = scheduled ? await scheduledOnly(redis, prefix, scheduled) : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
         if (waiting && !waiting.ran) {
           io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : scheduled
-            ? `schedule run ${waiting.key}\ntick     ${waiting.receivedAt}\nqueued   (schedules job ${waiting.state}; its history starts when it runs)\n`
-            : `delivery ${waiting.key}  ${waiting.event ?? ''}\nreceived ${waiting.receivedAt}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`);
+            ? `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\nqueued   (schedules job ${waiting.state}; its history starts when it runs)\n`
+            : `delivery ${printable(waiting.key)}  ${printable(waiting.event ?? '')}\nreceived ${printable(waiting.receivedAt)}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`);
           return EXIT.ok;
         }
-        io.stderr.write(`trace: nothing recorded for "${ref}": ${await whyNothing(redis, config, ref, scheduled, waiting)}\n`);
+        io.stderr.write(`trace: nothing recorded for "${printable(ref)}": ${printable(await whyNothing(redis, config, ref, scheduled, waiting))}\n`);
         return EXIT.failed;
       }
       io.stdout.write(values.json ? `${JSON.stringify(trace, null, 2)}\n` : formatTrace(trace));

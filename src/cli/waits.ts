@@ -1,3 +1,4 @@
+import { printable } from '../util/printable.js';
 import { formatDuration, parseDuration } from '../util/units.js';
 import { RunRecords, type ParkedRun } from '../queue/waits/runs.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
@@ -55,7 +56,7 @@ export function formatWaits(rows: readonly WaitRow[], total: number): string {
   const table = [['DUE', 'HANDLER', 'KIND', 'NAME', 'WAITING FOR', 'DELIVERY'], ...rows.map((r) => [
     `${r.due} (${when(r.dueInMs)})`, r.handler, r.kind === 'sleep' ? 'sleep' : 'wait', r.name,
     r.kind === 'sleep' ? '-' : `${r.event ?? '?'} ${r.key ?? ''}`.trim(), r.deliveryKey,
-  ])];
+  ].map(printable))];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   const lines = table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
   return `${lines.join('\n')}\n${rows.length < total ? `(${rows.length} of ${total} parked runs shown)\n` : ''}`;

@@ -7,6 +7,13 @@ import { bytesOf, textOrBase64 } from './body.js';
  * UTF-8 text; bodies that are not valid UTF-8 use `body_base64` instead.
  * Signature headers are never stored: replay re-signs with its own secret.
  */
+/**
+ * Standard base64, padded (what capture writes). Buffer.from(…, 'base64') is no
+ * check: it skips what it cannot read, so a damaged body would be replayed as
+ * other bytes.
+ */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 export const Fixture = z.looseObject({
   format: z.literal('switchyard.delivery/1').optional(),
   description: z.string().optional(),
@@ -15,7 +22,7 @@ export const Fixture = z.looseObject({
   path: z.string().optional(),
   headers: z.record(z.string(), z.string()).default({}),
   body: z.string().optional(),
-  body_base64: z.string().optional(),
+  body_base64: z.string().regex(BASE64, 'expected standard base64 (A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters)').optional(),
 }).refine((f) => (f.body === undefined) !== (f.body_base64 === undefined), {
   message: 'expected exactly one of "body" (UTF-8 text) or "body_base64"',
 });

@@ -126,7 +126,13 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
   const receipt = (d: DeliveryFacts): Receipt => ({ receivedAt: d.receivedAt, queuedAt: d.queuedAt, secretIndex: d.secretIndex, bytes: d.bytes, source: d.source });
   const redactedBody = (d: DeliveryFacts): string | undefined => (redactor ? redactor.body(d.raw).toString('utf8') : undefined);
 
+  /** When the `events` worker took each delivery: its fan-out's time in the history (the runs it places may start before it ends). */
+  const takenAt = new WeakMap<DeliveryFacts, number>();
+
   const subscriber: LifecycleSubscriber = {
+    received: ({ delivery }) => {
+      takenAt.set(delivery, Date.now());
+    },
     'attempt-started': ({ attempt }) => {
       if (attempt.kind === 'schedule' && attempt.tick !== undefined) writer.scheduled(attempt.key, attempt.tick);
     },
@@ -173,6 +179,7 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
           handlers: e.runs,
           ...(e.duplicateChange !== undefined ? { duplicateChange: e.duplicateChange } : {}),
           ...(redactor ? { body: redactedBody(d) } : {}),
+          ...(takenAt.has(d) ? { at: takenAt.get(d) } : {}),
         });
       } catch (err) {
         log.debug({ err: String(err) }, 'history: fan-out not recorded');

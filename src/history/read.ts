@@ -44,6 +44,9 @@ function summaryOf(key: string, h: Record<string, string>): DeliverySummary {
   };
 }
 
+/** The time an entry is shown at: an attempt's start, anything else's `at`. */
+const shownAt = (e: HistoryEntry): number => (e.kind === 'attempt' ? e.startedAt : e.at);
+
 function parseEntries(raw: readonly string[]): HistoryEntry[] {
   const out: HistoryEntry[] = [];
   for (const r of raw) {
@@ -53,8 +56,8 @@ function parseEntries(raw: readonly string[]): HistoryEntry[] {
       /* an entry cut by hand or by a newer writer: skipped */
     }
   }
-  // Written from several processes: put them in time order.
-  return out.sort((a, b) => a.at - b.at);
+  // Written from several processes: put them in time order, an attempt at its start (the time `trace` shows for it).
+  return out.sort((a, b) => shownAt(a) - shownAt(b));
 }
 
 /**

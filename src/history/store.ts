@@ -48,6 +48,11 @@ export interface FanOutFacts {
   readonly duplicateChange?: string;
   /** HISTORY_BODIES: the redacted body. */
   readonly body?: string;
+  /**
+   * When fan-out began (the `events` worker took the delivery), epoch ms; default: when this is written.
+   * The runs it placed may start before fan-out ends, so its entry is dated by its start, before theirs.
+   */
+  readonly at?: number;
 }
 
 /**
@@ -172,12 +177,12 @@ export class HistoryWriter {
   fannedOut(key: string, receipt: Receipt, facts: FanOutFacts, now = Date.now()): void {
     const r = this.received(receipt);
     const state = facts.duplicateChange !== undefined ? ['state', 'duplicate_change'] : facts.handlers.length === 0 ? ['state', 'no_handlers'] : [];
-    const entry: HistoryEntry = { kind: 'fanout', at: now, handlers: facts.handlers, ...(facts.duplicateChange !== undefined ? { duplicateChange: facts.duplicateChange } : {}) };
+    const entry: HistoryEntry = { kind: 'fanout', at: facts.at ?? now, handlers: facts.handlers, ...(facts.duplicateChange !== undefined ? { duplicateChange: facts.duplicateChange } : {}) };
     this.write(key, {
       set: [...r.fields, 'event', facts.event, ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []), ...state],
       // A run that already reported (another process was quicker than this write) keeps its state.
       setnx: facts.handlers.flatMap((h) => [`h:${h.id}`, h.placement]),
-      entries: [JSON.stringify(entry), ...(facts.body !== undefined ? [JSON.stringify({ kind: 'body', at: now, body: facts.body } satisfies HistoryEntry)] : [])],
+      entries: [JSON.stringify(entry), ...(facts.body !== undefined ? [JSON.stringify({ kind: 'body', at: facts.at ?? now, body: facts.body } satisfies HistoryEntry)] : [])],
       indexAt: r.at,
     }, now);
   }

@@ -1,3 +1,4 @@
+import { printable as p, printableLines } from '../util/printable.js';
 import type { DeliverySummary, Trace } from './read.js';
 import type { AttemptEntry, CallRecord, WaitRecord } from './record.js';
 
@@ -23,39 +24,39 @@ const failed = (c: CallRecord) => c.status === 0 || c.status >= 400;
 
 function callLine(c: CallRecord): string {
   const parts = [
-    `${failed(c) ? '✗' : '·'} ${c.method} ${c.path}`, c.status ? String(c.status) : 'no answer', c.replayed ? 'replayed' : '',
+    `${failed(c) ? '✗' : '·'} ${p(c.method)} ${p(c.path)}`, c.status ? String(c.status) : 'no answer', c.replayed ? 'replayed' : '',
     `${c.ms} ms`, c.waitMs > 0 ? `waited ${c.waitMs} ms for the rate limiter` : '', c.try > 1 ? `(client try ${c.try})` : '',
-    c.idempotencyKey ? `Idempotency-Key ${c.idempotencyKey}` : '', `[${c.op}]`,
+    c.idempotencyKey ? `Idempotency-Key ${p(c.idempotencyKey)}` : '', `[${p(c.op)}]`,
   ].filter(Boolean);
-  return `${parts.join('  ')}${c.error ? `\n                 ${c.error}` : ''}`;
+  return `${parts.join('  ')}${c.error ? `\n                 ${p(c.error)}` : ''}`;
 }
 
 /** One line per sleep or wait (`switchyard trace`). */
 export function waitLine(w: WaitRecord): string {
   const due = new Date(w.dueAt).toISOString();
-  const what = w.kind === 'sleep' ? `sleep ${w.name}` : `wait ${w.name}${w.event ? ` for ${w.event}` : ''}`;
+  const what = w.kind === 'sleep' ? `sleep ${p(w.name)}` : `wait ${p(w.name)}${w.event ? ` for ${p(w.event)}` : ''}`;
   switch (w.outcome) {
     case undefined:
       return `${what}: parked until ${due}`;
     case 'due':
       return `${what}: over (due ${due})`;
     case 'event':
-      return `${what}: matched by ${w.eventKey ?? '?'}`;
+      return `${what}: matched by ${p(w.eventKey ?? '?')}`;
     case 'timeout':
       return `${what}: timed out at ${due}, returned null`;
     case 'held':
-      return `${what}: due ${due}, held: ${w.eventKey ?? '?'}, received before it, is not fanned out yet`;
+      return `${what}: due ${due}, held: ${p(w.eventKey ?? '?')}, received before it, is not fanned out yet`;
     case 'cancelled':
-      return `cancelled by ${w.eventKey ?? '?'}${w.event ? ` (${w.event}, cancelOn)` : ''}: no further step ran`;
+      return `cancelled by ${p(w.eventKey ?? '?')}${w.event ? ` (${p(w.event)}, cancelOn)` : ''}: no further step ran`;
   }
 }
 
 function attemptLines(a: AttemptEntry): string[] {
-  const head = `${a.handler}  attempt ${a.attempt}${a.job ? ` (job ${a.job})` : ''}  → ${a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome}` +
-    `${a.skipped ? ` (${a.skipped})` : ''}  ${a.at - a.startedAt} ms`;
+  const head = `${p(a.handler)}  attempt ${a.attempt}${a.job ? ` (job ${p(a.job)})` : ''}  → ${a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome}` +
+    `${a.skipped ? ` (${p(a.skipped)})` : ''}  ${a.at - a.startedAt} ms`;
   const out = [head];
-  if (a.error) out.push(`               ${a.error.class}: ${a.error.message}`);
-  for (const s of a.steps) out.push(`               step ${s.name}: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : 'failed'}`);
+  if (a.error) out.push(`               ${p(a.error.class)}: ${printableLines(a.error.message).join('\n               ')}`);
+  for (const s of a.steps) out.push(`               step ${p(s.name)}: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : 'failed'}`);
   for (const w of a.waits ?? []) out.push(`               ${waitLine(w)}`);
   for (const c of a.calls) out.push(`               ${callLine(c)}`);
   if (a.callsDropped) out.push(`               … ${a.callsDropped} more calls not kept (size cap)`);
@@ -68,18 +69,18 @@ export function formatTrace(t: Trace): string {
   const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
   const lines: string[] = [];
   const schedule = t.source === 'schedule';
-  const facts = [t.event ?? 'event ?', t.conversation ? `conversation ${t.conversation}` : '', t.contact ? `contact ${t.contact}` : ''].filter(Boolean);
+  const facts = [p(t.event ?? 'event ?'), t.conversation ? `conversation ${p(t.conversation)}` : '', t.contact ? `contact ${p(t.contact)}` : ''].filter(Boolean);
   if (schedule) {
-    lines.push(`schedule run ${t.key}`);
-    if (t.receivedAt) lines.push(`tick     ${t.receivedAt}  (run by the schedules queue; not a delivery from the workspace)`);
-  } else lines.push(`delivery ${t.key}  ${facts.join('  ')}`);
+    lines.push(`schedule run ${p(t.key)}`);
+    if (t.receivedAt) lines.push(`tick     ${p(t.receivedAt)}  (run by the schedules queue; not a delivery from the workspace)`);
+  } else lines.push(`delivery ${p(t.key)}  ${facts.join('  ')}`);
   if (t.receivedAt && !schedule) {
     const made = t.source !== null && t.source !== 'webhook';
-    lines.push(`received ${t.receivedAt}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${made ? `  source ${t.source} (made by Switchyard, not sent by the workspace)` : t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
+    lines.push(`received ${p(t.receivedAt)}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${made ? `  source ${p(t.source)} (made by Switchyard, not sent by the workspace)` : t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
   }
   if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
   const handlers = Object.entries(t.handlers);
-  if (handlers.length) lines.push(`${schedule ? 'schedule' : 'handlers'} ${handlers.map(([h, s]) => `${h}: ${s}`).join(', ')}`);
+  if (handlers.length) lines.push(`${schedule ? 'schedule' : 'handlers'} ${handlers.map(([h, s]) => `${p(h)}: ${p(s)}`).join(', ')}`);
   if (t.state === 'invalid') lines.push('state    invalid: dead-lettered in the events queue without fan-out');
   lines.push('');
   const at = (ms: number) => relative(ms - t0).padEnd(12);
@@ -88,10 +89,10 @@ export function formatTrace(t: Trace): string {
   for (const e of t.entries) {
     switch (e.kind) {
       case 'fanout':
-        lines.push(`  ${at(e.at)} fan-out: ${e.duplicateChange !== undefined ? `duplicate change ${e.duplicateChange}: another delivery of it was dispatched; nothing runs` : e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${h.id} (${h.placement}, ${h.priority})`).join(', ')}`);
+        lines.push(`  ${at(e.at)} fan-out: ${e.duplicateChange !== undefined ? `duplicate change ${p(e.duplicateChange)}: another delivery of it was dispatched; nothing runs` : e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${p(h.id)} (${p(h.placement)}, ${p(h.priority)})`).join(', ')}`);
         break;
       case 'invalid':
-        lines.push(`  ${at(e.at)} invalid: ${e.reason}`);
+        lines.push(`  ${at(e.at)} invalid: ${p(e.reason)}`);
         break;
       case 'attempt': {
         const [head, ...rest] = attemptLines(e);
@@ -99,7 +100,7 @@ export function formatTrace(t: Trace): string {
         break;
       }
       case 'body':
-        lines.push(`  ${at(e.at)} body (redacted):`, ...e.body.split('\n').map((l) => `               ${l}`));
+        lines.push(`  ${at(e.at)} body (redacted):`, ...printableLines(e.body).map((l) => `               ${l}`));
         break;
     }
   }
@@ -114,7 +115,7 @@ export function formatDeliveries(rows: readonly DeliverySummary[], now = Date.no
   const table = rows.map((r) => [
     r.key, r.event ?? '?', ago(r.receivedAt), r.conversation ?? '-', r.contact ?? '-',
     r.state === 'invalid' ? 'invalid' : Object.entries(r.handlers).map(([h, s]) => `${h}:${s}`).join(' ') || (r.state ?? '-'),
-  ]);
+  ].map(p));
   const head = ['KEY', 'EVENT', 'RECEIVED', 'CONV', 'CONTACT', 'HANDLERS'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');

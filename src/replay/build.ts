@@ -33,6 +33,8 @@ export function parseSetValue(text: string): unknown {
 }
 
 const ENVELOPE_KEYS = new Set(['id', 'event', 'created_at', 'data']);
+/** Path segments that reach an object's prototype rather than a field. */
+const UNSAFE_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /**
  * Applies `path=value` to the envelope. Paths are dotted and rooted at the
@@ -45,6 +47,9 @@ export function applySet(envelope: Record<string, unknown>, assignment: string):
   if (eq <= 0) throw new BuildError(`--set "${assignment}": expected path=value, e.g. --set data.contact_id=36`);
   const path = assignment.slice(0, eq).trim().split('.');
   if (path.some((p) => p === '')) throw new BuildError(`--set "${assignment}": empty segment in the path`);
+  const unsafe = path.find((p) => UNSAFE_SEGMENTS.has(p));
+  // Assigning through them would change the prototype of every object instead of a field of the delivery.
+  if (unsafe) throw new BuildError(`--set "${assignment}": "${unsafe}" cannot be set (it is an object's prototype, not a field of the delivery); name a field of the envelope or of data`);
   if (!ENVELOPE_KEYS.has(path[0] as string)) path.unshift('data');
   let node: Record<string, unknown> | unknown[] = envelope;
   for (let i = 0; i < path.length - 1; i++) {

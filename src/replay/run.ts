@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { printable, printableLines } from '../util/printable.js';
 import { withNewId } from './filter.js';
 import type { ReplayItem } from './inputs.js';
 import type { ReplayOutcome, ReplayOutcomeKind, ReplayTarget } from './targets.js';
@@ -68,7 +69,13 @@ export function formatSummary(s: ReplaySummary): string {
   return `${s.total} deliveries in ${(s.ms / 1000).toFixed(2)} s (${s.rate}/s): ${s.accepted} accepted, ${s.duplicate} duplicate, ${s.rejected} rejected, ${s.failed} failed\n`;
 }
 
-const label = (o: ReplayOutcome): string => `${o.kind.padEnd(9)} ${(o.event ?? '?').padEnd(26)} ${o.key}`;
+const label = (o: ReplayOutcome): string => `${o.kind.padEnd(9)} ${printable(o.event ?? '?').padEnd(26)} ${printable(o.key)}`;
+
+/** The --inline lines (a handler's reason, the API's answers in them: data), each escaped. */
+const shownLines = (lines: readonly string[]): string => lines.flatMap((l) => printableLines(l)).join('\n');
+
+/** The item's source and the outcome's detail, escaped (a file name or an answer's text is data). */
+const where = (item: ReplayItem, o: ReplayOutcome): string => `${printable(item.source)}${o.detail ? `\n  ${printableLines(o.detail).join('\n  ')}` : ''}`;
 
 /**
  * Plain lines (not a TTY, or --verbose): one per delivery with its outcome, the
@@ -78,8 +85,8 @@ export function lineReporter(out: Writable, opts: { quietAccepted?: boolean } = 
   return {
     outcome(item, o) {
       if (opts.quietAccepted && (o.kind === 'accepted' || o.kind === 'duplicate') && !o.lines?.length) return;
-      let text = `${label(o)}  ${item.source}${o.detail ? `\n  ${o.detail}` : ''}\n`;
-      if (o.lines?.length) text += `${o.lines.join('\n')}\n`;
+      let text = `${label(o)}  ${where(item, o)}\n`;
+      if (o.lines?.length) text += `${shownLines(o.lines)}\n`;
       out.write(text);
     },
     end(s) {
@@ -103,7 +110,7 @@ export function progressReporter(out: Writable, width = 30): ReplayReporter {
     outcome(item, o, done, total) {
       counts[o.kind]++;
       if (o.kind === 'rejected' || o.kind === 'failed' || o.lines?.length) {
-        out.write(`\r\x1b[K${label(o)}  ${item.source}${o.detail ? `\n  ${o.detail}` : ''}\n${o.lines?.length ? `${o.lines.join('\n')}\n` : ''}`);
+        out.write(`\r\x1b[K${label(o)}  ${where(item, o)}\n${o.lines?.length ? `${shownLines(o.lines)}\n` : ''}`);
         draw(done, total);
         return;
       }

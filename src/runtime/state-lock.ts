@@ -37,7 +37,7 @@ export interface StateLock {
 }
 
 /** A process's start time (field 22 of /proc/<pid>/stat), or undefined off Linux. */
-function startTicks(pid: number): number | undefined {
+export function startTicks(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
@@ -49,7 +49,7 @@ function startTicks(pid: number): number | undefined {
 }
 
 /** Whether the recorded owner still runs: its pid is alive and, where the system tells, it is the same process. */
-function living(owner: StateOwner): boolean {
+export function living(owner: StateOwner): boolean {
   try {
     process.kill(owner.pid, 0);
   } catch (err) {

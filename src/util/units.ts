@@ -1,3 +1,5 @@
+import { parseDateOrTimestamp } from './dates.js';
+
 /** Parsers for the human-friendly units accepted in configuration and CLI flags. */
 
 const DURATION_UNITS: Record<string, number> = {
@@ -31,17 +33,26 @@ export function parseSize(text: string): number | null {
   return Number.isFinite(bytes) ? Math.floor(bytes) : null;
 }
 
+const AGE = /^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)\s*$/i;
+
 /**
- * A `--since`-style time: a duration back from `now` (`2h`, `30m`, `7d`) or an
- * absolute date/time (`2025-03-04`, ISO 8601). Returns epoch ms, or null when
- * it is neither.
+ * A `--since`-style time: an age back from `now` (`2h`, `30m`, `7d`), or a
+ * date or timestamp read strictly (src/util/dates.ts: a day that exists, a
+ * bare date is UTC midnight, a time of day needs `Z` or `±hh:mm`). Epoch ms,
+ * or `problem`: what was wrong with it.
  */
-export function parseSince(text: string, now: number): number | null {
-  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)\s*$/i.test(text)) {
+export function readSince(text: string, now: number): { readonly ms: number } | { readonly problem: string } {
+  if (AGE.test(text)) {
     const ms = parseDuration(text);
-    return ms === null ? null : now - ms;
+    if (ms !== null) return { ms: now - ms };
   }
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return null;
-  const t = Date.parse(text.trim());
-  return Number.isNaN(t) ? null : t;
+  const value = text.trim();
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return { problem: `"${text}" is neither an age nor a date` };
+  return parseDateOrTimestamp(value);
+}
+
+/** `readSince` without the reason: epoch ms, or null. */
+export function parseSince(text: string, now: number): number | null {
+  const r = readSince(text, now);
+  return 'ms' in r ? r.ms : null;
 }

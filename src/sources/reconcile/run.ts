@@ -1,4 +1,5 @@
 import { CHANGE_KEY_EVENTS, reconcileDeliveryKey, SNAPSHOT_EVENTS, type ChangeKeyEvent } from '../../events/change-key.js';
+import { printable } from '../../util/printable.js';
 import type { SnapshotChange } from '../poll/snapshot-diff.js';
 import type { ChangeClaims } from '../../queue/change.js';
 import type { DeliverySink } from '../../queue/delivery.js';
@@ -144,7 +145,7 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
 /** The report as text: a line per event, then the totals. */
 export function formatReport(r: ReconcileReport): string {
   const verb = r.dryRun ? 'missing' : 'enqueued';
-  const rows = Object.entries(r.events).map(([name, c]) => [name, String(c.found), String(c.received), String(c.enqueued), String(c.pending), c.examples.join(' ')]);
+  const rows = Object.entries(r.events).map(([name, c]) => [name, String(c.found), String(c.received), String(c.enqueued), String(c.pending), printable(c.examples.join(' '))]);
   const head = ['EVENT', 'FOUND', 'RECEIVED', verb.toUpperCase(), 'PENDING', 'EXAMPLES (ids)'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();

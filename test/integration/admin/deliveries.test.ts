@@ -97,7 +97,12 @@ describe('deliveries view (/admin/deliveries)', () => {
     expect(await (await app.request('/admin/deliveries?outcome=dead&contact=8', { headers })).text()).toMatch(/<option selected>dead<\/option>[\s\S]*name="contact" value="8"/);
     const bad = await app.request('/admin/deliveries?outcome=nope&conversation=abc&since=yesterday', { headers });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toMatch(/outcome: expected one of[\s\S]*conversation: expected a numeric id[\s\S]*since: expected an age/);
+    expect(await bad.text()).toMatch(/outcome: expected one of[\s\S]*conversation: expected a numeric id[\s\S]*since: &#34;yesterday&#34; is neither an age nor a date; expected an age/);
+    // Read as strictly as the CLI's --since: no rollover to March, no local time.
+    const rolled = await app.request('/admin/deliveries?since=2026-02-30', { headers });
+    expect(rolled.status).toBe(400);
+    expect(await rolled.text()).toContain('since: &#34;2026-02-30&#34; does not exist: February 2026 has 28 days');
+    expect((await app.request('/admin/deliveries?since=2026-02-03T10:00:00', { headers })).status).toBe(400);
   });
 
   it('shows the timeline of a dead-lettered run with its failing call marked', async () => {

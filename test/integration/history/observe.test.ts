@@ -4,6 +4,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { parseEnvelope } from '../../../src/events/envelope.js';
 import { historyObserver } from '../../../src/history/observe.js';
 import { readTrace, type Trace } from '../../../src/history/read.js';
+import { formatTrace } from '../../../src/history/timeline.js';
 import { historyKeys } from '../../../src/history/keys.js';
 import type { AttemptEntry } from '../../../src/history/record.js';
 import { LifecycleBus } from '../../../src/lifecycle/bus.js';
@@ -140,4 +141,35 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
     expect(attempts(run)[0]).toMatchObject({ handler: 'nightly', job: 'repeat:nightly:1', outcome: 'delay' });
     expect(await readTrace(redis, prefix, 'evt_obs_retried')).toBeNull();
   });
+
+  it('entries in the order trace shows them: the fan-out at its start, before the runs it placed, and each attempt at its start', async () => {
+    // A placed run may start, and even end, before fan-out ends (the worker emits fanned-out after placing every run):
+    // the trial printed an attempt at +72 ms before the fan-out at +119 ms.
+    const delivery: DeliveryFacts = {
+      key: 'evt_obs_order', name: 'message.received', receivedAt: new Date().toISOString(), queuedAt: Date.now(), secretIndex: 0, bytes: raw.byteLength, source: 'webhook',
+      traceparent: undefined, raw, job: { queue: 'events', id: '9', attempt: 1 },
+    };
+    const before = Date.now();
+    await bus.within({ type: 'received', delivery }, async () => {
+      const run = (handler: string, startedAt: number) => bus.attempt(ref({ key: 'evt_obs_order', jobId: `d/evt_obs_order/${handler}`, handler, startedAt }), async (o) => {
+        o?.ran({ event: 'message.received', outcome: 'completed', ms: 1 });
+        return { kind: 'completed' as const, result: { ms: 1 } };
+      });
+      // "late" started first and ends last; "early" started after it and ends first.
+      await run('early', before + 60);
+      await run('late', before + 50);
+      bus.emit({ type: 'fanned-out', delivery, envelope: parseEnvelope(raw), ok: true, runs: [{ id: 'late', placement: 'queued', priority: 'normal' }, { id: 'early', placement: 'queued', priority: 'normal' }] });
+    });
+    const t = await traced('evt_obs_order', (x) => attempts(x).length === 2 && x.entries.some((e) => e.kind === 'fanout'));
+    expect(t.entries.map((e) => (e.kind === 'attempt' ? e.handler : e.kind))).toEqual(['fanout', 'late', 'early']);
+    const fanOut = t.entries[0]!;
+    expect(fanOut.at).toBeGreaterThanOrEqual(before);
+    expect(fanOut.at).toBeLessThanOrEqual(before + 50);
+    // The lines of `trace`, each `+N ms  what`: in this order, their times never going back.
+    const shown = formatTrace(t).split('\n').filter((l) => /^ {2}[+-]\d+ ms/.test(l)).map((l) => /^ {2}([+-]\d+) ms\s+(\S+)/.exec(l)!.slice(1));
+    expect(shown.map(([, what]) => what)).toEqual(['received', 'queued', 'fan-out:', 'late', 'early']);
+    const times = shown.map(([ms]) => Number(ms));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
 });
+

@@ -9,15 +9,15 @@ describe('switchyard reconcile: arguments (checked before anything is reached)',
   it('a bad --since says what was wrong and what is expected', async () => {
     await expect(run('--since', 'yesterday')).rejects.toThrow(UsageError);
     await expect(run('--since', 'yesterday')).rejects.toThrow(
-      '--since: expected an age such as 30m, 6h or 2d, or a date or timestamp such as 2025-03-04 or 2025-03-04T10:00:00Z, got "yesterday"',
+      '--since: "yesterday" is neither an age nor a date; expected an age such as 30m, 6h or 2d, a date YYYY-MM-DD (UTC midnight) or a timestamp with an offset such as 2025-03-04T10:00:00Z or 2025-03-04T10:00:00+01:00',
     );
-    await expect(run('--since', '2025-13-45')).rejects.toThrow(/--since: expected .* got "2025-13-45"/);
+    await expect(run('--since', '2025-13-45')).rejects.toThrow(/--since: "2025-13-45" does not exist: there is no month 13; expected an age/);
   });
 
   it('--since is required; --until must come after it', async () => {
     await expect(run()).rejects.toThrow(/--since is required/);
     await expect(run('--since', '1h', '--until', '2h')).rejects.toThrow(/--until .* must be after --since/);
-    await expect(run('--since', '1h', '--until', 'soon')).rejects.toThrow(/--until: expected an age/);
+    await expect(run('--since', '1h', '--until', 'soon')).rejects.toThrow(/--until: "soon" is neither an age nor a date; expected an age/);
   });
 
   it('--events: unknown names and events that are no webhooks are refused, naming what can be reconciled', async () => {

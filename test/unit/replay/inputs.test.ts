@@ -54,6 +54,17 @@ describe('replay inputs', () => {
     await expect(readInputs(['nope'], dir)).rejects.toBeInstanceOf(InputError);
   });
 
+  it('refuses a body_base64 that is not base64 (Buffer.from would skip what it cannot read and replay other bytes)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-inputs-'));
+    const good = Buffer.from('{"id":"evt_b64","event":"lead.won","data":{}}').toString('base64');
+    for (const [name, b64] of [['spaces', 'not base64!'], ['unpadded', good.replace(/=+$/, '').slice(0, -1)], ['url-safe', '-_-_']]) {
+      writeFileSync(join(dir, `${name}.json`), JSON.stringify({ format: 'switchyard.delivery/1', headers: {}, body_base64: b64 }));
+      await expect(readInputs([join(dir, `${name}.json`)], '/')).rejects.toThrow(new RegExp(`${name}\\.json: not a valid fixture: body_base64: expected standard base64`));
+    }
+    writeFileSync(join(dir, 'good.json'), JSON.stringify({ format: 'switchyard.delivery/1', headers: {}, body_base64: good }));
+    expect((await readInputs([join(dir, 'good.json')], '/'))[0]?.bytes.toString()).toContain('evt_b64');
+  });
+
   it('filters by event, subscribed events, since and limit, in order', async () => {
     const items = await readInputs([FIXTURES], '/');
     expect(filterItems(items, { events: ['lead.won', 'lead.lost'] }).map((i) => parseEnvelope(i.bytes).name)).toEqual(['lead.lost', 'lead.won']);
@@ -63,11 +74,12 @@ describe('replay inputs', () => {
     expect(filterItems(items, { sinceMs: 0 }).length).toBe(items.length);
   });
 
-  it('parses --since as a duration back from now or as a date', () => {
+  it('parses --since as a duration back from now or as a date (strictly: no rollover)', () => {
     const now = Date.parse('2025-03-04T12:00:00Z');
     expect(parseSince('2h', now)).toBe(now - 7_200_000);
     expect(parseSince('2025-03-01', now)).toBe(Date.parse('2025-03-01'));
     expect(parseSince('yesterday', now)).toBeNull();
+    expect(parseSince('2025-02-30', now)).toBeNull();
   });
 
   it('--new-ids rewrites whichever id field the envelope uses', () => {
