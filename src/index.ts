@@ -15,7 +15,7 @@ export {
   type Ability, type Duration, type Handler, type HandlerApi, type HandlerContext, type HandlerDefinition, type Jsonified, type NoSettings,
   type RetryOptions, type RetryPolicy, type SettingProblem, type SettingsOf, type SettingsSchema,
   type Priority, type KeyOption, type BuiltinKey, type DebounceOptions, type FlowPolicy,
-  type CancelOnOption, type HandlerState, type MatchOption, type SleepOptions, type StateOptions, type WaitForEventOptions, type WorkflowContext,
+  type CancelOnEntry, type CancelOnOption, type HandlerState, type KeyedMatch, type MatchOption, type SleepOptions, type StateOf, type StateOptions, type StateZodSchema, type WaitForEventOptions, type WorkflowContext,
 } from './handler/define.js';
 export { EVENT_NAMES, isEventName, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
 export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './events/catalogue.js';

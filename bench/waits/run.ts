@@ -32,6 +32,7 @@
 //
 // Knobs: WAITS=50000 SLEEPS=50000 UNRELATED=5000 ROUNDS=3 WARMUP=1 LATE=10000 LATE_SPREAD=10 EVENTS=200
 //        FILL_HISTORY=clean|keep (the fill's completed `events` jobs removed after phase 1's memory reading, or left) COMMANDSTATS=1 (log the Redis commands per unrelated delivery, by µs) LATE_LEAD=<s> (default from phase 1's park rate) EVENT_GAP_MS=50 CONCURRENCY=10 (WORKER_CONCURRENCY) FILL_CONCURRENCY=50 HISTORY=off PHASES=fill,unrelated,late,events,split
+//        MATCH=conversation|where|fn (how bw-waiter matches; `where`/`fn`: it waits for message.sent, the unrelated deliveries' name)
 //        RESULTS=<file.json>
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -68,6 +69,12 @@ const HISTORY = env.HISTORY ?? 'off';
 const FILL_CONCURRENCY = env.FILL_CONCURRENCY ?? '50';
 /** `clean`: the fill's completed `events` jobs are removed once it is measured (see fill); `keep`: left (runs 1–5). */
 const FILL_HISTORY = env.FILL_HISTORY ?? 'clean';
+/**
+ * How bw-waiter matches: `conversation` (default); `where` waits for `message.sent` with `{ on: 'conversation',
+ * where }` and `fn` with a bare key function (deprecated), so phase 4's unrelated `message.sent` deliveries (other
+ * conversations) are of the name the waits wait for (issue 32 item 4; with PHASES=fill,unrelated).
+ */
+const MATCH = env.MATCH ?? 'conversation';
 const PHASES = new Set((env.PHASES ?? 'fill,unrelated,late,events,split').split(',').map((s) => s.trim()));
 const PREFIX = 'switchyard';
 const SECRET = 'bench-secret';
@@ -98,7 +105,16 @@ const waiter = defineHandler({
   id: 'bw-waiter',
   on: ['conversation.closed'],
   async handle(event, ctx) {
-    await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: LONG_MS });
+    if (MATCH === 'where') {
+      // Function-matched, keyed: the same name as phase 4's unrelated deliveries, in other conversations.
+      await ctx.waitForEvent('reply', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.direction === 'outbound' }, timeout: LONG_MS });
+    } else if (MATCH === 'fn') {
+      // The deprecated bare key function: every message.sent is a candidate of every such wait.
+      const conv = (e: { data: unknown }) => (e.data as { conversation_id?: number; id?: number }).conversation_id ?? (e.data as { id?: number }).id;
+      await ctx.waitForEvent('reply', { event: 'message.sent', match: conv, timeout: LONG_MS });
+    } else {
+      await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: LONG_MS });
+    }
     S.resumed.set(event.data.id, Date.now());
   },
 });
@@ -522,7 +538,7 @@ async function main(): Promise<void> {
   }
   const summary = {
     date: date0, dateEnd: new Date().toUTCString(), machine: machine(), loadavgBefore: load0, loadavgAfter: loadavg(),
-    knobs: { WAITS, SLEEPS, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), FILL_HISTORY, UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
+    knobs: { WAITS, SLEEPS, MATCH, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), FILL_HISTORY, UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
     ...out,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${markdown(summary)}\n`);

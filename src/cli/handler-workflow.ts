@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Handler } from '../handler/define.js';
 import { formatDuration } from '../util/units.js';
 
-/** A handler's workflow as `switchyard handlers` shows it (JSON: match keys as 'conversation', 'contact' or 'function'). */
+/** A handler's workflow as `switchyard handlers` shows it (JSON: match keys as 'conversation', 'contact', 'function', or 'conversation where (function)' for a keyed where). */
 export interface WorkflowRow {
   cancelOn: { event: string; match: string }[];
   waitsFor: string[];
@@ -13,7 +13,11 @@ export interface WorkflowRow {
 
 const CALLS = ['step', 'sleep', 'sleepUntil', 'waitForEvent'] as const;
 
-const keyName = (k: unknown): string => (typeof k === 'function' ? 'function' : String(k));
+const keyName = (k: unknown): string => {
+  if (typeof k === 'function') return 'function';
+  if (typeof k === 'object' && k !== null) return `${String((k as { on?: unknown }).on)} where (function)`;
+  return String(k);
+};
 
 /** The workflow calls a module's text makes: `.step(`, `.sleep(`, `.sleepUntil(`, `.waitForEvent(`, and `.state.` (ctx.state). */
 export function workflowCalls(source: string): string[] {

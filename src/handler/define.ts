@@ -9,7 +9,7 @@ import type { Duration, RetryOptions, RetryPolicy } from './options.js';
 import { commonOptions } from './common.js';
 import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
-import type { CancelOnOption, StateOptions, WorkflowContext } from './workflow.js';
+import type { CancelOnEntry, StateOf, StateOptions, StateZodSchema, WorkflowContext } from './workflow.js';
 import { workflowPolicy, type WorkflowPolicy } from './workflow-policy.js';
 
 
@@ -28,7 +28,9 @@ export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } fro
 export type { SettingsOf, SettingsSchema } from './settings.js';
 export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 export type { Jsonified } from './jsonified.js';
-export type { CancelOnOption, HandlerState, MatchOption, SleepOptions, StateOptions, WaitForEventOptions, WorkflowContext } from './workflow.js';
+export type {
+  CancelOnEntry, CancelOnOption, HandlerState, KeyedMatch, MatchOption, SleepOptions, StateOf, StateOptions, StateZodSchema, WaitForEventOptions, WorkflowContext,
+} from './workflow.js';
 
 /**
  * The workspace client handed to handlers: `me` and the resources, without
@@ -40,8 +42,8 @@ export type HandlerApi = Omit<ApiClient, 'rateLimiter'>;
 /** `ctx.settings` of a handler without a `settings` schema. */
 export type NoSettings = Readonly<Record<never, never>>;
 
-/** What a handler receives besides the event, bound to one delivery and one handler. */
-export interface HandlerContext<Settings extends object = NoSettings> extends WorkflowContext {
+/** What a handler receives besides the event, bound to one delivery and one handler (`State`: its `ctx.state` value). */
+export interface HandlerContext<Settings extends object = NoSettings, State = unknown> extends WorkflowContext<State> {
   /**
    * Workspace REST client bound to this run: its Idempotency-Keys derive from
    * (delivery, handler, step), so a retried job replays instead of writing twice.
@@ -93,7 +95,9 @@ export interface HandlerContext<Settings extends object = NoSettings> extends Wo
 }
 
 /** What `defineHandler` takes: `handle` sees only the events named in `on`. */
-export interface HandlerDefinition<On extends readonly EventName[], S extends SettingsSchema | undefined = undefined> {
+export interface HandlerDefinition<
+  On extends readonly EventName[], S extends SettingsSchema | undefined = undefined, St extends StateZodSchema | undefined = undefined,
+> {
   /** Unique among loaded handlers; part of job ids and idempotency keys, so keep it stable. */
   readonly id: string;
   readonly on: On;
@@ -141,16 +145,16 @@ export interface HandlerDefinition<On extends readonly EventName[], S extends Se
    */
   readonly debounce?: DebounceOptions<On[number]>;
   /** Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded `cancelled`, no further steps run. */
-  readonly cancelOn?: readonly CancelOnOption[];
+  readonly cancelOn?: readonly CancelOnEntry[];
   /** `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default 30 days after the last write. With `orderBy` alone, `ctx.state` has its key. */
-  readonly state?: StateOptions;
+  readonly state?: StateOptions<St>;
   /**
    * Event names this handler's `ctx.waitForEvent` calls wait for. Their deliveries are kept for lookbacks
    * from start-up, so even the first wait ever for a name sees an event that arrived while its run was busy.
    * Without it a name is kept from the first wait for it on (or from start-up when a loaded handler cancels on it).
    */
   readonly waitsFor?: readonly EventName[];
-  handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> | void;
+  handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>, StateOf<St>>): Promise<void> | void;
 }
 
 /** Marker on every handler; `Symbol.for` so copies of this module loaded twice agree. */
@@ -195,8 +199,10 @@ export function isHandler(value: unknown): value is Handler {
  * rejects a misspelled event name; the runtime checks are for `.js` modules and
  * stop start-up with a message that names the handler and suggests a fix.
  */
-export function defineHandler<const On extends readonly EventName[], S extends SettingsSchema | undefined = undefined>(
-  def: HandlerDefinition<On, S>,
+export function defineHandler<
+  const On extends readonly EventName[], S extends SettingsSchema | undefined = undefined, St extends StateZodSchema | undefined = undefined,
+>(
+  def: HandlerDefinition<On, S, St>,
 ): Handler<On[number], SettingsOf<S>> {
   const input: unknown = def;
   if (typeof input !== 'object' || input === null) throw new HandlerDefinitionError('defineHandler expects an object { id, on, handle }', null);
@@ -241,6 +247,7 @@ export function defineHandler<const On extends readonly EventName[], S extends S
     flow,
     workflow,
     // `this` stays the definition, so helpers defined beside `handle` keep working.
+    // `ctx.state` is typed by `state.schema` inside the definition only (the worker checks each write against it).
     async handle(event: WorkspaceEvent<On[number]>, ctx: HandlerContext<SettingsOf<S>>): Promise<void> {
       await run.call(def, event, ctx);
     },

@@ -1,14 +1,16 @@
 import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/catalogue.js';
-import { closest } from '../util/closest.js';
 import { parseDuration } from '../util/units.js';
-import { KEY_SOURCES, type KeyOption } from './flow.js';
+import type { KeyOption } from './flow.js';
+import { MATCH_FORMS, matchOption, unknownOption } from './workflow-calls.js';
+import type { MatchOption } from './workflow.js';
+import type { StateSchema } from './state-value.js';
 
 /** A handler's workflow options, defaults applied (from `cancelOn` and `state`). */
 export interface WorkflowPolicy {
   /** Events that cancel a sleeping or waiting run of the handler. */
-  readonly cancelOn: readonly { readonly event: EventName; readonly match: KeyOption }[];
+  readonly cancelOn: readonly { readonly event: EventName; readonly match: MatchOption }[];
   /** The key of `ctx.state` (the handler's `orderBy` unless `state.key` is given) and how long a state is kept after its last write; null: no `ctx.state`. */
-  readonly state: { readonly key: KeyOption; readonly ttlMs: number } | null;
+  readonly state: { readonly key: KeyOption; readonly ttlMs: number; readonly schema?: StateSchema | null } | null;
   /** Event names the handler's waits wait for, watched from start-up (their lookback reaches back from the first run). */
   readonly waitsFor: readonly EventName[];
 }
@@ -20,34 +22,8 @@ const show = (value: unknown): string => (typeof value === 'function' ? 'a funct
 
 /** A plain object's own keys beyond `allowed` are a definition error (with a did-you-mean). */
 function noUnknownKeys(name: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[], fail: (msg: string) => never): void {
-  for (const key of Object.keys(value)) {
-    if (allowed.includes(key)) continue;
-    const hint = closest(key, allowed);
-    fail(`"${name}" has an unknown option "${key}"${hint ? `; did you mean "${hint}"?` : ''} (expected ${allowed.join(' and ')})`);
-  }
-}
-
-/**
- * A match key (`cancelOn[i].match`, `state.key`): 'conversation', 'contact' or
- * a function; a built-in key must be one every event involved carries
- * (KEY_SOURCES), else it could never match.
- */
-export function matchOption(
-  name: string,
-  value: unknown,
-  events: readonly { readonly event: EventName; readonly role: string }[],
-  fail: (msg: string) => never,
-): KeyOption {
-  if (typeof value === 'function') return value as KeyOption;
-  if (value !== 'conversation' && value !== 'contact') {
-    return fail(`"${name}" must be 'conversation', 'contact' or a function (event) => key, got ${show(value)}`);
-  }
-  const missing = events.filter((e) => KEY_SOURCES[e.event][value] === null);
-  if (missing.length > 0) {
-    const list = missing.map((e) => `"${e.event}" (${e.role})`).join(', ');
-    fail(`"${name}: '${value}'" cannot be used with ${list}: ${missing.length === 1 ? 'that event carries' : 'those events carry'} no ${value} id, so it could never match; use a function (event) => key`);
-  }
-  return value;
+  const problem = unknownOption(`"${name}"`, value, allowed);
+  if (problem !== null) fail(problem);
 }
 
 function positiveDuration(value: unknown): number | null {
@@ -82,14 +58,17 @@ export function workflowPolicy(
       const hint = typeof event === 'string' ? suggestEventName(event) : null;
       return fail(`"${name}.event": unknown event ${show(event)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`));
     }
-    if (match === undefined) return fail(`"${name}" (event "${event}") needs a "match": 'conversation', 'contact' or a function (event) => key`);
+    if (match === undefined) return fail(`"${name}" (event "${event}") needs a "match": ${MATCH_FORMS}`);
     return Object.freeze({ event, match: matchOption(`${name}.match`, match, [{ event, role: 'its event' }, ...own.filter((o) => o.event !== event)], fail) });
   });
   let st: WorkflowPolicy['state'] = null;
   if (state !== undefined) {
-    if (!isRecord(state)) return fail(`"state" must be an object { key?, ttl? }, got ${show(state)}`);
-    noUnknownKeys('state', state, ['key', 'ttl'], fail);
-    const { key, ttl } = state;
+    if (!isRecord(state)) return fail(`"state" must be an object { key?, ttl?, schema? }, got ${show(state)}`);
+    noUnknownKeys('state', state, ['key', 'ttl', 'schema'], fail);
+    const { key, ttl, schema = null } = state;
+    if (schema !== null && (typeof schema !== 'object' || typeof (schema as { safeParse?: unknown }).safeParse !== 'function')) {
+      fail(`"state.schema" must be a zod schema such as z.object({ count: z.number() }), got ${show(schema)}`);
+    }
     let ttlMs = DEFAULT_STATE_TTL_MS;
     if (ttl !== undefined) {
       const ms = positiveDuration(ttl);
@@ -97,9 +76,9 @@ export function workflowPolicy(
       ttlMs = ms;
     }
     let stateKey: KeyOption | null = orderBy;
-    if (key !== undefined) stateKey = matchOption('state.key', key, own, fail);
+    if (key !== undefined) stateKey = matchOption('state.key', key, own, fail, true) as KeyOption;
     if (stateKey === null) fail('"state" needs a "key" (\'conversation\', \'contact\' or a function (event) => key) when the handler has no "orderBy"');
-    st = Object.freeze({ key: stateKey, ttlMs });
+    st = Object.freeze({ key: stateKey, ttlMs, ...(schema !== null ? { schema: schema as StateSchema } : {}) });
   } else if (orderBy !== null) {
     st = Object.freeze({ key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS });
   }

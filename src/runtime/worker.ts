@@ -149,7 +149,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     log,
     lifecycle,
     flow,
-    durable: { records, waits, state: new HandlerStateStore(commands, prefix), keepMs: stepTtlMs },
+    durable: { records, waits, state: new HandlerStateStore(commands, prefix), keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
   });
   /** Promotes a parked run (`<queue>|<job id>`); one that is not parked (running, gone) is left alone. */
   const queueByName = new Map<string, HandlerQueues[keyof HandlerQueues]>(PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p], queues.handlers[p]] as const));

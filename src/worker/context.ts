@@ -63,9 +63,9 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
     get: async () => (durable ? await durable.stateGet() : noDurable('ctx.state')),
     set: async (value) => {
       if (!durable) noDurable('ctx.state');
-      await durable.stateWrite(() => value as never);
+      await durable.stateWrite('set', () => value as never);
     },
-    update: async (fn) => (durable ? await durable.stateWrite((c) => fn((c ?? null)) as never) : noDurable('ctx.state')),
+    update: async (fn) => (durable ? await durable.stateWrite('update', (c) => fn((c ?? null)) as never) : noDurable('ctx.state')),
   };
   return {
     get api(): HandlerApi {

@@ -3,16 +3,20 @@ import { jobIdFor } from '../events/envelope.js';
 import type { WorkspaceEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler/define.js';
 import { HandlerConfigError } from '../handler/errors.js';
-import { keyOf, type KeyOption } from '../handler/flow.js';
-import type { SleepOptions, WaitForEventOptions } from '../handler/workflow.js';
+import { keyOf } from '../handler/flow.js';
+import { checkStateValue, stateLabel, type StateSchema } from '../handler/state-value.js';
+import type { MatchOption, SleepOptions, WaitForEventOptions } from '../handler/workflow.js';
+import {
+  callLabel, checkName, checkReach, DEFAULT_MAX_WAIT_MS, durationMs, nameTwice, ownKey, sleepOptions, takes, timeMs, waitCall, type WorkflowLimits,
+} from '../handler/workflow-calls.js';
 import type { AttemptObserver } from '../lifecycle/bus.js';
+import type { Logger } from '../log/logger.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import type { ParkedRun, RunRecords } from '../queue/waits/runs.js';
 import type { HandlerStateStore, StateValue } from '../queue/state/store.js';
 import type { WaitState, WaitStore } from '../queue/waits/store.js';
 import { decodeReached, defaultWaitId, encodeReached, type Reached } from '../queue/waits/reached.js';
 import { addBusinessTime } from '../recipes/business-time.js';
-import { parseDuration } from '../util/units.js';
 
 /**
  * The durable part of one handler attempt (`ctx.sleep`, `ctx.sleepUntil`,
@@ -45,6 +49,10 @@ export interface DurableDeps {
   readonly keepMs: number;
   /** The longest a due run is held for a delivery not fanned out yet (src/worker/hold.ts, default HOLD_MAX_MS). */
   readonly holdMaxMs?: number;
+  /** How far sleeps and waits may reach (DEDUPE_TTL; default 7 days). */
+  readonly limits?: WorkflowLimits;
+  /** Where a deprecated use is warned about (once per handler and wait in a process). */
+  readonly log?: Pick<Logger, 'warn'>;
   readonly now?: () => number;
 }
 
@@ -69,18 +77,15 @@ export interface ParkedIn extends ParkRequest {
 interface Over { r: 'due' | 'event' | 'timeout'; e?: string; d?: string }
 
 
-const ms = (d: number | string, what: string): number => {
-  const v = typeof d === 'number' ? d : parseDuration(d);
-  if (v === null || !Number.isFinite(v) || v < 0) throw new TypeError(`${what}: expected a duration such as '15m' or a number of milliseconds, got ${JSON.stringify(d)}`);
-  return Math.round(v);
-};
-
-/** The key a cancelOn entry or a wait matches under (`conversation:42`; a function's value, namespaced by handler and entry). */
-export function matchKey(match: KeyOption, event: { name: WorkspaceEvent['name']; data: unknown }, fnScope: string): string | null {
-  const k = keyOf(match, event);
+/** The key a cancelOn entry or a wait registers under for the run's own event (`conversation:42`; a function's value, namespaced by handler and entry; a keyed `where`'s key, namespaced likewise). */
+export function matchKey(match: MatchOption, event: { name: WorkspaceEvent['name']; data: unknown }, fnScope: string): string | null {
+  const k = ownKey(match, event);
   if (k === null) return null;
-  return typeof match === 'function' ? `fn:${fnScope}:${k}` : k;
+  return typeof match === 'function' ? `fn:${fnScope}:${k}` : typeof match === 'object' ? `w:${fnScope}:${k}` : k;
 }
+
+/** Handler and wait names already warned about in this process (a bare key function in a wait). */
+const warned = new Set<string>();
 
 /** The WaitStore id of a run's cancelOn entry `i`. */
 export const cancelId = (scope: string, i: number): string => `${scope}:c:${i}`;
@@ -138,11 +143,18 @@ export class DurableRun {
     if (this.parked) throw new ParkSignal(this.parked.name);
   }
 
-  private begin(name: string, what: string): void {
+  /** Checks the name of a sleep or wait first reached now; its label for messages. */
+  private begin(name: unknown, what: string): string {
     this.guard();
-    if (typeof name !== 'string' || name === '') throw new TypeError(`${what} needs a non-empty name`);
-    if (this.names.has(name)) throw new TypeError(`${what} "${name}" reached twice in one run: sleep and wait names must be unique within a handler`);
-    this.names.add(name);
+    const label = callLabel(what, name, this.handler.id);
+    checkName(label, name);
+    if (this.names.has(name as string)) throw nameTwice(label);
+    this.names.add(name as string);
+    return label;
+  }
+
+  private get limits(): WorkflowLimits {
+    return this.deps.limits ?? { maxMs: DEFAULT_MAX_WAIT_MS };
   }
 
   private park(req: ParkRequest): never {
@@ -151,24 +163,28 @@ export class DurableRun {
   }
 
   async sleep(name: string, duration: number | string, opts: SleepOptions | undefined): Promise<void> {
-    const d = ms(duration, `ctx.sleep("${name}")`);
-    return this.sleepTo(name, (now) => (opts?.businessHours ? addBusinessTime(opts.businessHours, new Date(now), d).getTime() : now + d), 'ctx.sleep');
+    const label = this.begin(name, 'ctx.sleep');
+    const d = durationMs(label, 'the duration', duration, true);
+    const hours = sleepOptions(label, opts)?.businessHours;
+    return this.sleepTo(name, label, (now) => (hours ? addBusinessTime(hours, new Date(now), d).getTime() : now + d));
   }
 
   async sleepUntil(name: string, at: Date | string | number, opts: SleepOptions | undefined): Promise<void> {
-    const t = at instanceof Date ? at.getTime() : typeof at === 'number' ? at : Date.parse(at);
-    if (!Number.isFinite(t)) throw new TypeError(`ctx.sleepUntil("${name}"): not a date: ${JSON.stringify(at)}`);
+    const label = this.begin(name, 'ctx.sleepUntil');
+    const t = timeMs(label, at);
+    const hours = sleepOptions(label, opts)?.businessHours;
     // With business hours: at the first open instant at or after `at`.
-    return this.sleepTo(name, () => (opts?.businessHours ? addBusinessTime(opts.businessHours, new Date(t), 0).getTime() : t), 'ctx.sleepUntil');
+    return this.sleepTo(name, label, () => (hours ? addBusinessTime(hours, new Date(t), 0).getTime() : t));
   }
 
-  private async sleepTo(name: string, dueOf: (now: number) => number, what: string): Promise<void> {
-    this.begin(name, what);
+  private async sleepTo(name: string, label: string, dueOf: (now: number) => number): Promise<void> {
     if (this.field(`o:${name}`) !== undefined) return;
     const now = this.now();
     let reached = this.reached(name);
     if (!reached) {
-      reached = { k: 'sleep', due: dueOf(now) };
+      const due = dueOf(now);
+      checkReach(label, due, now, this.receivedMs, this.limits);
+      reached = { k: 'sleep', due };
       this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
       this.observe?.wait({ name, kind: 'sleep', dueAt: reached.due });
     }
@@ -181,33 +197,42 @@ export class DurableRun {
   }
 
   async waitForEvent<E extends WorkspaceEvent['name']>(name: string, opts: WaitForEventOptions<E>): Promise<WorkspaceEvent<E> | null> {
-    this.begin(name, 'ctx.waitForEvent');
+    const label = this.begin(name, 'ctx.waitForEvent');
+    const call = waitCall<E>(label, opts, this.data.event);
     const over = this.field(`o:${name}`);
     if (over !== undefined) {
       const o = JSON.parse(over) as Over;
       return o.r === 'event' && o.e ? JSON.parse(o.e) as WorkspaceEvent<E> : null;
     }
-    if (!opts || typeof opts.event !== 'string') throw new TypeError(`ctx.waitForEvent("${name}") needs { event, match, timeout }`);
-    const fnMatch = typeof opts.match === 'function';
+    const { match } = call;
     const now = this.now();
     let reached = this.reached(name);
     if (!reached) {
-      const own = keyOf(opts.match, this.data.event);
-      if (own === null) throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${this.handler.id}": the run's event (${this.data.event.name}) has no ${fnMatch ? 'key (the match function gave none)' : `${String(opts.match)} id`} to match on`);
-      const lookback = opts.lookback ?? true;
+      const own = ownKey(match, this.data.event) as string;
+      const { lookback } = call;
       const ownMs = this.receivedMs;
-      const since = lookback === true ? ownMs : lookback === false ? now : Math.max(ownMs, now - ms(lookback, `ctx.waitForEvent("${name}") lookback`));
-      // A function match is unknown to the process that fans a later event out: the wait takes every event
+      const since = lookback === true ? ownMs : lookback === false ? now : Math.max(ownMs, now - lookback);
+      const due = now + call.timeoutMs;
+      checkReach(label, due, now, ownMs, this.limits);
+      // A key function is unknown to the process that fans a later event out: the wait takes every event
       // of the name (key `any:<name>`) and this run compares the function's keys itself (`own`, `n`: below).
+      // A keyed `where` waits under the run's own key and asks `where` about that key's events only.
+      const fnMatch = typeof match === 'function';
+      const keyed = typeof match === 'object';
+      if (fnMatch && !warned.has(`${this.handler.id}\u0000${name}`)) {
+        warned.add(`${this.handler.id}\u0000${name}`);
+        this.deps.log?.warn({ handler: this.handler.id, wait: name },
+          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): every ${call.event} event wakes every run waiting this way; write match: { on: 'conversation' | 'contact', where: (event) => boolean }`);
+      }
       reached = {
-        k: 'wait', due: now + ms(opts.timeout, `ctx.waitForEvent("${name}") timeout`), since, id: defaultWaitId(this.scope, name), ev: opts.event,
-        key: fnMatch ? `any:${opts.event}` : own, ...(fnMatch ? { own, n: 0 } : {}),
+        k: 'wait', due, since, id: defaultWaitId(this.scope, name), ev: call.event,
+        key: fnMatch ? `any:${call.event}` : own, ...(fnMatch || keyed ? { own, n: 0 } : {}),
       };
       this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
-      this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: opts.event });
+      this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: call.event });
     }
-    // A function-matched wait goes through the candidates one registration at a time: each event of the
-    // name that another key answered is passed over (its registration forgotten) and the next one
+    // A wait matched by a key function or a keyed `where` goes through the candidates one registration at a time: each event of the
+    // name that another key answered (or `where` refused) is passed over (its registration forgotten) and the next one
     // registers from just after it, so register-or-answer still sees every later event exactly once.
     // (Events of the same millisecond as a passed-over one are not looked at.)
     for (let hops = 0; ; hops++) {
@@ -219,7 +244,7 @@ export class DurableRun {
       if (st.status === 'pending' && reached.due <= now) st = await this.deps.waits.settle(id, now);
       if (st?.status === 'matched' && st.match) {
         const got = JSON.parse(st.match.body) as WorkspaceEvent<E>;
-        if (reached.own !== undefined && typeof opts.match === 'function' && keyOf(opts.match, got) !== reached.own) {
+        if (reached.own !== undefined && typeof match !== 'string' && !takes(match, reached.own, got)) {
           if (hops > 10_000) throw new Error(`ctx.waitForEvent("${name}"): more than 10 000 events of ${reached.ev as string} passed over in one run`);
           reached = { ...reached, since: st.match.receivedAt, n: (reached.n ?? 0) + 1 };
           this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
@@ -260,14 +285,20 @@ export class DurableRun {
    * wrote, from the record saved when the run parked). A write made after the run's last park by an attempt
    * that then dies mid-run (SIGKILL) is not in the record yet: its retry writes again (at least once there).
    */
-  async stateWrite(fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>): Promise<StateValue> {
+  async stateWrite(op: 'set' | 'update', fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>): Promise<StateValue> {
     this.guard();
     const key = this.stateKey();
     const field = `s:${++this.stateWrites}`;
     const done = this.field(field);
     if (done !== undefined) return JSON.parse(done) as StateValue;
-    const ttl = (this.handler.workflow.state as { ttlMs: number }).ttlMs;
-    const value = await this.deps.state.update(this.handler.id, key, fn, ttl);
+    const st = this.handler.workflow.state as { ttlMs: number; schema?: StateSchema | null };
+    // Checked before it is written (the store writes nothing when this throws).
+    const checked = async (current: StateValue | undefined): Promise<StateValue> => {
+      const value = await fn(current);
+      checkStateValue(stateLabel(op, this.handler.id, key), value, st.schema ?? null);
+      return value;
+    };
+    const value = await this.deps.state.update(this.handler.id, key, checked, st.ttlMs);
     this.fresh.set(field, JSON.stringify(value));
     return value;
   }

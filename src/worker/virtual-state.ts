@@ -1,6 +1,7 @@
 import type { WorkspaceEvent } from '../events/catalogue.js';
 import { HandlerConfigError } from '../handler/errors.js';
 import { keyOf } from '../handler/flow.js';
+import { checkStateValue, stateLabel } from '../handler/state-value.js';
 import type { HandlerState } from '../handler/workflow.js';
 import type { WorkflowPolicy } from '../handler/workflow-policy.js';
 
@@ -61,7 +62,8 @@ export function virtualState(deps: VirtualStateDeps): HandlerState {
     return jsonCopy(stored.value);
   };
   const write = (op: 'set' | 'update', key: string, next: unknown): unknown => {
-    const value = next === undefined ? null : jsonCopy(next);
+    checkStateValue(stateLabel(op, deps.handlerId, key), next, policy.state?.schema ?? null);
+    const value = jsonCopy(next);
     store.set(key, { value, writtenAt: deps.clock() });
     deps.onAccess?.({ op, key, value: jsonCopy(value) });
     return jsonCopy(value);

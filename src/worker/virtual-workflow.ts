@@ -1,12 +1,13 @@
-import { isEventName, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
+import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
 import type { Handler, HandlerContext } from '../handler/define.js';
-import { HandlerConfigError } from '../handler/errors.js';
-import { keyOf, type KeyOption } from '../handler/flow.js';
+import { keyOf } from '../handler/flow.js';
 import type { Duration } from '../handler/options.js';
-import type { SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
+import type { MatchOption, SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
+import {
+  callLabel, checkName, checkReach, durationMs, durationValue, limitsFromEnv, nameTwice, ownKey, sleepOptions, takes, timeMs, timeValue, waitCall, type WorkflowLimits,
+} from '../handler/workflow-calls.js';
 import type { WorkflowPolicy } from '../handler/workflow-policy.js';
 import { addBusinessTime } from '../recipes/business-time.js';
-import { parseDuration } from '../util/units.js';
 import { jsonCopy, virtualState, type StateAccess, type VirtualStateStore } from './virtual-state.js';
 
 /**
@@ -67,16 +68,16 @@ export interface WorkflowRecord {
 /** What a cancelled run's pending sleep or wait returns: a promise that never settles, so no code of the run runs after it. */
 const NEVER = new Promise<never>(() => {});
 
-/** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms), in ms; a TypeError naming `what` otherwise. */
+/** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms), in ms; a TypeError naming `what` otherwise (test kit inputs). */
 export function timeOf(what: string, value: unknown): number {
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  const ms = timeValue(value);
   if (!Number.isFinite(ms)) throw new TypeError(`${what} must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(value))}`);
   return ms;
 }
 
-/** A duration (`'15m'`, or ms) in ms; a TypeError naming `what` otherwise. */
+/** A duration (`'15m'`, or ms) in ms; a TypeError naming `what` otherwise (test kit inputs). */
 export function durationOf(what: string, value: unknown, allowZero: boolean): number {
-  const ms = typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value) : Number.NaN) : typeof value === 'string' ? (parseDuration(value) ?? Number.NaN) : Number.NaN;
+  const ms = durationValue(value);
   if (!(ms > 0 || (allowZero && ms === 0))) {
     throw new TypeError(`${what} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`);
   }
@@ -97,12 +98,14 @@ export interface VirtualWorkflowDeps {
   readonly onCancel: () => void;
   /** Each sleep, wait and state access as it happens. */
   readonly onEntry?: (entry: WorkflowEntry) => void;
+  /** How far sleeps and waits may reach (default: from DEDUPE_TTL in the environment, as the worker). */
+  readonly limits?: WorkflowLimits;
 }
 
-/** Whether `candidate` has the run's key under `match` (never when either has none). */
-function sameKey(match: KeyOption, own: WorkspaceEvent, candidate: WorkspaceEvent): boolean {
-  const mine = keyOf(match, own);
-  return mine !== null && keyOf(match, candidate) === mine;
+/** Whether `candidate` is taken under `match` for the run's own event (never when the run has no key). */
+function sameKey(match: MatchOption, own: WorkspaceEvent, candidate: WorkspaceEvent): boolean {
+  const mine = ownKey(match, own);
+  return mine !== null && takes(match, mine, candidate);
 }
 
 /** The state key of the run's own event, or null (no state, or no key). */
@@ -122,11 +125,14 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
     deps.onEntry?.({ type: 'wait', wait, ...(waitedFor ? { waitedFor } : {}), ...(by ? { eventAt: iso(by.at) } : {}) });
   };
 
-  const begin = (kind: 'sleep' | 'wait', name: unknown): string => {
-    if (typeof name !== 'string' || name === '') throw new TypeError(`ctx.${kind === 'sleep' ? 'sleep' : 'waitForEvent'} needs a non-empty name`);
-    if (names.has(name)) throw new TypeError(`"${name}" is used by two sleeps or waits in one run: their names must be unique within a handler (and stable: a woken run finds them by name)`);
-    names.add(name);
-    return name;
+  const limits = deps.limits ?? limitsFromEnv();
+  /** Checks the name of a sleep or wait; its label for messages. */
+  const begin = (what: string, name: unknown): string => {
+    const label = callLabel(what, name, deps.handlerId);
+    checkName(label, name);
+    if (names.has(name as string)) throw nameTwice(label);
+    names.add(name as string);
+    return label;
   };
 
   /** The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when it came earlier). */
@@ -158,12 +164,6 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
     done({ ...wait, outcome: 'slept' }, undefined);
   };
 
-  const hoursOf = (opts: SleepOptions | undefined, what: string) => {
-    if (opts === undefined) return undefined;
-    if (typeof opts !== 'object' || opts === null) throw new TypeError(`${what}: options must be { businessHours? }`);
-    return opts.businessHours;
-  };
-
   const state = virtualState({
     handlerId: deps.handlerId, policy, event: own.event, store: deps.state, clock: () => record.clock,
     onAccess: (access) => {
@@ -174,40 +174,31 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
 
   const workflow: WorkflowContext = {
     async sleep(name: string, duration: Duration, opts?: SleepOptions): Promise<void> {
-      begin('sleep', name);
-      const ms = durationOf(`ctx.sleep "${name}": duration`, duration, true);
-      const hours = hoursOf(opts, `ctx.sleep "${name}"`);
+      const label = begin('ctx.sleep', name);
+      const ms = durationMs(label, 'the duration', duration, true);
+      const hours = sleepOptions(label, opts)?.businessHours;
       const due = hours ? addBusinessTime(hours, new Date(record.clock), ms).getTime() : record.clock + ms;
+      checkReach(label, due, record.clock, own.receivedAt, limits);
       return sleepTo(name, due);
     },
     async sleepUntil(name: string, at: Date | string | number, opts?: SleepOptions): Promise<void> {
-      begin('sleep', name);
-      let due = Math.max(record.clock, timeOf(`ctx.sleepUntil "${name}": at`, at));
-      const hours = hoursOf(opts, `ctx.sleepUntil "${name}"`);
+      const label = begin('ctx.sleepUntil', name);
+      let due = Math.max(record.clock, timeMs(label, at));
+      const hours = sleepOptions(label, opts)?.businessHours;
       if (hours) due = addBusinessTime(hours, new Date(due), 0).getTime();
+      checkReach(label, due, record.clock, own.receivedAt, limits);
       return sleepTo(name, due);
     },
     async waitForEvent<E extends EventName>(name: string, opts: WaitForEventOptions<E>): Promise<WorkspaceEvent<E> | null> {
-      begin('wait', name);
-      if (typeof opts !== 'object' || opts === null || !isEventName(opts.event)) {
-        throw new TypeError(`ctx.waitForEvent "${name}": opts.event must be an event name, got ${JSON.stringify((opts as { event?: unknown } | null)?.event)}`);
-      }
-      const { event: wanted, match, lookback = true } = opts;
-      const fnMatch = typeof match === 'function';
-      if (!fnMatch && match !== 'conversation' && match !== 'contact') {
-        throw new TypeError(`ctx.waitForEvent "${name}": opts.match must be 'conversation', 'contact' or a function of the event, got ${JSON.stringify(match)}`);
-      }
-      // As the worker: the run's own event must give the key the wait compares candidates with.
-      if (keyOf(match, own.event) === null) {
-        throw new HandlerConfigError(`ctx.waitForEvent("${name}") in handler "${deps.handlerId}": the run's event (${own.event.name}) has no ${fnMatch ? 'key (the match function gave none)' : `${String(match)} id`} to match on`);
-      }
-      const timeoutMs = durationOf(`ctx.waitForEvent "${name}": timeout`, opts.timeout, false);
+      const label = begin('ctx.waitForEvent', name);
+      const { event: wanted, match, lookback, timeoutMs } = waitCall<E>(label, opts, own.event);
       const startedAt = record.clock;
       const due = startedAt + timeoutMs;
+      checkReach(label, due, startedAt, own.receivedAt, limits);
       let from: number;
       if (lookback === true) from = own.receivedAt;
       else if (lookback === false) from = startedAt;
-      else from = Math.max(own.receivedAt, startedAt - durationOf(`ctx.waitForEvent "${name}": lookback`, lookback, true));
+      else from = Math.max(own.receivedAt, startedAt - lookback);
       // Events received at or after `from` (and after the run's own), before the timeout; the earliest.
       let found: Arrival | null = null;
       for (const a of others) {

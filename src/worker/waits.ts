@@ -44,18 +44,22 @@ export interface EventWaitsDeps {
   readonly now?: () => number;
 }
 
-/** Every key an event can be matched under: its conversation, its contact, and each loaded handler's cancelOn function value. */
+/**
+ * Every key an event can be matched under: its conversation, its contact, and for each loaded handler's cancelOn
+ * entry of its name, a key function's value or (a keyed `where` that takes it) its key, namespaced by the entry.
+ */
 export function eventMatchKeys(event: WorkspaceEvent, handlers: readonly Handler[]): string[] {
   const keys = new Set<string>();
   for (const k of [matchKey('conversation', event, ''), matchKey('contact', event, '')]) if (k !== null) keys.add(k);
   for (const h of handlers) {
     h.workflow.cancelOn.forEach((c, i) => {
-      if (typeof c.match !== 'function' || c.event !== event.name) return;
+      if (typeof c.match === 'string' || c.event !== event.name) return;
       try {
+        if (typeof c.match === 'object' && !c.match.where(event)) return;
         const k = matchKey(c.match, event, `${h.id}:${i}`);
         if (k !== null) keys.add(k);
       } catch {
-        // A key function that throws on this event gives it no key.
+        // A key or where function that throws on this event gives it no key.
       }
     });
   }

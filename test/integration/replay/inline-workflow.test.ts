@@ -140,4 +140,17 @@ describe('replay --inline of a workflow', () => {
     const [outcome] = await replay([short], input.slice(0, 1), input);
     expect(outcome!.lines).toEqual([expect.stringMatching(/✓ short-sleeper completed/), '      sleep "brief" 5m — skipped (inline replay does not wait; due 2025-03-04T10:03:13.402Z)']);
   });
+
+  it('a misused workflow call is the worker\'s configuration error: dead at once, with its message', async () => {
+    const typo = defineHandler({
+      id: 'typo',
+      on: ['message.received'],
+      async handle(_e, ctx) {
+        await ctx.waitForEvent('reply', { event: 'message.recieved' as never, match: 'conversation', timeout: '1h' });
+      },
+    });
+    const [outcome] = await replay([typo], await items('message.received'));
+    expect(outcome!.lines!.join('\n')).toContain('typo dead');
+    expect(outcome!.lines!.join('\n')).toContain('HandlerConfigError: ctx.waitForEvent("reply") in handler "typo": "event" must be an event name, got "message.recieved"; did you mean "message.received"?');
+  });
 });

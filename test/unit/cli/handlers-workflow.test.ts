@@ -26,6 +26,12 @@ describe('switchyard handlers: workflows', () => {
     expect(rows.find((r) => r.id === 'wf-counter')?.workflow).toEqual({ cancelOn: [], waitsFor: [], state: { key: 'contact', ttlMs: 30 * 86_400_000 }, uses: ['ctx.sleep', 'ctx.state'] });
   });
 
+  it('shows a keyed where match as its key and where', async () => {
+    const io = memoryIo({ HANDLERS_DIR: fileURLToPath(new URL('../../support/handlers/workflow-calls', import.meta.url)) });
+    await handlersCommand.run([], io);
+    expect(io.out()).toMatch(/wf-where\n[\s\S]*?\n {13}cancelOn conversation\.opened \(match conversation where \(function\)\)\n/);
+  });
+
   it('finds the calls however they are written', () => {
     expect(workflowCalls('await ctx.sleepUntil(at); const r = await ctx.waitForEvent<X>("w", o); ctx.step ("s", f); await ctx.state.set(1)')).toEqual(['ctx.step', 'ctx.sleepUntil', 'ctx.waitForEvent', 'ctx.state']);
     expect(workflowCalls('const sleep = 1; ctx.api.contacts.get(1); state.set')).toEqual([]);

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import type { Handler } from '../../../src/index.js';
+import { createEvent, testHandler } from '../../../src/testing/index.js';
 
 /**
  * docs/handlers.md's workflow example, as written: the handler of "Workflows
@@ -38,3 +40,22 @@ it('docs/handlers.md holds the example: the handler, then its test', () => {
 
 // Its describe() and it()s register here, as tests of this file.
 await import(pathToFileURL(join(project, 'test', 'first-reply-sla.test.ts')).href);
+
+// The second example of "Workflows over time": the lead nurture (a keyed where, a typed state).
+const nurtureCode = blockAfter('\n### Workflows over time\n', '// handlers/lead-nurture.ts\n');
+writeFileSync(join(project, 'handlers', 'lead-nurture.ts'), nurtureCode ?? '');
+
+it('the lead nurture example counts its nudges in a typed state and takes only its contact\'s "Engaged"', async () => {
+  expect(nurtureCode).toContain(`match: { on: 'contact', where: (e) => e.data.lifecycle.name === 'Engaged' }`);
+  const { default: nurture } = (await import(pathToFileURL(join(project, 'handlers', 'lead-nurture.ts')).href)) as { default: Handler };
+  const lead = createEvent('lead.created', { data: { id: 5, contact_id: 35 } });
+  const stage = (contact: number, name: string) => ({ event: createEvent('contact.lifecycle_changed', { data: { contact_id: contact, lifecycle: { id: 6, name, role: null, outcome: null } } }), after: '4d' });
+  const answered = await testHandler(nurture, lead, { state: { nudges: 1 }, events: [stage(99, 'Engaged'), stage(35, 'Lead'), stage(35, 'Engaged')] });
+  expect(answered.outcome).toBe('completed');
+  expect(answered.state).toEqual({ nudges: 2 });
+  expect(answered.waits.map((w) => w.outcome)).toEqual(['slept', 'matched']);
+  expect(answered.waits[1]?.event?.data).toMatchObject({ contact_id: 35, lifecycle: { name: 'Engaged' } });
+  const silent = await testHandler(nurture, lead, { events: [stage(99, 'Engaged')] });
+  expect(silent.waits.map((w) => w.outcome)).toEqual(['slept', 'timed_out']);
+  expect(silent.logs.some((l) => JSON.stringify(l).includes('no answer to the nudge'))).toBe(true);
+});

@@ -45,7 +45,7 @@ describe('sleeps on the virtual clock', () => {
     expect(thread.find((m) => m.body === 'woke up')?.created_at).toMatch(/^2025-03-10T0[89]:00:00/);
   });
 
-  it('a name used twice fails the run with a TypeError naming it', async () => {
+  it('a name used twice dead-letters the run with a HandlerConfigError naming it', async () => {
     const twice = defineHandler({
       id: 'twice',
       on: ['message.received'],
@@ -55,14 +55,14 @@ describe('sleeps on the virtual clock', () => {
       },
     });
     const run = await testHandler(twice, inbound);
-    expect(run.outcome).not.toBe('completed');
-    expect(String(run.error)).toContain('"nap" is used by two sleeps or waits in one run');
+    expect(run.outcome).toBe('dead');
+    expect(String(run.error)).toContain('HandlerConfigError: ctx.sleep("nap") in handler "twice": the name is reached twice in one run');
   });
 
-  it('a bad duration is a TypeError saying what is expected', async () => {
+  it('a bad duration is a HandlerConfigError saying what is expected', async () => {
     const bad = defineHandler({ id: 'bad', on: ['message.received'], handle: (_e, ctx) => ctx.sleep('nap', 'soon') });
     const run = await testHandler(bad, inbound);
-    expect(String(run.error)).toContain(`ctx.sleep "nap": duration must be a duration such as '15m'`);
+    expect(String(run.error)).toContain(`ctx.sleep("nap") in handler "bad": the duration must be a duration such as '15m'`);
   });
 });
 
@@ -263,5 +263,44 @@ describe('events option', () => {
     await expect(testHandler(h, inbound, { events: [{ event: reply(), at: 'soon' }] })).rejects.toThrow('testHandler: events[0].at must be a Date, an ISO time or ms');
     await expect(testHandler(h, inbound, { events: [{ event: reply(), at: 0, after: '1m' } as never] })).rejects.toThrow('gives both at and after');
     expect((await testHandler(h, inbound, { events: [reply()] })).waits).toEqual([]);
+  });
+});
+
+describe('a keyed match: { on, where } (the key first, then the function)', () => {
+  const sent = (conversation: number, body: string) => createEvent('message.sent', { data: { conversation_id: conversation, body } });
+  const waiter = defineHandler({
+    id: 'keyed-waiter',
+    on: ['message.received'],
+    cancelOn: [{ event: 'conversation.closed', match: { on: 'conversation', where: (e) => e.data.subject === 'spam' } }],
+    async handle(_event, ctx) {
+      const got = await ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.body === 'done' }, timeout: '1h' });
+      ctx.log.info({ got: got?.data.body ?? null }, 'waited');
+    },
+  });
+
+  it('takes the first event of its own conversation that where accepts, never another conversation\'s', async () => {
+    const run = await testHandler(waiter, inbound, { events: [sent(88, 'done'), sent(38, 'not yet'), sent(38, 'done')] });
+    expect(run.outcome).toBe('completed');
+    expect(run.waits.map((w) => [w.name, w.outcome])).toEqual([['done', 'matched']]);
+    expect(run.waits[0]?.event?.data).toMatchObject({ conversation_id: 38, body: 'done' });
+  });
+
+  it('in cancelOn: only its conversation\'s events where accepts cancel the run', async () => {
+    const spam = (conversation: number) => createEvent('conversation.closed', { data: { id: conversation, subject: 'spam' } });
+    expect((await testHandler(waiter, inbound, { events: [spam(88), closed(38)] })).outcome).toBe('completed');
+    expect((await testHandler(waiter, inbound, { events: [spam(38)] })).outcome).toBe('cancelled');
+  });
+
+  it('a bad where is refused where it is written', async () => {
+    const bad = defineHandler({
+      id: 'bad-where',
+      on: ['message.received'],
+      async handle(_e, ctx) {
+        await ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', wher: () => true } as never, timeout: '1h' });
+      },
+    });
+    const run = await testHandler(bad, inbound);
+    expect(run.outcome).toBe('dead');
+    expect(run.reason).toBe(`HandlerConfigError: ctx.waitForEvent("done") in handler "bad-where": "match" has an unknown option "wher"; did you mean "where"? (expected on and where)`);
   });
 });
