@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { PER_PAGE } from '../spec/limits.js';
 import { ApiError } from './errors.js';
 
@@ -31,19 +32,51 @@ function compare(a: SortKey, b: SortKey): number {
 /** Every collection sorts on two whole numbers (a time, then the id): a cursor holds the pair of the last record sent. */
 const KEY_LENGTH = 2;
 
-const encode = (key: SortKey): string => Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+/**
+ * Cursors carry a tag: the first 12 bytes of an HMAC of the sort key under a
+ * key drawn when this process loads. A well-formed pair the sandbox never
+ * sent (`[-1,2]`, or a key edited by hand) is therefore told apart from one it
+ * issued. The key is not kept: a cursor taken before a restart of the sandbox
+ * (also `dev --keep-sandbox`) is refused, and the caller starts from page one.
+ */
+const CURSOR_KEY = randomBytes(32);
+
+const tagOf = (payload: string): Buffer => createHmac('sha256', CURSOR_KEY).update(payload).digest().subarray(0, 12);
+
+const encode = (key: SortKey): string => {
+  const payload = Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+  return `${payload}.${tagOf(payload).toString('base64url')}`;
+};
+
+/** The pair a payload holds, when it is the exact encoding of two whole numbers; null otherwise. */
+function pairOf(payload: string): SortKey | null {
+  try {
+    const key = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
+    if (!Array.isArray(key) || key.length !== KEY_LENGTH || !key.every((k) => Number.isSafeInteger(k))) return null;
+    const pair = key as number[];
+    return Buffer.from(JSON.stringify(pair), 'utf8').toString('base64url') === payload ? pair : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `tag` is the tag this process gives `payload` (compared in constant time). */
+function tagged(payload: string, tag: string): boolean {
+  const given = Buffer.from(tag, 'base64url');
+  const expected = tagOf(payload);
+  return given.length === expected.length && given.toString('base64url') === tag && timingSafeEqual(given, expected);
+}
 
 /**
- * The sort key a cursor holds. Only a cursor this API could have issued is
- * read: the exact encoding of a pair of whole numbers (`W10`, the empty list,
- * or anything base64url would only decode leniently, is not one).
+ * The sort key a cursor holds. Only a cursor this sandbox issued is read: its
+ * payload is the exact encoding of a pair of whole numbers and its tag is the
+ * one this process gave it (`W10`, a pair it never sent, an edited cursor or
+ * one from before a restart is refused with 422, never answered with an empty page).
  */
 function decode(cursor: string): SortKey {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    const pair = Array.isArray(key) ? (key as unknown[]).filter((k): k is number => Number.isSafeInteger(k)) : [];
-    if (Array.isArray(key) && pair.length === KEY_LENGTH && key.length === KEY_LENGTH && encode(pair) === cursor) return pair;
-  } catch { /* fall through */ }
+  const [payload = '', tag = '', ...extra] = cursor.split('.');
+  const pair = extra.length === 0 ? pairOf(payload) : null;
+  if (pair && tagged(payload, tag)) return pair;
   throw new ApiError(422, 'The given data was invalid.', undefined, { cursor: ['is not a cursor this API issued; pass meta.next_cursor of the previous page as it came'] });
 }
 

@@ -114,16 +114,26 @@ export function compose(ws: Workspace, cv: Conversation, channel: Channel, b: Se
 /**
  * Spec: `file_name` "defaults to the name taken from the URL": its last path
  * segment, percent-decoded (`file` when the path ends in `/`). A segment that
- * is not valid percent-encoding (`a%ZZ`) names no file: 422 asking for
- * `file_name`, rather than a guess.
+ * names no file is refused with 422 asking for `file_name`, rather than a
+ * guess: one that is not valid percent-encoding (`a%ZZ`), one that decodes to
+ * a path (`a%2Fb`) or to control characters (`a%00b`), and one longer than
+ * `file_name` may be (255).
  */
 function fileNameOf(url: URL): string {
   const segment = url.pathname.split('/').pop() || 'file';
+  const refuse = (why: string): never => {
+    throw invalid('url', `its last path segment "${segment}" ${why}, so no file name can be taken from it; send file_name`);
+  };
+  let name = '';
   try {
-    return decodeURIComponent(segment);
+    name = decodeURIComponent(segment);
   } catch {
-    throw invalid('url', `its last path segment "${segment}" is not valid percent-encoding, so no file name can be taken from it; send file_name`);
+    refuse('is not valid percent-encoding');
   }
+  if (/[/\\]/.test(name)) refuse('decodes to a path');
+  if (/\p{Cc}/u.test(name)) refuse('decodes to control characters');
+  if (name.length > MAX_CHARS.fileName) refuse(`decodes to more than ${MAX_CHARS.fileName} characters`);
+  return name;
 }
 
 /** Spec: outside the 24-hour customer-service window only a template is accepted by the provider. */

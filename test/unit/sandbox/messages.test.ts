@@ -169,4 +169,19 @@ describe('the body of a send, as the spec types it', () => {
     expect([named.status, named.body.data.file_name]).toEqual([201, 'a.pdf']);
     expect((await send({ type: 'attachment', url: 'https://example.com/r%C3%A9sum%C3%A9.pdf' })).body.data.file_name).toBe('résumé.pdf');
   });
+
+  it('refuses a URL whose last segment decodes to no file name (a path, control characters, over 255): 422 asking for file_name', async () => {
+    const cases: [string, RegExp][] = [
+      ['https://example.com/a%2Fb', /decodes to a path/], ['https://example.com/a%5Cb', /decodes to a path/],
+      ['https://example.com/a%00b', /control characters/], ['https://example.com/a%1Bb', /control characters/],
+      [`https://example.com/${'n'.repeat(256)}`, /more than 255 characters/],
+    ];
+    for (const [url, why] of cases) {
+      const r = await send({ type: 'attachment', url });
+      expect([url, r.status]).toEqual([url, 422]);
+      expect(r.body.errors.url[0]).toMatch(why);
+      expect(r.body.errors.url[0]).toMatch(/send file_name/);
+    }
+    expect((await send({ type: 'attachment', url: `https://example.com/${'n'.repeat(255)}` })).status).toBe(201);
+  });
 });

@@ -50,8 +50,12 @@ describe('pagination', () => {
     const issued = (await h.api('GET', '/contacts?per_page=1')).body.meta.next_cursor as string;
     expect((await h.api('GET', `/contacts?per_page=1&cursor=${issued}`)).status).toBe(200);
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-    // W10 is "[]"; then a single number, three numbers, fractions, and an issued cursor with a stray character.
-    for (const cursor of ['W10', b64([1]), b64([1, 2, 3]), b64([1.5, 2]), `${issued}!`]) {
+    const [payload, tag] = issued.split('.') as [string, string];
+    const [time, id] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [number, number];
+    // W10 is "[]"; then a single number, three numbers, fractions, an issued cursor with a stray character,
+    // well-formed pairs it never sent (untagged, or with the tag of another pair) and an issued one without its tag.
+    const neverSent = [b64([-1, 2]), `${b64([-1, 2])}.${tag}`, `${b64([time, id - 1])}.${tag}`, payload, `${issued}.${tag}`];
+    for (const cursor of ['W10', b64([1]), b64([1, 2, 3]), b64([1.5, 2]), `${issued}!`, ...neverSent]) {
       const r = await h.api('GET', `/contacts?cursor=${encodeURIComponent(cursor)}`);
       expect([cursor, r.status]).toEqual([cursor, 422]);
       expect(r.body.errors.cursor[0]).toMatch(/is not a cursor this API issued/);
