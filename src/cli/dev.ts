@@ -115,9 +115,10 @@ async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string |
   const config = loadConfig(plan.env, { requireSecrets: true, requireApiToken: true });
   const log = processLogger(config, io);
   if (previous) io.stdout.write(`dev: the previous switchyard ${previous.command} here (pid ${previous.pid}) ended without stopping; taking over its state\n`);
-  for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
+  // The sandbox is made (a kept file read) before the plan's lines name its URLs: a refused file says so alone.
   const made = plan.sandbox ? makeSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io, keptFile) : undefined;
   if (plan.sandbox && !made) return EXIT.failed;
+  for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
   if (keptFile) io.stdout.write(`dev: ${made ? keptNote(made, keptFile) : '--keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace'}\n`);
   // Handler modules first: a broken one stops start-up before anything listens.
   const world = made ? worldOf(made, keptFile !== undefined) : undefined;

@@ -78,6 +78,8 @@ describe('switchyard dev --keep-sandbox', () => {
     expect(dev.output()).toContain(`switchyard dev: cannot read the kept sandbox ${stateFile}: it is not JSON`);
     expect(dev.output()).toContain('delete the file to start a fresh sandbox, or run without --keep-sandbox');
     expect(dev.output()).not.toMatch(/\n\s+at /);
+    // Nothing listens, so no line may name the sandbox's or the dashboard's URL as if it did.
+    expect(dev.output()).not.toMatch(/https?:\/\/127\.0\.0\.1/);
     expect(readFileSync(stateFile, 'utf8')).toBe('{"version":1,');
   });
 });
