@@ -35,6 +35,7 @@ describe('--since and --until', () => {
 
   it('refuses a time of day without an offset (it would be read as local time)', () => {
     expect(refusal('2026-03-04T10:00:00')).toContain('"2026-03-04T10:00:00" has no offset');
+    expect(refusal('2026-11-27T10:00Z')).toContain('"2026-11-27T10:00Z" is not written YYYY-MM-DDThh:mm:ss with Z or ±hh:mm (seconds included)');
     expect(refusal('2026-03-04 10:00')).toContain('"2026-03-04 10:00" is not written YYYY-MM-DD');
   });
 
