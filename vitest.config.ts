@@ -42,7 +42,7 @@ function project(name: string, test: TestProjectInlineConfiguration['test'] = {}
  * time, vitest's default on a 2-core machine (cores - 1), left the cores
  * mostly idle (test/README.md, "Suite time"). VITEST_MAX_WORKERS overrides it.
  */
-const WORKERS = 4;
+const WORKERS = 2;
 
 export default defineConfig({
   resolve: { alias },
