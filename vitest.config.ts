@@ -36,9 +36,18 @@ function project(name: string, test: TestProjectInlineConfiguration['test'] = {}
   };
 }
 
+/**
+ * Test files run at once in unit, integration and e2e. Most of them wait (on
+ * Redis, child processes, timers) far more than they compute: one file at a
+ * time, vitest's default on a 2-core machine (cores - 1), left the cores
+ * mostly idle (test/README.md, "Suite time"). VITEST_MAX_WORKERS overrides it.
+ */
+const WORKERS = 2;
+
 export default defineConfig({
   resolve: { alias },
   test: {
+    maxWorkers: WORKERS,
     projects: [
       project('unit'),
       project('integration', { globalSetup: REDIS }),
@@ -48,10 +57,10 @@ export default defineConfig({
         typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
       }),
       // The fault suite: real processes, real Redis, the sandbox. It takes minutes,
-      // so `npm test` runs it on its own after the rest (`vitest run --project faults`);
-      // in a run of every project it comes last (groupOrder). One file at a time: the
-      // scenarios spawn receivers, workers and redis-servers and would starve each
-      // other on a small machine.
+      // so `npm test` runs it in a vitest process of its own beside the other projects
+      // (scripts/test.sh); in one run of every project it comes last (groupOrder). One
+      // file at a time: the scenarios spawn receivers, workers and redis-servers and
+      // would starve each other on a small machine.
       project('faults', {
         globalSetup: REDIS,
         fileParallelism: false,

@@ -1,39 +1,62 @@
 #!/bin/sh
-# The whole test suite: set-up, lint, then the vitest projects unit,
-# integration (a real redis-server), e2e (the built CLI, child processes, the
-# packed tarball, a browser) and types, then the faults project on its own
-# (test/faults: Redis kills, worker SIGKILLs, storms). Ends with one plain line
+# The whole test suite: set-up, lint, then two vitest runs side by side: the
+# projects unit, integration (a real redis-server), e2e (the built CLI, child
+# processes, the packed tarball, a browser) and types, and the faults project
+# (test/faults: Redis kills, worker SIGKILLs, storms; one file at a time) in a
+# vitest process of its own. Most tests wait on processes, timers and Redis
+# rather than compute, so the two share the machine's cores; the first prints
+# as it goes, the fault suite's output (test-results/faults.log) is printed
+# once both have ended. Then the work tree is checked for files the run left
+# behind (scripts/worktree-check.sh). Ends with one plain line
 # "N passed, N failed" and a non-zero exit on any failure. Projects:
-# vitest.config.ts, test/README.md.
+# vitest.config.ts, test/README.md ("Suite time": what runs side by side, and why).
 # Lint (scripts/lint.sh: ESLint, the layer rules of src/, the layout of test/)
-# runs first; its three checks count in that line as three tests ("lint: eslint
-# passed/FAILED", "lint: layers …" and "lint: tests …" say which), so a lint failure fails the run
-# even when every vitest test passes.
+# runs first; its three checks count in that line as three tests ("lint:
+# eslint passed/FAILED", "lint: layers …" and "lint: tests …" say which), and
+# the work-tree check as one ("worktree: clean", or "worktree: FAILED" naming
+# the files), so either fails the run even when every vitest test passes.
 # SKIP_FAULTS=1 leaves the fault suite out (a quicker local run); SKIP_LINT=1
 # leaves lint out. Arguments (`npm test -- <files or vitest options>`) go to
 # the first vitest run, and a run with arguments runs neither lint nor faults.
+# VITEST_MAX_WORKERS=N: test files of the first run at once (vitest.config.ts).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh test
 
 mkdir -p test-results
-rm -f test-results/vitest.json test-results/faults.json test-results/lint.json
+rm -f test-results/vitest.json test-results/faults.json test-results/lint.json test-results/worktree.json test-results/faults.log
+sh scripts/worktree-check.sh snapshot test-results/worktree.before
 set +e
 status=0
 reports=""
+faults_pid=""
+# The fault suite runs in the background, where sh ignores Ctrl-C: stop it with the run.
+stop_faults() { [ -z "$faults_pid" ] || kill "$faults_pid" 2>/dev/null || true; }
+trap 'stop_faults; exit 130' INT
+trap 'stop_faults; exit 143' TERM
 if [ -z "${SKIP_LINT:-}" ] && [ $# -eq 0 ]; then
   LINT_REPORT=test-results/lint.json sh scripts/lint.sh || status=1
   reports=test-results/lint.json
+fi
+if [ -z "${SKIP_FAULTS:-}" ] && [ $# -eq 0 ]; then
+  node_modules/.bin/vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/faults.json >test-results/faults.log 2>&1 &
+  faults_pid=$!
 fi
 npx vitest run --project unit --project integration --project e2e --project types \
   --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
 [ $? -eq 0 ] || status=1
 reports="$reports test-results/vitest.json"
-if [ -z "${SKIP_FAULTS:-}" ] && [ $# -eq 0 ]; then
-  npx vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/faults.json
-  [ $? -eq 0 ] || status=1
+if [ -n "$faults_pid" ]; then
+  if kill -0 "$faults_pid" 2>/dev/null; then echo "waiting for the fault suite (its output so far: test-results/faults.log)"; fi
+  wait "$faults_pid" || status=1
+  echo
+  echo "---- faults (test-results/faults.log) ----"
+  cat test-results/faults.log
   reports="$reports test-results/faults.json"
 fi
+echo
+sh scripts/worktree-check.sh compare test-results/worktree.before test-results/worktree.json || status=1
+[ ! -f test-results/worktree.json ] || reports="$reports test-results/worktree.json"
 set -e
 node scripts/totals.mjs $reports || status=1
 exit $status

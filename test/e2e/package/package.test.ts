@@ -36,8 +36,9 @@ function sh(cmd: string, args: string[], cwd: string, timeout = 120_000, extra: 
   });
 }
 
-async function ok(cmd: string, args: string[], cwd: string): Promise<string> {
-  const r = await sh(cmd, args, cwd);
+/** Runs a command that must succeed. `timeout`: a build or an install on a busy machine (files run side by side) takes minutes. */
+async function ok(cmd: string, args: string[], cwd: string, timeout = 120_000): Promise<string> {
+  const r = await sh(cmd, args, cwd, timeout);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.code}:\n${r.out}`);
   return r.stdout;
 }
@@ -145,7 +146,7 @@ beforeAll(async () => {
   if (existsSync(join(source, 'dist'))) throw new Error('the copied source tree must not contain dist/');
   // The build needs the devDependencies (TypeScript): this checkout's, rather than a second install.
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
-  const packed = JSON.parse(await ok('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], source)) as { filename: string }[];
+  const packed = JSON.parse(await ok('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], source, 300_000)) as { filename: string }[];
   tarball = join(work, packed[0]!.filename);
   tarballFiles = (await ok('tar', ['tzf', tarball], work)).split('\n').filter(Boolean);
 
@@ -154,7 +155,7 @@ beforeAll(async () => {
     mkdirSync(join(dir, 'handlers'), { recursive: true });
     await ok('npm', ['init', '-y', '--loglevel=error'], dir);
     if (type === 'module') await ok('npm', ['pkg', 'set', 'type=module'], dir);
-    await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], dir);
+    await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], dir, 300_000);
     for (const ext of EXTENSIONS) writeFileSync(join(dir, 'handlers', `h-${ext}.${ext}`), handlerSource(ext, type));
     writeFileSync(join(dir, 'handlers', 'zz-same-package.mjs'), SAME_PACKAGE);
     projects[type] = dir;
@@ -289,7 +290,7 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       const r = await sh('npx', ['switchyard', 'init', app], projects.module);
       expect(r.code, r.out).toBe(0);
       expect(r.out).toContain('npm install');
-      await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
+      await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app, 300_000);
     }, 600_000);
 
     it('writes a project with the scripts, a strict tsconfig, an example handler and its test, a fixture, this switchyard vendored, and its own container files', async () => {

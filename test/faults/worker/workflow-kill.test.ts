@@ -46,8 +46,9 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
 
   for (const restart of ['before', 'after'] as const) {
     it(`sleep: killed mid-sleep and restarted ${restart} the due time, each run wakes once, not before its due time, without re-running its step or writes`, async () => {
-      // Long enough that a new worker (a couple of seconds to start) is up before it is due.
-      const SLEEP = restart === 'before' ? 6_000 : 2_000;
+      // Long enough that a new worker (a couple of seconds to start; more on a busy machine, as when
+      // the fault suite runs beside the other projects) is up before it is due.
+      const SLEEP = restart === 'before' ? 10_000 : 2_000;
       const { rig: r, log: l, wf: w, url } = await setUp(`wfkill-sleep-${restart}`);
       const first = await worker(r, l, { WFF_SLEEP_MS: String(SLEEP) });
       const runs = Array.from({ length: 5 }, (_, i) => trigger('sleeper', 91_000 + i));

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
@@ -5,7 +8,27 @@ import { decodeInboxItem } from '../../../src/queue/inbox-item.js';
 import { IngestStore, MAX_INGEST_BATCH } from '../../../src/queue/ingest.js';
 import { ingestKeys } from '../../../src/queue/names.js';
 import { createRedisConnection } from '../../../src/redis/connection.js';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
+import { uniquePrefix } from '../../support/redis.js';
+
+/**
+ * A redis-server of this file's own: MONITOR sees every client of its server,
+ * and on the shared one the test files running beside this one keep it busy;
+ * ioredis then takes monitor lines that arrive with MONITOR's own reply, or
+ * while the monitor disconnects, for replies to commands it never sent
+ * ("Command queue state error", thrown).
+ */
+let server: ManagedRedis;
+let dir: string;
+const testRedisUrl = () => server.url;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sy-ingest-batch-'));
+  server = await startManagedRedis({ dir });
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const delivery = (key: string, body = `{"event_id":"${key}","event":"lead.won"}`): StoredDelivery => ({
   key, name: 'lead.won', receivedAt: new Date().toISOString(), secretIndex: 0, headers: { 'content-type': 'application/json' }, body,
