@@ -75,7 +75,7 @@ describe('switchyard reconcile (built CLI) after lost deliveries', () => {
 
     const bad = await reconcile('--until', 'whenever');
     expect(bad.code).toBe(2);
-    expect(bad.out).toMatch(/--until: expected an age such as 30m, 6h or 2d, or a date or timestamp/);
+    expect(bad.out).toMatch(/--until: "whenever" is neither an age nor a date; expected an age such as 30m, 6h or 2d, a date YYYY-MM-DD/);
 
     const first = await reconcile();
     expect(first.code).toBe(0);
