@@ -1,5 +1,5 @@
 // Prints vitest JSON reports as one plain line: "N passed, N failed[, N skipped (why)]".
-// scripts/lint.sh writes its three checks (eslint, layers, tests) in the same shape.
+// scripts/lint.sh writes its four checks (eslint, layers, tests, format) in the same shape.
 // A skipped test is never silent: the line names the files it is in and the
 // SKIP_* variables that asked for it (a test skipped without one is named too).
 import { readFileSync } from 'node:fs';
