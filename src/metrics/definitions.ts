@@ -2,7 +2,15 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DeliveryOutcome } from '../receiver/outcomes.js';
 
 /** Every delivery outcome, pre-set to 0 so each series exists from the first scrape. */
-export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['accepted', 'duplicate', 'spooled', 'bad_signature', 'too_large', 'timeout', 'unavailable'];
+export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = [
+  'accepted',
+  'duplicate',
+  'spooled',
+  'bad_signature',
+  'too_large',
+  'timeout',
+  'unavailable',
+];
 
 /** Ingest: one verify + dedupe + durable append is sub-millisecond to a few ms; Redis trouble reaches 1 s. */
 const INGEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -72,7 +80,7 @@ export function defineMetrics(registry: Registry) {
     }),
     debounced: new Counter({
       name: 'switchyard_debounced_events_total',
-      help: 'Events folded into a later event\'s run by a debounced handler (a burst of n events adds n - 1), by handler',
+      help: "Events folded into a later event's run by a debounced handler (a burst of n events adds n - 1), by handler",
       labelNames: ['handler'] as const,
       registers,
     }),
@@ -129,11 +137,14 @@ export function defineMetrics(registry: Registry) {
       registers,
     }),
     /** Registered on the first report, so no process shows a 0 quota it never heard of. */
-    quotaRemaining: lazy(() => new Gauge({
-      name: 'switchyard_api_quota_remaining',
-      help: 'Monthly API quota remaining, as last reported by the service (absent until a call reported it)',
-      registers,
-    })),
+    quotaRemaining: lazy(
+      () =>
+        new Gauge({
+          name: 'switchyard_api_quota_remaining',
+          help: 'Monthly API quota remaining, as last reported by the service (absent until a call reported it)',
+          registers,
+        }),
+    ),
   };
 }
 

@@ -68,5 +68,8 @@ const QUOTED_FIELD = new RegExp(`("(?:${[...PHONE_FIELDS, ...EMAIL_FIELDS].join(
  */
 export function maskPersonalText(text: string): string {
   const fields = text.replace(QUOTED_FIELD, (_m, key: string) => `${key}"[${/mail/.test(key) ? 'email' : 'phone'}]"`);
-  return replacePhones(replaceEmails(fields, () => '[email]'), () => '[phone]');
+  return replacePhones(
+    replaceEmails(fields, () => '[email]'),
+    () => '[phone]',
+  );
 }

@@ -75,7 +75,8 @@ const label = (o: ReplayOutcome): string => `${o.kind.padEnd(9)} ${printable(o.e
 const shownLines = (lines: readonly string[]): string => lines.flatMap((l) => printableLines(l)).join('\n');
 
 /** The item's source and the outcome's detail, escaped (a file name or an answer's text is data). */
-const where = (item: ReplayItem, o: ReplayOutcome): string => `${printable(item.source)}${o.detail ? `\n  ${printableLines(o.detail).join('\n  ')}` : ''}`;
+const where = (item: ReplayItem, o: ReplayOutcome): string =>
+  `${printable(item.source)}${o.detail ? `\n  ${printableLines(o.detail).join('\n  ')}` : ''}`;
 
 /**
  * Plain lines (not a TTY, or --verbose): one per delivery with its outcome, the
@@ -104,7 +105,9 @@ export function progressReporter(out: Writable, width = 30): ReplayReporter {
   const counts = { accepted: 0, duplicate: 0, rejected: 0, failed: 0 };
   const draw = (done: number, total: number) => {
     const filled = total === 0 ? width : Math.round((done / total) * width);
-    out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}  ok ${counts.accepted}  dup ${counts.duplicate}  rejected ${counts.rejected}  failed ${counts.failed}`);
+    out.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}  ok ${counts.accepted}  dup ${counts.duplicate}  rejected ${counts.rejected}  failed ${counts.failed}`,
+    );
   };
   return {
     outcome(item, o, done, total) {

@@ -37,7 +37,18 @@
 export { testHandler } from './test-handler.js';
 export { testSchedule } from './test-schedule.js';
 export type {
-  TestCall, TestEventInput, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult, TestWait,
+  TestCall,
+  TestEventInput,
+  TestHandlerOptions,
+  TestHandlerResult,
+  TestOutcome,
+  TestRunOptions,
+  TestRunResult,
+  TestSource,
+  TestScheduleOptions,
+  TestScheduleOutcome,
+  TestScheduleResult,
+  TestWait,
 } from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';

@@ -18,6 +18,13 @@ export interface LogLine {
 export function memoryLogger(level: LogLevel): { log: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
   // pino writes synchronously to a plain object stream: a line is in `lines` once the log call returns.
-  const log = createLogger({ level, destination: { write: (text: string) => { lines.push(JSON.parse(text) as LogLine); } } });
+  const log = createLogger({
+    level,
+    destination: {
+      write: (text: string) => {
+        lines.push(JSON.parse(text) as LogLine);
+      },
+    },
+  });
   return { log, lines };
 }

@@ -28,7 +28,11 @@ const BUCKET = 100;
 
 /** One kind's records in bucketed hashes. */
 export class SnapshotMap {
-  constructor(private readonly redis: RedisClient, private readonly keys: ReturnType<typeof snapshotKeys>, private readonly kind: SnapshotKind) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: ReturnType<typeof snapshotKeys>,
+    private readonly kind: SnapshotKind,
+  ) {}
 
   private bucketOf(id: string): number {
     const n = Number(id);
@@ -92,7 +96,10 @@ export const journalField = (c: Pick<SnapshotChange, 'changeKey' | 'afterMs'>): 
  * near empty: the webhook of a change arrives before the refresher looks twice.
  */
 export class SnapshotJournal {
-  constructor(private readonly redis: RedisClient, private readonly key: string) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly key: string,
+  ) {}
 
   async add(changes: readonly SnapshotChange[]): Promise<void> {
     if (changes.length === 0) return;
