@@ -13,8 +13,10 @@ export interface MalformedRecord {
 type Path = readonly PropertyKey[];
 
 /** Fields whose values hold nothing personal, so a wrong one is quoted in the message; other values are only described. */
-const QUOTABLE =
-  /^(amount|price|subtotal|discount|total|fee|line_total|unit_price|status|type|content_type|direction|sender_type|role|outcome|source|close_date|per_page|next_cursor|id|\w+_id|\w+_at)$/;
+const QUOTABLE_MONEY = ['amount', 'price', 'subtotal', 'discount', 'total', 'fee', 'line_total', 'unit_price'];
+const QUOTABLE_KINDS = ['status', 'type', 'content_type', 'direction', 'sender_type', 'role', 'outcome', 'source'];
+const QUOTABLE_OTHERS = ['close_date', 'per_page', 'next_cursor', 'id', '\\w+_id', '\\w+_at'];
+const QUOTABLE = new RegExp(`^(${[...QUOTABLE_MONEY, ...QUOTABLE_KINDS, ...QUOTABLE_OTHERS].join('|')})$`);
 
 function valueAt(json: unknown, path: Path): unknown {
   let v: unknown = json;

@@ -76,7 +76,8 @@ function keptNote(sandbox: Sandbox, file: string): string {
     0,
   );
   return sandbox.restored
-    ? `sandbox kept in ${file}: taken up again (${records} contacts, conversations, deals and orders; ${sandbox.emitter.events().length} events)`
+    ? `sandbox kept in ${file}: taken up again ` +
+        `(${records} contacts, conversations, deals and orders; ${sandbox.emitter.events().length} events)`
     : `sandbox kept in ${file} (new; saved after each change and on exit)`;
 }
 

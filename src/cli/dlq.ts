@@ -123,11 +123,10 @@ function table(entries: readonly DeadEntry[]): string {
 
 async function withQueues<T>(io: CliIo, fn: (q: DlqQueues, config: Config) => Promise<T>): Promise<T> {
   const config = cliConfig(io);
-  const redis = await cliRedis(
-    config,
-    'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis',
-    io.cwd,
-  );
+  const needsRedis =
+    'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, ' +
+    'or a running `npm run dev` / `switchyard start` with its managed Redis';
+  const redis = await cliRedis(config, needsRedis, io.cwd);
   const prefix = config.queuePrefix;
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
   const handlers = openHandlerQueues(redis, prefix);
@@ -195,10 +194,10 @@ export const dlqCommand: Command = {
           if (await refused(entries, q, config)) return EXIT.failed;
           if (json) out(`${JSON.stringify({ paused: pause.paused, pauseReason: pause.record?.reason ?? null, entries })}\n`);
           else {
-            if (pause.paused)
-              out(
-                `handlers queue is PAUSED${pause.record ? ` since ${p(pause.record.at)}: ${p(pause.record.reason)}` : ''}\n  (fix the token, then \`switchyard dlq resume\`)\n`,
-              );
+            if (pause.paused) {
+              const pausedSince = pause.record ? ` since ${p(pause.record.at)}: ${p(pause.record.reason)}` : '';
+              out(`handlers queue is PAUSED${pausedSince}\n  (fix the token, then \`switchyard dlq resume\`)\n`);
+            }
             out(table(entries));
           }
           return EXIT.ok;
@@ -217,18 +216,18 @@ export const dlqCommand: Command = {
             for (const d of details) {
               out(`${p(d.id)}  (queue ${p(d.queue)})\n  delivery:  ${p(d.key)}\n  event:     ${p(d.event ?? '?')}\n`);
               if (d.handler) out(`  handler:   ${p(d.handler)}\n`);
-              out(
-                `  received:  ${p(d.receivedAt ?? '?')}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`,
-              );
+              const failedAt = d.failedAt ? new Date(d.failedAt).toISOString() : '?';
+              out(`  received:  ${p(d.receivedAt ?? '?')}\n  failed:    ${failedAt} (${age(d.failedAt)} ago)\n`);
               out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${printableLines(d.reason).join('\n             ')}\n`);
               // A schedule run's history is kept under its key (schedule:<id>:<tick>) as a delivery's.
               out(`  trace:     switchyard trace ${p(d.key)}\n`);
-              if (d.stacktrace.length)
-                out(
-                  `  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${printableLines(s).slice(0, 4).join('\n        ')}`).join('\n')}\n`,
-                );
+              if (d.stacktrace.length) {
+                const errors = d.stacktrace.map((s, i) => `    [${i + 1}] ${printableLines(s).slice(0, 4).join('\n        ')}`);
+                out(`  errors (latest attempts):\n${errors.join('\n')}\n`);
+              }
+              const payloadLabel = d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event';
               out(
-                `  ${d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event'}:\n${printableLines(d.payload)
+                `  ${payloadLabel}:\n${printableLines(d.payload)
                   .map((l) => `    ${l}`)
                   .join('\n')}\n\n`,
               );

@@ -168,7 +168,8 @@ export const handlersCommand: Command = {
     const list = (items: string[]) => items.join('\n             ');
     for (const r of rows) {
       io.stdout.write(
-        `${r.id}\n  on:        ${r.on.map((n) => (isDerivedEvent(n) ? `${n} (polled)` : n)).join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
+        `${r.id}\n  on:        ${r.on.map((n) => (isDerivedEvent(n) ? `${n} (polled)` : n)).join(', ')}\n` +
+          `  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
           `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
           (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
           `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
@@ -179,10 +180,12 @@ export const handlersCommand: Command = {
     }
     for (const s of scheduleRows) {
       io.stdout.write(
-        `${s.id} (schedule)\n  runs:      ${s.runs}\n  next run:  ${s.nextRun ?? '(never)'}\n  abilities: ${s.abilities.join(', ') || '(none declared)'}\n` +
+        `${s.id} (schedule)\n  runs:      ${s.runs}\n  next run:  ${s.nextRun ?? '(never)'}\n` +
+          `  abilities: ${s.abilities.join(', ') || '(none declared)'}\n` +
           `  settings:  ${s.settings.length ? list(s.settings.map(describeSetting)) : '(none)'}\n` +
           (s.settingsProblems.length ? `  invalid:   ${list(s.settingsProblems)}\n` : '') +
-          `  retry:     ${describeRetry(s.retry)}\n  timeout:   ${s.timeoutMs === null ? '(none)' : formatDuration(s.timeoutMs)}\n  priority:  ${s.priority}\n  file:      ${s.file}\n`,
+          `  retry:     ${describeRetry(s.retry)}\n  timeout:   ${s.timeoutMs === null ? '(none)' : formatDuration(s.timeoutMs)}\n` +
+          `  priority:  ${s.priority}\n  file:      ${s.file}\n`,
       );
     }
     if (rows.some((r) => r.on.some(isDerivedEvent))) {

@@ -32,10 +32,10 @@ function switchyardSource(from: string | undefined, cwd: string, vendor: string)
     throw new UsageError('--from: expected a tarball made by npm pack, a git URL or a version range, got an empty value');
   if (from !== undefined && (remote(from) || /^[\^~<>=]|^\d/.test(from))) return { spec: from };
   const path = from === undefined ? OWN_ROOT : resolve(cwd, from.startsWith('file:') ? from.slice(5) : from);
-  if (!existsSync(path))
-    throw new InitError(
-      `--from ${from ?? ''}: ${path} does not exist; expected a tarball made by npm pack, a package directory, a git URL or a version range`,
-    );
+  if (!existsSync(path)) {
+    const expected = 'a tarball made by npm pack, a package directory, a git URL or a version range';
+    throw new InitError(`--from ${from ?? ''}: ${path} does not exist; expected ${expected}`);
+  }
   mkdirSync(vendor, { recursive: true });
   if (statSync(path).isFile()) {
     copyFileSync(path, join(vendor, basename(path)));
@@ -94,8 +94,9 @@ Examples:
         throw new InitError(`${shown} is a file; expected a directory to create the project in (new or empty)`);
       const entries = readdirSync(target).filter((n) => n !== '.git');
       if (entries.length > 0 && !values.force) {
+        const some = `${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}`;
         throw new InitError(
-          `${shown} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); choose an empty or new directory, or pass --force to write the project's files into it`,
+          `${shown} is not empty (${some}); choose an empty or new directory, or pass --force to write the project's files into it`,
         );
       }
     }
@@ -108,9 +109,10 @@ Examples:
     }
     const cd = shown === '.' ? '' : `cd ${shown} && `;
     const listed = [...Object.keys(files), ...('vendored' in source ? [`vendor/${source.vendored}`] : [])];
-    io.stdout.write(
-      `created ${listed.length} files in ${shown}:\n${listed.map((f) => `  ${f}`).join('\n')}\n\nnext:\n  ${cd}npm install\n  npm test       # the example handler's test\n  npm run dev    # your handlers against a local sandbox, reloaded on save\n`,
-    );
+    const next =
+      `next:\n  ${cd}npm install\n  npm test       # the example handler's test\n` +
+      '  npm run dev    # your handlers against a local sandbox, reloaded on save\n';
+    io.stdout.write(`created ${listed.length} files in ${shown}:\n${listed.map((f) => `  ${f}`).join('\n')}\n\n${next}`);
     return EXIT.ok;
   },
 };

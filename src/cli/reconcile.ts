@@ -75,37 +75,37 @@ export const reconcileCommand: Command = {
     const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
     const unsupported = names.filter((n) => !hasChangeKey(n));
     if (unsupported.length > 0) {
-      throw new UsageError(
-        `--events: ${unsupported.join(', ')} cannot be reconciled: not a webhook (the poller derives it from listings, and its next poll catches up); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`,
-      );
+      const why = 'not a webhook (the poller derives it from listings, and its next poll catches up)';
+      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: ${why}; inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
     }
     const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
     const dryRun = values['dry-run'] === true;
 
     const config = cliConfig(io);
     if (since < now - config.dedupeTtlMs) {
+      const ttlHours = Math.round(config.dedupeTtlMs / 3_600_000);
       throw new UsageError(
-        `--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${Math.round(config.dedupeTtlMs / 3_600_000)}h): ` +
-          'changes received before then are no longer remembered, so their handlers would run again; choose a later --since, or raise DEDUPE_TTL first',
+        `--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${ttlHours}h): ` +
+          'changes received before then are no longer remembered, so their handlers would run again; ' +
+          'choose a later --since, or raise DEDUPE_TTL first',
       );
     }
     if (!config.workspaceApiUrl || !config.workspaceApiToken)
       throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
-    const redis = await cliRedis(
-      config,
-      'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, or a running `npm run dev` / `switchyard start` with its managed Redis',
-      io.cwd,
-    );
+    const needsRedis =
+      'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, ' +
+      'or a running `npm run dev` / `switchyard start` with its managed Redis';
+    const redis = await cliRedis(config, needsRedis, io.cwd);
     try {
       let calls = 0;
       const api = reconcileClient(config, redis, () => {
         calls++;
       });
       if (!api) return EXIT.failed;
-      if (!values.json)
-        io.stderr.write(
-          `reconcile: at most ${reconcileBurst(config)} API calls per 10 s (RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}), low priority\n`,
-        );
+      if (!values.json) {
+        const budget = `RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}`;
+        io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (${budget}), low priority\n`);
+      }
       // The world of the workers of this API (a fresh sandbox is a new one): claims of another world are not this one's.
       const world = await readWorld(redis, config.queuePrefix, config.workspaceApiUrl);
       const claims = new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world));

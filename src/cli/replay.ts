@@ -89,9 +89,8 @@ async function handlersFor(config: Config, id: string | undefined): Promise<Hand
   if (id === undefined) return loaded;
   const h = loaded.find((x) => x.id === id);
   if (!h) {
-    throw new UsageError(
-      `--handler: no handler "${id}" in ${config.handlersDir}${loaded.length ? ` (loaded: ${loaded.map((x) => x.id).join(', ')})` : ''}`,
-    );
+    const known = loaded.length ? ` (loaded: ${loaded.map((x) => x.id).join(', ')})` : '';
+    throw new UsageError(`--handler: no handler "${id}" in ${config.handlersDir}${known}`);
   }
   return [h];
 }
@@ -131,7 +130,8 @@ export const replayCommand: Command = {
       throw new UsageError('--reuse-keys applies to --inline only (the receiver and workers key their own writes)');
     if (values['dry-run'] && !values.inline) {
       throw new UsageError(
-        '--dry-run applies to --inline only: over HTTP or with --direct the handlers run in a switchyard process, whose writes are sent',
+        '--dry-run applies to --inline only: ' +
+          'over HTTP or with --direct the handlers run in a switchyard process, whose writes are sent',
       );
     }
     const to = str(values, 'to');

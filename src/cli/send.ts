@@ -78,9 +78,8 @@ export const sendCommand: Command = {
     }
     const config = cliConfig(io);
     if (values.print) {
-      io.stdout.write(
-        `${config.signatureHeader}: ${sign(signingSecret(str(values, 'secret'), config, io), built.bytes)}\n${built.bytes.toString('utf8')}\n`,
-      );
+      const signature = sign(signingSecret(str(values, 'secret'), config, io), built.bytes);
+      io.stdout.write(`${config.signatureHeader}: ${signature}\n${built.bytes.toString('utf8')}\n`);
       return EXIT.ok;
     }
     const { target, close } = await deliveryTarget(
@@ -90,9 +89,9 @@ export const sendCommand: Command = {
     );
     try {
       const o = await target({ source: 'send', bytes: built.bytes, headers: {}, receivedAt: undefined });
-      io.stdout.write(
-        `${o.kind} ${built.name} ${printable(o.key)}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${printable(o.detail)}` : ''}\n`,
-      );
+      const status = o.status ? ` (HTTP ${o.status})` : '';
+      const detail = o.detail ? `: ${printable(o.detail)}` : '';
+      io.stdout.write(`${o.kind} ${built.name} ${printable(o.key)}${status}${detail}\n`);
       return o.kind === 'accepted' || o.kind === 'duplicate' ? EXIT.ok : EXIT.failed;
     } finally {
       await close();

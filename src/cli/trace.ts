@@ -61,7 +61,8 @@ export const traceCommand: Command = {
       if (!trace) {
         if (!config.history.enabled) {
           io.stderr.write(
-            `trace: nothing recorded for "${printable(ref)}": delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ` +
+            `trace: nothing recorded for "${printable(ref)}": ` +
+              'delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ' +
               'Set HISTORY=on (the default) on the workers to record deliveries and schedule runs from then on\n',
           );
           return EXIT.failed;
@@ -72,13 +73,13 @@ export const traceCommand: Command = {
           ? await scheduledOnly(redis, prefix, scheduled)
           : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
         if (waiting && !waiting.ran) {
-          io.stdout.write(
-            values.json
-              ? `${JSON.stringify(waiting)}\n`
-              : scheduled
-                ? `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\nqueued   (schedules job ${waiting.state}; its history starts when it runs)\n`
-                : `delivery ${printable(waiting.key)}  ${printable(waiting.event ?? '')}\nreceived ${printable(waiting.receivedAt)}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`,
-          );
+          const scheduleRun =
+            `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\n` +
+            `queued   (schedules job ${waiting.state}; its history starts when it runs)\n`;
+          const delivery =
+            `delivery ${printable(waiting.key)}  ${printable(waiting.event ?? '')}\nreceived ${printable(waiting.receivedAt)}\n` +
+            `queued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`;
+          io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : scheduled ? scheduleRun : delivery);
           return EXIT.ok;
         }
         io.stderr.write(
@@ -167,7 +168,8 @@ async function whyNothing(
     if (job) return `its schedules job is ${job.state}, but no history was recorded: HISTORY was off on the worker that ran it`;
     return (
       `no run of schedule "${scheduled.id}" for tick ${new Date(scheduled.tickMs).toISOString()} is known ` +
-      '(not one of its ticks, or run while HISTORY was off and its job since removed; `switchyard deliveries --event schedule` lists the runs kept)'
+      '(not one of its ticks, or run while HISTORY was off and its job since removed; ' +
+      '`switchyard deliveries --event schedule` lists the runs kept)'
     );
   }
   const key = parseJobId(ref)?.key ?? ref;
@@ -179,8 +181,9 @@ async function whyNothing(
   const at = receivedAt !== null ? Date.parse(receivedAt) : indexed !== null ? Number(indexed) : Number.NaN;
   if (Number.isFinite(at) && (indexed !== null || at < now - ttl)) return expired('it was received', at);
   if (Number.isFinite(at) || job) {
+    const when = Number.isFinite(at) ? ` ${new Date(at).toISOString()} (within HISTORY_TTL, ${formatDuration(ttl)})` : '';
     return (
-      `it was received${Number.isFinite(at) ? ` ${new Date(at).toISOString()} (within HISTORY_TTL, ${formatDuration(ttl)})` : ''}, but no history was recorded: ` +
+      `it was received${when}, but no history was recorded: ` +
       'HISTORY was off on the workers when it was fanned out' +
       (job ? '' : ', or it is still in the inbox waiting for the pump')
     );

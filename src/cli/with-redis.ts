@@ -4,7 +4,8 @@ import type { CliIo } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
 
 const NEEDS_REDIS =
-  'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis';
+  'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, ' +
+  'or a running `npm run dev` / `switchyard start` with its managed Redis';
 
 /** Runs `fn` with a connection to the Redis of the receiver and workers (REDIS_URL, QUEUE_PREFIX, or a running dev's managed Redis). */
 export async function withRedis<T>(

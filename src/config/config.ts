@@ -330,7 +330,8 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
       variable: 'WEBHOOK_SECRETS',
       problem:
         'required to verify deliveries and missing (an empty value counts as missing). Set it to the signing secret from the ' +
-        "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), or point WEBHOOK_SECRETS_FILE at a file holding it",
+        "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), " +
+        'or point WEBHOOK_SECRETS_FILE at a file holding it',
     });
   }
   const hasUser = (resolved['ADMIN_USER'] ?? '').trim() !== '';
@@ -347,17 +348,16 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     problems.push({
       variable: 'WORKSPACE_API_TOKEN',
       problem:
-        'required when WORKSPACE_API_URL is set, and missing: every handler run and schedule tick that calls the API would be dead-lettered. ' +
+        'required when WORKSPACE_API_URL is set, and missing: ' +
+        'every handler run and schedule tick that calls the API would be dead-lettered. ' +
         'Set it to a token of that workspace (or WORKSPACE_API_TOKEN_FILE to a file holding it), or unset WORKSPACE_API_URL',
     });
   }
   if (options.requireApiToken && apiUrlGiven && !problems.some((p) => p.variable === 'WORKSPACE_API_URL')) {
     const url = new URL((resolved['WORKSPACE_API_URL'] ?? '').trim());
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-      problems.push({
-        variable: 'WORKSPACE_API_URL',
-        problem: `expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got http://${url.host}`,
-      });
+      const expected = 'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear)';
+      problems.push({ variable: 'WORKSPACE_API_URL', problem: `${expected}, got http://${url.host}` });
     }
   }
   const tracing = tracingSettings(resolved, problems);

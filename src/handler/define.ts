@@ -151,7 +151,10 @@ export interface HandlerDefinition<
   readonly orderBy?: KeyOption<On[number]>;
   /** With `orderBy`: skip an event older than the last one this handler applied for the same key. */
   readonly skipStale?: boolean;
-  /** With `orderBy`: `'release'` (default) lets later runs of the key go on when a run is dead-lettered; `'block'` holds them until it is retried or purged. */
+  /**
+   * With `orderBy`: `'release'` (default) lets later runs of the key go on when a run is dead-lettered; `'block'` holds
+   * them until it is retried or purged.
+   */
   readonly onDead?: 'release' | 'block';
   /** Skip a run whose event is older than this (`'10m'`) when it starts: logged and counted, never run late. */
   readonly maxAge?: Duration;
@@ -161,9 +164,15 @@ export interface HandlerDefinition<
    * many were folded in), at most `maxWait` after the burst's first event.
    */
   readonly debounce?: DebounceOptions<On[number]>;
-  /** Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded `cancelled`, no further steps run. */
+  /**
+   * Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded
+   * `cancelled`, no further steps run.
+   */
   readonly cancelOn?: readonly CancelOnEntry[];
-  /** `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default 30 days after the last write. With `orderBy` alone, `ctx.state` has its key. */
+  /**
+   * `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default
+   * 30 days after the last write. With `orderBy` alone, `ctx.state` has its key.
+   */
   readonly state?: StateOptions<St>;
   /**
    * Event names this handler's `ctx.waitForEvent` calls wait for. Their deliveries are kept for lookbacks

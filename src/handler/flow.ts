@@ -89,9 +89,8 @@ function keyOption(name: string, value: unknown, on: readonly EventName[], fail:
   }
   const missing = on.filter((n) => KEY_SOURCES[n][value] === null);
   if (missing.length > 0) {
-    fail(
-      `"${name}: '${value}'" cannot be used with ${missing.join(', ')}: ${missing.length === 1 ? 'that event carries' : 'those events carry'} no ${value} id; use a function (event) => key`,
-    );
+    const carries = missing.length === 1 ? 'that event carries' : 'those events carry';
+    fail(`"${name}: '${value}'" cannot be used with ${missing.join(', ')}: ${carries} no ${value} id; use a function (event) => key`);
   }
   return value;
 }
@@ -127,10 +126,12 @@ export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly 
     if (maxWaitMs === null || maxWaitMs < waitMs) {
       fail(`"debounce.maxWait" must be a duration of at least debounce.wait (${formatDuration(waitMs)}), got ${JSON.stringify(maxWait)}`);
     }
-    if (order !== null)
+    if (order !== null) {
       fail(
-        '"debounce" and "orderBy" cannot be combined yet: a debounced handler already runs at most one burst per key at a time; drop one of them',
+        '"debounce" and "orderBy" cannot be combined yet: ' +
+          'a debounced handler already runs at most one burst per key at a time; drop one of them',
       );
+    }
     deb = Object.freeze({ key: keyOption('debounce.key', key, on, fail), waitMs: waitMs, maxWaitMs: maxWaitMs });
   }
   return Object.freeze({

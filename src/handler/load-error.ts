@@ -142,16 +142,18 @@ export function codeFrame(source: string, at: Omit<Location, 'message'>): string
 function hint(file: string, message: string): string {
   const name = basename(file);
   const ts = /ts$/.test(extname(file));
-  if (
-    moduleFormat(file) === 'commonjs' &&
-    /Top-level await|import statement outside a module|Unexpected token 'export'|import\.meta/.test(message)
-  ) {
+  const esmSyntax = /Top-level await|import statement outside a module|Unexpected token 'export'|import\.meta/.test(message);
+  if (moduleFormat(file) === 'commonjs' && esmSyntax) {
+    const esmExtension = ts ? '.mts' : '.mjs';
     return /\.c[jt]s$/.test(file)
-      ? `\n(${name} is CommonJS by its extension: rename it to ${ts ? '.mts' : '.mjs'} to make it an ES module, or use require() and module.exports)`
-      : `\n(${name} is loaded as CommonJS because the nearest package.json has no "type": "module": rename it to ${ts ? '.mts' : '.mjs'}, or set "type": "module" in that package.json)`;
+      ? `\n(${name} is CommonJS by its extension: ` +
+          `rename it to ${esmExtension} to make it an ES module, or use require() and module.exports)`
+      : `\n(${name} is loaded as CommonJS because the nearest package.json has no "type": "module": ` +
+          `rename it to ${esmExtension}, or set "type": "module" in that package.json)`;
   }
   if (moduleFormat(file) === 'module' && /\b(require|module|exports) is not defined/.test(message) && !/\.cjs/.test(message)) {
-    return `\n(${name} is loaded as an ES module: use import and export default, or rename it to ${ts ? '.cts' : '.cjs'} to make it CommonJS)`;
+    const cjsExtension = ts ? '.cts' : '.cjs';
+    return `\n(${name} is loaded as an ES module: use import and export default, or rename it to ${cjsExtension} to make it CommonJS)`;
   }
   return '';
 }

@@ -54,7 +54,8 @@ function moduleFiles(dir: string, root: string): string[] {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new HandlerLoadError(
-        `HANDLERS_DIR ${dir} does not exist (${root}); create it and put the handler modules in it, or set HANDLERS_DIR to the directory that holds them`,
+        `HANDLERS_DIR ${dir} does not exist (${root}); ` +
+          'create it and put the handler modules in it, or set HANDLERS_DIR to the directory that holds them',
         null,
       );
     }
@@ -104,11 +105,10 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
     const exported = mod.default;
     if (isSchedule(exported)) {
       const twin = loaded.find((l) => l.handler.id === exported.id)?.file ?? schedules.find((l) => l.schedule.id === exported.id)?.file;
-      if (twin)
-        throw new HandlerLoadError(
-          `${shown(file)}: schedule id "${exported.id}" is already defined in ${shown(twin)}; ids of handlers and schedules must be unique`,
-          file,
-        );
+      if (twin) {
+        const duplicate = `schedule id "${exported.id}" is already defined in ${shown(twin)}; ids of handlers and schedules must be unique`;
+        throw new HandlerLoadError(`${shown(file)}: ${duplicate}`, file);
+      }
       schedules.push({ schedule: exported, file });
       continue;
     }
@@ -124,7 +124,8 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
         .map(([k]) => k);
       if (named.length > 0) {
         throw new HandlerLoadError(
-          `${shown(file)}: ${named.map((n) => `"${n}"`).join(', ')} ${named.length > 1 ? 'are named exports' : 'is a named export'}, but only the default export is loaded as a handler; write ${DEFINE}, one handler per module`,
+          `${shown(file)}: ${named.map((n) => `"${n}"`).join(', ')} ${named.length > 1 ? 'are named exports' : 'is a named export'}, ` +
+            `but only the default export is loaded as a handler; write ${DEFINE}, one handler per module`,
           file,
         );
       }
@@ -157,10 +158,8 @@ export function selectHandlers(loaded: readonly LoadedHandler[], only: readonly 
   for (const id of only) {
     if (!ids.includes(id)) {
       const hint = closest(id, ids);
-      throw new HandlerLoadError(
-        `HANDLERS names "${id}", which no module in ${dir} defines${hint ? `; did you mean "${hint}"?` : ids.length ? `; loaded: ${ids.join(', ')}` : ''}`,
-        null,
-      );
+      const suggestion = hint ? `; did you mean "${hint}"?` : ids.length ? `; loaded: ${ids.join(', ')}` : '';
+      throw new HandlerLoadError(`HANDLERS names "${id}", which no module in ${dir} defines${suggestion}`, null);
     }
   }
   return loaded.filter((l) => only.includes(l.handler.id));

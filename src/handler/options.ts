@@ -61,9 +61,8 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
   const unknownKey = Object.keys(rest)[0];
   if (unknownKey !== undefined) fail(`"retry" has an unknown option "${unknownKey}"; expected attempts and backoff`);
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
-    fail(
-      `"retry.attempts" must be a whole number from 1 to ${MAX_ATTEMPTS} (runs in all, the first included), got ${JSON.stringify(attempts)}`,
-    );
+    const range = `a whole number from 1 to ${MAX_ATTEMPTS} (runs in all, the first included)`;
+    fail(`"retry.attempts" must be ${range}, got ${JSON.stringify(attempts)}`);
   }
   if (backoff === undefined) return Object.freeze({ attempts, backoff: DEFAULT_RETRY.backoff });
   const { type, delay } = (typeof backoff === 'object' && backoff !== null ? backoff : {}) as Record<string, unknown>;

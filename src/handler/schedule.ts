@@ -147,9 +147,9 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
       }
     }
     if (problem !== null) {
-      fail(
-        `"cron" must be a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first, got ${JSON.stringify(cron)}: ${problem}`,
-      );
+      const expected =
+        "a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first";
+      fail(`"cron" must be ${expected}, got ${JSON.stringify(cron)}: ${problem}`);
     }
   }
   const { retry: policy, timeoutMs: limit } = commonOptions({ abilities, settings, retry, timeout }, fail);

@@ -40,7 +40,10 @@ export function settingsSchemaProblem(schema: unknown): string | null {
     return `settings key ${JSON.stringify(bad)} is not an environment variable name (letters, digits and "_", not starting with a digit)`;
   const secret = names.find(isSwitchyardSecret);
   if (secret !== undefined) {
-    return `settings name ${secret}, one of Switchyard's own secrets; secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)`;
+    return (
+      `settings name ${secret}, one of Switchyard's own secrets; ` +
+      'secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)'
+    );
   }
   return null;
 }

@@ -62,7 +62,8 @@ export function checkName(label: string, name: unknown): string {
 /** A sleep's or wait's name reached a second time in one run. */
 export function nameTwice(label: string): HandlerConfigError {
   return new HandlerConfigError(
-    `${label}: the name is reached twice in one run; sleep and wait names must be unique within a handler (and stable: a woken run finds them by name)`,
+    `${label}: the name is reached twice in one run; ` +
+      'sleep and wait names must be unique within a handler (and stable: a woken run finds them by name)',
   );
 }
 
@@ -136,15 +137,15 @@ export function unknownOption(what: string, value: Readonly<Record<string, unkno
  */
 export function checkReach(label: string, due: number, now: number, receivedAt: number, limits: WorkflowLimits): void {
   const max = formatDuration(limits.maxMs);
-  const why = `a run's steps and record, and its delivery's deduplication, are kept for DEDUPE_TTL (${max}) plus a day, so a longer one could run its steps again or be run twice; raise DEDUPE_TTL (and HISTORY_TTL, to keep its trace) to allow longer`;
+  const why =
+    `a run's steps and record, and its delivery's deduplication, are kept for DEDUPE_TTL (${max}) plus a day, ` +
+    'so a longer one could run its steps again or be run twice; raise DEDUPE_TTL (and HISTORY_TTL, to keep its trace) to allow longer';
   if (due - now > limits.maxMs) {
     refuse(label, `${formatDuration(due - now)} is longer than the longest sleep or wait, ${max}: ${why}`);
   }
   if (due - receivedAt > limits.maxMs + DAY_MS) {
-    refuse(
-      label,
-      `ends ${iso(due)}, ${formatDuration(due - receivedAt)} after the run's event was received; a run's sleeps and waits must all end within ${formatDuration(limits.maxMs + DAY_MS)} of it: ${why}`,
-    );
+    const late = `ends ${iso(due)}, ${formatDuration(due - receivedAt)} after the run's event was received`;
+    refuse(label, `${late}; a run's sleeps and waits must all end within ${formatDuration(limits.maxMs + DAY_MS)} of it: ${why}`);
   }
 }
 
@@ -174,10 +175,8 @@ export function waitCall<E extends EventName>(
   const fail = (msg: string): never => refuse(label, msg);
   const match = matchOption('match', o.match, [{ event, role: 'the event waited for' }], fail);
   if (ownKey(match, own) === null) {
-    refuse(
-      label,
-      `the run's event (${own.name}) has no ${typeof match === 'function' ? 'key (the match function gave none)' : `${builtinOf(match)} id`} to match on`,
-    );
+    const missingKey = typeof match === 'function' ? 'key (the match function gave none)' : `${builtinOf(match)} id`;
+    refuse(label, `the run's event (${own.name}) has no ${missingKey} to match on`);
   }
   const timeoutMs = durationMs(label, 'timeout', o.timeout, false);
   const lb = o.lookback ?? true;
@@ -239,8 +238,9 @@ export function matchOption(
   const missing = events.filter((e) => KEY_SOURCES[e.event][key] === null);
   if (missing.length > 0) {
     const list = missing.map((e) => `"${e.event}" (${e.role})`).join(', ');
+    const carries = missing.length === 1 ? 'that event carries' : 'those events carry';
     fail(
-      `"${name}: '${key}'" cannot be used with ${list}: ${missing.length === 1 ? 'that event carries' : 'those events carry'} no ${key} id, so it could never match; use a function (event) => key`,
+      `"${name}: '${key}'" cannot be used with ${list}: ${carries} no ${key} id, so it could never match; use a function (event) => key`,
     );
   }
   return value === key ? key : Object.freeze({ on: key, where: (value as { where: (e: WorkspaceEvent) => boolean }).where });

@@ -9,7 +9,10 @@ import type { StateSchema } from './state-value.js';
 export interface WorkflowPolicy {
   /** Events that cancel a sleeping or waiting run of the handler. */
   readonly cancelOn: readonly { readonly event: EventName; readonly match: MatchOption }[];
-  /** The key of `ctx.state` (the handler's `orderBy` unless `state.key` is given) and how long a state is kept after its last write; null: no `ctx.state`. */
+  /**
+   * The key of `ctx.state` (the handler's `orderBy` unless `state.key` is given) and how long a state is kept after its
+   * last write; null: no `ctx.state`.
+   */
   readonly state: { readonly key: KeyOption; readonly ttlMs: number; readonly schema?: StateSchema | null } | null;
   /** Event names the handler's waits wait for, watched from start-up (their lookback reaches back from the first run). */
   readonly waitsFor: readonly EventName[];

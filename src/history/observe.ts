@@ -26,7 +26,10 @@ interface RunRecord {
   readonly waits: WaitRecord[];
 }
 
-/** A redactor for HISTORY_BODIES: capture's (fakes for names, emails, phones, message text), salted per process so fakes cannot be reversed by guessing. */
+/**
+ * A redactor for HISTORY_BODIES: capture's (fakes for names, emails, phones, message text), salted per process so fakes
+ * cannot be reversed by guessing.
+ */
 function bodyRedactor(config: Config): Redactor | undefined {
   return config.history.bodies ? createRedactor({ salt: randomBytes(16).toString('hex') }) : undefined;
 }

@@ -11,7 +11,10 @@ export interface DeliverySummary {
   readonly queuedAt: string | null;
   readonly bytes: number | null;
   readonly secretIndex: number | null;
-  /** `webhook`, `reconcile` (synthesized by reconcile), `poll` (a derived event) or `schedule` (a schedule's run); null when not recorded. */
+  /**
+   * `webhook`, `reconcile` (synthesized by reconcile), `poll` (a derived event) or `schedule` (a schedule's run); null
+   * when not recorded.
+   */
   readonly source: string | null;
   readonly event: string | null;
   readonly conversation: string | null;
@@ -111,7 +114,10 @@ export interface DeliveryFilter {
   readonly contact?: string;
   /** A handler subscribed to it. */
   readonly handler?: string;
-  /** A handler's latest state (with `handler`: that handler's), or the delivery's state (`invalid`, `no_handlers`); `pending`: placed, not yet run. */
+  /**
+   * A handler's latest state (with `handler`: that handler's), or the delivery's state (`invalid`, `no_handlers`);
+   * `pending`: placed, not yet run.
+   */
   readonly outcome?: string;
   /** Received at or after (epoch ms). */
   readonly since?: number;

@@ -1,6 +1,6 @@
 import { printable as p, printableLines } from '../util/printable.js';
 import type { DeliverySummary, Trace } from './read.js';
-import type { AttemptEntry, CallRecord, WaitRecord } from './record.js';
+import type { AttemptEntry, CallRecord, FanOutEntry, StepRecord, WaitRecord } from './record.js';
 
 /** `+12 ms`, `+3.4 s`, `+5m 02s`, `+2h 10m` after `t0`. */
 export function relative(ms: number): string {
@@ -56,16 +56,25 @@ export function waitLine(w: WaitRecord): string {
   }
 }
 
+function stepSource(source: StepRecord['source']): string {
+  return source === 'stored' ? 'taken from the store (ran before)' : source === 'run' ? 'ran' : 'failed';
+}
+
+function fanoutText(e: FanOutEntry): string {
+  if (e.duplicateChange !== undefined)
+    return `duplicate change ${p(e.duplicateChange)}: another delivery of it was dispatched; nothing runs`;
+  if (e.handlers.length === 0) return 'no handler subscribes to this event';
+  return e.handlers.map((h) => `${p(h.id)} (${p(h.placement)}, ${p(h.priority)})`).join(', ');
+}
+
 function attemptLines(a: AttemptEntry): string[] {
+  const job = a.job ? ` (job ${p(a.job)})` : '';
+  const outcome = a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome;
   const head =
-    `${p(a.handler)}  attempt ${a.attempt}${a.job ? ` (job ${p(a.job)})` : ''}  → ${a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome}` +
-    `${a.skipped ? ` (${p(a.skipped)})` : ''}  ${a.at - a.startedAt} ms`;
+    `${p(a.handler)}  attempt ${a.attempt}${job}  → ${outcome}` + `${a.skipped ? ` (${p(a.skipped)})` : ''}  ${a.at - a.startedAt} ms`;
   const out = [head];
   if (a.error) out.push(`               ${p(a.error.class)}: ${printableLines(a.error.message).join('\n               ')}`);
-  for (const s of a.steps)
-    out.push(
-      `               step ${p(s.name)}: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : 'failed'}`,
-    );
+  for (const s of a.steps) out.push(`               step ${p(s.name)}: ${stepSource(s.source)}`);
   for (const w of a.waits ?? []) out.push(`               ${waitLine(w)}`);
   for (const c of a.calls) out.push(`               ${callLine(c)}`);
   if (a.callsDropped) out.push(`               … ${a.callsDropped} more calls not kept (size cap)`);
@@ -90,9 +99,10 @@ export function formatTrace(t: Trace): string {
   } else lines.push(`delivery ${p(t.key)}  ${facts.join('  ')}`);
   if (t.receivedAt && !schedule) {
     const made = t.source !== null && t.source !== 'webhook';
-    lines.push(
-      `received ${p(t.receivedAt)}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${made ? `  source ${p(t.source)} (made by Switchyard, not sent by the workspace)` : t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`,
-    );
+    const bytes = t.bytes !== null ? `  ${t.bytes} bytes` : '';
+    const verified = t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : '';
+    const origin = made ? `  source ${p(t.source)} (made by Switchyard, not sent by the workspace)` : verified;
+    lines.push(`received ${p(t.receivedAt)}${bytes}${origin}`);
   }
   if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
   const handlers = Object.entries(t.handlers);
@@ -105,9 +115,7 @@ export function formatTrace(t: Trace): string {
   for (const e of t.entries) {
     switch (e.kind) {
       case 'fanout':
-        lines.push(
-          `  ${at(e.at)} fan-out: ${e.duplicateChange !== undefined ? `duplicate change ${p(e.duplicateChange)}: another delivery of it was dispatched; nothing runs` : e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${p(h.id)} (${p(h.placement)}, ${p(h.priority)})`).join(', ')}`,
-        );
+        lines.push(`  ${at(e.at)} fan-out: ${fanoutText(e)}`);
         break;
       case 'invalid':
         lines.push(`  ${at(e.at)} invalid: ${p(e.reason)}`);

@@ -46,7 +46,10 @@ export interface PlacedRun {
   readonly priority: string;
 }
 
-/** Fan-out ended: runs placed (or nobody subscribed, or a duplicate change), or it failed (`error`; an invalid delivery's has code `invalid_delivery`). */
+/**
+ * Fan-out ended: runs placed (or nobody subscribed, or a duplicate change), or it failed (`error`; an invalid delivery's
+ * has code `invalid_delivery`).
+ */
 export type FannedOutEvent = {
   readonly type: 'fanned-out';
   readonly delivery: DeliveryFacts;

@@ -43,7 +43,9 @@ export function defineMetrics(registry: Registry) {
     deliveries,
     secretIndex: new Counter({
       name: 'switchyard_signature_secret_index_total',
-      help: 'Verified deliveries by the index of the WEBHOOK_SECRETS entry that matched (0 = current); an old secret can be retired once its index stops growing',
+      help:
+        'Verified deliveries by the index of the WEBHOOK_SECRETS entry that matched (0 = current); ' +
+        'an old secret can be retired once its index stops growing',
       labelNames: ['index'] as const,
       registers,
     }),
@@ -74,7 +76,9 @@ export function defineMetrics(registry: Registry) {
     }),
     handlerSkipped: new Counter({
       name: 'switchyard_handler_skipped_total',
-      help: 'Handler runs completed without running the handler, by handler, event and reason (max_age, stale, already_completed, burst_gone)',
+      help:
+        'Handler runs completed without running the handler, ' +
+        'by handler, event and reason (max_age, stale, already_completed, burst_gone)',
       labelNames: ['handler', 'event', 'reason'] as const,
       registers,
     }),
@@ -86,7 +90,9 @@ export function defineMetrics(registry: Registry) {
     }),
     dispatched: new Counter({
       name: 'switchyard_dispatched_total',
-      help: 'Valid deliveries fanned out, by event, source (webhook, reconcile) and outcome (dispatched; duplicate_change: another delivery of the same change ran)',
+      help:
+        'Valid deliveries fanned out, by event, source (webhook, reconcile) ' +
+        'and outcome (dispatched; duplicate_change: another delivery of the same change ran)',
       labelNames: ['event', 'source', 'outcome'] as const,
       registers,
     }),
@@ -99,7 +105,9 @@ export function defineMetrics(registry: Registry) {
     }),
     waits: new Counter({
       name: 'switchyard_waits_total',
-      help: 'Durable sleeps and waits (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent) by handler, kind and outcome: begun, then due, event, timeout or cancelled',
+      help:
+        'Durable sleeps and waits (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent) ' +
+        'by handler, kind and outcome: begun, then due, event, timeout or cancelled',
       labelNames: ['handler', 'kind', 'outcome'] as const,
       registers,
     }),

@@ -115,7 +115,9 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
       });
       new Gauge({
         name: 'switchyard_queue_jobs',
-        help: 'BullMQ jobs per queue and state (waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
+        help:
+          'BullMQ jobs per queue and state ' +
+          '(waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
         labelNames: ['queue', 'state'] as const,
         registers,
         async collect() {
@@ -127,7 +129,9 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
       });
       new Gauge({
         name: 'switchyard_ordered_backlog',
-        help: 'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), those runs (pending), the longest line of one key (longest)',
+        help:
+          'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), ' +
+          'those runs (pending), the longest line of one key (longest)',
         labelNames: ['handler', 'measure'] as const,
         registers,
         async collect() {

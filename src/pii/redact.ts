@@ -84,8 +84,11 @@ const BODY_KEYS = new Set([
   'address',
 ]);
 /** `name` inside an object held under such a key names a thing, not a person: kept. */
-const THING_PARENTS =
-  /(^|_)(stage|lifecycle|channel|label|categor(y|ies)|product|variant|item|pipeline|tag|team|compan(y|ies)|organi[sz]ation|source|workspace|account|template|segment|deal|lead|order)s?(_|$)/i;
+const THING_WORDS = [
+  ...['stage', 'lifecycle', 'channel', 'label', 'categor(y|ies)', 'product', 'variant', 'item', 'pipeline', 'tag', 'team'],
+  ...['compan(y|ies)', 'organi[sz]ation', 'source', 'workspace', 'account', 'template', 'segment', 'deal', 'lead', 'order'],
+];
+const THING_PARENTS = new RegExp(`(^|_)(${THING_WORDS.join('|')})s?(_|$)`, 'i');
 
 /**
  * Objects inside an event's `data` whose `name` names a thing, by the event

@@ -72,7 +72,10 @@ export const scheduleKey = (id: string, tickMs: number): string => `schedule:${i
 /** The job id BullMQ gives a scheduler's run for one tick (`repeat:<scheduler id>:<ms>`). */
 export const scheduleJobId = (id: string, tickMs: number): string => `repeat:${id}:${tickMs}`;
 
-/** The schedule and tick a reference names: a run's key (`schedule:<id>:<tick ISO>`) or its job id (`repeat:<id>:<ms>`); null for anything else. */
+/**
+ * The schedule and tick a reference names: a run's key (`schedule:<id>:<tick ISO>`) or its job id (`repeat:<id>:<ms>`);
+ * null for anything else.
+ */
 export function parseScheduleRef(ref: string): { id: string; tickMs: number } | null {
   const job = /^repeat:(.+):(\d+)$/.exec(ref);
   if (job) return { id: job[1] as string, tickMs: Number(job[2]) };

@@ -23,11 +23,13 @@ export async function redisWarnings(redis: RedisClient): Promise<string[]> {
   const save = await get('save');
   if (aof !== undefined && aof !== 'yes' && (save === undefined || save.trim() === '')) {
     warnings.push(
-      'Redis persistence is off (appendonly no, no save points); enable AOF (appendonly yes) so acknowledged deliveries survive a restart',
+      'Redis persistence is off (appendonly no, no save points); ' +
+        'enable AOF (appendonly yes) so acknowledged deliveries survive a restart',
     );
   } else if (aof === 'no') {
     warnings.push(
-      'Redis AOF is off (only RDB snapshots); deliveries acknowledged since the last snapshot are lost on a crash. Enable appendonly yes',
+      'Redis AOF is off (only RDB snapshots); ' +
+        'deliveries acknowledged since the last snapshot are lost on a crash. Enable appendonly yes',
     );
   }
   return warnings;

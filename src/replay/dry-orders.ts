@@ -120,7 +120,10 @@ async function changeOrder(id: string, env: DryEnv, change: (o: Order, at: strin
   return data(200, o);
 }
 
-/** `PATCH /orders/{id}`: delivery, payment, notes, discount, owner (the names of the create body, plus payment_status and payment_reference). */
+/**
+ * `PATCH /orders/{id}`: delivery, payment, notes, discount, owner (the names of the create body, plus payment_status and
+ * payment_reference).
+ */
 function patchOrder(o: Order, b: Body, at: string): Order {
   const pay = PaymentStatus.safeParse(b['payment_status']);
   return totals(
@@ -144,7 +147,10 @@ function patchOrder(o: Order, b: Body, at: string): Order {
   );
 }
 
-/** `PATCH /orders/{id}/status`: the new status with its timestamp (the spec's moves are not checked: a refused move is the API's to answer). */
+/**
+ * `PATCH /orders/{id}/status`: the new status with its timestamp (the spec's moves are not checked: a refused move is the
+ * API's to answer).
+ */
 function moveOrder(o: Order, b: Body, at: string): Order {
   const s = OrderStatus.safeParse(b['status']);
   if (!s.success) return o;

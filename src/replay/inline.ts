@@ -72,7 +72,8 @@ export function runScopedFetch(base: typeof fetch, salt: string = randomBytes(12
 }
 
 const REUSED_HINT =
-  'the API already saw this Idempotency-Key with a different body (the handler or the delivery changed since a run with the same keys): replay without --reuse-keys to give this run fresh keys';
+  'the API already saw this Idempotency-Key with a different body (the handler or the delivery changed since a run with the same keys): ' +
+  'replay without --reuse-keys to give this run fresh keys';
 const SAME_RUN_HINT =
   'the handler sent two different bodies with one Idempotency-Key in this run: a key it sets itself must change with what it sends';
 

@@ -26,7 +26,8 @@ export class StateDirBusyError extends Error {
       `switchyard ${owner.command} is already running in this directory (pid ${owner.pid}, since ${owner.startedAt}${port}) ` +
         `and owns ${dir} (its managed Redis and local state); nothing was started or changed. ` +
         `Stop it first (Ctrl-C in its terminal, or kill ${owner.pid}), ` +
-        `or give this ${mine} a state directory of its own: SWITCHYARD_HOME=<dir> (and PORT/SANDBOX_PORT) for a second, independent instance.`,
+        `or give this ${mine} a state directory of its own: ` +
+        'SWITCHYARD_HOME=<dir> (and PORT/SANDBOX_PORT) for a second, independent instance.',
     );
     this.name = 'StateDirBusyError';
   }

@@ -44,9 +44,8 @@ export async function readDelivery(file: string): Promise<Delivery> {
   try {
     text = await readFile(file);
   } catch (err) {
-    throw new DeliveryError(
-      `${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); expected a fixture or an event envelope JSON file`,
-    );
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new DeliveryError(`${file}: cannot be read (${reason}); expected a fixture or an event envelope JSON file`);
   }
   try {
     return itemFromText(file, text);

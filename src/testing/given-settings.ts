@@ -41,9 +41,10 @@ export function testSettings(
   const names = schema ? Object.keys(schema.shape) : [];
   const unknown = Object.keys(given ?? {}).filter((k) => !names.includes(k));
   if (unknown.length > 0) {
-    throw new TypeError(
-      `${caller}: ${caller === 'testHandler' ? 'handler' : 'schedule'} "${handler.id}" has no setting ${unknown.map((k) => JSON.stringify(k)).join(', ')} (expected ${names.length ? `one of ${names.join(', ')}` : 'none: it has no settings schema'})`,
-    );
+    const kind = caller === 'testHandler' ? 'handler' : 'schedule';
+    const given = unknown.map((k) => JSON.stringify(k)).join(', ');
+    const expected = names.length ? `one of ${names.join(', ')}` : 'none: it has no settings schema';
+    throw new TypeError(`${caller}: ${kind} "${handler.id}" has no setting ${given} (expected ${expected})`);
   }
   if (!schema || given === undefined) return readHandlerSettings([handler], env).get(handler.id) ?? {};
   const visible = handlerEnv(env);

@@ -30,7 +30,10 @@
  * it('labels the contact of a won lead', async () => {
  *   const run = await testHandler(leadWon, createEvent('lead.won', { data: { contact_id: 35 } }));
  *   expect(run.outcome).toBe('completed');
- *   expect(run.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual(['PUT /contacts/35/lifecycle 200', 'POST /contacts/35/labels 200']);
+ *   expect(run.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([
+ *     'PUT /contacts/35/lifecycle 200',
+ *     'POST /contacts/35/labels 200',
+ *   ]);
  * });
  * @module
  */

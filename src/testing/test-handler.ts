@@ -82,8 +82,9 @@ export async function testHandler<N extends EventName, S extends object>(
   // A reconciled run's delivery key is `rc:<change key>`, so its Idempotency-Keys and steps are the ones reconcile's run would have.
   const change = source === 'reconcile' ? changeKey(event.name, event.data) : null;
   if (source === 'reconcile' && change === null) {
+    const derivedNote = derived ? ' (a derived event: the poller makes it)' : '';
     throw new TypeError(
-      `testHandler: reconcile never synthesizes ${event.name}${derived ? ' (a derived event: the poller makes it)' : ''}, or this one lacks the id or time its change key needs`,
+      `testHandler: reconcile never synthesizes ${event.name}${derivedNote}, or this one lacks the id or time its change key needs`,
     );
   }
   const key = change === null ? parseEnvelope(delivery.bytes).key : reconcileDeliveryKey(change);

@@ -57,7 +57,8 @@ export function arrivals(events: readonly TestEventInput[] | undefined, start: n
 export function refusedWorkflow(scheduleId: string): WorkflowContext {
   const refuse = (what: string): never => {
     throw new HandlerConfigError(
-      `${what} in schedule "${scheduleId}": a schedule's run cannot sleep, wait for an event or keep state (the worker runs schedules without them); do it in a handler`,
+      `${what} in schedule "${scheduleId}": a schedule's run cannot sleep, wait for an event or keep state ` +
+        '(the worker runs schedules without them); do it in a handler',
     );
   };
   return {

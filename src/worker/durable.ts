@@ -91,7 +91,10 @@ interface Over {
   d?: string;
 }
 
-/** The key a cancelOn entry or a wait registers under for the run's own event (`conversation:42`; a function's value, namespaced by handler and entry; a keyed `where`'s key, namespaced likewise). */
+/**
+ * The key a cancelOn entry or a wait registers under for the run's own event (`conversation:42`; a function's value,
+ * namespaced by handler and entry; a keyed `where`'s key, namespaced likewise).
+ */
 export function matchKey(match: MatchOption, event: { name: WorkspaceEvent['name']; data: unknown }, fnScope: string): string | null {
   const k = ownKey(match, event);
   if (k === null) return null;
@@ -237,7 +240,9 @@ export class DurableRun {
         warned.add(`${this.handler.id}\u0000${name}`);
         this.deps.log?.warn(
           { handler: this.handler.id, wait: name },
-          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): every ${call.event} event wakes every run waiting this way; write match: { on: 'conversation' | 'contact', where: (event) => boolean }`,
+          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): ` +
+            `every ${call.event} event wakes every run waiting this way; ` +
+            "write match: { on: 'conversation' | 'contact', where: (event) => boolean }",
         );
       }
       reached = {
@@ -301,10 +306,12 @@ export class DurableRun {
 
   private stateKey(): string {
     const st = this.handler.workflow.state;
-    if (st === null)
+    if (st === null) {
       throw new HandlerConfigError(
-        `handler "${this.handler.id}" uses ctx.state but has neither "state" nor "orderBy": add state: { key: 'conversation' } (or 'contact', or a function)`,
+        `handler "${this.handler.id}" uses ctx.state but has neither "state" nor "orderBy": ` +
+          "add state: { key: 'conversation' } (or 'contact', or a function)",
       );
+    }
     const k = keyOf(st.key, this.data.event);
     if (k === null)
       throw new HandlerConfigError(`handler "${this.handler.id}" uses ctx.state, but its event ${this.data.event.name} has no state key`);

@@ -45,11 +45,17 @@ export type HandlerJobDecision = AttemptDecision<SkipReason>;
 /** Why a run was completed without running its handler. */
 export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone';
 
-/** What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death; a due run, the oldest delivery not fanned out yet. */
+/**
+ * What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death; a
+ * due run, the oldest delivery not fanned out yet.
+ */
 export type FlowPorts = Pick<FlowControl, 'claim' | 'release' | 'take' | 'finish' | 'onDead'> & Partial<Pick<FlowControl, 'oldestPending'>>;
 
 export interface HandlerProcessorDeps {
-  /** The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the current version once. */
+  /**
+   * The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the
+   * current version once.
+   */
   readonly set: Pick<HandlerSet, 'current'>;
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
@@ -204,7 +210,9 @@ export function createHandlerProcessor(
             receivedAt: new Date(pending.at).toISOString(),
             heldMs,
           },
-          'run held past its due time for the longest allowed: it goes on now, though a delivery received before its due time is still not fanned out (workers behind, or the delivery lost); that delivery cannot answer it any more',
+          'run held past its due time for the longest allowed: it goes on now, ' +
+            'though a delivery received before its due time is still not fanned out (workers behind, or the delivery lost); ' +
+            'that delivery cannot answer it any more',
         );
       }
     }

@@ -54,7 +54,10 @@ export interface VirtualWait {
   readonly startedAt: string;
   /** When it was due to end: the sleep's end (business hours counted), the wait's timeout. */
   readonly due: string;
-  /** `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn` event ended the run. */
+  /**
+   * `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn`
+   * event ended the run.
+   */
   readonly outcome: 'slept' | 'matched' | 'timed_out' | 'cancelled';
   /** The event matched (`matched`) or that cancelled the run (`cancelled`). */
   readonly event?: WorkspaceEvent;
@@ -93,9 +96,8 @@ export function timeOf(what: string, value: unknown): number {
 export function durationOf(what: string, value: unknown, allowZero: boolean): number {
   const ms = durationValue(value);
   if (!(ms > 0 || (allowZero && ms === 0))) {
-    throw new TypeError(
-      `${what} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`,
-    );
+    const kind = allowZero ? '' : 'positive ';
+    throw new TypeError(`${what} must be a ${kind}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`);
   }
   return ms;
 }
@@ -156,7 +158,10 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
     return label;
   };
 
-  /** The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when it came earlier). */
+  /**
+   * The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when
+   * it came earlier).
+   */
   const canceller = (due: number): Arrival | null => {
     let first: Arrival | null = null;
     for (const a of others) {

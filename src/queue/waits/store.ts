@@ -127,7 +127,10 @@ export class WaitStore {
     };
   }
 
-  /** Registers a wait (or a sleep, or a cancelOn entry), or gives its state when it exists; a wait a logged event answers is `matched` (`cancelled`) at once. */
+  /**
+   * Registers a wait (or a sleep, or a cancelOn entry), or gives its state when it exists; a wait a logged event answers
+   * is `matched` (`cancelled`) at once.
+   */
   async register(w: WaitRegistration): Promise<WaitState> {
     const { k } = this;
     const raw = (await this.run.waitRegister(
@@ -158,7 +161,10 @@ export class WaitStore {
     return (await this.deliver(e, now)).length;
   }
 
-  /** Marks event names as watched: their deliveries are logged and matched (cancelOn names at start-up; a wait's name at its registration). */
+  /**
+   * Marks event names as watched: their deliveries are logged and matched (cancelOn names at start-up; a wait's name at
+   * its registration).
+   */
   async watch(names: readonly string[]): Promise<void> {
     // HSETNX: a name some function-matched wait logs under `any:<name>` too ('2') stays so.
     await Promise.all(names.map((n) => this.redis.hsetnx(this.k.names, n, '1')));

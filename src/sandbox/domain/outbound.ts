@@ -67,11 +67,9 @@ const KIND_FIELDS: Partial<Record<string, readonly string[]>> = {
  */
 function shorthand(b: { body?: string | undefined } & Record<string, unknown>, issue: (field: string, message: string) => void): void {
   const others = Object.keys(b).filter((k) => k !== 'body' && k !== 'reply_to' && b[k] !== undefined);
+  const types = OUTGOING_MESSAGE_TYPES.join(', ');
   if (others.length)
-    issue(
-      'type',
-      `is required (one of ${OUTGOING_MESSAGE_TYPES.join(', ')}); only the shorthand {body} may leave it out, and this body has ${others.join(', ')}`,
-    );
+    issue('type', `is required (one of ${types}); only the shorthand {body} may leave it out, and this body has ${others.join(', ')}`);
   else if (!b.body) issue('body', 'is required: send {type, …} or the shorthand {body: <text>}');
 }
 export type SendBody = z.infer<typeof SendBody>;

@@ -26,7 +26,10 @@ import {
  * key), so a repeated poll adds nothing and fan-out treats it like a webhook.
  */
 
-/** `GET /orders?since=` asks this far behind the cursor: a write committed late with an earlier `updated_at` is still seen (the snapshot drops repeats). */
+/**
+ * `GET /orders?since=` asks this far behind the cursor: a write committed late with an earlier `updated_at` is still seen
+ * (the snapshot drops repeats).
+ */
 export const ORDER_OVERLAP_MS = 60_000;
 /**
  * An order in a settled status (delivered, cancelled, returned) is forgotten once its `updated_at` is this far
@@ -164,10 +167,10 @@ async function pollOrders(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName
   if (diff.cursor !== undefined && Date.parse(diff.cursor) > Date.parse(cursor)) await deps.redis.set(keys.ordersCursor, diff.cursor);
   if (diff.events.length) deps.log.info({ events: diff.events.length, accepted }, 'poller: order changes');
   if (diff.unknown.length) {
-    deps.log.warn(
-      { orders: diff.unknown.slice(0, 20), count: diff.unknown.length },
-      'poller: open orders created before the last poll were not in its snapshot (baseline cut at its page limit, or the snapshot lost); their status is tracked from now on, an earlier change is not inferred',
-    );
+    const untrackedOrders =
+      'poller: open orders created before the last poll were not in its snapshot (baseline cut at its page limit, or the snapshot lost); ' +
+      'their status is tracked from now on, an earlier change is not inferred';
+    deps.log.warn({ orders: diff.unknown.slice(0, 20), count: diff.unknown.length }, untrackedOrders);
   }
   await forgetSettled(deps.redis, keys, Date.parse(since as string) - SETTLED_ORDER_FORGET_MS);
   return { baseline: false, seen: page.length, events: diff.events.length, accepted };

@@ -15,7 +15,10 @@ export function snapshotKeys(pollBase: string) {
     bucket: (kind: SnapshotKind, n: number) => `${at}:${kind}:b:${n}`,
     /** Set: the bucket numbers of a kind in use. */
     buckets: (kind: SnapshotKind) => `${at}:${kind}:buckets`,
-    /** Hash: `at` (ms, API clock: start of the kind's last refresh; absent until its baseline), `cursor` (contacts: the last refresh's start, as ISO). */
+    /**
+     * Hash: `at` (ms, API clock: start of the kind's last refresh; absent until its baseline), `cursor` (contacts: the
+     * last refresh's start, as ISO).
+     */
     meta: (kind: SnapshotKind) => `${at}:${kind}:meta`,
     /** Hash: stage id → the stage as events carry it (JSON). */
     stages: `${at}:stages`,

@@ -209,7 +209,8 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
       api.contacts.list({ include: ['lifecycle'], per_page: 100, ...(since ? { updated_after: since } : {}), ...(c ? { cursor: c } : {}) }),
     )) as Rec[];
     listed = rows.length;
-    // The next refresh asks from this one's start on the API's clock (not the latest updated_at listed: a record dated ahead of the API's present would hide every change until then).
+    // The next refresh asks from this one's start on the API's clock (not the latest updated_at listed: a record
+    // dated ahead of the API's present would hide every change until then).
     metaNext['cursor'] = new Date(started).toISOString();
     const stageOfRow = (c: Rec): [string, Stage][] => {
       const s = stageOf(c['lifecycle']);

@@ -51,7 +51,10 @@ export interface SnapshotSource {
 export interface ReconcileOptions {
   api: ReconcileApi;
   claims: Pick<ChangeClaims, 'claimed'> & Partial<Pick<ChangeClaims, 'received'>>;
-  /** The snapshot of event fields: conversation.opened/assigned, contact.lifecycle_changed, lead outcomes. Absent: those are not inferred. */
+  /**
+   * The snapshot of event fields: conversation.opened/assigned, contact.lifecycle_changed, lead outcomes. Absent: those
+   * are not inferred.
+   */
   snapshot?: SnapshotSource | null;
   /** Where synthesized deliveries go (the IngestStore); null: a dry run. */
   sink: Pick<DeliverySink, 'put'> | null;
@@ -152,6 +155,8 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
   };
 }
 
+const UNTRACKED = 'not tracked by the snapshot (no worker keeps it for them: a loaded handler subscribing, SNAPSHOT_EVERY on)';
+
 /** The report as text: a line per event, then the totals. */
 export function formatReport(r: ReconcileReport): string {
   const verb = r.dryRun ? 'missing' : 'enqueued';
@@ -174,9 +179,8 @@ export function formatReport(r: ReconcileReport): string {
   return (
     `reconcile ${r.since} → ${r.until}${r.dryRun ? ' (dry run: nothing enqueued)' : ''}\n` +
     `${[line(head), ...rows.map(line)].join('\n')}\n` +
-    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n` +
-    (r.untracked.length
-      ? `not tracked by the snapshot (no worker keeps it for them: a loaded handler subscribing, SNAPSHOT_EVERY on): ${r.untracked.join(', ')}\n`
-      : '')
+    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ` +
+    `${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n` +
+    (r.untracked.length ? `${UNTRACKED}: ${r.untracked.join(', ')}\n` : '')
   );
 }

@@ -42,10 +42,10 @@ export function reconcileTimer(deps: ReconcileTimerDeps): TimedSource {
   const everyMs = config.reconcile.everyMs;
   if (everyMs === undefined) return { ...base, timers: [] };
   if (config.reconcile.windowMs >= config.dedupeTtlMs) {
-    log.error(
-      { windowMs: config.reconcile.windowMs, dedupeTtlMs: config.dedupeTtlMs },
-      'RECONCILE_WINDOW must be shorter than DEDUPE_TTL (changes received before it are forgotten and would run again): no scheduled reconcile',
-    );
+    const windowTooLong =
+      'RECONCILE_WINDOW must be shorter than DEDUPE_TTL (changes received before it are forgotten and would run again): ' +
+      'no scheduled reconcile';
+    log.error({ windowMs: config.reconcile.windowMs, dedupeTtlMs: config.dedupeTtlMs }, windowTooLong);
     return { ...base, timers: [] };
   }
   let calls = 0;
@@ -85,10 +85,8 @@ export function reconcileTimer(deps: ReconcileTimerDeps): TimedSource {
         window: { since: until - config.reconcile.windowMs, until },
         apiCalls: () => calls,
       });
-      log.info(
-        { reconcile: report },
-        `scheduled reconcile: ${report.totals.found} changes found, ${report.totals.received} already received, ${report.totals.enqueued} enqueued`,
-      );
+      const { found, received, enqueued } = report.totals;
+      log.info({ reconcile: report }, `scheduled reconcile: ${found} changes found, ${received} already received, ${enqueued} enqueued`);
       return report;
     },
   };

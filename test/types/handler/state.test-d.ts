@@ -54,9 +54,9 @@ describe('a keyed match is typed by the event it matches', () => {
           match: { on: 'conversation', where: (e) => e.data.body.length > 0 },
           timeout: '1h',
         });
-        // @ts-expect-error a message has no subject
         await ctx.waitForEvent('other', {
           event: 'message.sent',
+          // @ts-expect-error a message has no subject
           match: { on: 'conversation', where: (e) => e.data.subject === 'x' },
           timeout: '1h',
         });
