@@ -131,9 +131,7 @@ module.exports = {
     {
       name: 'no-entry-layer-imports',
       severity: 'error',
-      comment:
-        'src/cli and src/runtime are the top: only src/cli (and bin/) may import them, ' +
-        'and runtime must not import cli.',
+      comment: 'src/cli and src/runtime are the top: only src/cli (and bin/) may import them, ' + 'and runtime must not import cli.',
       from: { path: '^src/', pathNot: [L.cli, L.runtime] },
       to: { path: [L.cli, L.runtime] },
     },

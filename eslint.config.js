@@ -47,7 +47,10 @@ export default defineConfig(
     ignores: ['src/cli/main.ts'],
     rules: {
       // The CLI's commands return an exit code; only src/cli/main.ts exits.
-      'no-restricted-properties': ['error', { object: 'process', property: 'exit', message: 'only src/cli/main.ts calls process.exit: return an exit code (EXIT.*) instead' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'exit', message: 'only src/cli/main.ts calls process.exit: return an exit code (EXIT.*) instead' },
+      ],
     },
   },
   {

@@ -24,7 +24,12 @@ export default defineHandler({
   abilities: ['conversations:read', 'messages:send'],
   settings: z.object({
     BUSINESS_HOURS: businessHoursSetting().optional().describe('e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"; unset: off'),
-    AWAY_MESSAGE: z.string().trim().min(1).max(4096).default("Thanks for your message! We're away right now and will reply when we're back."),
+    AWAY_MESSAGE: z
+      .string()
+      .trim()
+      .min(1)
+      .max(4096)
+      .default("Thanks for your message! We're away right now and will reply when we're back."),
   }),
   // A late away message is no use: give up after about 30 s of back-off (2, 4, 8, 16 s) instead of ~17 minutes.
   retry: { attempts: 5, backoff: { type: 'exponential', delay: '2s' } },
@@ -48,9 +53,14 @@ export default defineHandler({
       (m) => m.direction === 'outbound' && m.body === AWAY_MESSAGE && Date.parse(m.created_at) >= periodStart.getTime(),
     );
     if (already) return;
-    await ctx.api.messages.sendText(message.conversation_id, AWAY_MESSAGE, {}, {
-      idempotencyKey: `away-reply:${message.conversation_id}:${periodStart.toISOString()}`,
-    });
+    await ctx.api.messages.sendText(
+      message.conversation_id,
+      AWAY_MESSAGE,
+      {},
+      {
+        idempotencyKey: `away-reply:${message.conversation_id}:${periodStart.toISOString()}`,
+      },
+    );
     ctx.log.info({ conversation: message.conversation_id }, 'away message sent');
   },
 });

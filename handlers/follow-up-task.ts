@@ -16,7 +16,11 @@ export default defineHandler({
   on: ['conversation.closed'],
   abilities: ['contacts:read', 'tasks:write'],
   settings: z.object({
-    FOLLOW_UP_DAYS: z.coerce.number('expected a number of days').positive('expected a positive number of days').max(365, 'expected at most 365 days').default(2)
+    FOLLOW_UP_DAYS: z.coerce
+      .number('expected a number of days')
+      .positive('expected a positive number of days')
+      .max(365, 'expected at most 365 days')
+      .default(2)
       .describe('days from the close to the task due date'),
   }),
   timeout: '2m',

@@ -35,13 +35,17 @@ export default defineHandler({
       const moved = await ctx.step('lifecycle', () => ctx.api.contacts.setLifecycle(contactId, ref(WON_STAGE)));
       if (moved.lifecycle.outcome !== 'won') ctx.log.warn({ stage: moved.lifecycle.name }, 'WON_STAGE is not a stage with outcome "won"');
     } catch (err) {
-      if (err instanceof ValidationError) throw new HandlerConfigError(`lifecycle stage "${WON_STAGE}" does not exist in the workspace; set WON_STAGE to a stage id or exact name`);
+      if (err instanceof ValidationError)
+        throw new HandlerConfigError(
+          `lifecycle stage "${WON_STAGE}" does not exist in the workspace; set WON_STAGE to a stage id or exact name`,
+        );
       throw err;
     }
     try {
       await ctx.step('label', () => ctx.api.contacts.labels.add(contactId, [ref(LEAD_WON_LABEL)]));
     } catch (err) {
-      if (err instanceof ValidationError) throw new HandlerConfigError(`label "${LEAD_WON_LABEL}" does not exist in the workspace; create it or set LEAD_WON_LABEL`);
+      if (err instanceof ValidationError)
+        throw new HandlerConfigError(`label "${LEAD_WON_LABEL}" does not exist in the workspace; create it or set LEAD_WON_LABEL`);
       throw err;
     }
   },

@@ -27,8 +27,17 @@ export default defineHandler({
   on: ['message.received'],
   abilities: ['conversations:read', 'conversations:write'],
   settings: z.object({
-    SLA_ASSIGNEE: z.coerce.number('expected a teammate id').int().positive('expected a teammate id').optional().describe('teammate id to escalate to; unset: off'),
-    SLA_MINUTES: z.coerce.number('expected a number of minutes').positive('expected a positive number of minutes').max(100_000).default(60)
+    SLA_ASSIGNEE: z.coerce
+      .number('expected a teammate id')
+      .int()
+      .positive('expected a teammate id')
+      .optional()
+      .describe('teammate id to escalate to; unset: off'),
+    SLA_MINUTES: z.coerce
+      .number('expected a number of minutes')
+      .positive('expected a positive number of minutes')
+      .max(100_000)
+      .default(60)
       .describe('business minutes a customer may wait for a reply'),
     BUSINESS_HOURS: businessHoursSetting().optional().describe('e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"; unset: every minute counts'),
   }),
@@ -47,7 +56,11 @@ export default defineHandler({
     const due = hours ? addBusinessTime(hours, received, SLA_MINUTES * MINUTE) : new Date(received.getTime() + SLA_MINUTES * MINUTE);
     // A message sent in this conversation (a teammate's reply, or an internal note: someone is on it); one that
     // came while this run was still queued counts too (lookback, on by default).
-    const reply = await ctx.waitForEvent('agent-reply', { event: 'message.sent', match: 'conversation', timeout: due.getTime() - received.getTime() });
+    const reply = await ctx.waitForEvent('agent-reply', {
+      event: 'message.sent',
+      match: 'conversation',
+      timeout: due.getTime() - received.getTime(),
+    });
     if (reply) return; // answered in time
 
     const id = message.conversation_id;
@@ -55,10 +68,16 @@ export default defineHandler({
     if (conversation.status === 'closed') return;
     if (conversation.assignee?.type === 'user' && conversation.assignee.id === assignee) return; // escalated already (an earlier message's run)
     await ctx.step('assign', async () => (await ctx.api.conversations.assign(id, { type: 'user', id: assignee })).id);
-    await ctx.step('note', async () => (await ctx.api.notes.create(id, {
-      body: `No reply within ${SLA_MINUTES} business minutes of the customer's message: escalated.`,
-      mentions: [assignee],
-    })).id);
+    await ctx.step(
+      'note',
+      async () =>
+        (
+          await ctx.api.notes.create(id, {
+            body: `No reply within ${SLA_MINUTES} business minutes of the customer's message: escalated.`,
+            mentions: [assignee],
+          })
+        ).id,
+    );
     ctx.log.info({ conversation: id, assignee }, 'SLA missed; conversation escalated');
   },
 });

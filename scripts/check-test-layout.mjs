@@ -68,15 +68,20 @@ for (const file of walk(TEST).map((f) => posix(relative(TEST, f)))) {
     continue;
   }
   if (!srcDirs.has(folder) && !(folder in AREAS)) {
-    problems.push(`${where}: src/${folder}/ does not exist and ${folder} is not one of the listed areas (${Object.keys(AREAS).join(', ')}); put it in the folder of the src/ code it tests`);
+    problems.push(
+      `${where}: src/${folder}/ does not exist and ${folder} is not one of the listed areas (${Object.keys(AREAS).join(', ')}); put it in the folder of the src/ code it tests`,
+    );
     continue;
   }
   const stem = name.slice(0, name.indexOf('.'));
-  const own = existsSync(join(SRC, folder, `${stem}.ts`)) || (existsSync(join(SRC, folder, stem)) && statSync(join(SRC, folder, stem)).isDirectory());
+  const own =
+    existsSync(join(SRC, folder, `${stem}.ts`)) || (existsSync(join(SRC, folder, stem)) && statSync(join(SRC, folder, stem)).isDirectory());
   const elsewhere = [...new Set(foldersOf.get(stem) ?? [])];
   if (!own && elsewhere.length === 1) {
     const there = elsewhere[0] === '.' ? `src/${stem}.ts` : `src/${elsewhere[0]}/${stem}.ts`;
-    problems.push(`${where}: named after ${there}, so it belongs in test/${top}/${elsewhere[0] === '.' ? '<area>' : elsewhere[0]}/ (or name it after what it tests)`);
+    problems.push(
+      `${where}: named after ${there}, so it belongs in test/${top}/${elsewhere[0] === '.' ? '<area>' : elsewhere[0]}/ (or name it after what it tests)`,
+    );
   }
 }
 
@@ -106,8 +111,8 @@ const untested = modules.filter((m) => {
 for (const p of problems) console.error(p);
 console.log(
   `test layout: ${tests.length} test files, ${problems.length} misplaced; ` +
-  `${untested.length} of ${modules.length} src/ modules are not named, imported or mentioned by a test` +
-  (process.argv.includes('--untested') ? ':' : ' (--untested lists them)'),
+    `${untested.length} of ${modules.length} src/ modules are not named, imported or mentioned by a test` +
+    (process.argv.includes('--untested') ? ':' : ' (--untested lists them)'),
 );
 if (process.argv.includes('--untested')) for (const m of untested) console.log(`  src/${m}`);
 process.exit(problems.length ? 1 : 0);

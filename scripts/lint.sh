@@ -1,11 +1,13 @@
 #!/bin/sh
 # `npm run lint`: ESLint (eslint.config.js: typescript-eslint's type-aware
 # recommended rules over src, test, handlers, bench, scripts, bin), the layer
-# rules of src/ (.dependency-cruiser.cjs) and the layout of test/
-# (scripts/check-test-layout.mjs: a test's folder is the src/ folder it tests).
-# Runs all three, prints one line for each ("lint: eslint passed" / "lint: eslint
-# FAILED", the same for "layers" and "tests"), and exits non-zero if any failed.
-# LINT_REPORT=FILE also writes the three results in the shape of a vitest JSON
+# rules of src/ (.dependency-cruiser.cjs), the layout of test/
+# (scripts/check-test-layout.mjs: a test's folder is the src/ folder it tests)
+# and the formatting (Prettier: .prettierrc.json, .prettierignore).
+# Runs all four, prints one line for each ("lint: eslint passed" / "lint: eslint
+# FAILED", the same for "layers", "tests" and "format"), and exits non-zero if
+# any failed; a format failure names the files and the command that fixes them.
+# LINT_REPORT=FILE also writes the four results in the shape of a vitest JSON
 # report ({"numPassedTests":N,"numFailedTests":N}), which scripts/totals.mjs
 # adds to its "N passed, N failed" line (scripts/test.sh does this).
 set -u
@@ -27,6 +29,14 @@ check() {
 check eslint npm run --silent lint:eslint
 check layers npm run --silent lint:layers
 check tests npm run --silent lint:tests
+format_check() {
+  if npm run --silent format:check; then
+    return 0
+  fi
+  echo "lint: the files named above are not formatted as Prettier formats them; \`npm run format\` rewrites them" >&2
+  return 1
+}
+check format format_check
 
 if [ -n "${LINT_REPORT:-}" ]; then
   mkdir -p "$(dirname "$LINT_REPORT")"

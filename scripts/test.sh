@@ -10,9 +10,10 @@
 # behind (scripts/worktree-check.sh). Ends with one plain line
 # "N passed, N failed" and a non-zero exit on any failure. Projects:
 # vitest.config.ts, test/README.md ("Suite time": what runs side by side, and why).
-# Lint (scripts/lint.sh: ESLint, the layer rules of src/, the layout of test/)
-# runs first; its three checks count in that line as three tests ("lint:
-# eslint passed/FAILED", "lint: layers …" and "lint: tests …" say which), and
+# Lint (scripts/lint.sh: ESLint, the layer rules of src/, the layout of test/,
+# the formatting) runs first; its four checks count in that line as four tests
+# ("lint: eslint passed/FAILED", "lint: layers …", "lint: tests …" and "lint:
+# format …" say which), and
 # the work-tree check as one ("worktree: clean", or "worktree: FAILED" naming
 # the files), so either fails the run even when every vitest test passes.
 # SKIP_FAULTS=1 leaves the fault suite out (a quicker local run); SKIP_LINT=1

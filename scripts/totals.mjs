@@ -1,5 +1,5 @@
 // Prints vitest JSON reports as one plain line: "N passed, N failed[, N skipped (why)]".
-// scripts/lint.sh writes its three checks (eslint, layers, tests) in the same shape.
+// scripts/lint.sh writes its four checks (eslint, layers, tests, format) in the same shape.
 // A skipped test is never silent: the line names the files it is in and the
 // SKIP_* variables that asked for it (a test skipped without one is named too).
 import { readFileSync } from 'node:fs';
@@ -19,14 +19,18 @@ for (const file of process.argv.slice(2)) {
   }
   passed += report.numPassedTests ?? 0;
   // Files that failed to load count as failures even when no test inside them ran.
-  failed += (report.numFailedTests ?? 0) + (report.testResults ?? []).filter((r) => r.status === 'failed' && (r.assertionResults ?? []).length === 0).length;
+  failed +=
+    (report.numFailedTests ?? 0) +
+    (report.testResults ?? []).filter((r) => r.status === 'failed' && (r.assertionResults ?? []).length === 0).length;
   for (const r of report.testResults ?? []) {
     const n = (r.assertionResults ?? []).filter((a) => a.status === 'skipped' || a.status === 'pending' || a.status === 'todo').length;
     if (n > 0) skippedIn.set(basename(r.name ?? '?'), (skippedIn.get(basename(r.name ?? '?')) ?? 0) + n);
   }
 }
 const skipped = [...skippedIn.values()].reduce((a, b) => a + b, 0);
-const asked = Object.keys(process.env).filter((k) => /^SKIP_/.test(k) && process.env[k] === '1').sort();
+const asked = Object.keys(process.env)
+  .filter((k) => /^SKIP_/.test(k) && process.env[k] === '1')
+  .sort();
 const why = [
   ...(skipped ? [`skipped: ${[...skippedIn].map(([f, n]) => `${f} ${n}`).join(', ')}`] : []),
   ...(asked.length ? [`asked by ${asked.map((k) => `${k}=1`).join(' ')}`] : []),

@@ -38,7 +38,9 @@ function runWorker(opts: RateWorkerOptions): Promise<RateWorkerReport> {
   return new Promise((resolve, reject) => {
     const child = fork(script, [JSON.stringify(opts)], { execArgv: ['--import', 'tsx'] });
     let report: RateWorkerReport | undefined;
-    child.on('message', (m) => { report = m as RateWorkerReport; });
+    child.on('message', (m) => {
+      report = m as RateWorkerReport;
+    });
     child.on('error', reject);
     child.on('exit', (code) => (report ? resolve(report) : reject(new Error(`worker exited ${code}`))));
   });
@@ -50,8 +52,13 @@ const sandbox = createSandbox({ burst });
 const running = await sandbox.listen(0);
 try {
   const opts: RateWorkerOptions = {
-    baseUrl: running.baseUrl, token: DEFAULT_TOKEN_VALUES.full, redisUrl: redis.url,
-    prefix: `bench-${Date.now()}:`, burst, durationMs, concurrency,
+    baseUrl: running.baseUrl,
+    token: DEFAULT_TOKEN_VALUES.full,
+    redisUrl: redis.url,
+    prefix: `bench-${Date.now()}:`,
+    burst,
+    durationMs,
+    concurrency,
   };
   const started = Date.now();
   const reports = await Promise.all(Array.from({ length: workers }, () => runWorker(opts)));
@@ -62,13 +69,19 @@ try {
   const first = times[0] ?? started;
   // Fixed windows from the first call; only windows wholly inside the run count for the mean.
   const full = Math.floor(durationMs / WINDOW_MS);
-  const perWindow = Array.from({ length: full }, (_, w) =>
-    times.filter((t) => t >= first + w * WINDOW_MS && t < first + (w + 1) * WINDOW_MS).length);
+  const perWindow = Array.from(
+    { length: full },
+    (_, w) => times.filter((t) => t >= first + w * WINDOW_MS && t < first + (w + 1) * WINDOW_MS).length,
+  );
   const mean = perWindow.reduce((a, b) => a + b, 0) / Math.max(1, perWindow.length);
   const summary = {
     date: new Date().toISOString(),
     machine: `${cpus().length} cores, Node ${process.version}`,
-    burst, durationS: durationMs / 1000, workers, concurrencyPerWorker: concurrency, elapsedMs,
+    burst,
+    durationS: durationMs / 1000,
+    workers,
+    concurrencyPerWorker: concurrency,
+    elapsedMs,
     callsLogged: times.length,
     status429InLog: log.filter((e) => e.status === 429).length,
     status429SeenByClients: reports.reduce((n, r) => n + r.status429, 0),

@@ -55,7 +55,10 @@ async function main(): Promise<void> {
   const sandbox = `http://127.0.0.1:${sandboxPort}`;
 
   const dev = start(process.execPath, [BIN, 'dev'], {
-    name: 'dev', cwd: project, keepStdout: true, stderr: false,
+    name: 'dev',
+    cwd: project,
+    keepStdout: true,
+    stderr: false,
     env: { PORT: String(port), SANDBOX_PORT: String(sandboxPort), SWITCHYARD_HOME: join(scratch, 'home'), LOG_LEVEL: 'warn' },
   });
   const reloads: { at: number; ms: number }[] = [];
@@ -63,10 +66,17 @@ async function main(): Promise<void> {
     const at = performance.now();
     for (const m of d.toString().matchAll(/dev: reloaded handlers: \S+ \((\d+) ms\)/g)) reloads.push({ at, ms: Number(m[1]) });
   });
-  await until('switchyard dev', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok && (await fetch(`${sandbox}/_sandbox`)).ok, 60_000);
-  const conversation = ((await (await fetch(`${sandbox}/_sandbox/workspaces`)).json()) as { data: { conversation_ids: number[] }[] }).data[0]!.conversation_ids[0]!;
+  await until(
+    'switchyard dev',
+    async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok && (await fetch(`${sandbox}/_sandbox`)).ok,
+    60_000,
+  );
+  const conversation = ((await (await fetch(`${sandbox}/_sandbox/workspaces`)).json()) as { data: { conversation_ids: number[] }[] })
+    .data[0]!.conversation_ids[0]!;
   const noted = async (body: string): Promise<boolean> => {
-    const r = (await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { body: { body?: string } | null }[] };
+    const r = (await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as {
+      data: { body: { body?: string } | null }[];
+    };
     return r.data.some((q) => q.body?.body === body);
   };
 
@@ -80,19 +90,30 @@ async function main(): Promise<void> {
     writeFileSync(join(project, 'handlers', 'note.ts'), handler(i));
     await until(`reload ${i}`, async () => reloads.length > seen, 10_000, 1);
     const line = reloads[seen]!;
-    await fetch(`${sandbox}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: conversation, body: `save ${i}` }) });
+    await fetch(`${sandbox}/_sandbox/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ conversation_id: conversation, body: `save ${i}` }),
+    });
     await until(`note v${i}`, () => noted(`v${i}: save ${i}`), 10_000, 5);
     const t2 = performance.now();
     toLine.push(line.at - t0);
     toHandled.push(t2 - t0);
     own.push(line.ms);
-    log(`save ${i}: reload line ${(line.at - t0).toFixed(0)} ms (reload itself ${line.ms} ms), first delivery handled by v${i} ${(t2 - t0).toFixed(0)} ms`);
+    log(
+      `save ${i}: reload line ${(line.at - t0).toFixed(0)} ms (reload itself ${line.ms} ms), first delivery handled by v${i} ${(t2 - t0).toFixed(0)} ms`,
+    );
   }
   const result = {
-    date: new Date().toISOString(), machine: machine(), saves: SAVES,
-    saveToReloadLineMs: summary(toLine), saveToHandledMs: summary(toHandled), reloadItselfMs: summary(own),
+    date: new Date().toISOString(),
+    machine: machine(),
+    saves: SAVES,
+    saveToReloadLineMs: summary(toLine),
+    saveToHandledMs: summary(toHandled),
+    reloadItselfMs: summary(own),
   };
-  const f = (s: ReturnType<typeof summary>) => `median ${s.median.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)})`;
+  const f = (s: ReturnType<typeof summary>) =>
+    `median ${s.median.toFixed(0)} ms, p95 ${s.p95.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)})`;
   process.stdout.write(`${result.date} — ${result.machine}\n`);
   process.stdout.write(`save → "reloaded handlers" line:        ${f(result.saveToReloadLineMs)}\n`);
   process.stdout.write(`save → first delivery by new version: ${f(result.saveToHandledMs)}\n`);

@@ -54,16 +54,38 @@ import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../../src/queue/names.j
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { sign } from '../../src/events/signature.js';
 import {
-  BIN, ROOT, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, runBench, until,
+  BIN,
+  ROOT,
+  build,
+  cpuSeconds,
+  freePort,
+  httpOk,
+  log,
+  machine,
+  machineBusy,
+  pool,
+  selfCpuSeconds,
+  sleep,
+  start,
+  startRedis,
+  stop,
+  runBench,
+  until,
   type RunningRedis,
 } from '../lib/proc.js';
 
 const num = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
-const PARTS = (process.env.PARTS ?? 'latency,ordered,chaos').split(',').map((s) => s.trim()).filter(Boolean);
+const PARTS = (process.env.PARTS ?? 'latency,ordered,chaos')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const BACKLOG = num('BACKLOG', 5000);
 const SAMPLES = num('SAMPLES', 20);
 const SAMPLE_EVERY_MS = num('SAMPLE_EVERY_MS', 3000);
-const VARIANTS = (process.env.VARIANTS ?? 'high,normal').split(',').map((s) => s.trim()).filter(Boolean);
+const VARIANTS = (process.env.VARIANTS ?? 'high,normal')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const LATENCY_WORKERS = num('LATENCY_WORKERS', 2);
 const BURST = num('BURST', 30);
 const SETTLE_MS = num('SETTLE_MS', 90_000);
@@ -86,7 +108,9 @@ const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-flow-'));
 const tempDirs: string[] = [];
 // Also on SIGINT/SIGTERM (bench/lib/proc.ts exits the process there).
-process.on('exit', () => { for (const d of tempDirs) rmSync(d, { recursive: true, force: true }); });
+process.on('exit', () => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
 
 // ---------------------------------------------------------------- shared helpers
 
@@ -95,10 +119,20 @@ const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 /** POSTs a signed delivery over a keep-alive node:http agent (the global fetch costs ~1 ms CPU each); resolves with the status. */
 function post(port: number, body: Buffer): Promise<number> {
   return new Promise((res, rej) => {
-    const req = request({
-      host: '127.0.0.1', port, path: '/webhooks', method: 'POST', agent,
-      headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-service-signature': sign(SECRET, body) },
-    }, (r) => { r.resume(); r.once('end', () => res(r.statusCode ?? 0)); });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/webhooks',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-service-signature': sign(SECRET, body) },
+      },
+      (r) => {
+        r.resume();
+        r.once('end', () => res(r.statusCode ?? 0));
+      },
+    );
     req.once('error', rej);
     req.end(body);
   });
@@ -126,10 +160,17 @@ async function postAll(port: number, bodies: Buffer[], concurrency = 16): Promis
   return status;
 }
 
-const pct = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
 const round = (x: number, d = 2) => Number(x.toFixed(d));
 
-interface Stack { redis: RunningRedis; client: Redis; receiver: ChildProcess; port: number; common: Record<string, string> }
+interface Stack {
+  redis: RunningRedis;
+  client: Redis;
+  receiver: ChildProcess;
+  port: number;
+  common: Record<string, string>;
+}
 
 async function startStack(env: Record<string, string>): Promise<Stack> {
   const redis = await startRedis(scratch);
@@ -160,35 +201,53 @@ async function workersReady(client: Redis, queue: string, n: number): Promise<vo
 
 // ---------------------------------------------------------------- latency
 
-interface ApiCall { t: number; method: string; path: string; status: number }
+interface ApiCall {
+  t: number;
+  method: string;
+  path: string;
+  status: number;
+}
 
 /** The sandbox behind a wrapper that notes when each API call was answered (Date.now() of this process). */
 async function wrappedSandbox(sandbox: Sandbox): Promise<{ baseUrl: string; calls: ApiCall[]; close(): Promise<void> }> {
   const calls: ApiCall[] = [];
   return new Promise((resolve, reject) => {
-    const server = serve({
-      port: 0, hostname: '127.0.0.1',
-      fetch: async (req: Request) => {
-        const res = await sandbox.app.fetch(req);
-        const path = new URL(req.url).pathname;
-        if (path.startsWith('/api/v1/')) calls.push({ t: Date.now(), method: req.method, path: path.slice(7), status: res.status });
-        return res;
+    const server = serve(
+      {
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: async (req: Request) => {
+          const res = await sandbox.app.fetch(req);
+          const path = new URL(req.url).pathname;
+          if (path.startsWith('/api/v1/')) calls.push({ t: Date.now(), method: req.method, path: path.slice(7), status: res.status });
+          return res;
+        },
       },
-    }, (info) => resolve({
-      baseUrl: `http://127.0.0.1:${info.port}/api/v1`, calls,
-      close: async () => {
-        await sandbox.emitter.close();
-        await new Promise<void>((done) => { if ('closeAllConnections' in server) server.closeAllConnections(); server.close(() => done()); });
-      },
-    }));
+      (info) =>
+        resolve({
+          baseUrl: `http://127.0.0.1:${info.port}/api/v1`,
+          calls,
+          close: async () => {
+            await sandbox.emitter.close();
+            await new Promise<void>((done) => {
+              if ('closeAllConnections' in server) server.closeAllConnections();
+              server.close(() => done());
+            });
+          },
+        }),
+    );
     server.once('error', reject);
   });
 }
 
-const Workspaces = z.object({ data: z.array(z.object({
-  channels: z.array(z.object({ id: z.number(), type: z.string() })),
-  teammates: z.array(z.object({ id: z.number(), active: z.boolean() })),
-})) });
+const Workspaces = z.object({
+  data: z.array(
+    z.object({
+      channels: z.array(z.object({ id: z.number(), type: z.string() })),
+      teammates: z.array(z.object({ id: z.number(), active: z.boolean() })),
+    }),
+  ),
+});
 const Created = z.object({ data: z.object({ id: z.number() }) });
 const InboundAnswer = z.object({ data: z.object({ conversation: z.object({ id: z.number() }), message: z.object({ id: z.number() }) }) });
 
@@ -202,7 +261,7 @@ function handlersFor(variant: string): string {
   const file = join(dir, 'away-reply.ts');
   const src = readFileSync(file, 'utf8');
   const line = "  priority: 'high',\n";
-  if (!src.includes(line)) throw new Error("handlers/away-reply.ts has no \"  priority: 'high',\" line to remove");
+  if (!src.includes(line)) throw new Error('handlers/away-reply.ts has no "  priority: \'high\'," line to remove');
   writeFileSync(file, src.replace(line, variant === 'normal' ? '' : `  priority: '${variant}',\n`));
   return dir;
 }
@@ -213,7 +272,8 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
   const app = sandbox.app;
   const call = async (method: string, path: string, body?: unknown, auth = true): Promise<unknown> => {
     const r = await app.request(path, {
-      method, headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}) },
+      method,
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const j: unknown = await r.json().catch(() => null);
@@ -225,19 +285,35 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
   if (ws === undefined || whatsapp === undefined) throw new Error('the sandbox has no workspace with a whatsapp channel');
   const teammates = ws.teammates.filter((t) => t.active).map((t) => t.id);
   const contacts: number[] = [];
-  await pool(Array.from({ length: BACKLOG }, (_, i) => i), 8, async (i) => {
-    contacts[i] = Created.parse(await call('POST', '/api/v1/contacts', { name: `Closer ${i}`, email: `closer${i}@bench.test` })).data.id;
-  });
+  await pool(
+    Array.from({ length: BACKLOG }, (_, i) => i),
+    8,
+    async (i) => {
+      contacts[i] = Created.parse(await call('POST', '/api/v1/contacts', { name: `Closer ${i}`, email: `closer${i}@bench.test` })).data.id;
+    },
+  );
   // The backlog: conversation.closed of a conversation per contact, closed an hour ago.
   const closedAt = Date.now() - 3_600_000;
-  const backlog = contacts.map((contact, i) => Buffer.from(JSON.stringify({
-    id: `evt_benchclosed_${variant}_${i}`, event: 'conversation.closed', created_at: new Date(closedAt + i).toISOString(),
-    data: {
-      id: 9_000_000 + i, contact_id: contact, channel: { id: whatsapp, name: 'WhatsApp', type: 'whatsapp' }, status: 'closed', subject: null,
-      assignee: { type: 'user', id: teammates[i % teammates.length] }, last_message_at: new Date(closedAt - 60_000).toISOString(),
-      closed_at: new Date(closedAt + i).toISOString(), created_at: new Date(closedAt - 86_400_000).toISOString(),
-    },
-  })));
+  const backlog = contacts.map((contact, i) =>
+    Buffer.from(
+      JSON.stringify({
+        id: `evt_benchclosed_${variant}_${i}`,
+        event: 'conversation.closed',
+        created_at: new Date(closedAt + i).toISOString(),
+        data: {
+          id: 9_000_000 + i,
+          contact_id: contact,
+          channel: { id: whatsapp, name: 'WhatsApp', type: 'whatsapp' },
+          status: 'closed',
+          subject: null,
+          assignee: { type: 'user', id: teammates[i % teammates.length] },
+          last_message_at: new Date(closedAt - 60_000).toISOString(),
+          closed_at: new Date(closedAt + i).toISOString(),
+          created_at: new Date(closedAt - 86_400_000).toISOString(),
+        },
+      }),
+    ),
+  );
   await call('POST', '/_sandbox/burst', { burst: BURST }, false);
   await call('DELETE', '/_sandbox/requests', undefined, false);
   await call('DELETE', '/_sandbox/events', undefined, false);
@@ -247,14 +323,22 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
   const businessHours = `${open} 09:00-17:00 UTC`;
   const handlersDir = handlersFor(variant);
   const stack = await startStack({
-    WORKSPACE_API_URL: sbx.baseUrl, WORKSPACE_API_TOKEN: TOKEN, WORKSPACE_API_BURST: String(BURST),
-    HANDLERS_DIR: handlersDir, FOLLOW_UP_DAYS: '2', BUSINESS_HOURS: businessHours,
+    WORKSPACE_API_URL: sbx.baseUrl,
+    WORKSPACE_API_TOKEN: TOKEN,
+    WORKSPACE_API_BURST: String(BURST),
+    HANDLERS_DIR: handlersDir,
+    FOLLOW_UP_DAYS: '2',
+    BUSINESS_HOURS: businessHours,
   });
   const workers: ChildProcess[] = [];
   try {
     for (let i = 0; i < LATENCY_WORKERS; i++) workers.push(start('node', [BIN, 'work'], { env: stack.common, name: `work${i}` }));
     await workersReady(stack.client, HANDLER_QUEUE_BY_PRIORITY.low, LATENCY_WORKERS);
-    await workersReady(stack.client, HANDLER_QUEUE_BY_PRIORITY[variant === 'high' ? 'high' : variant === 'low' ? 'low' : 'normal'], LATENCY_WORKERS);
+    await workersReady(
+      stack.client,
+      HANDLER_QUEUE_BY_PRIORITY[variant === 'high' ? 'high' : variant === 'low' ? 'low' : 'normal'],
+      LATENCY_WORKERS,
+    );
 
     // ---- the backlog first, dispatched into handlers-low ----
     const tB0 = Date.now();
@@ -272,22 +356,36 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
     for (let i = 0; i < SAMPLES; i++) {
       const due = tS0 + i * SAMPLE_EVERY_MS;
       if (due > Date.now()) await sleep(due - Date.now());
-      const a = InboundAnswer.parse(await call('POST', '/_sandbox/inbound', {
-        contact: { name: `Sample ${variant} ${i}`, email: `sample${i}.${variant}@bench.test` }, channel_id: whatsapp, body: `Hello? (${i})`,
-      }, false)).data;
-      const env = sandbox.emitter.events().findLast((e) => e.event === 'message.received' && (e.data as { id?: number }).id === a.message.id);
+      const a = InboundAnswer.parse(
+        await call(
+          'POST',
+          '/_sandbox/inbound',
+          {
+            contact: { name: `Sample ${variant} ${i}`, email: `sample${i}.${variant}@bench.test` },
+            channel_id: whatsapp,
+            body: `Hello? (${i})`,
+          },
+          false,
+        ),
+      ).data;
+      const env = sandbox.emitter
+        .events()
+        .findLast((e) => e.event === 'message.received' && (e.data as { id?: number }).id === a.message.id);
       if (!env) throw new Error('the sandbox emitted no message.received for the sample');
       const body = Buffer.from(JSON.stringify(env));
       const t0 = Date.now();
       const s = await post(stack.port, body);
       samples.push({ conv: a.conversation.id, t0, status: s, id: env.id });
     }
-    const replyOf = (conv: number) => sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${conv}/messages` && c.status < 300);
+    const replyOf = (conv: number) =>
+      sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${conv}/messages` && c.status < 300);
     const tLastSample = Date.now();
     try {
       await until('every away reply', async () => samples.every((s) => replyOf(s.conv) !== undefined), SETTLE_MS, 100);
     } catch {
-      log(`latency [${variant}]: ${samples.filter((s) => !replyOf(s.conv)).length} samples without a reply ${SETTLE_MS} ms after the last one`);
+      log(
+        `latency [${variant}]: ${samples.filter((s) => !replyOf(s.conv)).length} samples without a reply ${SETTLE_MS} ms after the last one`,
+      );
     }
     const tEnd = Date.now();
     const low = new Queue(HANDLER_QUEUE_BY_PRIORITY.low, { connection: stack.client, prefix: PREFIX });
@@ -297,44 +395,81 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
     // dispatcher), added → a worker slot took it (queue wait), taken → the reply answered (API calls,
     // including the wait for the rate limiter).
     const awayQueue = HANDLER_QUEUE_BY_PRIORITY[variant === 'high' ? 'high' : variant === 'low' ? 'low' : 'normal'];
-    const breakdown = await Promise.all(samples.map(async (smp) => {
-      const [ts, processed] = await stack.client.hmget(`${PREFIX}:${awayQueue}:${jobIdFor(smp.id, 'away-reply')}`, 'timestamp', 'processedOn');
-      const reply = sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${smp.conv}/messages` && c.status < 300);
-      const taken = processed ? Number(processed) : null; // null: no worker slot took it yet
-      return { toJob: ts ? Number(ts) - smp.t0 : null, queueWait: taken === null ? null : taken - Number(ts), runToReply: reply && taken !== null ? reply.t - taken : null };
-    }));
-    const med = (xs: number[]) => pct([...xs].sort((x, y) => x - y), 50);
+    const breakdown = await Promise.all(
+      samples.map(async (smp) => {
+        const [ts, processed] = await stack.client.hmget(
+          `${PREFIX}:${awayQueue}:${jobIdFor(smp.id, 'away-reply')}`,
+          'timestamp',
+          'processedOn',
+        );
+        const reply = sbx.calls.find((c) => c.method === 'POST' && c.path === `/conversations/${smp.conv}/messages` && c.status < 300);
+        const taken = processed ? Number(processed) : null; // null: no worker slot took it yet
+        return {
+          toJob: ts ? Number(ts) - smp.t0 : null,
+          queueWait: taken === null ? null : taken - Number(ts),
+          runToReply: reply && taken !== null ? reply.t - taken : null,
+        };
+      }),
+    );
+    const med = (xs: number[]) =>
+      pct(
+        [...xs].sort((x, y) => x - y),
+        50,
+      );
 
     // ---- figures ----
-    const lat = samples.map((s) => { const r = replyOf(s.conv); return r ? r.t - s.t0 : Infinity; });
+    const lat = samples.map((s) => {
+      const r = replyOf(s.conv);
+      return r ? r.t - s.t0 : Infinity;
+    });
     const sorted = [...lat].sort((a, b) => a - b);
-    const isBacklog = (c: ApiCall) => (c.method === 'GET' && /^\/contacts\/\d+$/.test(c.path)) || (c.method === 'POST' && c.path === '/tasks');
+    const isBacklog = (c: ApiCall) =>
+      (c.method === 'GET' && /^\/contacts\/\d+$/.test(c.path)) || (c.method === 'POST' && c.path === '/tasks');
     const ok = sbx.calls.filter((c) => c.status !== 429);
     const from = tS0;
     const full = Math.floor((tEnd - from) / WINDOW_MS);
-    const perWindow = Array.from({ length: full }, (_, w) => ok.filter((c) => c.t >= from + w * WINDOW_MS && c.t < from + (w + 1) * WINDOW_MS));
+    const perWindow = Array.from({ length: full }, (_, w) =>
+      ok.filter((c) => c.t >= from + w * WINDOW_MS && c.t < from + (w + 1) * WINDOW_MS),
+    );
     const all = perWindow.map((w) => w.length);
     const backlogOnly = perWindow.map((w) => w.filter(isBacklog).length);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     const result = {
-      variant, businessHours, handlersDir: variant === 'high' ? './handlers' : 'copy of ./handlers, away-reply priority removed',
-      backlog: BACKLOG, backlogAnswers: status, backlogPostMs: tPosted - tB0, backlogDispatchedMs: tDispatched - tB0,
-      samples: SAMPLES, sampleAnswers: samples.map((s) => s.status),
+      variant,
+      businessHours,
+      handlersDir: variant === 'high' ? './handlers' : 'copy of ./handlers, away-reply priority removed',
+      backlog: BACKLOG,
+      backlogAnswers: status,
+      backlogPostMs: tPosted - tB0,
+      backlogDispatchedMs: tDispatched - tB0,
+      samples: SAMPLES,
+      sampleAnswers: samples.map((s) => s.status),
       latencyMs: lat.map((x) => (Number.isFinite(x) ? x : null)),
-      p50Ms: pct(sorted, 50), p99Ms: pct(sorted, 99), maxMs: sorted.at(-1), replies: lat.filter(Number.isFinite).length,
-      sampledFromTo: [new Date(tS0).toISOString(), new Date(tEnd).toISOString()], lastSampleToEndMs: tEnd - tLastSample,
-      fullWindows: full, callsPerWindow: all, backlogCallsPerWindow: backlogOnly,
-      meanCallsPerWindow: round(mean(all)), meanBacklogCallsPerWindow: round(mean(backlogOnly)),
-      allCallsVsAllowed: round(mean(all) / BURST, 4), backlogCallsVsAllowed: round(mean(backlogOnly) / BURST, 4),
+      p50Ms: pct(sorted, 50),
+      p99Ms: pct(sorted, 99),
+      maxMs: sorted.at(-1),
+      replies: lat.filter(Number.isFinite).length,
+      sampledFromTo: [new Date(tS0).toISOString(), new Date(tEnd).toISOString()],
+      lastSampleToEndMs: tEnd - tLastSample,
+      fullWindows: full,
+      callsPerWindow: all,
+      backlogCallsPerWindow: backlogOnly,
+      meanCallsPerWindow: round(mean(all)),
+      meanBacklogCallsPerWindow: round(mean(backlogOnly)),
+      allCallsVsAllowed: round(mean(all) / BURST, 4),
+      backlogCallsVsAllowed: round(mean(backlogOnly) / BURST, 4),
       status429: sbx.calls.filter((c) => c.status === 429).length,
       medianMs: {
-        deliveryToJob: med(breakdown.map((b) => b.toJob ?? Infinity)), queueWait: med(breakdown.map((b) => b.queueWait ?? Infinity)),
+        deliveryToJob: med(breakdown.map((b) => b.toJob ?? Infinity)),
+        queueWait: med(breakdown.map((b) => b.queueWait ?? Infinity)),
         runStartToReply: med(breakdown.map((b) => b.runToReply ?? Infinity)),
       },
       breakdownMs: breakdown,
       lowQueueAtEnd: lowCounts,
     };
-    log(`latency [${variant}]: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; calls/window ${result.meanCallsPerWindow} (backlog ${result.meanBacklogCallsPerWindow}) of ${BURST}`);
+    log(
+      `latency [${variant}]: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms; calls/window ${result.meanCallsPerWindow} (backlog ${result.meanBacklogCallsPerWindow}) of ${BURST}`,
+    );
     return result;
   } finally {
     await stopStack(stack, workers);
@@ -344,26 +479,53 @@ async function latencyVariant(variant: string): Promise<Record<string, unknown>>
 
 // ---------------------------------------------------------------- ordered throughput and chaos
 
-interface Entry { at: 'start' | 'done' | 'fail'; conv: number; seq: number; attempt: number; pid: number; t: number }
+interface Entry {
+  at: 'start' | 'done' | 'fail';
+  conv: number;
+  seq: number;
+  attempt: number;
+  pid: number;
+  t: number;
+}
 
 /** Interleaved deliveries: round s sends seq s of every conversation in a shuffled order; created_at increases. */
 function interleaved(convs: number, perConv: number, tag: string): Buffer[] {
   const out: Buffer[] = [];
   const base = Date.now() - 60_000;
   let rng = 42;
-  const rand = () => { rng = (rng * 1_103_515_245 + 12_345) % 2_147_483_648; return rng / 2_147_483_648; };
+  const rand = () => {
+    rng = (rng * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return rng / 2_147_483_648;
+  };
   for (let seq = 1; seq <= perConv; seq++) {
     const order = Array.from({ length: convs }, (_, i) => i + 1);
-    for (let i = order.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j] as number, order[i] as number]; }
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j] as number, order[i] as number];
+    }
     for (const conv of order) {
       const at = new Date(base + out.length).toISOString();
-      out.push(Buffer.from(JSON.stringify({
-        id: `evt_benchflow_${tag}_${conv}_${seq}`, event: 'message.received', created_at: at,
-        data: {
-          id: conv * 1000 + seq, conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
-          body: String(seq), content_type: 'text', status: null, created_at: at,
-        },
-      })));
+      out.push(
+        Buffer.from(
+          JSON.stringify({
+            id: `evt_benchflow_${tag}_${conv}_${seq}`,
+            event: 'message.received',
+            created_at: at,
+            data: {
+              id: conv * 1000 + seq,
+              conversation_id: conv,
+              type: 'message',
+              direction: 'inbound',
+              sender_type: 'contact',
+              user_id: null,
+              body: String(seq),
+              content_type: 'text',
+              status: null,
+              created_at: at,
+            },
+          }),
+        ),
+      );
     }
   }
   return out;
@@ -379,7 +541,9 @@ function checkOrder(entries: Entry[], convs: number, perConv: number, killed: Re
   let duplicatesUnexplained = 0;
   let killedRuns = 0;
   const examples: string[] = [];
-  const note = (s: string) => { if (examples.length < 30) examples.push(s); };
+  const note = (s: string) => {
+    if (examples.length < 30) examples.push(s);
+  };
   for (let conv = 1; conv <= convs; conv++) {
     const list = byConv.get(conv) ?? [];
     // The run in progress: started and neither done nor failed yet (a killed worker's run never ends).
@@ -388,27 +552,46 @@ function checkOrder(entries: Entry[], convs: number, perConv: number, killed: Re
     let lastDone = 0;
     for (const e of list) {
       if (e.at === 'start') {
-        if (active && !killed.has(active.pid)) { violations++; note(`conv ${conv}: seq ${e.seq} (pid ${e.pid}) started while seq ${active.seq} (pid ${active.pid}) ran`); }
+        if (active && !killed.has(active.pid)) {
+          violations++;
+          note(`conv ${conv}: seq ${e.seq} (pid ${e.pid}) started while seq ${active.seq} (pid ${active.pid}) ran`);
+        }
         if (active && killed.has(active.pid)) killedRuns++;
-        if (e.seq > 1 && !done.has(e.seq - 1)) { violations++; note(`conv ${conv}: seq ${e.seq} started before seq ${e.seq - 1} was done`); }
+        if (e.seq > 1 && !done.has(e.seq - 1)) {
+          violations++;
+          note(`conv ${conv}: seq ${e.seq} started before seq ${e.seq - 1} was done`);
+        }
         active = e;
       } else {
-        if (!active || active.seq !== e.seq || active.pid !== e.pid) { violations++; note(`conv ${conv}: ${e.at} of seq ${e.seq} (pid ${e.pid}) without its start`); }
+        if (!active || active.seq !== e.seq || active.pid !== e.pid) {
+          violations++;
+          note(`conv ${conv}: ${e.at} of seq ${e.seq} (pid ${e.pid}) without its start`);
+        }
         active = null;
         if (e.at === 'done') {
           const before = done.get(e.seq);
           if (before) {
             duplicates++;
-            if (!killed.has(before.pid)) { duplicatesUnexplained++; note(`conv ${conv}: seq ${e.seq} done twice (pids ${before.pid}, ${e.pid})`); }
+            if (!killed.has(before.pid)) {
+              duplicatesUnexplained++;
+              note(`conv ${conv}: seq ${e.seq} done twice (pids ${before.pid}, ${e.pid})`);
+            }
           } else {
-            if (e.seq !== lastDone + 1) { violations++; note(`conv ${conv}: seq ${e.seq} done after seq ${lastDone}`); }
+            if (e.seq !== lastDone + 1) {
+              violations++;
+              note(`conv ${conv}: seq ${e.seq} done after seq ${lastDone}`);
+            }
             lastDone = e.seq;
             done.set(e.seq, e);
           }
         }
       }
     }
-    for (let s = 1; s <= perConv; s++) if (!done.has(s)) { lost++; note(`conv ${conv}: seq ${s} never done`); }
+    for (let s = 1; s <= perConv; s++)
+      if (!done.has(s)) {
+        lost++;
+        note(`conv ${conv}: seq ${s} never done`);
+      }
   }
   return { violations, lost, duplicates, duplicatesUnexplained, killedRunsRestarted: killedRuns, examples };
 }
@@ -432,7 +615,8 @@ function outOfOrderConversations(entries: Entry[]): number {
 async function fanOutTimes(client: Redis, label: string, convs: number, perConv: number): Promise<Map<string, [number, number]>> {
   const p = client.pipeline();
   for (let conv = 1; conv <= convs; conv++) {
-    for (let seq = 1; seq <= perConv; seq++) p.hmget(`${PREFIX}:${EVENTS_QUEUE}:${jobIdFor(`evt_benchflow_${label}_${conv}_${seq}`)}`, 'processedOn', 'finishedOn');
+    for (let seq = 1; seq <= perConv; seq++)
+      p.hmget(`${PREFIX}:${EVENTS_QUEUE}:${jobIdFor(`evt_benchflow_${label}_${conv}_${seq}`)}`, 'processedOn', 'finishedOn');
   }
   const r = (await p.exec()) ?? [];
   const out = new Map<string, [number, number]>();
@@ -451,18 +635,27 @@ async function readLog(client: Redis): Promise<Entry[]> {
   return raw.map((r) => JSON.parse(r) as Entry);
 }
 
-async function flowCase(kind: 'ordered' | 'unordered', opts: { convs: number; perConv: number; chaos: boolean }): Promise<Record<string, unknown>> {
+async function flowCase(
+  kind: 'ordered' | 'unordered',
+  opts: { convs: number; perConv: number; chaos: boolean },
+): Promise<Record<string, unknown>> {
   const { convs, perConv, chaos } = opts;
   const n = convs * perConv;
   const label = chaos ? 'chaos' : kind;
   const stack = await startStack({ HANDLERS_DIR: `./bench/flow/handlers/${kind}`, WORKER_CONCURRENCY: String(CONCURRENCY) });
   const workerEnv = {
-    ...stack.common, FLOW_REDIS_URL: stack.redis.url, FLOW_LOG_KEY: LOG_KEY,
+    ...stack.common,
+    FLOW_REDIS_URL: stack.redis.url,
+    FLOW_LOG_KEY: LOG_KEY,
     ...(chaos ? { FLOW_FAIL_PCT: String(FAIL_PCT), JOB_LOCK_DURATION: LOCK } : {}),
   };
   const workers: ChildProcess[] = [];
   let spawned = 0;
-  const spawnWorker = () => { const w = start('node', [BIN, 'work'], { env: workerEnv, name: `work${spawned++}` }); workers.push(w); return w; };
+  const spawnWorker = () => {
+    const w = start('node', [BIN, 'work'], { env: workerEnv, name: `work${spawned++}` });
+    workers.push(w);
+    return w;
+  };
   const killed = new Set<number>();
   let killer: NodeJS.Timeout | undefined;
   try {
@@ -482,7 +675,12 @@ async function flowCase(kind: 'ordered' | 'unordered', opts: { convs: number; pe
         spawnWorker();
       }, KILL_EVERY_MS);
     }
-    const cpu0 = { receiver: cpuSeconds(stack.receiver.pid), redis: cpuSeconds(stack.redis.child.pid), runner: selfCpuSeconds(), machine: machineBusy() };
+    const cpu0 = {
+      receiver: cpuSeconds(stack.receiver.pid),
+      redis: cpuSeconds(stack.redis.child.pid),
+      runner: selfCpuSeconds(),
+      machine: machineBusy(),
+    };
     const workerCpu0 = new Map(workers.map((w) => [w.pid, cpuSeconds(w.pid)] as const));
     const t0 = Date.now();
     const status = await postAll(stack.port, bodies);
@@ -494,22 +692,33 @@ async function flowCase(kind: 'ordered' | 'unordered', opts: { convs: number; pe
     for (;;) {
       counts = await handlers.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
       if ((counts.completed ?? 0) + (counts.failed ?? 0) >= n) break;
-      if (Date.now() > deadline) { log(`${label}: timed out: ${JSON.stringify(counts)}`); break; }
-      if (Date.now() - lastLog > 15_000) { log(`${label}: ${Math.round((Date.now() - t0) / 1000)} s ${JSON.stringify(counts)}`); lastLog = Date.now(); }
+      if (Date.now() > deadline) {
+        log(`${label}: timed out: ${JSON.stringify(counts)}`);
+        break;
+      }
+      if (Date.now() - lastLog > 15_000) {
+        log(`${label}: ${Math.round((Date.now() - t0) / 1000)} s ${JSON.stringify(counts)}`);
+        lastLog = Date.now();
+      }
       if (!chaos && workers.some((w) => w.exitCode !== null)) throw new Error('a worker exited');
       await sleep(50);
     }
     const tDone = Date.now();
     if (killer) clearInterval(killer);
     const workerCpu = workers.reduce((a, w) => a + (cpuSeconds(w.pid) || 0) - (workerCpu0.get(w.pid) ?? 0), 0);
-    const cpu1 = { receiver: cpuSeconds(stack.receiver.pid), redis: cpuSeconds(stack.redis.child.pid), runner: selfCpuSeconds(), machine: machineBusy() };
+    const cpu1 = {
+      receiver: cpuSeconds(stack.receiver.pid),
+      redis: cpuSeconds(stack.redis.child.pid),
+      runner: selfCpuSeconds(),
+      machine: machineBusy(),
+    };
     await handlers.close();
     await sleep(chaos ? 1000 : 200); // the last done records
     const entries = await readLog(stack.client);
     if (process.env.DUMP_RUNS) writeFileSync(`${process.env.DUMP_RUNS}.${label}.json`, JSON.stringify(entries));
     const backlogKeys = await stack.client.keys(`${PREFIX}:order:*:line`);
     const wall = (tDone - t0) / 1000;
-    const ours = (cpu1.receiver - cpu0.receiver) + workerCpu + (cpu1.redis - cpu0.redis) + (cpu1.runner - cpu0.runner);
+    const ours = cpu1.receiver - cpu0.receiver + workerCpu + (cpu1.redis - cpu0.redis) + (cpu1.runner - cpu0.runner);
     const check = checkOrder(entries, convs, perConv, killed);
     const times = await fanOutTimes(stack.client, label, convs, perConv);
     let processedInverted = 0;
@@ -525,23 +734,54 @@ async function flowCase(kind: 'ordered' | 'unordered', opts: { convs: number; pe
     // For the conversations with a violation: each seq's dispatch [processedOn, finishedOn] in ms after the first seq's processedOn.
     const violated = [...new Set(check.examples.map((x) => Number(/^conv (\d+)/.exec(x)?.[1])))].slice(0, 5);
     const fanOut = {
-      pairsDispatchStartedOutOfOrder: processedInverted, pairsDispatchFinishedOutOfOrder: finishedInverted,
-      violatedConversations: Object.fromEntries(violated.map((conv) => {
-        const base = times.get(`${conv}/1`)?.[0] ?? 0;
-        return [conv, Array.from({ length: Math.min(perConv, 3) }, (_, k) => (times.get(`${conv}/${k + 1}`) ?? [NaN, NaN]).map((x) => x - base))];
-      })),
+      pairsDispatchStartedOutOfOrder: processedInverted,
+      pairsDispatchFinishedOutOfOrder: finishedInverted,
+      violatedConversations: Object.fromEntries(
+        violated.map((conv) => {
+          const base = times.get(`${conv}/1`)?.[0] ?? 0;
+          return [
+            conv,
+            Array.from({ length: Math.min(perConv, 3) }, (_, k) => (times.get(`${conv}/${k + 1}`) ?? [NaN, NaN]).map((x) => x - base)),
+          ];
+        }),
+      ),
     };
     const result = {
-      case: label, handler: kind, conversations: convs, eventsPerConversation: perConv, deliveries: n, answers: status,
-      workers: FLOW_WORKERS, concurrency: CONCURRENCY, postMs: tPosted - t0, endToEndMs: tDone - t0, eventsPerSec: round(n / wall, 1),
-      handlerJobs: counts, runsRecorded: entries.length, fanOut,
-      ...(kind === 'ordered' ? { order: check, orderLinesLeft: backlogKeys.length } : { lost: check.lost, outOfOrderConversations: outOfOrderConversations(entries) }),
-      ...(chaos ? { kills: killed.size, killEveryMs: KILL_EVERY_MS, failPct: FAIL_PCT, failedFirstAttempts: entries.filter((e) => e.at === 'fail').length, lock: LOCK } : {}),
-      cpuUsPerEvent: chaos ? 'n/a (killed workers)' : {
-        receiver: Math.round(((cpu1.receiver - cpu0.receiver) * 1e6) / n), workers: Math.round((workerCpu * 1e6) / n),
-        redis: Math.round(((cpu1.redis - cpu0.redis) * 1e6) / n), runner: Math.round(((cpu1.runner - cpu0.runner) * 1e6) / n),
-      },
-      otherProcessesCores: round(((cpu1.machine - cpu0.machine) - ours) / wall),
+      case: label,
+      handler: kind,
+      conversations: convs,
+      eventsPerConversation: perConv,
+      deliveries: n,
+      answers: status,
+      workers: FLOW_WORKERS,
+      concurrency: CONCURRENCY,
+      postMs: tPosted - t0,
+      endToEndMs: tDone - t0,
+      eventsPerSec: round(n / wall, 1),
+      handlerJobs: counts,
+      runsRecorded: entries.length,
+      fanOut,
+      ...(kind === 'ordered'
+        ? { order: check, orderLinesLeft: backlogKeys.length }
+        : { lost: check.lost, outOfOrderConversations: outOfOrderConversations(entries) }),
+      ...(chaos
+        ? {
+            kills: killed.size,
+            killEveryMs: KILL_EVERY_MS,
+            failPct: FAIL_PCT,
+            failedFirstAttempts: entries.filter((e) => e.at === 'fail').length,
+            lock: LOCK,
+          }
+        : {}),
+      cpuUsPerEvent: chaos
+        ? 'n/a (killed workers)'
+        : {
+            receiver: Math.round(((cpu1.receiver - cpu0.receiver) * 1e6) / n),
+            workers: Math.round((workerCpu * 1e6) / n),
+            redis: Math.round(((cpu1.redis - cpu0.redis) * 1e6) / n),
+            runner: Math.round(((cpu1.runner - cpu0.runner) * 1e6) / n),
+          },
+      otherProcessesCores: round((cpu1.machine - cpu0.machine - ours) / wall),
     };
     log(`${label}: ${result.eventsPerSec} events/s; ${JSON.stringify(kind === 'ordered' ? check : { lost: check.lost })}`);
     return result;
@@ -557,14 +797,20 @@ async function main(): Promise<void> {
   build();
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
   const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
-  const summary: Record<string, unknown> = { date: new Date().toUTCString(), machine: machine(), commit: `${commit}${dirty ? ' (+ uncommitted changes)' : ''}` };
+  const summary: Record<string, unknown> = {
+    date: new Date().toUTCString(),
+    machine: machine(),
+    commit: `${commit}${dirty ? ' (+ uncommitted changes)' : ''}`,
+  };
   if (PARTS.includes('latency')) {
     const variants = [];
     for (const v of VARIANTS) variants.push(await latencyVariant(v));
     const [a, b] = variants as { p50Ms: number; p99Ms: number }[];
     summary.latency = {
       variants,
-      ...(a && b ? { p99Ratio: round(b.p99Ms / a.p99Ms), p50Ratio: round(b.p50Ms / a.p50Ms), note: `${VARIANTS[1]} ÷ ${VARIANTS[0]}` } : {}),
+      ...(a && b
+        ? { p99Ratio: round(b.p99Ms / a.p99Ms), p50Ratio: round(b.p50Ms / a.p50Ms), note: `${VARIANTS[1]} ÷ ${VARIANTS[0]}` }
+        : {}),
     };
   }
   if (PARTS.includes('ordered')) {

@@ -72,15 +72,21 @@ const PREFIX = 'switchyard';
 const clientCommands = process.env.CLIENTCMDS ? countClientCommands() : undefined;
 const ALL_CASES = ['off', 'on', 'off-events', 'on-events', 'plain', 'plain+pump'] as const;
 type CaseName = (typeof ALL_CASES)[number];
-const CASES: CaseName[] = (process.env.CASES ?? ALL_CASES.join(',')).split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
-  if (!(ALL_CASES as readonly string[]).includes(c)) throw new Error(`CASES: unknown case ${c} (known: ${ALL_CASES.join(', ')})`);
-  return c as CaseName;
-});
+const CASES: CaseName[] = (process.env.CASES ?? ALL_CASES.join(','))
+  .split(',')
+  .map((c) => c.trim())
+  .filter(Boolean)
+  .map((c) => {
+    if (!(ALL_CASES as readonly string[]).includes(c)) throw new Error(`CASES: unknown case ${c} (known: ${ALL_CASES.join(', ')})`);
+    return c as CaseName;
+  });
 const HOPS: Record<CaseName, string> = {
   off: 'inbox list → IngestPump → events (fan-out, history off) → handlers (no-op handler via processor)',
   on: 'inbox list → IngestPump → events (fan-out, history on) → handlers (no-op handler via processor)',
-  'off-events': 'events (pre-added as the pump adds them, pending fan-out marked) → fan-out (history off) → handlers (no-op handler via processor)',
-  'on-events': 'events (pre-added as the pump adds them, pending fan-out marked) → fan-out (history on) → handlers (no-op handler via processor)',
+  'off-events':
+    'events (pre-added as the pump adds them, pending fan-out marked) → fan-out (history off) → handlers (no-op handler via processor)',
+  'on-events':
+    'events (pre-added as the pump adds them, pending fan-out marked) → fan-out (history on) → handlers (no-op handler via processor)',
   plain: 'events (pre-added) → JSON.parse + add → handlers (no-op)',
   'plain+pump': 'list → LPOP 200 + addBulk → events → JSON.parse + add → handlers (no-op)',
 };
@@ -90,11 +96,31 @@ const loadavg = () => readFileSync('/proc/loadavg', 'utf8').trim();
 function item(i: number): string {
   const id = `evt_${randomBytes(16).toString('hex')}`;
   const at = new Date().toISOString();
-  const body = JSON.stringify({ id, event: 'message.received', created_at: at, data: {
-    id: 100_000 + i, conversation_id: 812, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
-    body: 'Hi! Is my order #1043 out for delivery yet? It was supposed to arrive on Tuesday and I have not heard back.', content_type: 'text', status: null, created_at: at,
-  } });
-  return encodeInboxItem({ key: id, name: 'message.received', receivedAt: at, secretIndex: 0, body, headers: { 'content-type': 'application/json' } });
+  const body = JSON.stringify({
+    id,
+    event: 'message.received',
+    created_at: at,
+    data: {
+      id: 100_000 + i,
+      conversation_id: 812,
+      type: 'message',
+      direction: 'inbound',
+      sender_type: 'contact',
+      user_id: null,
+      body: 'Hi! Is my order #1043 out for delivery yet? It was supposed to arrive on Tuesday and I have not heard back.',
+      content_type: 'text',
+      status: null,
+      created_at: at,
+    },
+  });
+  return encodeInboxItem({
+    key: id,
+    name: 'message.received',
+    receivedAt: at,
+    secretIndex: 0,
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** N fresh inbox items, in chunks of 1000 (the fill is not timed); `pending`: marked pending fan-out, as the ingest script does. */
@@ -102,7 +128,12 @@ async function fillList(r: Redis, list: string, pending?: string): Promise<void>
   for (let i = 0; i < N; i += 1000) {
     const items = Array.from({ length: Math.min(1000, N - i) }, (_, j) => item(i + j));
     await r.rpush(list, ...items);
-    if (pending) await markPending(r, pending, items.map((raw) => decodeInboxItem(raw)));
+    if (pending)
+      await markPending(
+        r,
+        pending,
+        items.map((raw) => decodeInboxItem(raw)),
+      );
   }
 }
 
@@ -116,12 +147,25 @@ function eventsJob(d: StoredDelivery) {
 }
 
 interface Row {
-  round: number; case: CaseName; history: boolean | null; position: number; ms: number;
-  perSec: number; workerCpuUs: number; redisCpuUs: number; historyBytesPerDelivery: number | null;
+  round: number;
+  case: CaseName;
+  history: boolean | null;
+  position: number;
+  ms: number;
+  perSec: number;
+  workerCpuUs: number;
+  redisCpuUs: number;
+  historyBytesPerDelivery: number | null;
 }
 
 /** What one case's timed span cost (wall ms, CPU s of this process and of redis-server) and when it ran (hrtime ns). */
-interface Span { ms: number; cpu: number; rcpu: number; t0: bigint; t1: bigint }
+interface Span {
+  ms: number;
+  cpu: number;
+  rcpu: number;
+  t0: bigint;
+  t1: bigint;
+}
 
 /** Runs `work` as the timed span: from its start until every `events` and `handlers` job completed. */
 async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: () => Promise<void>): Promise<Span> {
@@ -133,19 +177,37 @@ async function timed(redis: RunningRedis, events: Queue, handlers: Queue, work: 
   const p0 = performance.now();
   clientCommands?.start();
   await work();
-  await until('every events and handlers job to complete', async () =>
-    (await events.getCompletedCount()) >= N && (await handlers.getCompletedCount()) >= N, 600_000, 20);
+  await until(
+    'every events and handlers job to complete',
+    async () => (await events.getCompletedCount()) >= N && (await handlers.getCompletedCount()) >= N,
+    600_000,
+    20,
+  );
   const ms = performance.now() - p0;
-  if (clientCommands) log(`client commands per delivery: ${clientCommands.stop().filter(([, v]) => v / N >= 0.01).map(([k, v]) => `${k} ${(v / N).toFixed(2)}`).join(', ')}`);
+  if (clientCommands)
+    log(
+      `client commands per delivery: ${clientCommands
+        .stop()
+        .filter(([, v]) => v / N >= 0.01)
+        .map(([k, v]) => `${k} ${(v / N).toFixed(2)}`)
+        .join(', ')}`,
+    );
   if (stats) {
     // COMMANDSTATS=1: the Redis commands of the span per delivery (the completion polling's few included).
     const info = await stats.info('commandstats');
     const net = await stats.info('stats');
     const bytes = (k: string) => Number(new RegExp(`${k}:(\\d+)`).exec(net)?.[1] ?? NaN) / N;
-    log(`network bytes per delivery: into redis ${bytes('total_net_input_bytes').toFixed(0)}, out of redis ${bytes('total_net_output_bytes').toFixed(0)}`);
+    log(
+      `network bytes per delivery: into redis ${bytes('total_net_input_bytes').toFixed(0)}, out of redis ${bytes('total_net_output_bytes').toFixed(0)}`,
+    );
     stats.disconnect();
-    const per = [...info.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)].map((m) => [m[1], Number(m[2]) / N, Number(m[3]) / N] as const).filter(([, c]) => c >= 0.01).sort((a, b) => b[2] - a[2]);
-    log(`commands per delivery: ${per.map(([c, n, us]) => `${c} ${n.toFixed(2)} (${us.toFixed(0)} µs)`).join(', ')}; total ${per.reduce((t, [, n]) => t + n, 0).toFixed(2)}`);
+    const per = [...info.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)]
+      .map((m) => [m[1], Number(m[2]) / N, Number(m[3]) / N] as const)
+      .filter(([, c]) => c >= 0.01)
+      .sort((a, b) => b[2] - a[2]);
+    log(
+      `commands per delivery: ${per.map(([c, n, us]) => `${c} ${n.toFixed(2)} (${us.toFixed(0)} µs)`).join(', ')}; total ${per.reduce((t, [, n]) => t + n, 0).toFixed(2)}`,
+    );
   }
   return { ms, cpu: selfCpuSeconds() - cpu0, rcpu: cpuSeconds(redis.child.pid) - rcpu0, t0, t1: process.hrtime.bigint() };
 }
@@ -176,7 +238,10 @@ async function switchyardCase(redis: RunningRedis, r: Redis, history: boolean, n
   let pump: IngestPump | undefined;
   try {
     return await timed(redis, queues.events, queues.handlers.normal, async () => {
-      worker = await startWorker({ config, redisUrl: redis.url, log: logger, set: new HandlerSet(handlerSnapshot(noop, undefined, {})) }, queues);
+      worker = await startWorker(
+        { config, redisUrl: redis.url, log: logger, set: new HandlerSet(handlerSnapshot(noop, undefined, {})) },
+        queues,
+      );
       if (fromEvents) return;
       pump = new IngestPump({ redis: commands, blocking, events: queues.events, prefix: PREFIX, log: logger });
       pump.start();
@@ -206,24 +271,46 @@ async function plainCase(redis: RunningRedis, r: Redis, pump: boolean, noop: Han
   }
   await sleep(1000);
   const conns: RedisClient[] = [];
-  const connect = (name: string) => { const c = createRedisConnection(redis.url, 'worker', name); conns.push(c); return c; };
+  const connect = (name: string) => {
+    const c = createRedisConnection(redis.url, 'worker', name);
+    conns.push(c);
+    return c;
+  };
   const workers: Worker[] = [];
   let pumping: Promise<void> | undefined;
   let stopPump = false;
   const handlerOpts = handlerJobOptions(noop.retry);
   try {
     return await timed(redis, events, handlers, async () => {
-      workers.push(new Worker<StoredDelivery>(EVENTS_QUEUE, async (job: Job<StoredDelivery>) => {
-        const d = job.data;
-        const e = JSON.parse(d.body ?? '{}') as { id?: string; event: HandlerJobData['event']['name']; created_at?: string; data: unknown };
-        const data: HandlerJobData = {
-          key: d.key, handlerId: noop.id, receivedAt: d.receivedAt,
-          event: { id: e.id ?? null, name: e.event, createdAt: e.created_at ?? null, data: e.data },
-        };
-        await handlers.add(noop.id, data, { ...handlerOpts, jobId: jobIdFor(d.key, noop.id) });
-      }, { connection: connect('plain-events'), prefix: PREFIX, ...workerOptions(config) }));
-      workers.push(new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY.normal, async () => undefined,
-        { connection: connect('plain-handlers'), prefix: PREFIX, ...workerOptions(config) }));
+      workers.push(
+        new Worker<StoredDelivery>(
+          EVENTS_QUEUE,
+          async (job: Job<StoredDelivery>) => {
+            const d = job.data;
+            const e = JSON.parse(d.body ?? '{}') as {
+              id?: string;
+              event: HandlerJobData['event']['name'];
+              created_at?: string;
+              data: unknown;
+            };
+            const data: HandlerJobData = {
+              key: d.key,
+              handlerId: noop.id,
+              receivedAt: d.receivedAt,
+              event: { id: e.id ?? null, name: e.event, createdAt: e.created_at ?? null, data: e.data },
+            };
+            await handlers.add(noop.id, data, { ...handlerOpts, jobId: jobIdFor(d.key, noop.id) });
+          },
+          { connection: connect('plain-events'), prefix: PREFIX, ...workerOptions(config) },
+        ),
+      );
+      workers.push(
+        new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY.normal, async () => undefined, {
+          connection: connect('plain-handlers'),
+          prefix: PREFIX,
+          ...workerOptions(config),
+        }),
+      );
       for (const w of workers) w.on('error', (err) => log(`plain ${w.name} worker error: ${err.message}`));
       if (pump) {
         pumping = (async () => {
@@ -249,7 +336,11 @@ async function historyBytes(r: Redis): Promise<number> {
   const before = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
   const hist: string[] = [];
   let cursor = '0';
-  do { const [c, ks] = await r.scan(cursor, 'MATCH', `${PREFIX}:hist:*`, 'COUNT', 1000); cursor = c; hist.push(...ks); } while (cursor !== '0');
+  do {
+    const [c, ks] = await r.scan(cursor, 'MATCH', `${PREFIX}:hist:*`, 'COUNT', 1000);
+    cursor = c;
+    hist.push(...ks);
+  } while (cursor !== '0');
   for (let i = 0; i < hist.length; i += 1000) await r.unlink(...hist.slice(i, i + 1000));
   await sleep(1000);
   const after = Number(/used_memory:(\d+)/.exec(await r.info('memory'))?.[1]);
@@ -271,16 +362,32 @@ async function main(): Promise<void> {
       const order = CASES.map((_, i) => CASES[(i + Math.max(round, 1) - 1) % CASES.length] as CaseName);
       for (const [position, c] of order.entries()) {
         await r.flushall();
-        const span = c === 'off' || c === 'on' || c === 'off-events' || c === 'on-events'
-          ? await switchyardCase(redis, r, c.startsWith('on'), noop, c.endsWith('-events'))
-          : await plainCase(redis, r, c === 'plain+pump', noopHandler);
+        const span =
+          c === 'off' || c === 'on' || c === 'off-events' || c === 'on-events'
+            ? await switchyardCase(redis, r, c.startsWith('on'), noop, c.endsWith('-events'))
+            : await plainCase(redis, r, c === 'plain+pump', noopHandler);
         const row: Row = {
-          round, case: c, history: c.startsWith('on') ? true : c.startsWith('off') ? false : null, position: position + 1, ms: Math.round(span.ms),
-          perSec: Math.round(N / (span.ms / 1000)), workerCpuUs: Math.round((span.cpu * 1e6) / N), redisCpuUs: Math.round((span.rcpu * 1e6) / N),
+          round,
+          case: c,
+          history: c.startsWith('on') ? true : c.startsWith('off') ? false : null,
+          position: position + 1,
+          ms: Math.round(span.ms),
+          perSec: Math.round(N / (span.ms / 1000)),
+          workerCpuUs: Math.round((span.cpu * 1e6) / N),
+          redisCpuUs: Math.round((span.rcpu * 1e6) / N),
           historyBytesPerDelivery: c.startsWith('on') ? await historyBytes(r) : null,
         };
-        if (round < 1) { log(`warm-up ${JSON.stringify(row)}`); continue; }
-        windows.push({ round, case: c, startUs: Number(span.t0 / 1000n), endUs: Number(span.t1 / 1000n), cpuUs: Math.round(span.cpu * 1e6) });
+        if (round < 1) {
+          log(`warm-up ${JSON.stringify(row)}`);
+          continue;
+        }
+        windows.push({
+          round,
+          case: c,
+          startUs: Number(span.t0 / 1000n),
+          endUs: Number(span.t1 / 1000n),
+          cpuUs: Math.round(span.cpu * 1e6),
+        });
         rows.push(row);
         log(JSON.stringify(row));
       }
@@ -295,27 +402,48 @@ async function main(): Promise<void> {
   };
   const medianOf = (c: CaseName) => {
     const mine = rows.filter((x) => x.case === c);
-    return { perSec: median(mine.map((x) => x.perSec)), workerCpuUs: median(mine.map((x) => x.workerCpuUs)), redisCpuUs: median(mine.map((x) => x.redisCpuUs)) };
+    return {
+      perSec: median(mine.map((x) => x.perSec)),
+      workerCpuUs: median(mine.map((x) => x.workerCpuUs)),
+      redisCpuUs: median(mine.map((x) => x.redisCpuUs)),
+    };
   };
   const at = (round: number, c: CaseName) => rows.find((x) => x.round === round && x.case === c);
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? null : Number((a / b).toFixed(3)));
   const pairs: [string, CaseName, CaseName][] = [
-    ['on/off', 'on', 'off'], ['off/plain', 'off', 'plain'], ['on/plain', 'on', 'plain'],
-    ['off/plain+pump', 'off', 'plain+pump'], ['on/plain+pump', 'on', 'plain+pump'],
-    ['on-events/off-events', 'on-events', 'off-events'], ['off-events/plain', 'off-events', 'plain'], ['on-events/plain', 'on-events', 'plain'],
+    ['on/off', 'on', 'off'],
+    ['off/plain', 'off', 'plain'],
+    ['on/plain', 'on', 'plain'],
+    ['off/plain+pump', 'off', 'plain+pump'],
+    ['on/plain+pump', 'on', 'plain+pump'],
+    ['on-events/off-events', 'on-events', 'off-events'],
+    ['off-events/plain', 'off-events', 'plain'],
+    ['on-events/plain', 'on-events', 'plain'],
   ];
   const wanted = pairs.filter(([, a, b]) => CASES.includes(a) && CASES.includes(b));
   /** Per round, deliveries/s of case a ÷ case b, and the same for worker and redis CPU µs per delivery. */
   const roundRatios = Array.from({ length: ROUNDS }, (_, i) => {
     const round = i + 1;
-    const of = (f: (x: Row) => number) => Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(at(round, a) && f(at(round, a) as Row), at(round, b) && f(at(round, b) as Row))]));
+    const of = (f: (x: Row) => number) =>
+      Object.fromEntries(
+        wanted.map(([k, a, b]) => [k, ratio(at(round, a) && f(at(round, a) as Row), at(round, b) && f(at(round, b) as Row))]),
+      );
     return { round, perSec: of((x) => x.perSec), workerCpuUs: of((x) => x.workerCpuUs), redisCpuUs: of((x) => x.redisCpuUs) };
   });
   const medians = Object.fromEntries(CASES.map((c) => [c, medianOf(c)])) as Record<CaseName, ReturnType<typeof medianOf>>;
   const summary = {
-    date: new Date().toUTCString(), machine: machine(), loadavgBefore: load0, loadavgAfter: loadavg(),
-    deliveries: N, rounds: ROUNDS, warmupRounds: WARMUP, concurrency: Number(CONCURRENCY), cases: CASES,
-    hops: Object.fromEntries(CASES.map((c) => [c, HOPS[c]])), rows, median: medians,
+    date: new Date().toUTCString(),
+    machine: machine(),
+    loadavgBefore: load0,
+    loadavgAfter: loadavg(),
+    deliveries: N,
+    rounds: ROUNDS,
+    warmupRounds: WARMUP,
+    concurrency: Number(CONCURRENCY),
+    cases: CASES,
+    hops: Object.fromEntries(CASES.map((c) => [c, HOPS[c]])),
+    rows,
+    median: medians,
     medianRatios: {
       perSec: Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(medians[a].perSec, medians[b].perSec)])),
       workerCpuUs: Object.fromEntries(wanted.map(([k, a, b]) => [k, ratio(medians[a].workerCpuUs, medians[b].workerCpuUs)])),
@@ -326,12 +454,20 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   // The same as Markdown tables (bench/history/RESULTS-baseline.md).
   const md = [
-    '| round | pos | case | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery | history B/delivery |', '|---|---|---|---|---|---|---|',
-    ...rows.map((x) => `| ${x.round} | ${x.position} | ${x.case} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} | ${x.historyBytesPerDelivery ?? ''} |`),
+    '| round | pos | case | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery | history B/delivery |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (x) =>
+        `| ${x.round} | ${x.position} | ${x.case} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} | ${x.historyBytesPerDelivery ?? ''} |`,
+    ),
     ...CASES.map((c) => `| median | | ${c} | ${medians[c].perSec} | ${medians[c].workerCpuUs} | ${medians[c].redisCpuUs} | |`),
-    '', `| round | ${wanted.map(([k]) => `${k} (deliveries/s)`).join(' | ')} | ${wanted.map(([k]) => `${k} (worker CPU)`).join(' | ')} |`,
+    '',
+    `| round | ${wanted.map(([k]) => `${k} (deliveries/s)`).join(' | ')} | ${wanted.map(([k]) => `${k} (worker CPU)`).join(' | ')} |`,
     `|---|${wanted.map(() => '---|').join('')}${wanted.map(() => '---|').join('')}`,
-    ...roundRatios.map((x) => `| ${x.round} | ${wanted.map(([k]) => x.perSec[k] ?? '').join(' | ')} | ${wanted.map(([k]) => x.workerCpuUs[k] ?? '').join(' | ')} |`),
+    ...roundRatios.map(
+      (x) =>
+        `| ${x.round} | ${wanted.map(([k]) => x.perSec[k] ?? '').join(' | ')} | ${wanted.map(([k]) => x.workerCpuUs[k] ?? '').join(' | ')} |`,
+    ),
   ];
   process.stdout.write(`\n${md.join('\n')}\n`);
   if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(summary, null, 2));

@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
 
 const [file, winFile, topArg] = process.argv.slice(2);
-if (!file || !winFile) { process.stderr.write('usage: node bench/history/top-self-windows.mjs <file.cpuprofile> <windows.json> [topN]\n'); process.exit(2); }
+if (!file || !winFile) {
+  process.stderr.write('usage: node bench/history/top-self-windows.mjs <file.cpuprofile> <windows.json> [topN]\n');
+  process.exit(2);
+}
 const top = Number(topArg ?? 25);
 const prof = JSON.parse(readFileSync(file, 'utf8'));
 const parsed = JSON.parse(readFileSync(winFile, 'utf8'));
@@ -38,7 +41,13 @@ const srcLine = (cf) => {
     try {
       const path = fileURLToPath(cf.url);
       const out = transformSync(readFileSync(path, 'utf8'), {
-        target: `node${process.versions.node}`, loader: 'ts', format: 'esm', sourcemap: 'external', minifyWhitespace: true, keepNames: true, sourcefile: path,
+        target: `node${process.versions.node}`,
+        loader: 'ts',
+        format: 'esm',
+        sourcemap: 'external',
+        minifyWhitespace: true,
+        keepNames: true,
+        sourcefile: path,
       });
       maps.set(cf.url, new SourceMap(JSON.parse(out.map)));
     } catch {
@@ -48,7 +57,8 @@ const srcLine = (cf) => {
   const e = maps.get(cf.url)?.findEntry(cf.lineNumber, cf.columnNumber);
   return e && e.originalLine !== undefined ? e.originalLine + 1 : `${cf.lineNumber + 1}:${cf.columnNumber + 1}`;
 };
-const keyOf = (cf) => `${cf.functionName || '(anonymous)'}  ${where(cf.url)}:${where(cf.url).startsWith('src/') ? srcLine(cf) : cf.lineNumber + 1}`;
+const keyOf = (cf) =>
+  `${cf.functionName || '(anonymous)'}  ${where(cf.url)}:${where(cf.url).startsWith('src/') ? srcLine(cf) : cf.lineNumber + 1}`;
 const inWindow = (t) => windows.some((w) => t >= w.startUs && t <= w.endUs);
 const self = new Map();
 let ts = prof.startTime;
@@ -83,15 +93,28 @@ for (const [id, t] of self) {
     const file = where(pcf.url);
     if (!file.startsWith('src/')) continue;
     const pk = keyOf(pcf);
-    if (!seen.has(pk)) { seen.add(pk); srcTotal.set(pk, (srcTotal.get(pk) ?? 0) + t); }
-    if (!seen.has(file)) { seen.add(file); fileTotal.set(file, (fileTotal.get(file) ?? 0) + t); }
+    if (!seen.has(pk)) {
+      seen.add(pk);
+      srcTotal.set(pk, (srcTotal.get(pk) ?? 0) + t);
+    }
+    if (!seen.has(file)) {
+      seen.add(file);
+      fileTotal.set(file, (fileTotal.get(file) ?? 0) + t);
+    }
   }
 }
 const cpuUs = windows.reduce((a, w) => a + (w.cpuUs ?? NaN), 0);
 const fmt = (t) => `${((100 * t) / inside).toFixed(1).padStart(5)}%  ${((t / inside) * (cpuUs / n)).toFixed(1).padStart(6)} µs/dlv`;
-const list = (m, k = top) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, t]) => `${fmt(t)}  ${name}`).join('\n');
-console.log(`spans: ${windows.length} × ${deliveries} deliveries, ${(spans / 1000).toFixed(0)} ms; busy samples in spans ${(inside / 1000).toFixed(0)} ms ` +
-  `of ${(all / 1000).toFixed(0)} ms profiled; process CPU in spans ${(cpuUs / 1000).toFixed(0)} ms = ${(cpuUs / n).toFixed(0)} µs/delivery`);
+const list = (m, k = top) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, k)
+    .map(([name, t]) => `${fmt(t)}  ${name}`)
+    .join('\n');
+console.log(
+  `spans: ${windows.length} × ${deliveries} deliveries, ${(spans / 1000).toFixed(0)} ms; busy samples in spans ${(inside / 1000).toFixed(0)} ms ` +
+    `of ${(all / 1000).toFixed(0)} ms profiled; process CPU in spans ${(cpuUs / 1000).toFixed(0)} ms = ${(cpuUs / n).toFixed(0)} µs/delivery`,
+);
 console.log(`\nTop ${top} functions by self time (in spans):\n${list(fn)}`);
 console.log(`\nSelf time by package / file:\n${list(group, 25)}`);
 console.log(`\nSwitchyard src/ functions by self time:\n${list(srcSelf)}`);

@@ -38,7 +38,10 @@ let seq = 0;
 function nextBody() {
   const n = seq++;
   const id = `evt_${runId}_${n.toString(36).padStart(8, '0')}`;
-  const ts = new Date(Date.UTC(2025, 2, 4, 9, 58, 12) + n * 137).toISOString().replace('.000Z', '+00:00').replace(/\.\d{3}Z$/, '+00:00');
+  const ts = new Date(Date.UTC(2025, 2, 4, 9, 58, 12) + n * 137)
+    .toISOString()
+    .replace('.000Z', '+00:00')
+    .replace(/\.\d{3}Z$/, '+00:00');
   const body = JSON.stringify({
     id,
     event: 'message.received',
@@ -55,7 +58,7 @@ function nextBody() {
       user_id: null,
       body: TEXTS[n % TEXTS.length],
       content_type: 'text',
-      external_id: `wamid.HBgMMzUxOTEyMzQ1Njc4FQIAEhgg${(n * 2654435761 >>> 0).toString(16).toUpperCase().padStart(8, '0')}A44F8BB27`,
+      external_id: `wamid.HBgMMzUxOTEyMzQ1Njc4FQIAEhgg${((n * 2654435761) >>> 0).toString(16).toUpperCase().padStart(8, '0')}A44F8BB27`,
       attachments: [],
       status: null,
       created_at: ts,
@@ -90,13 +93,19 @@ function runConnection(port) {
     let cur = null;
     let sentAt = 0;
     const send = () => {
-      if (performance.now() >= measureTo) { sock.end(); return resolve(); }
+      if (performance.now() >= measureTo) {
+        sock.end();
+        return resolve();
+      }
       cur = request(port);
       sentAt = performance.now();
       sock.write(cur.bytes);
     };
     sock.on('connect', send);
-    sock.on('error', () => { errors++; resolve(); });
+    sock.on('error', () => {
+      errors++;
+      resolve();
+    });
     sock.on('close', () => resolve());
     sock.on('data', (chunk) => {
       buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
@@ -138,19 +147,21 @@ await Promise.all(Array.from({ length: connections }, () => runConnection(o.port
 const sorted = Float64Array.from(latencies).sort();
 const pct = (p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 if (accepted) writeFileSync(o.acceptedIdsFile, accepted.join('\n'));
-process.stdout.write(JSON.stringify({
-  connections,
-  durationSec: durationMs / 1000,
-  measured: sorted.length,
-  rps: sorted.length / (durationMs / 1000),
-  p50: pct(50),
-  p90: pct(90),
-  p99: pct(99),
-  max: sorted.length ? sorted[sorted.length - 1] : NaN,
-  statusMeasured,
-  statusAll,
-  totalResponses: finished,
-  socketErrors: errors,
-  sent: seq,
-  cpuSec: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage(cpu0)),
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    connections,
+    durationSec: durationMs / 1000,
+    measured: sorted.length,
+    rps: sorted.length / (durationMs / 1000),
+    p50: pct(50),
+    p90: pct(90),
+    p99: pct(99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    statusMeasured,
+    statusAll,
+    totalResponses: finished,
+    socketErrors: errors,
+    sent: seq,
+    cpuSec: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage(cpu0)),
+  }) + '\n',
+);

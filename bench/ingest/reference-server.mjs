@@ -55,6 +55,11 @@ app.post('/webhooks', async (c) => {
 const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 0), hostname: '127.0.0.1' }, (info) => {
   process.stdout.write(`listening ${info.port}\n`);
 });
-const stop = () => server.close(() => { void queue?.close(); redis.disconnect(); process.exit(0); });
+const stop = () =>
+  server.close(() => {
+    void queue?.close();
+    redis.disconnect();
+    process.exit(0);
+  });
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -54,7 +54,21 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { decodeInboxItem } from '../../src/queue/inbox-item.js';
 import { IngestPump } from '../../src/queue/pump.js';
-import { BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, start, startRedis as startRedisServer, stop, runBench, until } from '../lib/proc.js';
+import {
+  BIN,
+  build,
+  cpuSeconds,
+  freePort,
+  httpOk,
+  log,
+  machine,
+  machineBusy,
+  start,
+  startRedis as startRedisServer,
+  stop,
+  runBench,
+  until,
+} from '../lib/proc.js';
 
 const HERE = import.meta.dirname;
 const CONNECTIONS = (process.env.CONNECTIONS ?? '50,10').split(',').map(Number);
@@ -63,7 +77,12 @@ const DURATION = Number(process.env.DURATION ?? 10);
 const FSYNC = (process.env.FSYNC ?? 'everysec,always').split(',').filter(Boolean);
 const REFERENCE = (process.env.REFERENCE ?? 'floor,lpush,queue-add').split(',').filter(Boolean);
 const REFERENCE_NAMES: Record<string, string> = {
-  floor: 'floor (read + verify + parse + LPUSH)', lpush: 'raw LPUSH', 'queue-add': 'plain queue.add()', read: 'read body only', verify: 'read + verify', 'verify-parse': 'read + verify + parse',
+  floor: 'floor (read + verify + parse + LPUSH)',
+  lpush: 'raw LPUSH',
+  'queue-add': 'plain queue.add()',
+  read: 'read body only',
+  verify: 'read + verify',
+  'verify-parse': 'read + verify + parse',
 };
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
 const COMPARE_BIN = process.env.COMPARE_BIN ? resolve(process.env.COMPARE_BIN) : undefined;
@@ -93,7 +112,10 @@ async function startBare(): Promise<{ port: number; child: ChildProcess }> {
 async function startReference(mode: string, redisPort: number): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const nodeFlags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=ref-${mode}.cpuprofile`] : [];
-  const child = start('node', [...nodeFlags, join(HERE, 'reference-server.mjs')], { env: { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode }, name: `ref-${mode}` });
+  const child = start('node', [...nodeFlags, join(HERE, 'reference-server.mjs')], {
+    env: { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode },
+    name: `ref-${mode}`,
+  });
   await until(`reference server (${mode})`, async () => {
     const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' });
     await r.arrayBuffer();
@@ -102,7 +124,12 @@ async function startReference(mode: string, redisPort: number): Promise<{ port: 
   return { port, child };
 }
 
-async function startSwitchyard(redisPort: number, profileName?: string, bin = BIN, history = 'on'): Promise<{ port: number; child: ChildProcess }> {
+async function startSwitchyard(
+  redisPort: number,
+  profileName?: string,
+  bin = BIN,
+  history = 'on',
+): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const nodeFlags = PROFILE && profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profileName}.cpuprofile`] : [];
   // Log lines (JSON on stdout) are drained and discarded, never left to fill the pipe.
@@ -141,7 +168,10 @@ interface LoadResult {
 }
 
 /** Runs the load generator while accounting the CPU time of `watched` processes (µs per response). */
-async function runLoadWatched(watched: Record<string, ChildProcess>, ...args: Parameters<typeof runLoad>): Promise<LoadResult & { cpuUsPerReq: Record<string, number>; foreignCores: number }> {
+async function runLoadWatched(
+  watched: Record<string, ChildProcess>,
+  ...args: Parameters<typeof runLoad>
+): Promise<LoadResult & { cpuUsPerReq: Record<string, number>; foreignCores: number }> {
   const before = Object.fromEntries(Object.entries(watched).map(([k, c]) => [k, cpuSeconds(c.pid)]));
   const m0 = machineBusy();
   const t0 = performance.now();
@@ -158,14 +188,31 @@ async function runLoadWatched(watched: Record<string, ChildProcess>, ...args: Pa
 }
 
 function runLoad(port: number, connections: number, runId: string, acceptedIdsFile?: string): Promise<LoadResult> {
-  const opts = { host: '127.0.0.1', port, path: '/webhooks', connections, warmupSec: WARMUP, durationSec: DURATION, secret: SECRET, header: 'X-Service-Signature', runId, acceptedIdsFile };
+  const opts = {
+    host: '127.0.0.1',
+    port,
+    path: '/webhooks',
+    connections,
+    warmupSec: WARMUP,
+    durationSec: DURATION,
+    secret: SECRET,
+    header: 'X-Service-Signature',
+    runId,
+    acceptedIdsFile,
+  };
   return new Promise((res, rej) => {
     const child = start('node', [join(HERE, 'loadgen.mjs'), JSON.stringify(opts)], { name: 'loadgen', keepStdout: true });
     let out = '';
-    child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     child.once('exit', (code) => {
       if (code !== 0) return rej(new Error(`load generator exited with ${code}`));
-      try { res(JSON.parse(out) as LoadResult); } catch (err) { rej(err); }
+      try {
+        res(JSON.parse(out) as LoadResult);
+      } catch (err) {
+        rej(err);
+      }
     });
   });
 }
@@ -202,7 +249,9 @@ async function verify(redis: Redis, acceptedIdsFile: string, backlogAtEnd: numbe
     const p = redis.pipeline();
     for (const id of slice) p.exists(`${PREFIX}:events:${jobIdFor(id)}`);
     const res = (await p.exec()) ?? [];
-    res.forEach(([, v], j) => { if (v !== 1 && !queued.has(slice[j] as string)) missing++; });
+    res.forEach(([, v], j) => {
+      if (v !== 1 && !queued.has(slice[j] as string)) missing++;
+    });
   }
   const ok = missing === 0 && new Set(ids).size === ids.length && jobs + inbox + inflight === ids.length;
   return { accepted: ids.length, jobs, inbox, inflight, missing, backlogAtEnd, ok };
@@ -224,11 +273,15 @@ async function drainWithPump(redisPort: number, redis: Redis): Promise<void> {
   const pump = new IngestPump({ redis: commands, blocking, events, prefix: PREFIX, log: pino({ level: 'warn' }) });
   pump.start();
   try {
-    await until('the inbox to drain', async () => {
-      let n = await redis.llen(`${PREFIX}:ingest:inbox`);
-      for (const k of await redis.keys(`${PREFIX}:ingest:inflight:*`)) n += await redis.llen(k);
-      return n === 0;
-    }, 300_000);
+    await until(
+      'the inbox to drain',
+      async () => {
+        let n = await redis.llen(`${PREFIX}:ingest:inbox`);
+        for (const k of await redis.keys(`${PREFIX}:ingest:inflight:*`)) n += await redis.llen(k);
+        return n === 0;
+      },
+      300_000,
+    );
   } finally {
     await pump.stop();
     await events.close();
@@ -259,10 +312,15 @@ function table(rows: Row[]): string {
   for (const r of rows) {
     const b = bare.get(r.connections);
     const f = floor.get(`${r.connections}${round(r)}`);
-    const non2xx = Object.entries(r.load.statusAll).filter(([s]) => !s.startsWith('2')).reduce((a, [, n]) => a + n, 0) + r.load.socketErrors;
+    const non2xx =
+      Object.entries(r.load.statusAll)
+        .filter(([s]) => !s.startsWith('2'))
+        .reduce((a, [, n]) => a + n, 0) + r.load.socketErrors;
     const v = r.verification;
     const check = v ? `${v.accepted} → ${v.jobs} + ${v.inbox + v.inflight}${v.ok ? ' ✔' : ` ✘ (missing ${v.missing})`}` : '–';
-    lines.push(`| ${r.name} | ${r.connections} | ${fmt(r.load.rps, 0)} | ${fmt(r.load.p50, 2)} | ${fmt(r.load.p99, 2)} | ${b ? fmt(r.load.rps / b, 2) + '×' : '–'} | ${f ? fmt(r.load.rps / f, 2) + '×' : '–'} | ${non2xx} | ${check} | ${['server', 'redis', 'loadgen'].map((k) => fmt(r.load.cpuUsPerReq?.[k] ?? NaN, 0)).join(' · ')} | ${fmt(r.load.foreignCores ?? NaN, 2)} |`);
+    lines.push(
+      `| ${r.name} | ${r.connections} | ${fmt(r.load.rps, 0)} | ${fmt(r.load.p50, 2)} | ${fmt(r.load.p99, 2)} | ${b ? fmt(r.load.rps / b, 2) + '×' : '–'} | ${f ? fmt(r.load.rps / f, 2) + '×' : '–'} | ${non2xx} | ${check} | ${['server', 'redis', 'loadgen'].map((k) => fmt(r.load.cpuUsPerReq?.[k] ?? NaN, 0)).join(' · ')} | ${fmt(r.load.foreignCores ?? NaN, 2)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -291,8 +349,10 @@ function bestOf(rows: Row[]): string {
     const rps = rs.map((r) => r.load.rps);
     const f = floorOf(Number(conns))?.map((r) => r.load.rps);
     const cpu = (p: string) => fmt(median(rs.map((r) => r.load.cpuUsPerReq?.[p] ?? NaN)), 0);
-    lines.push(`| ${name} | ${conns} | ${fmt(Math.max(...rps), 0)} | ${fmt(median(rps), 0)} | ${f ? fmt(Math.max(...rps) / Math.max(...f), 2) + '×' : '–'} | ` +
-      `${f ? fmt(median(rps) / median(f), 2) + '×' : '–'} | ${fmt(Math.max(...rs.map((r) => r.load.p99)), 2)} | ${cpu('server')} · ${cpu('redis')} | ${rs.map((r) => fmt(r.load.foreignCores ?? NaN, 2)).join(', ')} |`);
+    lines.push(
+      `| ${name} | ${conns} | ${fmt(Math.max(...rps), 0)} | ${fmt(median(rps), 0)} | ${f ? fmt(Math.max(...rps) / Math.max(...f), 2) + '×' : '–'} | ` +
+        `${f ? fmt(median(rps) / median(f), 2) + '×' : '–'} | ${fmt(Math.max(...rs.map((r) => r.load.p99)), 2)} | ${cpu('server')} · ${cpu('redis')} | ${rs.map((r) => fmt(r.load.foreignCores ?? NaN, 2)).join(', ')} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -305,12 +365,21 @@ async function main(): Promise<void> {
   for (const conns of CONNECTIONS) {
     const bare = await startBare();
     log(`bare Hono route, ${conns} connections`);
-    rows.push({ name: 'bare Hono 200', connections: conns, load: await runLoadWatched({ server: bare.child }, bare.port, conns, `bare${conns}`) });
+    rows.push({
+      name: 'bare Hono 200',
+      connections: conns,
+      load: await runLoadWatched({ server: bare.child }, bare.port, conns, `bare${conns}`),
+    });
     await stop(bare.child);
   }
 
-  const bins: { label: string; bin: string }[] = [{ label: 'switchyard', bin: BIN }, ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : [])];
-  const builds = bins.flatMap((b) => HISTORY.map((history) => ({ ...b, history, label: history === 'on' ? b.label : `${b.label} HISTORY=${history}` })));
+  const bins: { label: string; bin: string }[] = [
+    { label: 'switchyard', bin: BIN },
+    ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : []),
+  ];
+  const builds = bins.flatMap((b) =>
+    HISTORY.map((history) => ({ ...b, history, label: history === 'on' ? b.label : `${b.label} HISTORY=${history}` })),
+  );
   // ROUNDS > 1: the reference and Switchyard cases run again, interleaved, so a burst of
   // foreign load on a shared machine skews one round, not one case (see bestOf).
   for (let round = 1; round <= ROUNDS; round++) {
@@ -322,7 +391,11 @@ async function main(): Promise<void> {
         try {
           const ref = await startReference(mode, redis.port);
           log(`reference: ${mode}, ${conns} connections`);
-          rows.push({ name: `reference: ${REFERENCE_NAMES[mode] ?? mode}${tag}`, connections: conns, load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`) });
+          rows.push({
+            name: `reference: ${REFERENCE_NAMES[mode] ?? mode}${tag}`,
+            connections: conns,
+            load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`),
+          });
           await stop(ref.child);
         } finally {
           await stop(redis.child);
@@ -339,7 +412,13 @@ async function main(): Promise<void> {
             const sy = await startSwitchyard(redis.port, `${label.replaceAll(' ', '-')}-${fsync}-c${conns}`, bin, history);
             log(`${label} serve (appendfsync ${fsync}), ${conns} connections`);
             const idsFile = join(scratch, `accepted-${label.replaceAll(' ', '-')}-${fsync}-${conns}.txt`);
-            const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`, idsFile);
+            const load = await runLoadWatched(
+              { server: sy.child, redis: redis.child },
+              sy.port,
+              conns,
+              `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`,
+              idsFile,
+            );
             const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
             await stop(sy.child, 20_000);
             await drainWithPump(redis.port, client);
@@ -364,8 +443,10 @@ async function main(): Promise<void> {
   for (const r of rows) {
     if (!r.verification) continue;
     const v = r.verification;
-    process.stdout.write(`- ${r.name} @${r.connections}: ${v.accepted} × 202 (warm-up included) → ${v.jobs} events jobs + ${v.inbox} in inbox + ${v.inflight} in flight; ` +
-      `inbox backlog when the load stopped: ${v.backlogAtEnd}; ${v.ok ? 'exactly one job per 202' : `MISMATCH (missing ${v.missing})`}\n`);
+    process.stdout.write(
+      `- ${r.name} @${r.connections}: ${v.accepted} × 202 (warm-up included) → ${v.jobs} events jobs + ${v.inbox} in inbox + ${v.inflight} in flight; ` +
+        `inbox backlog when the load stopped: ${v.backlogAtEnd}; ${v.ok ? 'exactly one job per 202' : `MISMATCH (missing ${v.missing})`}\n`,
+    );
   }
   if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(rows, null, 2));
   if (rows.some((r) => r.verification && !r.verification.ok)) process.exitCode = 1;

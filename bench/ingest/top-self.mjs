@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 
 const [file, topArg] = process.argv.slice(2);
-if (!file) { process.stderr.write('usage: node bench/ingest/top-self.mjs <file.cpuprofile> [topN]\n'); process.exit(2); }
+if (!file) {
+  process.stderr.write('usage: node bench/ingest/top-self.mjs <file.cpuprofile> [topN]\n');
+  process.exit(2);
+}
 const top = Number(topArg ?? 30);
 const prof = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));

@@ -26,7 +26,13 @@ export function countClientCommands(): ClientCommandCounter {
     return send.call(this, command, stream);
   };
   return {
-    start: () => { counts.clear(); on = true; },
-    stop: () => { on = false; return [...counts].sort((a, b) => b[1] - a[1]); },
+    start: () => {
+      counts.clear();
+      on = true;
+    },
+    stop: () => {
+      on = false;
+      return [...counts].sort((a, b) => b[1] - a[1]);
+    },
   };
 }

@@ -54,7 +54,10 @@ export function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((res) => {
     const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => { clearTimeout(t); res(); });
+    child.once('exit', () => {
+      clearTimeout(t);
+      res();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -80,9 +83,14 @@ export async function runBench(main: () => Promise<void>, dirs: readonly string[
   }
 }
 
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => { log(`${sig}: stopping children`); void stopAll().finally(() => process.exit(130)); });
+  process.on(sig, () => {
+    log(`${sig}: stopping children`);
+    void stopAll().finally(() => process.exit(130));
+  });
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,20 +104,49 @@ export async function until(what: string, probe: () => Promise<boolean>, timeout
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export interface RunningRedis { port: number; url: string; child: ChildProcess; dir: string }
+export interface RunningRedis {
+  port: number;
+  url: string;
+  child: ChildProcess;
+  dir: string;
+}
 
 /** A fresh redis-server on a free loopback port (AOF everysec, noeviction, no RDB). */
 export async function startRedis(scratch: string, extra: string[] = []): Promise<RunningRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(scratch, 'redis-'));
-  const child = start('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-    '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', ...extra,
-  ], { name: 'redis' });
+  const child = start(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+      ...extra,
+    ],
+    { name: 'redis' },
+  );
   await until('redis-server', async () => {
     const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     r.on('error', () => undefined);
-    try { await r.connect(); return (await r.ping()) === 'PONG'; } finally { r.disconnect(); }
+    try {
+      await r.connect();
+      return (await r.ping()) === 'PONG';
+    } finally {
+      r.disconnect();
+    }
   });
   return { port, url: `redis://127.0.0.1:${port}`, child, dir };
 }
@@ -166,10 +203,12 @@ export function build(): void {
 /** Runs `fn` with a bounded pool of `concurrency` workers over `items`. */
 export async function pool<T>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i] as T, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i] as T, i);
+      }
+    }),
+  );
 }

@@ -56,7 +56,14 @@ async function main(): Promise<void> {
   const redis = await startRedis(scratch);
   const r = new Redis(redis.url, { maxRetriesPerRequest: null });
   const port = await freePort();
-  const env = { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn', WEBHOOK_SECRETS: SECRET, HANDLERS_DIR: './bench/memory/handlers', HISTORY };
+  const env = {
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: PREFIX,
+    LOG_LEVEL: 'warn',
+    WEBHOOK_SECRETS: SECRET,
+    HANDLERS_DIR: './bench/memory/handlers',
+    HISTORY,
+  };
   const receiver = start('node', [BIN, 'serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, name: 'serve' });
   const worker = start('node', [BIN, 'work'], { env, name: 'work' });
   try {
@@ -72,24 +79,46 @@ async function main(): Promise<void> {
     const bodies = Array.from({ length: N }, (_, i) => {
       const id = `evt_${randomBytes(16).toString('hex')}`;
       ids.push(id);
-      return JSON.stringify({ id, event: 'message.received', created_at: new Date().toISOString(), data: {
-        id: 100_000 + i, conversation_id: 812, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null,
-        body: 'Hi! Is my order #1043 out for delivery yet? 🚚', content_type: 'text', status: null, created_at: new Date().toISOString(),
-      } });
+      return JSON.stringify({
+        id,
+        event: 'message.received',
+        created_at: new Date().toISOString(),
+        data: {
+          id: 100_000 + i,
+          conversation_id: 812,
+          type: 'message',
+          direction: 'inbound',
+          sender_type: 'contact',
+          user_id: null,
+          body: 'Hi! Is my order #1043 out for delivery yet? 🚚',
+          content_type: 'text',
+          status: null,
+          created_at: new Date().toISOString(),
+        },
+      });
     });
     const bodyBytes = bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / N;
     const status: Record<number, number> = {};
     await pool(bodies, 16, async (body) => {
-      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) } });
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
+      });
       await res.arrayBuffer();
       status[res.status] = (status[res.status] ?? 0) + 1;
     });
     log(`sent ${N}: ${JSON.stringify(status)}`);
-    await until('all jobs completed', async () => {
-      const e = await events.getJobCountByTypes('completed');
-      const h = await handlers.getJobCountByTypes('completed');
-      return e >= N && h >= N;
-    }, 600_000, 500);
+    await until(
+      'all jobs completed',
+      async () => {
+        const e = await events.getJobCountByTypes('completed');
+        const h = await handlers.getJobCountByTypes('completed');
+        return e >= N && h >= N;
+      },
+      600_000,
+      500,
+    );
     await sleep(2000);
     const m1 = await usedMemory(r);
     const keys1 = await r.dbsize();
@@ -98,11 +127,16 @@ async function main(): Promise<void> {
     const sample = ids.filter((_, i) => i % Math.max(1, Math.floor(N / 200)) === 0);
     const allKeys: string[] = [];
     let cursor = '0';
-    do { const [c, ks] = await r.scan(cursor, 'COUNT', 1000); cursor = c; allKeys.push(...ks); } while (cursor !== '0');
+    do {
+      const [c, ks] = await r.scan(cursor, 'COUNT', 1000);
+      cursor = c;
+      allKeys.push(...ks);
+    } while (cursor !== '0');
     const pattern = (k: string) => k.replace(/evt_[0-9a-f]{32}/g, '<id>').replace(/%3Aevt_[0-9a-f]{32}/g, '<id>');
     const groups = new Map<string, string[]>();
     for (const k of allKeys) groups.set(pattern(k), [...(groups.get(pattern(k)) ?? []), k]);
-    const perPattern: Array<{ pattern: string; keys: number; type: string; bytesEach: number; entries?: number; bytesPerEntry?: number }> = [];
+    const perPattern: Array<{ pattern: string; keys: number; type: string; bytesEach: number; entries?: number; bytesPerEntry?: number }> =
+      [];
     for (const [p, ks] of [...groups.entries()].sort((a, b) => b[1].length - a[1].length)) {
       const picked = ks.filter((_, i) => i % Math.max(1, Math.floor(ks.length / 100)) === 0);
       let total = 0;
@@ -110,7 +144,16 @@ async function main(): Promise<void> {
       const type = await r.type(ks[0] as string);
       const row: (typeof perPattern)[number] = { pattern: p, keys: ks.length, type, bytesEach: Math.round(total / picked.length) };
       if (ks.length === 1 && (type === 'zset' || type === 'list' || type === 'hash' || type === 'set' || type === 'stream')) {
-        const entries = type === 'zset' ? await r.zcard(ks[0]!) : type === 'list' ? await r.llen(ks[0]!) : type === 'hash' ? await r.hlen(ks[0]!) : type === 'set' ? await r.scard(ks[0]!) : await r.xlen(ks[0]!);
+        const entries =
+          type === 'zset'
+            ? await r.zcard(ks[0]!)
+            : type === 'list'
+              ? await r.llen(ks[0]!)
+              : type === 'hash'
+                ? await r.hlen(ks[0]!)
+                : type === 'set'
+                  ? await r.scard(ks[0]!)
+                  : await r.xlen(ks[0]!);
         row.entries = entries;
         if (entries) row.bytesPerEntry = Math.round(row.bytesEach / entries);
       }
@@ -130,9 +173,15 @@ async function main(): Promise<void> {
     await handlers.close();
 
     const summary = {
-      date: new Date().toUTCString(), machine: machine(), deliveries: N, answers: status, avgBodyBytes: Math.round(bodyBytes),
-      history: HISTORY, usedMemory: { m0, m1, m1b, mh, m2, rawUsedMemory: raw },
-      bytesPerRetainedDeliveryRaw: Math.round(((raw[1] ?? 0) - (raw[0] ?? 0)) / N), keys: { before: keys0, after: keys1, perDelivery: Number(((keys1 - keys0) / N).toFixed(2)) },
+      date: new Date().toUTCString(),
+      machine: machine(),
+      deliveries: N,
+      answers: status,
+      avgBodyBytes: Math.round(bodyBytes),
+      history: HISTORY,
+      usedMemory: { m0, m1, m1b, mh, m2, rawUsedMemory: raw },
+      bytesPerRetainedDeliveryRaw: Math.round(((raw[1] ?? 0) - (raw[0] ?? 0)) / N),
+      keys: { before: keys0, after: keys1, perDelivery: Number(((keys1 - keys0) / N).toFixed(2)) },
       bytesPerRetainedDelivery: Math.round((m1 - m0) / N),
       bytesPerDedupeKey: Math.round((mh - m2) / dedupeKeys.length),
       bytesPerDeliveryHistory: Math.round((m1b - mh) / N),

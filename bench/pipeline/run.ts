@@ -39,7 +39,23 @@ import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { sign } from '../../src/events/signature.js';
 import { HANDLER_QUEUES } from '../../src/queue/names.js';
 import {
-  BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, selfCpuSeconds, sleep, start, startRedis, stop, runBench, stopAll, until,
+  BIN,
+  build,
+  cpuSeconds,
+  freePort,
+  httpOk,
+  log,
+  machine,
+  machineBusy,
+  pool,
+  selfCpuSeconds,
+  sleep,
+  start,
+  startRedis,
+  stop,
+  runBench,
+  stopAll,
+  until,
 } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
 
@@ -78,7 +94,9 @@ function recipeOf(e: LoggedRequest): string {
 }
 
 function opName(e: LoggedRequest): string {
-  const q = Object.keys(e.query ?? {}).filter((k) => k !== 'per_page').sort();
+  const q = Object.keys(e.query ?? {})
+    .filter((k) => k !== 'per_page')
+    .sort();
   return `${e.method} ${e.path.replace(/\/\d+/g, '/{id}')}${q.length ? `?${q.join('&')}` : ''}`;
 }
 
@@ -91,16 +109,24 @@ async function commandStats(r: Redis): Promise<Record<string, number>> {
 
 /** Redis commands issued during the measurement, per delivery, the busiest first. */
 function commandDelta(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v - (a[k] ?? 0)] as const)
-    .filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).slice(0, 10).map(([k, v]) => [k, Number((v / N).toFixed(1))]));
+  return Object.fromEntries(
+    Object.entries(b)
+      .map(([k, v]) => [k, v - (a[k] ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 10)
+      .map(([k, v]) => [k, Number((v / N).toFixed(1))]),
+  );
 }
 
 // The parts of the sandbox's answers that the world-building reads.
 const Workspaces = z.object({
-  data: z.array(z.object({
-    channels: z.array(z.object({ id: z.number(), type: z.string() })),
-    teammates: z.array(z.object({ id: z.number(), active: z.boolean() })),
-  })),
+  data: z.array(
+    z.object({
+      channels: z.array(z.object({ id: z.number(), type: z.string() })),
+      teammates: z.array(z.object({ id: z.number(), active: z.boolean() })),
+    }),
+  ),
 });
 const Inbound = z.object({ data: z.object({ conversation: z.object({ id: z.number(), contact_id: z.number() }) }) });
 const Created = z.object({ data: z.object({ id: z.number() }) });
@@ -115,7 +141,8 @@ async function main(): Promise<void> {
     // ---- the world, built with an unlimited burst ----
     const api = async (method: string, path: string, body?: unknown): Promise<unknown> => {
       const r = await fetch(`${sbx.baseUrl}${path}`, {
-        method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const j: unknown = await r.json();
@@ -124,7 +151,9 @@ async function main(): Promise<void> {
     };
     const hook = async (method: string, path: string, body?: unknown): Promise<unknown> => {
       const r = await fetch(`${sbx.url}/_sandbox${path}`, {
-        method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const j: unknown = await r.json().catch(() => null);
       if (r.status >= 300) throw new Error(`hook ${method} ${path} → ${r.status} ${JSON.stringify(j)}`);
@@ -139,29 +168,53 @@ async function main(): Promise<void> {
     log(`building the world: ${quarter} of each event`);
     const tag = Date.now().toString(36);
     // message.received: a customer writes on a new thread (one contact each).
-    await pool(Array.from({ length: quarter }, (_, i) => i), 8, async (i) => {
-      await hook('POST', '/inbound', { contact: { name: `Inbound ${i}`, email: `in${i}.${tag}@bench.test` }, channel_id: whatsapp, body: `Hello, order ${i}?` });
-    });
+    await pool(
+      Array.from({ length: quarter }, (_, i) => i),
+      8,
+      async (i) => {
+        await hook('POST', '/inbound', {
+          contact: { name: `Inbound ${i}`, email: `in${i}.${tag}@bench.test` },
+          channel_id: whatsapp,
+          body: `Hello, order ${i}?`,
+        });
+      },
+    );
     // conversation.closed: another thread per contact, closed by a teammate.
     const closers: number[] = [];
-    await pool(Array.from({ length: quarter }, (_, i) => i), 8, async (i) => {
-      const r = await hook('POST', '/inbound', { contact: { name: `Closer ${i}`, email: `close${i}.${tag}@bench.test` }, channel_id: whatsapp, body: 'Thanks, all good' });
-      const conv = Inbound.parse(r).data.conversation;
-      closers.push(conv.contact_id);
-      await api('PATCH', `/conversations/${conv.id}`, { status: 'closed', assignee: { type: 'user', id: teammates[i % teammates.length] } });
-    });
+    await pool(
+      Array.from({ length: quarter }, (_, i) => i),
+      8,
+      async (i) => {
+        const r = await hook('POST', '/inbound', {
+          contact: { name: `Closer ${i}`, email: `close${i}.${tag}@bench.test` },
+          channel_id: whatsapp,
+          body: 'Thanks, all good',
+        });
+        const conv = Inbound.parse(r).data.conversation;
+        closers.push(conv.contact_id);
+        await api('PATCH', `/conversations/${conv.id}`, {
+          status: 'closed',
+          assignee: { type: 'user', id: teammates[i % teammates.length] },
+        });
+      },
+    );
     // lead.won: a lead per "closer" contact, won.
     await pool(closers.slice(0, quarter), 8, async (contactId, i) => {
       const lead = Created.parse(await api('POST', '/leads', { contact_id: contactId, name: `Deal ${i}`, value: 100 + i })).data;
       await hook('POST', `/leads/${lead.id}/outcome`, { outcome: 'won' });
     });
     // contact.created: half duplicate an inbound contact's email (merge), half new (with a phone).
-    await pool(Array.from({ length: quarter }, (_, i) => i), 8, async (i) => {
-      const body = i % 2 === 0
-        ? { name: `Dup ${i}`, email: `in${i}.${tag}@bench.test` }
-        : { name: `New ${i}`, email: `new${i}.${tag}@bench.test`, phone: `+2010${String(1_000_000 + i).padStart(8, '0')}` };
-      await api('POST', '/contacts', body);
-    });
+    await pool(
+      Array.from({ length: quarter }, (_, i) => i),
+      8,
+      async (i) => {
+        const body =
+          i % 2 === 0
+            ? { name: `Dup ${i}`, email: `in${i}.${tag}@bench.test` }
+            : { name: `New ${i}`, email: `new${i}.${tag}@bench.test`, phone: `+2010${String(1_000_000 + i).padStart(8, '0')}` };
+        await api('POST', '/contacts', body);
+      },
+    );
     const wanted = new Set(['message.received', 'conversation.closed', 'lead.won', 'contact.created']);
     const all = sandbox.emitter.events() as unknown as Ev[];
     // contact.created of the inbound/closer contacts are not part of the mix: only those of POST /contacts.
@@ -174,7 +227,8 @@ async function main(): Promise<void> {
     const mix: Ev[] = [];
     for (const name of wanted) mix.push(...(byEvent.get(name) ?? []).slice(0, quarter));
     mix.splice(N);
-    for (let i = mix.length - 1; i > 0; i--) { // deterministic shuffle
+    for (let i = mix.length - 1; i > 0; i--) {
+      // deterministic shuffle
       const j = (i * 7919 + 13) % (i + 1);
       [mix[i], mix[j]] = [mix[j] as Ev, mix[i] as Ev];
     }
@@ -189,9 +243,17 @@ async function main(): Promise<void> {
 
     // ---- processes ----
     const common = {
-      REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn', WEBHOOK_SECRETS: SECRET,
-      WORKSPACE_API_URL: sbx.baseUrl, WORKSPACE_API_TOKEN: TOKEN, WORKSPACE_API_BURST: String(BURST),
-      HANDLERS_DIR: './handlers', FOLLOW_UP_DAYS: '2', BUSINESS_HOURS, MERGE_DUPLICATES: 'true',
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: PREFIX,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_SECRETS: SECRET,
+      WORKSPACE_API_URL: sbx.baseUrl,
+      WORKSPACE_API_TOKEN: TOKEN,
+      WORKSPACE_API_BURST: String(BURST),
+      HANDLERS_DIR: './handlers',
+      FOLLOW_UP_DAYS: '2',
+      BUSINESS_HOURS,
+      MERGE_DUPLICATES: 'true',
       ...(process.env.CONCURRENCY ? { WORKER_CONCURRENCY: process.env.CONCURRENCY } : {}),
     };
     const port = await freePort();
@@ -205,17 +267,29 @@ async function main(): Promise<void> {
     const calls: LoggedRequest[] = [];
     let lastSeq = 0;
     const collect = () => {
-      for (const e of sandbox.state.log.list()) if (e.seq > lastSeq) { calls.push(e); lastSeq = e.seq; }
+      for (const e of sandbox.state.log.list())
+        if (e.seq > lastSeq) {
+          calls.push(e);
+          lastSeq = e.seq;
+        }
     };
     const collector = setInterval(collect, 500);
 
     const stats0 = await commandStats(client);
-    const cpu0 = { receiver: cpuSeconds(receiver.pid), workers: workers.map((w) => cpuSeconds(w.pid)), redis: cpuSeconds(redis.child.pid), runner: selfCpuSeconds(), machine: machineBusy() };
+    const cpu0 = {
+      receiver: cpuSeconds(receiver.pid),
+      workers: workers.map((w) => cpuSeconds(w.pid)),
+      redis: cpuSeconds(redis.child.pid),
+      runner: selfCpuSeconds(),
+      machine: machineBusy(),
+    };
     const t0 = Date.now();
     const status: Record<number, number> = {};
     await pool(bodies, 16, async (body) => {
       const r = await fetch(`http://127.0.0.1:${port}/webhooks`, {
-        method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
       });
       await r.arrayBuffer();
       status[r.status] = (status[r.status] ?? 0) + 1;
@@ -228,25 +302,36 @@ async function main(): Promise<void> {
     // Handler runs are in one queue per priority (the recipes: away-reply high, lead-won normal, the others low).
     const handlerQueues = HANDLER_QUEUES.map((name) => new Queue(name, { connection: client, prefix: PREFIX }));
     const accepted = status[202] ?? 0;
-    const deadline = Date.now() + Math.max(120_000, (accepted * 3 / BURST) * WINDOW_MS * 2);
+    const deadline = Date.now() + Math.max(120_000, ((accepted * 3) / BURST) * WINDOW_MS * 2);
     let last = '';
     let ec: Record<string, number> = {};
     let hc: Record<string, number> = {};
     for (;;) {
       ec = await events.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
-      hc = sumCounts(await Promise.all(handlerQueues.map((q) => q.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed'))));
+      hc = sumCounts(
+        await Promise.all(handlerQueues.map((q) => q.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed'))),
+      );
       const inbox = await client.llen(`${PREFIX}:ingest:inbox`);
       const eventsDone = (ec.completed ?? 0) + (ec.failed ?? 0);
       const pendingH = (hc.wait ?? 0) + (hc.active ?? 0) + (hc.delayed ?? 0) + (hc.prioritized ?? 0);
       if (inbox === 0 && eventsDone >= accepted && pendingH === 0) break;
       const line = `inbox ${inbox} events ${JSON.stringify(ec)} handlers ${JSON.stringify(hc)}`;
-      if (Date.now() - t0 > 0 && (Date.now() - t0) % 30_000 < 1000 && line !== last) { log(`${Math.round((Date.now() - t0) / 1000)} s: ${line}`); last = line; }
+      if (Date.now() - t0 > 0 && (Date.now() - t0) % 30_000 < 1000 && line !== last) {
+        log(`${Math.round((Date.now() - t0) / 1000)} s: ${line}`);
+        last = line;
+      }
       if (Date.now() > deadline) throw new Error(`drain timed out: ${line}`);
       if (workers.some((w) => w.exitCode !== null)) throw new Error('a worker exited');
       await sleep(200);
     }
     const tDone = Date.now();
-    const cpu1 = { receiver: cpuSeconds(receiver.pid), workers: workers.map((w) => cpuSeconds(w.pid)), redis: cpuSeconds(redis.child.pid), runner: selfCpuSeconds(), machine: machineBusy() };
+    const cpu1 = {
+      receiver: cpuSeconds(receiver.pid),
+      workers: workers.map((w) => cpuSeconds(w.pid)),
+      redis: cpuSeconds(redis.child.pid),
+      runner: selfCpuSeconds(),
+      machine: machineBusy(),
+    };
     clearInterval(collector);
     collect();
     await events.close();
@@ -256,21 +341,32 @@ async function main(): Promise<void> {
 
     // ---- analysis ----
     const apiCalls = calls.filter((c) => c.token?.label === 'full');
-    const times = apiCalls.filter((c) => c.status !== 429).map((c) => Date.parse(c.time)).sort((a, b) => a - b);
+    const times = apiCalls
+      .filter((c) => c.status !== 429)
+      .map((c) => Date.parse(c.time))
+      .sort((a, b) => a - b);
     // Log times are on the sandbox clock (set to CLOSED_AT, then running): windows are taken between the
     // first and the last API call, i.e. while the backlog existed (the last call is the last job's).
     const first = times[0] ?? 0;
     const lastCall = times.at(-1) ?? 0;
     const drainMs = tDone - t0;
     const fullWindows = Math.floor((lastCall - first) / WINDOW_MS);
-    const perWindow = Array.from({ length: fullWindows }, (_, w) => times.filter((t) => t >= first + w * WINDOW_MS && t < first + (w + 1) * WINDOW_MS).length);
+    const perWindow = Array.from(
+      { length: fullWindows },
+      (_, w) => times.filter((t) => t >= first + w * WINDOW_MS && t < first + (w + 1) * WINDOW_MS).length,
+    );
     const meanPerWindow = perWindow.reduce((a, b) => a + b, 0) / Math.max(1, perWindow.length);
     const maxSliding = maxInWindow(times, WINDOW_MS);
     const recipes: Record<string, { events: number; calls: number; perEvent: number; ops: Record<string, number> }> = {};
-    const eventOf: Record<string, string> = { 'follow-up-task': 'conversation.closed', 'lead-won': 'lead.won', 'away-reply': 'message.received', 'merge-duplicates': 'contact.created' };
+    const eventOf: Record<string, string> = {
+      'follow-up-task': 'conversation.closed',
+      'lead-won': 'lead.won',
+      'away-reply': 'message.received',
+      'merge-duplicates': 'contact.created',
+    };
     for (const c of apiCalls) {
       const r = recipeOf(c);
-      const slot = recipes[r] ??= { events: perEvent[eventOf[r] ?? ''] ?? 0, calls: 0, perEvent: 0, ops: {} };
+      const slot = (recipes[r] ??= { events: perEvent[eventOf[r] ?? ''] ?? 0, calls: 0, perEvent: 0, ops: {} });
       slot.calls++;
       const op = `${opName(c)} ${c.status}${c.replay ? ' (replay)' : ''}`;
       slot.ops[op] = (slot.ops[op] ?? 0) + 1;
@@ -279,24 +375,37 @@ async function main(): Promise<void> {
     const wall = (tDone - t0) / 1000;
     const us = (s: number) => Number(((s * 1e6) / accepted).toFixed(0));
     const workerCpu = cpu1.workers.reduce((a, b, i) => a + b - (cpu0.workers[i] as number), 0);
-    const ours = (cpu1.receiver - cpu0.receiver) + workerCpu + (cpu1.redis - cpu0.redis) + (cpu1.runner - cpu0.runner);
+    const ours = cpu1.receiver - cpu0.receiver + workerCpu + (cpu1.redis - cpu0.redis) + (cpu1.runner - cpu0.runner);
     const summary = {
-      date: new Date().toUTCString(), machine: machine(),
-      deliveries: mix.length, perEvent, answers: status, workers: WORKERS, burst: BURST,
-      sendMs: tSent - t0, drainMs, eventsPerSec: Number((accepted / wall).toFixed(2)),
-      apiCalls: apiCalls.length, status429: apiCalls.filter((c) => c.status === 429).length,
+      date: new Date().toUTCString(),
+      machine: machine(),
+      deliveries: mix.length,
+      perEvent,
+      answers: status,
+      workers: WORKERS,
+      burst: BURST,
+      sendMs: tSent - t0,
+      drainMs,
+      eventsPerSec: Number((accepted / wall).toFixed(2)),
+      apiCalls: apiCalls.length,
+      status429: apiCalls.filter((c) => c.status === 429).length,
       callsPerEvent: Number((apiCalls.length / accepted).toFixed(3)),
-      perWindow, meanPerWindow: Number(meanPerWindow.toFixed(2)), ratioToAllowed: Number((meanPerWindow / BURST).toFixed(4)), maxSlidingWindow: maxSliding,
+      perWindow,
+      meanPerWindow: Number(meanPerWindow.toFixed(2)),
+      ratioToAllowed: Number((meanPerWindow / BURST).toFixed(4)),
+      maxSlidingWindow: maxSliding,
       firstToLastCallMs: lastCall - first,
-      overallCallRatio: Number(((times.length / ((lastCall - first) / WINDOW_MS)) / BURST).toFixed(4)),
+      overallCallRatio: Number((times.length / ((lastCall - first) / WINDOW_MS) / BURST).toFixed(4)),
       redisCommands: commandDelta(stats0, await commandStats(client)),
       recipes,
       jobs: { events: ec, handlers: hc },
       cpuUsPerEvent: {
-        receiver: us(cpu1.receiver - cpu0.receiver), workers: us(workerCpu), redis: us(cpu1.redis - cpu0.redis),
+        receiver: us(cpu1.receiver - cpu0.receiver),
+        workers: us(workerCpu),
+        redis: us(cpu1.redis - cpu0.redis),
         runnerAndSandbox: us(cpu1.runner - cpu0.runner),
       },
-      otherProcessesCores: Number((((cpu1.machine - cpu0.machine) - ours) / wall).toFixed(2)),
+      otherProcessesCores: Number(((cpu1.machine - cpu0.machine - ours) / wall).toFixed(2)),
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(summary, null, 2));

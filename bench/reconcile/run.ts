@@ -77,12 +77,16 @@ type Json = Record<string, unknown>;
 function caller(sandbox: Sandbox) {
   return async (method: string, path: string, body?: unknown): Promise<Json> => {
     const hook = path.startsWith('/_sandbox');
-    const r = await sandbox.app.fetch(new Request(`http://sandbox${hook ? '' : '/api/v1'}${path}`, {
-      method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }));
+    const r = await sandbox.app.fetch(
+      new Request(`http://sandbox${hook ? '' : '/api/v1'}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
     const text = await r.text();
     if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${text.slice(0, 200)}`);
-    return text ? ((JSON.parse(text) as { data: Json }).data) : {};
+    return text ? (JSON.parse(text) as { data: Json }).data : {};
   };
 }
 
@@ -91,7 +95,12 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length
 // ───────────────────────────── part A ─────────────────────────────
 
 async function partA(): Promise<Json> {
-  const HOURS = env('HOURS', 24), NEW = env('NEW', 60), REPLY = env('REPLY', 180), SEND = env('SEND', 120), CLOSE = env('CLOSE', 40), LEADS = env('LEADS', 16);
+  const HOURS = env('HOURS', 24),
+    NEW = env('NEW', 60),
+    REPLY = env('REPLY', 180),
+    SEND = env('SEND', 120),
+    CLOSE = env('CLOSE', 40),
+    LEADS = env('LEADS', 16);
   const sandbox = createSandbox({ burst: 1_000_000_000 });
   const call = caller(sandbox);
   const start = Date.parse('2026-11-16T00:00:00Z');
@@ -108,17 +117,26 @@ async function partA(): Promise<Json> {
   for (let h = 0; h < HOURS; h++) {
     const hourStart = start + h * 3_600_000;
     const ops: string[] = [
-      ...Array<string>(NEW).fill('new'), ...Array<string>(REPLY).fill('reply'), ...Array<string>(CLOSE).fill('close'), ...Array<string>(LEADS).fill('lead'),
+      ...Array<string>(NEW).fill('new'),
+      ...Array<string>(REPLY).fill('reply'),
+      ...Array<string>(CLOSE).fill('close'),
+      ...Array<string>(LEADS).fill('lead'),
     ].sort(() => Math.random() - 0.5);
     // Sends and settles follow what they answer: after the hour's other work, interleaved in its second half.
-    ops.push(...[...Array<string>(SEND).fill('send'), ...Array<string>(Math.floor(LEADS / 2)).fill('settle')].sort(() => Math.random() - 0.5));
+    ops.push(
+      ...[...Array<string>(SEND).fill('send'), ...Array<string>(Math.floor(LEADS / 2)).fill('settle')].sort(() => Math.random() - 0.5),
+    );
     const written: number[] = [];
     const leads: number[] = [];
     for (const op of ops) {
       await call('POST', '/_sandbox/clock', { advance_ms: step });
       const now = hourStart + (++n % perHour) * step;
       if (op === 'new') {
-        const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Customer ${n}`, email: `c${n}@example.com` }, channel_id: whatsapp, body: 'hello' })) as { conversation: { id: number; contact_id: number } };
+        const r = (await call('POST', '/_sandbox/inbound', {
+          contact: { name: `Customer ${n}`, email: `c${n}@example.com` },
+          channel_id: whatsapp,
+          body: 'hello',
+        })) as { conversation: { id: number; contact_id: number } };
         threads.push({ id: r.conversation.id, at: now, open: true });
         contacts.push(r.conversation.contact_id);
         written.push(r.conversation.id);
@@ -146,7 +164,9 @@ async function partA(): Promise<Json> {
     }
   }
   const end = Date.parse(((await call('GET', '/_sandbox/clock')) as { now: string }).now);
-  log(`part A: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${threads.length} threads, ${sandbox.emitter.events().length} events emitted`);
+  log(
+    `part A: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${threads.length} threads, ${sandbox.emitter.events().length} events emitted`,
+  );
   const emitted: Record<string, number[]> = {};
   for (const e of sandbox.emitter.events()) (emitted[e.event] ??= []).push(Date.parse(e.created_at));
 
@@ -154,17 +174,34 @@ async function partA(): Promise<Json> {
   for (const hours of [1, 6, HOURS]) {
     const byOp: Record<string, number> = {};
     let calls = 0;
-    const api = sandboxClient(sandbox, { onCall: (c) => { calls++; byOp[c.op] = (byOp[c.op] ?? 0) + 1; } });
+    const api = sandboxClient(sandbox, {
+      onCall: (c) => {
+        calls++;
+        byOp[c.op] = (byOp[c.op] ?? 0) + 1;
+      },
+    });
     const since = end - hours * 3_600_000;
-    const report = await reconcile({ api, claims: { claimed: async (keys) => keys.map(() => false) }, sink: null, window: { since, until: end + 1 }, apiCalls: () => calls });
+    const report = await reconcile({
+      api,
+      claims: { claimed: async (keys) => keys.map(() => false) },
+      sink: null,
+      window: { since, until: end + 1 },
+      apiCalls: () => calls,
+    });
     const emittedIn = Object.fromEntries(Object.entries(emitted).map(([k, ts]) => [k, ts.filter((t) => t >= since && t <= end).length]));
     const atBudget = (burst: number) => Math.ceil(report.apiCalls / Math.max(1, Math.floor(burst * 0.2))) * 10;
     const row = {
-      hours, apiCalls: report.apiCalls, callsPerHour: +(report.apiCalls / hours).toFixed(1), byOp,
-      found: Object.fromEntries(Object.entries(report.events).map(([k, c]) => [k, c.found])), emittedIn,
+      hours,
+      apiCalls: report.apiCalls,
+      callsPerHour: +(report.apiCalls / hours).toFixed(1),
+      byOp,
+      found: Object.fromEntries(Object.entries(report.events).map(([k, c]) => [k, c.found])),
+      emittedIn,
       secondsAtBudget: { burst30: atBudget(30), burst100: atBudget(100) },
     };
-    log(`part A: ${hours} h → ${report.apiCalls} calls (${row.callsPerHour}/h) ${JSON.stringify(byOp)}; found ${JSON.stringify(row.found)}`);
+    log(
+      `part A: ${hours} h → ${report.apiCalls} calls (${row.callsPerHour}/h) ${JSON.stringify(byOp)}; found ${JSON.stringify(row.found)}`,
+    );
     runs.push(row);
   }
   return { hours: HOURS, perHour: { NEW, REPLY, SEND, CLOSE, LEADS, SETTLE: Math.floor(LEADS / 2) }, threads: threads.length, runs };
@@ -179,7 +216,10 @@ const pct = (xs: number[], p: number) => {
 const summary = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), max: Math.max(...xs) });
 
 async function partB(): Promise<Json> {
-  const LOST = env('LOST', 200), RATE = env('RATE', 1), BASELINE_S = env('BASELINE_S', 30), BURST = env('BURST', 100);
+  const LOST = env('LOST', 200),
+    RATE = env('RATE', 1),
+    BASELINE_S = env('BASELINE_S', 30),
+    BURST = env('BURST', 100);
   const redis = await startRedis(scratch);
   const sandbox = createSandbox({ burst: 1_000_000_000, retry: { baseMs: 100, maxMs: 1000, maxAttempts: 5 } });
   const api = await sandbox.listen(0);
@@ -188,20 +228,37 @@ async function partB(): Promise<Json> {
   const secret = 'bench-reconcile-secret';
   const prefix = 'benchrc';
   const vars = {
-    REDIS_URL: redis.url, QUEUE_PREFIX: prefix, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: TOKEN, WORKSPACE_API_BURST: String(BURST),
-    WEBHOOK_SECRETS: secret, PORT: '0', HOST: '127.0.0.1', HANDLERS_DIR: HANDLERS, LOG_LEVEL: 'warn',
-    FOLLOW_UP_DAYS: '2', BUSINESS_HOURS: `${openDay} 09:00-17:00 UTC`, MERGE_DUPLICATES: 'true',
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: prefix,
+    WORKSPACE_API_URL: api.baseUrl,
+    WORKSPACE_API_TOKEN: TOKEN,
+    WORKSPACE_API_BURST: String(BURST),
+    WEBHOOK_SECRETS: secret,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    HANDLERS_DIR: HANDLERS,
+    LOG_LEVEL: 'warn',
+    FOLLOW_UP_DAYS: '2',
+    BUSINESS_HOURS: `${openDay} 09:00-17:00 UTC`,
+    MERGE_DUPLICATES: 'true',
   };
   const config = loadConfig(vars);
   const logger = createLogger({ level: 'warn' });
-  const world = ((await call('GET', '/_sandbox/workspaces')) as unknown as Json[])[0] as { channels: { id: number; type: string }[]; teammates: { id: number; name: string }[] };
+  const world = ((await call('GET', '/_sandbox/workspaces')) as unknown as Json[])[0] as {
+    channels: { id: number; type: string }[];
+    teammates: { id: number; name: string }[];
+  };
   const whatsapp = world.channels.find((c) => c.type === 'whatsapp')?.id;
 
   // The lost changes: made while the sandbox sends nothing.
   const lostSince = Date.now() - 1;
   const lostThreads: number[] = [];
   for (let i = 0; i < LOST / 4; i++) {
-    const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Lost ${i}`, email: `lost${i}@example.com` }, channel_id: whatsapp, body: 'are you there?' })) as { conversation: { id: number; contact_id: number } };
+    const r = (await call('POST', '/_sandbox/inbound', {
+      contact: { name: `Lost ${i}`, email: `lost${i}@example.com` },
+      channel_id: whatsapp,
+      body: 'are you there?',
+    })) as { conversation: { id: number; contact_id: number } };
     lostThreads.push(r.conversation.id);
   }
   for (const id of lostThreads) await call('PATCH', `/conversations/${id}`, { status: 'closed', category: 'Resolved' });
@@ -219,18 +276,37 @@ async function partB(): Promise<Json> {
 
   let worker: WorkerService | undefined;
   const service = await startService({
-    config, log: logger, receiver: true,
+    config,
+    log: logger,
+    receiver: true,
     worker: async ({ redisUrl, queues, hooks }) => {
       const loaded = await loadHandlers(HANDLERS);
-      worker = await startWorker({ config, redisUrl, log: logger, hooks, set: new HandlerSet(handlerSnapshot(loaded.map((l) => l.handler), undefined, vars)) }, queues);
+      worker = await startWorker(
+        {
+          config,
+          redisUrl,
+          log: logger,
+          hooks,
+          set: new HandlerSet(
+            handlerSnapshot(
+              loaded.map((l) => l.handler),
+              undefined,
+              vars,
+            ),
+          ),
+        },
+        queues,
+      );
       return worker;
     },
   });
   sandbox.emitter.configure(`${service.receiver?.http.url}/webhooks`, secret);
   const conn = new Redis(redis.url, { maxRetriesPerRequest: null });
   const queues = [EVENTS_QUEUE, ...HANDLER_QUEUES].map((name) => new Queue(name, { connection: conn, prefix }));
-  const drained = async () => (await Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'))))
-    .every((c) => Object.values(c).every((v) => v === 0));
+  const drained = async () =>
+    (await Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')))).every((c) =>
+      Object.values(c).every((v) => v === 0),
+    );
 
   // Live traffic: RATE new customers a second; each one's send time per conversation.
   const sentAt = new Map<number, number>();
@@ -242,13 +318,18 @@ async function partB(): Promise<Json> {
     while (live) {
       next += every;
       const t0 = Date.now();
-      const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${seq++}` }, channel_id: whatsapp, body: 'hello?' })) as { conversation: { id: number } };
+      const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${seq++}` }, channel_id: whatsapp, body: 'hello?' })) as {
+        conversation: { id: number };
+      };
       sentAt.set(r.conversation.id, t0);
       await sleep(Math.max(0, next - Date.now()));
     }
   })();
   const latencies = async (from: number, to: number) => {
-    const replies = (await call('GET', '/_sandbox/requests?method=POST&path=/conversations/*/messages&status=201')) as unknown as LoggedRequest[];
+    const replies = (await call(
+      'GET',
+      '/_sandbox/requests?method=POST&path=/conversations/*/messages&status=201',
+    )) as unknown as LoggedRequest[];
     const out: number[] = [];
     for (const r of replies) {
       const id = Number(/^\/conversations\/(\d+)\/messages$/.exec(r.path)?.[1]);
@@ -266,16 +347,31 @@ async function partB(): Promise<Json> {
 
   log('part B: reconcile over the lost window beside live traffic');
   const callTimes: number[] = [];
-  const client = reconcileClient(config, conn, () => { callTimes.push(Date.now()); });
+  const client = reconcileClient(config, conn, () => {
+    callTimes.push(Date.now());
+  });
   if (!client) throw new Error('no API configured');
   const r0 = Date.now();
   const report: ReconcileReport = await reconcile({
-    api: client, claims: new ChangeClaims(conn, prefix, config.dedupeTtlMs), sink: new IngestStore(conn, prefix, config.dedupeTtlMs),
-    window: { since: lostSince, until: lostUntil }, apiCalls: () => callTimes.length,
+    api: client,
+    claims: new ChangeClaims(conn, prefix, config.dedupeTtlMs),
+    sink: new IngestStore(conn, prefix, config.dedupeTtlMs),
+    window: { since: lostSince, until: lostUntil },
+    apiCalls: () => callTimes.length,
   });
   const r1 = Date.now();
-  log(`part B: reconcile done in ${((r1 - r0) / 1000).toFixed(1)} s: ${report.totals.found} found, ${report.totals.enqueued} enqueued, ${report.apiCalls} calls`);
-  await until('reconciled runs done', async () => { await sleep(500); return drained(); }, 900_000, 1000);
+  log(
+    `part B: reconcile done in ${((r1 - r0) / 1000).toFixed(1)} s: ${report.totals.found} found, ${report.totals.enqueued} enqueued, ${report.apiCalls} calls`,
+  );
+  await until(
+    'reconciled runs done',
+    async () => {
+      await sleep(500);
+      return drained();
+    },
+    900_000,
+    1000,
+  );
   const r2 = Date.now();
   // A few seconds more of live traffic, then let its last replies land.
   await sleep(3000);
@@ -290,8 +386,17 @@ async function partB(): Promise<Json> {
   const tooMany = all.filter((r) => r.status === 429).length;
   const writes = all.filter((r) => r.method !== 'GET' && r.status < 300).length;
   const result = {
-    lost: lostEvents, rate: RATE, burst: BURST, budgetPer10s: reconcileBurst(config),
-    reconcile: { seconds: +((r1 - r0) / 1000).toFixed(1), apiCalls: report.apiCalls, maxIn10s: maxInWindow(callTimes, 10_000), totals: report.totals, events: report.events },
+    lost: lostEvents,
+    rate: RATE,
+    burst: BURST,
+    budgetPer10s: reconcileBurst(config),
+    reconcile: {
+      seconds: +((r1 - r0) / 1000).toFixed(1),
+      apiCalls: report.apiCalls,
+      maxIn10s: maxInWindow(callTimes, 10_000),
+      totals: report.totals,
+      events: report.events,
+    },
     reconciledRunsDrainedSeconds: +((r2 - r0) / 1000).toFixed(1),
     awayReplyLatencyMs: { baseline: summary(baseline), duringReconcile: summary(during) },
     sandbox: { requests: all.length, writes, status429: tooMany },

@@ -44,16 +44,33 @@ const HEADER = 'X-Service-Signature';
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-replay-'));
 
 interface CaseResult {
-  name: string; concurrency: number; round: number; ok: number; other: Record<string, number>;
-  rate: number; wallRate?: number; ms: number; wallMs?: number; inbox: number;
+  name: string;
+  concurrency: number;
+  round: number;
+  ok: number;
+  other: Record<string, number>;
+  rate: number;
+  wallRate?: number;
+  ms: number;
+  wallMs?: number;
+  inbox: number;
   cpuUsPerDelivery: { client: number; receiver: number; redis: number };
 }
 
 // The closing JSON line of each client: cannon.mjs (autocannon) and `switchyard replay --json` (and ab-transport.ts).
-const CannonOut = z.object({ statusCodeStats: z.record(z.string(), z.object({ count: z.number() })), errors: z.number().optional(), ms: z.number() });
+const CannonOut = z.object({
+  statusCodeStats: z.record(z.string(), z.object({ count: z.number() })),
+  errors: z.number().optional(),
+  ms: z.number(),
+});
 const ReplayOut = z.object({ accepted: z.number(), duplicate: z.number(), rejected: z.number(), failed: z.number(), ms: z.number() });
 
-function runJson<S extends z.ZodType>(schema: S, cmd: string, args: string[], env: Record<string, string>): Promise<{ out: z.output<S>; wallMs: number; cpuSec: number }> {
+function runJson<S extends z.ZodType>(
+  schema: S,
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ out: z.output<S>; wallMs: number; cpuSec: number }> {
   return new Promise((res, rej) => {
     const t0 = performance.now();
     const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -62,11 +79,19 @@ function runJson<S extends z.ZodType>(schema: S, cmd: string, args: string[], en
     let cpuSec = NaN;
     const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
     // CPU of the child: sampled from /proc just before it exits is not possible; use getrusage-like /proc on a poll.
-    const poll = setInterval(() => { const c = cpuSeconds(child.pid); if (Number.isFinite(c)) cpuSec = c; }, 20);
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    const poll = setInterval(() => {
+      const c = cpuSeconds(child.pid);
+      if (Number.isFinite(c)) cpuSec = c;
+    }, 20);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.once('exit', (code) => {
-      clearTimeout(timer); clearInterval(poll);
+      clearTimeout(timer);
+      clearInterval(poll);
       const wallMs = performance.now() - t0;
       try {
         const line = out.trim().split('\n').pop() ?? '';
@@ -106,31 +131,87 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   try {
     await until('receiver /readyz', () => httpOk(`http://127.0.0.1:${port}/readyz`));
-    const cases: Array<{ name: string; run: (c: number) => Promise<{ ok: number; other: Record<string, number>; ms: number; wallMs?: number; clientCpu: number }> }> = [
+    const cases: Array<{
+      name: string;
+      run: (c: number) => Promise<{ ok: number; other: Record<string, number>; ms: number; wallMs?: number; clientCpu: number }>;
+    }> = [
       {
-        name: 'autocannon', run: async (c) => {
-          const { out, cpuSec } = await runJson(CannonOut, 'node', [join(ROOT, 'bench/replay/cannon.mjs'), JSON.stringify({ url, file: signedFile, header: HEADER, connections: c })], {});
-          const other = Object.fromEntries(Object.entries(out.statusCodeStats).filter(([s]) => s !== '202').map(([s, v]) => [s, v.count]));
+        name: 'autocannon',
+        run: async (c) => {
+          const { out, cpuSec } = await runJson(
+            CannonOut,
+            'node',
+            [join(ROOT, 'bench/replay/cannon.mjs'), JSON.stringify({ url, file: signedFile, header: HEADER, connections: c })],
+            {},
+          );
+          const other = Object.fromEntries(
+            Object.entries(out.statusCodeStats)
+              .filter(([s]) => s !== '202')
+              .map(([s, v]) => [s, v.count]),
+          );
           if (out.errors) other.errors = out.errors;
           return { ok: out.statusCodeStats['202']?.count ?? 0, other, ms: out.ms, clientCpu: cpuSec };
         },
       },
       {
-        name: 'replay http', run: async (c) => {
-          const { out, wallMs, cpuSec } = await runJson(ReplayOut, 'node', [BIN, 'replay', dir, '--to', url, '--secret', SECRET, '--concurrency', String(c), '--json'], { LOG_LEVEL: 'warn' });
-          return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
+        name: 'replay http',
+        run: async (c) => {
+          const { out, wallMs, cpuSec } = await runJson(
+            ReplayOut,
+            'node',
+            [BIN, 'replay', dir, '--to', url, '--secret', SECRET, '--concurrency', String(c), '--json'],
+            { LOG_LEVEL: 'warn' },
+          );
+          return {
+            ok: out.accepted,
+            other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed },
+            ms: out.ms,
+            wallMs,
+            clientCpu: cpuSec,
+          };
         },
       },
-      ...(process.env.AB === '0' ? [] : (['fetch', 'http'] as const).map((transport) => ({
-        name: `A/B: replay http, ${transport === 'fetch' ? 'global fetch' : 'node:http keep-alive'} (in-process harness)`, run: async (c: number) => {
-          const { out, wallMs, cpuSec } = await runJson(ReplayOut, 'node', ['--import', 'tsx', join(ROOT, 'bench/replay/ab-transport.ts'), JSON.stringify({ dir, url, secret: SECRET, concurrency: c, transport })], { LOG_LEVEL: 'warn' });
-          return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
-        },
-      }))),
+      ...(process.env.AB === '0'
+        ? []
+        : (['fetch', 'http'] as const).map((transport) => ({
+            name: `A/B: replay http, ${transport === 'fetch' ? 'global fetch' : 'node:http keep-alive'} (in-process harness)`,
+            run: async (c: number) => {
+              const { out, wallMs, cpuSec } = await runJson(
+                ReplayOut,
+                'node',
+                [
+                  '--import',
+                  'tsx',
+                  join(ROOT, 'bench/replay/ab-transport.ts'),
+                  JSON.stringify({ dir, url, secret: SECRET, concurrency: c, transport }),
+                ],
+                { LOG_LEVEL: 'warn' },
+              );
+              return {
+                ok: out.accepted,
+                other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed },
+                ms: out.ms,
+                wallMs,
+                clientCpu: cpuSec,
+              };
+            },
+          }))),
       {
-        name: 'replay --direct', run: async (c) => {
-          const { out, wallMs, cpuSec } = await runJson(ReplayOut, 'node', [BIN, 'replay', dir, '--direct', '--concurrency', String(c), '--json'], { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn' });
-          return { ok: out.accepted, other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed }, ms: out.ms, wallMs, clientCpu: cpuSec };
+        name: 'replay --direct',
+        run: async (c) => {
+          const { out, wallMs, cpuSec } = await runJson(
+            ReplayOut,
+            'node',
+            [BIN, 'replay', dir, '--direct', '--concurrency', String(c), '--json'],
+            { REDIS_URL: redis.url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn' },
+          );
+          return {
+            ok: out.accepted,
+            other: { duplicate: out.duplicate, rejected: out.rejected, failed: out.failed },
+            ms: out.ms,
+            wallMs,
+            clientCpu: cpuSec,
+          };
         },
       },
     ];
@@ -145,10 +226,20 @@ async function main(): Promise<void> {
           const inbox = await client.llen(`${PREFIX}:ingest:inbox`);
           const per = (s: number) => Math.round((s * 1e6) / Math.max(1, r.ok));
           results.push({
-            name: k.name, concurrency: c, round, ok: r.ok, other: r.other, ms: Math.round(r.ms), rate: Math.round((r.ok / r.ms) * 1000),
+            name: k.name,
+            concurrency: c,
+            round,
+            ok: r.ok,
+            other: r.other,
+            ms: Math.round(r.ms),
+            rate: Math.round((r.ok / r.ms) * 1000),
             ...(r.wallMs ? { wallMs: Math.round(r.wallMs), wallRate: Math.round((r.ok / r.wallMs) * 1000) } : {}),
             inbox,
-            cpuUsPerDelivery: { client: per(r.clientCpu), receiver: k.name === 'replay --direct' ? 0 : per(cpuSeconds(receiver.pid) - r0), redis: per(cpuSeconds(redis.child.pid) - d0) },
+            cpuUsPerDelivery: {
+              client: per(r.clientCpu),
+              receiver: k.name === 'replay --direct' ? 0 : per(cpuSeconds(receiver.pid) - r0),
+              redis: per(cpuSeconds(redis.child.pid) - d0),
+            },
           });
           log(JSON.stringify(results.at(-1)));
         }
@@ -161,11 +252,20 @@ async function main(): Promise<void> {
   }
 
   // ---- report ----
-  const lines = ['| case | conc. | round | accepted | other | deliveries/s (own timing) | deliveries/s (process wall) | vs autocannon | inbox = accepted | CPU µs/delivery client · receiver · redis |', '|---|---:|---:|---:|---|---:|---:|---:|---|---|'];
+  const lines = [
+    '| case | conc. | round | accepted | other | deliveries/s (own timing) | deliveries/s (process wall) | vs autocannon | inbox = accepted | CPU µs/delivery client · receiver · redis |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---|---|',
+  ];
   for (const r of results) {
     const ac = results.find((x) => x.name === 'autocannon' && x.concurrency === r.concurrency && x.round === r.round)!;
-    const other = Object.entries(r.other).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(', ') || '–';
-    lines.push(`| ${r.name} | ${r.concurrency} | ${r.round} | ${r.ok} | ${other} | ${r.rate} | ${r.wallRate ?? '–'} | ${(r.rate / ac.rate).toFixed(2)}× | ${r.inbox === r.ok ? '✔' : `✘ ${r.inbox}`} | ${r.cpuUsPerDelivery.client} · ${r.cpuUsPerDelivery.receiver} · ${r.cpuUsPerDelivery.redis} |`);
+    const other =
+      Object.entries(r.other)
+        .filter(([, v]) => v)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || '–';
+    lines.push(
+      `| ${r.name} | ${r.concurrency} | ${r.round} | ${r.ok} | ${other} | ${r.rate} | ${r.wallRate ?? '–'} | ${(r.rate / ac.rate).toFixed(2)}× | ${r.inbox === r.ok ? '✔' : `✘ ${r.inbox}`} | ${r.cpuUsPerDelivery.client} · ${r.cpuUsPerDelivery.receiver} · ${r.cpuUsPerDelivery.redis} |`,
+    );
   }
   process.stdout.write(`\n${lines.join('\n')}\n\n- machine: ${machine()}\n- date: ${new Date().toUTCString()}; ${N} fixtures\n`);
   if (process.env.RESULTS) writeFileSync(process.env.RESULTS, JSON.stringify(results, null, 2));

@@ -34,17 +34,26 @@ function check(ok: boolean, what: string): void {
 const cases: Record<string, () => Promise<void>> = {
   'testHandler (fresh sandbox per call)': async () => {
     const run = await testHandler(leadWon, 'lead.won');
-    check(run.outcome === 'completed' && run.calls.length === 2 && run.calls.every((c) => c.status === 200), `unexpected run ${run.outcome} ${run.reason ?? ''}`);
+    check(
+      run.outcome === 'completed' && run.calls.length === 2 && run.calls.every((c) => c.status === 200),
+      `unexpected run ${run.outcome} ${run.reason ?? ''}`,
+    );
   },
   'testHandler (shared sandbox)': async () => {
     const run = await testHandler(leadWon, 'lead.won', { sandbox: shared });
-    check(run.outcome === 'completed' && run.calls.length === 2 && run.calls.every((c) => c.status === 200), `unexpected run ${run.outcome} ${run.reason ?? ''}`);
+    check(
+      run.outcome === 'completed' && run.calls.length === 2 && run.calls.every((c) => c.status === 200),
+      `unexpected run ${run.outcome} ${run.reason ?? ''}`,
+    );
   },
   'baseline: the same 2 calls on a fresh sandbox': async () => {
     const api = sandboxClient(createSandbox());
     await api.contacts.setLifecycle(36, 'Customer');
     const labels = await api.contacts.labels.add(36, ['customer']);
-    check(labels.some((l) => l.name === 'customer'), 'label not added');
+    check(
+      labels.some((l) => l.name === 'customer'),
+      'label not added',
+    );
   },
   'createSandbox alone': async () => {
     check(createSandbox().tokens.length > 0, 'no tokens');
@@ -66,10 +75,21 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 };
 const baseline = pct(times.get('baseline: the same 2 calls on a fresh sandbox') ?? [], 50);
-const rows = [...times].map(([name, xs]) => ({ name, median: pct(xs, 50), p95: pct(xs, 95), max: Math.max(...xs), ratio: pct(xs, 50) / baseline }));
-console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${RUNS} runs per case after ${WARMUP} warm-up, ${new Date().toISOString()}`);
+const rows = [...times].map(([name, xs]) => ({
+  name,
+  median: pct(xs, 50),
+  p95: pct(xs, 95),
+  max: Math.max(...xs),
+  ratio: pct(xs, 50) / baseline,
+}));
+console.log(
+  `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${RUNS} runs per case after ${WARMUP} warm-up, ${new Date().toISOString()}`,
+);
 console.log('| case | median ms | p95 ms | max ms | median vs baseline |\n|---|---:|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.name} | ${r.median.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${r.ratio.toFixed(2)}× |`);
+for (const r of rows)
+  console.log(`| ${r.name} | ${r.median.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${r.ratio.toFixed(2)}× |`);
 const target = rows[0];
-console.log(`target: a recipe test through testHandler (in-process sandbox) ≤ 200 ms warm → median ${target?.median.toFixed(2)} ms, p95 ${target?.p95.toFixed(2)} ms: ${(target?.p95 ?? Infinity) <= 200 ? 'met' : 'MISSED'}`);
+console.log(
+  `target: a recipe test through testHandler (in-process sandbox) ≤ 200 ms warm → median ${target?.median.toFixed(2)} ms, p95 ${target?.p95.toFixed(2)} ms: ${(target?.p95 ?? Infinity) <= 200 ? 'met' : 'MISSED'}`,
+);
 if (process.env['RESULTS']) writeFileSync(process.env['RESULTS'], JSON.stringify({ runs: RUNS, warmup: WARMUP, rows }, null, 2));

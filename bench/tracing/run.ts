@@ -26,7 +26,23 @@ import { createSandbox } from '../../src/sandbox/index.js';
 import { sign } from '../../src/events/signature.js';
 import { HANDLERS_QUEUE } from '../../src/queue/names.js';
 import { startOtlpCollector } from '../../test/support/otlp-collector.js';
-import { BIN, build, cpuSeconds, freePort, httpOk, log, machine, machineBusy, pool, ROOT, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
+import {
+  BIN,
+  build,
+  cpuSeconds,
+  freePort,
+  httpOk,
+  log,
+  machine,
+  machineBusy,
+  pool,
+  ROOT,
+  start,
+  startRedis,
+  stop,
+  stopAll,
+  until,
+} from '../lib/proc.js';
 
 const N = Number(process.env.DELIVERIES ?? 2000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 10);
@@ -38,7 +54,13 @@ const BURST = 10_000; // the most WORKSPACE_API_BURST takes: 1 000 calls/s, abov
 
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-tracing-'));
 
-interface Result { mode: string; runsPerSec: number; drainS: number; workerCpuPer1k: number; exportRequests: number }
+interface Result {
+  mode: string;
+  runsPerSec: number;
+  drainS: number;
+  workerCpuPer1k: number;
+  exportRequests: number;
+}
 
 async function main(): Promise<void> {
   build();
@@ -47,16 +69,29 @@ async function main(): Promise<void> {
   const sandbox = createSandbox({ burst: BURST });
   const sbx = await sandbox.listen(0);
   const collector = await startOtlpCollector({ discard: true });
-  const conv = ((await (await fetch(`${sbx.baseUrl}/conversations`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { data: { id: number }[] }).data[0]?.id as number;
+  const conv = (
+    (await (await fetch(`${sbx.baseUrl}/conversations`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as {
+      data: { id: number }[];
+    }
+  ).data[0]?.id as number;
 
   const results: Result[] = [];
   for (const mode of ORDER) {
     const prefix = `benchtrace-${mode}-${randomUUID().slice(0, 6)}`;
-    const tracing: Record<string, string> = mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: PROTOCOL } : {};
+    const tracing: Record<string, string> =
+      mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: PROTOCOL } : {};
     const common = {
-      REDIS_URL: redis.url, QUEUE_PREFIX: prefix, WEBHOOK_SECRETS: SECRET, LOG_LEVEL: 'warn', INGEST_PUMP: 'auto',
-      WORKSPACE_API_URL: sbx.baseUrl, WORKSPACE_API_TOKEN: TOKEN, WORKSPACE_API_BURST: String(BURST),
-      HANDLERS_DIR: join(ROOT, 'test/support/handlers/notes'), WORKER_CONCURRENCY: String(CONCURRENCY), ...tracing,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: prefix,
+      WEBHOOK_SECRETS: SECRET,
+      LOG_LEVEL: 'warn',
+      INGEST_PUMP: 'auto',
+      WORKSPACE_API_URL: sbx.baseUrl,
+      WORKSPACE_API_TOKEN: TOKEN,
+      WORKSPACE_API_BURST: String(BURST),
+      HANDLERS_DIR: join(ROOT, 'test/support/handlers/notes'),
+      WORKER_CONCURRENCY: String(CONCURRENCY),
+      ...tracing,
     };
     const exports0 = collector.contentTypes.length;
     const port = await freePort();
@@ -64,10 +99,30 @@ async function main(): Promise<void> {
     await until('receiver', () => httpOk(`http://127.0.0.1:${port}/healthz`), 30_000);
     const bodies = Array.from({ length: N }, () => {
       const at = new Date().toISOString();
-      return JSON.stringify({ id: `evt_${randomUUID().replace(/-/g, '')}`, event: 'message.received', created_at: at, data: { id: 1, conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hello', content_type: 'text', status: null, created_at: at } });
+      return JSON.stringify({
+        id: `evt_${randomUUID().replace(/-/g, '')}`,
+        event: 'message.received',
+        created_at: at,
+        data: {
+          id: 1,
+          conversation_id: conv,
+          type: 'message',
+          direction: 'inbound',
+          sender_type: 'contact',
+          user_id: null,
+          body: 'hello',
+          content_type: 'text',
+          status: null,
+          created_at: at,
+        },
+      });
     });
     await pool(bodies, 32, async (body) => {
-      const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) } });
+      const r = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
+      });
       await r.arrayBuffer();
       if (r.status !== 202) throw new Error(`receiver answered ${r.status}`);
     });
@@ -76,7 +131,10 @@ async function main(): Promise<void> {
 
     const conn = new Redis(redis.url, { maxRetriesPerRequest: null });
     const handlers = new Queue(HANDLERS_QUEUE, { connection: conn, prefix });
-    const done = async () => { const c = await handlers.getJobCounts('completed', 'failed'); return (c['completed'] ?? 0) + (c['failed'] ?? 0); };
+    const done = async () => {
+      const c = await handlers.getJobCounts('completed', 'failed');
+      return (c['completed'] ?? 0) + (c['failed'] ?? 0);
+    };
     const worker = start('node', [BIN, 'work'], { env: common, name: `work-${mode}` });
     await until('first handler run', async () => (await done()) >= 1, 60_000, 5);
     const t0 = performance.now();
@@ -90,9 +148,17 @@ async function main(): Promise<void> {
     await stop(worker);
     await handlers.close();
     conn.disconnect();
-    const r: Result = { mode, runsPerSec: (N - 1) / drainS, drainS, workerCpuPer1k: (cpu / (N - 1)) * 1000, exportRequests: collector.contentTypes.length - exports0 };
+    const r: Result = {
+      mode,
+      runsPerSec: (N - 1) / drainS,
+      drainS,
+      workerCpuPer1k: (cpu / (N - 1)) * 1000,
+      exportRequests: collector.contentTypes.length - exports0,
+    };
     results.push(r);
-    log(`${mode}: ${r.runsPerSec.toFixed(0)} runs/s, drain ${drainS.toFixed(2)} s, worker CPU ${r.workerCpuPer1k.toFixed(2)} s / 1000 runs, machine busy ${(busy / drainS).toFixed(2)} cores, ${failed} failed, ${r.exportRequests} OTLP export requests`);
+    log(
+      `${mode}: ${r.runsPerSec.toFixed(0)} runs/s, drain ${drainS.toFixed(2)} s, worker CPU ${r.workerCpuPer1k.toFixed(2)} s / 1000 runs, machine busy ${(busy / drainS).toFixed(2)} cores, ${failed} failed, ${r.exportRequests} OTLP export requests`,
+    );
   }
   const off = results.find((r) => r.mode === 'off');
   const on = results.find((r) => r.mode === 'on');
@@ -100,14 +166,25 @@ async function main(): Promise<void> {
     `deliveries ${N}, WORKER_CONCURRENCY ${CONCURRENCY}, protocol ${PROTOCOL}, order ${ORDER.join(' → ')}`,
     '| tracing | handler runs/s | drain (s) | worker CPU s / 1000 runs | OTLP requests |',
     '| --- | ---: | ---: | ---: | ---: |',
-    ...results.map((r) => `| ${r.mode} | ${r.runsPerSec.toFixed(0)} | ${r.drainS.toFixed(2)} | ${r.workerCpuPer1k.toFixed(2)} | ${r.exportRequests} |`),
+    ...results.map(
+      (r) => `| ${r.mode} | ${r.runsPerSec.toFixed(0)} | ${r.drainS.toFixed(2)} | ${r.workerCpuPer1k.toFixed(2)} | ${r.exportRequests} |`,
+    ),
   ];
-  if (off && on) lines.push(`on / off throughput: ${(on.runsPerSec / off.runsPerSec).toFixed(3)} (cost ${((1 - on.runsPerSec / off.runsPerSec) * 100).toFixed(1)} %); CPU per run on / off: ${(on.workerCpuPer1k / off.workerCpuPer1k).toFixed(3)}`);
+  if (off && on)
+    lines.push(
+      `on / off throughput: ${(on.runsPerSec / off.runsPerSec).toFixed(3)} (cost ${((1 - on.runsPerSec / off.runsPerSec) * 100).toFixed(1)} %); CPU per run on / off: ${(on.workerCpuPer1k / off.workerCpuPer1k).toFixed(3)}`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
   await collector.close();
   await sbx.close();
 }
 
 main()
-  .catch((err: unknown) => { log(`failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`); process.exitCode = 1; })
-  .finally(async () => { await stopAll(); rmSync(scratch, { recursive: true, force: true }); });
+  .catch((err: unknown) => {
+    log(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await stopAll();
+    rmSync(scratch, { recursive: true, force: true });
+  });

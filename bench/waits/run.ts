@@ -51,7 +51,22 @@ import { IngestPump } from '../../src/queue/pump.js';
 import { openQueues, type Queues } from '../../src/queue/queues.js';
 import { startWorker, type WorkerService } from '../../src/runtime/worker.js';
 import { parkedKey, RunRecords, runKey, type ParkedRun } from '../../src/queue/waits/runs.js';
-import { BIN, cpuSeconds, freePort, httpOk, log, machine, runBench, selfCpuSeconds, sleep, start, startRedis, stop, until, type RunningRedis } from '../lib/proc.js';
+import {
+  BIN,
+  cpuSeconds,
+  freePort,
+  httpOk,
+  log,
+  machine,
+  runBench,
+  selfCpuSeconds,
+  sleep,
+  start,
+  startRedis,
+  stop,
+  until,
+  type RunningRedis,
+} from '../lib/proc.js';
 
 const env = process.env;
 const WAITS = Number(env.WAITS ?? 50_000);
@@ -107,10 +122,15 @@ const waiter = defineHandler({
   async handle(event, ctx) {
     if (MATCH === 'where') {
       // Function-matched, keyed: the same name as phase 4's unrelated deliveries, in other conversations.
-      await ctx.waitForEvent('reply', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.direction === 'outbound' }, timeout: LONG_MS });
+      await ctx.waitForEvent('reply', {
+        event: 'message.sent',
+        match: { on: 'conversation', where: (e) => e.data.direction === 'outbound' },
+        timeout: LONG_MS,
+      });
     } else if (MATCH === 'fn') {
       // The deprecated bare key function: every message.sent is a candidate of every such wait.
-      const conv = (e: { data: unknown }) => (e.data as { conversation_id?: number; id?: number }).conversation_id ?? (e.data as { id?: number }).id;
+      const conv = (e: { data: unknown }) =>
+        (e.data as { conversation_id?: number; id?: number }).conversation_id ?? (e.data as { id?: number }).id;
       await ctx.waitForEvent('reply', { event: 'message.sent', match: conv, timeout: LONG_MS });
     } else {
       await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: LONG_MS });
@@ -138,7 +158,9 @@ const sleeper = defineHandler({
 const noop = defineHandler({
   id: 'bw-noop',
   on: ['message.sent'],
-  async handle() { S.noop++; },
+  async handle() {
+    S.noop++;
+  },
 });
 
 const HANDLERS = [waiter, sleeper, noop] as unknown as Handler[];
@@ -150,10 +172,22 @@ const newId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 
 function conversationBody(event: string, conv: number): string {
   const at = Date.now();
-  return JSON.stringify({ id: newId(), event, created_at: iso(at), data: {
-    id: conv, contact_id: 500_000 + (conv % 100_000), channel: { id: 1, name: 'WhatsApp', type: 'whatsapp' }, status: 'open', subject: 'Order #1043',
-    assignee: { type: 'user', id: 21 }, last_message_at: iso(at), closed_at: null, created_at: iso(at - 60_000),
-  } });
+  return JSON.stringify({
+    id: newId(),
+    event,
+    created_at: iso(at),
+    data: {
+      id: conv,
+      contact_id: 500_000 + (conv % 100_000),
+      channel: { id: 1, name: 'WhatsApp', type: 'whatsapp' },
+      status: 'open',
+      subject: 'Order #1043',
+      assignee: { type: 'user', id: 21 },
+      last_message_at: iso(at),
+      closed_at: null,
+      created_at: iso(at - 60_000),
+    },
+  });
 }
 
 /** Message ids are unique: the worker's change claims take two deliveries of one message id as one change (the second runs no handler). */
@@ -162,17 +196,36 @@ let messageId = 0;
 function messageBody(event: 'message.received' | 'message.sent', conv: number): string {
   const at = Date.now();
   const inbound = event === 'message.received';
-  return JSON.stringify({ id: newId(), event, created_at: iso(at), data: {
-    id: 70_000_000 + ++messageId, conversation_id: conv, type: 'message', direction: inbound ? 'inbound' : 'outbound',
-    sender_type: inbound ? 'contact' : 'user', user_id: inbound ? null : 21,
-    body: 'Hi! Is my order #1043 out for delivery yet? It was supposed to arrive on Tuesday and I have not heard back.', content_type: 'text', status: null, created_at: iso(at),
-  } });
+  return JSON.stringify({
+    id: newId(),
+    event,
+    created_at: iso(at),
+    data: {
+      id: 70_000_000 + ++messageId,
+      conversation_id: conv,
+      type: 'message',
+      direction: inbound ? 'inbound' : 'outbound',
+      sender_type: inbound ? 'contact' : 'user',
+      user_id: inbound ? null : 21,
+      body: 'Hi! Is my order #1043 out for delivery yet? It was supposed to arrive on Tuesday and I have not heard back.',
+      content_type: 'text',
+      status: null,
+      created_at: iso(at),
+    },
+  });
 }
 
 /** An inbox item as the webhook route leaves it (no dedupe key: the items are distinct by construction). */
 function inboxItem(body: string): string {
   const { id, event } = JSON.parse(body) as { id: string; event: string };
-  return encodeInboxItem({ key: id, name: event, receivedAt: new Date().toISOString(), secretIndex: 0, body, headers: { 'content-type': 'application/json' } });
+  return encodeInboxItem({
+    key: id,
+    name: event,
+    receivedAt: new Date().toISOString(),
+    secretIndex: 0,
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 async function fillInbox(r: Redis, bodies: () => Iterable<string>): Promise<number> {
@@ -181,9 +234,16 @@ async function fillInbox(r: Redis, bodies: () => Iterable<string>): Promise<numb
   let chunk: string[] = [];
   for (const b of bodies()) {
     chunk.push(inboxItem(b));
-    if (chunk.length === 1000) { await r.rpush(inbox, ...chunk); n += chunk.length; chunk = []; }
+    if (chunk.length === 1000) {
+      await r.rpush(inbox, ...chunk);
+      n += chunk.length;
+      chunk = [];
+    }
   }
-  if (chunk.length > 0) { await r.rpush(inbox, ...chunk); n += chunk.length; }
+  if (chunk.length > 0) {
+    await r.rpush(inbox, ...chunk);
+    n += chunk.length;
+  }
   return n;
 }
 
@@ -208,7 +268,10 @@ async function openSide(name: string, redis: RunningRedis): Promise<Side> {
 
 function startWorkers(redis: RunningRedis, queues: Queues, concurrency: string): Promise<WorkerService> {
   const config = loadConfig({ QUEUE_PREFIX: PREFIX, HISTORY, WORKER_CONCURRENCY: concurrency, LOG_LEVEL: 'warn' });
-  return startWorker({ config, redisUrl: redis.url, log: pino({ level: 'warn' }), set: new HandlerSet(handlerSnapshot(HANDLERS, undefined, {})) }, queues);
+  return startWorker(
+    { config, redisUrl: redis.url, log: pino({ level: 'warn' }), set: new HandlerSet(handlerSnapshot(HANDLERS, undefined, {})) },
+    queues,
+  );
 }
 
 function startPump(s: Side): void {
@@ -236,7 +299,10 @@ const usedMemory = async (r: Redis) => Number(/used_memory:(\d+)/.exec(await r.i
 async function settledMemory(r: Redis): Promise<number> {
   await sleep(1500);
   let m = Infinity;
-  for (let i = 0; i < 3; i++) { m = Math.min(m, await usedMemory(r)); await sleep(300); }
+  for (let i = 0; i < 3; i++) {
+    m = Math.min(m, await usedMemory(r));
+    await sleep(300);
+  }
   return m;
 }
 const parkedCount = (r: Redis) => r.zcard(parkedKey(PREFIX));
@@ -252,7 +318,18 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 
 // ── phases ──
 
-interface FillResult { runs: number; waits: number; sleeps: number; seconds: number; parkRate: number; usedBefore: number; usedAfter: number; bytesPerRun: number; workerCpuUsPerRun: number; redisCpuUsPerRun: number }
+interface FillResult {
+  runs: number;
+  waits: number;
+  sleeps: number;
+  seconds: number;
+  parkRate: number;
+  usedBefore: number;
+  usedAfter: number;
+  bytesPerRun: number;
+  workerCpuUsPerRun: number;
+  redisCpuUsPerRun: number;
+}
 
 async function fill(a: Side): Promise<FillResult> {
   if (FILL_CONCURRENCY !== CONCURRENCY) {
@@ -272,11 +349,19 @@ async function fill(a: Side): Promise<FillResult> {
     }
   });
   let last = 0;
-  await until(`${n} runs parked`, async () => {
-    const p = await parkedCount(a.r);
-    if (p - last >= 10_000) { log(`parked ${p} (${Math.round(p / ((Date.now() - t0) / 1000))}/s)`); last = p; }
-    return p >= n;
-  }, 3_600_000, 250);
+  await until(
+    `${n} runs parked`,
+    async () => {
+      const p = await parkedCount(a.r);
+      if (p - last >= 10_000) {
+        log(`parked ${p} (${Math.round(p / ((Date.now() - t0) / 1000))}/s)`);
+        last = p;
+      }
+      return p >= n;
+    },
+    3_600_000,
+    250,
+  );
   const seconds = (Date.now() - t0) / 1000;
   const cpu = selfCpuSeconds() - cpu0;
   const rcpu = cpuSeconds(a.redis.child.pid) - rcpu0;
@@ -293,24 +378,52 @@ async function fill(a: Side): Promise<FillResult> {
     a.worker = await startWorkers(a.redis, a.queues, CONCURRENCY);
   }
   return {
-    runs: n, waits: WAITS, sleeps: SLEEPS, seconds: round1(seconds), parkRate: Math.round(n / seconds), usedBefore: before, usedAfter: after,
-    bytesPerRun: Math.round((after - before) / n), workerCpuUsPerRun: Math.round((cpu * 1e6) / n), redisCpuUsPerRun: Math.round((rcpu * 1e6) / n),
+    runs: n,
+    waits: WAITS,
+    sleeps: SLEEPS,
+    seconds: round1(seconds),
+    parkRate: Math.round(n / seconds),
+    usedBefore: before,
+    usedAfter: after,
+    bytesPerRun: Math.round((after - before) / n),
+    workerCpuUsPerRun: Math.round((cpu * 1e6) / n),
+    redisCpuUsPerRun: Math.round((rcpu * 1e6) / n),
   };
 }
 
-interface UnrelatedRow { round: number; position: number; case: 'pending' | 'none'; pendingRuns: number; ms: number; perSec: number; workerCpuUs: number; redisCpuUs: number; forks: number }
+interface UnrelatedRow {
+  round: number;
+  position: number;
+  case: 'pending' | 'none';
+  pendingRuns: number;
+  ms: number;
+  perSec: number;
+  workerCpuUs: number;
+  redisCpuUs: number;
+  forks: number;
+}
 
 /** Per command: calls and µs so far (`INFO commandstats`). */
 async function commandStats(r: Redis): Promise<Map<string, { calls: number; usec: number }>> {
   const out = new Map<string, { calls: number; usec: number }>();
-  for (const m of (await r.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) out.set(m[1] as string, { calls: Number(m[2]), usec: Number(m[3]) });
+  for (const m of (await r.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g))
+    out.set(m[1] as string, { calls: Number(m[2]), usec: Number(m[3]) });
   return out;
 }
 
 /** COMMANDSTATS=1: the commands A's and B's Redis ran per delivery in a case, by µs (top 8). */
-function commandDelta(before: Map<string, { calls: number; usec: number }>, after: Map<string, { calls: number; usec: number }>, n: number): string {
-  return [...after].map(([c, a]) => ({ c, calls: (a.calls - (before.get(c)?.calls ?? 0)) / n, usec: (a.usec - (before.get(c)?.usec ?? 0)) / n }))
-    .filter((x) => x.calls > 0).sort((x, y) => y.usec - x.usec).slice(0, 8).map((x) => `${x.c} ${x.calls.toFixed(2)}×/${x.usec.toFixed(0)}µs`).join(', ');
+function commandDelta(
+  before: Map<string, { calls: number; usec: number }>,
+  after: Map<string, { calls: number; usec: number }>,
+  n: number,
+): string {
+  return [...after]
+    .map(([c, a]) => ({ c, calls: (a.calls - (before.get(c)?.calls ?? 0)) / n, usec: (a.usec - (before.get(c)?.usec ?? 0)) / n }))
+    .filter((x) => x.calls > 0)
+    .sort((x, y) => y.usec - x.usec)
+    .slice(0, 8)
+    .map((x) => `${x.c} ${x.calls.toFixed(2)}×/${x.usec.toFixed(0)}µs`)
+    .join(', ');
 }
 
 /** Forks of a redis-server so far (an AOF rewrite forks; its child's CPU is not in the server's own). */
@@ -318,7 +431,9 @@ const forks = async (r: Redis) => Number(/total_forks:(\d+)/.exec(await r.info('
 
 async function unrelatedCase(s: Side, round: number, position: number, label: UnrelatedRow['case']): Promise<UnrelatedRow> {
   await stopPump(s);
-  await fillInbox(s.r, function* () { for (let i = 0; i < UNRELATED; i++) yield messageBody('message.sent', 9_000_000 + i); });
+  await fillInbox(s.r, function* () {
+    for (let i = 0; i < UNRELATED; i++) yield messageBody('message.sent', 9_000_000 + i);
+  });
   await sleep(500);
   S.noop = 0;
   const forks0 = await forks(s.r);
@@ -330,8 +445,14 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
   await until(`${UNRELATED} no-op runs`, async () => S.noop >= UNRELATED, 600_000, 10);
   const ms = performance.now() - t0;
   const row: UnrelatedRow = {
-    round, position, case: label, pendingRuns: await parkedCount(s.r), ms: Math.round(ms), perSec: Math.round(UNRELATED / (ms / 1000)),
-    workerCpuUs: Math.round(((selfCpuSeconds() - cpu0) * 1e6) / UNRELATED), redisCpuUs: Math.round(((cpuSeconds(s.redis.child.pid) - rcpu0) * 1e6) / UNRELATED),
+    round,
+    position,
+    case: label,
+    pendingRuns: await parkedCount(s.r),
+    ms: Math.round(ms),
+    perSec: Math.round(UNRELATED / (ms / 1000)),
+    workerCpuUs: Math.round(((selfCpuSeconds() - cpu0) * 1e6) / UNRELATED),
+    redisCpuUs: Math.round(((cpuSeconds(s.redis.child.pid) - rcpu0) * 1e6) / UNRELATED),
     forks: (await forks(s.r)) - forks0,
   };
   if (stats0) log(`commands per delivery (${label}): ${commandDelta(stats0, await commandStats(s.r), UNRELATED)}`);
@@ -342,7 +463,16 @@ async function unrelatedCase(s: Side, round: number, position: number, label: Un
 async function unrelated(a: Side, b: Side): Promise<UnrelatedRow[]> {
   const rows: UnrelatedRow[] = [];
   for (let round = 1 - WARMUP; round <= ROUNDS; round++) {
-    const order: [Side, UnrelatedRow['case']][] = (round + 2) % 2 === 1 ? [[a, 'pending'], [b, 'none']] : [[b, 'none'], [a, 'pending']];
+    const order: [Side, UnrelatedRow['case']][] =
+      (round + 2) % 2 === 1
+        ? [
+            [a, 'pending'],
+            [b, 'none'],
+          ]
+        : [
+            [b, 'none'],
+            [a, 'pending'],
+          ];
     for (const [position, [side, label]] of order.entries()) {
       const row = await unrelatedCase(side, round, position + 1, label);
       log(`${round < 1 ? 'warm-up ' : ''}${JSON.stringify(row)}`);
@@ -353,9 +483,22 @@ async function unrelated(a: Side, b: Side): Promise<UnrelatedRow[]> {
 }
 
 interface LateResult {
-  sleeps: number; spreadMs: number; ratePerSec: number; leadMs: number; parkedBeforeFirstDue: number; notParked: number; resumed: number; p50: number; p90: number; p99: number; max: number; min: number; resumeRatePerSec: number;
+  sleeps: number;
+  spreadMs: number;
+  ratePerSec: number;
+  leadMs: number;
+  parkedBeforeFirstDue: number;
+  notParked: number;
+  resumed: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  min: number;
+  resumeRatePerSec: number;
   /** CPU per resume from the first due time until the last resumed: this process (the workers) and A's redis-server. */
-  workerCpuUsPerResume: number; redisCpuUsPerResume: number;
+  workerCpuUsPerResume: number;
+  redisCpuUsPerResume: number;
 }
 
 async function lateness(a: Side, parkRate: number): Promise<LateResult> {
@@ -366,8 +509,15 @@ async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   const base = Date.now() + leadMs;
   for (let i = 0; i < LATE; i++) S.dueOf.set(LATE_CONV + i, base + Math.floor((i * LATE_SPREAD_MS) / LATE));
   log(`lateness: ${LATE} sleeps due from +${leadMs} ms over ${LATE_SPREAD_MS} ms`);
-  await fillInbox(a.r, function* () { for (let i = 0; i < LATE; i++) yield conversationBody('conversation.opened', LATE_CONV + i); });
-  await until('the lateness sleeps to park', async () => (await parkedCount(a.r)) - parked0 >= LATE || Date.now() >= base, leadMs + 1000, 100);
+  await fillInbox(a.r, function* () {
+    for (let i = 0; i < LATE; i++) yield conversationBody('conversation.opened', LATE_CONV + i);
+  });
+  await until(
+    'the lateness sleeps to park',
+    async () => (await parkedCount(a.r)) - parked0 >= LATE || Date.now() >= base,
+    leadMs + 1000,
+    100,
+  );
   const parkedBeforeFirstDue = (await parkedCount(a.r)) - parked0;
   log(`lateness: ${parkedBeforeFirstDue} parked ${base - Date.now()} ms before the first due time`);
   await until('the first due time', async () => Date.now() >= base, leadMs + 1000, 5);
@@ -381,19 +531,60 @@ async function lateness(a: Side, parkRate: number): Promise<LateResult> {
   const resumedAt = [...S.late.entries()].map(([conv, l]) => (S.dueOf.get(conv) as number) + l);
   const span = (Math.max(...resumedAt) - Math.min(...resumedAt)) / 1000;
   return {
-    sleeps: LATE, spreadMs: LATE_SPREAD_MS, ratePerSec: Math.round(LATE / (LATE_SPREAD_MS / 1000)), leadMs, parkedBeforeFirstDue, notParked: S.notParked,
-    resumed: xs.length, p50: pct(xs, 50), p90: pct(xs, 90), p99: pct(xs, 99), max: Math.max(...xs), min: Math.min(...xs), resumeRatePerSec: Math.round(xs.length / Math.max(span, 0.001)),
-    workerCpuUsPerResume, redisCpuUsPerResume,
+    sleeps: LATE,
+    spreadMs: LATE_SPREAD_MS,
+    ratePerSec: Math.round(LATE / (LATE_SPREAD_MS / 1000)),
+    leadMs,
+    parkedBeforeFirstDue,
+    notParked: S.notParked,
+    resumed: xs.length,
+    p50: pct(xs, 50),
+    p90: pct(xs, 90),
+    p99: pct(xs, 99),
+    max: Math.max(...xs),
+    min: Math.min(...xs),
+    resumeRatePerSec: Math.round(xs.length / Math.max(span, 0.001)),
+    workerCpuUsPerResume,
+    redisCpuUsPerResume,
   };
 }
 
-interface EventsResult { events: number; gapMs: number; resumed: number; p50: number; p90: number; p99: number; max: number; http202p50: number; http202p99: number; fromSendP50: number; fromSendP99: number; pendingRuns: number }
+interface EventsResult {
+  events: number;
+  gapMs: number;
+  resumed: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  http202p50: number;
+  http202p99: number;
+  fromSendP50: number;
+  fromSendP99: number;
+  pendingRuns: number;
+}
 
 function post(port: number, agent: Agent, body: string): Promise<number> {
   return new Promise((res, rej) => {
-    const req = request({ host: '127.0.0.1', port, path: '/webhooks', method: 'POST', agent, headers: {
-      'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-signature': sign(SECRET, body),
-    } }, (resp) => { resp.resume(); resp.on('end', () => undefined); res(resp.statusCode ?? 0); });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/webhooks',
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-service-signature': sign(SECRET, body),
+        },
+      },
+      (resp) => {
+        resp.resume();
+        resp.on('end', () => undefined);
+        res(resp.statusCode ?? 0);
+      },
+    );
     req.on('error', rej);
     req.end(body);
   });
@@ -402,9 +593,18 @@ function post(port: number, agent: Agent, body: string): Promise<number> {
 async function eventResume(a: Side): Promise<EventsResult> {
   startPump(a);
   const port = await freePort();
-  const child = start('node', [BIN, 'serve'], { name: 'serve', env: {
-    WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: a.redis.url, LOG_LEVEL: 'warn', QUEUE_PREFIX: PREFIX, HISTORY,
-  } });
+  const child = start('node', [BIN, 'serve'], {
+    name: 'serve',
+    env: {
+      WEBHOOK_SECRETS: SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: a.redis.url,
+      LOG_LEVEL: 'warn',
+      QUEUE_PREFIX: PREFIX,
+      HISTORY,
+    },
+  });
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   try {
     await until('switchyard serve /readyz', () => httpOk(`http://127.0.0.1:${port}/readyz`), 60_000, 200);
@@ -425,11 +625,24 @@ async function eventResume(a: Side): Promise<EventsResult> {
     }
     await until('every waiting run to resume', async () => convs.every((c) => S.resumed.has(c)), 60_000, 20);
     const lat = convs.map((c) => (S.resumed.get(c) as number) - (sent.get(c) as { accepted: number }).accepted);
-    const http = convs.map((c) => { const s = sent.get(c) as { send: number; accepted: number }; return s.accepted - s.send; });
+    const http = convs.map((c) => {
+      const s = sent.get(c) as { send: number; accepted: number };
+      return s.accepted - s.send;
+    });
     const fromSend = convs.map((c) => (S.resumed.get(c) as number) - (sent.get(c) as { send: number }).send);
     return {
-      events: convs.length, gapMs: EVENT_GAP_MS, resumed: convs.filter((c) => S.resumed.has(c)).length, p50: pct(lat, 50), p90: pct(lat, 90), p99: pct(lat, 99), max: Math.max(...lat),
-      http202p50: pct(http, 50), http202p99: pct(http, 99), fromSendP50: pct(fromSend, 50), fromSendP99: pct(fromSend, 99), pendingRuns,
+      events: convs.length,
+      gapMs: EVENT_GAP_MS,
+      resumed: convs.filter((c) => S.resumed.has(c)).length,
+      p50: pct(lat, 50),
+      p90: pct(lat, 90),
+      p99: pct(lat, 99),
+      max: Math.max(...lat),
+      http202p50: pct(http, 50),
+      http202p99: pct(http, 99),
+      fromSendP50: pct(fromSend, 50),
+      fromSendP99: pct(fromSend, 99),
+      pendingRuns,
     };
   } finally {
     agent.destroy();
@@ -438,7 +651,9 @@ async function eventResume(a: Side): Promise<EventsResult> {
 }
 
 interface SplitResult {
-  runs: number; sleeps: number; waits: number;
+  runs: number;
+  sleeps: number;
+  waits: number;
   /** Bytes per sleep: its run record, its `wf:due` member, both. */
   sleep: { record: number; parkedEntry: number; total: number };
   /** Bytes per wait: its run record, its `wf:due` member, its WaitStore entries (`wait:state`, `wait:on:<key>`), all. */
@@ -469,8 +684,12 @@ async function split(a: Side): Promise<SplitResult> {
     m = next;
     return per;
   };
-  const record = (pipe: Pipe, p: ParkedEntry) => { pipe.del(runKey(PREFIX, p.scope)); };
-  const parkedEntry = (pipe: Pipe, p: ParkedEntry) => { pipe.zrem(parkedKey(PREFIX), p.scope); };
+  const record = (pipe: Pipe, p: ParkedEntry) => {
+    pipe.del(runKey(PREFIX, p.scope));
+  };
+  const parkedEntry = (pipe: Pipe, p: ParkedEntry) => {
+    pipe.zrem(parkedKey(PREFIX), p.scope);
+  };
   const store = (pipe: Pipe, p: ParkedEntry) => {
     const id = `${p.scope}:w:${p.name}`;
     pipe.hdel(`${PREFIX}:wait:state`, id);
@@ -481,9 +700,14 @@ async function split(a: Side): Promise<SplitResult> {
   const wRecord = await freed(waits, record);
   const wParked = await freed(waits, parkedEntry);
   const wStore = await freed(waits, store);
-  const jobBytes = await freed(parked, (pipe, p) => { pipe.del(`${PREFIX}:${p.queue}:${p.jobId}`); pipe.zrem(`${PREFIX}:${p.queue}:delayed`, p.jobId); });
+  const jobBytes = await freed(parked, (pipe, p) => {
+    pipe.del(`${PREFIX}:${p.queue}:${p.jobId}`);
+    pipe.zrem(`${PREFIX}:${p.queue}:delayed`, p.jobId);
+  });
   return {
-    runs: parked.length, sleeps: sleeps.length, waits: waits.length,
+    runs: parked.length,
+    sleeps: sleeps.length,
+    waits: waits.length,
     sleep: { record: sRecord, parkedEntry: sParked, total: sRecord + sParked },
     wait: { record: wRecord, parkedEntry: wParked, store: wStore, total: wRecord + wParked + wStore },
     jobBytes,
@@ -515,7 +739,16 @@ async function main(): Promise<void> {
         return p && n ? Number((p.perSec / n.perSec).toFixed(3)) : NaN;
       });
       const med = (c: UnrelatedRow['case']) => median(rows.filter((x) => x.case === c).map((x) => x.perSec));
-      out.unrelated = { deliveries: UNRELATED, rounds: ROUNDS, rows, ratioByRound: byRound, medianPending: med('pending'), medianNone: med('none'), ratioOfMedians: Number((med('pending') / med('none')).toFixed(3)), medianOfRatios: median(byRound) };
+      out.unrelated = {
+        deliveries: UNRELATED,
+        rounds: ROUNDS,
+        rows,
+        ratioByRound: byRound,
+        medianPending: med('pending'),
+        medianNone: med('none'),
+        ratioOfMedians: Number((med('pending') / med('none')).toFixed(3)),
+        medianOfRatios: median(byRound),
+      };
       log(`unrelated: ${JSON.stringify(out.unrelated)}`);
       await closeSide(b);
     }
@@ -537,8 +770,27 @@ async function main(): Promise<void> {
     b?.r.disconnect();
   }
   const summary = {
-    date: date0, dateEnd: new Date().toUTCString(), machine: machine(), loadavgBefore: load0, loadavgAfter: loadavg(),
-    knobs: { WAITS, SLEEPS, MATCH, FILL_CONCURRENCY: Number(FILL_CONCURRENCY), FILL_HISTORY, UNRELATED, ROUNDS, WARMUP, LATE, LATE_SPREAD_MS, EVENTS, EVENT_GAP_MS, CONCURRENCY: Number(CONCURRENCY), HISTORY },
+    date: date0,
+    dateEnd: new Date().toUTCString(),
+    machine: machine(),
+    loadavgBefore: load0,
+    loadavgAfter: loadavg(),
+    knobs: {
+      WAITS,
+      SLEEPS,
+      MATCH,
+      FILL_CONCURRENCY: Number(FILL_CONCURRENCY),
+      FILL_HISTORY,
+      UNRELATED,
+      ROUNDS,
+      WARMUP,
+      LATE,
+      LATE_SPREAD_MS,
+      EVENTS,
+      EVENT_GAP_MS,
+      CONCURRENCY: Number(CONCURRENCY),
+      HISTORY,
+    },
     ...out,
   };
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n\n${markdown(summary)}\n`);
@@ -548,22 +800,53 @@ async function main(): Promise<void> {
 function markdown(s: Record<string, unknown>): string {
   const f = s.fill as FillResult | undefined;
   const sp = s.split as SplitResult | undefined;
-  const u = s.unrelated as { rows: UnrelatedRow[]; ratioByRound: number[]; medianPending: number; medianNone: number; ratioOfMedians: number; medianOfRatios: number } | undefined;
+  const u = s.unrelated as
+    | {
+        rows: UnrelatedRow[];
+        ratioByRound: number[];
+        medianPending: number;
+        medianNone: number;
+        ratioOfMedians: number;
+        medianOfRatios: number;
+      }
+    | undefined;
   const l = s.lateness as LateResult | undefined;
   const e = s.events as EventsResult | undefined;
   const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
   const lines = ['| goal | measured | target | verdict |', '|---|---|---|---|'];
   if (f || sp) {
     const wait = sp ? sp.wait.total : NaN;
-    lines.push(`| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:due ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:due ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B (not counted in the wait's)` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`);
+    lines.push(
+      `| 1. Redis bytes per pending wait | ${f ? `all in: ${f.bytesPerRun} B per pending run (${f.runs} runs, used_memory ${f.usedBefore} → ${f.usedAfter})` : ''}${sp ? `; bookkeeping **${sp.wait.total} B per wait** (run record ${sp.wait.record} + wf:due ${sp.wait.parkedEntry} + WaitStore ${sp.wait.store}), ${sp.sleep.total} B per sleep (record ${sp.sleep.record} + wf:due ${sp.sleep.parkedEntry}); the run's own BullMQ job ${sp.jobBytes} B (not counted in the wait's)` : ''} | ≤ 1 KB for the wait | ${sp ? verdict(wait <= 1024) : '–'} |`,
+    );
   }
-  if (l) lines.push(`| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s; ${l.workerCpuUsPerResume} µs worker + ${l.redisCpuUsPerResume} µs Redis CPU per resume) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`);
-  if (e) lines.push(`| 3. event (202) → run resumed (${e.events} events, 1 per ${e.gapMs} ms, ${e.pendingRuns} runs parked) | p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (HTTP 202 p50 ${e.http202p50} / p99 ${e.http202p99} ms) | p99 ≤ 250 ms | ${verdict(e.p99 <= 250)} |`);
-  if (u) lines.push(`| 4. unrelated deliveries/s, pending ÷ none | median ${u.medianPending} vs ${u.medianNone}/s = ${u.ratioOfMedians}× (rounds ${u.ratioByRound.join(', ')}) | ≥ 0.9× | ${verdict(u.ratioOfMedians >= 0.9)} |`);
-  if (f) lines.push('', `Fill: ${f.runs} runs parked in ${f.seconds} s (${f.parkRate}/s), ${f.workerCpuUsPerRun} µs worker CPU + ${f.redisCpuUsPerRun} µs Redis CPU per run (fan-out + first run + park).`);
+  if (l)
+    lines.push(
+      `| 2. wake-up lateness (${l.sleeps} sleeps, ${l.ratePerSec}/s) | p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.resumed} resumed, ${l.notParked} never parked; resumed at ${l.resumeRatePerSec}/s; ${l.workerCpuUsPerResume} µs worker + ${l.redisCpuUsPerResume} µs Redis CPU per resume) | p99 ≤ 1 s | ${verdict(l.p99 <= 1000 && l.notParked === 0)} |`,
+    );
+  if (e)
+    lines.push(
+      `| 3. event (202) → run resumed (${e.events} events, 1 per ${e.gapMs} ms, ${e.pendingRuns} runs parked) | p50 ${e.p50} ms, p99 ${e.p99} ms, max ${e.max} ms (HTTP 202 p50 ${e.http202p50} / p99 ${e.http202p99} ms) | p99 ≤ 250 ms | ${verdict(e.p99 <= 250)} |`,
+    );
+  if (u)
+    lines.push(
+      `| 4. unrelated deliveries/s, pending ÷ none | median ${u.medianPending} vs ${u.medianNone}/s = ${u.ratioOfMedians}× (rounds ${u.ratioByRound.join(', ')}) | ≥ 0.9× | ${verdict(u.ratioOfMedians >= 0.9)} |`,
+    );
+  if (f)
+    lines.push(
+      '',
+      `Fill: ${f.runs} runs parked in ${f.seconds} s (${f.parkRate}/s), ${f.workerCpuUsPerRun} µs worker CPU + ${f.redisCpuUsPerRun} µs Redis CPU per run (fan-out + first run + park).`,
+    );
   if (u) {
-    lines.push('', '| round | pos | case | pending runs | ms | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery | redis forks (AOF rewrite) |', '|---|---|---|---|---|---|---|---|---|');
-    for (const x of u.rows) lines.push(`| ${x.round} | ${x.position} | ${x.case} | ${x.pendingRuns} | ${x.ms} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} | ${x.forks} |`);
+    lines.push(
+      '',
+      '| round | pos | case | pending runs | ms | deliveries/s | worker CPU µs/delivery | redis CPU µs/delivery | redis forks (AOF rewrite) |',
+      '|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const x of u.rows)
+      lines.push(
+        `| ${x.round} | ${x.position} | ${x.case} | ${x.pendingRuns} | ${x.ms} | ${x.perSec} | ${x.workerCpuUs} | ${x.redisCpuUs} | ${x.forks} |`,
+      );
   }
   return lines.join('\n');
 }

@@ -18,7 +18,19 @@ export function boardApp(queues: readonly Queue[], basePath: string, readOnly: b
     serverAdapter,
     // miscLinks: links in the board's header; "Deliveries" opens the history view beside it
     // (a job's timeline: <basePath>/deliveries/job/<job id>, the id as the board shows it).
-    options: { uiConfig: { boardTitle: 'Switchyard', ...(deliveries ? { miscLinks: [{ text: 'Deliveries', url: `${basePath}/deliveries` }, { text: 'Waits', url: `${basePath}/waits` }] } : {}) } },
+    options: {
+      uiConfig: {
+        boardTitle: 'Switchyard',
+        ...(deliveries
+          ? {
+              miscLinks: [
+                { text: 'Deliveries', url: `${basePath}/deliveries` },
+                { text: 'Waits', url: `${basePath}/waits` },
+              ],
+            }
+          : {}),
+      },
+    },
   });
   return serverAdapter.registerPlugin();
 }

@@ -32,10 +32,18 @@ tr.call.failed td{background:#ffebe9}tr.call.failed .mark{color:#cf222e;font-wei
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.5em}
 `;
 
+function nav(basePath: string): string {
+  const queues = `<a href="${escapeHtml(basePath)}">Queues</a>`;
+  const deliveries = `<a href="${escapeHtml(`${basePath}/deliveries`)}">Deliveries</a>`;
+  return `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a>`;
+}
+
 /** A whole page: `title`, the header linking the queue board, the deliveries and the waits, then `body` (already escaped HTML). */
 export function page(title: string, basePath: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escapeHtml(title)} · Switchyard</title><style>${CSS}</style></head><body>` +
-    `<header><span class="title">Switchyard</span><nav><a href="${escapeHtml(basePath)}">Queues</a> · <a href="${escapeHtml(`${basePath}/deliveries`)}">Deliveries</a> · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a></nav></header>` +
-    `<main>${body}</main></body></html>`;
+    `<header><span class="title">Switchyard</span><nav>${nav(basePath)}</nav></header>` +
+    `<main>${body}</main></body></html>`
+  );
 }

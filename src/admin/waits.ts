@@ -20,8 +20,11 @@ export function mountWaits(app: Hono, basePath: string, source: HistorySource): 
     const handler = c.req.query('handler')?.trim() || undefined;
     const kindQuery = c.req.query('kind')?.trim() || undefined;
     const kind = kindQuery === 'sleep' ? 'sleep' : kindQuery === 'wait' ? 'wait-for-event' : undefined;
-    const form = `<form class="search" method="get" action="${escapeHtml(root)}"><label>handler<input name="handler" value="${escapeHtml(handler ?? '')}" placeholder="handler id"></label>` +
-      `<label>kind<select name="kind"><option value="">any</option>${['sleep', 'wait'].map((k) => `<option${k === kindQuery ? ' selected' : ''}>${k}</option>`).join('')}</select></label>` +
+    const handlerField = `<label>handler<input name="handler" value="${escapeHtml(handler ?? '')}" placeholder="handler id"></label>`;
+    const kindOptions = ['sleep', 'wait'].map((k) => `<option${k === kindQuery ? ' selected' : ''}>${k}</option>`).join('');
+    const form =
+      `<form class="search" method="get" action="${escapeHtml(root)}">${handlerField}` +
+      `<label>kind<select name="kind"><option value="">any</option>${kindOptions}</select></label>` +
       `<button type="submit">Search</button> <a href="${escapeHtml(root)}">clear</a></form>`;
     if (kindQuery !== undefined && kind === undefined) {
       return c.html(page('Waits', basePath, `<h1>Waits</h1>${form}<ul class="problems"><li>kind: expected sleep or wait</li></ul>`), 400);
@@ -30,18 +33,26 @@ export function mountWaits(app: Hono, basePath: string, source: HistorySource): 
     const now = Date.now();
     const runs = all.filter((r) => (handler === undefined || r.handler === handler) && (kind === undefined || r.kind === kind));
     const shown = runs.slice(0, MAX_ROWS);
-    const table = all.length === 0
-      ? '<p class="empty">No run is sleeping or waiting.</p>'
-      : runs.length === 0
-        ? `<p class="empty">No parked run matches (${all.length} parked in all).</p>`
-        : `<table class="waits"><thead><tr><th>Due</th><th>Handler</th><th>Kind</th><th>Name</th><th>Waiting for</th><th>Delivery</th></tr></thead><tbody>${
-          shown.map((r) => rowHtml(r, basePath, now)).join('')}</tbody></table>`;
-    const more = runs.length > shown.length ? `<p class="more">The ${shown.length} soonest due of ${runs.length} shown; filter by handler or kind for the rest.</p>` : '';
-    const intro = `<p class="muted">${all.length} run${all.length === 1 ? '' : 's'} parked in a durable sleep or wait (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent), soonest due first. ` +
+    const shownRows = shown.map((r) => rowHtml(r, basePath, now)).join('');
+    const table =
+      all.length === 0
+        ? '<p class="empty">No run is sleeping or waiting.</p>'
+        : runs.length === 0
+          ? `<p class="empty">No parked run matches (${all.length} parked in all).</p>`
+          : `<table class="waits"><thead>${WAITS_HEAD}</thead><tbody>${shownRows}</tbody></table>`;
+    const more =
+      runs.length > shown.length
+        ? `<p class="more">The ${shown.length} soonest due of ${runs.length} shown; filter by handler or kind for the rest.</p>`
+        : '';
+    const intro =
+      `<p class="muted">${all.length} run${all.length === 1 ? '' : 's'} parked in a durable sleep or wait ` +
+      '(ctx.sleep, ctx.sleepUntil, ctx.waitForEvent), soonest due first. ' +
       'A parked run holds no worker slot, lock or API budget; a wait times out at its due time unless its event comes first.</p>';
     return c.html(page('Waits', basePath, `<h1>Waits</h1>${intro}${form}${table}${more}`));
   });
 }
+
+const WAITS_HEAD = '<tr><th>Due</th><th>Handler</th><th>Kind</th><th>Name</th><th>Waiting for</th><th>Delivery</th></tr>';
 
 function rowHtml(r: ParkedRun, basePath: string, now: number): string {
   const due = new Date(r.dueAt).toISOString();
@@ -49,7 +60,10 @@ function rowHtml(r: ParkedRun, basePath: string, now: number): string {
   const when = inMs < 0 ? `overdue ${formatDuration(-inMs)}` : `in ${formatDuration(inMs)}`;
   const target = r.kind === 'sleep' ? '-' : `${escapeHtml(r.event ?? '?')} <code>${escapeHtml(r.key ?? '')}</code>`;
   const delivery = `${basePath}/deliveries/${encodeURIComponent(r.deliveryKey)}`;
-  return `<tr><td><time datetime="${escapeHtml(due)}" title="${escapeHtml(due)}">${escapeHtml(when)}</time></td><td>${escapeHtml(r.handler)}</td>` +
+  const time = `<time datetime="${escapeHtml(due)}" title="${escapeHtml(due)}">${escapeHtml(when)}</time>`;
+  return (
+    `<tr><td>${time}</td><td>${escapeHtml(r.handler)}</td>` +
     `<td>${r.kind === 'sleep' ? 'sleep' : 'wait'}</td><td>${escapeHtml(r.name)}</td><td>${target}</td>` +
-    `<td><a class="key" href="${escapeHtml(delivery)}">${escapeHtml(r.deliveryKey)}</a></td></tr>`;
+    `<td><a class="key" href="${escapeHtml(delivery)}">${escapeHtml(r.deliveryKey)}</a></td></tr>`
+  );
 }

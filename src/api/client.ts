@@ -81,13 +81,21 @@ export function createApiClient(options: ApiClientOptions) {
   const sleep = options.sleep ?? defaultSleep;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const priority = options.priority ?? 'normal';
-  if (!LIMITER_PRIORITIES.includes(priority)) throw new TypeError(`createApiClient: priority must be one of ${LIMITER_PRIORITIES.join(', ')}`);
+  if (!LIMITER_PRIORITIES.includes(priority))
+    throw new TypeError(`createApiClient: priority must be one of ${LIMITER_PRIORITIES.join(', ')}`);
   const limiter: RateLimiter | undefined =
     options.rateLimiter === false
       ? undefined
       : (options.rateLimiter ??
         (options.redis
-          ? createRedisRateLimiter({ redis: options.redis, token: options.token, burst, sleep, inflightMs: timeoutMs, ...(options.rateLimitPrefix ? { prefix: options.rateLimitPrefix } : {}) })
+          ? createRedisRateLimiter({
+              redis: options.redis,
+              token: options.token,
+              burst,
+              sleep,
+              inflightMs: timeoutMs,
+              ...(options.rateLimitPrefix ? { prefix: options.rateLimitPrefix } : {}),
+            })
           : createMemoryRateLimiter({ burst, now, sleep, inflightMs: timeoutMs })));
 
   const transport = createTransport({

@@ -63,37 +63,51 @@ type Init = Omit<ApiErrorInit, 'retryable' | 'code'> & { code?: string };
 /** 400: malformed request; repeating it unchanged does not help. */
 export class BadRequestError extends ApiError {
   override readonly name = 'BadRequestError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'bad_request', retryable: false }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'bad_request', retryable: false });
+  }
 }
 /** 401: missing or revoked token. */
 export class UnauthorizedError extends ApiError {
   override readonly name: string = 'UnauthorizedError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'unauthorized', retryable: false }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'unauthorized', retryable: false });
+  }
 }
 /** 401 `code: token_expired`: the token exists but is past its date; replace it. */
 export class TokenExpiredError extends UnauthorizedError {
   override readonly name = 'TokenExpiredError';
-  constructor(i: Init) { super({ ...i, code: 'token_expired' }); }
+  constructor(i: Init) {
+    super({ ...i, code: 'token_expired' });
+  }
 }
 /** 403: ability, permission, allowlist or plain-HTTP refusal. */
 export class ForbiddenError extends ApiError {
   override readonly name: string = 'ForbiddenError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'forbidden', retryable: false }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'forbidden', retryable: false });
+  }
 }
 /** 403 `code: legacy_key_retired`: a full-access key past its retirement date. */
 export class LegacyKeyRetiredError extends ForbiddenError {
   override readonly name = 'LegacyKeyRetiredError';
-  constructor(i: Init) { super({ ...i, code: 'legacy_key_retired' }); }
+  constructor(i: Init) {
+    super({ ...i, code: 'legacy_key_retired' });
+  }
 }
 /** 404: no such record in this workspace (another workspace's record answers the same). */
 export class NotFoundError extends ApiError {
   override readonly name = 'NotFoundError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'not_found', retryable: false }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'not_found', retryable: false });
+  }
 }
 /** 402: a plan allowance is spent. */
 export class PlanLimitError extends ApiError {
   override readonly name = 'PlanLimitError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'plan_limit', retryable: false }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'plan_limit', retryable: false });
+  }
 }
 
 /** The `errors` map of a 422: field name → what was wrong / allowed (structure not fixed by the spec). */
@@ -112,12 +126,16 @@ export class ValidationError extends ApiError {
 /** 422 on a request whose Idempotency-Key was already used with a different body. */
 export class IdempotencyKeyReusedError extends ValidationError {
   override readonly name = 'IdempotencyKeyReusedError';
-  constructor(i: Init & { errors?: FieldErrors | undefined }) { super({ ...i, code: 'idempotency_key_reused' }); }
+  constructor(i: Init & { errors?: FieldErrors | undefined }) {
+    super({ ...i, code: 'idempotency_key_reused' });
+  }
 }
 /** 409: a request with the same Idempotency-Key is still in flight; retry later with the same key. */
 export class IdempotencyInFlightError extends ApiError {
   override readonly name = 'IdempotencyInFlightError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'idempotency_in_flight', retryable: true }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'idempotency_in_flight', retryable: true });
+  }
 }
 /** 429 for the burst limit. `retryAfterMs` comes from `Retry-After`. */
 export class RateLimitedError extends ApiError {
@@ -143,17 +161,23 @@ export class QuotaExhaustedError extends ApiError {
 /** 5xx: unexpected failure on the service. */
 export class ServerError extends ApiError {
   override readonly name = 'ServerError';
-  constructor(i: Init) { super({ ...i, code: i.code ?? 'server_error', retryable: true }); }
+  constructor(i: Init) {
+    super({ ...i, code: i.code ?? 'server_error', retryable: true });
+  }
 }
 /** The request could not be sent or the answer not read (connection refused, reset, DNS …). */
 export class NetworkError extends ApiError {
   override readonly name: string = 'NetworkError';
-  constructor(i: Omit<Init, 'status'>) { super({ ...i, status: 0, code: i.code ?? 'network_error', retryable: true }); }
+  constructor(i: Omit<Init, 'status'>) {
+    super({ ...i, status: 0, code: i.code ?? 'network_error', retryable: true });
+  }
 }
 /** No answer within `timeoutMs`. Retryable: the request may or may not have been processed. */
 export class TimeoutError extends NetworkError {
   override readonly name = 'TimeoutError';
-  constructor(i: Omit<Init, 'status'>) { super({ ...i, code: 'timeout' }); }
+  constructor(i: Omit<Init, 'status'>) {
+    super({ ...i, code: 'timeout' });
+  }
 }
 /**
  * A write without an Idempotency-Key (e.g. `leads.create`, which the spec does
@@ -165,7 +189,13 @@ export class OutcomeUnknownError extends ApiError {
   override readonly name = 'OutcomeUnknownError';
   constructor(cause: ApiError) {
     super({
-      status: cause.status, code: 'outcome_unknown', retryable: false, op: cause.op, requestId: cause.requestId, body: cause.body, cause,
+      status: cause.status,
+      code: 'outcome_unknown',
+      retryable: false,
+      op: cause.op,
+      requestId: cause.requestId,
+      body: cause.body,
+      cause,
       message: `${cause.message} — the call carries no Idempotency-Key and may have been applied; not repeated`,
     });
   }
@@ -279,9 +309,7 @@ export function errorFromResponse(ctx: ErrorContext): ApiError {
   }
   if (s === 429) {
     if (isQuota429(ctx, code, retryAfterMs)) {
-      const resetAt =
-        parseResetHeader(ctx.headers.get(HEADERS.quotaReset)) ??
-        new Date(ctx.nowMs + (retryAfterMs ?? 0));
+      const resetAt = parseResetHeader(ctx.headers.get(HEADERS.quotaReset)) ?? new Date(ctx.nowMs + (retryAfterMs ?? 0));
       return new QuotaExhaustedError({ ...base, resetAt });
     }
     return new RateLimitedError({ ...base, retryAfterMs: retryAfterMs ?? 1000 });

@@ -25,10 +25,25 @@ export {
   type RateLimitObservation,
 } from './rate-limiter.js';
 export { createRedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter-redis.js';
-export type { ContactCreate, ContactInclude, ContactListQuery, ContactPatch, ContactRef, ContactSearch, ContactsResource } from './resources/contacts.js';
+export type {
+  ContactCreate,
+  ContactInclude,
+  ContactListQuery,
+  ContactPatch,
+  ContactRef,
+  ContactSearch,
+  ContactsResource,
+} from './resources/contacts.js';
 export type { ConversationListQuery, ConversationPatch, ConversationsResource } from './resources/conversations.js';
 export type {
-  AttachmentMessage, ButtonsMessage, MessagesResource, NoteCreate, NotesResource, OutgoingMessage, TemplateMessage, TextMessage,
+  AttachmentMessage,
+  ButtonsMessage,
+  MessagesResource,
+  NoteCreate,
+  NotesResource,
+  OutgoingMessage,
+  TemplateMessage,
+  TextMessage,
 } from './resources/messages.js';
 export type { DealCreate, DealListQuery, DealPatch, DealsResource } from './resources/deals.js';
 export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersResource } from './resources/orders.js';

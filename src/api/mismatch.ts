@@ -13,7 +13,10 @@ export interface MalformedRecord {
 type Path = readonly PropertyKey[];
 
 /** Fields whose values hold nothing personal, so a wrong one is quoted in the message; other values are only described. */
-const QUOTABLE = /^(amount|price|subtotal|discount|total|fee|line_total|unit_price|status|type|content_type|direction|sender_type|role|outcome|source|close_date|per_page|next_cursor|id|\w+_id|\w+_at)$/;
+const QUOTABLE_MONEY = ['amount', 'price', 'subtotal', 'discount', 'total', 'fee', 'line_total', 'unit_price'];
+const QUOTABLE_KINDS = ['status', 'type', 'content_type', 'direction', 'sender_type', 'role', 'outcome', 'source'];
+const QUOTABLE_OTHERS = ['close_date', 'per_page', 'next_cursor', 'id', '\\w+_id', '\\w+_at'];
+const QUOTABLE = new RegExp(`^(${[...QUOTABLE_MONEY, ...QUOTABLE_KINDS, ...QUOTABLE_OTHERS].join('|')})$`);
 
 function valueAt(json: unknown, path: Path): unknown {
   let v: unknown = json;
@@ -53,9 +56,13 @@ export function malformedRecords(json: unknown, issues: readonly z.core.$ZodIssu
  */
 export function describeMismatch(json: unknown, issues: readonly z.core.$ZodIssue[], records: readonly MalformedRecord[]): string {
   const count = Array.isArray(valueAt(json, ['data'])) ? (valueAt(json, ['data']) as unknown[]).length : 0;
-  const listed = records.slice(0, 3).map((r) =>
-    `record ${r.index + 1} of ${count}${r.id !== undefined ? ` (id ${r.id})` : ''}: ${r.problems.slice(0, 3).join('; ')}`);
+  const listed = records
+    .slice(0, 3)
+    .map((r) => `record ${r.index + 1} of ${count}${r.id !== undefined ? ` (id ${r.id})` : ''}: ${r.problems.slice(0, 3).join('; ')}`);
   const more = records.length > 3 ? [`and ${records.length - 3} more records`] : [];
-  const rest = issues.filter((i) => !(i.path[0] === 'data' && typeof i.path[1] === 'number')).slice(0, 3).map((i) => problem(json, i, 0));
+  const rest = issues
+    .filter((i) => !(i.path[0] === 'data' && typeof i.path[1] === 'number'))
+    .slice(0, 3)
+    .map((i) => problem(json, i, 0));
   return [...listed, ...more, ...rest].join('; ');
 }

@@ -16,10 +16,25 @@ export type { ApiRetryOptions } from './retry.js';
 export type { IdempotencyContext, IdempotencyKeyGenerator } from './idempotency.js';
 /** The shape of a custom limiter (`rateLimiter` option); the built-in ones are chosen by `redis`/`burst`. */
 export type { LimiterPriority, Permit, RateLimiter, RateLimitObservation } from './rate-limiter.js';
-export type { ContactCreate, ContactInclude, ContactListQuery, ContactPatch, ContactRef, ContactSearch, ContactsResource } from './resources/contacts.js';
+export type {
+  ContactCreate,
+  ContactInclude,
+  ContactListQuery,
+  ContactPatch,
+  ContactRef,
+  ContactSearch,
+  ContactsResource,
+} from './resources/contacts.js';
 export type { ConversationListQuery, ConversationPatch, ConversationsResource } from './resources/conversations.js';
 export type {
-  AttachmentMessage, ButtonsMessage, MessagesResource, NoteCreate, NotesResource, OutgoingMessage, TemplateMessage, TextMessage,
+  AttachmentMessage,
+  ButtonsMessage,
+  MessagesResource,
+  NoteCreate,
+  NotesResource,
+  OutgoingMessage,
+  TemplateMessage,
+  TextMessage,
 } from './resources/messages.js';
 export type { DealCreate, DealListQuery, DealPatch, DealsResource } from './resources/deals.js';
 export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersResource } from './resources/orders.js';

@@ -78,9 +78,10 @@ export function limiterScripts(redis: Redis | Cluster, keys: LimiterKeys) {
     done: (member: string) => run.rateDone([keys.window], [member]) as Promise<1>,
     /** Returns the number of slots counted for requests the service saw beyond ours. */
     observe: (a: ObserveArgs) =>
-      run.rateObserve([keys.window, keys.cap, keys.quota], [
-        a.burst, a.windowMs, a.limit, a.remaining, a.acquiredAtMs, a.phantomPrefix, a.quotaRemaining, a.quotaResetMs,
-      ]) as Promise<number>,
+      run.rateObserve(
+        [keys.window, keys.cap, keys.quota],
+        [a.burst, a.windowMs, a.limit, a.remaining, a.acquiredAtMs, a.phantomPrefix, a.quotaRemaining, a.quotaResetMs],
+      ) as Promise<number>,
     pause: (ms: number) => run.ratePause([keys.pause], [ms]) as Promise<1>,
     quota: (resetMs: number) => run.rateQuota([keys.quota], [resetMs]) as Promise<1>,
   };

@@ -80,8 +80,13 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
   const base = `${opts.prefix ?? 'switchyard:api-rate:'}{${tokenKey(opts.token)}}`;
   const staleMs = opts.waiterStaleMs ?? 3_000;
   const keys = {
-    window: `${base}:window`, pause: `${base}:pause`, quota: `${base}:quota`, cap: `${base}:cap`,
-    waiters: `${base}:waiters`, seen: `${base}:seen`, share: `${base}:share`,
+    window: `${base}:window`,
+    pause: `${base}:pause`,
+    quota: `${base}:quota`,
+    cap: `${base}:cap`,
+    waiters: `${base}:waiters`,
+    seen: `${base}:seen`,
+    share: `${base}:share`,
   };
   const scripts = limiterScripts(redis, keys);
   /** This limiter's id in waiter names (`<proc>:<seq>`): how Redis tells its waiters' liveness. */
@@ -90,7 +95,16 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
 
   const tryOnce = async (member: string, level: number, score: { v: number | undefined }): Promise<Admission> => {
     const r = await scripts.acquire({
-      burst: opts.burst, windowMs, member, inflightMs, level, score: score.v ?? '', proc, staleMs, due: SHARE_PASSED_OVER, pace: opts.paceBelowHigh ? 1 : 0,
+      burst: opts.burst,
+      windowMs,
+      member,
+      inflightMs,
+      level,
+      score: score.v ?? '',
+      proc,
+      staleMs,
+      due: SHARE_PASSED_OVER,
+      pace: opts.paceBelowHigh ? 1 : 0,
     });
     const [status, value, now, s] = [num(r[0]), num(r[1]), num(r[2]), num(r[3])];
     if (s > 0) score.v = s;
@@ -125,8 +139,12 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
       const member = `${proc}:${(seq++).toString(36).padStart(10, '0')}`;
       let wake!: () => void;
       let markRegistered!: () => void;
-      const turn = new Promise<void>((r) => { wake = r; });
-      const registered = new Promise<void>((r) => { markRegistered = r; });
+      const turn = new Promise<void>((r) => {
+        wake = r;
+      });
+      const registered = new Promise<void>((r) => {
+        markRegistered = r;
+      });
       const w: LocalWaiter = { member, turn, wake, score: Promise.resolve(undefined), registered, markRegistered };
       const before = line.at(-1);
       /** Granted or given up: a waiter not yet registered then never registers. */
@@ -139,7 +157,9 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
         // its first poll, and a waiter behind it whose enqueue reached Redis first would rank ahead of
         // it there. Redis would then keep a free slot for a waiter that does not poll while the one
         // polling is told to wait: the slot stays unused until the window turns (the pacing showed it).
-        const entered = before.registered.then(async () => (settled ? undefined : num(await scripts.enqueue(member, level, proc, staleMs))));
+        const entered = before.registered.then(async () =>
+          settled ? undefined : num(await scripts.enqueue(member, level, proc, staleMs)),
+        );
         w.score = entered.catch(() => undefined);
         // Registered once its entry is in Redis (or it is gone); after a failed enqueue, with its first poll.
         void entered.then(markRegistered, () => undefined);
@@ -150,13 +170,20 @@ export function createRedisRateLimiter(opts: RedisRateLimiterOptions): RateLimit
         const queuedMs = Date.now() - enqueued;
         const score = { v: await w.score };
         let polled = false;
-        const r = await admit(async () => {
-          try {
-            return await tryOnce(member, level, score);
-          } finally {
-            if (!polled) { polled = true; markRegistered(); }
-          }
-        }, sleep, signal);
+        const r = await admit(
+          async () => {
+            try {
+              return await tryOnce(member, level, score);
+            } finally {
+              if (!polled) {
+                polled = true;
+                markRegistered();
+              }
+            }
+          },
+          sleep,
+          signal,
+        );
         granted = true;
         return {
           waitedMs: r.waitedMs + queuedMs,

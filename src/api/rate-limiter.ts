@@ -137,9 +137,7 @@ export function tokenKey(token: string): string {
 
 /** Result of one admission attempt, shared by both implementations. */
 export type Admission =
-  | { kind: 'granted'; now: number }
-  | { kind: 'wait'; ms: number; now: number }
-  | { kind: 'quota'; resetAtMs: number; now: number };
+  { kind: 'granted'; now: number } | { kind: 'wait'; ms: number; now: number } | { kind: 'quota'; resetAtMs: number; now: number };
 
 /**
  * Shared admission loop: try, wait what the limiter says (at most `maxPollMs`
@@ -229,9 +227,22 @@ export function createMemoryRateLimiter(opts: MemoryRateLimiterOptions): RateLim
     const line = waiters[level] as string[];
     const paced = free > 0 && opts.paceBelowHigh ? pacedWaitMs(level, live.length, limit(), windowMs, t, tat) : 0;
     if (paced > 0) return { kind: 'wait', ms: paced, now: t };
-    if (free > 0 && amongNextGrants(free, waiters.map((w) => w.length), passed, level, line.indexOf(id))) {
+    if (
+      free > 0 &&
+      amongNextGrants(
+        free,
+        waiters.map((w) => w.length),
+        passed,
+        level,
+        line.indexOf(id),
+      )
+    ) {
       line.splice(line.indexOf(id), 1);
-      passed = afterGrant(passed, level, waiters.map((w) => w.length));
+      passed = afterGrant(
+        passed,
+        level,
+        waiters.map((w) => w.length),
+      );
       if (level > 0 && opts.paceBelowHigh) tat = nextTat(tat, t, limit(), windowMs);
       slots.set(id, t + inflightMs);
       return { kind: 'granted', now: t };

@@ -35,12 +35,7 @@ export function mayRetry(err: unknown, safeToRepeat: boolean): err is ApiError {
  * less than the service's Retry-After. Returns undefined when the service asks
  * for more than `maxMs` (give up rather than block for minutes).
  */
-export function backoffMs(
-  attempt: number,
-  err: ApiError,
-  opts: ApiRetryOptions,
-  random: () => number = Math.random,
-): number | undefined {
+export function backoffMs(attempt: number, err: ApiError, opts: ApiRetryOptions, random: () => number = Math.random): number | undefined {
   const cap = Math.min(opts.maxMs, opts.baseMs * 2 ** (attempt - 1));
   const jittered = Math.round(cap * random());
   const retryAfter = err.retryAfterMs;

@@ -128,7 +128,6 @@ export interface Transport {
   request<T>(spec: RequestSpec<T>): ApiPromise<T>;
 }
 
-
 /**
  * Validates the base URL: https is required (the service refuses plain HTTP with
  * 403, and the token must not travel in clear) except on loopback hosts, where
@@ -145,7 +144,9 @@ export function checkBaseUrl(baseUrl: string): string {
     throw new TypeError(`createApiClient: baseUrl must use https (plain http only for loopback hosts), got ${url.protocol}//${url.host}`);
   }
   if (url.search || url.username || url.password) {
-    throw new TypeError('createApiClient: baseUrl must not carry a query string or credentials (the token goes in the Authorization header)');
+    throw new TypeError(
+      'createApiClient: baseUrl must not carry a query string or credentials (the token goes in the Authorization header)',
+    );
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -205,7 +206,11 @@ export function createTransport(o: TransportOptions): Transport {
       if (timedOut) throw new TimeoutError({ op: spec.op, message: `${spec.op}: no answer within ${timeoutMs} ms`, cause: err });
       if (callerSignal?.aborted) throw callerSignal.reason;
       // The cause is kept for debugging; its message comes from fetch and never contains headers.
-      throw new NetworkError({ op: spec.op, message: `${spec.op}: request failed (${(err as Error)?.message ?? 'network error'})`, cause: err });
+      throw new NetworkError({
+        op: spec.op,
+        message: `${spec.op}: request failed (${(err as Error)?.message ?? 'network error'})`,
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -215,11 +220,20 @@ export function createTransport(o: TransportOptions): Transport {
 
     const info = rateLimitInfo(res.headers, parseResetHeader);
     if (o.limiter && permit) {
-      await o.limiter.observe({ ...info, acquiredAtMs: permit.acquiredAtMs })
+      await o.limiter
+        .observe({ ...info, acquiredAtMs: permit.acquiredAtMs })
         .catch((e: unknown) => o.logger?.debug({ op: spec.op, err: String(e) }, 'rate limiter bookkeeping failed'));
     }
     const replayed = res.headers.get(HEADERS.idempotentReplay) === 'true';
-    const meta = { status: res.status, replayed, idempotencyKey: key, requestId: res.headers.get('x-request-id') ?? undefined, rateLimit: info, attempts: n, headers: res.headers };
+    const meta = {
+      status: res.status,
+      replayed,
+      idempotencyKey: key,
+      requestId: res.headers.get('x-request-id') ?? undefined,
+      rateLimit: info,
+      attempts: n,
+      headers: res.headers,
+    };
 
     if (res.status >= 200 && res.status < 300) {
       if (key !== undefined && o.memo) o.memo.set(key, { json, status: res.status, requestId: meta.requestId });
@@ -228,21 +242,40 @@ export function createTransport(o: TransportOptions): Transport {
       if (!parsed.success) {
         const records = malformedRecords(json, parsed.error.issues);
         const where = describeMismatch(json, parsed.error.issues, records);
-        throw new UnexpectedResponseError({ status: res.status, op: spec.op, message: `${spec.op}: answer does not match the spec (${where})`, body: json, records });
+        throw new UnexpectedResponseError({
+          status: res.status,
+          op: spec.op,
+          message: `${spec.op}: answer does not match the spec (${where})`,
+          body: json,
+          records,
+        });
       }
       return { ...meta, data: parsed.data };
     }
-    throw errorFromResponse({ status: res.status, headers: res.headers, body: json, hadIdempotencyKey: key !== undefined, op: spec.op, nowMs: o.now() });
+    throw errorFromResponse({
+      status: res.status,
+      headers: res.headers,
+      body: json,
+      hadIdempotencyKey: key !== undefined,
+      op: spec.op,
+      nowMs: o.now(),
+    });
   }
 
   async function run<T>(spec: RequestSpec<T>): Promise<ApiResponse<T>> {
     // One key per logical call, generated before the first attempt and re-sent on
     // every retry: that is what makes retrying a write safe.
-    const key = spec.repeat === 'ik' ? (spec.options?.idempotencyKey ?? o.idempotencyKey({ op: spec.op, method: spec.method, path: spec.path })) : undefined;
+    const key =
+      spec.repeat === 'ik'
+        ? (spec.options?.idempotencyKey ?? o.idempotencyKey({ op: spec.op, method: spec.method, path: spec.path }))
+        : undefined;
     const safe = spec.repeat !== 'unsafe';
     if (key === undefined && spec.options?.idempotencyKey !== undefined) {
       // The endpoint takes no Idempotency-Key: a caller's key cannot make a repeat safe, so it is not sent.
-      o.logger?.warn({ op: spec.op }, `${spec.op}: idempotencyKey ignored; the endpoint takes no Idempotency-Key, so the call is sent once and never repeated`);
+      o.logger?.warn(
+        { op: spec.op },
+        `${spec.op}: idempotencyKey ignored; the endpoint takes no Idempotency-Key, so the call is sent once and never repeated`,
+      );
     }
     const remembered = key !== undefined ? o.memo?.get(key) : undefined;
     if (remembered) {
@@ -250,8 +283,14 @@ export function createTransport(o: TransportOptions): Transport {
       if (!parsed || parsed.success) {
         o.logger?.debug({ op: spec.op }, 'workspace api write already made by this run; its response is used');
         return {
-          data: (parsed ? parsed.data : undefined) as T, status: remembered.status, replayed: true, idempotencyKey: key, requestId: remembered.requestId,
-          rateLimit: rateLimitInfo(new Headers(), parseResetHeader), attempts: 0, headers: new Headers(),
+          data: (parsed ? parsed.data : undefined) as T,
+          status: remembered.status,
+          replayed: true,
+          idempotencyKey: key,
+          requestId: remembered.requestId,
+          rateLimit: rateLimitInfo(new Headers(), parseResetHeader),
+          attempts: 0,
+          headers: new Headers(),
         };
       }
     }
@@ -263,8 +302,21 @@ export function createTransport(o: TransportOptions): Transport {
         // Refused locally (monthly quota known to be spent): reported like an attempt, nothing sent.
         if (err instanceof ApiError) {
           o.onCall?.({
-            op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: 0, durationMs: 0, rateLimitWaitMs: 0, priority: o.priority, replayed: false,
-            rateLimitRemaining: undefined, quotaRemaining: err instanceof QuotaExhaustedError ? 0 : undefined, error: err, willRetry: false,
+            op: spec.op,
+            method: spec.method,
+            path: spec.path,
+            idempotencyKey: key,
+            body: spec.body,
+            attempt: n,
+            status: 0,
+            durationMs: 0,
+            rateLimitWaitMs: 0,
+            priority: o.priority,
+            replayed: false,
+            rateLimitRemaining: undefined,
+            quotaRemaining: err instanceof QuotaExhaustedError ? 0 : undefined,
+            error: err,
+            willRetry: false,
           });
         }
         throw err;
@@ -273,9 +325,21 @@ export function createTransport(o: TransportOptions): Transport {
       try {
         const r = await attempt(spec, key, n, permit);
         o.onCall?.({
-          op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: r.status, durationMs: o.now() - started,
-          rateLimitWaitMs: permit?.waitedMs ?? 0, priority: o.priority, replayed: r.replayed, rateLimitRemaining: r.rateLimit.remaining,
-          quotaRemaining: r.rateLimit.quotaRemaining, error: undefined, willRetry: false,
+          op: spec.op,
+          method: spec.method,
+          path: spec.path,
+          idempotencyKey: key,
+          body: spec.body,
+          attempt: n,
+          status: r.status,
+          durationMs: o.now() - started,
+          rateLimitWaitMs: permit?.waitedMs ?? 0,
+          priority: o.priority,
+          replayed: r.replayed,
+          rateLimitRemaining: r.rateLimit.remaining,
+          quotaRemaining: r.rateLimit.quotaRemaining,
+          error: undefined,
+          willRetry: false,
         });
         o.logger?.debug({ op: spec.op, status: r.status, attempt: n, replayed: r.replayed, ms: o.now() - started }, 'workspace api call');
         return r;
@@ -283,7 +347,16 @@ export function createTransport(o: TransportOptions): Transport {
         if (!(caught instanceof ApiError)) throw caught;
         // A DELETE retried after a lost answer finds the record gone: the first attempt did the work.
         if (caught instanceof NotFoundError && spec.method === 'DELETE' && n > 1) {
-          return { data: undefined as T, status: 204, replayed: false, idempotencyKey: undefined, requestId: caught.requestId, rateLimit: rateLimitInfo(new Headers(), parseResetHeader), attempts: n, headers: new Headers() };
+          return {
+            data: undefined as T,
+            status: 204,
+            replayed: false,
+            idempotencyKey: undefined,
+            requestId: caught.requestId,
+            rateLimit: rateLimitInfo(new Headers(), parseResetHeader),
+            attempts: n,
+            headers: new Headers(),
+          };
         }
         const err = !safe && mayHaveBeenApplied(caught) ? new OutcomeUnknownError(caught) : caught;
         if (err instanceof RateLimitedError) await o.limiter?.pause(err.retryAfterMs);
@@ -293,11 +366,26 @@ export function createTransport(o: TransportOptions): Transport {
           delay = backoffMs(n, err, o.retry, o.random);
         }
         o.onCall?.({
-          op: spec.op, method: spec.method, path: spec.path, idempotencyKey: key, body: spec.body, attempt: n, status: err.status, durationMs: o.now() - started,
-          rateLimitWaitMs: permit?.waitedMs ?? 0, priority: o.priority, replayed: false, rateLimitRemaining: undefined,
-          quotaRemaining: undefined, error: err, willRetry: delay !== undefined,
+          op: spec.op,
+          method: spec.method,
+          path: spec.path,
+          idempotencyKey: key,
+          body: spec.body,
+          attempt: n,
+          status: err.status,
+          durationMs: o.now() - started,
+          rateLimitWaitMs: permit?.waitedMs ?? 0,
+          priority: o.priority,
+          replayed: false,
+          rateLimitRemaining: undefined,
+          quotaRemaining: undefined,
+          error: err,
+          willRetry: delay !== undefined,
         });
-        o.logger?.[delay === undefined ? 'warn' : 'debug']({ op: spec.op, status: err.status, code: err.code, attempt: n, retryInMs: delay }, 'workspace api call failed');
+        o.logger?.[delay === undefined ? 'warn' : 'debug'](
+          { op: spec.op, status: err.status, code: err.code, attempt: n, retryInMs: delay },
+          'workspace api call failed',
+        );
         if (delay === undefined) throw err;
         await o.sleep(delay, spec.options?.signal);
       }
@@ -311,7 +399,7 @@ export function createTransport(o: TransportOptions): Transport {
 function mayHaveBeenApplied(err: ApiError): boolean {
   if (err instanceof TimeoutError || err instanceof ServerError) return true;
   if (err instanceof NetworkError) {
-    const code = ((err.cause as { cause?: { code?: string } } | undefined)?.cause?.code) ?? '';
+    const code = (err.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? '';
     return code !== 'ECONNREFUSED' && code !== 'ENOTFOUND' && code !== 'EAI_AGAIN';
   }
   return false;

@@ -57,7 +57,8 @@ export class Check {
   /** Amount sent as a JSON number, from `min` to {@link MONEY}.max (beyond it a JSON number no longer carries every cent). */
   amount(field: string, value: number | null | undefined, min = 0): this {
     if (value === undefined || value === null) return this;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MONEY.max) this.fail(field, `a number from ${min} to ${MONEY.maxText}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MONEY.max)
+      this.fail(field, `a number from ${min} to ${MONEY.maxText}`);
     return this;
   }
 
@@ -89,16 +90,22 @@ export class Check {
   /** The shared date check (src/api/dates.ts): what was expected, then what was wrong. Null and undefined pass. */
   private when(field: string, value: unknown, form: string, problem: (value: string) => string | null): this {
     if (value === undefined || value === null) return this;
-    const why = value instanceof Date
-      ? (Number.isNaN(value.getTime()) ? 'got an Invalid Date' : null)
-      : typeof value === 'string' ? problem(value) : `got a ${typeof value}`;
+    const why =
+      value instanceof Date
+        ? Number.isNaN(value.getTime())
+          ? 'got an Invalid Date'
+          : null
+        : typeof value === 'string'
+          ? problem(value)
+          : `got a ${typeof value}`;
     if (why) this.fail(field, `${form} (${why})`);
     return this;
   }
 
   /** Buttons: 1 to 10 labels, each 1–100 characters, all unique. */
   buttons(field: string, value: readonly string[] | undefined): this {
-    if (!isArray(value) || value.length < BUTTONS.min || value.length > BUTTONS.max) this.fail(field, `${BUTTONS.min} to ${BUTTONS.max} button labels`);
+    if (!isArray(value) || value.length < BUTTONS.min || value.length > BUTTONS.max)
+      this.fail(field, `${BUTTONS.min} to ${BUTTONS.max} button labels`);
     const seen = new Set<string>();
     value.forEach((b, i) => {
       this.required(`${field}.${i}`, b, MAX_CHARS.button);

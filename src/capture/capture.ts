@@ -72,7 +72,10 @@ export function createCapture(opts: CaptureOptions): Capture {
     const bytes = redactor ? redactor.body(d.bytes) : Buffer.from(d.bytes.buffer, d.bytes.byteOffset, d.bytes.byteLength);
     const env = parseEnvelope(bytes);
     const fixture = toFixture({
-      bytes, headers: d.headers, receivedAt: d.receivedAt, ...(opts.path ? { path: opts.path } : {}),
+      bytes,
+      headers: d.headers,
+      receivedAt: d.receivedAt,
+      ...(opts.path ? { path: opts.path } : {}),
       description: `captured ${env.name ?? 'delivery'}${redactor ? ' (redacted)' : ''}`,
     });
     const file = join(opts.dir, captureFileName(d.receivedAt, env.name, d.key));
@@ -92,7 +95,10 @@ export function createCapture(opts: CaptureOptions): Capture {
         await writeOne(d);
       } catch (err) {
         stats.failed++;
-        opts.log?.warn({ err: err instanceof Error ? err.message : String(err), delivery: d.key, dir: opts.dir }, 'capture: could not write a fixture');
+        opts.log?.warn(
+          { err: err instanceof Error ? err.message : String(err), delivery: d.key, dir: opts.dir },
+          'capture: could not write a fixture',
+        );
       }
     }
     draining = undefined;
@@ -103,7 +109,11 @@ export function createCapture(opts: CaptureOptions): Capture {
     onStored(d) {
       if (queue.length >= max || pendingBytes + d.bytes.byteLength > maxBytes) {
         stats.dropped++;
-        if (stats.dropped === 1 || stats.dropped % 1000 === 0) opts.log?.warn({ dropped: stats.dropped, max, maxBytes }, 'capture: too many captures pending; dropping (the deliveries themselves are stored)');
+        if (stats.dropped === 1 || stats.dropped % 1000 === 0)
+          opts.log?.warn(
+            { dropped: stats.dropped, max, maxBytes },
+            'capture: too many captures pending; dropping (the deliveries themselves are stored)',
+          );
         return;
       }
       // Copy: the caller's buffer may be reused after the answer.

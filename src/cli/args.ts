@@ -27,7 +27,8 @@ export function parseCommandArgs(argv: readonly string[], options: Options, allo
 export function intFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name}: expected an integer from ${min} to ${max}, got "${value}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name}: expected an integer from ${min} to ${max}, got "${value}"`);
   return n;
 }
 

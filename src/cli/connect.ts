@@ -42,10 +42,14 @@ export function signingSecret(value: string | undefined, config: Config, io: Pic
   if (secret) return secret;
   const dev = stateFile(config, io.cwd, 'dev-secret');
   if (dev) {
-    io.stderr.write(`note: WEBHOOK_SECRETS is unset; signing with the development secret of \`npm run dev\` (${join(config.stateDir, 'dev-secret')})\n`);
+    const secretFile = join(config.stateDir, 'dev-secret');
+    io.stderr.write(`note: WEBHOOK_SECRETS is unset; signing with the development secret of \`npm run dev\` (${secretFile})\n`);
     return dev.split(',')[0]?.trim() as string;
   }
-  throw new UsageError(`--secret: no signing secret; pass --secret, set WEBHOOK_SECRETS, or start \`npm run dev\` (it keeps one in ${join(config.stateDir, 'dev-secret')})`);
+  const secretFile = join(config.stateDir, 'dev-secret');
+  throw new UsageError(
+    `--secret: no signing secret; pass --secret, set WEBHOOK_SECRETS, or start \`npm run dev\` (it keeps one in ${secretFile})`,
+  );
 }
 
 /** No Redis to use: not an argument problem (no usage text); says what to set or start. Exit 1. */
@@ -70,7 +74,9 @@ export async function cliRedis(config: Config, missing: string, cwd = process.cw
     return await connectForCommand(url);
   } catch (err) {
     if (config.redisUrl || !(err instanceof Error)) throw err;
-    throw new RedisNotFoundError(`${err.message} (the managed Redis named in ${join(config.stateDir, 'redis.url')}: is \`npm run dev\` / \`switchyard start\` still running here?). ${missing}`);
+    const urlFile = join(config.stateDir, 'redis.url');
+    const question = `the managed Redis named in ${urlFile}: is \`npm run dev\` / \`switchyard start\` still running here?`;
+    throw new RedisNotFoundError(`${err.message} (${question}). ${missing}`);
   }
 }
 
@@ -82,7 +88,9 @@ function liveUrl(config: Config, io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>): str
   if (io.env['PORT'] !== undefined || io.env['WEBHOOK_PATH'] !== undefined) return undefined;
   const live = liveReceiver(config, io.cwd);
   if (!live) return undefined;
-  io.stderr.write(`note: delivering to the running switchyard ${live.command} here (pid ${live.pid}) at ${live.url} (${join(config.stateDir, 'receiver.json')}); --to or PORT to send elsewhere\n`);
+  const receiverFile = join(config.stateDir, 'receiver.json');
+  const running = `the running switchyard ${live.command} here (pid ${live.pid}) at ${live.url} (${receiverFile})`;
+  io.stderr.write(`note: delivering to ${running}; --to or PORT to send elsewhere\n`);
   return live.url;
 }
 
@@ -98,19 +106,27 @@ export interface DeliveryTarget {
  * `--to` (default the local receiver of PORT and WEBHOOK_PATH).
  */
 export async function deliveryTarget(
-  config: Config, flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number }, io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>,
+  config: Config,
+  flags: { direct: boolean; to?: string | undefined; secret?: string | undefined; concurrency?: number },
+  io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>,
 ): Promise<DeliveryTarget> {
   if (flags.direct) {
     if (flags.to !== undefined) throw new UsageError('--to applies to HTTP delivery only (not with --direct)');
-    const redis = await cliRedis(config, '--direct needs REDIS_URL (the Redis your receiver and workers use), or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
+    const needsRedis =
+      '--direct needs REDIS_URL (the Redis your receiver and workers use), ' +
+      'or a running `npm run dev` / `switchyard start` with its managed Redis';
+    const redis = await cliRedis(config, needsRedis, io.cwd);
     return {
       target: directTarget(new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs)),
-      close: async () => { redis.disconnect(); },
+      close: async () => {
+        redis.disconnect();
+      },
     };
   }
   const target = httpTarget({
     url: urlFlag('to', flags.to ?? liveUrl(config, io) ?? `http://127.0.0.1:${config.port}${config.webhookPath}`),
-    secret: signingSecret(flags.secret, config, io), signatureHeader: config.signatureHeader,
+    secret: signingSecret(flags.secret, config, io),
+    signatureHeader: config.signatureHeader,
     ...(flags.concurrency ? { maxSockets: flags.concurrency } : {}),
   });
   return { target, close: async () => target.close() };

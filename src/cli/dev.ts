@@ -61,17 +61,23 @@ async function startSandbox(sandbox: Sandbox, plan: DevSandboxPlan, io: CliIo): 
   try {
     return await sandbox.listen(plan.port, '127.0.0.1');
   } catch (err) {
-    io.stderr.write(`switchyard dev: cannot start the sandbox on port ${plan.port}: ${err instanceof Error ? err.message : String(err)}; ` +
-      'set SANDBOX_PORT to a free port, or WORKSPACE_API_URL to use a real workspace\n');
+    io.stderr.write(
+      `switchyard dev: cannot start the sandbox on port ${plan.port}: ${err instanceof Error ? err.message : String(err)}; ` +
+        'set SANDBOX_PORT to a free port, or WORKSPACE_API_URL to use a real workspace\n',
+    );
     return undefined;
   }
 }
 
 /** The start-up line of a kept sandbox: where it is kept and whether it was taken up again. */
 function keptNote(sandbox: Sandbox, file: string): string {
-  const records = [...sandbox.state.workspaces.values()].reduce((n, ws) => n + ws.contacts.size + ws.conversations.size + ws.deals.size + ws.orders.size, 0);
+  const records = [...sandbox.state.workspaces.values()].reduce(
+    (n, ws) => n + ws.contacts.size + ws.conversations.size + ws.deals.size + ws.orders.size,
+    0,
+  );
   return sandbox.restored
-    ? `sandbox kept in ${file}: taken up again (${records} contacts, conversations, deals and orders; ${sandbox.emitter.events().length} events)`
+    ? `sandbox kept in ${file}: taken up again ` +
+        `(${records} contacts, conversations, deals and orders; ${sandbox.emitter.events().length} events)`
     : `sandbox kept in ${file} (new; saved after each change and on exit)`;
 }
 
@@ -114,19 +120,28 @@ async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string |
   const plan = devPlan(io.env, io.cwd);
   const config = loadConfig(plan.env, { requireSecrets: true, requireApiToken: true });
   const log = processLogger(config, io);
-  if (previous) io.stdout.write(`dev: the previous switchyard ${previous.command} here (pid ${previous.pid}) ended without stopping; taking over its state\n`);
+  if (previous)
+    io.stdout.write(
+      `dev: the previous switchyard ${previous.command} here (pid ${previous.pid}) ended without stopping; taking over its state\n`,
+    );
   // The sandbox is made (a kept file read) before the plan's lines name its URLs: a refused file says so alone.
   const made = plan.sandbox ? makeSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io, keptFile) : undefined;
   if (plan.sandbox && !made) return EXIT.failed;
   for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
-  if (keptFile) io.stdout.write(`dev: ${made ? keptNote(made, keptFile) : '--keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace'}\n`);
+  if (keptFile)
+    io.stdout.write(
+      `dev: ${made ? keptNote(made, keptFile) : '--keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace'}\n`,
+    );
   // Handler modules first: a broken one stops start-up before anything listens.
   const world = made ? worldOf(made, keptFile !== undefined) : undefined;
   const worker = await loadWorker(config, log, plan.env, world ? { freshWorld: world } : {});
   const sandbox = made && plan.sandbox ? await startSandbox(made, plan.sandbox, io) : undefined;
   if (plan.sandbox && !sandbox) return EXIT.failed;
   const watcher = watchHandlers({
-    dir: config.handlersDir, only: config.handlers, env: plan.env, set: worker.set,
+    dir: config.handlersDir,
+    only: config.handlers,
+    env: plan.env,
+    set: worker.set,
     say: (line) => io.stdout.write(`dev: ${line}\n`),
     warn: (text) => io.stderr.write(`dev: ${text}\n`),
   });

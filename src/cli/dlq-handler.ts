@@ -12,7 +12,7 @@ async function moduleIds(config: Config): Promise<{ ids: string[]; problem: stri
     const { handlers, schedules } = await loadHandlerDir(config.handlersDir, config.handlers);
     return { ids: [...handlers.map((h) => h.handler.id), ...schedules.map((s) => s.schedule.id)], problem: null };
   } catch (err) {
-    return { ids: [], problem: err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err) };
+    return { ids: [], problem: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) };
   }
 }
 
@@ -26,7 +26,12 @@ export async function unknownHandler(name: string, q: DlqQueues, config: Config)
   const known = [...new Set([...modules.ids, ...dead.map((e) => e.handler).filter((h): h is string => h !== null)])].sort();
   if (known.includes(name)) return null;
   const hint = closest(name, known);
-  const where = modules.problem === null ? `the handlers and schedules of ${config.handlersDir}` : `HANDLERS_DIR (${config.handlersDir}: ${modules.problem})`;
-  return `--handler: no handler or schedule "${printable(name)}" in ${where} or among the dead-lettered jobs` +
-    `${hint ? `; did you mean "${hint}"?` : ''} (known: ${known.length ? known.map(printable).join(', ') : 'none'})`;
+  const where =
+    modules.problem === null
+      ? `the handlers and schedules of ${config.handlersDir}`
+      : `HANDLERS_DIR (${config.handlersDir}: ${modules.problem})`;
+  return (
+    `--handler: no handler or schedule "${printable(name)}" in ${where} or among the dead-lettered jobs` +
+    `${hint ? `; did you mean "${hint}"?` : ''} (known: ${known.length ? known.map(printable).join(', ') : 'none'})`
+  );
 }

@@ -2,7 +2,15 @@ import { Queue } from 'bullmq';
 import { QUEUE_NAMES, EVENTS_QUEUE, SCHEDULES_QUEUE, isHandlerQueue, type QueueName } from '../queue/names.js';
 import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
-  listDead, pauseStatus, purgeDead, resumeDead, retryDead, showDead, type DeadEntry, type DeadFilter, type DlqQueues,
+  listDead,
+  pauseStatus,
+  purgeDead,
+  resumeDead,
+  retryDead,
+  showDead,
+  type DeadEntry,
+  type DeadFilter,
+  type DlqQueues,
 } from '../queue/dlq.js';
 import { printable as p, printableLines } from '../util/printable.js';
 import { parseDuration } from '../util/units.js';
@@ -59,7 +67,8 @@ function filterFrom(values: ParsedArgs['values']): DeadFilter {
   const f: DeadFilter = {};
   const queue = str(values, 'queue');
   if (queue !== undefined) {
-    if (!(QUEUE_NAMES as readonly string[]).includes(queue)) throw new UsageError(`--queue: expected ${QUEUE_NAMES.join(', ')}, got "${queue}"`);
+    if (!(QUEUE_NAMES as readonly string[]).includes(queue))
+      throw new UsageError(`--queue: expected ${QUEUE_NAMES.join(', ')}, got "${queue}"`);
     f.queue = queue as QueueName;
   }
   // `schedule` is the EVENT column of a schedule run.
@@ -103,7 +112,9 @@ export function shortReason(reason: string, max = REASON_WIDTH): string {
 
 function table(entries: readonly DeadEntry[]): string {
   if (entries.length === 0) return 'no dead-lettered jobs match\n';
-  const rows = entries.map((e) => [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), shortReason(e.reason)].map(p));
+  const rows = entries.map((e) =>
+    [e.id, e.queue, e.event ?? '?', e.handler ?? '-', age(e.failedAt), String(e.attempts), shortReason(e.reason)].map(p),
+  );
   const head = ['ID', 'QUEUE', 'EVENT', 'HANDLER', 'AGE', 'TRIES', 'REASON'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
@@ -112,7 +123,10 @@ function table(entries: readonly DeadEntry[]): string {
 
 async function withQueues<T>(io: CliIo, fn: (q: DlqQueues, config: Config) => Promise<T>): Promise<T> {
   const config = cliConfig(io);
-  const redis = await cliRedis(config, 'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
+  const needsRedis =
+    'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, ' +
+    'or a running `npm run dev` / `switchyard start` with its managed Redis';
+  const redis = await cliRedis(config, needsRedis, io.cwd);
   const prefix = config.queuePrefix;
   const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
   const handlers = openHandlerQueues(redis, prefix);
@@ -132,19 +146,35 @@ export const dlqCommand: Command = {
   summary: 'list, show, retry, purge dead-lettered jobs; resume a paused handlers queue',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      queue: { type: 'string' }, event: { type: 'string' }, handler: { type: 'string' }, reason: { type: 'string' },
-      since: { type: 'string' }, 'older-than': { type: 'string' }, limit: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' },
-    }, true);
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        queue: { type: 'string' },
+        event: { type: 'string' },
+        handler: { type: 'string' },
+        reason: { type: 'string' },
+        since: { type: 'string' },
+        'older-than': { type: 'string' },
+        limit: { type: 'string' },
+        all: { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+      true,
+    );
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     const [sub, ...rest] = positionals;
     if (sub === undefined) throw new UsageError(`expected a subcommand: ${SUBCOMMANDS.join(', ')}`);
-    if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw new UsageError(`unknown subcommand "${sub}"; expected one of ${SUBCOMMANDS.join(', ')}`);
+    if (!(SUBCOMMANDS as readonly string[]).includes(sub))
+      throw new UsageError(`unknown subcommand "${sub}"; expected one of ${SUBCOMMANDS.join(', ')}`);
     if (sub === 'show' ? rest.length !== 1 : rest.length !== 0) {
-      throw new UsageError(sub === 'show' ? 'show expects one job id or delivery key (as `dlq list` prints)' : `${sub} takes no positional arguments, got "${rest.join(' ')}"`);
+      throw new UsageError(
+        sub === 'show'
+          ? 'show expects one job id or delivery key (as `dlq list` prints)'
+          : `${sub} takes no positional arguments, got "${rest.join(' ')}"`,
+      );
     }
     const filter = filterFrom(values);
     const json = Boolean(values.json);
@@ -164,7 +194,10 @@ export const dlqCommand: Command = {
           if (await refused(entries, q, config)) return EXIT.failed;
           if (json) out(`${JSON.stringify({ paused: pause.paused, pauseReason: pause.record?.reason ?? null, entries })}\n`);
           else {
-            if (pause.paused) out(`handlers queue is PAUSED${pause.record ? ` since ${p(pause.record.at)}: ${p(pause.record.reason)}` : ''}\n  (fix the token, then \`switchyard dlq resume\`)\n`);
+            if (pause.paused) {
+              const pausedSince = pause.record ? ` since ${p(pause.record.at)}: ${p(pause.record.reason)}` : '';
+              out(`handlers queue is PAUSED${pausedSince}\n  (fix the token, then \`switchyard dlq resume\`)\n`);
+            }
             out(table(entries));
           }
           return EXIT.ok;
@@ -173,7 +206,9 @@ export const dlqCommand: Command = {
         return withQueues(io, async (q) => {
           const details = await showDead(q, rest[0] as string);
           if (details.length === 0) {
-            io.stderr.write(`dlq show: no dead-lettered job with id or delivery key "${p(rest[0] as string)}" (see \`switchyard dlq list\`)\n`);
+            io.stderr.write(
+              `dlq show: no dead-lettered job with id or delivery key "${p(rest[0] as string)}" (see \`switchyard dlq list\`)\n`,
+            );
             return EXIT.failed;
           }
           if (json) out(`${JSON.stringify(details, null, 2)}\n`);
@@ -181,12 +216,21 @@ export const dlqCommand: Command = {
             for (const d of details) {
               out(`${p(d.id)}  (queue ${p(d.queue)})\n  delivery:  ${p(d.key)}\n  event:     ${p(d.event ?? '?')}\n`);
               if (d.handler) out(`  handler:   ${p(d.handler)}\n`);
-              out(`  received:  ${p(d.receivedAt ?? '?')}\n  failed:    ${d.failedAt ? new Date(d.failedAt).toISOString() : '?'} (${age(d.failedAt)} ago)\n`);
+              const failedAt = d.failedAt ? new Date(d.failedAt).toISOString() : '?';
+              out(`  received:  ${p(d.receivedAt ?? '?')}\n  failed:    ${failedAt} (${age(d.failedAt)} ago)\n`);
               out(`  attempts:  ${d.attempts} of ${d.maxAttempts}\n  reason:    ${printableLines(d.reason).join('\n             ')}\n`);
               // A schedule run's history is kept under its key (schedule:<id>:<tick>) as a delivery's.
               out(`  trace:     switchyard trace ${p(d.key)}\n`);
-              if (d.stacktrace.length) out(`  errors (latest attempts):\n${d.stacktrace.map((s, i) => `    [${i + 1}] ${printableLines(s).slice(0, 4).join('\n        ')}`).join('\n')}\n`);
-              out(`  ${d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event'}:\n${printableLines(d.payload).map((l) => `    ${l}`).join('\n')}\n\n`);
+              if (d.stacktrace.length) {
+                const errors = d.stacktrace.map((s, i) => `    [${i + 1}] ${printableLines(s).slice(0, 4).join('\n        ')}`);
+                out(`  errors (latest attempts):\n${errors.join('\n')}\n`);
+              }
+              const payloadLabel = d.queue === EVENTS_QUEUE ? 'raw body' : d.queue === SCHEDULES_QUEUE ? 'run' : 'event';
+              out(
+                `  ${payloadLabel}:\n${printableLines(d.payload)
+                  .map((l) => `    ${l}`)
+                  .join('\n')}\n\n`,
+              );
             }
           }
           return EXIT.ok;
@@ -200,17 +244,25 @@ export const dlqCommand: Command = {
           else {
             for (const e of done) out(`retried ${p(e.id)}\n`);
             out(`${done.length} job${done.length === 1 ? '' : 's'} moved back to waiting\n`);
-            if (pause.paused && done.some((e) => isHandlerQueue(e.queue))) out('note: the handlers queue is paused; nothing runs until `switchyard dlq resume`\n');
+            if (pause.paused && done.some((e) => isHandlerQueue(e.queue)))
+              out('note: the handlers queue is paused; nothing runs until `switchyard dlq resume`\n');
           }
           return EXIT.ok;
         });
       case 'purge': {
         const filtered = Object.keys(filter).length > 0;
-        if (!filtered && !values.all) throw new UsageError('purge deletes jobs for good: give a filter (--queue, --event, --handler, --reason, --since, --older-than) or --all');
+        if (!filtered && !values.all)
+          throw new UsageError(
+            'purge deletes jobs for good: give a filter (--queue, --event, --handler, --reason, --since, --older-than) or --all',
+          );
         return withQueues(io, async (q, config) => {
           const done = await purgeDead(q, filter);
           if (await refused(done, q, config)) return EXIT.failed;
-          out(json ? `${JSON.stringify({ purged: done.length, entries: done })}\n` : `${done.length} dead job${done.length === 1 ? '' : 's'} deleted\n`);
+          out(
+            json
+              ? `${JSON.stringify({ purged: done.length, entries: done })}\n`
+              : `${done.length} dead job${done.length === 1 ? '' : 's'} deleted\n`,
+          );
           return EXIT.ok;
         });
       }
@@ -218,7 +270,12 @@ export const dlqCommand: Command = {
         return withQueues(io, async (q) => {
           const r = await resumeDead(q);
           if (json) out(`${JSON.stringify({ resumed: r.wasPaused, was: r.record })}\n`);
-          else out(r.wasPaused ? `handlers queue resumed${r.record ? ` (was paused since ${p(r.record.at)}: ${p(r.record.reason)})` : ''}\n` : 'handlers queue was not paused\n');
+          else
+            out(
+              r.wasPaused
+                ? `handlers queue resumed${r.record ? ` (was paused since ${p(r.record.at)}: ${p(r.record.reason)})` : ''}\n`
+                : 'handlers queue was not paused\n',
+            );
           return EXIT.ok;
         });
     }

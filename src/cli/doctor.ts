@@ -34,7 +34,12 @@ Example:
       config = loadConfig(io.env, { requireSecrets: false });
       checks.push({ name: 'configuration', status: 'ok', detail: 'environment is valid' });
       if (config.webhookSecrets.length === 0) {
-        checks.push({ name: 'webhook secrets', status: 'warn', detail: 'WEBHOOK_SECRETS is unset: `serve` and `start` will refuse to run', fix: 'set WEBHOOK_SECRETS to the signing secret of the webhook settings' });
+        checks.push({
+          name: 'webhook secrets',
+          status: 'warn',
+          detail: 'WEBHOOK_SECRETS is unset: `serve` and `start` will refuse to run',
+          fix: 'set WEBHOOK_SECRETS to the signing secret of the webhook settings',
+        });
       }
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
@@ -49,9 +54,13 @@ Example:
         handlers = dir.handlers.map((l) => l.handler);
         schedules = dir.schedules.map((l) => l.schedule);
         checks.push({
-          name: 'handlers', status: 'ok',
-          detail: `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` +
-            (schedules.length ? `; ${schedules.length} schedule${schedules.length === 1 ? '' : 's'}: ${schedules.map((s) => s.id).join(', ')}` : ''),
+          name: 'handlers',
+          status: 'ok',
+          detail:
+            `${handlers.length} loaded from ${config.handlersDir}: ${handlers.map((h) => h.id).join(', ') || 'none'}` +
+            (schedules.length
+              ? `; ${schedules.length} schedule${schedules.length === 1 ? '' : 's'}: ${schedules.map((s) => s.id).join(', ')}`
+              : ''),
         });
         // Schedules too: every worker runs them (HANDLERS does not narrow them), and a bad setting stops its start.
         checks.push(...checkSettings(handlers, handlerEnv(io.env), schedules));
@@ -68,7 +77,13 @@ Example:
       } catch (err) {
         refused = err instanceof Error ? err.message.replace(/^createApiClient: baseUrl/, 'WORKSPACE_API_URL') : String(err);
       }
-      if (refused) checks.push({ name: 'api', status: 'fail', detail: refused, fix: 'use the https URL of the workspace API (plain http only for a local sandbox on 127.0.0.1/localhost)' });
+      if (refused)
+        checks.push({
+          name: 'api',
+          status: 'fail',
+          detail: refused,
+          fix: 'use the https URL of the workspace API (plain http only for a local sandbox on 127.0.0.1/localhost)',
+        });
       else checks.push(...(await checkApi(config, handlers, api, schedules)));
     }
     if (values['json']) io.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');

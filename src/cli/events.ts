@@ -34,7 +34,13 @@ export const eventsCommand: Command = {
     }
     const names: readonly EventName[] = positionals.length ? (positionals as EventName[]) : EVENT_NAMES;
     if (values.json) {
-      io.stdout.write(`${JSON.stringify(names.map((name) => ({ name, fields: eventFields(name) })), null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify(
+          names.map((name) => ({ name, fields: eventFields(name) })),
+          null,
+          2,
+        )}\n`,
+      );
     } else if (values.names) {
       io.stdout.write(`${names.join('\n')}\n`);
     } else {

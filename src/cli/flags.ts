@@ -4,7 +4,10 @@ import { UsageError } from './command.js';
 
 /** `--event a,b --event c`, each checked against the catalogue. */
 export function eventFlags(values: readonly string[]): string[] {
-  const names = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+  const names = values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) {
     if (!isEventName(n)) {
       const hint = suggestEventName(n);
@@ -32,8 +35,10 @@ export function urlFlag(name: string, value: string): string {
 export function timeFlag(name: string, value: string, now = Date.now()): number {
   const t = readSince(value, now);
   if ('problem' in t) {
-    throw new UsageError(`--${name}: ${t.problem}; expected an age such as 30m, 6h or 2d, a date YYYY-MM-DD (UTC midnight) ` +
-      'or a timestamp with an offset such as 2025-03-04T10:00:00Z or 2025-03-04T10:00:00+01:00');
+    throw new UsageError(
+      `--${name}: ${t.problem}; expected an age such as 30m, 6h or 2d, a date YYYY-MM-DD (UTC midnight) ` +
+        'or a timestamp with an offset such as 2025-03-04T10:00:00Z or 2025-03-04T10:00:00+01:00',
+    );
   }
   return t.ms;
 }

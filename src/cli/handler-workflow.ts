@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { Handler } from '../handler/define.js';
 import { formatDuration } from '../util/units.js';
 
-/** A handler's workflow as `switchyard handlers` shows it (JSON: match keys as 'conversation', 'contact', 'function', or 'conversation where (function)' for a keyed where). */
+/**
+ * A handler's workflow as `switchyard handlers` shows it (JSON: match keys as 'conversation', 'contact', 'function', or
+ * 'conversation where (function)' for a keyed where).
+ */
 export interface WorkflowRow {
   cancelOn: { event: string; match: string }[];
   waitsFor: string[];

@@ -94,10 +94,19 @@ interface ScheduleRow {
 function scheduleRow(s: Schedule, file: string, now: number, env: Readonly<Record<string, string | undefined>>): ScheduleRow {
   const next = nextRun(s, now);
   return {
-    id: s.id, runs: describeSchedule(s), everyMs: s.everyMs, cron: s.cron, timezone: s.timezone,
-    nextRun: next === null ? null : new Date(next).toISOString(), abilities: [...s.abilities],
-    settings: s.settings ? settingVariables(s.settings) : [], settingsProblems: settingsProblems(s, env),
-    retry: s.retry, timeoutMs: s.timeoutMs, priority: s.priority, file,
+    id: s.id,
+    runs: describeSchedule(s),
+    everyMs: s.everyMs,
+    cron: s.cron,
+    timezone: s.timezone,
+    nextRun: next === null ? null : new Date(next).toISOString(),
+    abilities: [...s.abilities],
+    settings: s.settings ? settingVariables(s.settings) : [],
+    settingsProblems: settingsProblems(s, env),
+    retry: s.retry,
+    timeoutMs: s.timeoutMs,
+    priority: s.priority,
+    file,
   };
 }
 
@@ -134,9 +143,16 @@ export const handlersCommand: Command = {
     const { handlers, helpers, schedules } = await loadHandlerDir(config.handlersDir, config.handlers);
     const env = handlerEnv(io.env);
     const rows: Row[] = handlers.map(({ handler: h, file }) => ({
-      id: h.id, on: [...h.on], abilities: [...h.abilities],
-      settings: h.settings ? settingVariables(h.settings) : [], settingsProblems: settingsProblems(h, env),
-      retry: h.retry, timeoutMs: h.timeoutMs, flow: flowRow(h.flow), workflow: workflowRow(h, file), file,
+      id: h.id,
+      on: [...h.on],
+      abilities: [...h.abilities],
+      settings: h.settings ? settingVariables(h.settings) : [],
+      settingsProblems: settingsProblems(h, env),
+      retry: h.retry,
+      timeoutMs: h.timeoutMs,
+      flow: flowRow(h.flow),
+      workflow: workflowRow(h, file),
+      file,
     }));
     const flows = new Map(handlers.map(({ handler: h }) => [h.id, h.flow]));
     const now = Date.now();
@@ -152,32 +168,40 @@ export const handlersCommand: Command = {
     const list = (items: string[]) => items.join('\n             ');
     for (const r of rows) {
       io.stdout.write(
-        `${r.id}\n  on:        ${r.on.map((n) => (isDerivedEvent(n) ? `${n} (polled)` : n)).join(', ')}\n  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
-        `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
-        (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
-        `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
-        `  flow:      ${describeFlow(flows.get(r.id) as FlowPolicy)}\n` +
-        `  workflow:  ${describeWorkflow(r.workflow).length ? list(describeWorkflow(r.workflow)) : '(none)'}\n` +
-        `  file:      ${r.file}\n`,
+        `${r.id}\n  on:        ${r.on.map((n) => (isDerivedEvent(n) ? `${n} (polled)` : n)).join(', ')}\n` +
+          `  abilities: ${r.abilities.join(', ') || '(none declared)'}\n` +
+          `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
+          (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
+          `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
+          `  flow:      ${describeFlow(flows.get(r.id) as FlowPolicy)}\n` +
+          `  workflow:  ${describeWorkflow(r.workflow).length ? list(describeWorkflow(r.workflow)) : '(none)'}\n` +
+          `  file:      ${r.file}\n`,
       );
     }
     for (const s of scheduleRows) {
       io.stdout.write(
-        `${s.id} (schedule)\n  runs:      ${s.runs}\n  next run:  ${s.nextRun ?? '(never)'}\n  abilities: ${s.abilities.join(', ') || '(none declared)'}\n` +
-        `  settings:  ${s.settings.length ? list(s.settings.map(describeSetting)) : '(none)'}\n` +
-        (s.settingsProblems.length ? `  invalid:   ${list(s.settingsProblems)}\n` : '') +
-        `  retry:     ${describeRetry(s.retry)}\n  timeout:   ${s.timeoutMs === null ? '(none)' : formatDuration(s.timeoutMs)}\n  priority:  ${s.priority}\n  file:      ${s.file}\n`,
+        `${s.id} (schedule)\n  runs:      ${s.runs}\n  next run:  ${s.nextRun ?? '(never)'}\n` +
+          `  abilities: ${s.abilities.join(', ') || '(none declared)'}\n` +
+          `  settings:  ${s.settings.length ? list(s.settings.map(describeSetting)) : '(none)'}\n` +
+          (s.settingsProblems.length ? `  invalid:   ${list(s.settingsProblems)}\n` : '') +
+          `  retry:     ${describeRetry(s.retry)}\n  timeout:   ${s.timeoutMs === null ? '(none)' : formatDuration(s.timeoutMs)}\n` +
+          `  priority:  ${s.priority}\n  file:      ${s.file}\n`,
       );
     }
     if (rows.some((r) => r.on.some(isDerivedEvent))) {
-      io.stdout.write('(polled): derived by the worker\'s poller from the API\'s listings every POLL_EVERY, not pushed as webhooks\n');
+      io.stdout.write("(polled): derived by the worker's poller from the API's listings every POLL_EVERY, not pushed as webhooks\n");
     }
     if (helpers.length > 0) {
       io.stdout.write(`helper modules (no handler exported): ${helpers.map((f) => relative(io.cwd, f) || f).join(', ')}\n`);
     }
     if (failed) {
-      const bad = [...rows.filter((r) => r.settingsProblems.length).map((r) => r.id), ...scheduleRows.filter((r) => r.settingsProblems.length).map((r) => `${r.id} (schedule)`)];
-      io.stderr.write(`switchyard handlers: settings missing or invalid in this environment; the worker would not start: ${bad.join(', ')}\n`);
+      const bad = [
+        ...rows.filter((r) => r.settingsProblems.length).map((r) => r.id),
+        ...scheduleRows.filter((r) => r.settingsProblems.length).map((r) => `${r.id} (schedule)`),
+      ];
+      io.stderr.write(
+        `switchyard handlers: settings missing or invalid in this environment; the worker would not start: ${bad.join(', ')}\n`,
+      );
     }
     return failed ? EXIT.failed : EXIT.ok;
   },

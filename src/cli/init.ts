@@ -28,24 +28,34 @@ const remote = (from: string) => /^[a-z][a-z0-9+.-]*:/i.test(from) && !from.star
  * range is written as npm takes it.
  */
 function switchyardSource(from: string | undefined, cwd: string, vendor: string): SwitchyardSource {
-  if (from !== undefined && from.trim() === '') throw new UsageError('--from: expected a tarball made by npm pack, a git URL or a version range, got an empty value');
+  if (from !== undefined && from.trim() === '')
+    throw new UsageError('--from: expected a tarball made by npm pack, a git URL or a version range, got an empty value');
   if (from !== undefined && (remote(from) || /^[\^~<>=]|^\d/.test(from))) return { spec: from };
   const path = from === undefined ? OWN_ROOT : resolve(cwd, from.startsWith('file:') ? from.slice(5) : from);
-  if (!existsSync(path)) throw new InitError(`--from ${from ?? ''}: ${path} does not exist; expected a tarball made by npm pack, a package directory, a git URL or a version range`);
+  if (!existsSync(path)) {
+    const expected = 'a tarball made by npm pack, a package directory, a git URL or a version range';
+    throw new InitError(`--from ${from ?? ''}: ${path} does not exist; expected ${expected}`);
+  }
   mkdirSync(vendor, { recursive: true });
   if (statSync(path).isFile()) {
     copyFileSync(path, join(vendor, basename(path)));
     return { vendored: basename(path) };
   }
   // A package directory (this installed package by default) is packed as it is: its files, built, without running its scripts.
-  const out = execFileSync('npm', ['pack', path, '--ignore-scripts', '--pack-destination', vendor, '--json', '--loglevel=error'], { encoding: 'utf8' });
+  const out = execFileSync('npm', ['pack', path, '--ignore-scripts', '--pack-destination', vendor, '--json', '--loglevel=error'], {
+    encoding: 'utf8',
+  });
   const packed = (JSON.parse(out) as { filename: string }[])[0];
   if (!packed) throw new InitError(`npm pack ${path} wrote no tarball`);
   return { vendored: packed.filename };
 }
 
 /** npm's package-name rule, loosely: lower case, no spaces; the directory name made to fit. */
-const packageName = (dir: string) => basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '') || 'switchyard-handlers';
+const packageName = (dir: string) =>
+  basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '') || 'switchyard-handlers';
 
 export const initCommand: Command = {
   name: 'init',
@@ -80,10 +90,14 @@ Examples:
     const rel = relative(io.cwd, target);
     const shown = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? target : rel;
     if (existsSync(target)) {
-      if (!statSync(target).isDirectory()) throw new InitError(`${shown} is a file; expected a directory to create the project in (new or empty)`);
+      if (!statSync(target).isDirectory())
+        throw new InitError(`${shown} is a file; expected a directory to create the project in (new or empty)`);
       const entries = readdirSync(target).filter((n) => n !== '.git');
       if (entries.length > 0 && !values.force) {
-        throw new InitError(`${shown} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); choose an empty or new directory, or pass --force to write the project's files into it`);
+        const some = `${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}`;
+        throw new InitError(
+          `${shown} is not empty (${some}); choose an empty or new directory, or pass --force to write the project's files into it`,
+        );
       }
     }
     const source = switchyardSource(str(values, 'from'), io.cwd, join(target, 'vendor'));
@@ -95,7 +109,10 @@ Examples:
     }
     const cd = shown === '.' ? '' : `cd ${shown} && `;
     const listed = [...Object.keys(files), ...('vendored' in source ? [`vendor/${source.vendored}`] : [])];
-    io.stdout.write(`created ${listed.length} files in ${shown}:\n${listed.map((f) => `  ${f}`).join('\n')}\n\nnext:\n  ${cd}npm install\n  npm test       # the example handler's test\n  npm run dev    # your handlers against a local sandbox, reloaded on save\n`);
+    const next =
+      `next:\n  ${cd}npm install\n  npm test       # the example handler's test\n` +
+      '  npm run dev    # your handlers against a local sandbox, reloaded on save\n';
+    io.stdout.write(`created ${listed.length} files in ${shown}:\n${listed.map((f) => `  ${f}`).join('\n')}\n\n${next}`);
     return EXIT.ok;
   },
 };

@@ -24,7 +24,12 @@ const FILE = 'receiver.json';
 const fileOf = (config: Pick<Config, 'stateDir'>, cwd: string): string => join(resolve(cwd, config.stateDir), FILE);
 
 /** Records this process's receiver; the returned function removes the record (if still this process's). */
-export function recordReceiver(config: Pick<Config, 'stateDir' | 'webhookPath'>, cwd: string, command: string, baseUrl: string): () => void {
+export function recordReceiver(
+  config: Pick<Config, 'stateDir' | 'webhookPath'>,
+  cwd: string,
+  command: string,
+  baseUrl: string,
+): () => void {
   const file = fileOf(config, cwd);
   const me: LiveReceiver = { pid: process.pid, since: startTicks(process.pid), command, url: `${baseUrl}${config.webhookPath}` };
   try {

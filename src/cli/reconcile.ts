@@ -52,8 +52,12 @@ export const reconcileCommand: Command = {
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
-      since: { type: 'string' }, until: { type: 'string' }, events: { type: 'string', multiple: true }, event: { type: 'string', multiple: true },
-      'dry-run': { type: 'boolean' }, json: { type: 'boolean' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      events: { type: 'string', multiple: true },
+      event: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -61,42 +65,70 @@ export const reconcileCommand: Command = {
     }
     const now = Date.now();
     const sinceText = str(values, 'since');
-    if (sinceText === undefined) throw new UsageError('--since is required: an age such as 6h or a date or timestamp such as 2025-03-04T10:00:00Z');
+    if (sinceText === undefined)
+      throw new UsageError('--since is required: an age such as 6h or a date or timestamp such as 2025-03-04T10:00:00Z');
     const since = timeFlag('since', sinceText, now);
     const untilText = str(values, 'until');
     const until = untilText === undefined ? now : timeFlag('until', untilText, now);
-    if (until <= since) throw new UsageError(`--until (${new Date(until).toISOString()}) must be after --since (${new Date(since).toISOString()})`);
+    if (until <= since)
+      throw new UsageError(`--until (${new Date(until).toISOString()}) must be after --since (${new Date(since).toISOString()})`);
     const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
     const unsupported = names.filter((n) => !hasChangeKey(n));
     if (unsupported.length > 0) {
-      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: not a webhook (the poller derives it from listings, and its next poll catches up); inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
+      const why = 'not a webhook (the poller derives it from listings, and its next poll catches up)';
+      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: ${why}; inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
     }
     const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
     const dryRun = values['dry-run'] === true;
 
     const config = cliConfig(io);
     if (since < now - config.dedupeTtlMs) {
-      throw new UsageError(`--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${Math.round(config.dedupeTtlMs / 3_600_000)}h): `
-        + 'changes received before then are no longer remembered, so their handlers would run again; choose a later --since, or raise DEDUPE_TTL first');
+      const ttlHours = Math.round(config.dedupeTtlMs / 3_600_000);
+      throw new UsageError(
+        `--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${ttlHours}h): ` +
+          'changes received before then are no longer remembered, so their handlers would run again; ' +
+          'choose a later --since, or raise DEDUPE_TTL first',
+      );
     }
-    if (!config.workspaceApiUrl || !config.workspaceApiToken) throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
-    const redis = await cliRedis(config, 'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, or a running `npm run dev` / `switchyard start` with its managed Redis', io.cwd);
+    if (!config.workspaceApiUrl || !config.workspaceApiToken)
+      throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
+    const needsRedis =
+      'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, ' +
+      'or a running `npm run dev` / `switchyard start` with its managed Redis';
+    const redis = await cliRedis(config, needsRedis, io.cwd);
     try {
       let calls = 0;
-      const api = reconcileClient(config, redis, () => { calls++; });
+      const api = reconcileClient(config, redis, () => {
+        calls++;
+      });
       if (!api) return EXIT.failed;
-      if (!values.json) io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}), low priority\n`);
+      if (!values.json) {
+        const budget = `RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}`;
+        io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (${budget}), low priority\n`);
+      }
       // The world of the workers of this API (a fresh sandbox is a new one): claims of another world are not this one's.
       const world = await readWorld(redis, config.queuePrefix, config.workspaceApiUrl);
       const claims = new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world));
       const log = createLogger({ level: values.json ? 'warn' : 'info', destination: io.stderr as unknown as DestinationStream });
       const snapshot = snapshotSource({
-        redis, prefix: config.queuePrefix, world: worldAt(world, null), api, log, claims, ttlMs: config.dedupeTtlMs, lockMs: 120_000,
+        redis,
+        prefix: config.queuePrefix,
+        world: worldAt(world, null),
+        api,
+        log,
+        claims,
+        ttlMs: config.dedupeTtlMs,
+        lockMs: 120_000,
       });
       const report = await reconcile({
-        api, claims, snapshot, world: worldAt(world, null),
+        api,
+        claims,
+        snapshot,
+        world: worldAt(world, null),
         sink: dryRun ? null : new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs),
-        window: { since, until }, ...(events ? { events } : {}), apiCalls: () => calls,
+        window: { since, until },
+        ...(events ? { events } : {}),
+        apiCalls: () => calls,
       });
       io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
       return EXIT.ok;

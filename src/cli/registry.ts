@@ -18,6 +18,21 @@ import { workCommand } from './work.js';
 
 /** Every CLI command, in the order `switchyard --help` lists them. */
 export const commands: readonly Command[] = [
-  initCommand, devCommand, startCommand, serveCommand, workCommand, sandboxCommand,
-  replayCommand, sendCommand, signCommand, eventsCommand, handlersCommand, dlqCommand, traceCommand, deliveriesCommand, waitsCommand, reconcileCommand, doctorCommand,
+  initCommand,
+  devCommand,
+  startCommand,
+  serveCommand,
+  workCommand,
+  sandboxCommand,
+  replayCommand,
+  sendCommand,
+  signCommand,
+  eventsCommand,
+  handlersCommand,
+  dlqCommand,
+  traceCommand,
+  deliveriesCommand,
+  waitsCommand,
+  reconcileCommand,
+  doctorCommand,
 ];

@@ -3,8 +3,17 @@ import type { Config } from '../config/config.js';
 import type { Handler } from '../handler/define.js';
 import { createLogger } from '../log/logger.js';
 import {
-  filterItems, inlineTarget, InputError, lineReporter, printableBody, progressReporter, readInputs, replayFailed, runReplay,
-  type DryWriteReport, type ReplayTarget,
+  filterItems,
+  inlineTarget,
+  InputError,
+  lineReporter,
+  printableBody,
+  progressReporter,
+  readInputs,
+  replayFailed,
+  runReplay,
+  type DryWriteReport,
+  type ReplayTarget,
 } from '../replay/index.js';
 import { dropSecrets } from '../handler/env.js';
 import { loadHandlers } from '../handler/loader.js';
@@ -80,7 +89,8 @@ async function handlersFor(config: Config, id: string | undefined): Promise<Hand
   if (id === undefined) return loaded;
   const h = loaded.find((x) => x.id === id);
   if (!h) {
-    throw new UsageError(`--handler: no handler "${id}" in ${config.handlersDir}${loaded.length ? ` (loaded: ${loaded.map((x) => x.id).join(', ')})` : ''}`);
+    const known = loaded.length ? ` (loaded: ${loaded.map((x) => x.id).join(', ')})` : '';
+    throw new UsageError(`--handler: no handler "${id}" in ${config.handlersDir}${known}`);
   }
   return [h];
 }
@@ -90,24 +100,43 @@ export const replayCommand: Command = {
   summary: 'replay captured deliveries over HTTP, into Redis (--direct) or through the handlers here (--inline)',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      to: { type: 'string' }, secret: { type: 'string' }, direct: { type: 'boolean' }, inline: { type: 'boolean' },
-      event: { type: 'string', multiple: true }, handler: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' },
-      concurrency: { type: 'string' }, 'new-ids': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' },
-      'reuse-keys': { type: 'boolean' }, 'dry-run': { type: 'boolean' },
-    }, true);
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        to: { type: 'string' },
+        secret: { type: 'string' },
+        direct: { type: 'boolean' },
+        inline: { type: 'boolean' },
+        event: { type: 'string', multiple: true },
+        handler: { type: 'string' },
+        since: { type: 'string' },
+        limit: { type: 'string' },
+        concurrency: { type: 'string' },
+        'new-ids': { type: 'boolean' },
+        json: { type: 'boolean' },
+        verbose: { type: 'boolean' },
+        'reuse-keys': { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+      },
+      true,
+    );
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     if (positionals.length === 0) throw new UsageError('expected at least one fixture file, directory or .ndjson file');
     if (values.direct && values.inline) throw new UsageError('--direct and --inline exclude each other');
-    if (values['reuse-keys'] && !values.inline) throw new UsageError('--reuse-keys applies to --inline only (the receiver and workers key their own writes)');
+    if (values['reuse-keys'] && !values.inline)
+      throw new UsageError('--reuse-keys applies to --inline only (the receiver and workers key their own writes)');
     if (values['dry-run'] && !values.inline) {
-      throw new UsageError('--dry-run applies to --inline only: over HTTP or with --direct the handlers run in a switchyard process, whose writes are sent');
+      throw new UsageError(
+        '--dry-run applies to --inline only: ' +
+          'over HTTP or with --direct the handlers run in a switchyard process, whose writes are sent',
+      );
     }
     const to = str(values, 'to');
-    if (to !== undefined && (values.direct || values.inline)) throw new UsageError('--to applies to HTTP replay only (not with --direct or --inline)');
+    if (to !== undefined && (values.direct || values.inline))
+      throw new UsageError('--to applies to HTTP replay only (not with --direct or --inline)');
     const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
     const concurrency = intFlag('concurrency', str(values, 'concurrency'), 1, 1000) ?? 8;
     const sinceText = str(values, 'since');
@@ -122,7 +151,9 @@ export const replayCommand: Command = {
     let items;
     try {
       items = await readInputs(positionals, io.cwd, (dir) => {
-        io.stderr.write(`replay: not descending into ${relative(io.cwd, dir) || dir}/ (directories starting with _ or . are read only when named)\n`);
+        io.stderr.write(
+          `replay: not descending into ${relative(io.cwd, dir) || dir}/ (directories starting with _ or . are read only when named)\n`,
+        );
       });
     } catch (err) {
       if (err instanceof InputError) throw new UsageError(err.message);
@@ -131,8 +162,10 @@ export const replayCommand: Command = {
     // Every event read is one a workflow's wait or cancelOn may see in --inline, whichever are replayed.
     const input = items;
     items = filterItems(items, {
-      events, ...(handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
-      ...(sinceMs !== undefined ? { sinceMs } : {}), ...(limit !== undefined ? { limit } : {}),
+      events,
+      ...(handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
+      ...(sinceMs !== undefined ? { sinceMs } : {}),
+      ...(limit !== undefined ? { limit } : {}),
     });
 
     let target: ReplayTarget;
@@ -142,20 +175,39 @@ export const replayCommand: Command = {
     if (values.inline) {
       const level = io.env['LOG_LEVEL'] ? config.logLevel : 'warn';
       const log = createLogger({ level, destination: io.stderr });
-      const api = config.workspaceApiUrl && config.workspaceApiToken
-        ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst } : undefined;
-      if (!api && !values.json) io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
+      const api =
+        config.workspaceApiUrl && config.workspaceApiToken
+          ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst }
+          : undefined;
+      if (!api && !values.json)
+        io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
       target = inlineTarget({
-        handlers, api, env: io.env, log, signal: io.stopSignal, reuseKeys: Boolean(values['reuse-keys']),
-        dryRun, onDryWrite: (w) => dryWrites.push(w), input,
+        handlers,
+        api,
+        env: io.env,
+        log,
+        signal: io.stopSignal,
+        reuseKeys: Boolean(values['reuse-keys']),
+        dryRun,
+        onDryWrite: (w) => dryWrites.push(w),
+        input,
       });
     } else {
-      ({ target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency }, io));
+      ({ target, close } = await deliveryTarget(
+        config,
+        { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency },
+        io,
+      ));
     }
 
     const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);
     try {
-      const summary = await runReplay(items, target, { concurrency, newIds: Boolean(values['new-ids']), signal: io.stopSignal, ...(reporter ? { reporter } : {}) });
+      const summary = await runReplay(items, target, {
+        concurrency,
+        newIds: Boolean(values['new-ids']),
+        signal: io.stopSignal,
+        ...(reporter ? { reporter } : {}),
+      });
       if (values.json) {
         const writes = dryWrites.map((w) => ({ ...w, body: printableBody(w.body), dry: true }));
         io.stdout.write(`${JSON.stringify(dryRun ? { ...summary, dryRun: true, writes } : summary)}\n`);

@@ -19,7 +19,13 @@ export async function runService(
 ): Promise<ExitCode> {
   let service;
   try {
-    service = await startService({ config, log, receiver: roles.receiver, ...(roles.worker ? { worker: roles.worker } : {}), ...(roles.command ? { command: roles.command } : {}) });
+    service = await startService({
+      config,
+      log,
+      receiver: roles.receiver,
+      ...(roles.worker ? { worker: roles.worker } : {}),
+      ...(roles.command ? { command: roles.command } : {}),
+    });
   } catch (err) {
     if (err instanceof RedisServerMissingError || err instanceof StateDirBusyError) {
       io.stderr.write(`switchyard: ${err.message}\n`);
@@ -29,8 +35,10 @@ export async function runService(
     return EXIT.failed;
   }
   // Commands that own the state directory tell the project's other terminals where they receive (send, replay).
-  const forget = service.receiver && (roles.command === 'dev' || roles.command === 'start')
-    ? recordReceiver(config, io.cwd, roles.command, service.receiver.http.url) : () => undefined;
+  const forget =
+    service.receiver && (roles.command === 'dev' || roles.command === 'start')
+      ? recordReceiver(config, io.cwd, roles.command, service.receiver.http.url)
+      : () => undefined;
   const stopped = new Promise<void>((res) => {
     if (io.stopSignal.aborted) return res();
     io.stopSignal.addEventListener('abort', () => res(), { once: true });

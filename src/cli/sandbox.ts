@@ -64,8 +64,14 @@ export const sandboxCommand: Command = {
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
-      port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'webhook-url': { type: 'string' },
-      secret: { type: 'string' }, burst: { type: 'string' }, seed: { type: 'string' }, 'require-tls': { type: 'boolean' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      'webhook-url': { type: 'string' },
+      secret: { type: 'string' },
+      burst: { type: 'string' },
+      seed: { type: 'string' },
+      'require-tls': { type: 'boolean' },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -83,8 +89,11 @@ export const sandboxCommand: Command = {
     if (token !== undefined && !/^\S+$/.test(token)) throw new UsageError('--token: must be a non-empty string without spaces');
     const seedFile = str(values, 'seed');
     const options: SandboxOptions = {
-      burst, ...(token ? { token } : {}), ...(webhookUrl ? { webhookUrl, secret: secret! } : {}),
-      ...(seedFile ? { seed: await loadSeed(io.cwd, seedFile) } : {}), ...(values['require-tls'] ? { requireTls: true } : {}),
+      burst,
+      ...(token ? { token } : {}),
+      ...(webhookUrl ? { webhookUrl, secret: secret! } : {}),
+      ...(seedFile ? { seed: await loadSeed(io.cwd, seedFile) } : {}),
+      ...(values['require-tls'] ? { requireTls: true } : {}),
     };
 
     const sandbox = createSandbox(options);
@@ -95,7 +104,9 @@ export const sandboxCommand: Command = {
       io.stderr.write(`sandbox: cannot listen on port ${port}: ${err instanceof Error ? err.message : String(err)}\n`);
       return EXIT.failed;
     }
-    const out = (line = ''): void => { io.stdout.write(`${line}\n`); };
+    const out = (line = ''): void => {
+      io.stdout.write(`${line}\n`);
+    };
     out(`Sandbox listening on ${running.url}`);
     out(`Base URL: ${running.baseUrl}`);
     out(webhookUrl ? `Events: signed POSTs to ${webhookUrl}` : 'Events: recorded only (no --webhook-url); see /_sandbox/events');

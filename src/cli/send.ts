@@ -36,10 +36,19 @@ export const sendCommand: Command = {
   summary: 'build, sign and send a delivery for any event (defaults from the fixtures)',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      set: { type: 'string', multiple: true }, data: { type: 'string' }, to: { type: 'string' }, secret: { type: 'string' },
-      direct: { type: 'boolean' }, print: { type: 'boolean' }, force: { type: 'boolean' },
-    }, true);
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      {
+        set: { type: 'string', multiple: true },
+        data: { type: 'string' },
+        to: { type: 'string' },
+        secret: { type: 'string' },
+        direct: { type: 'boolean' },
+        print: { type: 'boolean' },
+        force: { type: 'boolean' },
+      },
+      true,
+    );
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
@@ -63,17 +72,26 @@ export const sendCommand: Command = {
     }
     if (!built.validation.ok && !values.force) {
       const issues = built.validation.issues?.length ? `\n  ${built.validation.issues.join('\n  ')}` : '';
-      throw new UsageError(`the delivery would be invalid: ${built.validation.message}${issues}\n(--force sends it anyway, e.g. to see it dead-lettered)`);
+      throw new UsageError(
+        `the delivery would be invalid: ${built.validation.message}${issues}\n(--force sends it anyway, e.g. to see it dead-lettered)`,
+      );
     }
     const config = cliConfig(io);
     if (values.print) {
-      io.stdout.write(`${config.signatureHeader}: ${sign(signingSecret(str(values, 'secret'), config, io), built.bytes)}\n${built.bytes.toString('utf8')}\n`);
+      const signature = sign(signingSecret(str(values, 'secret'), config, io), built.bytes);
+      io.stdout.write(`${config.signatureHeader}: ${signature}\n${built.bytes.toString('utf8')}\n`);
       return EXIT.ok;
     }
-    const { target, close } = await deliveryTarget(config, { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') }, io);
+    const { target, close } = await deliveryTarget(
+      config,
+      { direct: Boolean(values.direct), to: str(values, 'to'), secret: str(values, 'secret') },
+      io,
+    );
     try {
       const o = await target({ source: 'send', bytes: built.bytes, headers: {}, receivedAt: undefined });
-      io.stdout.write(`${o.kind} ${built.name} ${printable(o.key)}${o.status ? ` (HTTP ${o.status})` : ''}${o.detail ? `: ${printable(o.detail)}` : ''}\n`);
+      const status = o.status ? ` (HTTP ${o.status})` : '';
+      const detail = o.detail ? `: ${printable(o.detail)}` : '';
+      io.stdout.write(`${o.kind} ${built.name} ${printable(o.key)}${status}${detail}\n`);
       return o.kind === 'accepted' || o.kind === 'duplicate' ? EXIT.ok : EXIT.failed;
     } finally {
       await close();

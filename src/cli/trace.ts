@@ -60,20 +60,31 @@ export const traceCommand: Command = {
       const trace = await readTrace(redis, prefix, ref);
       if (!trace) {
         if (!config.history.enabled) {
-          io.stderr.write(`trace: nothing recorded for "${printable(ref)}": delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ` +
-            'Set HISTORY=on (the default) on the workers to record deliveries and schedule runs from then on\n');
+          io.stderr.write(
+            `trace: nothing recorded for "${printable(ref)}": ` +
+              'delivery history is off (HISTORY=off); workers with HISTORY=off record nothing. ' +
+              'Set HISTORY=on (the default) on the workers to record deliveries and schedule runs from then on\n',
+          );
           return EXIT.failed;
         }
         const scheduled = parseScheduleRef(ref);
         // Not run or not fanned out yet (history starts then): say so when its job is waiting.
-        const waiting = scheduled ? await scheduledOnly(redis, prefix, scheduled) : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
+        const waiting = scheduled
+          ? await scheduledOnly(redis, prefix, scheduled)
+          : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
         if (waiting && !waiting.ran) {
-          io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : scheduled
-            ? `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\nqueued   (schedules job ${waiting.state}; its history starts when it runs)\n`
-            : `delivery ${printable(waiting.key)}  ${printable(waiting.event ?? '')}\nreceived ${printable(waiting.receivedAt)}\nqueued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`);
+          const scheduleRun =
+            `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\n` +
+            `queued   (schedules job ${waiting.state}; its history starts when it runs)\n`;
+          const delivery =
+            `delivery ${printable(waiting.key)}  ${printable(waiting.event ?? '')}\nreceived ${printable(waiting.receivedAt)}\n` +
+            `queued   ${waiting.queuedAt} (events job ${waiting.state}; its history starts at fan-out)\n`;
+          io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : scheduled ? scheduleRun : delivery);
           return EXIT.ok;
         }
-        io.stderr.write(`trace: nothing recorded for "${printable(ref)}": ${printable(await whyNothing(redis, config, ref, scheduled, waiting))}\n`);
+        io.stderr.write(
+          `trace: nothing recorded for "${printable(ref)}": ${printable(await whyNothing(redis, config, ref, scheduled, waiting))}\n`,
+        );
         return EXIT.failed;
       }
       io.stdout.write(values.json ? `${JSON.stringify(trace, null, 2)}\n` : formatTrace(trace));
@@ -83,7 +94,14 @@ export const traceCommand: Command = {
 };
 
 /** A job found for a reference with no history; `ran`: it finished (completed or failed) without any being recorded. */
-interface Waiting { key: string; event: string | null; receivedAt: string; queuedAt: string; state: string; ran: boolean }
+interface Waiting {
+  key: string;
+  event: string | null;
+  receivedAt: string;
+  queuedAt: string;
+  state: string;
+  ran: boolean;
+}
 
 const FINISHED = ['completed', 'failed'];
 
@@ -95,7 +113,14 @@ async function queuedOnly(redis: RedisClient, prefix: string, key: string): Prom
     if (!job) return null;
     const data = job.data as { name?: string | null; receivedAt?: string };
     const state = await job.getState();
-    return { key, event: data.name ?? null, receivedAt: data.receivedAt ?? '?', queuedAt: new Date(job.timestamp).toISOString(), state, ran: FINISHED.includes(state) };
+    return {
+      key,
+      event: data.name ?? null,
+      receivedAt: data.receivedAt ?? '?',
+      queuedAt: new Date(job.timestamp).toISOString(),
+      state,
+      ran: FINISHED.includes(state),
+    };
   } finally {
     await events.close();
   }
@@ -109,7 +134,14 @@ async function scheduledOnly(redis: RedisClient, prefix: string, ref: { id: stri
     if (!job) return null;
     const state = await job.getState();
     const tick = new Date(ref.tickMs).toISOString();
-    return { key: scheduleKey(ref.id, ref.tickMs), event: 'schedule', receivedAt: tick, queuedAt: new Date(job.timestamp).toISOString(), state, ran: FINISHED.includes(state) };
+    return {
+      key: scheduleKey(ref.id, ref.tickMs),
+      event: 'schedule',
+      receivedAt: tick,
+      queuedAt: new Date(job.timestamp).toISOString(),
+      state,
+      ran: FINISHED.includes(state),
+    };
   } finally {
     await schedules.close();
   }
@@ -120,29 +152,63 @@ async function scheduledOnly(redis: RedisClient, prefix: string, ref: { id: stri
  * dedupe marker, which holds its receipt time, from the history's index, or from a schedule run's tick),
  * received or run but not recorded (HISTORY was off on the workers then), or unknown.
  */
-async function whyNothing(redis: RedisClient, config: Config, ref: string, scheduled: { id: string; tickMs: number } | null, job: Waiting | null, now = Date.now()): Promise<string> {
+async function whyNothing(
+  redis: RedisClient,
+  config: Config,
+  ref: string,
+  scheduled: { id: string; tickMs: number } | null,
+  job: Waiting | null,
+  now = Date.now(),
+): Promise<string> {
   const ttl = config.history.ttlMs;
-  const expired = (what: string, at: number) => `${what} ${new Date(at).toISOString()}, longer ago than HISTORY_TTL (${formatDuration(ttl)}), so its history has expired`;
+  const expired = (what: string, at: number) =>
+    `${what} ${new Date(at).toISOString()}, longer ago than HISTORY_TTL (${formatDuration(ttl)}), so its history has expired`;
   if (scheduled) {
     if (scheduled.tickMs < now - ttl) return expired(`the run of schedule "${scheduled.id}" was for tick`, scheduled.tickMs);
     if (job) return `its schedules job is ${job.state}, but no history was recorded: HISTORY was off on the worker that ran it`;
-    return `no run of schedule "${scheduled.id}" for tick ${new Date(scheduled.tickMs).toISOString()} is known ` +
-      '(not one of its ticks, or run while HISTORY was off and its job since removed; `switchyard deliveries --event schedule` lists the runs kept)';
+    return (
+      `no run of schedule "${scheduled.id}" for tick ${new Date(scheduled.tickMs).toISOString()} is known ` +
+      '(not one of its ticks, or run while HISTORY was off and its job since removed; ' +
+      '`switchyard deliveries --event schedule` lists the runs kept)'
+    );
   }
   const key = parseJobId(ref)?.key ?? ref;
   const prefix = config.queuePrefix;
-  const [receivedAt, indexed] = await Promise.all([redis.get(ingestKeys(prefix).dedupe(key)), redis.zscore(historyKeys(prefix).index, key)]);
+  const [receivedAt, indexed] = await Promise.all([
+    redis.get(ingestKeys(prefix).dedupe(key)),
+    redis.zscore(historyKeys(prefix).index, key),
+  ]);
   const at = receivedAt !== null ? Date.parse(receivedAt) : indexed !== null ? Number(indexed) : Number.NaN;
   if (Number.isFinite(at) && (indexed !== null || at < now - ttl)) return expired('it was received', at);
   if (Number.isFinite(at) || job) {
-    return `it was received${Number.isFinite(at) ? ` ${new Date(at).toISOString()} (within HISTORY_TTL, ${formatDuration(ttl)})` : ''}, but no history was recorded: ` +
-      'HISTORY was off on the workers when it was fanned out' + (job ? '' : ', or it is still in the inbox waiting for the pump');
+    const when = Number.isFinite(at) ? ` ${new Date(at).toISOString()} (within HISTORY_TTL, ${formatDuration(ttl)})` : '';
+    return (
+      `it was received${when}, but no history was recorded: ` +
+      'HISTORY was off on the workers when it was fanned out' +
+      (job ? '' : ', or it is still in the inbox waiting for the pump')
+    );
   }
-  return `no delivery with this key or job id is known (none received within DEDUPE_TTL, ${formatDuration(config.dedupeTtlMs)}; ` +
-    'an older one\'s history has expired too; `switchyard deliveries` lists what is kept)';
+  return (
+    `no delivery with this key or job id is known (none received within DEDUPE_TTL, ${formatDuration(config.dedupeTtlMs)}; ` +
+    "an older one's history has expired too; `switchyard deliveries` lists what is kept)"
+  );
 }
 
-const OUTCOMES = ['completed', 'skipped', 'retry', 'delay', 'dead', 'pause', 'wait', 'cancelled', 'error', 'pending', 'invalid', 'no_handlers', ...PENDING_STATES];
+const OUTCOMES = [
+  'completed',
+  'skipped',
+  'retry',
+  'delay',
+  'dead',
+  'pause',
+  'wait',
+  'cancelled',
+  'error',
+  'pending',
+  'invalid',
+  'no_handlers',
+  ...PENDING_STATES,
+];
 
 const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--json]
 
@@ -176,8 +242,14 @@ export const deliveriesCommand: Command = {
   help: DELIVERIES_HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
-      event: { type: 'string' }, conversation: { type: 'string' }, contact: { type: 'string' }, handler: { type: 'string' },
-      outcome: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' },
+      event: { type: 'string' },
+      conversation: { type: 'string' },
+      contact: { type: 'string' },
+      handler: { type: 'string' },
+      outcome: { type: 'string' },
+      since: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
     });
     if (values.help) {
       io.stdout.write(DELIVERIES_HELP);
@@ -210,9 +282,11 @@ export const deliveriesCommand: Command = {
       else {
         io.stdout.write(formatDeliveries(r.deliveries));
         if (r.more) {
-          io.stdout.write(r.deliveries.length >= (f.limit ?? 50)
-            ? `(the newest ${r.deliveries.length} shown; --limit for more)\n`
-            : `(stopped after reading ${r.scanned} deliveries; narrow with --since for older ones)\n`);
+          io.stdout.write(
+            r.deliveries.length >= (f.limit ?? 50)
+              ? `(the newest ${r.deliveries.length} shown; --limit for more)\n`
+              : `(stopped after reading ${r.scanned} deliveries; narrow with --since for older ones)\n`,
+          );
         }
       }
       return EXIT.ok;

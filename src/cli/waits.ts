@@ -38,10 +38,18 @@ export interface WaitRow extends ParkedRun {
 }
 
 /** The parked runs that pass the filters, soonest due first. */
-export function selectWaits(runs: readonly ParkedRun[], now: number, f: { handler?: string; kind?: ParkedRun['kind']; dueWithinMs?: number }): WaitRow[] {
+export function selectWaits(
+  runs: readonly ParkedRun[],
+  now: number,
+  f: { handler?: string; kind?: ParkedRun['kind']; dueWithinMs?: number },
+): WaitRow[] {
   return runs
-    .filter((r) => (f.handler === undefined || r.handler === f.handler) && (f.kind === undefined || r.kind === f.kind)
-      && (f.dueWithinMs === undefined || r.dueAt - now <= f.dueWithinMs))
+    .filter(
+      (r) =>
+        (f.handler === undefined || r.handler === f.handler) &&
+        (f.kind === undefined || r.kind === f.kind) &&
+        (f.dueWithinMs === undefined || r.dueAt - now <= f.dueWithinMs),
+    )
     .map((r) => ({ ...r, due: new Date(r.dueAt).toISOString(), dueInMs: r.dueAt - now }));
 }
 
@@ -53,10 +61,19 @@ function when(ms: number): string {
 export function formatWaits(rows: readonly WaitRow[], total: number): string {
   if (total === 0) return 'No run is sleeping or waiting.\n';
   if (rows.length === 0) return `No parked run matches (${total} parked in all).\n`;
-  const table = [['DUE', 'HANDLER', 'KIND', 'NAME', 'WAITING FOR', 'DELIVERY'], ...rows.map((r) => [
-    `${r.due} (${when(r.dueInMs)})`, r.handler, r.kind === 'sleep' ? 'sleep' : 'wait', r.name,
-    r.kind === 'sleep' ? '-' : `${r.event ?? '?'} ${r.key ?? ''}`.trim(), r.deliveryKey,
-  ].map(printable))];
+  const table = [
+    ['DUE', 'HANDLER', 'KIND', 'NAME', 'WAITING FOR', 'DELIVERY'],
+    ...rows.map((r) =>
+      [
+        `${r.due} (${when(r.dueInMs)})`,
+        r.handler,
+        r.kind === 'sleep' ? 'sleep' : 'wait',
+        r.name,
+        r.kind === 'sleep' ? '-' : `${r.event ?? '?'} ${r.key ?? ''}`.trim(),
+        r.deliveryKey,
+      ].map(printable),
+    ),
+  ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   const lines = table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
   return `${lines.join('\n')}\n${rows.length < total ? `(${rows.length} of ${total} parked runs shown)\n` : ''}`;
@@ -68,7 +85,11 @@ export const waitsCommand: Command = {
   help: WAITS_HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
-      handler: { type: 'string' }, kind: { type: 'string' }, 'due-within': { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' },
+      handler: { type: 'string' },
+      kind: { type: 'string' },
+      'due-within': { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
     });
     if (values.help) {
       io.stdout.write(WAITS_HELP);
@@ -89,7 +110,8 @@ export const waitsCommand: Command = {
       const now = Date.now();
       const all = await new RunRecords(redis, prefix).parked();
       const rows = selectWaits(all, now, {
-        ...(handler === undefined ? {} : { handler }), ...(kindFlag === undefined ? {} : { kind: KINDS[kindFlag as keyof typeof KINDS] }),
+        ...(handler === undefined ? {} : { handler }),
+        ...(kindFlag === undefined ? {} : { kind: KINDS[kindFlag as keyof typeof KINDS] }),
         ...(dueWithinMs === undefined ? {} : { dueWithinMs }),
       });
       if (values.json) {

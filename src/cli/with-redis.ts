@@ -3,10 +3,16 @@ import type { RedisClient } from '../redis/connection.js';
 import type { CliIo } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
 
-const NEEDS_REDIS = 'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, or a running `npm run dev` / `switchyard start` with its managed Redis';
+const NEEDS_REDIS =
+  'needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, ' +
+  'or a running `npm run dev` / `switchyard start` with its managed Redis';
 
 /** Runs `fn` with a connection to the Redis of the receiver and workers (REDIS_URL, QUEUE_PREFIX, or a running dev's managed Redis). */
-export async function withRedis<T>(io: CliIo, what: string, fn: (redis: RedisClient, prefix: string, config: Config) => Promise<T>): Promise<T> {
+export async function withRedis<T>(
+  io: CliIo,
+  what: string,
+  fn: (redis: RedisClient, prefix: string, config: Config) => Promise<T>,
+): Promise<T> {
   const config = cliConfig(io);
   const redis = await cliRedis(config, `${what} ${NEEDS_REDIS}`, io.cwd);
   try {
@@ -15,4 +21,3 @@ export async function withRedis<T>(io: CliIo, what: string, fn: (redis: RedisCli
     redis.disconnect();
   }
 }
-

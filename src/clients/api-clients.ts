@@ -82,21 +82,37 @@ export type ApiClients = (call?: ApiCall) => ApiClient;
 export function apiClients(opts: ApiClientsOptions): ApiClients {
   const { baseUrl, token, burst, shared } = opts;
   const limiter: RateLimiter | undefined = shared
-    ? createRedisRateLimiter({ redis: shared.redis, token, burst, prefix: `${shared.prefix}:api-rate:`, inflightMs: API_TIMEOUT_MS, ...(opts.pace ? { paceBelowHigh: true } : {}) })
+    ? createRedisRateLimiter({
+        redis: shared.redis,
+        token,
+        burst,
+        prefix: `${shared.prefix}:api-rate:`,
+        inflightMs: API_TIMEOUT_MS,
+        ...(opts.pace ? { paceBelowHigh: true } : {}),
+      })
     : undefined;
   const catchUp = new Map<LimiterPriority, RateLimiter>();
   const catchUpAt = (p: LimiterPriority): RateLimiter => {
     let l = catchUp.get(p);
-    if (!l && shared && limiter) catchUp.set(p, l = catchUpLimiter({ redis: shared.redis, token, prefix: shared.prefix, burst: shared.catchUpBurst }, limiter, p));
+    if (!l && shared && limiter)
+      catchUp.set(p, (l = catchUpLimiter({ redis: shared.redis, token, prefix: shared.prefix, burst: shared.catchUpBurst }, limiter, p)));
     return l ?? (limiter as RateLimiter);
   };
   const cache = opts.readCache ? new ReadCache() : undefined;
   return (call = {}) => {
     const observers = [opts.onCall, call.onCall].filter((f): f is (e: CallEvent) => void => f !== undefined);
-    const onCall = observers.length > 1 ? (e: CallEvent) => { for (const f of observers) f(e); } : observers[0];
+    const onCall =
+      observers.length > 1
+        ? (e: CallEvent) => {
+            for (const f of observers) f(e);
+          }
+        : observers[0];
     const rateLimiter = limiter && call.budget === 'catch-up' ? catchUpAt(call.budgetPriority ?? 'low') : limiter;
     const client = createApiClient({
-      baseUrl, token, burst, timeoutMs: API_TIMEOUT_MS,
+      baseUrl,
+      token,
+      burst,
+      timeoutMs: API_TIMEOUT_MS,
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(call.priority ? { priority: call.priority } : {}),
       ...(call.keys ? { idempotencyKey: call.keys } : {}),

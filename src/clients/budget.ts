@@ -26,7 +26,13 @@ export function budgetedLimiter(shared: RateLimiter, budget: RateLimiter, budget
       const b = await budget.acquire(signal, budgetPriority);
       try {
         const s = await shared.acquire(signal, priority);
-        return { waitedMs: b.waitedMs + s.waitedMs, acquiredAtMs: s.acquiredAtMs, done: async () => { await Promise.all([s.done(), b.done()]); } };
+        return {
+          waitedMs: b.waitedMs + s.waitedMs,
+          acquiredAtMs: s.acquiredAtMs,
+          done: async () => {
+            await Promise.all([s.done(), b.done()]);
+          },
+        };
       } catch (err) {
         await b.done();
         throw err;
@@ -53,8 +59,16 @@ export function reconcileBurst(config: Pick<Config, 'workspaceApiBurst' | 'recon
  * for it to slide).
  */
 export function catchUpLimiter(
-  own: { redis: RedisClient; token: string; prefix: string; burst: number }, shared: RateLimiter, budgetPriority: LimiterPriority = 'low',
+  own: { redis: RedisClient; token: string; prefix: string; burst: number },
+  shared: RateLimiter,
+  budgetPriority: LimiterPriority = 'low',
 ): RateLimiter {
-  const window = createRedisRateLimiter({ redis: own.redis, token: own.token, burst: own.burst, prefix: `${own.prefix}:reconcile-rate:`, inflightMs: TIMEOUT_MS });
+  const window = createRedisRateLimiter({
+    redis: own.redis,
+    token: own.token,
+    burst: own.burst,
+    prefix: `${own.prefix}:reconcile-rate:`,
+    inflightMs: TIMEOUT_MS,
+  });
   return budgetedLimiter(shared, window, budgetPriority);
 }

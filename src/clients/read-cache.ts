@@ -2,8 +2,15 @@ import type { ApiClient } from '../api/client.js';
 
 /** Reads worth sharing between handlers of one delivery (records fetched by id). */
 const CACHED_READS = new Set([
-  'me', 'contacts.get', 'contacts.labels.list', 'conversations.get', 'conversations.closingNotes',
-  'messages.get', 'deals.get', 'orders.get', 'products.get',
+  'me',
+  'contacts.get',
+  'contacts.labels.list',
+  'conversations.get',
+  'conversations.closingNotes',
+  'messages.get',
+  'deals.get',
+  'orders.get',
+  'products.get',
 ]);
 /** Reads that are not cached but must not invalidate the cache either. */
 const PLAIN_READS = /(^|\.)(list|search|pages)$/;
@@ -22,7 +29,11 @@ export class ReadCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly ttlMs = 5_000, private readonly now: () => number = Date.now, private readonly maxEntries = 1_000) {}
+  constructor(
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+    private readonly maxEntries = 1_000,
+  ) {}
 
   /** Drops expired entries; if still full, the oldest (Map keeps insertion order). Bounds memory in read-mostly workers. */
   private evict(): void {
@@ -54,7 +65,9 @@ export class ReadCache {
     const entry = { at: this.now(), value: value as Promise<unknown> };
     if (this.entries.size >= this.maxEntries) this.evict();
     this.entries.set(key, entry);
-    value.catch(() => { if (this.entries.get(key) === entry) this.entries.delete(key); });
+    value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
     return value;
   }
 
@@ -70,12 +83,18 @@ export class ReadCache {
             out[name] = (...args: unknown[]) => {
               const shared = this.read(`${op}\u0000${JSON.stringify(args)}`, () => fn.apply(obj, args));
               // Keep the ApiPromise shape: `.withResponse()` still works on a fresh call.
-              return Object.assign(shared.then((v) => v), { withResponse: () => fn.apply(obj, args).withResponse?.() });
+              return Object.assign(
+                shared.then((v) => v),
+                { withResponse: () => fn.apply(obj, args).withResponse?.() },
+              );
             };
           } else if (PLAIN_READS.test(op)) {
             out[name] = fn.bind(obj);
           } else {
-            out[name] = (...args: unknown[]) => { this.clear(); return fn.apply(obj, args); };
+            out[name] = (...args: unknown[]) => {
+              this.clear();
+              return fn.apply(obj, args);
+            };
           }
         } else if (value && typeof value === 'object' && !Array.isArray(value) && name !== 'rateLimiter') {
           out[name] = wrapObject(value as Record<string, unknown>, op);

@@ -57,17 +57,19 @@ export interface Config {
    * Scheduled reconcile (src/reconcile): every `everyMs` (undefined: off), over the last `windowMs`; `budget`: share of the API burst;
    * `snapshotEveryMs`: how often workers refresh the snapshot of event fields (SNAPSHOT_EVERY; undefined: off).
    */
-  readonly reconcile: { readonly everyMs: number | undefined; readonly windowMs: number; readonly budget: number; readonly snapshotEveryMs?: number | undefined };
+  readonly reconcile: {
+    readonly everyMs: number | undefined;
+    readonly windowMs: number;
+    readonly budget: number;
+    readonly snapshotEveryMs?: number | undefined;
+  };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
 export class ConfigError extends Error {
   readonly code = 'config_invalid';
   constructor(readonly problems: readonly { variable: string; problem: string }[]) {
-    super(
-      'Invalid configuration:\n' +
-        problems.map((p) => `  - ${p.variable}: ${p.problem}`).join('\n'),
-    );
+    super('Invalid configuration:\n' + problems.map((p) => `  - ${p.variable}: ${p.problem}`).join('\n'));
     this.name = 'ConfigError';
   }
 }
@@ -134,7 +136,10 @@ const size = (def: string) =>
     .transform((v, ctx) => {
       const bytes = parseSize(v && v.trim() !== '' ? v : def);
       if (bytes === null || bytes <= 0) {
-        ctx.addIssue({ code: 'custom', message: `expected a size in bytes or with a unit such as 512kb, 1mb, 1gb (default ${def}), got "${v}"` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected a size in bytes or with a unit such as 512kb, 1mb, 1gb (default ${def}), got "${v}"`,
+        });
         return z.NEVER;
       }
       return bytes;
@@ -159,7 +164,10 @@ const url = (protocols: readonly string[]) =>
     if (multi) {
       const hosts = (multi[2] as string).split(',');
       if (protocols.includes(multi[1] as string) && hosts.every((h) => /^[^:\s]+(:\d+)?$/.test(h))) return;
-      ctx.addIssue({ code: 'custom', message: 'expected host:port pairs separated by commas, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7001' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected host:port pairs separated by commas, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7001',
+      });
       return;
     }
     let parsed: URL;
@@ -194,18 +202,35 @@ const checked = (def: string, ok: (v: string) => boolean, expected: string, map:
   });
 
 const csv = optionalText.transform((v) =>
-  v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+  v === undefined
+    ? []
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
 );
 
 const schema = z.object({
   PORT: int('PORT', 3000, 0, 65535),
-  HOST: checked('0.0.0.0', (v) => /^(\[?[0-9A-Fa-f:.]+(%\w+)?\]?|[A-Za-z0-9.-]+)$/.test(v),
-    'expected an address to bind such as 127.0.0.1 (loopback only), 0.0.0.0 (every interface) or ::, without a scheme or port'),
+  HOST: checked(
+    '0.0.0.0',
+    (v) => /^(\[?[0-9A-Fa-f:.]+(%\w+)?\]?|[A-Za-z0-9.-]+)$/.test(v),
+    'expected an address to bind such as 127.0.0.1 (loopback only), 0.0.0.0 (every interface) or ::, without a scheme or port',
+  ),
   WEBHOOK_PATH: checked('/webhooks', (v) => v.startsWith('/'), 'expected a path starting with "/", e.g. /webhooks'),
   WEBHOOK_SECRETS: csv,
-  SIGNATURE_HEADER: checked(SIGNATURE_HEADER, (v) => /^[A-Za-z0-9-]+$/.test(v), `expected an HTTP header name such as ${SIGNATURE_HEADER}`, (v) => v.toLowerCase()),
+  SIGNATURE_HEADER: checked(
+    SIGNATURE_HEADER,
+    (v) => /^[A-Za-z0-9-]+$/.test(v),
+    `expected an HTTP header name such as ${SIGNATURE_HEADER}`,
+    (v) => v.toLowerCase(),
+  ),
   REDIS_URL: url(['redis', 'rediss', 'redis+sentinel', 'sentinel', 'redis+cluster', 'rediss+cluster', 'valkey', 'valkeys']),
-  QUEUE_PREFIX: checked('switchyard', (v) => !/\s/.test(v), 'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster'),
+  QUEUE_PREFIX: checked(
+    'switchyard',
+    (v) => !/\s/.test(v),
+    'expected a prefix without spaces, e.g. switchyard or {switchyard} for Redis Cluster',
+  ),
   DEDUPE_TTL: duration('7d'),
   MAX_BODY_BYTES: size('1048576'),
   BODY_TIMEOUT: duration('10s'),
@@ -218,7 +243,11 @@ const schema = z.object({
   WORKSPACE_API_URL: url(['http', 'https']),
   WORKSPACE_API_TOKEN: optionalText,
   WORKSPACE_API_BURST: int('WORKSPACE_API_BURST', 30, 1, 10_000),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info', 'one of fatal, error, warn, info, debug, trace, silent'),
+  LOG_LEVEL: oneOf(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    'info',
+    'one of fatal, error, warn, info, debug, trace, silent',
+  ),
   ADMIN_USER: optionalText,
   ADMIN_PASSWORD: optionalText,
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 10, 1, 1000),
@@ -230,7 +259,8 @@ const schema = z.object({
   POLL_EVERY: duration('1m'),
   TASK_DUE_LOOKAHEAD: optionalText.transform((v, ctx) => {
     const ms = parseDuration(v ?? '0s');
-    if (ms === null || ms < 0) ctx.addIssue({ code: 'custom', message: `expected a duration such as 0s, 15m or 1h (default 0s), got "${v}"` });
+    if (ms === null || ms < 0)
+      ctx.addIssue({ code: 'custom', message: `expected a duration such as 0s, 15m or 1h (default 0s), got "${v}"` });
     return ms ?? 0;
   }),
   HISTORY: oneOf(['on', 'off', 'true', 'false'] as const, 'on', 'on or off'),
@@ -247,7 +277,12 @@ const schema = z.object({
     }
     return ms;
   }),
-  RECONCILE_BUDGET: checked('0.2', (v) => Number(v) > 0 && Number(v) <= 1, 'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)', (v) => v).transform(Number),
+  RECONCILE_BUDGET: checked(
+    '0.2',
+    (v) => Number(v) > 0 && Number(v) <= 1,
+    'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)',
+    (v) => v,
+  ).transform(Number),
 });
 
 type Env = Record<string, string | undefined>;
@@ -259,9 +294,16 @@ function resolveFileSecrets(env: Env, problems: { variable: string; problem: str
     const file = env[`${name}_FILE`];
     if (!file || (env[name] ?? '').trim() !== '') continue;
     try {
-      out[name] = readFileSync(file, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join(',');
+      out[name] = readFileSync(file, 'utf8')
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(',');
     } catch (err) {
-      problems.push({ variable: `${name}_FILE`, problem: `cannot read "${file}" (${(err as NodeJS.ErrnoException).code ?? 'error'}); expected a readable file holding the value` });
+      problems.push({
+        variable: `${name}_FILE`,
+        problem: `cannot read "${file}" (${(err as NodeJS.ErrnoException).code ?? 'error'}); expected a readable file holding the value`,
+      });
     }
   }
   return out;
@@ -288,27 +330,34 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
       variable: 'WEBHOOK_SECRETS',
       problem:
         'required to verify deliveries and missing (an empty value counts as missing). Set it to the signing secret from the ' +
-        "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), or point WEBHOOK_SECRETS_FILE at a file holding it",
+        "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), " +
+        'or point WEBHOOK_SECRETS_FILE at a file holding it',
     });
   }
   const hasUser = (resolved['ADMIN_USER'] ?? '').trim() !== '';
   const hasPassword = (resolved['ADMIN_PASSWORD'] ?? '').trim() !== '';
   if (hasUser !== hasPassword) {
-    problems.push({ variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER', problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)' });
+    problems.push({
+      variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER',
+      problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)',
+    });
   }
   const apiUrlGiven = (resolved['WORKSPACE_API_URL'] ?? '').trim() !== '';
   const tokenGiven = (resolved['WORKSPACE_API_TOKEN'] ?? '').trim() !== '';
   if (options.requireApiToken && apiUrlGiven && !tokenGiven && !problems.some((p) => p.variable.startsWith('WORKSPACE_API_TOKEN'))) {
     problems.push({
       variable: 'WORKSPACE_API_TOKEN',
-      problem: 'required when WORKSPACE_API_URL is set, and missing: every handler run and schedule tick that calls the API would be dead-lettered. ' +
+      problem:
+        'required when WORKSPACE_API_URL is set, and missing: ' +
+        'every handler run and schedule tick that calls the API would be dead-lettered. ' +
         'Set it to a token of that workspace (or WORKSPACE_API_TOKEN_FILE to a file holding it), or unset WORKSPACE_API_URL',
     });
   }
   if (options.requireApiToken && apiUrlGiven && !problems.some((p) => p.variable === 'WORKSPACE_API_URL')) {
     const url = new URL((resolved['WORKSPACE_API_URL'] ?? '').trim());
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-      problems.push({ variable: 'WORKSPACE_API_URL', problem: `expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got http://${url.host}` });
+      const expected = 'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear)';
+      problems.push({ variable: 'WORKSPACE_API_URL', problem: `${expected}, got http://${url.host}` });
     }
   }
   const tracing = tracingSettings(resolved, problems);
@@ -346,6 +395,11 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     pollEveryMs: v.POLL_EVERY,
     taskDueLookaheadMs: v.TASK_DUE_LOOKAHEAD,
     history: Object.freeze({ enabled: v.HISTORY === 'on' || v.HISTORY === 'true', ttlMs: v.HISTORY_TTL, bodies: v.HISTORY_BODIES }),
-    reconcile: Object.freeze({ everyMs: v.RECONCILE_EVERY, windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000), budget: v.RECONCILE_BUDGET, snapshotEveryMs: v.SNAPSHOT_EVERY }),
+    reconcile: Object.freeze({
+      everyMs: v.RECONCILE_EVERY,
+      windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000),
+      budget: v.RECONCILE_BUDGET,
+      snapshotEveryMs: v.SNAPSHOT_EVERY,
+    }),
   });
 }

@@ -71,7 +71,8 @@ export function tracingSettings(env: Env, problems: Problems): TracingSettings |
       problem: `unsupported OTLP protocol "${protocol.value}"; accepted values: ${TRACING_PROTOCOLS.join(', ')} (grpc is not bundled)`,
     });
   }
-  const disabled = value(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true' || value(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none';
+  const disabled =
+    value(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true' || value(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none';
   const traces = value(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const general = value(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (disabled || (traces === undefined && general === undefined)) return undefined;
@@ -88,10 +89,18 @@ export function tracingSettings(env: Env, problems: Problems): TracingSettings |
   }
   const headerVar = pick(env, 'HEADERS');
   const headers = headerVar ? parseHeaders(headerVar.value) : {};
-  if (!headers) problems.push({ variable: headerVar?.variable ?? 'OTEL_EXPORTER_OTLP_HEADERS', problem: 'expected key=value pairs separated by commas (values URL-encoded)' });
+  if (!headers)
+    problems.push({
+      variable: headerVar?.variable ?? 'OTEL_EXPORTER_OTLP_HEADERS',
+      problem: 'expected key=value pairs separated by commas (values URL-encoded)',
+    });
   const timeoutVar = pick(env, 'TIMEOUT');
   const timeoutMs = timeoutVar ? Number(timeoutVar.value) : 10_000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) problems.push({ variable: timeoutVar?.variable ?? 'OTEL_EXPORTER_OTLP_TIMEOUT', problem: 'expected a positive whole number of milliseconds' });
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    problems.push({
+      variable: timeoutVar?.variable ?? 'OTEL_EXPORTER_OTLP_TIMEOUT',
+      problem: 'expected a positive whole number of milliseconds',
+    });
   return {
     url,
     protocol: (protocol?.value ?? 'http/protobuf') as TracingProtocol,

@@ -23,8 +23,21 @@ export async function checkRedis(config: Config, which: (bin: string) => string 
   if (!config.redisUrl) {
     const bin = which('redis-server');
     return bin
-      ? [{ name: 'redis', status: 'ok', detail: `REDIS_URL unset: a managed redis-server (${bin}) is started under ${config.stateDir}/redis with AOF and noeviction` }]
-      : [{ name: 'redis', status: 'fail', detail: 'REDIS_URL is unset and redis-server is not installed', fix: 'apt-get install -y redis-server, or set REDIS_URL' }];
+      ? [
+          {
+            name: 'redis',
+            status: 'ok',
+            detail: `REDIS_URL unset: a managed redis-server (${bin}) is started under ${config.stateDir}/redis with AOF and noeviction`,
+          },
+        ]
+      : [
+          {
+            name: 'redis',
+            status: 'fail',
+            detail: 'REDIS_URL is unset and redis-server is not installed',
+            fix: 'apt-get install -y redis-server, or set REDIS_URL',
+          },
+        ];
   }
   const redis = createRedisConnection(config.redisUrl, 'producer', 'switchyard-doctor');
   redis.on('error', () => undefined);
@@ -32,26 +45,45 @@ export async function checkRedis(config: Config, which: (bin: string) => string 
     await new Promise<void>((res, rej) => {
       if (redis.status === 'ready') return res();
       const t = setTimeout(() => rej(new Error('no answer within 3 s')), 3_000);
-      redis.once('ready', () => { clearTimeout(t); res(); });
+      redis.once('ready', () => {
+        clearTimeout(t);
+        res();
+      });
     });
     const info = await redis.info('server');
     const version = /redis_version:([\d.]+)/.exec(info)?.[1] ?? 'unknown';
     const major = Number(version.split('.')[0]);
-    const checks: Check[] = [{
-      name: 'redis', status: major >= 5 ? 'ok' : 'fail', detail: `reachable, version ${version}`,
-      ...(major >= 5 ? {} : { fix: 'BullMQ needs Redis 5 or later' }),
-    }];
+    const checks: Check[] = [
+      {
+        name: 'redis',
+        status: major >= 5 ? 'ok' : 'fail',
+        detail: `reachable, version ${version}`,
+        ...(major >= 5 ? {} : { fix: 'BullMQ needs Redis 5 or later' }),
+      },
+    ];
     for (const w of await redisWarnings(redis)) checks.push({ name: 'redis settings', status: 'warn', detail: w });
     return checks;
   } catch (err) {
-    return [{ name: 'redis', status: 'fail', detail: `cannot reach REDIS_URL: ${(err as Error).message}`, fix: 'check REDIS_URL, network and credentials' }];
+    return [
+      {
+        name: 'redis',
+        status: 'fail',
+        detail: `cannot reach REDIS_URL: ${(err as Error).message}`,
+        fix: 'check REDIS_URL, network and credentials',
+      },
+    ];
   } finally {
     await closeRedis(redis);
   }
 }
 
 /** A handler or a schedule, as the doctor names it (`handler <id>`, `schedule <id>`). */
-type Unit = { readonly what: 'handler' | 'schedule'; readonly id: string; readonly abilities: readonly string[]; readonly settings: Handler['settings'] };
+type Unit = {
+  readonly what: 'handler' | 'schedule';
+  readonly id: string;
+  readonly abilities: readonly string[];
+  readonly settings: Handler['settings'];
+};
 
 const units = (handlers: readonly Handler[], schedules: readonly Schedule[]): Unit[] => [
   ...handlers.map((h): Unit => ({ what: 'handler', id: h.id, abilities: h.abilities, settings: h.settings })),
@@ -59,13 +91,22 @@ const units = (handlers: readonly Handler[], schedules: readonly Schedule[]): Un
 ];
 
 /** API token: `GET /me` answers, and its abilities cover what the loaded handlers and schedules declare. */
-export async function checkApi(config: Config, handlers: readonly Handler[], api: ApiClient | undefined, schedules: readonly Schedule[] = []): Promise<Check[]> {
+export async function checkApi(
+  config: Config,
+  handlers: readonly Handler[],
+  api: ApiClient | undefined,
+  schedules: readonly Schedule[] = [],
+): Promise<Check[]> {
   if (!api) {
     const calls = handlers.length + schedules.length > 0;
-    return [{
-      name: 'api', status: calls ? 'fail' : 'warn', detail: 'WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not both set',
-      fix: 'set WORKSPACE_API_URL (…/api/v1) and WORKSPACE_API_TOKEN (or WORKSPACE_API_TOKEN_FILE)',
-    }];
+    return [
+      {
+        name: 'api',
+        status: calls ? 'fail' : 'warn',
+        detail: 'WORKSPACE_API_URL and WORKSPACE_API_TOKEN are not both set',
+        fix: 'set WORKSPACE_API_URL (…/api/v1) and WORKSPACE_API_TOKEN (or WORKSPACE_API_TOKEN_FILE)',
+      },
+    ];
   }
   let abilities: readonly string[];
   try {
@@ -73,14 +114,33 @@ export async function checkApi(config: Config, handlers: readonly Handler[], api
     abilities = me.abilities;
   } catch (err) {
     const code = err instanceof ApiError ? err.code : 'network_error';
-    return [{ name: 'api', status: 'fail', detail: `GET /me failed (${code}): ${(err as Error).message}`, fix: code === 'token_expired' || code === 'unauthorized' ? 'create a new token in the workspace developer settings' : 'check WORKSPACE_API_URL and the network' }];
+    return [
+      {
+        name: 'api',
+        status: 'fail',
+        detail: `GET /me failed (${code}): ${(err as Error).message}`,
+        fix:
+          code === 'token_expired' || code === 'unauthorized'
+            ? 'create a new token in the workspace developer settings'
+            : 'check WORKSPACE_API_URL and the network',
+      },
+    ];
   }
-  const checks: Check[] = [{ name: 'api', status: 'ok', detail: `token accepted (${config.workspaceApiUrl}); abilities: ${abilities.join(', ') || 'none'}` }];
+  const checks: Check[] = [
+    { name: 'api', status: 'ok', detail: `token accepted (${config.workspaceApiUrl}); abilities: ${abilities.join(', ') || 'none'}` },
+  ];
   for (const u of units(handlers, schedules)) {
     const missing = u.abilities.filter((a) => !abilities.includes(a));
-    checks.push(missing.length === 0
-      ? { name: `${u.what} ${u.id}`, status: 'ok', detail: `abilities covered (${u.abilities.join(', ') || 'none declared'})` }
-      : { name: `${u.what} ${u.id}`, status: 'fail', detail: `the token lacks ${missing.join(', ')}`, fix: 'create a token with those abilities (abilities are fixed at creation)' });
+    checks.push(
+      missing.length === 0
+        ? { name: `${u.what} ${u.id}`, status: 'ok', detail: `abilities covered (${u.abilities.join(', ') || 'none declared'})` }
+        : {
+            name: `${u.what} ${u.id}`,
+            status: 'fail',
+            detail: `the token lacks ${missing.join(', ')}`,
+            fix: 'create a token with those abilities (abilities are fixed at creation)',
+          },
+    );
   }
   return checks;
 }
@@ -90,7 +150,11 @@ export async function checkApi(config: Config, handlers: readonly Handler[], api
  * `env` (without Switchyard's own secrets) as the worker will at start-up
  * (a bad setting of either stops it).
  */
-export function checkSettings(handlers: readonly Handler[], env: Readonly<Record<string, string | undefined>>, schedules: readonly Schedule[] = []): Check[] {
+export function checkSettings(
+  handlers: readonly Handler[],
+  env: Readonly<Record<string, string | undefined>>,
+  schedules: readonly Schedule[] = [],
+): Check[] {
   return units(handlers, schedules).flatMap((u): Check[] => {
     if (!u.settings) return [];
     const names = Object.keys(u.settings.shape).join(', ');
@@ -99,12 +163,17 @@ export function checkSettings(handlers: readonly Handler[], env: Readonly<Record
       return [{ name: `${u.what} ${u.id} settings`, status: 'ok', detail: `valid (${names})` }];
     } catch (err) {
       if (!(err instanceof HandlerSettingsError)) throw err;
-      return [{
-        name: `${u.what} ${u.id} settings`, status: 'fail', detail: err.problems.map((p) => p.problem).join('; '),
-        fix: u.what === 'handler'
-          ? 'set them in the environment of every process that runs this handler (the worker will not start without them)'
-          : 'set them in the environment of every worker process (each runs the schedules; the worker will not start without them)',
-      }];
+      return [
+        {
+          name: `${u.what} ${u.id} settings`,
+          status: 'fail',
+          detail: err.problems.map((p) => p.problem).join('; '),
+          fix:
+            u.what === 'handler'
+              ? 'set them in the environment of every process that runs this handler (the worker will not start without them)'
+              : 'set them in the environment of every worker process (each runs the schedules; the worker will not start without them)',
+        },
+      ];
     }
   });
 }

@@ -14,7 +14,14 @@ import type { Envelope, EnvelopeProblem } from './envelope.js';
  * TypeScript types derived from the names and the schemas (the
  * octokit/webhooks.js pattern). The names are the spec's (src/spec/events.ts).
  */
-export { DERIVED_EVENT_NAMES, EVENT_NAMES, WEBHOOK_EVENT_NAMES, type DerivedEventName, type EventName, type WebhookEventName } from '../spec/events.js';
+export {
+  DERIVED_EVENT_NAMES,
+  EVENT_NAMES,
+  WEBHOOK_EVENT_NAMES,
+  type DerivedEventName,
+  type EventName,
+  type WebhookEventName,
+} from '../spec/events.js';
 
 const DERIVED_SET: ReadonlySet<string> = new Set(DERIVED_EVENT_NAMES);
 
@@ -117,10 +124,7 @@ const PROBLEM_MESSAGES: Record<EnvelopeProblem, string> = {
 };
 
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : `${acc}.${String(k)}`),
-    'data',
-  );
+  return path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : `${acc}.${String(k)}`), 'data');
 }
 
 /**

@@ -92,13 +92,28 @@ export function isRepeatableChange(changeKey: string): boolean {
 const REPEATABLE = ['lead.won', 'lead.lost', 'conversation.opened', 'conversation.assigned', 'contact.lifecycle_changed'] as const;
 
 /** Events reconcile infers from its snapshot of the records' state (src/sources/poll/snapshot.ts), not from a time on the record. */
-export const SNAPSHOT_EVENTS = ['conversation.opened', 'conversation.assigned', 'contact.lifecycle_changed', 'lead.won', 'lead.lost'] as const satisfies readonly EventName[];
+export const SNAPSHOT_EVENTS = [
+  'conversation.opened',
+  'conversation.assigned',
+  'contact.lifecycle_changed',
+  'lead.won',
+  'lead.lost',
+] as const satisfies readonly EventName[];
 export type SnapshotEvent = (typeof SNAPSHOT_EVENTS)[number];
 
 /** Events that have a change key (and that reconcile can infer). */
 export const CHANGE_KEY_EVENTS = [
-  'message.received', 'message.sent', 'contact.created', 'conversation.created', 'conversation.closed',
-  'lead.created', 'lead.won', 'lead.lost', 'conversation.opened', 'conversation.assigned', 'contact.lifecycle_changed',
+  'message.received',
+  'message.sent',
+  'contact.created',
+  'conversation.created',
+  'conversation.closed',
+  'lead.created',
+  'lead.won',
+  'lead.lost',
+  'conversation.opened',
+  'conversation.assigned',
+  'contact.lifecycle_changed',
 ] as const satisfies readonly EventName[];
 
 export type ChangeKeyEvent = (typeof CHANGE_KEY_EVENTS)[number];

@@ -29,9 +29,7 @@ function typeOf(s: JsonSchema): string {
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (s.const !== undefined) return JSON.stringify(s.const);
   const types = Array.isArray(s.type) ? s.type : s.type === undefined ? ['unknown'] : [s.type];
-  return types
-    .map((t) => (t === 'array' ? `${s.items ? typeOf(s.items) : 'unknown'}[]` : (TYPE_NAMES[t] ?? t)))
-    .join(' | ');
+  return types.map((t) => (t === 'array' ? `${s.items ? typeOf(s.items) : 'unknown'}[]` : (TYPE_NAMES[t] ?? t))).join(' | ');
 }
 
 /** The object schema inside a field (through nullable unions and arrays), if any. */

@@ -14,18 +14,23 @@ import { bytesOf, textOrBase64 } from './body.js';
  */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-export const Fixture = z.looseObject({
-  format: z.literal('switchyard.delivery/1').optional(),
-  description: z.string().optional(),
-  received_at: z.string().optional(),
-  method: z.string().default('POST'),
-  path: z.string().optional(),
-  headers: z.record(z.string(), z.string()).default({}),
-  body: z.string().optional(),
-  body_base64: z.string().regex(BASE64, 'expected standard base64 (A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters)').optional(),
-}).refine((f) => (f.body === undefined) !== (f.body_base64 === undefined), {
-  message: 'expected exactly one of "body" (UTF-8 text) or "body_base64"',
-});
+export const Fixture = z
+  .looseObject({
+    format: z.literal('switchyard.delivery/1').optional(),
+    description: z.string().optional(),
+    received_at: z.string().optional(),
+    method: z.string().default('POST'),
+    path: z.string().optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    body: z.string().optional(),
+    body_base64: z
+      .string()
+      .regex(BASE64, 'expected standard base64 (A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters)')
+      .optional(),
+  })
+  .refine((f) => (f.body === undefined) !== (f.body_base64 === undefined), {
+    message: 'expected exactly one of "body" (UTF-8 text) or "body_base64"',
+  });
 export type Fixture = z.infer<typeof Fixture>;
 
 /** Header names never written to a fixture (secrets and signatures). */

@@ -5,9 +5,7 @@ const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 
 export type VerifyFailure = 'missing' | 'malformed' | 'mismatch';
 
-export type VerifyResult =
-  | { readonly ok: true; readonly secretIndex: number }
-  | { readonly ok: false; readonly reason: VerifyFailure };
+export type VerifyResult = { readonly ok: true; readonly secretIndex: number } | { readonly ok: false; readonly reason: VerifyFailure };
 
 /**
  * HMAC keys prepared once per list of configured secrets (`createHmac` with a
@@ -42,11 +40,7 @@ export function sign(secret: string, bytes: Uint8Array | string): string {
  * `timingSafeEqual` over two 32-byte buffers, so the time taken does not
  * depend on which secret matched or on how many leading bytes agree.
  */
-export function verify(
-  secrets: readonly string[],
-  bytes: Uint8Array,
-  header: string | null | undefined,
-): VerifyResult {
+export function verify(secrets: readonly string[], bytes: Uint8Array, header: string | null | undefined): VerifyResult {
   if (header === undefined || header === null || header.trim() === '') return { ok: false, reason: 'missing' };
   const value = header.trim();
   if (!value.toLowerCase().startsWith(SIGNATURE_PREFIX)) return { ok: false, reason: 'malformed' };

@@ -18,7 +18,9 @@ export function commonOptions(
   for (const ability of o.abilities as unknown[]) {
     if (typeof ability !== 'string' || !ABILITY_SET.has(ability)) {
       const hint = typeof ability === 'string' ? closest(ability, ABILITIES) : null;
-      fail(`unknown ability ${JSON.stringify(ability)}` + (hint ? `; did you mean "${hint}"?` : `; known abilities: ${ABILITIES.join(', ')}`));
+      fail(
+        `unknown ability ${JSON.stringify(ability)}` + (hint ? `; did you mean "${hint}"?` : `; known abilities: ${ABILITIES.join(', ')}`),
+      );
     }
   }
   const settingsProblem = o.settings === undefined ? null : settingsSchemaProblem(o.settings);

@@ -12,7 +12,6 @@ import type { SettingsOf, SettingsSchema } from './settings.js';
 import type { CancelOnEntry, StateOf, StateOptions, StateZodSchema, WorkflowContext } from './workflow.js';
 import { workflowPolicy, type WorkflowPolicy } from './workflow-policy.js';
 
-
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
 export { ABILITIES, type Ability } from '../spec/abilities.js';
 
@@ -22,14 +21,30 @@ export { ABILITIES, type Ability } from '../spec/abilities.js';
  * UnrecoverableError, deprecated, the old name of NonRetriableError).
  */
 export {
-  HandlerConfigError, HandlerDefinitionError, HandlerSettingsError, HandlerTimeoutError, NonRetriableError, UnrecoverableError, type SettingProblem,
+  HandlerConfigError,
+  HandlerDefinitionError,
+  HandlerSettingsError,
+  HandlerTimeoutError,
+  NonRetriableError,
+  UnrecoverableError,
+  type SettingProblem,
 } from './errors.js';
 export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
 export type { SettingsOf, SettingsSchema } from './settings.js';
 export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
 export type { Jsonified } from './jsonified.js';
 export type {
-  CancelOnEntry, CancelOnOption, HandlerState, KeyedMatch, MatchOption, SleepOptions, StateOf, StateOptions, StateZodSchema, WaitForEventOptions, WorkflowContext,
+  CancelOnEntry,
+  CancelOnOption,
+  HandlerState,
+  KeyedMatch,
+  MatchOption,
+  SleepOptions,
+  StateOf,
+  StateOptions,
+  StateZodSchema,
+  WaitForEventOptions,
+  WorkflowContext,
 } from './workflow.js';
 
 /**
@@ -96,7 +111,9 @@ export interface HandlerContext<Settings extends object = NoSettings, State = un
 
 /** What `defineHandler` takes: `handle` sees only the events named in `on`. */
 export interface HandlerDefinition<
-  On extends readonly EventName[], S extends SettingsSchema | undefined = undefined, St extends StateZodSchema | undefined = undefined,
+  On extends readonly EventName[],
+  S extends SettingsSchema | undefined = undefined,
+  St extends StateZodSchema | undefined = undefined,
 > {
   /** Unique among loaded handlers; part of job ids and idempotency keys, so keep it stable. */
   readonly id: string;
@@ -134,7 +151,10 @@ export interface HandlerDefinition<
   readonly orderBy?: KeyOption<On[number]>;
   /** With `orderBy`: skip an event older than the last one this handler applied for the same key. */
   readonly skipStale?: boolean;
-  /** With `orderBy`: `'release'` (default) lets later runs of the key go on when a run is dead-lettered; `'block'` holds them until it is retried or purged. */
+  /**
+   * With `orderBy`: `'release'` (default) lets later runs of the key go on when a run is dead-lettered; `'block'` holds
+   * them until it is retried or purged.
+   */
   readonly onDead?: 'release' | 'block';
   /** Skip a run whose event is older than this (`'10m'`) when it starts: logged and counted, never run late. */
   readonly maxAge?: Duration;
@@ -144,9 +164,15 @@ export interface HandlerDefinition<
    * many were folded in), at most `maxWait` after the burst's first event.
    */
   readonly debounce?: DebounceOptions<On[number]>;
-  /** Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded `cancelled`, no further steps run. */
+  /**
+   * Events that cancel a run of this handler while it sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): recorded
+   * `cancelled`, no further steps run.
+   */
   readonly cancelOn?: readonly CancelOnEntry[];
-  /** `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default 30 days after the last write. With `orderBy` alone, `ctx.state` has its key. */
+  /**
+   * `ctx.state`'s key and TTL: `{ key, ttl? }` (`key` defaults to `orderBy`'s; without `orderBy` it is required), default
+   * 30 days after the last write. With `orderBy` alone, `ctx.state` has its key.
+   */
   readonly state?: StateOptions<St>;
   /**
    * Event names this handler's `ctx.waitForEvent` calls wait for. Their deliveries are kept for lookbacks
@@ -186,7 +212,22 @@ export interface Handler<N extends EventName = EventName, Settings extends objec
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const DEFINITION_KEYS: ReadonlySet<string> = new Set([
-  'id', 'on', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'orderBy', 'skipStale', 'onDead', 'maxAge', 'debounce', 'cancelOn', 'state', 'waitsFor', 'handle',
+  'id',
+  'on',
+  'abilities',
+  'settings',
+  'retry',
+  'timeout',
+  'priority',
+  'orderBy',
+  'skipStale',
+  'onDead',
+  'maxAge',
+  'debounce',
+  'cancelOn',
+  'state',
+  'waitsFor',
+  'handle',
 ]);
 
 /** True for a value made by `defineHandler` (the loader's test for a module's default export). */
@@ -200,12 +241,13 @@ export function isHandler(value: unknown): value is Handler {
  * stop start-up with a message that names the handler and suggests a fix.
  */
 export function defineHandler<
-  const On extends readonly EventName[], S extends SettingsSchema | undefined = undefined, St extends StateZodSchema | undefined = undefined,
->(
-  def: HandlerDefinition<On, S, St>,
-): Handler<On[number], SettingsOf<S>> {
+  const On extends readonly EventName[],
+  S extends SettingsSchema | undefined = undefined,
+  St extends StateZodSchema | undefined = undefined,
+>(def: HandlerDefinition<On, S, St>): Handler<On[number], SettingsOf<S>> {
   const input: unknown = def;
-  if (typeof input !== 'object' || input === null) throw new HandlerDefinitionError('defineHandler expects an object { id, on, handle }', null);
+  if (typeof input !== 'object' || input === null)
+    throw new HandlerDefinitionError('defineHandler expects an object { id, on, handle }', null);
   const { id, on, abilities = [], settings, retry, timeout, handle } = input as Record<string, unknown>;
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
     throw new HandlerDefinitionError(

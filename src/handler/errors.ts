@@ -92,7 +92,10 @@ export class HandlerSettingsError extends Error {
  */
 export class HandlerTimeoutError extends Error {
   readonly code = 'handler_timeout';
-  constructor(readonly handlerId: string, readonly timeoutMs: number) {
+  constructor(
+    readonly handlerId: string,
+    readonly timeoutMs: number,
+  ) {
     super(`handler "${handlerId}" did not finish within its timeout of ${formatDuration(timeoutMs)}`);
     this.name = 'HandlerTimeoutError';
   }

@@ -33,7 +33,14 @@ export interface FlowPolicy {
   readonly onDead: 'release' | 'block';
 }
 
-export const DEFAULT_FLOW: FlowPolicy = Object.freeze({ priority: 'normal', orderBy: null, maxAgeMs: null, skipStale: false, debounce: null, onDead: 'release' });
+export const DEFAULT_FLOW: FlowPolicy = Object.freeze({
+  priority: 'normal',
+  orderBy: null,
+  maxAgeMs: null,
+  skipStale: false,
+  debounce: null,
+  onDead: 'release',
+});
 
 /**
  * Where each event's conversation and contact ids come from (the payload's
@@ -82,7 +89,8 @@ function keyOption(name: string, value: unknown, on: readonly EventName[], fail:
   }
   const missing = on.filter((n) => KEY_SOURCES[n][value] === null);
   if (missing.length > 0) {
-    fail(`"${name}: '${value}'" cannot be used with ${missing.join(', ')}: ${missing.length === 1 ? 'that event carries' : 'those events carry'} no ${value} id; use a function (event) => key`);
+    const carries = missing.length === 1 ? 'that event carries' : 'those events carry';
+    fail(`"${name}: '${value}'" cannot be used with ${missing.join(', ')}: ${carries} no ${value} id; use a function (event) => key`);
   }
   return value;
 }
@@ -97,12 +105,15 @@ export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly 
   let maxAgeMs: number | null = null;
   if (maxAge !== undefined) {
     maxAgeMs = duration(maxAge);
-    if (maxAgeMs === null) fail(`"maxAge" must be a positive duration such as '10m' or a number of milliseconds, got ${JSON.stringify(maxAge)}`);
+    if (maxAgeMs === null)
+      fail(`"maxAge" must be a positive duration such as '10m' or a number of milliseconds, got ${JSON.stringify(maxAge)}`);
   }
   if (typeof skipStale !== 'boolean') fail(`"skipStale" must be true or false, got ${JSON.stringify(skipStale)}`);
   if (skipStale && order === null) fail('"skipStale" needs "orderBy": an event is stale against the last one applied for the same key');
-  if (onDead !== undefined && onDead !== 'release' && onDead !== 'block') fail(`"onDead" must be 'release' or 'block', got ${JSON.stringify(onDead)}`);
-  if (onDead !== undefined && order === null) fail('"onDead" needs "orderBy": it says whether a dead-lettered run holds up later runs of its key');
+  if (onDead !== undefined && onDead !== 'release' && onDead !== 'block')
+    fail(`"onDead" must be 'release' or 'block', got ${JSON.stringify(onDead)}`);
+  if (onDead !== undefined && order === null)
+    fail('"onDead" needs "orderBy": it says whether a dead-lettered run holds up later runs of its key');
   let deb: FlowPolicy['debounce'] = null;
   if (debounce !== undefined) {
     if (typeof debounce !== 'object' || debounce === null) fail('"debounce" must be an object { key, wait, maxWait? }');
@@ -111,11 +122,16 @@ export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly 
     if (extra !== undefined) fail(`"debounce" has an unknown option "${extra}"; expected key, wait and maxWait`);
     const waitMs = duration(wait);
     if (waitMs === null) fail(`"debounce.wait" must be a positive duration such as '5s', got ${JSON.stringify(wait)}`);
-    const maxWaitMs = maxWait === undefined ? (waitMs) * 10 : duration(maxWait);
-    if (maxWaitMs === null || maxWaitMs < (waitMs)) {
+    const maxWaitMs = maxWait === undefined ? waitMs * 10 : duration(maxWait);
+    if (maxWaitMs === null || maxWaitMs < waitMs) {
       fail(`"debounce.maxWait" must be a duration of at least debounce.wait (${formatDuration(waitMs)}), got ${JSON.stringify(maxWait)}`);
     }
-    if (order !== null) fail('"debounce" and "orderBy" cannot be combined yet: a debounced handler already runs at most one burst per key at a time; drop one of them');
+    if (order !== null) {
+      fail(
+        '"debounce" and "orderBy" cannot be combined yet: ' +
+          'a debounced handler already runs at most one burst per key at a time; drop one of them',
+      );
+    }
     deb = Object.freeze({ key: keyOption('debounce.key', key, on, fail), waitMs: waitMs, maxWaitMs: maxWaitMs });
   }
   return Object.freeze({
@@ -124,7 +140,7 @@ export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly 
     maxAgeMs,
     skipStale: skipStale,
     debounce: deb,
-    onDead: (onDead) ?? 'release',
+    onDead: onDead ?? 'release',
   });
 }
 
@@ -135,6 +151,7 @@ export function describeFlow(p: FlowPolicy): string {
   if (p.orderBy) parts.push(`orderBy ${key(p.orderBy)}${p.onDead === 'block' ? ' (dead run blocks its key)' : ''}`);
   if (p.skipStale) parts.push('skipStale');
   if (p.maxAgeMs !== null) parts.push(`maxAge ${formatDuration(p.maxAgeMs)}`);
-  if (p.debounce) parts.push(`debounce ${key(p.debounce.key)} wait ${formatDuration(p.debounce.waitMs)} maxWait ${formatDuration(p.debounce.maxWaitMs)}`);
+  if (p.debounce)
+    parts.push(`debounce ${key(p.debounce.key)} wait ${formatDuration(p.debounce.waitMs)} maxWait ${formatDuration(p.debounce.maxWaitMs)}`);
   return parts.join(' · ');
 }

@@ -7,17 +7,25 @@
  * `NaN` and `Infinity` (which become `null`) cannot be told apart from other
  * numbers by type.
  */
-export type Jsonified<T> =
-  0 extends 1 & T ? T // `any` stays `any` (T is `any` here)
-  : unknown extends T ? unknown
-  : T extends { toJSON(...args: never[]): infer R } ? Jsonified<R>
-  : T extends string | number | boolean | null ? T
-  : T extends Dropped ? undefined
-  : T extends bigint ? never // JSON.stringify throws on a bigint
-  : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown> ? Record<string, never>
-  : T extends readonly unknown[] ? { -readonly [I in keyof T]: JsonifiedItem<T[I]> }
-  : T extends object ? JsonifiedObject<T>
-  : never;
+export type Jsonified<T> = 0 extends 1 & T
+  ? T // `any` stays `any` (T is `any` here)
+  : unknown extends T
+    ? unknown
+    : T extends { toJSON(...args: never[]): infer R }
+      ? Jsonified<R>
+      : T extends string | number | boolean | null
+        ? T
+        : T extends Dropped
+          ? undefined
+          : T extends bigint
+            ? never // JSON.stringify throws on a bigint
+            : T extends ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>
+              ? Record<string, never>
+              : T extends readonly unknown[]
+                ? { -readonly [I in keyof T]: JsonifiedItem<T[I]> }
+                : T extends object
+                  ? JsonifiedObject<T>
+                  : never;
 
 /** What JSON.stringify leaves out of an object (and turns into `null` in an array). */
 type Dropped = undefined | void | symbol | ((...args: never[]) => unknown);
@@ -34,10 +42,10 @@ type JsonKey<K> = K extends string ? K : K extends number ? `${K}` : never;
  * value is always dropped goes.
  */
 type JsonifiedObject<T> = Flatten<
-  { -readonly [K in keyof T as [Extract<T[K], Dropped>] extends [never] ? JsonKey<K> : never]: Jsonified<T[K]> } &
-  {
-    -readonly [K in keyof T as [Extract<T[K], Dropped>] extends [never] ? never : [Exclude<T[K], Dropped>] extends [never] ? never : JsonKey<K>]+?:
-      Jsonified<Exclude<T[K], Dropped>>;
+  { -readonly [K in keyof T as [Extract<T[K], Dropped>] extends [never] ? JsonKey<K> : never]: Jsonified<T[K]> } & {
+    -readonly [
+      K in keyof T as [Extract<T[K], Dropped>] extends [never] ? never : [Exclude<T[K], Dropped>] extends [never] ? never : JsonKey<K>
+    ]+?: Jsonified<Exclude<T[K], Dropped>>;
   }
 >;
 

@@ -59,7 +59,11 @@ function display(file: string): string {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
-const firstLine = (s: string): string => s.split('\n').find((l) => l.trim() !== '')?.trim() ?? s;
+const firstLine = (s: string): string =>
+  s
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim() ?? s;
 
 /**
  * The location of a syntax error: from esbuild's message (tsx), from the
@@ -77,8 +81,13 @@ function syntaxLocation(e: Error, file: string, source: string | undefined): Loc
   return source === undefined ? undefined : parseWithEsbuild(file, source);
 }
 
-interface EsbuildMessage { text: string; location: { line: number; column: number } | null }
-interface Esbuild { transformSync(code: string, opts: Record<string, unknown>): unknown }
+interface EsbuildMessage {
+  text: string;
+  location: { line: number; column: number } | null;
+}
+interface Esbuild {
+  transformSync(code: string, opts: Record<string, unknown>): unknown;
+}
 
 /** esbuild (tsx's own dependency) parses the file again to find what Node's error left out. */
 function parseWithEsbuild(file: string, source: string): Location | undefined {
@@ -133,13 +142,18 @@ export function codeFrame(source: string, at: Omit<Location, 'message'>): string
 function hint(file: string, message: string): string {
   const name = basename(file);
   const ts = /ts$/.test(extname(file));
-  if (moduleFormat(file) === 'commonjs' && /Top-level await|import statement outside a module|Unexpected token 'export'|import\.meta/.test(message)) {
+  const esmSyntax = /Top-level await|import statement outside a module|Unexpected token 'export'|import\.meta/.test(message);
+  if (moduleFormat(file) === 'commonjs' && esmSyntax) {
+    const esmExtension = ts ? '.mts' : '.mjs';
     return /\.c[jt]s$/.test(file)
-      ? `\n(${name} is CommonJS by its extension: rename it to ${ts ? '.mts' : '.mjs'} to make it an ES module, or use require() and module.exports)`
-      : `\n(${name} is loaded as CommonJS because the nearest package.json has no "type": "module": rename it to ${ts ? '.mts' : '.mjs'}, or set "type": "module" in that package.json)`;
+      ? `\n(${name} is CommonJS by its extension: ` +
+          `rename it to ${esmExtension} to make it an ES module, or use require() and module.exports)`
+      : `\n(${name} is loaded as CommonJS because the nearest package.json has no "type": "module": ` +
+          `rename it to ${esmExtension}, or set "type": "module" in that package.json)`;
   }
   if (moduleFormat(file) === 'module' && /\b(require|module|exports) is not defined/.test(message) && !/\.cjs/.test(message)) {
-    return `\n(${name} is loaded as an ES module: use import and export default, or rename it to ${ts ? '.cts' : '.cjs'} to make it CommonJS)`;
+    const cjsExtension = ts ? '.cts' : '.cjs';
+    return `\n(${name} is loaded as an ES module: use import and export default, or rename it to ${cjsExtension} to make it CommonJS)`;
   }
   return '';
 }

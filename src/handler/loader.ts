@@ -10,7 +10,10 @@ import { importModule, looksLikeDefinition, type ModuleExports } from './module-
 /** A handler module that cannot be used; start-up stops with this message (it names the file). */
 export class HandlerLoadError extends Error {
   readonly code = 'handler_load';
-  constructor(message: string, readonly file: string | null) {
+  constructor(
+    message: string,
+    readonly file: string | null,
+  ) {
     super(message);
     this.name = 'HandlerLoadError';
   }
@@ -51,15 +54,19 @@ function moduleFiles(dir: string, root: string): string[] {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new HandlerLoadError(
-        `HANDLERS_DIR ${dir} does not exist (${root}); create it and put the handler modules in it, or set HANDLERS_DIR to the directory that holds them`,
+        `HANDLERS_DIR ${dir} does not exist (${root}); ` +
+          'create it and put the handler modules in it, or set HANDLERS_DIR to the directory that holds them',
         null,
       );
     }
     throw new HandlerLoadError(`cannot read HANDLERS_DIR ${dir} (${root}): ${(err as Error).message}`, null);
   }
-  if (!stat.isDirectory()) throw new HandlerLoadError(`HANDLERS_DIR ${dir} (${root}) is a file; set it to the directory that holds the handler modules`, null);
+  if (!stat.isDirectory())
+    throw new HandlerLoadError(`HANDLERS_DIR ${dir} (${root}) is a file; set it to the directory that holds the handler modules`, null);
   try {
-    return readdirSync(root).filter((n) => MODULE.test(n) && !SKIP.test(n) && statSync(join(root, n)).isFile()).sort();
+    return readdirSync(root)
+      .filter((n) => MODULE.test(n) && !SKIP.test(n) && statSync(join(root, n)).isFile())
+      .sort();
   } catch (err) {
     throw new HandlerLoadError(`cannot read HANDLERS_DIR ${dir} (${root}): ${(err as Error).message}`, null);
   }
@@ -98,18 +105,27 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
     const exported = mod.default;
     if (isSchedule(exported)) {
       const twin = loaded.find((l) => l.handler.id === exported.id)?.file ?? schedules.find((l) => l.schedule.id === exported.id)?.file;
-      if (twin) throw new HandlerLoadError(`${shown(file)}: schedule id "${exported.id}" is already defined in ${shown(twin)}; ids of handlers and schedules must be unique`, file);
+      if (twin) {
+        const duplicate = `schedule id "${exported.id}" is already defined in ${shown(twin)}; ids of handlers and schedules must be unique`;
+        throw new HandlerLoadError(`${shown(file)}: ${duplicate}`, file);
+      }
       schedules.push({ schedule: exported, file });
       continue;
     }
     if (!isHandler(exported)) {
       if (looksLikeDefinition(exported)) {
-        throw new HandlerLoadError(`${shown(file)}: the default export is a plain object, not a handler: wrap it in defineHandler; write ${DEFINE}`, file);
+        throw new HandlerLoadError(
+          `${shown(file)}: the default export is a plain object, not a handler: wrap it in defineHandler; write ${DEFINE}`,
+          file,
+        );
       }
-      const named = Object.entries(mod.named).filter(([, v]) => isHandler(v) || looksLikeDefinition(v)).map(([k]) => k);
+      const named = Object.entries(mod.named)
+        .filter(([, v]) => isHandler(v) || looksLikeDefinition(v))
+        .map(([k]) => k);
       if (named.length > 0) {
         throw new HandlerLoadError(
-          `${shown(file)}: ${named.map((n) => `"${n}"`).join(', ')} ${named.length > 1 ? 'are named exports' : 'is a named export'}, but only the default export is loaded as a handler; write ${DEFINE}, one handler per module`,
+          `${shown(file)}: ${named.map((n) => `"${n}"`).join(', ')} ${named.length > 1 ? 'are named exports' : 'is a named export'}, ` +
+            `but only the default export is loaded as a handler; write ${DEFINE}, one handler per module`,
           file,
         );
       }
@@ -117,7 +133,11 @@ export async function loadHandlerDir(dir: string, only?: readonly string[], gene
       continue;
     }
     const twin = loaded.find((l) => l.handler.id === exported.id)?.file ?? schedules.find((l) => l.schedule.id === exported.id)?.file;
-    if (twin) throw new HandlerLoadError(`${shown(file)}: handler id "${exported.id}" is already defined in ${shown(twin)}; ids must be unique`, file);
+    if (twin)
+      throw new HandlerLoadError(
+        `${shown(file)}: handler id "${exported.id}" is already defined in ${shown(twin)}; ids must be unique`,
+        file,
+      );
     loaded.push({ handler: exported, file });
   }
   return { handlers: only ? selectHandlers(loaded, only, root) : loaded, helpers, schedules };
@@ -138,7 +158,8 @@ export function selectHandlers(loaded: readonly LoadedHandler[], only: readonly 
   for (const id of only) {
     if (!ids.includes(id)) {
       const hint = closest(id, ids);
-      throw new HandlerLoadError(`HANDLERS names "${id}", which no module in ${dir} defines${hint ? `; did you mean "${hint}"?` : ids.length ? `; loaded: ${ids.join(', ')}` : ''}`, null);
+      const suggestion = hint ? `; did you mean "${hint}"?` : ids.length ? `; loaded: ${ids.join(', ')}` : '';
+      throw new HandlerLoadError(`HANDLERS names "${id}", which no module in ${dir} defines${suggestion}`, null);
     }
   }
   return loaded.filter((l) => only.includes(l.handler.id));

@@ -61,7 +61,8 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
   const unknownKey = Object.keys(rest)[0];
   if (unknownKey !== undefined) fail(`"retry" has an unknown option "${unknownKey}"; expected attempts and backoff`);
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_ATTEMPTS) {
-    fail(`"retry.attempts" must be a whole number from 1 to ${MAX_ATTEMPTS} (runs in all, the first included), got ${JSON.stringify(attempts)}`);
+    const range = `a whole number from 1 to ${MAX_ATTEMPTS} (runs in all, the first included)`;
+    fail(`"retry.attempts" must be ${range}, got ${JSON.stringify(attempts)}`);
   }
   if (backoff === undefined) return Object.freeze({ attempts, backoff: DEFAULT_RETRY.backoff });
   const { type, delay } = (typeof backoff === 'object' && backoff !== null ? backoff : {}) as Record<string, unknown>;
@@ -69,7 +70,8 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
     fail(`"retry.backoff" must be { type: 'exponential' | 'fixed', delay }, got type ${JSON.stringify(type)}`);
   }
   const ms = duration(delay);
-  if (ms === null) fail(`"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got ${JSON.stringify(delay)}`);
+  if (ms === null)
+    fail(`"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got ${JSON.stringify(delay)}`);
   return Object.freeze({ attempts, backoff: Object.freeze({ type: type as RetryPolicy['backoff']['type'], delay: ms }) });
 }
 
@@ -77,6 +79,7 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
 export function timeoutMs(input: unknown, fail: (msg: string) => never): number | null {
   if (input === undefined) return null;
   const ms = duration(input);
-  if (ms === null || ms <= 0) fail(`"timeout" must be a positive duration such as '30s', '2m' or a number of milliseconds, got ${JSON.stringify(input)}`);
+  if (ms === null || ms <= 0)
+    fail(`"timeout" must be a positive duration such as '30s', '2m' or a number of milliseconds, got ${JSON.stringify(input)}`);
   return ms;
 }

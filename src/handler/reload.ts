@@ -14,8 +14,7 @@ export interface ReloadOptions {
 
 /** A reload's outcome: the new version is running, or the previous one still is and why. */
 export type ReloadResult =
-  | ({ readonly ok: true; readonly ms: number } & HandlerSetChange)
-  | { readonly ok: false; readonly ms: number; readonly message: string };
+  ({ readonly ok: true; readonly ms: number } & HandlerSetChange) | { readonly ok: false; readonly ms: number; readonly message: string };
 
 let generation = 0;
 
@@ -33,7 +32,12 @@ export async function reloadHandlers(opts: ReloadOptions): Promise<ReloadResult>
     const { handlers: loaded, schedules } = await loadHandlerDir(opts.dir, undefined, ++generation);
     const run = opts.only ? selectHandlers(loaded, opts.only, opts.dir).map((l) => l.handler.id) : undefined;
     // Reloaded schedules run with their new code; their schedulers (interval, pattern) follow at the next worker start.
-    const next = handlerSnapshot(loaded.map((l) => l.handler), run, opts.env, schedules.map((s) => s.schedule));
+    const next = handlerSnapshot(
+      loaded.map((l) => l.handler),
+      run,
+      opts.env,
+      schedules.map((s) => s.schedule),
+    );
     return { ok: true, ...opts.set.replace(next), ms: ms() };
   } catch (err) {
     // HandlerLoadError and HandlerSettingsError messages name the file or the handler and variable.

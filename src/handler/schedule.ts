@@ -95,10 +95,25 @@ export function describeSchedule(s: Pick<Schedule, 'everyMs' | 'cron' | 'timezon
  */
 export function defineSchedule<S extends SettingsSchema | undefined = undefined>(def: ScheduleDefinition<S>): Schedule<SettingsOf<S>> {
   const input: unknown = def;
-  if (typeof input !== 'object' || input === null) throw new HandlerDefinitionError('defineSchedule expects an object { id, every | cron, handle }', null);
-  const { id, every, cron, timezone, abilities = [], settings, retry, timeout, priority = 'normal', handle } = input as Record<string, unknown>;
+  if (typeof input !== 'object' || input === null)
+    throw new HandlerDefinitionError('defineSchedule expects an object { id, every | cron, handle }', null);
+  const {
+    id,
+    every,
+    cron,
+    timezone,
+    abilities = [],
+    settings,
+    retry,
+    timeout,
+    priority = 'normal',
+    handle,
+  } = input as Record<string, unknown>;
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
-    throw new HandlerDefinitionError(`schedule id ${JSON.stringify(id)} is invalid: use lowercase letters, digits, ".", "_" or "-", starting with a letter or digit`, null);
+    throw new HandlerDefinitionError(
+      `schedule id ${JSON.stringify(id)} is invalid: use lowercase letters, digits, ".", "_" or "-", starting with a letter or digit`,
+      null,
+    );
   }
   const fail = (msg: string): never => {
     throw new HandlerDefinitionError(`schedule "${id}": ${msg}`, id);
@@ -108,11 +123,14 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
     const hint = closest(name, KEYS);
     fail(`unknown option "${name}"${hint ? `; did you mean "${hint}"?` : `; expected ${KEYS.join(', ')}`}`);
   }
-  if ((every === undefined) === (cron === undefined)) fail('give exactly one of "every" (an interval such as \'15m\') and "cron" (a pattern such as \'0 9 * * 1-5\')');
+  if ((every === undefined) === (cron === undefined))
+    fail('give exactly one of "every" (an interval such as \'15m\') and "cron" (a pattern such as \'0 9 * * 1-5\')');
   let everyMs: number | null = null;
   if (every !== undefined) {
-    everyMs = typeof every === 'number' && Number.isFinite(every) ? Math.round(every) : typeof every === 'string' ? parseDuration(every) : null;
-    if (everyMs === null || everyMs < MIN_EVERY_MS) fail(`"every" must be a duration of at least 1s such as '30s', '15m' or a number of milliseconds, got ${JSON.stringify(every)}`);
+    everyMs =
+      typeof every === 'number' && Number.isFinite(every) ? Math.round(every) : typeof every === 'string' ? parseDuration(every) : null;
+    if (everyMs === null || everyMs < MIN_EVERY_MS)
+      fail(`"every" must be a duration of at least 1s such as '30s', '15m' or a number of milliseconds, got ${JSON.stringify(every)}`);
     if (timezone !== undefined) fail('"timezone" applies to "cron" only; an "every" interval does not depend on the time zone');
   }
   if (timezone !== undefined && (typeof timezone !== 'string' || !knownTimeZone(timezone))) {
@@ -122,17 +140,21 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
     let problem: string | null = typeof cron === 'string' && cron.trim() !== '' ? null : 'not a non-empty string';
     if (problem === null) {
       try {
-        if (getNextMillis(Date.now(), { pattern: cron as string, ...(timezone ? { tz: timezone as string } : {}) }) === undefined) problem = 'it never fires';
+        if (getNextMillis(Date.now(), { pattern: cron as string, ...(timezone ? { tz: timezone as string } : {}) }) === undefined)
+          problem = 'it never fires';
       } catch (err) {
         problem = (err as Error).message;
       }
     }
     if (problem !== null) {
-      fail(`"cron" must be a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first, got ${JSON.stringify(cron)}: ${problem}`);
+      const expected =
+        "a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first";
+      fail(`"cron" must be ${expected}, got ${JSON.stringify(cron)}: ${problem}`);
     }
   }
   const { retry: policy, timeoutMs: limit } = commonOptions({ abilities, settings, retry, timeout }, fail);
-  if (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority)) fail(`"priority" must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
+  if (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority))
+    fail(`"priority" must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
   if (typeof handle !== 'function') fail('"handle" must be a function (ctx) => Promise<void>');
   const run = handle as (ctx: ScheduleContext<SettingsOf<S>>) => unknown;
   return Object.freeze({

@@ -24,7 +24,12 @@ export interface HandlerSetChange {
    * `timezone`) changed: a running worker's job schedulers are set when it starts, so those three wait for a
    * restart (an added schedule has no run before; a removed one's runs are skipped; the old timing holds).
    */
-  readonly schedules: { readonly ids: readonly string[]; readonly added: readonly string[]; readonly removed: readonly string[]; readonly retimed: readonly string[] };
+  readonly schedules: {
+    readonly ids: readonly string[];
+    readonly added: readonly string[];
+    readonly removed: readonly string[];
+    readonly retimed: readonly string[];
+  };
 }
 
 /**
@@ -67,7 +72,9 @@ export class HandlerSet {
     const sched = next.schedules.map((s) => s.id);
     this.#current = next;
     return {
-      ids, added: ids.filter((id) => !before.has(id)), removed: [...before].filter((id) => !next.handlers.has(id)),
+      ids,
+      added: ids.filter((id) => !before.has(id)),
+      removed: [...before].filter((id) => !next.handlers.has(id)),
       schedules: {
         ids: sched,
         added: sched.filter((id) => !timing.has(id)),

@@ -36,10 +36,14 @@ export function settingsSchemaProblem(schema: unknown): string | null {
   }
   const names = Object.keys(s.shape);
   const bad = names.find((n) => !VARIABLE.test(n));
-  if (bad !== undefined) return `settings key ${JSON.stringify(bad)} is not an environment variable name (letters, digits and "_", not starting with a digit)`;
+  if (bad !== undefined)
+    return `settings key ${JSON.stringify(bad)} is not an environment variable name (letters, digits and "_", not starting with a digit)`;
   const secret = names.find(isSwitchyardSecret);
   if (secret !== undefined) {
-    return `settings name ${secret}, one of Switchyard's own secrets; secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)`;
+    return (
+      `settings name ${secret}, one of Switchyard's own secrets; ` +
+      'secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)'
+    );
   }
   return null;
 }
@@ -77,7 +81,10 @@ export function stringDefault(field: z.ZodType): string | undefined {
  * it has one (an empty or blank string counts as unset), else its string
  * default ({@link stringDefault}); `fromDefault` names the variables given so.
  */
-export function settingsInput(schema: SettingsSchema, valueOf: (name: string) => unknown): { input: Record<string, unknown>; fromDefault: Set<string> } {
+export function settingsInput(
+  schema: SettingsSchema,
+  valueOf: (name: string) => unknown,
+): { input: Record<string, unknown>; fromDefault: Set<string> } {
   const input: Record<string, unknown> = {};
   const fromDefault = new Set<string>();
   for (const [name, field] of Object.entries(schema.shape)) {
@@ -101,7 +108,11 @@ export function settingsInput(schema: SettingsSchema, valueOf: (name: string) =>
  * Throws HandlerSettingsError naming the handler, each variable and what is
  * expected — never the value, which may be a credential of the handler's own.
  */
-export function parseSettings<S extends SettingsSchema>(handlerId: string, schema: S, env: Readonly<Record<string, string | undefined>>): Readonly<z.output<S>> {
+export function parseSettings<S extends SettingsSchema>(
+  handlerId: string,
+  schema: S,
+  env: Readonly<Record<string, string | undefined>>,
+): Readonly<z.output<S>> {
   const { input, fromDefault } = settingsInput(schema, (name) => env[name]);
   const parsed = schema.safeParse(input);
   if (parsed.success) return Object.freeze(parsed.data);
@@ -110,7 +121,10 @@ export function parseSettings<S extends SettingsSchema>(handlerId: string, schem
 
 /** Each variable's problems in a failed settings parse, by what is expected (never the value). */
 export function settingProblems(
-  handlerId: string, issues: readonly z.core.$ZodIssue[], input: Readonly<Record<string, unknown>>, fromDefault: ReadonlySet<string> = new Set(),
+  handlerId: string,
+  issues: readonly z.core.$ZodIssue[],
+  input: Readonly<Record<string, unknown>>,
+  fromDefault: ReadonlySet<string> = new Set(),
 ): SettingProblem[] {
   const byVariable = new Map<string, string[]>();
   for (const issue of issues) {
@@ -119,10 +133,14 @@ export function settingProblems(
   }
   return [...byVariable].map(([variable, expected]) => {
     const why = [...new Set(expected)].join(', ');
-    const problem = variable === '' ? `settings are invalid: ${why}`
-      : fromDefault.has(variable) ? `${variable} is not set and its default is invalid: ${why}`
-      : input[variable] === undefined ? `${variable} is not set: ${why}`
-      : `${variable} is invalid: ${why}`;
+    const problem =
+      variable === ''
+        ? `settings are invalid: ${why}`
+        : fromDefault.has(variable)
+          ? `${variable} is not set and its default is invalid: ${why}`
+          : input[variable] === undefined
+            ? `${variable} is not set: ${why}`
+            : `${variable} is invalid: ${why}`;
     return { handlerId, variable, problem };
   });
 }
@@ -149,7 +167,10 @@ const NONE: Readonly<Record<string, unknown>> = Object.freeze({});
  * secrets). Every problem of every handler is collected, so one start-up names
  * them all; throws HandlerSettingsError when there is any.
  */
-export function readHandlerSettings(handlers: readonly { readonly id: string; readonly settings: SettingsSchema | null }[], env: Readonly<Record<string, string | undefined>>): SettingsById {
+export function readHandlerSettings(
+  handlers: readonly { readonly id: string; readonly settings: SettingsSchema | null }[],
+  env: Readonly<Record<string, string | undefined>>,
+): SettingsById {
   const visible = handlerEnv(env);
   const out = new Map<string, Readonly<Record<string, unknown>>>();
   const problems: SettingProblem[] = [];

@@ -27,7 +27,11 @@ export interface StateIssue {
 const TAIL = 'store plain JSON (objects, arrays, strings, finite numbers, booleans, null)';
 
 const at = (path: string, key: PropertyKey): string =>
-  typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(String(key)) ? `${path}.${String(key)}` : `${path}[${JSON.stringify(String(key))}]`;
+  typeof key === 'number'
+    ? `${path}[${key}]`
+    : /^[A-Za-z_$][\w$]*$/.test(String(key))
+      ? `${path}.${String(key)}`
+      : `${path}[${JSON.stringify(String(key))}]`;
 
 function kindOf(value: object): string | null {
   if (Array.isArray(value)) return null;
@@ -84,7 +88,8 @@ export function jsonProblem(value: unknown, path = 'value', within: Set<object> 
 }
 
 /** The label of one state write in messages: `ctx.state.set() in handler "nurture" (state contact:7)`. */
-export const stateLabel = (op: 'set' | 'update', handlerId: string, key: string): string => `ctx.state.${op}() in handler "${handlerId}" (state ${key})`;
+export const stateLabel = (op: 'set' | 'update', handlerId: string, key: string): string =>
+  `ctx.state.${op}() in handler "${handlerId}" (state ${key})`;
 
 /** Throws the HandlerConfigError for a value `ctx.state` cannot keep (not plain JSON, or not what `schema` allows). */
 export function checkStateValue(label: string, value: unknown, schema: StateSchema | null): void {

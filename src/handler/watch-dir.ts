@@ -56,7 +56,11 @@ export function watchDir(root: string, onChange: (paths: readonly string[]) => v
   };
   const fire = (): void => {
     timer = undefined;
-    for (const [dir, w] of watchers) if (!existsSync(dir)) { w.close(); watchers.delete(dir); }
+    for (const [dir, w] of watchers)
+      if (!existsSync(dir)) {
+        w.close();
+        watchers.delete(dir);
+      }
     if (!existsSync(root)) fail(new Error(`${root} was removed`));
     const paths = [...pending];
     pending = new Set();

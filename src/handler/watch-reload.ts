@@ -28,7 +28,9 @@ export function describeReload(r: Extract<ReloadResult, { ok: true }>): string {
   const changes = [
     r.added.length ? `added ${r.added.join(', ')}` : '',
     r.removed.length ? `removed ${r.removed.join(', ')}` : '',
-    s.added.length ? `added schedule ${s.added.join(', ')} (its first run waits for a restart: schedules are set up when the worker starts)` : '',
+    s.added.length
+      ? `added schedule ${s.added.join(', ')} (its first run waits for a restart: schedules are set up when the worker starts)`
+      : '',
     s.removed.length ? `removed schedule ${s.removed.join(', ')} (its runs are skipped until a restart removes it)` : '',
     s.retimed.length ? `new timing of schedule ${s.retimed.join(', ')} applies after a restart (its new code runs now)` : '',
   ].filter(Boolean);

@@ -61,22 +61,34 @@ export function checkName(label: string, name: unknown): string {
 
 /** A sleep's or wait's name reached a second time in one run. */
 export function nameTwice(label: string): HandlerConfigError {
-  return new HandlerConfigError(`${label}: the name is reached twice in one run; sleep and wait names must be unique within a handler (and stable: a woken run finds them by name)`);
+  return new HandlerConfigError(
+    `${label}: the name is reached twice in one run; ` +
+      'sleep and wait names must be unique within a handler (and stable: a woken run finds them by name)',
+  );
 }
 
 /** A duration (`'15m'`, or milliseconds) in ms; NaN when it is none. */
-export const durationValue = (value: unknown): number => (typeof value === 'number' ? (Number.isFinite(value) ? Math.round(value) : Number.NaN)
-  : typeof value === 'string' ? (parseDuration(value) ?? Number.NaN) : Number.NaN);
+export const durationValue = (value: unknown): number =>
+  typeof value === 'number'
+    ? Number.isFinite(value)
+      ? Math.round(value)
+      : Number.NaN
+    : typeof value === 'string'
+      ? (parseDuration(value) ?? Number.NaN)
+      : Number.NaN;
 
 /** A time (Date, ISO text, ms since the epoch) in ms; NaN when it is none. */
-export const timeValue = (value: unknown): number => (value instanceof Date ? value.getTime() : typeof value === 'number' ? value
-  : typeof value === 'string' ? Date.parse(value) : Number.NaN);
+export const timeValue = (value: unknown): number =>
+  value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
 
 /** A duration (`'15m'`, or milliseconds) in ms. */
 export function durationMs(label: string, field: string, value: unknown, allowZero: boolean): number {
   const ms = durationValue(value);
   if (!(ms > 0 || (allowZero && ms === 0))) {
-    refuse(label, `${field} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${show(value)}`);
+    refuse(
+      label,
+      `${field} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${show(value)}`,
+    );
   }
   return ms;
 }
@@ -84,17 +96,23 @@ export function durationMs(label: string, field: string, value: unknown, allowZe
 /** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms since the epoch), in ms. */
 export function timeMs(label: string, value: unknown): number {
   const ms = timeValue(value);
-  if (!Number.isFinite(ms)) refuse(label, `the time must be a Date, an ISO 8601 time or ms since the epoch, got ${show(value instanceof Date ? 'Invalid Date' : value)}`);
+  if (!Number.isFinite(ms))
+    refuse(
+      label,
+      `the time must be a Date, an ISO 8601 time or ms since the epoch, got ${show(value instanceof Date ? 'Invalid Date' : value)}`,
+    );
   return ms;
 }
 
 /** A sleep's options: absent, or `{ businessHours? }`. */
 export function sleepOptions(label: string, opts: unknown): SleepOptions | undefined {
   if (opts === undefined) return undefined;
-  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) return refuse(label, `options must be { businessHours? }, got ${show(opts)}`);
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts))
+    return refuse(label, `options must be { businessHours? }, got ${show(opts)}`);
   unknownKeys(label, 'options', opts as Record<string, unknown>, ['businessHours']);
   const hours = (opts as SleepOptions).businessHours;
-  if (hours !== undefined && (typeof hours !== 'object' || hours === null)) refuse(label, `businessHours must come from businessHoursSetting() or parseBusinessHours(), got ${show(hours)}`);
+  if (hours !== undefined && (typeof hours !== 'object' || hours === null))
+    refuse(label, `businessHours must come from businessHoursSetting() or parseBusinessHours(), got ${show(hours)}`);
   return opts;
 }
 
@@ -119,12 +137,15 @@ export function unknownOption(what: string, value: Readonly<Record<string, unkno
  */
 export function checkReach(label: string, due: number, now: number, receivedAt: number, limits: WorkflowLimits): void {
   const max = formatDuration(limits.maxMs);
-  const why = `a run's steps and record, and its delivery's deduplication, are kept for DEDUPE_TTL (${max}) plus a day, so a longer one could run its steps again or be run twice; raise DEDUPE_TTL (and HISTORY_TTL, to keep its trace) to allow longer`;
+  const why =
+    `a run's steps and record, and its delivery's deduplication, are kept for DEDUPE_TTL (${max}) plus a day, ` +
+    'so a longer one could run its steps again or be run twice; raise DEDUPE_TTL (and HISTORY_TTL, to keep its trace) to allow longer';
   if (due - now > limits.maxMs) {
     refuse(label, `${formatDuration(due - now)} is longer than the longest sleep or wait, ${max}: ${why}`);
   }
   if (due - receivedAt > limits.maxMs + DAY_MS) {
-    refuse(label, `ends ${iso(due)}, ${formatDuration(due - receivedAt)} after the run's event was received; a run's sleeps and waits must all end within ${formatDuration(limits.maxMs + DAY_MS)} of it: ${why}`);
+    const late = `ends ${iso(due)}, ${formatDuration(due - receivedAt)} after the run's event was received`;
+    refuse(label, `${late}; a run's sleeps and waits must all end within ${formatDuration(limits.maxMs + DAY_MS)} of it: ${why}`);
   }
 }
 
@@ -140,8 +161,13 @@ export interface WaitCall<E extends EventName = EventName> {
 }
 
 /** Checks `ctx.waitForEvent`'s options (the match against the event waited for and the run's own event). */
-export function waitCall<E extends EventName>(label: string, opts: unknown, own: { readonly name: EventName; readonly data: unknown }): WaitCall<E> {
-  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) return refuse(label, `needs options { event, match, timeout }, got ${show(opts)}`);
+export function waitCall<E extends EventName>(
+  label: string,
+  opts: unknown,
+  own: { readonly name: EventName; readonly data: unknown },
+): WaitCall<E> {
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts))
+    return refuse(label, `needs options { event, match, timeout }, got ${show(opts)}`);
   const o = opts as Record<string, unknown>;
   unknownKeys(label, 'options', o, ['event', 'match', 'timeout', 'lookback']);
   const event = eventName(label, 'event', o.event);
@@ -149,7 +175,8 @@ export function waitCall<E extends EventName>(label: string, opts: unknown, own:
   const fail = (msg: string): never => refuse(label, msg);
   const match = matchOption('match', o.match, [{ event, role: 'the event waited for' }], fail);
   if (ownKey(match, own) === null) {
-    refuse(label, `the run's event (${own.name}) has no ${typeof match === 'function' ? 'key (the match function gave none)' : `${builtinOf(match)} id`} to match on`);
+    const missingKey = typeof match === 'function' ? 'key (the match function gave none)' : `${builtinOf(match)} id`;
+    refuse(label, `the run's event (${own.name}) has no ${missingKey} to match on`);
   }
   const timeoutMs = durationMs(label, 'timeout', o.timeout, false);
   const lb = o.lookback ?? true;
@@ -161,7 +188,11 @@ export function waitCall<E extends EventName>(label: string, opts: unknown, own:
 export function eventName(label: string, field: string, value: unknown): EventName {
   if (isEventName(value)) return value;
   const hint = typeof value === 'string' ? suggestEventName(value) : null;
-  return refuse(label, `"${field}" must be an event name, got ${show(value)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`));
+  return refuse(
+    label,
+    `"${field}" must be an event name, got ${show(value)}` +
+      (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`),
+  );
 }
 
 /** How a match may be written, for messages. */
@@ -207,7 +238,10 @@ export function matchOption(
   const missing = events.filter((e) => KEY_SOURCES[e.event][key] === null);
   if (missing.length > 0) {
     const list = missing.map((e) => `"${e.event}" (${e.role})`).join(', ');
-    fail(`"${name}: '${key}'" cannot be used with ${list}: ${missing.length === 1 ? 'that event carries' : 'those events carry'} no ${key} id, so it could never match; use a function (event) => key`);
+    const carries = missing.length === 1 ? 'that event carries' : 'those events carry';
+    fail(
+      `"${name}: '${key}'" cannot be used with ${list}: ${carries} no ${key} id, so it could never match; use a function (event) => key`,
+    );
   }
   return value === key ? key : Object.freeze({ on: key, where: (value as { where: (e: WorkspaceEvent) => boolean }).where });
 }

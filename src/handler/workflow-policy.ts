@@ -9,7 +9,10 @@ import type { StateSchema } from './state-value.js';
 export interface WorkflowPolicy {
   /** Events that cancel a sleeping or waiting run of the handler. */
   readonly cancelOn: readonly { readonly event: EventName; readonly match: MatchOption }[];
-  /** The key of `ctx.state` (the handler's `orderBy` unless `state.key` is given) and how long a state is kept after its last write; null: no `ctx.state`. */
+  /**
+   * The key of `ctx.state` (the handler's `orderBy` unless `state.key` is given) and how long a state is kept after its
+   * last write; null: no `ctx.state`.
+   */
   readonly state: { readonly key: KeyOption; readonly ttlMs: number; readonly schema?: StateSchema | null } | null;
   /** Event names the handler's waits wait for, watched from start-up (their lookback reaches back from the first run). */
   readonly waitsFor: readonly EventName[];
@@ -18,10 +21,15 @@ export interface WorkflowPolicy {
 /** How long a state is kept after its last write unless `state.ttl` says otherwise. */
 export const DEFAULT_STATE_TTL_MS = 30 * 86_400_000;
 
-const show = (value: unknown): string => (typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value));
+const show = (value: unknown): string => (typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value)));
 
 /** A plain object's own keys beyond `allowed` are a definition error (with a did-you-mean). */
-function noUnknownKeys(name: string, value: Readonly<Record<string, unknown>>, allowed: readonly string[], fail: (msg: string) => never): void {
+function noUnknownKeys(
+  name: string,
+  value: Readonly<Record<string, unknown>>,
+  allowed: readonly string[],
+  fail: (msg: string) => never,
+): void {
   const problem = unknownOption(`"${name}"`, value, allowed);
   if (problem !== null) fail(problem);
 }
@@ -56,10 +64,16 @@ export function workflowPolicy(
     const { event, match } = entry;
     if (!isEventName(event)) {
       const hint = typeof event === 'string' ? suggestEventName(event) : null;
-      return fail(`"${name}.event": unknown event ${show(event)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`));
+      return fail(
+        `"${name}.event": unknown event ${show(event)}` +
+          (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`),
+      );
     }
     if (match === undefined) return fail(`"${name}" (event "${event}") needs a "match": ${MATCH_FORMS}`);
-    return Object.freeze({ event, match: matchOption(`${name}.match`, match, [{ event, role: 'its event' }, ...own.filter((o) => o.event !== event)], fail) });
+    return Object.freeze({
+      event,
+      match: matchOption(`${name}.match`, match, [{ event, role: 'its event' }, ...own.filter((o) => o.event !== event)], fail),
+    });
   });
   let st: WorkflowPolicy['state'] = null;
   if (state !== undefined) {
@@ -77,7 +91,8 @@ export function workflowPolicy(
     }
     let stateKey: KeyOption | null = orderBy;
     if (key !== undefined) stateKey = matchOption('state.key', key, own, fail, true) as KeyOption;
-    if (stateKey === null) fail('"state" needs a "key" (\'conversation\', \'contact\' or a function (event) => key) when the handler has no "orderBy"');
+    if (stateKey === null)
+      fail('"state" needs a "key" (\'conversation\', \'contact\' or a function (event) => key) when the handler has no "orderBy"');
     st = Object.freeze({ key: stateKey, ttlMs, ...(schema !== null ? { schema: schema as StateSchema } : {}) });
   } else if (orderBy !== null) {
     st = Object.freeze({ key: orderBy, ttlMs: DEFAULT_STATE_TTL_MS });
@@ -86,7 +101,9 @@ export function workflowPolicy(
   const waited = (waitsFor as unknown[]).map((event, i) => {
     if (isEventName(event)) return event;
     const hint = typeof event === 'string' ? suggestEventName(event) : null;
-    return fail(`"waitsFor[${i}]": unknown event ${show(event)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`));
+    return fail(
+      `"waitsFor[${i}]": unknown event ${show(event)}` + (hint ? `; did you mean "${hint}"?` : `; known events: ${EVENT_NAMES.join(', ')}`),
+    );
   });
   return Object.freeze({ cancelOn: Object.freeze(entries), state: st, waitsFor: Object.freeze([...new Set(waited)]) });
 }

@@ -58,7 +58,10 @@ export interface WaitForEventOptions<E extends EventName> {
   readonly lookback?: boolean | Duration;
 }
 
-/** A handler's `cancelOn` entry: a matching event cancels a run that is sleeping or waiting (recorded `cancelled`; no further steps run). */
+/**
+ * A handler's `cancelOn` entry: a matching event cancels a run that is sleeping or waiting (recorded `cancelled`; no
+ * further steps run).
+ */
 export interface CancelOnOption<E extends EventName = EventName> {
   readonly event: E;
   readonly match: MatchOption<E>;

@@ -7,7 +7,16 @@ import type { LifecycleSubscriber } from '../lifecycle/bus.js';
 import type { AttemptDecision, AttemptEndedEvent, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
-import { callRecord, cleanText, errorRecord, reasonRecord, type AttemptEntry, type CallRecord, type StepRecord, type WaitRecord } from './record.js';
+import {
+  callRecord,
+  cleanText,
+  errorRecord,
+  reasonRecord,
+  type AttemptEntry,
+  type CallRecord,
+  type StepRecord,
+  type WaitRecord,
+} from './record.js';
 import { HistoryWriter, type Receipt } from './store.js';
 
 /** What one attempt collected while it ran: its API calls and steps (made when the first one comes). */
@@ -17,7 +26,10 @@ interface RunRecord {
   readonly waits: WaitRecord[];
 }
 
-/** A redactor for HISTORY_BODIES: capture's (fakes for names, emails, phones, message text), salted per process so fakes cannot be reversed by guessing. */
+/**
+ * A redactor for HISTORY_BODIES: capture's (fakes for names, emails, phones, message text), salted per process so fakes
+ * cannot be reversed by guessing.
+ */
 function bodyRedactor(config: Config): Redactor | undefined {
   return config.history.bodies ? createRedactor({ salt: randomBytes(16).toString('hex') }) : undefined;
 }
@@ -32,7 +44,11 @@ export function historyWriter(config: Config, redis: RedisClient, log: Logger): 
  * delivery's history, batched (one pipeline every 250 ms at most) and never on
  * the request's path (undefined when HISTORY=off).
  */
-export function duplicateHistory(config: Config, redis: RedisClient, log: Logger): { onDuplicate(key: string): void; flush(): void } | undefined {
+export function duplicateHistory(
+  config: Config,
+  redis: RedisClient,
+  log: Logger,
+): { onDuplicate(key: string): void; flush(): void } | undefined {
   const writer = historyWriter(config, redis, log);
   if (!writer) return undefined;
   let pending: string[] = [];
@@ -86,10 +102,18 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
     const ref = e.attempt;
     const run = runs.get(ref);
     const entry: AttemptEntry = {
-      kind: 'attempt', at: e.endedAt, startedAt: ref.startedAt, handler: ref.handler, attempt: ref.number,
+      kind: 'attempt',
+      at: e.endedAt,
+      startedAt: ref.startedAt,
+      handler: ref.handler,
+      attempt: ref.number,
       ...(ref.jobId.startsWith('d/') ? {} : { job: ref.jobId }),
-      outcome: o.outcome, ...(o.skipped ? { skipped: o.skipped } : {}), ...(o.error ? { error: o.error } : {}),
-      steps: run?.steps ?? [], calls: run?.calls ?? [], ...(run && run.waits.length > 0 ? { waits: run.waits } : {}),
+      outcome: o.outcome,
+      ...(o.skipped ? { skipped: o.skipped } : {}),
+      ...(o.error ? { error: o.error } : {}),
+      steps: run?.steps ?? [],
+      calls: run?.calls ?? [],
+      ...(run && run.waits.length > 0 ? { waits: run.waits } : {}),
     };
     writer?.attempt(ref.key, entry, ref.jobId);
   }
@@ -123,7 +147,13 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
     }
   }
 
-  const receipt = (d: DeliveryFacts): Receipt => ({ receivedAt: d.receivedAt, queuedAt: d.queuedAt, secretIndex: d.secretIndex, bytes: d.bytes, source: d.source });
+  const receipt = (d: DeliveryFacts): Receipt => ({
+    receivedAt: d.receivedAt,
+    queuedAt: d.queuedAt,
+    secretIndex: d.secretIndex,
+    bytes: d.bytes,
+    source: d.source,
+  });
   const redactedBody = (d: DeliveryFacts): string | undefined => (redactor ? redactor.body(d.raw).toString('utf8') : undefined);
 
   /** When the `events` worker took each delivery: its fan-out's time in the history (the runs it places may start before it ends). */
@@ -166,7 +196,8 @@ export function historyObserver(config: Config, redis: RedisClient, log: Logger)
       try {
         if (!e.ok) {
           const code = (e.error as { code?: unknown } | null)?.code;
-          if (code === 'invalid_delivery') writer.invalid(d.key, receipt(d), d.name, cleanText(String((e.error as Error).message)), redactedBody(d));
+          if (code === 'invalid_delivery')
+            writer.invalid(d.key, receipt(d), d.name, cleanText(String((e.error as Error).message)), redactedBody(d));
           return;
         }
         const env = e.envelope;

@@ -11,7 +11,10 @@ export interface DeliverySummary {
   readonly queuedAt: string | null;
   readonly bytes: number | null;
   readonly secretIndex: number | null;
-  /** `webhook`, `reconcile` (synthesized by reconcile), `poll` (a derived event) or `schedule` (a schedule's run); null when not recorded. */
+  /**
+   * `webhook`, `reconcile` (synthesized by reconcile), `poll` (a derived event) or `schedule` (a schedule's run); null
+   * when not recorded.
+   */
   readonly source: string | null;
   readonly event: string | null;
   readonly conversation: string | null;
@@ -31,16 +34,26 @@ export interface Trace extends DeliverySummary {
   readonly expiresInMs: number | null;
 }
 
-const iso = (v: string | undefined): string | null => (v === undefined || !Number.isFinite(Number(v)) ? null : new Date(Number(v)).toISOString());
+const iso = (v: string | undefined): string | null =>
+  v === undefined || !Number.isFinite(Number(v)) ? null : new Date(Number(v)).toISOString();
 const num = (v: string | undefined): number | null => (v === undefined || !Number.isFinite(Number(v)) ? null : Number(v));
 
 function summaryOf(key: string, h: Record<string, string>): DeliverySummary {
   const handlers: Record<string, string> = {};
   for (const [f, v] of Object.entries(h)) if (f.startsWith('h:')) handlers[f.slice(2)] = v;
   return {
-    key, receivedAt: iso(h['receivedAt']), queuedAt: iso(h['queuedAt']), bytes: num(h['bytes']), secretIndex: num(h['secretIndex']), source: h['source'] ?? null,
-    event: h['event'] ?? null, conversation: h['conversation'] ?? null, contact: h['contact'] ?? null, state: h['state'] ?? null,
-    handlers, duplicates: num(h['duplicates']) ?? 0,
+    key,
+    receivedAt: iso(h['receivedAt']),
+    queuedAt: iso(h['queuedAt']),
+    bytes: num(h['bytes']),
+    secretIndex: num(h['secretIndex']),
+    source: h['source'] ?? null,
+    event: h['event'] ?? null,
+    conversation: h['conversation'] ?? null,
+    contact: h['contact'] ?? null,
+    state: h['state'] ?? null,
+    handlers,
+    duplicates: num(h['duplicates']) ?? 0,
   };
 }
 
@@ -78,11 +91,18 @@ export async function readTrace(redis: RedisClient, prefix: string, ref: string)
   const viaJob = await redis.get(keys.job(ref));
   if (viaJob) candidates.unshift(viaJob);
   for (const key of candidates) {
-    const [[, h], [, list], [, pttl]] = (await redis.pipeline().hgetall(keys.summary(key)).lrange(keys.entries(key), 0, -1).pttl(keys.summary(key)).exec()) as [
-      [Error | null, Record<string, string>], [Error | null, string[]], [Error | null, number],
-    ];
+    const [[, h], [, list], [, pttl]] = (await redis
+      .pipeline()
+      .hgetall(keys.summary(key))
+      .lrange(keys.entries(key), 0, -1)
+      .pttl(keys.summary(key))
+      .exec()) as [[Error | null, Record<string, string>], [Error | null, string[]], [Error | null, number]];
     if (Object.keys(h ?? {}).length === 0 && (list ?? []).length === 0) continue;
-    return { ...summaryOf(key, h ?? {}), entries: parseEntries(list ?? []), expiresInMs: typeof pttl === 'number' && pttl >= 0 ? pttl : null };
+    return {
+      ...summaryOf(key, h ?? {}),
+      entries: parseEntries(list ?? []),
+      expiresInMs: typeof pttl === 'number' && pttl >= 0 ? pttl : null,
+    };
   }
   return null;
 }
@@ -94,7 +114,10 @@ export interface DeliveryFilter {
   readonly contact?: string;
   /** A handler subscribed to it. */
   readonly handler?: string;
-  /** A handler's latest state (with `handler`: that handler's), or the delivery's state (`invalid`, `no_handlers`); `pending`: placed, not yet run. */
+  /**
+   * A handler's latest state (with `handler`: that handler's), or the delivery's state (`invalid`, `no_handlers`);
+   * `pending`: placed, not yet run.
+   */
   readonly outcome?: string;
   /** Received at or after (epoch ms). */
   readonly since?: number;
@@ -113,7 +136,8 @@ function matches(s: DeliverySummary, f: DeliveryFilter): boolean {
   if (f.contact !== undefined && s.contact !== f.contact) return false;
   if (f.handler !== undefined && !(f.handler in s.handlers)) return false;
   if (f.outcome !== undefined) {
-    const states = f.handler !== undefined ? [s.handlers[f.handler] as string] : [...Object.values(s.handlers), ...(s.state ? [s.state] : [])];
+    const states =
+      f.handler !== undefined ? [s.handlers[f.handler] as string] : [...Object.values(s.handlers), ...(s.state ? [s.state] : [])];
     const ok = f.outcome === 'pending' ? states.some((x) => PENDING_STATES.includes(x)) : states.includes(f.outcome);
     if (!ok) return false;
   }
@@ -121,7 +145,11 @@ function matches(s: DeliverySummary, f: DeliveryFilter): boolean {
 }
 
 /** Deliveries in the history matching the filter, newest first; `scanned` index entries were read, `more` when the scan stopped early. */
-export async function listDeliveries(redis: RedisClient, prefix: string, f: DeliveryFilter = {}): Promise<{ deliveries: DeliverySummary[]; scanned: number; more: boolean }> {
+export async function listDeliveries(
+  redis: RedisClient,
+  prefix: string,
+  f: DeliveryFilter = {},
+): Promise<{ deliveries: DeliverySummary[]; scanned: number; more: boolean }> {
   const keys = historyKeys(prefix);
   const limit = f.limit ?? 50;
   const scanMax = f.scanMax ?? 20_000;

@@ -108,24 +108,34 @@ export function cleanText(text: string, max = MAX_TEXT): string {
 
 /** A request path as history keeps it: decoded for reading, contact identifiers and personal data masked. */
 export function cleanPath(path: string): string {
-  return path.split('/').map((seg) => {
-    let s = seg;
-    try {
-      s = decodeURIComponent(seg);
-    } catch {
-      /* kept as sent */
-    }
-    if (/^email:/i.test(s)) return 'email:[email]';
-    if (/^phone:/i.test(s)) return 'phone:[phone]';
-    return redactText(s);
-  }).join('/');
+  return path
+    .split('/')
+    .map((seg) => {
+      let s = seg;
+      try {
+        s = decodeURIComponent(seg);
+      } catch {
+        /* kept as sent */
+      }
+      if (/^email:/i.test(s)) return 'email:[email]';
+      if (/^phone:/i.test(s)) return 'phone:[phone]';
+      return redactText(s);
+    })
+    .join('/');
 }
 
 /** The history record of one API attempt. */
 export function callRecord(e: ApiCallFacts): CallRecord {
   return {
-    op: e.op, method: e.method, path: cleanPath(e.path), status: e.status, idempotencyKey: e.idempotencyKey ?? null,
-    replayed: e.replayed, ms: Math.round(e.durationMs), waitMs: Math.round(e.rateLimitWaitMs), try: e.attempt,
+    op: e.op,
+    method: e.method,
+    path: cleanPath(e.path),
+    status: e.status,
+    idempotencyKey: e.idempotencyKey ?? null,
+    replayed: e.replayed,
+    ms: Math.round(e.durationMs),
+    waitMs: Math.round(e.rateLimitWaitMs),
+    try: e.attempt,
     ...(e.error ? { error: cleanText(`${e.error.name}: ${e.error.message}`, 200) } : {}),
   };
 }

@@ -68,7 +68,11 @@ export class HistoryWriter {
   private failures = 0;
   private trimmedAt = 0;
 
-  constructor(private readonly redis: RedisClient, private readonly opts: HistoryOptions, private readonly log: Logger) {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly opts: HistoryOptions,
+    private readonly log: Logger,
+  ) {
     this.keys = historyKeys(opts.prefix);
     HISTORY_SCRIPTS.on(redis);
   }
@@ -80,7 +84,10 @@ export class HistoryWriter {
    * The writes of the current batch by delivery key: a delivery's fan-out and its handler's attempt that
    * end within one batch (the common case) go to Redis as one script call, not two.
    */
-  private writes = new Map<string, { set: (string | number)[]; setnx: (string | number)[]; entries: string[]; indexAt?: number | undefined; now: number }>();
+  private writes = new Map<
+    string,
+    { set: (string | number)[]; setnx: (string | number)[]; entries: string[]; indexAt?: number | undefined; now: number }
+  >();
 
   /** Starts a batch if none is open; sends it at once when full. */
   private batch(): void {
@@ -116,16 +123,22 @@ export class HistoryWriter {
   }
 
   private send(pipeline: ReturnType<RedisClient['pipeline']>): void {
-    pipeline.exec().then((results) => {
-      const err = results?.find(([e]) => e)?.[0];
-      if (err) this.failed(err);
-    }, (err: unknown) => this.failed(err));
+    pipeline.exec().then(
+      (results) => {
+        const err = results?.find(([e]) => e)?.[0];
+        if (err) this.failed(err);
+      },
+      (err: unknown) => this.failed(err),
+    );
   }
 
   private failed(err: unknown): void {
     this.failures++;
     if (this.failures === 1 || this.failures % 100 === 0) {
-      this.log.warn({ err: err instanceof Error ? err.message : String(err), failures: this.failures }, 'history write failed (deliveries are unaffected)');
+      this.log.warn(
+        { err: err instanceof Error ? err.message : String(err), failures: this.failures },
+        'history write failed (deliveries are unaffected)',
+      );
     }
   }
 
@@ -160,8 +173,16 @@ export class HistoryWriter {
     }
     const setnx = w.setnx ?? [];
     const args: LuaArg[] = [
-      this.opts.ttlMs, MAX_ENTRIES, w.indexAt ?? '', key, trim,
-      w.set.length / 2, ...w.set, setnx.length / 2, ...setnx, ...w.entries,
+      this.opts.ttlMs,
+      MAX_ENTRIES,
+      w.indexAt ?? '',
+      key,
+      trim,
+      w.set.length / 2,
+      ...w.set,
+      setnx.length / 2,
+      ...setnx,
+      ...w.entries,
     ];
     HISTORY_SCRIPTS.queue(p, 'historyWrite', [this.keys.summary(key), this.keys.entries(key), this.keys.index], args);
   }
@@ -170,31 +191,63 @@ export class HistoryWriter {
   private received(r: Receipt): { fields: (string | number)[]; at: number } {
     const at = Date.parse(r.receivedAt);
     const receivedAt = Number.isFinite(at) ? at : r.queuedAt;
-    return { fields: ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex, 'source', r.source], at: receivedAt };
+    return {
+      fields: ['receivedAt', receivedAt, 'queuedAt', r.queuedAt, 'bytes', r.bytes, 'secretIndex', r.secretIndex, 'source', r.source],
+      at: receivedAt,
+    };
   }
 
   /** Fan-out placed the runs (or found no subscriber). */
   fannedOut(key: string, receipt: Receipt, facts: FanOutFacts, now = Date.now()): void {
     const r = this.received(receipt);
-    const state = facts.duplicateChange !== undefined ? ['state', 'duplicate_change'] : facts.handlers.length === 0 ? ['state', 'no_handlers'] : [];
-    const entry: HistoryEntry = { kind: 'fanout', at: facts.at ?? now, handlers: facts.handlers, ...(facts.duplicateChange !== undefined ? { duplicateChange: facts.duplicateChange } : {}) };
-    this.write(key, {
-      set: [...r.fields, 'event', facts.event, ...(facts.conversation ? ['conversation', facts.conversation] : []), ...(facts.contact ? ['contact', facts.contact] : []), ...state],
-      // A run that already reported (another process was quicker than this write) keeps its state.
-      setnx: facts.handlers.flatMap((h) => [`h:${h.id}`, h.placement]),
-      entries: [JSON.stringify(entry), ...(facts.body !== undefined ? [JSON.stringify({ kind: 'body', at: facts.at ?? now, body: facts.body } satisfies HistoryEntry)] : [])],
-      indexAt: r.at,
-    }, now);
+    const state =
+      facts.duplicateChange !== undefined ? ['state', 'duplicate_change'] : facts.handlers.length === 0 ? ['state', 'no_handlers'] : [];
+    const entry: HistoryEntry = {
+      kind: 'fanout',
+      at: facts.at ?? now,
+      handlers: facts.handlers,
+      ...(facts.duplicateChange !== undefined ? { duplicateChange: facts.duplicateChange } : {}),
+    };
+    this.write(
+      key,
+      {
+        set: [
+          ...r.fields,
+          'event',
+          facts.event,
+          ...(facts.conversation ? ['conversation', facts.conversation] : []),
+          ...(facts.contact ? ['contact', facts.contact] : []),
+          ...state,
+        ],
+        // A run that already reported (another process was quicker than this write) keeps its state.
+        setnx: facts.handlers.flatMap((h) => [`h:${h.id}`, h.placement]),
+        entries: [
+          JSON.stringify(entry),
+          ...(facts.body !== undefined
+            ? [JSON.stringify({ kind: 'body', at: facts.at ?? now, body: facts.body } satisfies HistoryEntry)]
+            : []),
+        ],
+        indexAt: r.at,
+      },
+      now,
+    );
   }
 
   /** The delivery is not a valid event (dead-lettered without fan-out). */
   invalid(key: string, receipt: Receipt, event: string | null, reason: string, body: string | undefined, now = Date.now()): void {
     const r = this.received(receipt);
-    this.write(key, {
-      set: [...r.fields, 'state', 'invalid', ...(event ? ['event', event] : [])],
-      entries: [JSON.stringify({ kind: 'invalid', at: now, reason } satisfies HistoryEntry), ...(body !== undefined ? [JSON.stringify({ kind: 'body', at: now, body } satisfies HistoryEntry)] : [])],
-      indexAt: r.at,
-    }, now);
+    this.write(
+      key,
+      {
+        set: [...r.fields, 'state', 'invalid', ...(event ? ['event', event] : [])],
+        entries: [
+          JSON.stringify({ kind: 'invalid', at: now, reason } satisfies HistoryEntry),
+          ...(body !== undefined ? [JSON.stringify({ kind: 'body', at: now, body } satisfies HistoryEntry)] : []),
+        ],
+        indexAt: r.at,
+      },
+      now,
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { printable as p, printableLines } from '../util/printable.js';
 import type { DeliverySummary, Trace } from './read.js';
-import type { AttemptEntry, CallRecord, WaitRecord } from './record.js';
+import type { AttemptEntry, CallRecord, FanOutEntry, StepRecord, WaitRecord } from './record.js';
 
 /** `+12 ms`, `+3.4 s`, `+5m 02s`, `+2h 10m` after `t0`. */
 export function relative(ms: number): string {
@@ -24,9 +24,14 @@ const failed = (c: CallRecord) => c.status === 0 || c.status >= 400;
 
 function callLine(c: CallRecord): string {
   const parts = [
-    `${failed(c) ? '✗' : '·'} ${p(c.method)} ${p(c.path)}`, c.status ? String(c.status) : 'no answer', c.replayed ? 'replayed' : '',
-    `${c.ms} ms`, c.waitMs > 0 ? `waited ${c.waitMs} ms for the rate limiter` : '', c.try > 1 ? `(client try ${c.try})` : '',
-    c.idempotencyKey ? `Idempotency-Key ${p(c.idempotencyKey)}` : '', `[${p(c.op)}]`,
+    `${failed(c) ? '✗' : '·'} ${p(c.method)} ${p(c.path)}`,
+    c.status ? String(c.status) : 'no answer',
+    c.replayed ? 'replayed' : '',
+    `${c.ms} ms`,
+    c.waitMs > 0 ? `waited ${c.waitMs} ms for the rate limiter` : '',
+    c.try > 1 ? `(client try ${c.try})` : '',
+    c.idempotencyKey ? `Idempotency-Key ${p(c.idempotencyKey)}` : '',
+    `[${p(c.op)}]`,
   ].filter(Boolean);
   return `${parts.join('  ')}${c.error ? `\n                 ${p(c.error)}` : ''}`;
 }
@@ -51,16 +56,30 @@ export function waitLine(w: WaitRecord): string {
   }
 }
 
+function stepSource(source: StepRecord['source']): string {
+  return source === 'stored' ? 'taken from the store (ran before)' : source === 'run' ? 'ran' : 'failed';
+}
+
+function fanoutText(e: FanOutEntry): string {
+  if (e.duplicateChange !== undefined)
+    return `duplicate change ${p(e.duplicateChange)}: another delivery of it was dispatched; nothing runs`;
+  if (e.handlers.length === 0) return 'no handler subscribes to this event';
+  return e.handlers.map((h) => `${p(h.id)} (${p(h.placement)}, ${p(h.priority)})`).join(', ');
+}
+
 function attemptLines(a: AttemptEntry): string[] {
-  const head = `${p(a.handler)}  attempt ${a.attempt}${a.job ? ` (job ${p(a.job)})` : ''}  → ${a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome}` +
-    `${a.skipped ? ` (${p(a.skipped)})` : ''}  ${a.at - a.startedAt} ms`;
+  const job = a.job ? ` (job ${p(a.job)})` : '';
+  const outcome = a.outcome === 'dead' ? 'DEAD (dead-lettered)' : a.outcome;
+  const head =
+    `${p(a.handler)}  attempt ${a.attempt}${job}  → ${outcome}` + `${a.skipped ? ` (${p(a.skipped)})` : ''}  ${a.at - a.startedAt} ms`;
   const out = [head];
   if (a.error) out.push(`               ${p(a.error.class)}: ${printableLines(a.error.message).join('\n               ')}`);
-  for (const s of a.steps) out.push(`               step ${p(s.name)}: ${s.source === 'stored' ? 'taken from the store (ran before)' : s.source === 'run' ? 'ran' : 'failed'}`);
+  for (const s of a.steps) out.push(`               step ${p(s.name)}: ${stepSource(s.source)}`);
   for (const w of a.waits ?? []) out.push(`               ${waitLine(w)}`);
   for (const c of a.calls) out.push(`               ${callLine(c)}`);
   if (a.callsDropped) out.push(`               … ${a.callsDropped} more calls not kept (size cap)`);
-  if (a.calls.length === 0 && a.outcome !== 'skipped' && a.outcome !== 'cancelled' && a.outcome !== 'wait') out.push('               (no API calls)');
+  if (a.calls.length === 0 && a.outcome !== 'skipped' && a.outcome !== 'cancelled' && a.outcome !== 'wait')
+    out.push('               (no API calls)');
   return out;
 }
 
@@ -69,14 +88,21 @@ export function formatTrace(t: Trace): string {
   const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
   const lines: string[] = [];
   const schedule = t.source === 'schedule';
-  const facts = [p(t.event ?? 'event ?'), t.conversation ? `conversation ${p(t.conversation)}` : '', t.contact ? `contact ${p(t.contact)}` : ''].filter(Boolean);
+  const facts = [
+    p(t.event ?? 'event ?'),
+    t.conversation ? `conversation ${p(t.conversation)}` : '',
+    t.contact ? `contact ${p(t.contact)}` : '',
+  ].filter(Boolean);
   if (schedule) {
     lines.push(`schedule run ${p(t.key)}`);
     if (t.receivedAt) lines.push(`tick     ${p(t.receivedAt)}  (run by the schedules queue; not a delivery from the workspace)`);
   } else lines.push(`delivery ${p(t.key)}  ${facts.join('  ')}`);
   if (t.receivedAt && !schedule) {
     const made = t.source !== null && t.source !== 'webhook';
-    lines.push(`received ${p(t.receivedAt)}${t.bytes !== null ? `  ${t.bytes} bytes` : ''}${made ? `  source ${p(t.source)} (made by Switchyard, not sent by the workspace)` : t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : ''}`);
+    const bytes = t.bytes !== null ? `  ${t.bytes} bytes` : '';
+    const verified = t.secretIndex !== null ? `  verified with secret #${t.secretIndex}` : '';
+    const origin = made ? `  source ${p(t.source)} (made by Switchyard, not sent by the workspace)` : verified;
+    lines.push(`received ${p(t.receivedAt)}${bytes}${origin}`);
   }
   if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
   const handlers = Object.entries(t.handlers);
@@ -89,7 +115,7 @@ export function formatTrace(t: Trace): string {
   for (const e of t.entries) {
     switch (e.kind) {
       case 'fanout':
-        lines.push(`  ${at(e.at)} fan-out: ${e.duplicateChange !== undefined ? `duplicate change ${p(e.duplicateChange)}: another delivery of it was dispatched; nothing runs` : e.handlers.length === 0 ? 'no handler subscribes to this event' : e.handlers.map((h) => `${p(h.id)} (${p(h.placement)}, ${p(h.priority)})`).join(', ')}`);
+        lines.push(`  ${at(e.at)} fan-out: ${fanoutText(e)}`);
         break;
       case 'invalid':
         lines.push(`  ${at(e.at)} invalid: ${p(e.reason)}`);
@@ -112,10 +138,21 @@ export function formatTrace(t: Trace): string {
 export function formatDeliveries(rows: readonly DeliverySummary[], now = Date.now()): string {
   if (rows.length === 0) return 'no deliveries in the history match\n';
   const ago = (iso: string | null) => (iso ? relative(now - Date.parse(iso)).replace('+', '') + ' ago' : '?');
-  const table = rows.map((r) => [
-    r.key, r.event ?? '?', ago(r.receivedAt), r.conversation ?? '-', r.contact ?? '-',
-    r.state === 'invalid' ? 'invalid' : Object.entries(r.handlers).map(([h, s]) => `${h}:${s}`).join(' ') || (r.state ?? '-'),
-  ].map(p));
+  const table = rows.map((r) =>
+    [
+      r.key,
+      r.event ?? '?',
+      ago(r.receivedAt),
+      r.conversation ?? '-',
+      r.contact ?? '-',
+      r.state === 'invalid'
+        ? 'invalid'
+        : Object.entries(r.handlers)
+            .map(([h, s]) => `${h}:${s}`)
+            .join(' ') ||
+          (r.state ?? '-'),
+    ].map(p),
+  );
   const head = ['KEY', 'EVENT', 'RECEIVED', 'CONV', 'CONTACT', 'HANDLERS'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');

@@ -1,4 +1,16 @@
-import type { ApiCallFacts, AttemptDecision, AttemptRef, AttemptStartedEvent, EventOf, LifecycleEvent, LifecycleType, ReceivedEvent, RunReport, StepEvent, WaitEvent } from './events.js';
+import type {
+  ApiCallFacts,
+  AttemptDecision,
+  AttemptRef,
+  AttemptStartedEvent,
+  EventOf,
+  LifecycleEvent,
+  LifecycleType,
+  ReceivedEvent,
+  RunReport,
+  StepEvent,
+  WaitEvent,
+} from './events.js';
 
 /**
  * Where a subscriber has a fan-out or an attempt run: tracing makes its span
@@ -119,10 +131,28 @@ export class LifecycleBus {
     try {
       decision = await this.within({ type: 'attempt-started', attempt: ref }, () => run(notes));
     } catch (error) {
-      this.emit({ type: 'attempt-ended', attempt: ref, endedAt: Date.now(), run: notes.run, skipped: notes.skip, folded: notes.fold, ok: false, error });
+      this.emit({
+        type: 'attempt-ended',
+        attempt: ref,
+        endedAt: Date.now(),
+        run: notes.run,
+        skipped: notes.skip,
+        folded: notes.fold,
+        ok: false,
+        error,
+      });
       throw error;
     }
-    this.emit({ type: 'attempt-ended', attempt: ref, endedAt: Date.now(), run: notes.run, skipped: notes.skip, folded: notes.fold, ok: true, decision });
+    this.emit({
+      type: 'attempt-ended',
+      attempt: ref,
+      endedAt: Date.now(),
+      run: notes.run,
+      skipped: notes.skip,
+      folded: notes.fold,
+      ok: true,
+      decision,
+    });
     return decision;
   }
 }
@@ -133,7 +163,10 @@ class AttemptNotes implements AttemptObserver {
   skip: { reason: string; event: string } | undefined;
   fold: number | undefined;
 
-  constructor(private readonly bus: LifecycleBus, readonly ref: AttemptRef) {}
+  constructor(
+    private readonly bus: LifecycleBus,
+    readonly ref: AttemptRef,
+  ) {}
 
   call(call: ApiCallFacts): void {
     this.bus.emit({ type: 'api-call', attempt: this.ref, call });

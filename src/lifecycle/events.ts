@@ -46,7 +46,10 @@ export interface PlacedRun {
   readonly priority: string;
 }
 
-/** Fan-out ended: runs placed (or nobody subscribed, or a duplicate change), or it failed (`error`; an invalid delivery's has code `invalid_delivery`). */
+/**
+ * Fan-out ended: runs placed (or nobody subscribed, or a duplicate change), or it failed (`error`; an invalid delivery's
+ * has code `invalid_delivery`).
+ */
 export type FannedOutEvent = {
   readonly type: 'fanned-out';
   readonly delivery: DeliveryFacts;
@@ -101,7 +104,13 @@ export type AttemptDecision<Skip extends string = string> =
    * The run sleeps or waits (`ctx.sleep`, `ctx.waitForEvent`): parked until `until` (ms), unless an event
    * wakes it first; no attempt spent. `waitIds`: the waits and cancelOn entries that may wake it early.
    */
-  | { readonly kind: 'wait'; readonly until: number; readonly name: string; readonly wait: 'sleep' | 'wait-for-event'; readonly waitIds: readonly string[] };
+  | {
+      readonly kind: 'wait';
+      readonly until: number;
+      readonly name: string;
+      readonly wait: 'sleep' | 'wait-for-event';
+      readonly waitIds: readonly string[];
+    };
 
 /** The runner ran the handler: how the run ended (its verdict) and how long it took. */
 export interface RunReport {
@@ -181,6 +190,7 @@ export interface WaitEvent {
   readonly eventKey?: string;
 }
 
-export type LifecycleEvent = ReceivedEvent | FannedOutEvent | AttemptStartedEvent | AttemptEndedEvent | ApiCallEvent | StepEvent | WaitEvent;
+export type LifecycleEvent =
+  ReceivedEvent | FannedOutEvent | AttemptStartedEvent | AttemptEndedEvent | ApiCallEvent | StepEvent | WaitEvent;
 export type LifecycleType = LifecycleEvent['type'];
 export type EventOf<T extends LifecycleType> = Extract<LifecycleEvent, { type: T }>;

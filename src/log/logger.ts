@@ -8,9 +8,23 @@ export type { Logger } from 'pino';
  * them before serialisation; `redactText` below covers free text (messages).
  */
 export const REDACT_PATHS = [
-  'authorization', '*.authorization', '*.Authorization', 'headers.authorization', '*.headers.authorization',
-  'token', '*.token', 'secret', '*.secret', 'secrets', '*.secrets', 'password', '*.password',
-  'signature', '*.signature', '*.headers["x-service-signature"]', 'headers["x-service-signature"]',
+  'authorization',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'secrets',
+  '*.secrets',
+  'password',
+  '*.password',
+  'signature',
+  '*.signature',
+  '*.headers["x-service-signature"]',
+  'headers["x-service-signature"]',
   ...[...PHONE_FIELDS, ...EMAIL_FIELDS].flatMap((k) => [k, `*.${k}`, `*.*.${k}`]),
 ];
 
@@ -31,7 +45,11 @@ function redactFreeText(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const o = value as Record<string, unknown>;
     if (typeof o['message'] === 'string' || typeof o['stack'] === 'string') {
-      return { ...o, ...(typeof o['message'] === 'string' ? { message: redactText(o['message']) } : {}), ...(typeof o['stack'] === 'string' ? { stack: redactText(o['stack']) } : {}) };
+      return {
+        ...o,
+        ...(typeof o['message'] === 'string' ? { message: redactText(o['message']) } : {}),
+        ...(typeof o['stack'] === 'string' ? { stack: redactText(o['stack']) } : {}),
+      };
     }
   }
   return value;

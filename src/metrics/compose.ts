@@ -30,7 +30,16 @@ function compose<T extends object>(list: ReadonlyArray<T | undefined>, keys: Rea
 
 // Exhaustive key lists: adding a hook to either interface fails to compile here until it is composed.
 const RECEIVER_KEYS = { onDelivery: true, onStored: true, onDrained: true } satisfies Record<keyof ReceiverHooks, true>;
-const WORKER_KEYS = { onHandler: true, onApiCall: true, onPause: true, onStart: true, onSkipped: true, onDebounced: true, onDispatched: true, onWait: true } satisfies Record<keyof WorkerHooks, true>;
+const WORKER_KEYS = {
+  onHandler: true,
+  onApiCall: true,
+  onPause: true,
+  onStart: true,
+  onSkipped: true,
+  onDebounced: true,
+  onDispatched: true,
+  onWait: true,
+} satisfies Record<keyof WorkerHooks, true>;
 
 /** One `ReceiverHooks` calling each given set (metrics, delivery log, capture) in order. */
 export function composeReceiverHooks(...hooks: ReadonlyArray<ReceiverHooks | undefined>): ReceiverHooks {

@@ -57,10 +57,12 @@ export function createMetrics(opts: MetricsOptions): Metrics {
   if (sources.queues || sources.redis) gauges.activate();
 
   const scrape = (): Promise<string> => registry.metrics();
-  const handler = () => async (c: Context): Promise<Response> => {
-    const body = await scrape();
-    return c.body(body, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
-  };
+  const handler =
+    () =>
+    async (c: Context): Promise<Response> => {
+      const body = await scrape();
+      return c.body(body, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+    };
 
   const workerHooks = workerHooksFor(m, pause);
   return {

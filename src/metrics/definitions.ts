@@ -2,7 +2,15 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DeliveryOutcome } from '../receiver/outcomes.js';
 
 /** Every delivery outcome, pre-set to 0 so each series exists from the first scrape. */
-export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['accepted', 'duplicate', 'spooled', 'bad_signature', 'too_large', 'timeout', 'unavailable'];
+export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = [
+  'accepted',
+  'duplicate',
+  'spooled',
+  'bad_signature',
+  'too_large',
+  'timeout',
+  'unavailable',
+];
 
 /** Ingest: one verify + dedupe + durable append is sub-millisecond to a few ms; Redis trouble reaches 1 s. */
 const INGEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -35,7 +43,9 @@ export function defineMetrics(registry: Registry) {
     deliveries,
     secretIndex: new Counter({
       name: 'switchyard_signature_secret_index_total',
-      help: 'Verified deliveries by the index of the WEBHOOK_SECRETS entry that matched (0 = current); an old secret can be retired once its index stops growing',
+      help:
+        'Verified deliveries by the index of the WEBHOOK_SECRETS entry that matched (0 = current); ' +
+        'an old secret can be retired once its index stops growing',
       labelNames: ['index'] as const,
       registers,
     }),
@@ -66,19 +76,23 @@ export function defineMetrics(registry: Registry) {
     }),
     handlerSkipped: new Counter({
       name: 'switchyard_handler_skipped_total',
-      help: 'Handler runs completed without running the handler, by handler, event and reason (max_age, stale, already_completed, burst_gone)',
+      help:
+        'Handler runs completed without running the handler, ' +
+        'by handler, event and reason (max_age, stale, already_completed, burst_gone)',
       labelNames: ['handler', 'event', 'reason'] as const,
       registers,
     }),
     debounced: new Counter({
       name: 'switchyard_debounced_events_total',
-      help: 'Events folded into a later event\'s run by a debounced handler (a burst of n events adds n - 1), by handler',
+      help: "Events folded into a later event's run by a debounced handler (a burst of n events adds n - 1), by handler",
       labelNames: ['handler'] as const,
       registers,
     }),
     dispatched: new Counter({
       name: 'switchyard_dispatched_total',
-      help: 'Valid deliveries fanned out, by event, source (webhook, reconcile) and outcome (dispatched; duplicate_change: another delivery of the same change ran)',
+      help:
+        'Valid deliveries fanned out, by event, source (webhook, reconcile) ' +
+        'and outcome (dispatched; duplicate_change: another delivery of the same change ran)',
       labelNames: ['event', 'source', 'outcome'] as const,
       registers,
     }),
@@ -91,7 +105,9 @@ export function defineMetrics(registry: Registry) {
     }),
     waits: new Counter({
       name: 'switchyard_waits_total',
-      help: 'Durable sleeps and waits (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent) by handler, kind and outcome: begun, then due, event, timeout or cancelled',
+      help:
+        'Durable sleeps and waits (ctx.sleep, ctx.sleepUntil, ctx.waitForEvent) ' +
+        'by handler, kind and outcome: begun, then due, event, timeout or cancelled',
       labelNames: ['handler', 'kind', 'outcome'] as const,
       registers,
     }),
@@ -129,11 +145,14 @@ export function defineMetrics(registry: Registry) {
       registers,
     }),
     /** Registered on the first report, so no process shows a 0 quota it never heard of. */
-    quotaRemaining: lazy(() => new Gauge({
-      name: 'switchyard_api_quota_remaining',
-      help: 'Monthly API quota remaining, as last reported by the service (absent until a call reported it)',
-      registers,
-    })),
+    quotaRemaining: lazy(
+      () =>
+        new Gauge({
+          name: 'switchyard_api_quota_remaining',
+          help: 'Monthly API quota remaining, as last reported by the service (absent until a call reported it)',
+          registers,
+        }),
+    ),
   };
 }
 

@@ -51,13 +51,16 @@ async function read(sources: MetricSources, prefix: string): Promise<Snapshot> {
   const { queues, redis } = sources;
   if (!queues && !redis) return { counts: null, inbox: null, paused: null, ordered: null, parked: null, ok: null };
   try {
-    const [counts, inbox, paused, ordered, parked] = await within(Promise.all([
-      queues ? Promise.all(queues.all.map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
-      redis ? redis.llen(ingestKeys(prefix).inbox) : null,
-      redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
-      sources.ordered ? sources.ordered() : null,
-      redis ? new RunRecords(redis, prefix).count() : null,
-    ]), SCRAPE_TIMEOUT_MS);
+    const [counts, inbox, paused, ordered, parked] = await within(
+      Promise.all([
+        queues ? Promise.all(queues.all.map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
+        redis ? redis.llen(ingestKeys(prefix).inbox) : null,
+        redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
+        sources.ordered ? sources.ordered() : null,
+        redis ? new RunRecords(redis, prefix).count() : null,
+      ]),
+      SCRAPE_TIMEOUT_MS,
+    );
     return { counts, inbox, paused, ordered, parked, ok: true };
   } catch {
     return { counts: null, inbox: null, paused: null, ordered: null, parked: null, ok: false };
@@ -78,7 +81,9 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
   const registers = [registry];
   let inFlight: Promise<Snapshot> | undefined;
   const snapshot = (): Promise<Snapshot> => {
-    inFlight ??= read(sources, prefix).finally(() => { inFlight = undefined; });
+    inFlight ??= read(sources, prefix).finally(() => {
+      inFlight = undefined;
+    });
     return inFlight;
   };
 
@@ -110,7 +115,9 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
       });
       new Gauge({
         name: 'switchyard_queue_jobs',
-        help: 'BullMQ jobs per queue and state (waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
+        help:
+          'BullMQ jobs per queue and state ' +
+          '(waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
         labelNames: ['queue', 'state'] as const,
         registers,
         async collect() {
@@ -122,7 +129,9 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
       });
       new Gauge({
         name: 'switchyard_ordered_backlog',
-        help: 'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), those runs (pending), the longest line of one key (longest)',
+        help:
+          'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), ' +
+          'those runs (pending), the longest line of one key (longest)',
         labelNames: ['handler', 'measure'] as const,
         registers,
         async collect() {

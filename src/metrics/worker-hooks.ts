@@ -25,7 +25,12 @@ export interface WorkerHooks {
    * A durable sleep or wait began (`begun`) or ended (`due`, `event`, `timeout`, `cancelled`). `latenessMs`: for a
    * run woken by its due time (parked in an earlier attempt), how long after that time it resumed.
    */
-  onWait?: (report: { handler: string; kind: WaitEvent['kind']; outcome: NonNullable<WaitEvent['outcome']> | 'begun'; latenessMs?: number }) => void;
+  onWait?: (report: {
+    handler: string;
+    kind: WaitEvent['kind'];
+    outcome: NonNullable<WaitEvent['outcome']> | 'begun';
+    latenessMs?: number;
+  }) => void;
 }
 
 /** The priority a handler queue serves (`handlers-high` → high). */
@@ -57,7 +62,8 @@ export function workerObserver(hooks: WorkerHooks, now: () => number = Date.now)
       hooks.onWait?.({ handler, kind: e.kind, outcome: e.outcome, ...(woken ? { latenessMs: Math.max(0, now() - e.dueAt) } : {}) });
     },
     'attempt-started': ({ attempt }) => {
-      if (attempt.waitMs !== undefined) hooks.onStart?.({ handler: attempt.handler, priority: priorityOf(attempt.queue), waitMs: attempt.waitMs });
+      if (attempt.waitMs !== undefined)
+        hooks.onStart?.({ handler: attempt.handler, priority: priorityOf(attempt.queue), waitMs: attempt.waitMs });
     },
     'attempt-ended': (e) => {
       begun.delete(e.attempt.jobId);
@@ -69,7 +75,12 @@ export function workerObserver(hooks: WorkerHooks, now: () => number = Date.now)
     },
     'api-call': ({ call }) => hooks.onApiCall?.(call),
     'fanned-out': (e) => {
-      if (e.ok) hooks.onDispatched?.({ event: e.delivery.name ?? 'unknown', source: e.delivery.source, duplicate: e.duplicateChange !== undefined });
+      if (e.ok)
+        hooks.onDispatched?.({
+          event: e.delivery.name ?? 'unknown',
+          source: e.delivery.source,
+          duplicate: e.duplicateChange !== undefined,
+        });
     },
   };
 }

@@ -24,7 +24,10 @@ export const EMAIL_FIELDS: readonly string[] = ['email', 'email_address'];
 // digits and dots is rescanned from every position (quadratic time).
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 
-/** Not glued to a word, not a path segment (`/var/spool/0123`), and not the continuation of an address, date or version (`10.0.0.1:`, `2024-`). */
+/**
+ * Not glued to a word, not a path segment (`/var/spool/0123`), and not the continuation of an address, date or version
+ * (`10.0.0.1:`, `2024-`).
+ */
 const START = String.raw`(?<![\w./]|\d[:-])`;
 /** Not followed by more of a word, path, address, date or version. */
 const END = String.raw`(?![\w@]|[.:/-]\d|\/\w)`;
@@ -68,5 +71,8 @@ const QUOTED_FIELD = new RegExp(`("(?:${[...PHONE_FIELDS, ...EMAIL_FIELDS].join(
  */
 export function maskPersonalText(text: string): string {
   const fields = text.replace(QUOTED_FIELD, (_m, key: string) => `${key}"[${/mail/.test(key) ? 'email' : 'phone'}]"`);
-  return replacePhones(replaceEmails(fields, () => '[email]'), () => '[phone]');
+  return replacePhones(
+    replaceEmails(fields, () => '[email]'),
+    () => '[phone]',
+  );
 }

@@ -23,17 +23,72 @@ export interface Redactor {
   value(v: unknown): unknown;
 }
 
-const FIRST = ['Alex', 'Sam', 'Robin', 'Kim', 'Jordan', 'Taylor', 'Casey', 'Morgan', 'Jamie', 'Riley', 'Avery', 'Quinn', 'Charlie', 'Drew', 'Emery', 'Finley'];
-const LAST = ['Smith', 'Jones', 'Garcia', 'Müller', 'Rossi', 'Dubois', 'Silva', 'Novak', 'Berg', 'Kowalski', 'Tanaka', 'Okafor', 'Larsen', 'Costa', 'Evans', 'Moreau'];
+const FIRST = [
+  'Alex',
+  'Sam',
+  'Robin',
+  'Kim',
+  'Jordan',
+  'Taylor',
+  'Casey',
+  'Morgan',
+  'Jamie',
+  'Riley',
+  'Avery',
+  'Quinn',
+  'Charlie',
+  'Drew',
+  'Emery',
+  'Finley',
+];
+const LAST = [
+  'Smith',
+  'Jones',
+  'Garcia',
+  'Müller',
+  'Rossi',
+  'Dubois',
+  'Silva',
+  'Novak',
+  'Berg',
+  'Kowalski',
+  'Tanaka',
+  'Okafor',
+  'Larsen',
+  'Costa',
+  'Evans',
+  'Moreau',
+];
 
 /** Always a person's name. */
 const PERSON_NAME_KEYS = new Set(['first_name', 'last_name', 'full_name', 'display_name', 'contact_name', 'username', 'nickname']);
 const EMAIL_KEYS = new Set(EMAIL_FIELDS);
 const PHONE_KEYS = new Set(PHONE_FIELDS);
 /** Free text a person wrote. */
-const BODY_KEYS = new Set(['body', 'text', 'caption', 'message', 'content', 'note', 'notes', 'comment', 'snippet', 'preview', 'last_message', 'subject', 'title', 'description', 'summary', 'address']);
+const BODY_KEYS = new Set([
+  'body',
+  'text',
+  'caption',
+  'message',
+  'content',
+  'note',
+  'notes',
+  'comment',
+  'snippet',
+  'preview',
+  'last_message',
+  'subject',
+  'title',
+  'description',
+  'summary',
+  'address',
+]);
 /** `name` inside an object held under such a key names a thing, not a person: kept. */
-const THING_PARENTS = /(^|_)(stage|lifecycle|channel|label|categor(y|ies)|product|variant|item|pipeline|tag|team|compan(y|ies)|organi[sz]ation|source|workspace|account|template|segment|deal|lead|order)s?(_|$)/i;
+const THING_WORDS = [
+  ...['stage', 'lifecycle', 'channel', 'label', 'categor(y|ies)', 'product', 'variant', 'item', 'pipeline', 'tag', 'team'],
+  ...['compan(y|ies)', 'organi[sz]ation', 'source', 'workspace', 'account', 'template', 'segment', 'deal', 'lead', 'order'],
+];
+const THING_PARENTS = new RegExp(`(^|_)(${THING_WORDS.join('|')})s?(_|$)`, 'i');
 
 /**
  * Objects inside an event's `data` whose `name` names a thing, by the event

@@ -64,8 +64,13 @@ export class ChangeClaims {
     const key = changeClaimKey(this.prefix, changeKey, world);
     const repeatable = isRepeatableChange(changeKey) ? '1' : '0';
     const at = who.atMs === null || !Number.isFinite(who.atMs) ? '' : Math.floor(who.atMs);
-    const after = who.source === 'reconcile' ? reconciledAfter(who.deliveryKey) ?? '' : '';
-    return (await this.run.changeClaim([key], [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after, AFTER_SKEW_MS])) === 1;
+    const after = who.source === 'reconcile' ? (reconciledAfter(who.deliveryKey) ?? '') : '';
+    return (
+      (await this.run.changeClaim(
+        [key],
+        [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after, AFTER_SKEW_MS],
+      )) === 1
+    );
   }
 
   /**
@@ -80,13 +85,15 @@ export class ChangeClaims {
    */
   async received(changes: readonly { changeKey: string; afterMs: number | null; deliveryKey: string }[]): Promise<boolean[]> {
     const world = worldAt(this.world ? await this.world.current() : null, null);
-    return Promise.all(changes.map(async (c) => {
-      const cur = await this.redis.get(changeClaimKey(this.prefix, c.changeKey, world));
-      if (cur === null) return false;
-      const claim = parseClaim(cur);
-      if (claim.holder === c.deliveryKey || c.afterMs === null || !isRepeatableChange(c.changeKey)) return true;
-      return claim.atMs === null || claim.atMs + (claim.source === 'webhook' ? AFTER_SKEW_MS : CLOCK_SKEW_MS) >= c.afterMs;
-    }));
+    return Promise.all(
+      changes.map(async (c) => {
+        const cur = await this.redis.get(changeClaimKey(this.prefix, c.changeKey, world));
+        if (cur === null) return false;
+        const claim = parseClaim(cur);
+        if (claim.holder === c.deliveryKey || c.afterMs === null || !isRepeatableChange(c.changeKey)) return true;
+        return claim.atMs === null || claim.atMs + (claim.source === 'webhook' ? AFTER_SKEW_MS : CLOCK_SKEW_MS) >= c.afterMs;
+      }),
+    );
   }
 
   /** Which of the change keys are claimed (received and fanned out) already, in this world. */

@@ -49,16 +49,28 @@ export class DebounceBursts {
    * `open`: a new burst, add its job (id `jobId`) delayed by `delayMs`;
    * `folded`: the open burst's job runs it; `repeat`: folded in before.
    */
-  async add(data: HandlerJobData, runJobId: string, key: string, at: number, waitMs: number, maxWaitMs: number): Promise<{ kind: 'open' | 'folded' | 'repeat'; jobId: string; delayMs: number }> {
+  async add(
+    data: HandlerJobData,
+    runJobId: string,
+    key: string,
+    at: number,
+    waitMs: number,
+    maxWaitMs: number,
+  ): Promise<{ kind: 'open' | 'folded' | 'repeat'; jobId: string; delayMs: number }> {
     const k = debounceKeys(this.#prefix, data.handlerId, key);
-    const [kind, jobId, delay] = (await this.#run.debounceAdd([k.open, k.seen(runJobId)], [
-      JSON.stringify(data), at, waitMs, maxWaitMs, `b/${esc(data.handlerId)}/${esc(key)}/`, this.#keepMs,
-    ])) as [number, string, number];
+    const [kind, jobId, delay] = (await this.#run.debounceAdd(
+      [k.open, k.seen(runJobId)],
+      [JSON.stringify(data), at, waitMs, maxWaitMs, `b/${esc(data.handlerId)}/${esc(key)}/`, this.#keepMs],
+    )) as [number, string, number];
     return { kind: kind === 1 ? 'open' : kind === 0 ? 'folded' : 'repeat', jobId, delayMs: Number(delay) };
   }
 
   /** The burst of job `jobId` as it starts: run it, wait until its pushed-back due time, or nothing to run. */
-  async take(handlerId: string, ref: DebounceRef, jobId: string): Promise<{ kind: 'run'; burst: Burst } | { kind: 'wait'; ms: number } | { kind: 'gone' }> {
+  async take(
+    handlerId: string,
+    ref: DebounceRef,
+    jobId: string,
+  ): Promise<{ kind: 'run'; burst: Burst } | { kind: 'wait'; ms: number } | { kind: 'gone' }> {
     const k = debounceKeys(this.#prefix, handlerId, ref.key);
     const r = (await this.#run.debounceTake([k.open, k.taken(jobId)], [jobId, this.#keepMs])) as [string, ...string[]];
     if (r[0] === 'wait') return { kind: 'wait', ms: Number(r[1]) };

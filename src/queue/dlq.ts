@@ -6,7 +6,15 @@ import { FlowControl } from './flow.js';
 import { BullFlowJobs } from './flow-adapter.js';
 import { pauseState, resumeHandlers, type PauseRecord } from './pause.js';
 import { deliveryBytes, type StoredDelivery } from './delivery.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, HANDLER_QUEUES, isHandlerQueue, QUEUE_NAMES, SCHEDULES_QUEUE, type QueueName } from './names.js';
+import {
+  EVENTS_QUEUE,
+  HANDLER_QUEUE_BY_PRIORITY,
+  HANDLER_QUEUES,
+  isHandlerQueue,
+  QUEUE_NAMES,
+  SCHEDULES_QUEUE,
+  type QueueName,
+} from './names.js';
 import { scheduleKey, tickOf, type ScheduleJobData } from './jobs.js';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
 import { PRIORITIES } from '../util/priority.js';
@@ -69,7 +77,13 @@ export function entryOf(queue: QueueName, job: Job): DeadEntry {
   if (queue === SCHEDULES_QUEUE) {
     const { scheduleId } = job.data as ScheduleJobData;
     const tick = tickOf({ id: String(job.id), timestamp: job.timestamp, delay: job.opts.delay ?? 0 });
-    return { ...base, key: scheduleKey(scheduleId, tick), event: 'schedule', handler: scheduleId, receivedAt: new Date(tick).toISOString() };
+    return {
+      ...base,
+      key: scheduleKey(scheduleId, tick),
+      event: 'schedule',
+      handler: scheduleId,
+      receivedAt: new Date(tick).toISOString(),
+    };
   }
   const d = job.data as HandlerJobData;
   return { ...base, key: d.key, event: d.event?.name ?? null, handler: d.handlerId ?? job.name, receivedAt: d.receivedAt ?? null };
@@ -145,13 +159,18 @@ export interface DeadDetail extends DeadEntry {
 
 function detailOf(queue: QueueName, job: Job): DeadDetail {
   const entry = entryOf(queue, job);
-  const payload = queue === EVENTS_QUEUE
-    ? deliveryBytes(job.data as StoredDelivery).toString('utf8')
-    : queue === SCHEDULES_QUEUE
-      ? JSON.stringify({ schedule: entry.handler, tick: entry.receivedAt }, null, 2)
-      : JSON.stringify((job.data as HandlerJobData).event, null, 2);
+  const payload =
+    queue === EVENTS_QUEUE
+      ? deliveryBytes(job.data as StoredDelivery).toString('utf8')
+      : queue === SCHEDULES_QUEUE
+        ? JSON.stringify({ schedule: entry.handler, tick: entry.receivedAt }, null, 2)
+        : JSON.stringify((job.data as HandlerJobData).event, null, 2);
   return {
-    ...entry, payload, stacktrace: job.stacktrace ?? [], createdAt: job.timestamp, processedOn: job.processedOn ?? null,
+    ...entry,
+    payload,
+    stacktrace: job.stacktrace ?? [],
+    createdAt: job.timestamp,
+    processedOn: job.processedOn ?? null,
     maxAttempts: job.opts.attempts ?? 1,
   };
 }

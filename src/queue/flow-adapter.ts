@@ -17,13 +17,15 @@ export class BullFlowJobs implements FlowJobs {
   constructor(private readonly queues: HandlerQueues) {}
 
   async add(jobs: readonly QueuedJob[]): Promise<void> {
-    await Promise.all(PRIORITIES.map(async (p) => {
-      const mine = jobs.filter((j) => j.priority === p);
-      // One job (the common fan-out: one subscriber per priority) is one script call; addBulk wraps even
-      // one in a MULTI, and an ioredis pipeline on a connection with BullMQ's scripts costs ~100 µs to build.
-      if (mine.length === 1) await this.queues[p].add(mine[0]!.name, mine[0]!.data, mine[0]!.opts);
-      else if (mine.length > 1) await this.queues[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
-    }));
+    await Promise.all(
+      PRIORITIES.map(async (p) => {
+        const mine = jobs.filter((j) => j.priority === p);
+        // One job (the common fan-out: one subscriber per priority) is one script call; addBulk wraps even
+        // one in a MULTI, and an ioredis pipeline on a connection with BullMQ's scripts costs ~100 µs to build.
+        if (mine.length === 1) await this.queues[p].add(mine[0]!.name, mine[0]!.data, mine[0]!.opts);
+        else if (mine.length > 1) await this.queues[p].addBulk(mine.map((j) => ({ name: j.name, data: j.data, opts: j.opts })));
+      }),
+    );
   }
 
   async handOver(job: QueuedJob, parked: boolean): Promise<void> {
@@ -44,7 +46,10 @@ export class BullFlowJobs implements FlowJobs {
 }
 
 /** Whether a job BullMQ reports failed is dead-lettered (no attempt left, or unrecoverable) rather than to be retried. */
-export function failedForGood(job: { readonly attemptsMade: number; readonly opts: { readonly attempts?: number | undefined } }, err: Error): boolean {
+export function failedForGood(
+  job: { readonly attemptsMade: number; readonly opts: { readonly attempts?: number | undefined } },
+  err: Error,
+): boolean {
   return err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
@@ -55,7 +60,10 @@ export function failedForGood(job: { readonly attemptsMade: number; readonly opt
  * `failed` event; `settled()` waits for what the listeners started (before the connection closes).
  */
 export function flowFailedListener(
-  flow: Pick<FlowControl, 'fannedOut' | 'onDead'>, kind: 'events' | 'handlers', handlerOf: (id: string) => DeadPolicy | undefined, log: Logger,
+  flow: Pick<FlowControl, 'fannedOut' | 'onDead'>,
+  kind: 'events' | 'handlers',
+  handlerOf: (id: string) => DeadPolicy | undefined,
+  log: Logger,
 ): { listener: (job: Job | undefined, err: Error) => void; settled(): Promise<void> } {
   const inFlight = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>) => {
@@ -71,8 +79,11 @@ export function flowFailedListener(
         return;
       }
       const data = job.data as HandlerJobData;
-      track(flow.onDead({ id: String(job.id), data }, handlerOf(data.handlerId))
-        .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run')));
+      track(
+        flow
+          .onDead({ id: String(job.id), data }, handlerOf(data.handlerId))
+          .catch((e: unknown) => log.warn({ job: job.id, err: String(e) }, 'could not release the key of a dead-lettered ordered run')),
+      );
     },
     settled: async () => {
       await Promise.allSettled([...inFlight]);

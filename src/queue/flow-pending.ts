@@ -46,7 +46,10 @@ export class PendingFanOutClears {
   #settle: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #scheduled = false;
 
-  constructor(private readonly redis: RedisClient, private readonly prefix: string) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {}
 
   clear(deliveryKey: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -66,8 +69,12 @@ export class PendingFanOutClears {
     this.#settle = [];
     this.#scheduled = false;
     clearPendingFanOut(this.redis, this.prefix, ...keys).then(
-      () => { for (const s of settle) s.resolve(); },
-      (e: unknown) => { for (const s of settle) s.reject(e); },
+      () => {
+        for (const s of settle) s.resolve();
+      },
+      (e: unknown) => {
+        for (const s of settle) s.reject(e);
+      },
     );
   }
 }

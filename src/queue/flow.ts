@@ -125,7 +125,11 @@ export class FlowControl {
   }
 
   /** As a debounced run starts: take its burst (DebounceBursts.take). */
-  take(handlerId: string, ref: DebounceRef, jobId: string): Promise<{ kind: 'run'; burst: Burst } | { kind: 'wait'; ms: number } | { kind: 'gone' }> {
+  take(
+    handlerId: string,
+    ref: DebounceRef,
+    jobId: string,
+  ): Promise<{ kind: 'run'; burst: Burst } | { kind: 'wait'; ms: number } | { kind: 'gone' }> {
     return this.#debounce.take(handlerId, ref, jobId);
   }
 

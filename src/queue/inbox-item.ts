@@ -38,9 +38,11 @@ export function encodeInboxItem(delivery: StoredDelivery, raw?: Uint8Array): str
  * `JSON.stringify({ key, name, receivedAt, secretIndex, headers, traceparent })`.
  */
 function metaLine(d: StoredDelivery): string {
-  return `{"key":${JSON.stringify(d.key)},"name":${JSON.stringify(d.name)},"receivedAt":${JSON.stringify(d.receivedAt)},` +
+  return (
+    `{"key":${JSON.stringify(d.key)},"name":${JSON.stringify(d.name)},"receivedAt":${JSON.stringify(d.receivedAt)},` +
     `"secretIndex":${JSON.stringify(d.secretIndex)},"headers":${JSON.stringify(d.headers)}` +
-    `${d.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(d.traceparent)}`}}\n`;
+    `${d.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(d.traceparent)}`}}\n`
+  );
 }
 
 /** The delivery an inbox item holds; throws on an item that is neither form. */

@@ -70,7 +70,12 @@ export class IngestStore {
   private pendingBytes = 0;
   private scheduled = false;
 
-  constructor(redis: RedisClient, prefix: string, private readonly dedupeTtlMs: number, opts: IngestStoreOptions = {}) {
+  constructor(
+    redis: RedisClient,
+    prefix: string,
+    private readonly dedupeTtlMs: number,
+    opts: IngestStoreOptions = {},
+  ) {
     this.keys = ingestKeys(prefix);
     this.batchKeys = { inbox: this.keys.inbox, pending: this.keys.pendingFanOut, dedupePrefix: this.keys.dedupe('') };
     this.scripts = queueScripts(redis);
@@ -115,7 +120,9 @@ export class IngestStore {
         }
         for (let i = 0; i < batch.length; i++) (batch[i] as Pending).resolve(flags[i] === '1' ? 'accepted' : 'duplicate');
       },
-      (err: unknown) => { for (const p of batch) p.reject(err); },
+      (err: unknown) => {
+        for (const p of batch) p.reject(err);
+      },
     );
   }
 }

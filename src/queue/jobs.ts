@@ -43,7 +43,6 @@ export function eventOf(job: HandlerJobData): WorkspaceEvent {
   return job.event as WorkspaceEvent;
 }
 
-
 /** Data of a schedule's job (the template of its job scheduler). */
 export interface ScheduleJobData {
   readonly scheduleId: string;
@@ -70,11 +69,13 @@ export function tickOf(job: Pick<ScheduleJobView, 'id' | 'timestamp' | 'delay'>)
 /** The delivery key of one run: `schedule:<id>:<tick ISO>` (Idempotency-Keys and steps derive from it). */
 export const scheduleKey = (id: string, tickMs: number): string => `schedule:${id}:${new Date(tickMs).toISOString()}`;
 
-
 /** The job id BullMQ gives a scheduler's run for one tick (`repeat:<scheduler id>:<ms>`). */
 export const scheduleJobId = (id: string, tickMs: number): string => `repeat:${id}:${tickMs}`;
 
-/** The schedule and tick a reference names: a run's key (`schedule:<id>:<tick ISO>`) or its job id (`repeat:<id>:<ms>`); null for anything else. */
+/**
+ * The schedule and tick a reference names: a run's key (`schedule:<id>:<tick ISO>`) or its job id (`repeat:<id>:<ms>`);
+ * null for anything else.
+ */
 export function parseScheduleRef(ref: string): { id: string; tickMs: number } | null {
   const job = /^repeat:(.+):(\d+)$/.exec(ref);
   if (job) return { id: job[1] as string, tickMs: Number(job[2]) };

@@ -9,9 +9,15 @@ export const HANDLERS_QUEUE = 'handlers';
  * every worker process, so a `high` run never waits for a slot held by a
  * lower run (which may itself be waiting for the API budget).
  */
-export const HANDLER_QUEUE_BY_PRIORITY = { high: 'handlers-high', normal: HANDLERS_QUEUE, low: 'handlers-low' } as const satisfies { readonly [P in Priority]: string };
+export const HANDLER_QUEUE_BY_PRIORITY = { high: 'handlers-high', normal: HANDLERS_QUEUE, low: 'handlers-low' } as const satisfies {
+  readonly [P in Priority]: string;
+};
 /** Handler-run queues, highest priority first. */
-export const HANDLER_QUEUES = ['handlers-high', 'handlers', 'handlers-low'] as const satisfies readonly (typeof HANDLER_QUEUE_BY_PRIORITY)[Priority][];
+export const HANDLER_QUEUES = [
+  'handlers-high',
+  'handlers',
+  'handlers-low',
+] as const satisfies readonly (typeof HANDLER_QUEUE_BY_PRIORITY)[Priority][];
 /** Queue of schedule runs: one BullMQ job scheduler per `defineSchedule`, so one job per tick across every worker. */
 export const SCHEDULES_QUEUE = 'schedules';
 /** Queue of polls of the derived events' sources: one job scheduler every POLL_EVERY while some handler subscribes. */

@@ -105,7 +105,12 @@ export class OrderGate {
    */
   async enqueue(job: QueuedJob, ref: OrderRef): Promise<'add' | 'wait' | 'done'> {
     const k = this.#keys(job.data.handlerId, ref);
-    const r = Number(await this.#run.orderEnqueue([k.line, k.state, k.backlog, k.done(job.opts.jobId)], [ref.member, ref.at, JSON.stringify(job), ref.key]));
+    const r = Number(
+      await this.#run.orderEnqueue(
+        [k.line, k.state, k.backlog, k.done(job.opts.jobId)],
+        [ref.member, ref.at, JSON.stringify(job), ref.key],
+      ),
+    );
     return r === 1 ? 'add' : r === 2 ? 'done' : 'wait';
   }
 
@@ -118,7 +123,10 @@ export class OrderGate {
   async claim(data: HandlerJobData & { order: OrderRef }, jobId: string, add: AddJob): Promise<OrderClaim> {
     const k = this.#keys(data.handlerId, data.order);
     const received = Date.parse(data.receivedAt);
-    const r = (await this.#run.orderClaim([k.state, k.done(jobId), k.line, this.#pending], [data.order.member, Number.isFinite(received) ? received : 0, this.#holdMs])) as string[];
+    const r = (await this.#run.orderClaim(
+      [k.state, k.done(jobId), k.line, this.#pending],
+      [data.order.member, Number.isFinite(received) ? received : 0, this.#holdMs],
+    )) as string[];
     switch (r[0]) {
       case 'completed':
         if (r[1]) await add(JSON.parse(r[1]) as QueuedJob);
@@ -133,7 +141,8 @@ export class OrderGate {
       default:
         // A pump that died holding a batch leaves it in its in-flight list until another pump recovers it
         // (seconds later); a delivery there received before this one may be an earlier event of the key.
-        if (Number.isFinite(received) && Date.now() - received < this.#holdMs && (await this.#strandedBefore(received))) return { kind: 'hold', ms: 100 };
+        if (Number.isFinite(received) && Date.now() - received < this.#holdMs && (await this.#strandedBefore(received)))
+          return { kind: 'hold', ms: 100 };
         return { kind: 'run', lastAppliedAt: r[1] ? Number(r[1]) : null };
     }
   }
@@ -143,11 +152,24 @@ export class OrderGate {
    * completed (its event becomes the key's last applied one); otherwise it was
    * skipped or dead-lettered.
    */
-  async release(data: HandlerJobData & { order: OrderRef }, jobId: string, outcome: 'completed' | 'skipped' | 'released', add: AddJob): Promise<void> {
+  async release(
+    data: HandlerJobData & { order: OrderRef },
+    jobId: string,
+    outcome: 'completed' | 'skipped' | 'released',
+    add: AddJob,
+  ): Promise<void> {
     const k = this.#keys(data.handlerId, data.order);
-    const r = (await this.#run.orderRelease([k.line, k.state, k.backlog, k.done(jobId)], [
-      data.order.member, outcome === 'released' ? 'released' : 'completed', outcome === 'completed' ? data.order.at : '', data.order.key, this.#doneTtlMs, this.#idleTtlMs,
-    ])) as string[];
+    const r = (await this.#run.orderRelease(
+      [k.line, k.state, k.backlog, k.done(jobId)],
+      [
+        data.order.member,
+        outcome === 'released' ? 'released' : 'completed',
+        outcome === 'completed' ? data.order.at : '',
+        data.order.key,
+        this.#doneTtlMs,
+        this.#idleTtlMs,
+      ],
+    )) as string[];
     if (r.length >= 2 && r[1]) await add(JSON.parse(r[1]) as QueuedJob, r[2] === '1');
   }
 

@@ -102,7 +102,8 @@ export class IngestPump {
       for (const id of ids) {
         if (id === this.id) continue;
         const n = await this.scripts.pumpRecover(
-          { inflight: this.keys.inflight(id), inbox: this.keys.inbox, heartbeat: this.keys.heartbeat(id), pumps: this.keys.pumps }, id,
+          { inflight: this.keys.inflight(id), inbox: this.keys.inbox, heartbeat: this.keys.heartbeat(id), pumps: this.keys.pumps },
+          id,
         );
         if (n > 0) this.opts.log.warn({ pump: id, deliveries: n }, 'recovered in-flight deliveries of a stopped pump');
         if (n > 0) recovered += n;
@@ -166,7 +167,10 @@ export class IngestPump {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
       // writer: set the items aside where an operator can look, and keep moving.
       await this.opts.redis.rpush(this.keys.unreadable, ...unreadable);
-      this.opts.log.error({ items: unreadable.length, list: this.keys.unreadable }, 'unreadable inbox items set aside; the rest of the batch was queued');
+      this.opts.log.error(
+        { items: unreadable.length, list: this.keys.unreadable },
+        'unreadable inbox items set aside; the rest of the batch was queued',
+      );
     }
   }
 }

@@ -6,7 +6,17 @@ import type { RedisClient } from '../redis/connection.js';
  * their keys, arguments and replies). Every key of one prefix shares its slot
  * on Cluster (a hash-tagged QUEUE_PREFIX), which multi-key scripts require.
  */
-export const QUEUE_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['ingestBatch', 'pumpTakeMore', 'pumpRecover', 'orderEnqueue', 'orderClaim', 'orderRelease', 'debounceAdd', 'debounceTake', 'changeClaim']);
+export const QUEUE_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), [
+  'ingestBatch',
+  'pumpTakeMore',
+  'pumpRecover',
+  'orderEnqueue',
+  'orderClaim',
+  'orderRelease',
+  'debounceAdd',
+  'debounceTake',
+  'changeClaim',
+]);
 
 export interface IngestBatchItem {
   readonly dedupeKey: string;

@@ -37,7 +37,8 @@ export async function readWorld(redis: RedisClient, prefix: string, apiUrl: stri
   if (raw === null) return null;
   try {
     const w = JSON.parse(raw) as Partial<World>;
-    if (typeof w.name === 'string' && typeof w.since === 'number') return { name: w.name, since: w.since, previous: typeof w.previous === 'string' ? w.previous : null };
+    if (typeof w.name === 'string' && typeof w.since === 'number')
+      return { name: w.name, since: w.since, previous: typeof w.previous === 'string' ? w.previous : null };
   } catch {
     // A bare name (never written by this version): a world with no before.
   }
@@ -77,14 +78,21 @@ export function fixedWorld(world: World | string | null): WorldSource {
 export class WorldMark implements WorldSource {
   private cached: { at: number; world: Promise<World | null> } | undefined;
 
-  constructor(private readonly redis: RedisClient, private readonly prefix: string, private readonly apiUrl: string | undefined, private readonly refreshMs = 5_000) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    private readonly apiUrl: string | undefined,
+    private readonly refreshMs = 5_000,
+  ) {}
 
   current(): Promise<World | null> {
     const now = Date.now();
     if (!this.cached || now - this.cached.at >= this.refreshMs) {
       const world = readWorld(this.redis, this.prefix, this.apiUrl);
       this.cached = { at: now, world };
-      world.catch(() => { this.cached = undefined; });
+      world.catch(() => {
+        this.cached = undefined;
+      });
     }
     return this.cached.world;
   }

@@ -32,7 +32,9 @@ export async function readBody(
   const chunks: Uint8Array[] = [];
   let total = 0;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((res) => { timer = setTimeout(() => res('timeout'), timeoutMs); });
+  const timeout = new Promise<'timeout'>((res) => {
+    timer = setTimeout(() => res('timeout'), timeoutMs);
+  });
   try {
     for (;;) {
       const next = await Promise.race([reader.read(), timeout]);
@@ -56,7 +58,10 @@ export async function readBody(
   if (chunks.length === 1) return { ok: true, bytes: chunks[0] as Uint8Array };
   const bytes = new Uint8Array(total);
   let offset = 0;
-  for (const c of chunks) { bytes.set(c, offset); offset += c.byteLength; }
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
   return { ok: true, bytes };
 }
 

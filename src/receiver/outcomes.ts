@@ -1,12 +1,5 @@
 /** Every way a webhook request can end; the metrics label and the log field. */
-export type DeliveryOutcome =
-  | 'accepted'
-  | 'duplicate'
-  | 'spooled'
-  | 'bad_signature'
-  | 'too_large'
-  | 'timeout'
-  | 'unavailable';
+export type DeliveryOutcome = 'accepted' | 'duplicate' | 'spooled' | 'bad_signature' | 'too_large' | 'timeout' | 'unavailable';
 
 export interface DeliveryReport {
   readonly outcome: DeliveryOutcome;

@@ -29,7 +29,10 @@ function isoNow(): () => string {
   let iso = '';
   return () => {
     const t = Date.now();
-    if (t !== ms) { ms = t; iso = new Date(t).toISOString(); }
+    if (t !== ms) {
+      ms = t;
+      iso = new Date(t).toISOString();
+    }
     return iso;
   };
 }
@@ -39,7 +42,8 @@ function isoNow(): () => string {
  * digits in either case (they are the same bytes; the spec writes `sha256=`
  * and does not fix the digits' case), around spaces ignored.
  */
-const SIGNATURE_HELP = (header: string) => `expected header ${header}: sha256=<the HMAC-SHA256 of the raw body as 64 hex digits> (prefix and digits in either case)`;
+const SIGNATURE_HELP = (header: string) =>
+  `expected header ${header}: sha256=<the HMAC-SHA256 of the raw body as 64 hex digits> (prefix and digits in either case)`;
 
 /** A request header: Node's own headers when at hand (names lower-cased, repeats joined), else Hono's. */
 function headerOf(c: Context, node: IncomingHttpHeaders | undefined, name: string): string | undefined {
@@ -59,7 +63,13 @@ function keptHeaders(c: Context, node: IncomingHttpHeaders | undefined): Record<
 }
 
 /** The access-log fields of a report: fixed, non-personal ones only. */
-const logLine = (r: DeliveryReport) => ({ outcome: r.outcome, delivery: r.key, event: r.event, ms: Math.round(r.ms * 10) / 10, bytes: r.bytes });
+const logLine = (r: DeliveryReport) => ({
+  outcome: r.outcome,
+  delivery: r.key,
+  event: r.event,
+  ms: Math.round(r.ms * 10) / 10,
+  bytes: r.bytes,
+});
 
 /**
  * The webhook route: raw bytes → verify → tolerant envelope parse → durable,
@@ -89,10 +99,19 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     onDelivery?.(report);
     return c.json(body, status);
   };
-  const refused = (c: Context, status: 401 | 408 | 413, body: object, outcome: DeliveryOutcome, reason: string, started: number, bytes?: number) => {
-    const report: DeliveryReport = bytes === undefined
-      ? { outcome, reason, ms: performance.now() - started }
-      : { outcome, reason, ms: performance.now() - started, bytes };
+  const refused = (
+    c: Context,
+    status: 401 | 408 | 413,
+    body: object,
+    outcome: DeliveryOutcome,
+    reason: string,
+    started: number,
+    bytes?: number,
+  ) => {
+    const report: DeliveryReport =
+      bytes === undefined
+        ? { outcome, reason, ms: performance.now() - started }
+        : { outcome, reason, ms: performance.now() - started, bytes };
     return finish(c, status, body, report);
   };
 
@@ -110,19 +129,41 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     if (!body.ok) {
       c.header('Connection', 'close');
       if (body.reason === 'too_large') {
-        return refused(c, 413, { status: 'rejected', error: 'too_large', message: `body exceeds the limit of ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)` }, 'too_large', 'too_large', started);
+        return refused(
+          c,
+          413,
+          { status: 'rejected', error: 'too_large', message: `body exceeds the limit of ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)` },
+          'too_large',
+          'too_large',
+          started,
+        );
       }
-      return refused(c, 408, { status: 'rejected', error: 'body_timeout', message: `the body did not arrive in full within ${config.bodyTimeoutMs} ms` }, 'timeout', body.reason, started);
+      return refused(
+        c,
+        408,
+        { status: 'rejected', error: 'body_timeout', message: `the body did not arrive in full within ${config.bodyTimeoutMs} ms` },
+        'timeout',
+        body.reason,
+        started,
+      );
     }
     const { bytes } = body;
 
     const result = verify(config.webhookSecrets, bytes, headerOf(c, nodeHeaders, signatureHeader));
     if (!result.ok) {
-      return refused(c, 401, {
-        status: 'rejected',
-        error: 'invalid_signature',
-        message: `signature ${result.reason}: ${SIGNATURE_HELP(config.signatureHeader)}`,
-      }, 'bad_signature', result.reason, started, bytes.byteLength);
+      return refused(
+        c,
+        401,
+        {
+          status: 'rejected',
+          error: 'invalid_signature',
+          message: `signature ${result.reason}: ${SIGNATURE_HELP(config.signatureHeader)}`,
+        },
+        'bad_signature',
+        result.reason,
+        started,
+        bytes.byteLength,
+      );
     }
 
     // Decode once: the envelope parse and the stored body share the text.
@@ -145,8 +186,12 @@ export function webhookHandler(deps: WebhookRouteDeps) {
     } catch (err) {
       log.error({ err: String(err), delivery: key }, 'no durable store could take the delivery');
       c.header('Retry-After', retryAfter);
-      return finish(c, 503, { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: key },
-        { outcome: 'unavailable', key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started });
+      return finish(
+        c,
+        503,
+        { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: key },
+        { outcome: 'unavailable', key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started },
+      );
     }
     if (stored !== 'duplicate' && onStored) {
       // Node's headers when at hand: `c.req.header()` would build a whole Request just to list them.
@@ -156,7 +201,11 @@ export function webhookHandler(deps: WebhookRouteDeps) {
       onStored({ key, bytes, headers: all, receivedAt });
     }
     const status = stored === 'duplicate' ? 200 : 202;
-    return finish(c, status, { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: key },
-      { outcome: stored, key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started });
+    return finish(
+      c,
+      status,
+      { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: key },
+      { outcome: stored, key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started },
+    );
   };
 }

@@ -11,7 +11,10 @@ export interface BusinessHours {
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
 export class BusinessHoursError extends Error {
-  constructor(text: string, readonly why: string) {
+  constructor(
+    text: string,
+    readonly why: string,
+  ) {
     super(`BUSINESS_HOURS "${text}": ${why}; ${BUSINESS_HOURS_EXAMPLE}`);
     this.name = 'BusinessHoursError';
   }
@@ -41,25 +44,39 @@ export function parseBusinessHours(text: string): BusinessHours {
   } catch {
     throw new BusinessHoursError(text, `unknown time zone "${timeZone}"`);
   }
-  const ranges = parts.join(' ').split(';').map((chunk) => chunk.trim()).filter(Boolean).map((chunk) => {
-    const m = /^([A-Za-z]+)(?:-([A-Za-z]+))?\s+(\d{1,2}:\d{2})-(\d{1,2}:\d{2})$/.exec(chunk);
-    if (!m) throw new BusinessHoursError(text, `cannot read "${chunk}"`);
-    const first = day(text, m[1] as string);
-    const last = m[2] ? day(text, m[2]) : first;
-    const days = new Set<number>();
-    for (let d = first; ; d = (d + 1) % 7) { days.add(d); if (d === last) break; }
-    const from = minutes(text, m[3] as string);
-    const to = minutes(text, m[4] as string);
-    if (to <= from) throw new BusinessHoursError(text, `"${chunk}" ends before it starts`);
-    return { days, from, to };
-  });
+  const ranges = parts
+    .join(' ')
+    .split(';')
+    .map((chunk) => chunk.trim())
+    .filter(Boolean)
+    .map((chunk) => {
+      const m = /^([A-Za-z]+)(?:-([A-Za-z]+))?\s+(\d{1,2}:\d{2})-(\d{1,2}:\d{2})$/.exec(chunk);
+      if (!m) throw new BusinessHoursError(text, `cannot read "${chunk}"`);
+      const first = day(text, m[1] as string);
+      const last = m[2] ? day(text, m[2]) : first;
+      const days = new Set<number>();
+      for (let d = first; ; d = (d + 1) % 7) {
+        days.add(d);
+        if (d === last) break;
+      }
+      const from = minutes(text, m[3] as string);
+      const to = minutes(text, m[4] as string);
+      if (to <= from) throw new BusinessHoursError(text, `"${chunk}" ends before it starts`);
+      return { days, from, to };
+    });
   if (ranges.length === 0) throw new BusinessHoursError(text, 'no day range given');
   return { timeZone, ranges };
 }
 
 /** Weekday (0 = Sunday) and minute of the day at `at`, in the zone. */
 function wallClock(hours: BusinessHours, at: Date): { day: number; minute: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: hours.timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: hours.timeZone,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return { day: DAYS.indexOf(get('weekday').toLowerCase()), minute: Number(get('hour')) * 60 + Number(get('minute')) };
 }

@@ -22,7 +22,14 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function wall(timeZone: string, t: number): { day: number; ms: number } {
   let f = formatters.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      weekday: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
     formatters.set(timeZone, f);
   }
   let day = 0;
@@ -41,7 +48,7 @@ function settle(timeZone: string, guess: number, targetMs: number): number {
   const off = wall(timeZone, guess).ms - targetMs;
   if (off === 0) return guess;
   // A shift of the clocks between the start and `guess` (at most a few hours either way).
-  const shift = ((off % DAY) + DAY + DAY / 2) % DAY - DAY / 2;
+  const shift = (((off % DAY) + DAY + DAY / 2) % DAY) - DAY / 2;
   return guess - shift;
 }
 
@@ -59,7 +66,10 @@ export function stretchAt(hours: BusinessHours, t: number): { open: boolean; unt
     for (const r of hours.ranges) {
       if (!r.days.has((day + k) % 7)) continue;
       const d = k * DAY + r.from * MINUTE - ms;
-      if (d > 0 && d < delta) { delta = d; target = r.from * MINUTE; }
+      if (d > 0 && d < delta) {
+        delta = d;
+        target = r.from * MINUTE;
+      }
     }
   }
   if (!Number.isFinite(delta)) return { open: false, until: Number.POSITIVE_INFINITY };
@@ -72,7 +82,8 @@ export function stretchAt(hours: BusinessHours, t: number): { open: boolean; unt
  * gives `from` when open, else the next opening.
  */
 export function addBusinessTime(hours: BusinessHours, from: Date, durationMs: number): Date {
-  if (!Number.isFinite(durationMs) || durationMs < 0) throw new RangeError(`addBusinessTime: duration must be a finite number of ms ≥ 0, got ${durationMs}`);
+  if (!Number.isFinite(durationMs) || durationMs < 0)
+    throw new RangeError(`addBusinessTime: duration must be a finite number of ms ≥ 0, got ${durationMs}`);
   let t = from.getTime();
   let left = durationMs;
   for (let i = 0; i < MAX_STEPS; i++) {

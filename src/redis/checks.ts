@@ -1,4 +1,3 @@
-
 import type { RedisClient } from './connection.js';
 /**
  * Settings an external Redis should have for Switchyard's promise: eviction
@@ -23,9 +22,15 @@ export async function redisWarnings(redis: RedisClient): Promise<string[]> {
   const aof = await get('appendonly');
   const save = await get('save');
   if (aof !== undefined && aof !== 'yes' && (save === undefined || save.trim() === '')) {
-    warnings.push('Redis persistence is off (appendonly no, no save points); enable AOF (appendonly yes) so acknowledged deliveries survive a restart');
+    warnings.push(
+      'Redis persistence is off (appendonly no, no save points); ' +
+        'enable AOF (appendonly yes) so acknowledged deliveries survive a restart',
+    );
   } else if (aof === 'no') {
-    warnings.push('Redis AOF is off (only RDB snapshots); deliveries acknowledged since the last snapshot are lost on a crash. Enable appendonly yes');
+    warnings.push(
+      'Redis AOF is off (only RDB snapshots); ' +
+        'deliveries acknowledged since the last snapshot are lost on a crash. Enable appendonly yes',
+    );
   }
   return warnings;
 }

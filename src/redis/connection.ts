@@ -125,7 +125,12 @@ export function createRedisConnection(url: string, role: ConnectionRole, name?: 
 
 const COMMAND_TIMEOUT_MS = 5_000;
 
-function createCluster(c: NonNullable<ReturnType<typeof clusterFromUrl>>, role: ConnectionRole, name: string | undefined, pipelining: { enableAutoPipelining?: boolean }): Cluster {
+function createCluster(
+  c: NonNullable<ReturnType<typeof clusterFromUrl>>,
+  role: ConnectionRole,
+  name: string | undefined,
+  pipelining: { enableAutoPipelining?: boolean },
+): Cluster {
   const perNode: Record<ConnectionRole, RedisOptions> = {
     producer: { ...c.redisOptions, connectTimeout: 1_000, commandTimeout: 1_000, maxRetriesPerRequest: 1 },
     worker: { ...c.redisOptions, maxRetriesPerRequest: null },
@@ -157,7 +162,9 @@ export class RedisUnreachableError extends Error {
  */
 export async function connectForCommand(url: string, name = 'switchyard-cli', timeoutMs = COMMAND_TIMEOUT_MS): Promise<RedisClient> {
   const redis = createRedisConnection(url, 'command', name);
-  redis.on('error', () => { /* reported by connect() below */ });
+  redis.on('error', () => {
+    /* reported by connect() below */
+  });
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -165,7 +172,9 @@ export async function connectForCommand(url: string, name = 'switchyard-cli', ti
         await redis.connect();
         await redis.ping();
       })(),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
     ]);
   } catch (err) {
     redis.disconnect();

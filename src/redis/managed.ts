@@ -58,16 +58,26 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
   mkdirSync(dir, { recursive: true });
   const port = opts.port && opts.port > 0 ? opts.port : await freePort();
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--appendonly', 'yes',
-    '--appendfsync', opts.appendfsync ?? 'everysec',
-    '--maxmemory-policy', 'noeviction',
-    '--save', '',
-    '--protected-mode', 'yes',
-    '--daemonize', 'no',
-    '--loglevel', 'warning',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    opts.appendfsync ?? 'everysec',
+    '--maxmemory-policy',
+    'noeviction',
+    '--save',
+    '',
+    '--protected-mode',
+    'yes',
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
   ];
   // Started through a small sh that owns it (OWNER_WATCH): stdin is a pipe only this process
   // writes, so when this process exits by any means (SIGKILL, an out-of-memory kill) the pipe
@@ -75,14 +85,19 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
   // process group of its own: a Ctrl-C at the terminal reaches this process, which drains its
   // work and then stops the server, never the server first (Redis handles SIGINT itself, and a
   // second one makes it exit without its last fsync).
-  const child = spawn('sh', ['-c', OWNER_WATCH, 'switchyard-redis', opts.binary ?? 'redis-server', ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn('sh', ['-c', OWNER_WATCH, 'switchyard-redis', opts.binary ?? 'redis-server', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   let pid: number | undefined;
   child.stdout?.on('data', (d: Buffer) => {
     output += d.toString();
     pid ??= Number(/^@pid (\d+)$/m.exec(output)?.[1]) || undefined;
   });
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   // Nothing is ever written: the pipe is the owner's liveness; an EPIPE after a failed start is no error.
   child.stdin?.on('error', () => undefined);
 
@@ -99,8 +114,11 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
       } else res();
     };
     child.once('error', (err: NodeJS.ErrnoException) =>
-      done(err.code === 'ENOENT' ? new Error('sh was not found on PATH: the managed redis-server is started through it') : err));
-    child.once('exit', (code) => done(code === NOT_FOUND ? new RedisServerMissingError() : new Error(`redis-server exited with code ${code}: ${output.trim()}`)));
+      done(err.code === 'ENOENT' ? new Error('sh was not found on PATH: the managed redis-server is started through it') : err),
+    );
+    child.once('exit', (code) =>
+      done(code === NOT_FOUND ? new RedisServerMissingError() : new Error(`redis-server exited with code ${code}: ${output.trim()}`)),
+    );
     const started = Date.now();
     const timer = setInterval(() => {
       void ping(port).then((ok) => {
@@ -114,7 +132,9 @@ export async function startManagedRedis(opts: ManagedRedisOptions): Promise<Mana
     url: `redis://127.0.0.1:${port}`,
     port,
     dir,
-    get pid() { return pid; },
+    get pid() {
+      return pid;
+    },
     stop: () => stopChild(child, () => pid),
   };
 }
@@ -152,10 +172,18 @@ function stopChild(child: ChildProcess, pid: () => number | undefined): Promise<
   return new Promise((res) => {
     const timer = setTimeout(() => {
       const server = pid();
-      if (server !== undefined) try { process.kill(server, 'SIGKILL'); } catch { /* gone */ }
+      if (server !== undefined)
+        try {
+          process.kill(server, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       child.kill('SIGKILL');
     }, 5_000);
-    child.once('exit', () => { clearTimeout(timer); res(); });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      res();
+    });
     child.stdin?.end();
   });
 }
@@ -165,7 +193,10 @@ async function ping(port: number): Promise<boolean> {
   const { connect } = await import('node:net');
   return new Promise((res) => {
     const sock = connect({ host: '127.0.0.1', port });
-    const finish = (ok: boolean) => { sock.destroy(); res(ok); };
+    const finish = (ok: boolean) => {
+      sock.destroy();
+      res(ok);
+    };
     sock.setTimeout(500, () => finish(false));
     sock.once('error', () => finish(false));
     sock.once('connect', () => sock.write('PING\r\n'));

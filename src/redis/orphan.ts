@@ -39,7 +39,14 @@ function serversByProc(dir: string): number[] {
 
 /** The data directory of the redis-server on 127.0.0.1:`port`, or null when none answers. */
 async function dirOnPort(port: number): Promise<string | null> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -125,11 +132,24 @@ function alive(pid: number): boolean {
  */
 export async function stopFoundServer(found: FoundServer, ms = 15_000): Promise<boolean> {
   if (found.pid !== undefined) {
-    try { process.kill(found.pid, 'SIGTERM'); } catch { /* gone already */ }
+    try {
+      process.kill(found.pid, 'SIGTERM');
+    } catch {
+      /* gone already */
+    }
   } else if (found.port !== undefined) {
-    const client = new Redis({ host: '127.0.0.1', port: found.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis({
+      host: '127.0.0.1',
+      port: found.port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     client.on('error', () => undefined);
-    await client.connect().then(() => client.shutdown()).catch(() => undefined);
+    await client
+      .connect()
+      .then(() => client.shutdown())
+      .catch(() => undefined);
     client.disconnect();
   }
   const deadline = Date.now() + ms;

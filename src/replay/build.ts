@@ -49,7 +49,12 @@ export function applySet(envelope: Record<string, unknown>, assignment: string):
   if (path.some((p) => p === '')) throw new BuildError(`--set "${assignment}": empty segment in the path`);
   const unsafe = path.find((p) => UNSAFE_SEGMENTS.has(p));
   // Assigning through them would change the prototype of every object instead of a field of the delivery.
-  if (unsafe) throw new BuildError(`--set "${assignment}": "${unsafe}" cannot be set (it reaches an object's prototype or constructor, not a field of the delivery); name a field of the envelope or of data`);
+  if (unsafe) {
+    throw new BuildError(
+      `--set "${assignment}": "${unsafe}" cannot be set (it reaches an object's prototype or constructor, not a field of the delivery); ` +
+        'name a field of the envelope or of data',
+    );
+  }
   if (!ENVELOPE_KEYS.has(path[0] as string)) path.unshift('data');
   let node: Record<string, unknown> | unknown[] = envelope;
   for (let i = 0; i < path.length - 1; i++) {

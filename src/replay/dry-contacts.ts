@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import { Contact, LabelRef, LifecycleStage } from '../spec/schemas/contact.js';
 import {
-  data, found, foundList, int, notFound, nullable, overlay, refId, refText, str, unprocessable, type Body, type DryEnv, type DryRoute,
+  data,
+  found,
+  foundList,
+  int,
+  notFound,
+  nullable,
+  overlay,
+  refId,
+  refText,
+  str,
+  unprocessable,
+  type Body,
+  type DryEnv,
+  type DryRoute,
 } from './dry-kit.js';
 
 /** Path of a contact address: `/contacts/36` for `36` and `id:36`, the email lower-cased for `email:`. */
@@ -68,11 +81,17 @@ async function moveLifecycle(ref: string, b: Body, env: DryEnv) {
   if (l.status === 404) return notFound(l);
   const cur = found(l, WithStage);
   const stage = typeof b['stage'] === 'number' ? b['stage'] : refText(b['stage']);
-  const held = cur?.lifecycle ?? (cur?.lifecycle_stage_id != null ? { id: cur.lifecycle_stage_id, name: '', role: null, outcome: null } : null);
+  const held =
+    cur?.lifecycle ?? (cur?.lifecycle_stage_id != null ? { id: cur.lifecycle_stage_id, name: '', role: null, outcome: null } : null);
   const contactId = cur?.id ?? refId(ref) ?? env.nextId();
-  if (held && (held.id === stage || (held.name !== '' && held.name === stage))) return data(200, { contact_id: contactId, previous: null, lifecycle: held });
-  const lifecycle = (await stageNamed(stage, env))
-    ?? { id: typeof stage === 'number' ? stage : env.nextId(), name: typeof stage === 'string' ? stage : '', role: null, outcome: null };
+  if (held && (held.id === stage || (held.name !== '' && held.name === stage)))
+    return data(200, { contact_id: contactId, previous: null, lifecycle: held });
+  const lifecycle = (await stageNamed(stage, env)) ?? {
+    id: typeof stage === 'number' ? stage : env.nextId(),
+    name: typeof stage === 'string' ? stage : '',
+    role: null,
+    outcome: null,
+  };
   if (cur) {
     const { lifecycle: _held, ...rest } = cur;
     rememberContact(env, { ...rest, lifecycle_stage_id: lifecycle.id, updated_at: env.now() });
@@ -90,12 +109,15 @@ async function changeLabels(ref: string, env: DryEnv, change: (labels: LabelRef[
   return data(200, labels);
 }
 
-const sameLabel = (l: LabelRef, ref: string | number): boolean => (typeof ref === 'number' ? l.id === ref : l.name === ref || String(l.id) === ref);
+const sameLabel = (l: LabelRef, ref: string | number): boolean =>
+  typeof ref === 'number' ? l.id === ref : l.name === ref || String(l.id) === ref;
 
 /** Answers of the contact writes. */
 export const CONTACT_ROUTES: readonly DryRoute[] = [
   {
-    method: 'POST', pattern: '/contacts', op: 'contacts.create',
+    method: 'POST',
+    pattern: '/contacts',
+    op: 'contacts.create',
     async answer(_p, b, env) {
       const c = newContact(env.nextId(), b, env);
       rememberContact(env, c);
@@ -105,7 +127,9 @@ export const CONTACT_ROUTES: readonly DryRoute[] = [
   { method: 'PATCH', pattern: '/contacts/:ref', op: 'contacts.update', answer: ([ref = ''], b, env) => changeContact(ref, b, env, false) },
   { method: 'PUT', pattern: '/contacts/:ref', op: 'contacts.upsert', answer: ([ref = ''], b, env) => changeContact(ref, b, env, true) },
   {
-    method: 'DELETE', pattern: '/contacts/:ref', op: 'contacts.delete',
+    method: 'DELETE',
+    pattern: '/contacts/:ref',
+    op: 'contacts.delete',
     async answer([ref = ''], _b, env) {
       const l = await env.read(contactPath(ref));
       if (l.status === 404) return notFound(l);
@@ -116,7 +140,9 @@ export const CONTACT_ROUTES: readonly DryRoute[] = [
     },
   },
   {
-    method: 'POST', pattern: '/contacts/merge', op: 'contacts.merge',
+    method: 'POST',
+    pattern: '/contacts/merge',
+    op: 'contacts.merge',
     async answer(_p, b, env) {
       const [survivor, loser] = [refText(b['survivor']), refText(b['loser'])];
       const [s, l] = [await env.read(contactPath(survivor)), await env.read(contactPath(loser))];
@@ -131,22 +157,32 @@ export const CONTACT_ROUTES: readonly DryRoute[] = [
       return data(200, merged);
     },
   },
-  { method: 'PUT', pattern: '/contacts/:ref/lifecycle', op: 'contacts.setLifecycle', answer: ([ref = ''], b, env) => moveLifecycle(ref, b, env) },
   {
-    method: 'POST', pattern: '/contacts/:ref/labels', op: 'contacts.labels.add',
-    answer: ([ref = ''], b, env) => changeLabels(ref, env, (labels) => {
-      const out = [...labels];
-      const asked = Array.isArray(b['labels']) ? (b['labels'] as unknown[]) : [];
-      for (const a of asked) {
-        if (typeof a !== 'string' && typeof a !== 'number') continue;
-        if (out.some((l) => sameLabel(l, a))) continue;
-        out.push(typeof a === 'number' ? { id: a, name: '' } : { id: env.nextId(), name: a });
-      }
-      return out;
-    }),
+    method: 'PUT',
+    pattern: '/contacts/:ref/lifecycle',
+    op: 'contacts.setLifecycle',
+    answer: ([ref = ''], b, env) => moveLifecycle(ref, b, env),
   },
   {
-    method: 'DELETE', pattern: '/contacts/:ref/labels/:label', op: 'contacts.labels.remove',
+    method: 'POST',
+    pattern: '/contacts/:ref/labels',
+    op: 'contacts.labels.add',
+    answer: ([ref = ''], b, env) =>
+      changeLabels(ref, env, (labels) => {
+        const out = [...labels];
+        const asked = Array.isArray(b['labels']) ? (b['labels'] as unknown[]) : [];
+        for (const a of asked) {
+          if (typeof a !== 'string' && typeof a !== 'number') continue;
+          if (out.some((l) => sameLabel(l, a))) continue;
+          out.push(typeof a === 'number' ? { id: a, name: '' } : { id: env.nextId(), name: a });
+        }
+        return out;
+      }),
+  },
+  {
+    method: 'DELETE',
+    pattern: '/contacts/:ref/labels/:label',
+    op: 'contacts.labels.remove',
     answer: ([ref = '', label = ''], _b, env) => changeLabels(ref, env, (labels) => labels.filter((l) => !sameLabel(l, label))),
   },
 ];

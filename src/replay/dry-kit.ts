@@ -79,8 +79,10 @@ export function foundList<S extends z.ZodType>(l: Lookup, schema: S): z.output<S
 export const notFound = (l: Lookup): DryAnswer => ({ status: 404, body: l.json ?? { message: 'Not found' } });
 
 /** A 422 naming the field whose value names nothing (as the service answers it). */
-export const unprocessable = (field: string, what: string): DryAnswer =>
-  ({ status: 422, body: { message: `The ${field} does not exist.`, errors: { [field]: [what] } } });
+export const unprocessable = (field: string, what: string): DryAnswer => ({
+  status: 422,
+  body: { message: `The ${field} does not exist.`, errors: { [field]: [what] } },
+});
 
 /** `{data: record}` with `status`. */
 export const data = (status: number, record: unknown): DryAnswer => ({ status, body: { data: record } });

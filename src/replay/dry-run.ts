@@ -81,7 +81,9 @@ export function createDryRun(base: typeof fetch, opts: DryRunOptions): DryRun {
   const ownAnswer = (path: string): Lookup | undefined => {
     if (!records.has(path)) return undefined;
     const r = records.get(path);
-    return r === null ? { status: 404, json: { message: 'Not found (deleted earlier in this dry run).' } } : { status: 200, json: { data: r } };
+    return r === null
+      ? { status: 404, json: { message: 'Not found (deleted earlier in this dry run).' } }
+      : { status: 200, json: { data: r } };
   };
 
   /** What the builders of one write use; reads carry the write's Authorization and signal. */
@@ -102,7 +104,10 @@ export function createDryRun(base: typeof fetch, opts: DryRunOptions): DryRun {
         if (o.body !== undefined) headers.set('content-type', 'application/json');
         try {
           const res = await base(url.toString(), {
-            method: o.body === undefined ? 'GET' : 'POST', headers, ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }), ...(signal ? { signal } : {}),
+            method: o.body === undefined ? 'GET' : 'POST',
+            headers,
+            ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+            ...(signal ? { signal } : {}),
           });
           env.seen = res.headers;
           return { status: res.status, json: parseBody(await res.text()), headers: res.headers };
@@ -146,9 +151,22 @@ export function createDryRun(base: typeof fetch, opts: DryRunOptions): DryRun {
           : { status: 400, body: { message: `dry run: the API has no ${method} ${path}; not sent, and no answer can be built for it` } };
       } catch (err) {
         if (signal?.aborted) throw err;
-        ans = { status: 400, body: { message: `dry run: no answer could be built for ${method} ${path} (${(err as Error)?.message ?? String(err)}); not sent` } };
+        ans = {
+          status: 400,
+          body: {
+            message: `dry run: no answer could be built for ${method} ${path} (${(err as Error)?.message ?? String(err)}); not sent`,
+          },
+        };
       }
-      onWrite?.({ op: hit?.route.op ?? null, method, path, query: url.search.slice(1), body, idempotencyKey: sent.get(HEADERS.idempotencyKey), status: ans.status });
+      onWrite?.({
+        op: hit?.route.op ?? null,
+        method,
+        path,
+        query: url.search.slice(1),
+        body,
+        idempotencyKey: sent.get(HEADERS.idempotencyKey),
+        status: ans.status,
+      });
       return respond(ans.status, ans.body, env.seen);
     },
   };

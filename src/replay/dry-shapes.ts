@@ -14,7 +14,8 @@ export const DRY_ROUTES: readonly DryRoute[] = [...CONTACT_ROUTES, ...RECORD_ROU
 const READ_POSTS: readonly string[] = ['/contacts/search'];
 
 /** Whether a request only reads (GET, HEAD, the contact search): a dry run sends it. */
-export const isRead = (method: string, path: string): boolean => method === 'GET' || method === 'HEAD' || (method === 'POST' && READ_POSTS.includes(path));
+export const isRead = (method: string, path: string): boolean =>
+  method === 'GET' || method === 'HEAD' || (method === 'POST' && READ_POSTS.includes(path));
 
 /** Decodes a path segment; one that is not valid percent-encoding stays as it is. */
 function decode(seg: string): string {

@@ -36,5 +36,10 @@ export function keepAlivePoster(opts: { maxSockets: number; timeoutMs: number })
       req.on('error', reject);
       req.end(body);
     });
-  return Object.assign(post, { close: () => { agents['http:'].destroy(); agents['https:'].destroy(); } });
+  return Object.assign(post, {
+    close: () => {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  });
 }

@@ -2,6 +2,14 @@ export { readInputs, expandInputs, itemsFromFile, itemFromText, InputError, type
 export { filterItems, parseSince, withNewId, freshId, type ReplayFilter } from './filter.js';
 export { httpTarget, directTarget, type ReplayTarget, type ReplayOutcome, type ReplayOutcomeKind } from './targets.js';
 export { inlineTarget, describeCall, type InlineOptions, type DryWriteReport } from './inline.js';
-export { createDryRun, describeDryWrite, printableBody, DRY_RUN_HEADER, type DryRun, type DryRunOptions, type DryWrite } from './dry-run.js';
+export {
+  createDryRun,
+  describeDryWrite,
+  printableBody,
+  DRY_RUN_HEADER,
+  type DryRun,
+  type DryRunOptions,
+  type DryWrite,
+} from './dry-run.js';
 export { runReplay, replayFailed, formatSummary, lineReporter, progressReporter, type ReplaySummary, type ReplayReporter } from './run.js';
 export { buildDelivery, applySet, parseSetValue, defaultEnvelope, BuildError, type BuiltDelivery } from './build.js';

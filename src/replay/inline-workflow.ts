@@ -62,9 +62,17 @@ export interface ReplayRun {
 export function replayWorkflow(run: ReplayRun): { handler: Handler; record: () => WorkflowRecord | undefined } {
   const policy = run.handler.workflow ?? { cancelOn: [], state: null };
   const events = run.arrivals.filter((a) => a.key !== run.key);
-  return withVirtualWorkflow(run.handler, (onCancel) => virtualWorkflow({
-    handlerId: run.handler.id, policy, own: { event: run.event, receivedAt: run.receivedAt }, events, state: run.state, onCancel, onEntry: run.onEntry,
-  }));
+  return withVirtualWorkflow(run.handler, (onCancel) =>
+    virtualWorkflow({
+      handlerId: run.handler.id,
+      policy,
+      own: { event: run.event, receivedAt: run.receivedAt },
+      events,
+      state: run.state,
+      onCancel,
+      onEntry: run.onEntry,
+    }),
+  );
 }
 
 const MAX_VALUE = 200;
@@ -75,7 +83,8 @@ export function printableState(value: unknown): string {
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
 }
 
-const eventRef = (e: WorkspaceEvent | undefined, at: string | undefined): string => `${e?.name ?? 'an event'}${e?.id ? ` ${e.id}` : ''}${at ? ` received ${at}` : ''}`;
+const eventRef = (e: WorkspaceEvent | undefined, at: string | undefined): string =>
+  `${e?.name ?? 'an event'}${e?.id ? ` ${e.id}` : ''}${at ? ` received ${at}` : ''}`;
 
 /** The line of one sleep, wait or state access of a replayed run. */
 export function describeEntry(entry: WorkflowEntry): string {
@@ -90,12 +99,14 @@ export function describeEntry(entry: WorkflowEntry): string {
   const span = Date.parse(wait.due) - Date.parse(wait.startedAt);
   if (wait.kind === 'sleep') {
     const head = `sleep "${wait.name}" ${formatDuration(span)}`;
-    if (wait.outcome === 'cancelled') return `${head} — cancelled by ${eventRef(wait.event, eventAt)} (cancelOn, from the replay input): nothing after it runs`;
+    if (wait.outcome === 'cancelled')
+      return `${head} — cancelled by ${eventRef(wait.event, eventAt)} (cancelOn, from the replay input): nothing after it runs`;
     if (span <= 0) return `${head} — already due (${wait.due}): returns at once`;
     return `${head} — skipped (inline replay does not wait; due ${wait.due})`;
   }
   const head = `wait "${wait.name}" for ${waitedFor ?? 'an event'} (timeout ${formatDuration(span)})`;
   if (wait.outcome === 'matched') return `${head} — answered by ${eventRef(wait.event, eventAt)} (from the replay input)`;
-  if (wait.outcome === 'cancelled') return `${head} — cancelled by ${eventRef(wait.event, eventAt)} (cancelOn, from the replay input): nothing after it runs`;
+  if (wait.outcome === 'cancelled')
+    return `${head} — cancelled by ${eventRef(wait.event, eventAt)} (cancelOn, from the replay input): nothing after it runs`;
   return `${head} — timed out: no matching event in the replay input before ${wait.due}; returns null (inline replay does not wait)`;
 }

@@ -71,20 +71,35 @@ export function runScopedFetch(base: typeof fetch, salt: string = randomBytes(12
   };
 }
 
-const REUSED_HINT = 'the API already saw this Idempotency-Key with a different body (the handler or the delivery changed since a run with the same keys): replay without --reuse-keys to give this run fresh keys';
-const SAME_RUN_HINT = 'the handler sent two different bodies with one Idempotency-Key in this run: a key it sets itself must change with what it sends';
+const REUSED_HINT =
+  'the API already saw this Idempotency-Key with a different body (the handler or the delivery changed since a run with the same keys): ' +
+  'replay without --reuse-keys to give this run fresh keys';
+const SAME_RUN_HINT =
+  'the handler sent two different bodies with one Idempotency-Key in this run: a key it sets itself must change with what it sends';
 
 /** One line per API call: method, operation, status, whether the API replayed a stored answer, and `dry` for a write a dry run answered. */
 export function describeCall(c: CallEvent, dry = false): string {
   const status = c.status === 0 ? 'no answer' : String(c.status);
-  const notes = [dry ? 'dry' : '', c.replayed ? 'replayed' : '', c.attempt > 1 ? `attempt ${c.attempt}` : '', c.willRetry ? 'will retry' : '', c.error && !c.willRetry ? c.error.message : '']
-    .filter(Boolean).join(', ');
+  const notes = [
+    dry ? 'dry' : '',
+    c.replayed ? 'replayed' : '',
+    c.attempt > 1 ? `attempt ${c.attempt}` : '',
+    c.willRetry ? 'will retry' : '',
+    c.error && !c.willRetry ? c.error.message : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${c.method.padEnd(6)} ${c.op} → ${status}${notes ? ` (${notes})` : ''}`;
 }
 
 /** The `handlers` job of one handler for one validated event, as fan-out makes it. */
 export function inlineJob(handler: Handler, key: string, event: WorkspaceEvent, receivedAt: string): HandlerJobData {
-  return { key, handlerId: handler.id, receivedAt, event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data } };
+  return {
+    key,
+    handlerId: handler.id,
+    receivedAt,
+    event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
+  };
 }
 
 /** What {@link runInline} needs besides the handler and its job. */
@@ -111,14 +126,29 @@ export interface InlineRunDeps {
  * classification), with a per-run API client whose calls are recorded.
  * Used by `replay --inline` and by switchyard/testing's testHandler.
  */
-export async function runInline(handler: Handler, job: HandlerJobData, deps: InlineRunDeps): Promise<{ outcome: RunOutcome; calls: CallEvent[] }> {
+export async function runInline(
+  handler: Handler,
+  job: HandlerJobData,
+  deps: InlineRunDeps,
+): Promise<{ outcome: RunOutcome; calls: CallEvent[] }> {
   const calls: CallEvent[] = [];
   const { api } = deps;
   const outcome = await runHandler(handler, job, {
     api: api
-      ? (keys) => apiClients({ ...api, onCall: (c) => { calls.push(c); deps.onCall?.(c); }, log: deps.log })({ keys })
+      ? (keys) =>
+          apiClients({
+            ...api,
+            onCall: (c) => {
+              calls.push(c);
+              deps.onCall?.(c);
+            },
+            log: deps.log,
+          })({ keys })
       : undefined,
-    steps: deps.steps, log: deps.log, settings: deps.settings, signal: deps.signal,
+    steps: deps.steps,
+    log: deps.log,
+    settings: deps.settings,
+    signal: deps.signal,
     delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },
     attempts: deps.attempts,
   });
@@ -158,7 +188,12 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
     const base = { key: envelope.key, event: envelope.name };
     const result = validateEvent(envelope);
     if (!result.ok) {
-      return { ...base, kind: 'rejected', detail: `${result.reason}: ${result.message}`, lines: (result.issues ?? []).map((i) => `  ${i}`) };
+      return {
+        ...base,
+        kind: 'rejected',
+        detail: `${result.reason}: ${result.message}`,
+        lines: (result.issues ?? []).map((i) => `  ${i}`),
+      };
     }
     const { event } = result;
     const targets = subscribers(opts.handlers, event.name);
@@ -180,14 +215,25 @@ export function inlineTarget(opts: InlineOptions): ReplayTarget {
       // The run's API calls and its sleeps, waits and state accesses, in the order they happened.
       const timeline: ({ call: CallEvent } | { entry: WorkflowEntry })[] = [];
       const wf = replayWorkflow({
-        handler, event, key: envelope.key, receivedAt: receivedMs, arrivals, state: stateOf(handler.id), onEntry: (entry) => timeline.push({ entry }),
+        handler,
+        event,
+        key: envelope.key,
+        receivedAt: receivedMs,
+        arrivals,
+        state: stateOf(handler.id),
+        onEntry: (entry) => timeline.push({ entry }),
       });
       const { outcome } = await runInline(wf.handler, inlineJob(handler, envelope.key, event, receivedAt), {
         api: opts.api && { ...opts.api, fetch: apiFetch },
-        steps, log: opts.log, settings: settings.get(handler.id) ?? {}, signal, onCall: (call) => timeline.push({ call }),
+        steps,
+        log: opts.log,
+        settings: settings.get(handler.id) ?? {},
+        signal,
+        onCall: (call) => timeline.push({ call }),
       });
       const ms = Math.round(outcome.ms);
-      if (outcome.ok && wf.record()?.cancelled) lines.push(`  ⊘ ${handler.id} cancelled after ${ms} ms (a cancelOn event of the replay input came while it slept or waited)`);
+      if (outcome.ok && wf.record()?.cancelled)
+        lines.push(`  ⊘ ${handler.id} cancelled after ${ms} ms (a cancelOn event of the replay input came while it slept or waited)`);
       else if (outcome.ok) lines.push(`  ✓ ${handler.id} completed in ${ms} ms`);
       else {
         failed++;

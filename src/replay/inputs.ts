@@ -26,8 +26,12 @@ export class InputError extends Error {
 function looksLikeFixture(json: unknown): boolean {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
   const o = json as Record<string, unknown>;
-  return o['format'] !== undefined || typeof o['body'] === 'string' || typeof o['body_base64'] === 'string' ||
-    (typeof o['headers'] === 'object' && o['headers'] !== null && !('event' in o) && !('data' in o));
+  return (
+    o['format'] !== undefined ||
+    typeof o['body'] === 'string' ||
+    typeof o['body_base64'] === 'string' ||
+    (typeof o['headers'] === 'object' && o['headers'] !== null && !('event' in o) && !('data' in o))
+  );
 }
 
 /**
@@ -45,7 +49,9 @@ export function itemFromText(source: string, text: Buffer): ReplayItem {
   if (!looksLikeFixture(json)) return { source, bytes: text, headers: {}, receivedAt: undefined };
   const parsed = Fixture.safeParse(json);
   if (!parsed.success) {
-    throw new InputError(`${source}: not a valid fixture: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new InputError(
+      `${source}: not a valid fixture: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   }
   return { source, bytes: fixtureBytes(parsed.data), headers: parsed.data.headers, receivedAt: parsed.data.received_at };
 }

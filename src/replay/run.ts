@@ -66,7 +66,8 @@ export async function runReplay(items: readonly ReplayItem[], target: ReplayTarg
 export const replayFailed = (s: ReplaySummary): boolean => s.failed > 0 || s.rejected > 0;
 
 export function formatSummary(s: ReplaySummary): string {
-  return `${s.total} deliveries in ${(s.ms / 1000).toFixed(2)} s (${s.rate}/s): ${s.accepted} accepted, ${s.duplicate} duplicate, ${s.rejected} rejected, ${s.failed} failed\n`;
+  const outcomes = `${s.accepted} accepted, ${s.duplicate} duplicate, ${s.rejected} rejected, ${s.failed} failed`;
+  return `${s.total} deliveries in ${(s.ms / 1000).toFixed(2)} s (${s.rate}/s): ${outcomes}\n`;
 }
 
 const label = (o: ReplayOutcome): string => `${o.kind.padEnd(9)} ${printable(o.event ?? '?').padEnd(26)} ${printable(o.key)}`;
@@ -75,7 +76,8 @@ const label = (o: ReplayOutcome): string => `${o.kind.padEnd(9)} ${printable(o.e
 const shownLines = (lines: readonly string[]): string => lines.flatMap((l) => printableLines(l)).join('\n');
 
 /** The item's source and the outcome's detail, escaped (a file name or an answer's text is data). */
-const where = (item: ReplayItem, o: ReplayOutcome): string => `${printable(item.source)}${o.detail ? `\n  ${printableLines(o.detail).join('\n  ')}` : ''}`;
+const where = (item: ReplayItem, o: ReplayOutcome): string =>
+  `${printable(item.source)}${o.detail ? `\n  ${printableLines(o.detail).join('\n  ')}` : ''}`;
 
 /**
  * Plain lines (not a TTY, or --verbose): one per delivery with its outcome, the
@@ -104,7 +106,9 @@ export function progressReporter(out: Writable, width = 30): ReplayReporter {
   const counts = { accepted: 0, duplicate: 0, rejected: 0, failed: 0 };
   const draw = (done: number, total: number) => {
     const filled = total === 0 ? width : Math.round((done / total) * width);
-    out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}  ok ${counts.accepted}  dup ${counts.duplicate}  rejected ${counts.rejected}  failed ${counts.failed}`);
+    const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
+    const tally = `ok ${counts.accepted}  dup ${counts.duplicate}  rejected ${counts.rejected}  failed ${counts.failed}`;
+    out.write(`\r[${bar}] ${done}/${total}  ${tally}`);
   };
   return {
     outcome(item, o, done, total) {

@@ -79,7 +79,12 @@ export function directTarget(store: IngestStore, now: () => Date = () => new Dat
     const env = parseEnvelope(item.bytes);
     const headers = replayHeaders(item);
     const delivery: StoredDelivery = {
-      key: env.key, name: env.name, receivedAt: now().toISOString(), secretIndex: 0, headers, ...encodeBody(item.bytes),
+      key: env.key,
+      name: env.name,
+      receivedAt: now().toISOString(),
+      secretIndex: 0,
+      headers,
+      ...encodeBody(item.bytes),
     };
     try {
       const outcome = await store.put(delivery);

@@ -68,7 +68,8 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
   const state = env['SWITCHYARD_HOME'] || '.switchyard';
   if (!env['WEBHOOK_SECRETS'] && !env['WEBHOOK_SECRETS_FILE']) {
     out['WEBHOOK_SECRETS'] = keptSecret(resolve(cwd, state), 'dev-secret', 'dev_');
-    notes.push(`WEBHOOK_SECRETS=${out['WEBHOOK_SECRETS']} (development secret, kept in ${join(state, 'dev-secret')}; send, replay and sign use it too)`);
+    const secretFile = join(state, 'dev-secret');
+    notes.push(`WEBHOOK_SECRETS=${out['WEBHOOK_SECRETS']} (development secret, kept in ${secretFile}; send, replay and sign use it too)`);
   }
   const receiverUrl = `http://${receiverHost(out['HOST'] as string)}:${env['PORT'] || 3000}`;
   if (!env['ADMIN_USER'] && !env['ADMIN_PASSWORD']) {
@@ -76,14 +77,26 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
       // Loopback only: the dashboard is on, with a password kept beside the dev secret.
       out['ADMIN_USER'] = 'dev';
       out['ADMIN_PASSWORD'] = keptSecret(resolve(cwd, state), 'admin-password', '');
-      notes.push(`dashboard at ${receiverUrl}/admin, deliveries at ${receiverUrl}/admin/deliveries, sleeping and waiting runs at ${receiverUrl}/admin/waits (user dev, password ${out['ADMIN_PASSWORD']}, kept in ${join(state, 'admin-password')}; loopback only)`);
+      const pages =
+        `dashboard at ${receiverUrl}/admin, deliveries at ${receiverUrl}/admin/deliveries, ` +
+        `sleeping and waiting runs at ${receiverUrl}/admin/waits`;
+      const login = `user dev, password ${out['ADMIN_PASSWORD']}, kept in ${join(state, 'admin-password')}`;
+      notes.push(`${pages} (${login}; loopback only)`);
     } else {
-      notes.push(`dashboard off: HOST ${out['HOST']} is not loopback; set ADMIN_USER and ADMIN_PASSWORD to serve /admin, /admin/deliveries and /admin/waits`);
+      notes.push(
+        `dashboard off: HOST ${out['HOST']} is not loopback; ` +
+          'set ADMIN_USER and ADMIN_PASSWORD to serve /admin, /admin/deliveries and /admin/waits',
+      );
     }
   }
   if (env['WORKSPACE_API_URL']) {
-    const token = env['WORKSPACE_API_TOKEN'] ? 'WORKSPACE_API_TOKEN' : env['WORKSPACE_API_TOKEN_FILE'] ? 'WORKSPACE_API_TOKEN_FILE' : 'none: WORKSPACE_API_TOKEN is unset';
-    notes.push(`workspace API at ${env['WORKSPACE_API_URL']} (WORKSPACE_API_URL; token ${token}); no sandbox runs: events come from that workspace's webhooks`);
+    const token = env['WORKSPACE_API_TOKEN']
+      ? 'WORKSPACE_API_TOKEN'
+      : env['WORKSPACE_API_TOKEN_FILE']
+        ? 'WORKSPACE_API_TOKEN_FILE'
+        : 'none: WORKSPACE_API_TOKEN is unset';
+    const workspace = `workspace API at ${env['WORKSPACE_API_URL']} (WORKSPACE_API_URL; token ${token})`;
+    notes.push(`${workspace}; no sandbox runs: events come from that workspace's webhooks`);
     return { env: out, notes };
   }
 
@@ -95,7 +108,10 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
   out['WORKSPACE_API_TOKEN'] = SANDBOX_TOKEN;
   delete out['WORKSPACE_API_TOKEN_FILE'];
   if ((env['WORKSPACE_API_TOKEN'] && env['WORKSPACE_API_TOKEN'] !== SANDBOX_TOKEN) || env['WORKSPACE_API_TOKEN_FILE']) {
-    notes.push('WORKSPACE_API_TOKEN is set but WORKSPACE_API_URL is not: the handlers call the sandbox with its own token (set WORKSPACE_API_URL too to use a real workspace)');
+    notes.push(
+      'WORKSPACE_API_TOKEN is set but WORKSPACE_API_URL is not: ' +
+        'the handlers call the sandbox with its own token (set WORKSPACE_API_URL too to use a real workspace)',
+    );
   }
   notes.push(`sandbox workspace API at ${out['WORKSPACE_API_URL']} (token ${SANDBOX_TOKEN}); its events go to ${webhookUrl}`);
   return { env: out, notes, sandbox: { port, token: SANDBOX_TOKEN, webhookUrl } };

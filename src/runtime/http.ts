@@ -29,7 +29,12 @@ export const checkingIntervalMs = (headersTimeoutMs: number): number => Math.min
 export function listen(app: Hono, opts: { host: string; port: number; headersTimeoutMs?: number }): Promise<RunningServer> {
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   // Slow or endless headers are cut off (408); bodies have their own timeout in the route. The interval can only be set here.
-  const serverOptions = { headersTimeout, requestTimeout: 0, keepAliveTimeout: 5_000, connectionsCheckingInterval: checkingIntervalMs(headersTimeout) };
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout: 0,
+    keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: checkingIntervalMs(headersTimeout),
+  };
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host, serverOptions }, (info: AddressInfo) => {
       const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;

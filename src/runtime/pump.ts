@@ -10,7 +10,14 @@ import { createRedisConnection, type RedisClient } from '../redis/connection.js'
  * where a worker runs, so receivers stay lean and stateless (the inbox is
  * already durable, so deliveries wait safely for a worker process).
  */
-export function startPump(opts: { config: Config; log: Logger; redisUrl: string; commands: RedisClient; queues: Queues; withWorker: boolean }): IngestPump {
+export function startPump(opts: {
+  config: Config;
+  log: Logger;
+  redisUrl: string;
+  commands: RedisClient;
+  queues: Queues;
+  withWorker: boolean;
+}): IngestPump {
   const { config, log } = opts;
   const blocking = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-pump-blocking');
   blocking.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));

@@ -50,8 +50,9 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   // started during an outage still takes deliveries). Without an offline queue a
   // command sent while the first connection attempt is under way would fail, so
   // deliveries wait for that attempt's outcome only (bounded), never for a down Redis.
-  let connecting: Promise<unknown> | undefined = Promise.race([firstAttempt(producer), delay(FIRST_CONNECT_WAIT_MS)])
-    .finally(() => { connecting = undefined; });
+  let connecting: Promise<unknown> | undefined = Promise.race([firstAttempt(producer), delay(FIRST_CONNECT_WAIT_MS)]).finally(() => {
+    connecting = undefined;
+  });
   const store = new IngestStore(producer, config.queuePrefix, config.dedupeTtlMs);
   const redisSink: DeliverySink = {
     put: (d, raw) => (connecting ? connecting.then(() => store.put(d, raw)) : store.put(d, raw)),
@@ -63,7 +64,8 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   // With tracing on, each delivery's append span (and the traceparent it stores with the delivery).
   const sink = traceSink(spool ? spoolingSink(redisSink, spool, log) : redisSink);
   const readinessKey = ingestKeys(config.queuePrefix).readiness;
-  const spoolDetails = () => (spool ? { spool: { segments: spool.segments().length, bytes: spool.size(), max_bytes: spool.maxBytes } } : {});
+  const spoolDetails = () =>
+    spool ? { spool: { segments: spool.segments().length, bytes: spool.size(), max_bytes: spool.maxBytes } } : {};
 
   const app = createReceiverApp({
     config,
@@ -87,7 +89,10 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   });
   const http = await listen(app, { host: config.host, port: config.port });
   // `address`: what the socket is bound to (0.0.0.0 = every interface); `url`: where to reach it from this host.
-  log.info({ address: http.address, url: `${http.url}${config.webhookPath}`, secretCount: config.webhookSecrets.length }, 'receiver listening');
+  log.info(
+    { address: http.address, url: `${http.url}${config.webhookPath}`, secretCount: config.webhookSecrets.length },
+    'receiver listening',
+  );
 
   return {
     http,

@@ -46,7 +46,10 @@ export function watchRedis(client: RedisClient, opts: RedisWatchOptions): RedisW
     }
     nextWarnAt = t + every;
     const downFor = Math.round((t - downSince) / 1000);
-    opts.log.warn({ redis, reason, down_s: downFor }, `Redis at ${redis} is unreachable (${reason}); retrying, next notice in ${Math.round(every / 1000)} s`);
+    opts.log.warn(
+      { redis, reason, down_s: downFor },
+      `Redis at ${redis} is unreachable (${reason}); retrying, next notice in ${Math.round(every / 1000)} s`,
+    );
   };
   const onReady = () => {
     if (downSince === undefined) return;
@@ -56,7 +59,9 @@ export function watchRedis(client: RedisClient, opts: RedisWatchOptions): RedisW
   client.on('error', onError);
   client.on('ready', onReady);
   return {
-    get down() { return downSince !== undefined; },
+    get down() {
+      return downSince !== undefined;
+    },
     close() {
       client.off('error', onError);
       client.off('ready', onReady);
@@ -89,8 +94,14 @@ export function firstAttempt(client: RedisClient): Promise<'ready' | 'unreachabl
 export function whenReady(client: RedisClient, signal: AbortSignal): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const onReady = () => { signal.removeEventListener('abort', onAbort); resolve(); };
-    const onAbort = () => { client.off('ready', onReady); reject(signal.reason); };
+    const onReady = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const onAbort = () => {
+      client.off('ready', onReady);
+      reject(signal.reason);
+    };
     if (signal.aborted) return reject(signal.reason);
     client.once('ready', onReady);
     signal.addEventListener('abort', onAbort, { once: true });

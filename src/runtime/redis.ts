@@ -32,14 +32,21 @@ export async function resolveRedis(config: Config, log: Logger, command = 'start
   try {
     const left = await findServerOn(dir, urlFile);
     if (left?.owner !== undefined) {
-      throw new Error(`a redis-server (pid ${left.pid}) on ${dir} is still run by process ${left.owner}, a switchyard that keeps no owner file (an older version?): ` +
-        `stop it first (kill ${left.owner}); nothing was started or changed`);
+      throw new Error(
+        `a redis-server (pid ${left.pid}) on ${dir} is still run by process ${left.owner}, ` +
+          'a switchyard that keeps no owner file (an older version?): ' +
+          `stop it first (kill ${left.owner}); nothing was started or changed`,
+      );
     }
     if (left) {
-      log.warn({ pid: left.pid, port: left.port, dir, previousOwner: lock.previous?.pid },
-        'a managed redis-server whose owner is gone is still running on this data directory: stopping it (its AOF is flushed) before starting a new one on the same data');
+      log.warn(
+        { pid: left.pid, port: left.port, dir, previousOwner: lock.previous?.pid },
+        'a managed redis-server whose owner is gone is still running on this data directory: ' +
+          'stopping it (its AOF is flushed) before starting a new one on the same data',
+      );
       if (!(await stopFoundServer(left))) {
-        throw new Error(`the redis-server left running on ${dir} (${left.pid === undefined ? `port ${left.port}` : `pid ${left.pid}`}) did not stop within 15 s; stop it, then start again`);
+        const which = left.pid === undefined ? `port ${left.port}` : `pid ${left.pid}`;
+        throw new Error(`the redis-server left running on ${dir} (${which}) did not stop within 15 s; stop it, then start again`);
       }
     }
     const managed = await startManagedRedis({ dir });

@@ -68,9 +68,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const first = firstAttempt(commands);
   const stopping = new AbortController();
   if (!redis.managed) {
-    whenReady(commands, stopping.signal).then(async () => {
-      for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
-    }, () => undefined);
+    whenReady(commands, stopping.signal).then(
+      async () => {
+        for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
+      },
+      () => undefined,
+    );
   }
   const queues = openQueues(commands, config.queuePrefix);
   const pump = startPump({ config, log, redisUrl: redis.url, commands, queues, withWorker: opts.worker !== undefined });
@@ -86,7 +89,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
 
   const parts: Part[] = [];
   let failure: ((err: Error) => void) | undefined;
-  const failed = new Promise<Error>((res) => { failure = res; });
+  const failed = new Promise<Error>((res) => {
+    failure = res;
+  });
   // The worker needs Redis (BullMQ, the pause record): it starts once Redis answers.
   // When the first attempt succeeds it is started before this resolves, as before.
   const startWorker = async (): Promise<void> => {
@@ -105,9 +110,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   try {
     if ((await first) === 'ready') await startWorker();
     else {
-      log.warn({ redis: maskRedisUrl(redis.url) }, opts.worker
-        ? 'Redis is not reachable yet: the worker starts when it answers'
-        : 'Redis is not reachable yet: deliveries are spooled (SPOOL_DIR) or answered 503 until it answers');
+      log.warn(
+        { redis: maskRedisUrl(redis.url) },
+        opts.worker
+          ? 'Redis is not reachable yet: the worker starts when it answers'
+          : 'Redis is not reachable yet: deliveries are spooled (SPOOL_DIR) or answered 503 until it answers',
+      );
       workerStarting = startWorker().catch((err: unknown) => {
         if (stopping.signal.aborted) return;
         failure?.(err instanceof Error ? err : new Error(String(err)));
@@ -115,14 +123,25 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     }
     if (opts.receiver) {
       receiver = await startReceiver({
-        config, redisUrl: redis.url, log,
+        config,
+        redisUrl: redis.url,
+        log,
         hooks: composeReceiverHooks(
-          metrics.receiverHooks, capture ? { onStored: capture.onStored } : undefined, opts.receiverOptions?.hooks,
-          duplicates ? { onDelivery: (r) => { if (r.outcome === 'duplicate' && r.key) duplicates.onDuplicate(r.key); } } : undefined,
+          metrics.receiverHooks,
+          capture ? { onStored: capture.onStored } : undefined,
+          opts.receiverOptions?.hooks,
+          duplicates
+            ? {
+                onDelivery: (r) => {
+                  if (r.outcome === 'duplicate' && r.key) duplicates.onDuplicate(r.key);
+                },
+              }
+            : undefined,
         ),
         extend: (app) => {
           metrics.mount(app);
-          if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } })) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+          if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } }))
+            log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
           opts.receiverOptions?.extend?.(app);
         },
       });
@@ -158,7 +177,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         const left = () => Math.max(0, deadline - Date.now());
         const bounded = async (p: Promise<unknown>, what: string, atLeastMs = 0) => {
           let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), Math.max(atLeastMs, left())); });
+          const timeout = new Promise<'timeout'>((r) => {
+            timer = setTimeout(() => r('timeout'), Math.max(atLeastMs, left()));
+          });
           try {
             if ((await Promise.race([p, timeout])) === 'timeout') log.warn(`shutdown deadline reached while stopping ${what}`);
           } catch (err) {

@@ -16,13 +16,18 @@ export interface StateOwner {
 /** Another living process holds the state directory: nothing was touched. */
 export class StateDirBusyError extends Error {
   readonly code = 'state_dir_busy';
-  constructor(readonly owner: StateOwner, readonly dir: string, mine: string) {
+  constructor(
+    readonly owner: StateOwner,
+    readonly dir: string,
+    mine: string,
+  ) {
     const port = owner.port ? `, receiver port ${owner.port}` : '';
     super(
       `switchyard ${owner.command} is already running in this directory (pid ${owner.pid}, since ${owner.startedAt}${port}) ` +
-      `and owns ${dir} (its managed Redis and local state); nothing was started or changed. ` +
-      `Stop it first (Ctrl-C in its terminal, or kill ${owner.pid}), ` +
-      `or give this ${mine} a state directory of its own: SWITCHYARD_HOME=<dir> (and PORT/SANDBOX_PORT) for a second, independent instance.`,
+        `and owns ${dir} (its managed Redis and local state); nothing was started or changed. ` +
+        `Stop it first (Ctrl-C in its terminal, or kill ${owner.pid}), ` +
+        `or give this ${mine} a state directory of its own: ` +
+        'SWITCHYARD_HOME=<dir> (and PORT/SANDBOX_PORT) for a second, independent instance.',
     );
     this.name = 'StateDirBusyError';
   }
@@ -75,7 +80,9 @@ function readOwner(file: string): StateOwner | null | 'unreadable' {
   }
 }
 
-const sleepSync = (ms: number): void => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); };
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
 
 /**
  * Takes `<dir>/owner.json` for this process, the way a database's pid file
@@ -121,7 +128,8 @@ export function lockStateDir(dir: string, owner: Omit<StateOwner, 'pid' | 'start
       renameSync(`${tmp}.take`, file);
       sleepSync(100);
       const after = readOwner(file);
-      if (after !== null && after !== 'unreadable' && after.pid !== process.pid && living(after)) throw new StateDirBusyError(after, dir, owner.command);
+      if (after !== null && after !== 'unreadable' && after.pid !== process.pid && living(after))
+        throw new StateDirBusyError(after, dir, owner.command);
       if (after !== null && after !== 'unreadable' && after.pid === process.pid) break;
     }
   } finally {

@@ -18,12 +18,22 @@ import { configuredApiClients } from '../clients/api-clients.js';
  */
 export function workerApiFactory(
   opts: {
-    config: Config; log: Logger; fetch?: typeof fetch | undefined;
+    config: Config;
+    log: Logger;
+    fetch?: typeof fetch | undefined;
     /** Reports every call's attempts of a client built without an `onCall` of its own (the lifecycle's `api-call`, the poller's). */
     onCall?: ((e: CallEvent) => void) | undefined;
   },
   redis: RedisClient,
-): ((keys: IdempotencyKeyGenerator, priority: LimiterPriority, source?: string, onCall?: (e: CallEvent) => void, memo?: WriteMemo) => ApiClient) | undefined {
+):
+  | ((
+      keys: IdempotencyKeyGenerator,
+      priority: LimiterPriority,
+      source?: string,
+      onCall?: (e: CallEvent) => void,
+      memo?: WriteMemo,
+    ) => ApiClient)
+  | undefined {
   const { config } = opts;
   if (!config.workspaceApiUrl || !config.workspaceApiToken) {
     opts.log.warn(`${apiUnset(config)}: handlers that call the API will be dead-lettered with that reason`);
@@ -32,14 +42,25 @@ export function workerApiFactory(
   // One limiter and one read cache per process; a run's client reports to its attempt's observer
   // (the lifecycle stream: metrics, history, a span per attempt), other clients to the process's.
   const clients = configuredApiClients(config, redis, { pace: true, readCache: true, fetch: opts.fetch, log: opts.log });
-  return clients && ((keys, priority, source, runOnCall, memo) => {
-    const onCall = runOnCall ?? opts.onCall;
-    return clients({ keys, priority, budget: source === 'reconcile' ? 'catch-up' : 'live', ...(onCall ? { onCall } : {}), ...(memo ? { memo } : {}) });
-  });
+  return (
+    clients &&
+    ((keys, priority, source, runOnCall, memo) => {
+      const onCall = runOnCall ?? opts.onCall;
+      return clients({
+        keys,
+        priority,
+        budget: source === 'reconcile' ? 'catch-up' : 'live',
+        ...(onCall ? { onCall } : {}),
+        ...(memo ? { memo } : {}),
+      });
+    })
+  );
 }
 
 /** Which of the API's two settings are missing, said as they are. */
 export function apiUnset(config: Pick<Config, 'workspaceApiUrl' | 'workspaceApiToken'>): string {
   if (!config.workspaceApiUrl && !config.workspaceApiToken) return 'WORKSPACE_API_URL and WORKSPACE_API_TOKEN are unset';
-  return config.workspaceApiUrl ? `WORKSPACE_API_TOKEN is unset (WORKSPACE_API_URL is ${config.workspaceApiUrl})` : 'WORKSPACE_API_URL is unset (WORKSPACE_API_TOKEN is set)';
+  return config.workspaceApiUrl
+    ? `WORKSPACE_API_TOKEN is unset (WORKSPACE_API_URL is ${config.workspaceApiUrl})`
+    : 'WORKSPACE_API_URL is unset (WORKSPACE_API_TOKEN is set)';
 }

@@ -78,15 +78,26 @@ export interface PreparedWorker {
  * BullMQ workers start when the service has Redis.
  */
 export async function loadWorker(
-  config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>, extra: Pick<WorkerServiceOptions, 'freshWorld'> = {},
+  config: Config,
+  log: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  extra: Pick<WorkerServiceOptions, 'freshWorld'> = {},
 ): Promise<PreparedWorker> {
   // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
   dropSecrets(process.env);
   const { handlers: all, schedules } = await loadHandlerDir(config.handlersDir);
-  if (all.length === 0 && schedules.length === 0) log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
+  if (all.length === 0 && schedules.length === 0)
+    log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
   const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;
   // Now, before Redis: a bad or missing setting of a handler this process runs stops start-up.
-  const set = new HandlerSet(handlerSnapshot(all.map((l) => l.handler), run, env, schedules.map((s) => s.schedule)));
+  const set = new HandlerSet(
+    handlerSnapshot(
+      all.map((l) => l.handler),
+      run,
+      env,
+      schedules.map((s) => s.schedule),
+    ),
+  );
   return {
     set,
     start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, hooks, set, ...extra }, queues),
@@ -94,7 +105,11 @@ export async function loadWorker(
 }
 
 /** {@link loadWorker}'s starter (`start` and `work`). */
-export async function prepareWorker(config: Config, log: Logger, env: Readonly<Record<string, string | undefined>>): Promise<StartWorkerPart> {
+export async function prepareWorker(
+  config: Config,
+  log: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<StartWorkerPart> {
   return (await loadWorker(config, log, env)).start;
 }
 
@@ -134,7 +149,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     .subscribe(history?.subscriber)
     .subscribe(tracingObserver(config.workspaceApiUrl ?? undefined));
   /** A call no attempt made (the poller's) is reported to the stream too. */
-  const apiObserver = lifecycle.wants('api-call') ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) } : {};
+  const apiObserver = lifecycle.wants('api-call')
+    ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) }
+    : {};
   // One API client factory per process (one shared limiter, one read cache): handler runs, schedule runs, polls.
   const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
   // Durable sleeps and waits (src/worker/durable.ts): runs' records, the waits and their per-key event
@@ -149,10 +166,19 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     log,
     lifecycle,
     flow,
-    durable: { records, waits, state: new HandlerStateStore(commands, prefix), keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
+    durable: {
+      records,
+      waits,
+      state: new HandlerStateStore(commands, prefix),
+      keepMs: stepTtlMs,
+      limits: { maxMs: config.dedupeTtlMs },
+      log,
+    },
   });
   /** Promotes a parked run (`<queue>|<job id>`); one that is not parked (running, gone) is left alone. */
-  const queueByName = new Map<string, HandlerQueues[keyof HandlerQueues]>(PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p], queues.handlers[p]] as const));
+  const queueByName = new Map<string, HandlerQueues[keyof HandlerQueues]>(
+    PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p], queues.handlers[p]] as const),
+  );
   const wake = async (run: string): Promise<void> => {
     const at = run.indexOf('|');
     const queue = queueByName.get(run.slice(0, at));
@@ -169,7 +195,11 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
-  const fanOutPorts = { flow, claimChange: changes.claim.bind(changes), waits: eventWaits({ ...waitPorts, handlers: () => set.current().all }) };
+  const fanOutPorts = {
+    flow,
+    claimChange: changes.claim.bind(changes),
+    waits: eventWaits({ ...waitPorts, handlers: () => set.current().all }),
+  };
   /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
   const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined) => {
     const all = set.current().all;
@@ -185,10 +215,25 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     }
     if (delivery) {
       const result = placed;
-      const runs = result.handlers.map((id): PlacedRun => ({ id, placement: result.placed[id] ?? 'queued', priority: all.find((h) => h.id === id)?.flow.priority ?? 'normal' }));
-      lifecycle.emit({ type: 'fanned-out', delivery, envelope, ok: true, runs, ...(result.duplicateChange !== undefined ? { duplicateChange: result.duplicateChange } : {}) });
+      const runs = result.handlers.map((id): PlacedRun => ({
+        id,
+        placement: result.placed[id] ?? 'queued',
+        priority: all.find((h) => h.id === id)?.flow.priority ?? 'normal',
+      }));
+      lifecycle.emit({
+        type: 'fanned-out',
+        delivery,
+        envelope,
+        ok: true,
+        runs,
+        ...(result.duplicateChange !== undefined ? { duplicateChange: result.duplicateChange } : {}),
+      });
     }
-    if (placed.duplicateChange) log.info({ delivery: job.data.key, change: placed.duplicateChange }, 'duplicate change: another delivery of it was dispatched; no handler runs');
+    if (placed.duplicateChange)
+      log.info(
+        { delivery: job.data.key, change: placed.duplicateChange },
+        'duplicate change: another delivery of it was dispatched; no handler runs',
+      );
     return placed;
   };
   const eventsWorker = new Worker<StoredDelivery>(
@@ -237,20 +282,32 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     }
   };
 
-  const handlerWorkers = PRIORITIES.map((priority) => new Worker<HandlerJobData>(
-    HANDLER_QUEUE_BY_PRIORITY[priority],
-    // Two parameters: BullMQ gives a processor that takes a third an AbortController per job, which nothing here
-    // aborts (a run's ctx.signal fires on its timeout, made by the runner only for a handler that has one).
-    async (job: Job<HandlerJobData>, token?: string) => {
-      const view: HandlerJobView = {
-        id: String(job.id), data: job.data, timestamp: job.timestamp, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1, queue: HANDLER_QUEUE_BY_PRIORITY[priority],
-        ...(job.attemptsMade === 0 && job.processedOn && !job.data.parked ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) } : {}),
-        markParked: async () => { await job.updateData({ ...job.data, parked: true }); },
-      };
-      return apply(job, token, await processJob(view));
-    },
-    { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
-  ));
+  const handlerWorkers = PRIORITIES.map(
+    (priority) =>
+      new Worker<HandlerJobData>(
+        HANDLER_QUEUE_BY_PRIORITY[priority],
+        // Two parameters: BullMQ gives a processor that takes a third an AbortController per job, which nothing here
+        // aborts (a run's ctx.signal fires on its timeout, made by the runner only for a handler that has one).
+        async (job: Job<HandlerJobData>, token?: string) => {
+          const view: HandlerJobView = {
+            id: String(job.id),
+            data: job.data,
+            timestamp: job.timestamp,
+            attemptsMade: job.attemptsMade,
+            attempts: job.opts.attempts ?? 1,
+            queue: HANDLER_QUEUE_BY_PRIORITY[priority],
+            ...(job.attemptsMade === 0 && job.processedOn && !job.data.parked
+              ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) }
+              : {}),
+            markParked: async () => {
+              await job.updateData({ ...job.data, parked: true });
+            },
+          };
+          return apply(job, token, await processJob(view));
+        },
+        { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
+      ),
+  );
 
   // Jobs failed for good: flow control's part (the pending fan-out set, a dead run's key) in src/queue/flow-adapter.ts.
   const handlerOf = (id: string) => set.current().all.find((h) => h.id === id);
@@ -260,10 +317,24 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     w.on('failed', failed[w === eventsWorker ? 0 : 1].listener);
   }
   // Timed sources (src/sources): polls, schedules and scheduled reconcile, one job scheduler wiring.
-  const sources = await startSources({ config, redisUrl: opts.redisUrl, log, set, commands, api, workerOptions: workerOptions(config), lifecycle, world });
+  const sources = await startSources({
+    config,
+    redisUrl: opts.redisUrl,
+    log,
+    set,
+    commands,
+    api,
+    workerOptions: workerOptions(config),
+    lifecycle,
+    world,
+  });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
-  const orderedHandlers = () => set.current().all.filter((h) => h.flow.orderBy !== null).map((h) => h.id);
+  const orderedHandlers = () =>
+    set
+      .current()
+      .all.filter((h) => h.flow.orderBy !== null)
+      .map((h) => h.id);
   return {
     name: 'worker',
     events: eventsWorker,
@@ -287,19 +358,34 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 function deliveryFacts(job: Job<StoredDelivery>): DeliveryFacts {
   const d = job.data;
   return {
-    key: d.key, name: d.name, receivedAt: d.receivedAt, queuedAt: job.timestamp, secretIndex: d.secretIndex,
+    key: d.key,
+    name: d.name,
+    receivedAt: d.receivedAt,
+    queuedAt: job.timestamp,
+    secretIndex: d.secretIndex,
     bytes: d.body !== undefined ? Buffer.byteLength(d.body) : Math.floor(((d.bodyBase64?.length ?? 0) * 3) / 4),
-    source: d.source ?? 'webhook', traceparent: d.traceparent, raw: deliveryBytes(d),
+    source: d.source ?? 'webhook',
+    traceparent: d.traceparent,
+    raw: deliveryBytes(d),
     job: { queue: job.queueName, id: job.id, attempt: job.attemptsMade + 1 },
   };
 }
 
-async function resumeIfTokenChanged(redis: RedisClient, queue: HandlerQueues, prefix: string, current: string | null, log: Logger): Promise<void> {
+async function resumeIfTokenChanged(
+  redis: RedisClient,
+  queue: HandlerQueues,
+  prefix: string,
+  current: string | null,
+  log: Logger,
+): Promise<void> {
   const paused = await pauseState(redis, prefix);
   if (paused && paused.tokenHash !== current && current !== null) {
     await resumeHandlers(redis, queue, prefix);
     log.warn({ was: paused.code }, 'handler queues were paused for an unusable API token; a different token is configured now, resuming');
   } else if (paused) {
-    log.error({ reason: paused.reason, since: paused.at }, 'handler queues are paused; replace the API token and restart, or run `switchyard dlq resume`');
+    log.error(
+      { reason: paused.reason, since: paused.at },
+      'handler queues are paused; replace the API token and restart, or run `switchyard dlq resume`',
+    );
   }
 }

@@ -49,10 +49,21 @@ export function createApp(deps: Deps): Hono {
     await next();
     c.res.headers.set('Date', new Date(state.now()).toUTCString());
   });
-  api.use('*', requestLog(state, apiPath), tlsGuard(state), faultGate(state, apiPath), authenticate(state),
-    rateLimit(state));
-  for (const routes of [meRoutes, contactSearchRoutes, contactMergeRoutes, contactRoutes, contactLifecycleRoutes,
-    conversationRoutes, messageRoutes, dealRoutes, orderRoutes, productRoutes, taskRoutes, leadRoutes]) {
+  api.use('*', requestLog(state, apiPath), tlsGuard(state), faultGate(state, apiPath), authenticate(state), rateLimit(state));
+  for (const routes of [
+    meRoutes,
+    contactSearchRoutes,
+    contactMergeRoutes,
+    contactRoutes,
+    contactLifecycleRoutes,
+    conversationRoutes,
+    messageRoutes,
+    dealRoutes,
+    orderRoutes,
+    productRoutes,
+    taskRoutes,
+    leadRoutes,
+  ]) {
     api.route('/', routes(deps));
   }
   api.onError(renderError);

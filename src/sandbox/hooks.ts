@@ -5,13 +5,29 @@ import { worldHooks } from './hooks/world.js';
 
 /** Index of the hooks, answered by `GET /_sandbox`. Full descriptions: docs/sandbox.md. */
 export const HOOKS = [
-  'GET /_sandbox/tokens', 'GET /_sandbox/workspaces',
-  'GET /_sandbox/requests?method=&path=&status=&token=&idempotency_key=', 'DELETE /_sandbox/requests',
-  'GET /_sandbox/faults', 'POST /_sandbox/faults', 'DELETE /_sandbox/faults', 'DELETE /_sandbox/faults/{id}',
-  'POST /_sandbox/reset', 'GET /_sandbox/clock', 'POST /_sandbox/clock',
-  'POST /_sandbox/legacy-retirement', 'POST /_sandbox/tls', 'POST /_sandbox/burst', 'POST /_sandbox/quota',
-  'POST /_sandbox/inbound', 'POST /_sandbox/leads/{id}/outcome',
-  'GET /_sandbox/events', 'DELETE /_sandbox/events', 'GET /_sandbox/deliveries', 'POST /_sandbox/events/redeliver', 'GET /_sandbox/webhook', 'POST /_sandbox/webhook',
+  'GET /_sandbox/tokens',
+  'GET /_sandbox/workspaces',
+  'GET /_sandbox/requests?method=&path=&status=&token=&idempotency_key=',
+  'DELETE /_sandbox/requests',
+  'GET /_sandbox/faults',
+  'POST /_sandbox/faults',
+  'DELETE /_sandbox/faults',
+  'DELETE /_sandbox/faults/{id}',
+  'POST /_sandbox/reset',
+  'GET /_sandbox/clock',
+  'POST /_sandbox/clock',
+  'POST /_sandbox/legacy-retirement',
+  'POST /_sandbox/tls',
+  'POST /_sandbox/burst',
+  'POST /_sandbox/quota',
+  'POST /_sandbox/inbound',
+  'POST /_sandbox/leads/{id}/outcome',
+  'GET /_sandbox/events',
+  'DELETE /_sandbox/events',
+  'GET /_sandbox/deliveries',
+  'POST /_sandbox/events/redeliver',
+  'GET /_sandbox/webhook',
+  'POST /_sandbox/webhook',
 ] as const;
 
 /**

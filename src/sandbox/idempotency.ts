@@ -8,15 +8,11 @@ export interface StoredAnswer {
 }
 
 export type Entry =
-  | { state: 'in_flight'; fingerprint: string; at: number }
-  | { state: 'done'; fingerprint: string; at: number; answer: StoredAnswer };
+  { state: 'in_flight'; fingerprint: string; at: number } | { state: 'done'; fingerprint: string; at: number; answer: StoredAnswer };
 
 /** Outcome of presenting a key: do the work, replay, or refuse. */
 export type IdempotencyDecision =
-  | { kind: 'proceed' }
-  | { kind: 'replay'; answer: StoredAnswer }
-  | { kind: 'in_flight' }
-  | { kind: 'mismatch' };
+  { kind: 'proceed' } | { kind: 'replay'; answer: StoredAnswer } | { kind: 'in_flight' } | { kind: 'mismatch' };
 
 /**
  * Idempotency-Key memory (spec: Limits, Errors). Keys are scoped by the caller
@@ -83,7 +79,10 @@ function stable(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${stable(obj[k])}`).join(',')}}`;
+    return `{${Object.keys(obj)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stable(obj[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -94,7 +94,8 @@ function keptApp(api: Hono, keeper: StateKeeper): Hono {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = new SandboxClock(options.clock);
   const state = new SandboxState({
-    clock, burst: options.burst ?? 30,
+    clock,
+    burst: options.burst ?? 30,
     ...(options.token ? { fullToken: options.token } : {}),
     ...(options.seed ? { extras: options.seed } : {}),
     ...(options.random ? { random: options.random } : {}),
@@ -103,8 +104,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let keeper: StateKeeper | undefined;
   let restored = false;
   const emitter = new WebhookEmitter({
-    webhookUrl: options.webhookUrl, secret: options.secret, clock: () => clock.now(), onChange: () => keeper?.touch(),
-    ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.retry ? { retry: options.retry } : {}),
+    webhookUrl: options.webhookUrl,
+    secret: options.secret,
+    clock: () => clock.now(),
+    onChange: () => keeper?.touch(),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   });
   const api = createApp({ state, emitter });
   let app = api;
@@ -117,28 +122,35 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     app = keptApp(api, kept);
   }
 
-  const listen = (port = 0, host = '127.0.0.1'): Promise<RunningSandbox> => new Promise((resolve, reject) => {
-    emitter.resume();
-    const server = serve({ fetch: app.fetch, port, hostname: host }, (info: AddressInfo) => {
-      const shown = host.includes(':') ? `[${host}]` : host;
-      const url = `http://${shown}:${info.port}`;
-      resolve({
-        url, baseUrl: `${url}${API_BASE}`, port: info.port,
-        close: async () => {
-          await emitter.close();
-          keeper?.close();
-          await new Promise<void>((done) => {
-            if ('closeAllConnections' in server) server.closeAllConnections();
-            server.close(() => done());
-          });
-        },
+  const listen = (port = 0, host = '127.0.0.1'): Promise<RunningSandbox> =>
+    new Promise((resolve, reject) => {
+      emitter.resume();
+      const server = serve({ fetch: app.fetch, port, hostname: host }, (info: AddressInfo) => {
+        const shown = host.includes(':') ? `[${host}]` : host;
+        const url = `http://${shown}:${info.port}`;
+        resolve({
+          url,
+          baseUrl: `${url}${API_BASE}`,
+          port: info.port,
+          close: async () => {
+            await emitter.close();
+            keeper?.close();
+            await new Promise<void>((done) => {
+              if ('closeAllConnections' in server) server.closeAllConnections();
+              server.close(() => done());
+            });
+          },
+        });
       });
+      server.once('error', reject);
     });
-    server.once('error', reject);
-  });
 
   return {
-    app, state, emitter, listen, restored,
+    app,
+    state,
+    emitter,
+    listen,
+    restored,
     get tokens() {
       return state.tokens.map(describeToken);
     },

@@ -34,7 +34,10 @@ export class StateKeeper {
     try {
       return decodeSnapshot(readFileSync(this.file, 'utf8'));
     } catch (err) {
-      throw new KeptStateError(`cannot read the kept sandbox ${this.file}: ${(err as Error).message}; delete the file to start a fresh sandbox`, { cause: err });
+      throw new KeptStateError(
+        `cannot read the kept sandbox ${this.file}: ${(err as Error).message}; delete the file to start a fresh sandbox`,
+        { cause: err },
+      );
     }
   }
 

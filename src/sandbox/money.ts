@@ -14,9 +14,7 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
  * its cents are exact; beyond that it is a 422 naming the field, never a
  * rounded or garbled amount.
  */
-export const Amount = z.number()
-  .min(0, 'must be at least 0')
-  .max(MONEY.max, `may not be more than ${MONEY.maxText}`);
+export const Amount = z.number().min(0, 'must be at least 0').max(MONEY.max, `may not be more than ${MONEY.maxText}`);
 
 /**
  * A checked request amount -> cents, worked on its decimal digits, never by

@@ -16,7 +16,9 @@ export function perPage(raw: unknown): number {
   if (raw === undefined || raw === null || raw === '') return PER_PAGE.default;
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < PER_PAGE.min || n > PER_PAGE.max) {
-    throw new ApiError(422, 'The given data was invalid.', undefined, { per_page: [`must be an integer from ${PER_PAGE.min} to ${PER_PAGE.max}`] });
+    throw new ApiError(422, 'The given data was invalid.', undefined, {
+      per_page: [`must be an integer from ${PER_PAGE.min} to ${PER_PAGE.max}`],
+    });
   }
   return n;
 }
@@ -77,7 +79,9 @@ function decode(cursor: string): SortKey {
   const [payload = '', tag = '', ...extra] = cursor.split('.');
   const pair = extra.length === 0 ? pairOf(payload) : null;
   if (pair && tagged(payload, tag)) return pair;
-  throw new ApiError(422, 'The given data was invalid.', undefined, { cursor: ['is not a cursor this API issued; pass meta.next_cursor of the previous page as it came'] });
+  throw new ApiError(422, 'The given data was invalid.', undefined, {
+    cursor: ['is not a cursor this API issued; pass meta.next_cursor of the previous page as it came'],
+  });
 }
 
 /**
@@ -85,7 +89,9 @@ function decode(cursor: string): SortKey {
  * sent, so records created between pages neither repeat nor shift the pages.
  */
 export function paginate<T, V>(
-  items: Iterable<T>, key: (item: T) => SortKey, view: (item: T) => V,
+  items: Iterable<T>,
+  key: (item: T) => SortKey,
+  view: (item: T) => V,
   opts: { perPage: number; cursor?: string | undefined },
 ): Page<V> {
   const sorted = [...items].sort((a, b) => compare(key(a), key(b)));

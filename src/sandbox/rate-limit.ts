@@ -15,7 +15,10 @@ export interface BurstResult {
  */
 export class BurstLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
-  constructor(public burst: number, private readonly windowMs = BURST_WINDOW_MS) {}
+  constructor(
+    public burst: number,
+    private readonly windowMs = BURST_WINDOW_MS,
+  ) {}
 
   /** Where the token's window stands, counting nothing: a request that is then refused for another reason leaves it as it was. */
   peek(key: string, now: number): BurstResult {
@@ -100,4 +103,8 @@ export class QuotaTracker {
 }
 
 /** One workspace's monthly allowance: the cap, the calls counted, and the month they count in (its end, epoch ms). */
-export interface QuotaEntry { limit: number; used: number; month: number }
+export interface QuotaEntry {
+  limit: number;
+  used: number;
+  month: number;
+}

@@ -42,12 +42,14 @@ export class RequestLog {
 
   list(filter: RequestFilter = {}): LoggedRequest[] {
     const path = filter.path ? globToRegExp(filter.path) : null;
-    return this.entries.filter((e) =>
-      (!filter.method || e.method === filter.method.toUpperCase()) &&
-      (!path || path.test(e.path)) &&
-      (filter.status === undefined || e.status === filter.status) &&
-      (!filter.token || e.token?.label === filter.token || e.token?.hash === filter.token) &&
-      (!filter.idempotency_key || e.idempotency_key === filter.idempotency_key));
+    return this.entries.filter(
+      (e) =>
+        (!filter.method || e.method === filter.method.toUpperCase()) &&
+        (!path || path.test(e.path)) &&
+        (filter.status === undefined || e.status === filter.status) &&
+        (!filter.token || e.token?.label === filter.token || e.token?.hash === filter.token) &&
+        (!filter.idempotency_key || e.idempotency_key === filter.idempotency_key),
+    );
   }
 
   clear(): void {

@@ -34,10 +34,18 @@ export interface SandboxSnapshot {
 /** The sandbox's state now, as a snapshot. */
 export function snapshotOf(state: SandboxState, emitter: WebhookEmitter): SandboxSnapshot {
   return {
-    version: SNAPSHOT_VERSION, savedAt: new Date().toISOString(), generation: state.generation,
-    clockOffsetMs: state.clock.offsetMs, nextId: state.ids.peek(),
-    workspaces: [...state.workspaces.values()], tokens: state.tokens, settings: { ...state.settings }, burst: state.burst.burst,
-    idempotency: state.idempotency.finished(), quota: state.quota.entries(), events: emitter.saved(),
+    version: SNAPSHOT_VERSION,
+    savedAt: new Date().toISOString(),
+    generation: state.generation,
+    clockOffsetMs: state.clock.offsetMs,
+    nextId: state.ids.peek(),
+    workspaces: [...state.workspaces.values()],
+    tokens: state.tokens,
+    settings: { ...state.settings },
+    burst: state.burst.burst,
+    idempotency: state.idempotency.finished(),
+    quota: state.quota.entries(),
+    events: emitter.saved(),
   };
 }
 
@@ -58,7 +66,9 @@ export function restoreSnapshot(state: SandboxState, emitter: WebhookEmitter, sa
 // Records are kept in Maps keyed by id; JSON has none, so a Map is written as {"$map": [[key, value], …]}.
 const replacer = (_key: string, value: unknown): unknown => (value instanceof Map ? { $map: [...value] } : value);
 const reviver = (_key: string, value: unknown): unknown =>
-  value !== null && typeof value === 'object' && Array.isArray((value as { $map?: unknown }).$map) ? new Map((value as { $map: [unknown, unknown][] }).$map) : value;
+  value !== null && typeof value === 'object' && Array.isArray((value as { $map?: unknown }).$map)
+    ? new Map((value as { $map: [unknown, unknown][] }).$map)
+    : value;
 
 export const encodeSnapshot = (s: SandboxSnapshot): string => JSON.stringify(s, replacer);
 
@@ -72,9 +82,11 @@ export function decodeSnapshot(text: string): SandboxSnapshot {
   }
   const s = value as Partial<SandboxSnapshot> | null;
   if (s === null || typeof s !== 'object') throw new Error('it is not a saved sandbox');
-  if (s.version !== SNAPSHOT_VERSION) throw new Error(`it is version ${String(s.version)} of the format; this switchyard reads version ${SNAPSHOT_VERSION}`);
-  const missing = (['generation', 'clockOffsetMs', 'nextId', 'workspaces', 'tokens', 'settings', 'burst', 'idempotency', 'quota', 'events'] as const)
-    .filter((k) => s[k] === undefined);
+  if (s.version !== SNAPSHOT_VERSION)
+    throw new Error(`it is version ${String(s.version)} of the format; this switchyard reads version ${SNAPSHOT_VERSION}`);
+  const missing = (
+    ['generation', 'clockOffsetMs', 'nextId', 'workspaces', 'tokens', 'settings', 'burst', 'idempotency', 'quota', 'events'] as const
+  ).filter((k) => s[k] === undefined);
   if (missing.length) throw new Error(`it lacks ${missing.join(', ')}`);
   return s as SandboxSnapshot;
 }

@@ -43,8 +43,12 @@ export interface TokenInfo {
 /** Describes a token for printing; the sandbox shows values because its tokens are for local use only. */
 export function describeToken(t: Token): TokenInfo {
   return {
-    label: t.label, token: t.value, workspace_id: t.workspaceId, teammate_id: t.teammateId,
-    abilities: [...t.abilities], expires_at: t.expiresAt === null ? null : new Date(t.expiresAt).toISOString(),
+    label: t.label,
+    token: t.value,
+    workspace_id: t.workspaceId,
+    teammate_id: t.teammateId,
+    abilities: [...t.abilities],
+    expires_at: t.expiresAt === null ? null : new Date(t.expiresAt).toISOString(),
     legacy: t.legacy,
   };
 }

@@ -76,7 +76,8 @@ export const CalendarDate = z.iso.date({ error: 'must be a calendar date written
  * without an offset, or `Feb 1 2031`, is refused; so is an impossible date.
  */
 export const Timestamp = z.iso.datetime({
-  offset: true, error: 'must be an ISO 8601 timestamp with an offset, e.g. 2031-02-01T09:30:00Z',
+  offset: true,
+  error: 'must be an ISO 8601 timestamp with an offset, e.g. 2031-02-01T09:30:00Z',
 });
 
 /**
@@ -91,8 +92,9 @@ export function timeParam(value: string | undefined, field: string, endOfDay = f
     return endOfDay ? start + 864e5 - 1 : start;
   }
   if (!Timestamp.safeParse(value).success) {
-    throw new ApiError(422, 'The given data was invalid.', undefined,
-      { [field]: ['must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with an offset'] });
+    throw new ApiError(422, 'The given data was invalid.', undefined, {
+      [field]: ['must be a date (YYYY-MM-DD) or an ISO 8601 timestamp with an offset'],
+    });
   }
   return Date.parse(value);
 }

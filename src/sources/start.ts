@@ -39,7 +39,11 @@ export async function startSources(opts: SourcesOptions): Promise<Timers> {
   const { schedules } = set.current();
   const steps = new RedisStepStore(commands, config.queuePrefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
   const timers = await startTimers({
-    redisUrl: opts.redisUrl, commands, prefix: config.queuePrefix, log, workerOptions: opts.workerOptions,
+    redisUrl: opts.redisUrl,
+    commands,
+    prefix: config.queuePrefix,
+    log,
+    workerOptions: opts.workerOptions,
     sources: [
       pollTimer({ config, set, commands, log, api: opts.api, world: opts.world }),
       scheduleTimers({ set, api: opts.api, steps, log, lifecycle }),

@@ -102,9 +102,16 @@ export async function startTimers(opts: TimersOptions): Promise<Timers> {
     });
     for (const s of opts.sources) {
       if (!s.run) continue;
-      const w = new Worker(s.queue, s.run, { connection: owned.connect(`switchyard-${s.queue}`), prefix, ...opts.workerOptions, ...s.worker });
+      const w = new Worker(s.queue, s.run, {
+        connection: owned.connect(`switchyard-${s.queue}`),
+        prefix,
+        ...opts.workerOptions,
+        ...s.worker,
+      });
       w.on('error', (err) => log.warn({ err: err.message, queue: s.queue }, 'worker error'));
-      w.on('failed', (job, err) => (s.failed ? s.failed(err, job) : log.warn({ queue: s.queue, job: job?.id, err: err.message }, `${s.what} failed`)));
+      w.on('failed', (job, err) =>
+        s.failed ? s.failed(err, job) : log.warn({ queue: s.queue, job: job?.id, err: err.message }, `${s.what} failed`),
+      );
       workers.push(w);
     }
   } catch (err) {
@@ -137,19 +144,25 @@ function sameTimer(cur: JobSchedulerJson, t: Timer): boolean {
   const r = t.repeat;
   const opts = cur.template?.opts;
   const same = (a: unknown, b: unknown) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
-  return cur.every === ('every' in r ? r.every : undefined)
-    && cur.pattern === ('pattern' in r ? r.pattern : undefined)
-    && (cur.tz ?? undefined) === ('tz' in r ? r.tz : undefined)
-    && opts?.attempts === t.job.opts.attempts
-    && same(opts.backoff, t.job.opts.backoff)
-    && same(opts.removeOnFail, t.job.opts.removeOnFail)
-    && same(opts.removeOnComplete, t.job.opts.removeOnComplete);
+  return (
+    cur.every === ('every' in r ? r.every : undefined) &&
+    cur.pattern === ('pattern' in r ? r.pattern : undefined) &&
+    (cur.tz ?? undefined) === ('tz' in r ? r.tz : undefined) &&
+    opts?.attempts === t.job.opts.attempts &&
+    same(opts.backoff, t.job.opts.backoff) &&
+    same(opts.removeOnFail, t.job.opts.removeOnFail) &&
+    same(opts.removeOnComplete, t.job.opts.removeOnComplete)
+  );
 }
 
 /** `v` with its object keys in order (BullMQ gives stored options back in an order of its own). */
 function sorted(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, x]) => [k, sorted(x)]),
+  );
 }
 
 /** Runs `fn` holding a Redis lock, waiting for another process's sync to finish first. */

@@ -24,7 +24,9 @@ export type SegmentAttribute = SegmentRule['attribute'];
 
 /** Operators of attribute `A`, as the union above allows them (distributes over the rules). */
 type OperatorsOf<A extends SegmentAttribute, R = SegmentRule> = R extends SegmentRule
-  ? A extends R['attribute'] ? R['operator'] : never
+  ? A extends R['attribute']
+    ? R['operator']
+    : never
   : never;
 
 /**

@@ -33,7 +33,9 @@ export class SpoolDrainer {
 
   /** One pass; concurrent calls share it. Resolves with the number moved. */
   drainOnce(): Promise<void> {
-    this.running ??= this.pass().finally(() => { this.running = undefined; });
+    this.running ??= this.pass().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
@@ -56,7 +58,10 @@ export class SpoolDrainer {
       }
       if (corrupt.length > 0) {
         const file = this.spool.quarantine(segment, corrupt);
-        this.log.error({ segment, lines: corrupt.length, file }, 'unreadable lines in a spool segment were set aside; the rest was drained');
+        this.log.error(
+          { segment, lines: corrupt.length, file },
+          'unreadable lines in a spool segment were set aside; the rest was drained',
+        );
       }
       this.spool.remove(segment);
       this.drained += moved;

@@ -1,4 +1,17 @@
-import { appendFileSync, closeSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { StoredDelivery } from '../queue/delivery.js';
 
@@ -28,14 +41,20 @@ export class DiskSpool {
   private seq = 0;
   private bytes: number;
 
-  constructor(readonly dir: string, readonly maxBytes: number, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly dir: string,
+    readonly maxBytes: number,
+    private readonly now: () => number = Date.now,
+  ) {
     mkdirSync(dir, { recursive: true });
     this.bytes = this.segments().reduce((n, f) => n + statSync(join(dir, f)).size, 0);
   }
 
   /** Segment file names in arrival order. */
   segments(): string[] {
-    return readdirSync(this.dir).filter((f) => SEGMENT.test(f)).sort();
+    return readdirSync(this.dir)
+      .filter((f) => SEGMENT.test(f))
+      .sort();
   }
 
   /** Bytes held in every segment (what SPOOL_MAX_BYTES bounds). */
@@ -51,10 +70,14 @@ export class DiskSpool {
     try {
       // writeSync may write part of the buffer (disk full, quota): loop, and on failure cut the
       // segment back so no torn line is left for the next append to glue onto.
-      for (let off = 0; off < line.length; ) off += writeSync(fd, line, off);
+      for (let off = 0; off < line.length;) off += writeSync(fd, line, off);
       fdatasyncSync(fd);
     } catch (err) {
-      try { ftruncateSync(fd, this.currentSize); } catch { /* the drainer skips a torn tail */ }
+      try {
+        ftruncateSync(fd, this.currentSize);
+      } catch {
+        /* the drainer skips a torn tail */
+      }
       throw err;
     }
     this.currentSize += line.length;
@@ -103,7 +126,11 @@ export class DiskSpool {
     const size = statSync(path).size;
     unlinkSync(path);
     const dirFd = openSync(this.dir, 'r');
-    try { fsyncSync(dirFd); } finally { closeSync(dirFd); }
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
     this.bytes = Math.max(0, this.bytes - size);
   }
 
@@ -121,6 +148,10 @@ export class DiskSpool {
     this.current = name;
     this.currentSize = 0;
     const dirFd = openSync(this.dir, 'r');
-    try { fsyncSync(dirFd); } finally { closeSync(dirFd); }
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
   }
 }

@@ -35,7 +35,10 @@ export async function startSdk(s: TracingSettings, opts: SdkOptions): Promise<Sd
   diag.setLogger({ error: say, warn: say, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.WARN);
   const exporter = await exporterFor(s);
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': s.serviceName, ...(opts.serviceVersion ? { 'service.version': opts.serviceVersion } : {}) }),
+    resource: resourceFromAttributes({
+      'service.name': s.serviceName,
+      ...(opts.serviceVersion ? { 'service.version': opts.serviceVersion } : {}),
+    }),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();

@@ -1,4 +1,15 @@
-import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { LifecycleSubscriber } from '../lifecycle/bus.js';
 import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
 import { tracingState } from './state.js';
@@ -89,7 +100,9 @@ async function within<T>(span: Span, parent: Context, fn: () => Promise<T>, done
 // ── receipt and append (receiver) ──────────────────────────────────────────
 
 /** The part of Hono's context the receipt span reads. */
-interface RequestLike { readonly req: { readonly method: string; readonly path: string } }
+interface RequestLike {
+  readonly req: { readonly method: string; readonly path: string };
+}
 
 /**
  * Wraps the webhook route in the receipt span (a new trace per request; a
@@ -99,19 +112,32 @@ interface RequestLike { readonly req: { readonly method: string; readonly path: 
 export function traceReceipt<C extends RequestLike>(handler: (c: C) => Promise<Response>, route: string): (c: C) => Promise<Response> {
   if (!tracingState.on) return handler;
   return (c) => {
-    const span = tracer().startSpan(`POST ${route}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': c.req.method, 'url.path': c.req.path, 'http.route': route, 'url.scheme': 'http' },
-    }, ROOT_CONTEXT);
-    return within(span, ROOT_CONTEXT, () => handler(c), (s, res) => {
-      s.setAttribute('http.response.status_code', res.status);
-      if (res.status >= 500) s.setStatus({ code: SpanStatusCode.ERROR });
-    });
+    const span = tracer().startSpan(
+      `POST ${route}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': c.req.method, 'url.path': c.req.path, 'http.route': route, 'url.scheme': 'http' },
+      },
+      ROOT_CONTEXT,
+    );
+    return within(
+      span,
+      ROOT_CONTEXT,
+      () => handler(c),
+      (s, res) => {
+        s.setAttribute('http.response.status_code', res.status);
+        if (res.status >= 500) s.setStatus({ code: SpanStatusCode.ERROR });
+      },
+    );
   };
 }
 
 /** The delivery fields the append span reads and the `traceparent` it adds. */
-interface DeliveryLike { readonly key: string; readonly name: string | null; readonly traceparent?: string }
+interface DeliveryLike {
+  readonly key: string;
+  readonly name: string | null;
+  readonly traceparent?: string;
+}
 
 /**
  * Wraps a delivery sink in the append span (child of the receipt): the
@@ -119,23 +145,44 @@ interface DeliveryLike { readonly key: string; readonly name: string | null; rea
  * carries the append span's `traceparent`, which the pump continues. Returns
  * `sink` itself when tracing is off.
  */
-export function traceSink<D extends DeliveryLike, O extends string>(sink: { put(d: D, raw?: Uint8Array): Promise<O> }): { put(d: D, raw?: Uint8Array): Promise<O> } {
+export function traceSink<D extends DeliveryLike, O extends string>(sink: {
+  put(d: D, raw?: Uint8Array): Promise<O>;
+}): { put(d: D, raw?: Uint8Array): Promise<O> } {
   if (!tracingState.on) return sink;
   const put = (d: D, raw?: Uint8Array): Promise<O> => {
     const parent = context.active();
     trace.getSpan(parent)?.setAttributes({ 'switchyard.delivery_key': d.key, 'switchyard.event': d.name ?? 'unknown' });
-    const span = tracer().startSpan('ingest append', {
-      kind: SpanKind.PRODUCER,
-      attributes: { 'messaging.system': 'redis', 'messaging.operation.type': 'send', 'messaging.destination.name': 'ingest:inbox', 'switchyard.delivery_key': d.key, 'switchyard.event': d.name ?? 'unknown' },
-    }, parent);
-    return within(span, parent, () => sink.put({ ...d, traceparent: traceparentOf(span) }, raw), (s, outcome) => s.setAttribute('switchyard.outcome', outcome));
+    const span = tracer().startSpan(
+      'ingest append',
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'redis',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': 'ingest:inbox',
+          'switchyard.delivery_key': d.key,
+          'switchyard.event': d.name ?? 'unknown',
+        },
+      },
+      parent,
+    );
+    return within(
+      span,
+      parent,
+      () => sink.put({ ...d, traceparent: traceparentOf(span) }, raw),
+      (s, outcome) => s.setAttribute('switchyard.outcome', outcome),
+    );
   };
   return { put };
 }
 
 // ── pump ───────────────────────────────────────────────────────────────────
 
-interface BulkJob<D> { readonly name: string; readonly data: D; readonly opts?: { readonly jobId?: string } }
+interface BulkJob<D> {
+  readonly name: string;
+  readonly data: D;
+  readonly opts?: { readonly jobId?: string };
+}
 
 /**
  * The pump's `addBulk` with one span per delivery of the batch, each a child
@@ -147,15 +194,25 @@ export async function tracedAddBulk<D extends DeliveryLike, R>(
   queue: { readonly name: string; addBulk(jobs: BulkJob<D>[]): Promise<R> },
   jobs: BulkJob<D>[],
 ): Promise<R> {
-  const spans = jobs.map((j) => tracer().startSpan(`send ${queue.name}`, {
-    kind: SpanKind.PRODUCER,
-    attributes: {
-      'messaging.system': 'bullmq', 'messaging.operation.type': 'send', 'messaging.operation.name': 'addBulk',
-      'messaging.destination.name': queue.name, 'messaging.batch.message_count': jobs.length,
-      ...(j.opts?.jobId ? { 'messaging.message.id': j.opts.jobId } : {}),
-      'switchyard.delivery_key': j.data.key, 'switchyard.event': j.data.name ?? 'unknown',
-    },
-  }, contextOf(j.data.traceparent)));
+  const spans = jobs.map((j) =>
+    tracer().startSpan(
+      `send ${queue.name}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'bullmq',
+          'messaging.operation.type': 'send',
+          'messaging.operation.name': 'addBulk',
+          'messaging.destination.name': queue.name,
+          'messaging.batch.message_count': jobs.length,
+          ...(j.opts?.jobId ? { 'messaging.message.id': j.opts.jobId } : {}),
+          'switchyard.delivery_key': j.data.key,
+          'switchyard.event': j.data.name ?? 'unknown',
+        },
+      },
+      contextOf(j.data.traceparent),
+    ),
+  );
   const traced = jobs.map((j, i) => ({ ...j, data: { ...j.data, traceparent: traceparentOf(spans[i] as Span) } }));
   try {
     return await queue.addBulk(traced);
@@ -170,8 +227,12 @@ export async function tracedAddBulk<D extends DeliveryLike, R>(
 // ── fan-out, handler runs and API calls (worker) ───────────────────────────
 
 const consumer = (queue: string, id: string | undefined, attempt: number): Attributes => ({
-  'messaging.system': 'bullmq', 'messaging.operation.type': 'process', 'messaging.operation.name': 'process',
-  'messaging.destination.name': queue, ...(id ? { 'messaging.message.id': id } : {}), 'switchyard.attempt': attempt,
+  'messaging.system': 'bullmq',
+  'messaging.operation.type': 'process',
+  'messaging.operation.name': 'process',
+  'messaging.destination.name': queue,
+  ...(id ? { 'messaging.message.id': id } : {}),
+  'switchyard.attempt': attempt,
 });
 
 /**
@@ -193,10 +254,18 @@ export function tracingObserver(apiBaseUrl: string | undefined): LifecycleSubscr
   return {
     received: ({ delivery: d }) => {
       const parent = contextOf(d.traceparent);
-      const span = tracer().startSpan(`process ${d.job.queue}`, {
-        kind: SpanKind.CONSUMER,
-        attributes: { ...consumer(d.job.queue, d.job.id, d.job.attempt), 'switchyard.delivery_key': d.key, 'switchyard.event': d.name ?? 'unknown' },
-      }, parent);
+      const span = tracer().startSpan(
+        `process ${d.job.queue}`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            ...consumer(d.job.queue, d.job.id, d.job.attempt),
+            'switchyard.delivery_key': d.key,
+            'switchyard.event': d.name ?? 'unknown',
+          },
+        },
+        parent,
+      );
       fanOuts.set(d, span);
       const active = trace.setSpan(parent, span);
       return { run: (fn) => context.with(active, fn) };
@@ -213,10 +282,19 @@ export function tracingObserver(apiBaseUrl: string | undefined): LifecycleSubscr
     'attempt-started': ({ attempt: a }) => {
       if (a.kind !== 'handler') return undefined;
       const parent = contextOf(a.traceparent);
-      const span = tracer().startSpan(`process ${a.queue}`, {
-        kind: SpanKind.CONSUMER,
-        attributes: { ...consumer(a.queue, a.jobId, a.number), 'switchyard.delivery_key': a.key, 'switchyard.event': a.event, 'switchyard.handler': a.handler },
-      }, parent);
+      const span = tracer().startSpan(
+        `process ${a.queue}`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            ...consumer(a.queue, a.jobId, a.number),
+            'switchyard.delivery_key': a.key,
+            'switchyard.event': a.event,
+            'switchyard.handler': a.handler,
+          },
+        },
+        parent,
+      );
       runs.set(a, span);
       const active = trace.setSpan(parent, span);
       return { run: (fn) => context.with(active, fn) };
@@ -232,7 +310,10 @@ export function tracingObserver(apiBaseUrl: string | undefined): LifecycleSubscr
         s.setAttribute('switchyard.outcome', d.kind);
         if (d.kind === 'completed' && d.result.skipped) s.setAttribute('switchyard.skipped', d.result.skipped);
         if (d.kind === 'retry') fail(s, d.error);
-        if (d.kind === 'dead') { s.setAttribute('error.type', 'dead_lettered'); s.setStatus({ code: SpanStatusCode.ERROR }); }
+        if (d.kind === 'dead') {
+          s.setAttribute('error.type', 'dead_lettered');
+          s.setStatus({ code: SpanStatusCode.ERROR });
+        }
       }
       s.end();
     },
@@ -247,7 +328,10 @@ export function tracingObserver(apiBaseUrl: string | undefined): LifecycleSubscr
  * identifiers such as `email:…` and `phone:…` travel in the path.
  */
 export function safePath(path: string): string {
-  return path.split('/').map((seg) => (seg === '' || /^[A-Za-z0-9_.-]+$/.test(seg) ? seg : '{ref}')).join('/');
+  return path
+    .split('/')
+    .map((seg) => (seg === '' || /^[A-Za-z0-9_.-]+$/.test(seg) ? seg : '{ref}'))
+    .join('/');
 }
 
 /** One CLIENT span per API attempt, a child of the active context (the handler-run span), back-dated by its duration. */
@@ -257,24 +341,28 @@ function apiCallTracer(baseUrl: string): (e: ApiCallFacts) => void {
   const basePath = url.pathname.replace(/\/+$/, '');
   return (e) => {
     const end = Date.now();
-    const span = tracer().startSpan(`${e.method} ${e.op}`, {
-      kind: SpanKind.CLIENT,
-      startTime: end - e.durationMs,
-      attributes: {
-        ...server,
-        'http.request.method': e.method,
-        'url.path': safePath(basePath + e.path),
-        'switchyard.api.op': e.op,
-        'switchyard.api.priority': e.priority,
-        'switchyard.rate_limit_wait_ms': e.rateLimitWaitMs,
-        'switchyard.attempt': e.attempt,
-        ...(e.attempt > 1 ? { 'http.request.resend_count': e.attempt - 1 } : {}),
-        ...(e.status > 0 ? { 'http.response.status_code': e.status } : {}),
-        ...(e.idempotencyKey ? { 'switchyard.idempotency_key': e.idempotencyKey } : {}),
-        ...(e.replayed ? { 'switchyard.api.replayed': true } : {}),
-        ...(e.willRetry ? { 'switchyard.api.will_retry': true } : {}),
+    const span = tracer().startSpan(
+      `${e.method} ${e.op}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: end - e.durationMs,
+        attributes: {
+          ...server,
+          'http.request.method': e.method,
+          'url.path': safePath(basePath + e.path),
+          'switchyard.api.op': e.op,
+          'switchyard.api.priority': e.priority,
+          'switchyard.rate_limit_wait_ms': e.rateLimitWaitMs,
+          'switchyard.attempt': e.attempt,
+          ...(e.attempt > 1 ? { 'http.request.resend_count': e.attempt - 1 } : {}),
+          ...(e.status > 0 ? { 'http.response.status_code': e.status } : {}),
+          ...(e.idempotencyKey ? { 'switchyard.idempotency_key': e.idempotencyKey } : {}),
+          ...(e.replayed ? { 'switchyard.api.replayed': true } : {}),
+          ...(e.willRetry ? { 'switchyard.api.will_retry': true } : {}),
+        },
       },
-    }, context.active());
+      context.active(),
+    );
     if (e.error) fail(span, e.error);
     span.end(end);
   };

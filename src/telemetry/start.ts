@@ -24,14 +24,20 @@ export async function startTracing(settings: TracingSettings | undefined, log: L
   if (!settings) return OFF;
   if (tracingState.on) throw new Error('tracing is already on in this process');
   const { startSdk } = await import('./sdk.js');
-  const sdk = await startSdk(settings, { warn: (message) => log.warn({ exporter: settings.protocol }, `tracing: ${message}`), serviceVersion });
+  const sdk = await startSdk(settings, {
+    warn: (message) => log.warn({ exporter: settings.protocol }, `tracing: ${message}`),
+    serviceVersion,
+  });
   tracingState.tracer = trace.getTracer('switchyard', serviceVersion);
   tracingState.on = true;
   // pino reads the mixin through the prototype chain, so children made before this see it too.
   const target = log as unknown as Record<symbol, unknown>;
   const before = target[pino.symbols.mixinSym];
   target[pino.symbols.mixinSym] = logTraceFields;
-  log.info({ url: new URL(settings.url).origin, protocol: settings.protocol, service: settings.serviceName }, 'tracing on: spans exported over OTLP/HTTP');
+  log.info(
+    { url: new URL(settings.url).origin, protocol: settings.protocol, service: settings.serviceName },
+    'tracing on: spans exported over OTLP/HTTP',
+  );
   let stopping: Promise<void> | undefined;
   return {
     on: true,

@@ -9,11 +9,7 @@ import { DeliveryError } from './delivery.js';
  * default. Arrays are replaced whole (their items are not merged), and so is
  * anything that is not a plain object.
  */
-export type DeepPartial<T> = T extends readonly (infer U)[]
-  ? readonly U[]
-  : T extends object
-    ? { [K in keyof T]?: DeepPartial<T[K]> }
-    : T;
+export type DeepPartial<T> = T extends readonly (infer U)[] ? readonly U[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
 
 /** What {@link createEvent} changes of the default event: the envelope's id and time, and fields of `data`. */
 export interface EventOverrides<N extends EventName> {
@@ -54,15 +50,21 @@ function merge(base: unknown, over: unknown): unknown {
 export function createEvent<N extends EventName>(name: N, overrides: EventOverrides<N> = {}): WorkspaceEvent<N> {
   if (!isEventName(name)) {
     const hint = suggestEventName(String(name));
-    throw new DeliveryError(`createEvent: unknown event ${JSON.stringify(name)}${hint ? `; did you mean "${hint}"?` : ''} (expected one of EVENT_NAMES)`);
+    throw new DeliveryError(
+      `createEvent: unknown event ${JSON.stringify(name)}${hint ? `; did you mean "${hint}"?` : ''} (expected one of EVENT_NAMES)`,
+    );
   }
   const base = defaultEnvelope(name);
   const data = merge(base['data'], overrides.data);
   const createdAt = overrides.createdAt !== undefined ? overrides.createdAt : base['created_at'];
   const content = JSON.stringify({ event: name, created_at: createdAt, data });
   const own = content === JSON.stringify({ event: name, created_at: base['created_at'], data: base['data'] });
-  const id = overrides.id !== undefined ? overrides.id
-    : own ? base['id'] : `evt_test_${createHash('sha256').update(content).digest('hex').slice(0, 24)}`;
+  const id =
+    overrides.id !== undefined
+      ? overrides.id
+      : own
+        ? base['id']
+        : `evt_test_${createHash('sha256').update(content).digest('hex').slice(0, 24)}`;
   const result = validateEvent(parseEnvelope(Buffer.from(JSON.stringify({ id, event: name, created_at: createdAt, data }), 'utf8')));
   if (!result.ok) {
     throw new DeliveryError(`createEvent("${name}"): ${result.message}${result.issues?.length ? `: ${result.issues.join('; ')}` : ''}`);

@@ -44,7 +44,8 @@ export async function readDelivery(file: string): Promise<Delivery> {
   try {
     text = await readFile(file);
   } catch (err) {
-    throw new DeliveryError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}); expected a fixture or an event envelope JSON file`);
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new DeliveryError(`${file}: cannot be read (${reason}); expected a fixture or an event envelope JSON file`);
   }
   try {
     return itemFromText(file, text);
@@ -58,7 +59,9 @@ export async function readDelivery(file: string): Promise<Delivery> {
 export async function loadFixture(name: EventName): Promise<Delivery> {
   if (!isEventName(name)) {
     const hint = suggestEventName(String(name));
-    throw new DeliveryError(`no fixture for unknown event ${JSON.stringify(name)}${hint ? `; did you mean "${hint}"?` : ''} (expected one of EVENT_NAMES)`);
+    throw new DeliveryError(
+      `no fixture for unknown event ${JSON.stringify(name)}${hint ? `; did you mean "${hint}"?` : ''} (expected one of EVENT_NAMES)`,
+    );
   }
   return readDelivery(`${FIXTURES_DIR}${name}.json`);
 }
@@ -92,8 +95,10 @@ export function toEvent(delivery: Delivery | Uint8Array, name?: EventName): Work
  * (content type, user agent, request ids).
  */
 export function signDelivery(delivery: Delivery | Uint8Array | string, secret: string, options: { header?: string } = {}): SignedRequest {
-  if (typeof secret !== 'string' || secret === '') throw new DeliveryError('signDelivery: secret must be a non-empty string (the receiver\'s WEBHOOK_SECRETS entry)');
-  const body = typeof delivery === 'string' ? Buffer.from(delivery, 'utf8') : delivery instanceof Uint8Array ? Buffer.from(delivery) : delivery.bytes;
+  if (typeof secret !== 'string' || secret === '')
+    throw new DeliveryError("signDelivery: secret must be a non-empty string (the receiver's WEBHOOK_SECRETS entry)");
+  const body =
+    typeof delivery === 'string' ? Buffer.from(delivery, 'utf8') : delivery instanceof Uint8Array ? Buffer.from(delivery) : delivery.bytes;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   // As replay does: of the recorded headers only those worth sending again (content type, user agent, request ids).
   const recorded = typeof delivery === 'object' && !(delivery instanceof Uint8Array) ? delivery.headers : {};

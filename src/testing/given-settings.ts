@@ -13,7 +13,9 @@ type Primitive = string | number | boolean | bigint | null | undefined;
  * or the text the environment would hold. A setting whose value is an object
  * (`businessHoursSetting()`) is given as that text.
  */
-export type SettingsInput<Settings> = { readonly [K in keyof Settings]?: (Settings[K] extends Primitive ? Settings[K] : never) | string | undefined };
+export type SettingsInput<Settings> = {
+  readonly [K in keyof Settings]?: (Settings[K] extends Primitive ? Settings[K] : never) | string | undefined;
+};
 
 /** A value as given, or its text when only the text passes its schema (`true` for `z.stringbool()`). */
 function asInput(field: z.ZodType, value: unknown): unknown {
@@ -39,11 +41,16 @@ export function testSettings(
   const names = schema ? Object.keys(schema.shape) : [];
   const unknown = Object.keys(given ?? {}).filter((k) => !names.includes(k));
   if (unknown.length > 0) {
-    throw new TypeError(`${caller}: ${caller === 'testHandler' ? 'handler' : 'schedule'} "${handler.id}" has no setting ${unknown.map((k) => JSON.stringify(k)).join(', ')} (expected ${names.length ? `one of ${names.join(', ')}` : 'none: it has no settings schema'})`);
+    const kind = caller === 'testHandler' ? 'handler' : 'schedule';
+    const given = unknown.map((k) => JSON.stringify(k)).join(', ');
+    const expected = names.length ? `one of ${names.join(', ')}` : 'none: it has no settings schema';
+    throw new TypeError(`${caller}: ${kind} "${handler.id}" has no setting ${given} (expected ${expected})`);
   }
   if (!schema || given === undefined) return readHandlerSettings([handler], env).get(handler.id) ?? {};
   const visible = handlerEnv(env);
-  const { input, fromDefault } = settingsInput(schema, (name) => (Object.hasOwn(given, name) ? asInput(schema.shape[name] as z.ZodType, given[name]) : visible[name]));
+  const { input, fromDefault } = settingsInput(schema, (name) =>
+    Object.hasOwn(given, name) ? asInput(schema.shape[name] as z.ZodType, given[name]) : visible[name],
+  );
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw new HandlerSettingsError(settingProblems(handler.id, parsed.error.issues, input, fromDefault));
   return Object.freeze(parsed.data);

@@ -30,14 +30,28 @@
  * it('labels the contact of a won lead', async () => {
  *   const run = await testHandler(leadWon, createEvent('lead.won', { data: { contact_id: 35 } }));
  *   expect(run.outcome).toBe('completed');
- *   expect(run.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual(['PUT /contacts/35/lifecycle 200', 'POST /contacts/35/labels 200']);
+ *   expect(run.calls.map((c) => `${c.method} ${c.path} ${c.status}`)).toEqual([
+ *     'PUT /contacts/35/lifecycle 200',
+ *     'POST /contacts/35/labels 200',
+ *   ]);
  * });
  * @module
  */
 export { testHandler } from './test-handler.js';
 export { testSchedule } from './test-schedule.js';
 export type {
-  TestCall, TestEventInput, TestHandlerOptions, TestHandlerResult, TestOutcome, TestRunOptions, TestRunResult, TestSource, TestScheduleOptions, TestScheduleOutcome, TestScheduleResult, TestWait,
+  TestCall,
+  TestEventInput,
+  TestHandlerOptions,
+  TestHandlerResult,
+  TestOutcome,
+  TestRunOptions,
+  TestRunResult,
+  TestSource,
+  TestScheduleOptions,
+  TestScheduleOutcome,
+  TestScheduleResult,
+  TestWait,
 } from './types.js';
 export type { HandlerInput } from './input.js';
 export type { LogLevel, LogLine } from './memory-log.js';

@@ -24,5 +24,7 @@ export async function deliveryOf(input: unknown): Promise<Delivery> {
     const bytes = Buffer.from(JSON.stringify({ id: e.id ?? null, event: e.name, created_at: e.createdAt ?? null, data: e.data }), 'utf8');
     return { source: `the "${e.name}" event`, bytes, headers: {}, receivedAt: undefined };
   }
-  throw new TypeError('testHandler: expected an event (createEvent, toEvent), a Delivery (loadFixture, readDelivery) or an event name as the input');
+  throw new TypeError(
+    'testHandler: expected an event (createEvent, toEvent), a Delivery (loadFixture, readDelivery) or an event name as the input',
+  );
 }

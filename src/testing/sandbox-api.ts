@@ -26,5 +26,11 @@ export function sandboxToken(sandbox: Sandbox): string {
  * Its calls are in the sandbox's request log like any other.
  */
 export function sandboxClient(sandbox: Sandbox, options: Partial<Omit<ApiClientOptions, 'baseUrl' | 'fetch'>> = {}): ApiClient {
-  return createApiClient({ token: sandboxToken(sandbox), rateLimiter: false, ...options, baseUrl: IN_PROCESS_BASE_URL, fetch: sandboxFetch(sandbox) });
+  return createApiClient({
+    token: sandboxToken(sandbox),
+    rateLimiter: false,
+    ...options,
+    baseUrl: IN_PROCESS_BASE_URL,
+    fetch: sandboxFetch(sandbox),
+  });
 }

@@ -35,7 +35,8 @@ export async function testHandler<N extends EventName, S extends object>(
 ): Promise<TestHandlerResult<N>> {
   if (!isHandler(handler)) throw new TypeError('testHandler: expected a handler made by defineHandler as the first argument');
   const attempt = options.attempt ?? 1;
-  if (!Number.isInteger(attempt) || attempt < 1) throw new TypeError(`testHandler: attempt must be a positive integer, got ${String(attempt)}`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new TypeError(`testHandler: attempt must be a positive integer, got ${String(attempt)}`);
   if (options.api && options.sandbox) throw new TypeError('testHandler: give either api or sandbox, not both');
   if (options.source !== undefined && !SOURCES.includes(options.source)) {
     throw new TypeError(`testHandler: source must be one of ${SOURCES.join(', ')}, got ${JSON.stringify(options.source)}`);
@@ -43,7 +44,9 @@ export async function testHandler<N extends EventName, S extends object>(
   const delivery: Delivery = await deliveryOf(input);
   const event = toEvent(delivery);
   if (!(handler.on as readonly string[]).includes(event.name)) {
-    throw new DeliveryError(`${delivery.source}: is a "${event.name}" event; handler "${handler.id}" subscribes to ${handler.on.join(', ')}`);
+    throw new DeliveryError(
+      `${delivery.source}: is a "${event.name}" event; handler "${handler.id}" subscribes to ${handler.on.join(', ')}`,
+    );
   }
   const settings = testSettings(handler, options.settings, options.env ?? {});
   const fixed = options.now;
@@ -52,7 +55,9 @@ export async function testHandler<N extends EventName, S extends object>(
   const start = Date.parse(receivedAt);
   const policy = handler.workflow ?? { cancelOn: [], state: null };
   if (options.state !== undefined && policy.state === null) {
-    throw new TypeError(`testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`);
+    throw new TypeError(
+      `testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`,
+    );
   }
   const events = arrivals(options.events, start, 'testHandler');
   // `options.state` is the value of the run's own state key when the run starts.
@@ -60,24 +65,39 @@ export async function testHandler<N extends EventName, S extends object>(
   const stateKey = policy.state === null ? null : keyOf(policy.state.key, event);
   if (options.state !== undefined && stateKey !== null) state.set(stateKey, { value: jsonCopy(options.state), writtenAt: start });
   // The run's sleeps and waits move the virtual clock; a fresh sandbox's clock moves with it.
-  const wf = withVirtualWorkflow(handler, (onCancel) => virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, state, onCancel }));
-  const advanced = () => { const r = wf.record(); return r ? r.clock - start : 0; };
+  const wf = withVirtualWorkflow(handler, (onCancel) =>
+    virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, state, onCancel }),
+  );
+  const advanced = () => {
+    const r = wf.record();
+    return r ? r.clock - start : 0;
+  };
   const { api, sandbox } = runTarget(options, () => (fixed === undefined ? Date.now() : now().getTime()) + advanced());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const derived = (DERIVED_EVENT_NAMES as readonly string[]).includes(event.name);
   const source = options.source ?? (derived ? 'poll' : 'webhook');
-  if (source === 'poll' && !derived) throw new TypeError(`testHandler: source "poll" is for the derived events (${DERIVED_EVENT_NAMES.join(', ')}), not ${event.name}`);
+  if (source === 'poll' && !derived)
+    throw new TypeError(`testHandler: source "poll" is for the derived events (${DERIVED_EVENT_NAMES.join(', ')}), not ${event.name}`);
   // A reconciled run's delivery key is `rc:<change key>`, so its Idempotency-Keys and steps are the ones reconcile's run would have.
   const change = source === 'reconcile' ? changeKey(event.name, event.data) : null;
   if (source === 'reconcile' && change === null) {
-    throw new TypeError(`testHandler: reconcile never synthesizes ${event.name}${derived ? ' (a derived event: the poller makes it)' : ''}, or this one lacks the id or time its change key needs`);
+    const derivedNote = derived ? ' (a derived event: the poller makes it)' : '';
+    throw new TypeError(
+      `testHandler: reconcile never synthesizes ${event.name}${derivedNote}, or this one lacks the id or time its change key needs`,
+    );
   }
   const key = change === null ? parseEnvelope(delivery.bytes).key : reconcileDeliveryKey(change);
   const job = inlineJob(handler, key, event, receivedAt);
   const { outcome, calls } = await runInline(wf.handler, source === 'webhook' ? job : { ...job, source }, {
     // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too (the runner decides).
-    api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt, attempts: handler.retry.attempts,
+    api,
+    steps: store,
+    log,
+    settings,
+    signal: options.signal ?? new AbortController().signal,
+    attempt,
+    attempts: handler.retry.attempts,
   });
   const record = wf.record();
   return {
@@ -85,7 +105,12 @@ export async function testHandler<N extends EventName, S extends object>(
     error: outcome.ok ? undefined : outcome.error,
     reason: outcome.ok ? undefined : outcome.verdict.reason,
     calls: testCalls(calls),
-    steps, logs: lines, event: event as WorkspaceEvent<N>, delivery: { key, receivedAt, attempt, source }, sandbox,
-    waits: record?.waits ?? [], state: record?.state ?? options.state ?? null,
+    steps,
+    logs: lines,
+    event: event as WorkspaceEvent<N>,
+    delivery: { key, receivedAt, attempt, source },
+    sandbox,
+    waits: record?.waits ?? [],
+    state: record?.state ?? options.state ?? null,
   };
 }

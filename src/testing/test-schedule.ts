@@ -15,7 +15,8 @@ import { refusedWorkflow } from './workflow.js';
 function tickOf(at: TestScheduleOptions['at']): number {
   if (at === undefined) return Date.now();
   const ms = at instanceof Date ? at.getTime() : typeof at === 'number' ? at : typeof at === 'string' ? Date.parse(at) : Number.NaN;
-  if (!Number.isFinite(ms)) throw new TypeError(`testSchedule: at must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(at))}`);
+  if (!Number.isFinite(ms))
+    throw new TypeError(`testSchedule: at must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(at))}`);
   return ms;
 }
 
@@ -34,22 +35,35 @@ function tickOf(at: TestScheduleOptions['at']): number {
  * const run = await testSchedule(dueToday, { at: '2025-03-03T08:00:00Z', settings: { DIGEST_HOURS: 24 } });
  * // run.outcome === 'completed'; run.calls: [{ method: 'GET', path: '/tasks', … }, { method: 'POST', path: '/tasks', … }]
  */
-export async function testSchedule<S extends object>(schedule: Schedule<S>, options: TestScheduleOptions<S> = {}): Promise<TestScheduleResult> {
+export async function testSchedule<S extends object>(
+  schedule: Schedule<S>,
+  options: TestScheduleOptions<S> = {},
+): Promise<TestScheduleResult> {
   if (!isSchedule(schedule)) throw new TypeError('testSchedule: expected a schedule made by defineSchedule as the first argument');
   const attempt = options.attempt ?? 1;
-  if (!Number.isInteger(attempt) || attempt < 1) throw new TypeError(`testSchedule: attempt must be a positive integer, got ${String(attempt)}`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new TypeError(`testSchedule: attempt must be a positive integer, got ${String(attempt)}`);
   if (options.api && options.sandbox) throw new TypeError('testSchedule: give either api or sandbox, not both');
   const tickMs = tickOf(options.at);
   const settings = testSettings(schedule, options.settings, options.env ?? {}, 'testSchedule');
   // As in the worker, a schedule's run cannot sleep, wait or keep state: each is a HandlerConfigError (dead at once).
   const job = scheduleRunJob(schedule.id, tickMs);
-  const wf = withVirtualWorkflow(scheduleHandler(schedule, job.receivedAt), () => ({ workflow: refusedWorkflow(schedule.id), record: undefined }));
+  const wf = withVirtualWorkflow(scheduleHandler(schedule, job.receivedAt), () => ({
+    workflow: refusedWorkflow(schedule.id),
+    record: undefined,
+  }));
   // A fresh sandbox's clock stands at the tick, as the API's would when the run starts.
   const { api, sandbox } = runTarget(options, options.at === undefined ? undefined : () => tickMs);
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const { outcome, calls } = await runInline(wf.handler, job, {
-    api, steps: store, log, settings, signal: options.signal ?? new AbortController().signal, attempt, source: 'schedule',
+    api,
+    steps: store,
+    log,
+    settings,
+    signal: options.signal ?? new AbortController().signal,
+    attempt,
+    source: 'schedule',
     attempts: schedule.retry.attempts,
   });
   let result: TestScheduleOutcome = 'completed';
@@ -57,13 +71,23 @@ export async function testSchedule<S extends object>(schedule: Schedule<S>, opti
   if (!outcome.ok) {
     // The worker retries a schedule's run on an unusable token too (it pauses only the handler queues);
     // a retryable failure on the last allowed attempt is dead-lettered (the runner's rule, src/worker/classify.ts).
-    const verdict = outcome.verdict.kind === 'pause' ? onAttempt({ kind: 'retry', reason: outcome.verdict.reason }, attempt, schedule.retry.attempts) : outcome.verdict;
+    const verdict =
+      outcome.verdict.kind === 'pause'
+        ? onAttempt({ kind: 'retry', reason: outcome.verdict.reason }, attempt, schedule.retry.attempts)
+        : outcome.verdict;
     result = verdict.kind === 'pause' ? 'retry' : verdict.kind;
     reason = verdict.reason;
   }
   return {
-    outcome: result, error: outcome.ok ? undefined : outcome.error, reason, calls: testCalls(calls), steps, logs: lines,
-    tick: job.receivedAt, delivery: { key: job.key, receivedAt: job.receivedAt, attempt, source: 'schedule' }, sandbox,
+    outcome: result,
+    error: outcome.ok ? undefined : outcome.error,
+    reason,
+    calls: testCalls(calls),
+    steps,
+    logs: lines,
+    tick: job.receivedAt,
+    delivery: { key: job.key, receivedAt: job.receivedAt, attempt, source: 'schedule' },
+    sandbox,
     waits: [],
   };
 }

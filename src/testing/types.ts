@@ -24,7 +24,10 @@ export type TestEventInput =
   | { readonly event: WorkspaceEvent; readonly at?: Date | string | number; readonly after?: undefined }
   | { readonly event: WorkspaceEvent; readonly after: number | string; readonly at?: undefined };
 
-/** One `ctx.sleep`, `ctx.sleepUntil` or `ctx.waitForEvent` of a tested run, on its virtual clock: `{ name, kind, startedAt, due, outcome, event? }`. */
+/**
+ * One `ctx.sleep`, `ctx.sleepUntil` or `ctx.waitForEvent` of a tested run, on its virtual clock: `{ name, kind, startedAt,
+ * due, outcome, event? }`.
+ */
 export type TestWait = VirtualWait;
 
 /** One API request of a run (each attempt of a call the client retries is one). */
@@ -62,7 +65,10 @@ export interface TestRunOptions<Settings extends object = object> {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** `ctx.delivery.attempt` (default 1). */
   readonly attempt?: number;
-  /** Where `ctx.step` results are kept; pass one store to several calls (same event or tick) to test a retry. Default a fresh MemoryStepStore. */
+  /**
+   * Where `ctx.step` results are kept; pass one store to several calls (same event or tick) to test a retry. Default a
+   * fresh MemoryStepStore.
+   */
   readonly steps?: StepStore;
   /** Lowest level kept in `logs` (default `info`, as in production). */
   readonly logLevel?: LogLevel;
@@ -88,7 +94,10 @@ export interface TestHandlerOptions<Settings extends object = object> extends Te
   readonly state?: unknown;
 }
 
-/** What a tested run gives back, for a handler and a schedule alike. Nothing is thrown for a failing run: `outcome` says what the worker would do. */
+/**
+ * What a tested run gives back, for a handler and a schedule alike. Nothing is thrown for a failing run: `outcome` says
+ * what the worker would do.
+ */
 export interface TestRunResult<O extends string = TestOutcome> {
   readonly outcome: O;
   /** What the handler (or schedule) threw (undefined when completed). */
@@ -117,8 +126,8 @@ export interface TestHandlerResult<N extends EventName = EventName> extends Test
 
 /**
  * How a schedule's run ended, named as the worker's decisions: `completed`, `retry`, `delay` (a 429 or the
- * quota: no attempt spent) or `dead` (never `cancelled`: a schedule has no `cancelOn`). A schedule's run is never `pause`d: an unusable token is retried as
- * the worker does for schedules (and is `dead` on the last attempt).
+ * quota: no attempt spent) or `dead` (never `cancelled`: a schedule has no `cancelOn`). A schedule's run is
+ * never `pause`d: an unusable token is retried as the worker does for schedules (and is `dead` on the last attempt).
  */
 export type TestScheduleOutcome = Exclude<TestOutcome, 'pause' | 'cancelled'>;
 

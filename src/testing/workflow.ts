@@ -35,9 +35,12 @@ export function arrivals(events: readonly TestEventInput[] | undefined, start: n
       const e = entry as { event: WorkspaceEvent; at?: unknown; after?: unknown };
       if (e.at !== undefined && e.after !== undefined) throw new TypeError(`${who}: events[${i}] gives both at and after; give one`);
       event = e.event;
-      at = e.at !== undefined ? timeOf(`${who}: events[${i}].at`, e.at)
-        : e.after !== undefined ? start + durationOf(`${who}: events[${i}].after`, e.after, true)
-          : last + 1;
+      at =
+        e.at !== undefined
+          ? timeOf(`${who}: events[${i}].at`, e.at)
+          : e.after !== undefined
+            ? start + durationOf(`${who}: events[${i}].after`, e.after, true)
+            : last + 1;
     } else {
       at = last + 1;
     }
@@ -53,7 +56,10 @@ export function arrivals(events: readonly TestEventInput[] | undefined, start: n
  */
 export function refusedWorkflow(scheduleId: string): WorkflowContext {
   const refuse = (what: string): never => {
-    throw new HandlerConfigError(`${what} in schedule "${scheduleId}": a schedule's run cannot sleep, wait for an event or keep state (the worker runs schedules without them); do it in a handler`);
+    throw new HandlerConfigError(
+      `${what} in schedule "${scheduleId}": a schedule's run cannot sleep, wait for an event or keep state ` +
+        '(the worker runs schedules without them); do it in a handler',
+    );
   };
   return {
     sleep: async () => refuse('ctx.sleep'),

@@ -51,8 +51,20 @@ export function dateProblem(value: string): string | null {
 /** Why `value` is not an ISO 8601 timestamp with an offset on a real day and time, or null when it is one. */
 export function timestampProblem(value: string): string | null {
   const m = TIMESTAMP.exec(value);
-  if (!m) return LOCAL_TIME.test(value) ? `"${value}" has no offset` : `"${value}" is not written YYYY-MM-DDThh:mm:ss with Z or ±hh:mm (seconds included)`;
-  const [y, mo, d, h, mi, s, oh, om] = m.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number, number, number];
+  if (!m)
+    return LOCAL_TIME.test(value)
+      ? `"${value}" has no offset`
+      : `"${value}" is not written YYYY-MM-DDThh:mm:ss with Z or ±hh:mm (seconds included)`;
+  const [y, mo, d, h, mi, s, oh, om] = m.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const day = calendarProblem(y, mo, d);
   if (day) return `"${value}" does not exist: ${day}`;
   if (h > 23) return `"${value}" does not exist: there is no hour ${h}`;

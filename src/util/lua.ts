@@ -68,22 +68,28 @@ export class LuaScripts<N extends string> {
     const found = new Map<N, LuaScript>();
     let files: string[];
     try {
-      files = readdirSync(dir).filter((f) => f.endsWith('.lua')).sort();
+      files = readdirSync(dir)
+        .filter((f) => f.endsWith('.lua'))
+        .sort();
     } catch (err) {
       throw new LuaScriptError(`cannot read the Lua scripts in ${this.dir}: ${err instanceof Error ? err.message : String(err)}`);
     }
     for (const file of files) {
       const parsed = parseLuaFileName(file);
-      if (!parsed) throw new LuaScriptError(`${this.dir}: ${file} is not named <name>-<numKeys>.lua (numKeys a number, or n when it varies)`);
-      if (!declared.has(parsed.name)) throw new LuaScriptError(`${this.dir}: ${file} is not registered; expected one of ${names.join(', ')}`);
+      if (!parsed)
+        throw new LuaScriptError(`${this.dir}: ${file} is not named <name>-<numKeys>.lua (numKeys a number, or n when it varies)`);
+      if (!declared.has(parsed.name))
+        throw new LuaScriptError(`${this.dir}: ${file} is not registered; expected one of ${names.join(', ')}`);
       const path = join(this.dir, file);
-      if (found.has(parsed.name as N)) throw new LuaScriptError(`${this.dir}: two files for script ${parsed.name} (${found.get(parsed.name as N)?.file} and ${path})`);
+      if (found.has(parsed.name as N))
+        throw new LuaScriptError(`${this.dir}: two files for script ${parsed.name} (${found.get(parsed.name as N)?.file} and ${path})`);
       const owner = taken.get(parsed.name);
       if (owner !== undefined && owner !== path) throw new LuaScriptError(`script name ${parsed.name} is used twice: ${owner} and ${path}`);
       found.set(parsed.name as N, { ...parsed, lua: readFileSync(path, 'utf8'), file: path });
     }
     const missing = names.filter((n) => !found.has(n));
-    if (missing.length > 0) throw new LuaScriptError(`${this.dir}: no file for script ${missing.join(', ')} (expected <name>-<numKeys>.lua)`);
+    if (missing.length > 0)
+      throw new LuaScriptError(`${this.dir}: no file for script ${missing.join(', ')} (expected <name>-<numKeys>.lua)`);
     for (const s of found.values()) taken.set(s.name, s.file);
     this.scripts = found;
   }
@@ -99,7 +105,9 @@ export class LuaScripts<N extends string> {
         redis.defineCommand(name, s.numberOfKeys === null ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys });
         names.add(name);
       }
-      const command = (redis as unknown as Record<string, (...args: LuaArg[]) => Promise<unknown>>)[name] as (...args: LuaArg[]) => Promise<unknown>;
+      const command = (redis as unknown as Record<string, (...args: LuaArg[]) => Promise<unknown>>)[name] as (
+        ...args: LuaArg[]
+      ) => Promise<unknown>;
       calls[name] = (keys, args = []) => {
         if (s.numberOfKeys === null) return command.call(redis, keys.length, ...keys, ...args);
         if (keys.length !== s.numberOfKeys) {
@@ -118,8 +126,10 @@ export class LuaScripts<N extends string> {
   queue(pipeline: object, name: N, keys: readonly string[], args: readonly LuaArg[] = []): void {
     const s = this.scripts.get(name) as LuaScript;
     const command = (pipeline as Record<string, unknown>)[name];
-    if (typeof command !== 'function') throw new LuaScriptError(`Lua script ${name} is not defined on this pipeline's client: call on() with the client first`);
-    if (s.numberOfKeys !== null && keys.length !== s.numberOfKeys) throw new LuaScriptError(`Lua script ${name} takes ${s.numberOfKeys} keys, was given ${keys.length}`);
+    if (typeof command !== 'function')
+      throw new LuaScriptError(`Lua script ${name} is not defined on this pipeline's client: call on() with the client first`);
+    if (s.numberOfKeys !== null && keys.length !== s.numberOfKeys)
+      throw new LuaScriptError(`Lua script ${name} takes ${s.numberOfKeys} keys, was given ${keys.length}`);
     const call = command as (...a: LuaArg[]) => unknown;
     if (s.numberOfKeys === null) call.call(pipeline, keys.length, ...keys, ...args);
     else call.call(pipeline, ...keys, ...args);

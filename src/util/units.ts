@@ -3,7 +3,12 @@ import { parseDateOrTimestamp } from './dates.js';
 /** Parsers for the human-friendly units accepted in configuration and CLI flags. */
 
 const DURATION_UNITS: Record<string, number> = {
-  ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
 };
 
 /** `7d`, `12h`, `30m`, `45s`, `250ms`, `1.5h`; a bare number means seconds. Returns milliseconds or null. */
@@ -15,7 +20,12 @@ export function parseDuration(text: string): number | null {
   return Number.isFinite(ms) ? Math.round(ms) : null;
 }
 
-const FORMAT_UNITS: readonly [string, number][] = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+const FORMAT_UNITS: readonly [string, number][] = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+];
 
 /** `2000` → `2s`, `1022000` → `17m`, `250` → `250ms` (one decimal at most). */
 export function formatDuration(ms: number): string {

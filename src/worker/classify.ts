@@ -1,6 +1,11 @@
 import { UnrecoverableError } from 'bullmq';
 import {
-  ApiError, LegacyKeyRetiredError, QuotaExhaustedError, RateLimitedError, TokenExpiredError, UnauthorizedError,
+  ApiError,
+  LegacyKeyRetiredError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  TokenExpiredError,
+  UnauthorizedError,
 } from '../api/errors.js';
 import { asSentence } from '../api/sentence.js';
 import { isNonRetriable } from '../handler/errors.js';
@@ -30,7 +35,8 @@ const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.m
  */
 export function classify(err: unknown, now: () => number = Date.now): Verdict {
   if (err instanceof TokenExpiredError || err instanceof LegacyKeyRetiredError || err instanceof UnauthorizedError) {
-    return { kind: 'pause', code: err.code, reason: `API token unusable (${err.code}): ${asSentence(err.message)} Replace WORKSPACE_API_TOKEN and restart, or run \`switchyard dlq resume\`` };
+    const remedy = 'Replace WORKSPACE_API_TOKEN and restart, or run `switchyard dlq resume`';
+    return { kind: 'pause', code: err.code, reason: `API token unusable (${err.code}): ${asSentence(err.message)} ${remedy}` };
   }
   if (err instanceof QuotaExhaustedError) {
     const until = err.resetAt ? err.resetAt.getTime() - now() : 3_600_000;

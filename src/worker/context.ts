@@ -19,7 +19,15 @@ export interface ContextDeps {
    * within reconcile's budget), its calls reported to `onCall` (the attempt's
    * observer) when given; undefined when no API is configured.
    */
-  api: ((keys: IdempotencyKeyGenerator, priority: Priority, source?: HandlerContext['delivery']['source'], onCall?: AttemptObserver['call'], memo?: WriteMemo) => ApiClient) | undefined;
+  api:
+    | ((
+        keys: IdempotencyKeyGenerator,
+        priority: Priority,
+        source?: HandlerContext['delivery']['source'],
+        onCall?: AttemptObserver['call'],
+        memo?: WriteMemo,
+      ) => ApiClient)
+    | undefined;
   /** The handler's priority (default normal). */
   priority?: Priority | undefined;
   /** A debounced run: how many events its burst folded in. */
@@ -65,7 +73,7 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       if (!durable) noDurable('ctx.state');
       await durable.stateWrite('set', () => value as never);
     },
-    update: async (fn) => (durable ? await durable.stateWrite('update', (c) => fn((c ?? null)) as never) : noDurable('ctx.state')),
+    update: async (fn) => (durable ? await durable.stateWrite('update', (c) => fn(c ?? null) as never) : noDurable('ctx.state')),
   };
   return {
     get api(): HandlerApi {
@@ -74,9 +82,15 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       }
       durable?.guard();
       const observe = deps.observe;
-      api ??= handlerApi(deps.api(
-        deterministicKeys(deps.delivery.key, deps.handlerId), deps.priority ?? 'normal', deps.delivery.source, observe ? (e) => observe.call(e) : undefined, durable?.memo,
-      ));
+      api ??= handlerApi(
+        deps.api(
+          deterministicKeys(deps.delivery.key, deps.handlerId),
+          deps.priority ?? 'normal',
+          deps.delivery.source,
+          observe ? (e) => observe.call(e) : undefined,
+          durable?.memo,
+        ),
+      );
       return api;
     },
     sleep: (name, duration, opts) => (durable ? durable.sleep(name, duration, opts) : noDurable('ctx.sleep')),

@@ -15,7 +15,11 @@ import { activeTraceparent, tracingState } from '../telemetry/index.js';
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
 export class InvalidDeliveryError extends UnrecoverableError {
   readonly code = 'invalid_delivery';
-  constructor(readonly reason: string, message: string, readonly issues: readonly string[] = []) {
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly issues: readonly string[] = [],
+  ) {
     super(`${reason}: ${message}${issues.length ? ` [${issues.join('; ')}]` : ''}`);
     this.name = 'InvalidDeliveryError';
   }
@@ -29,7 +33,12 @@ function claimant(delivery: StoredDelivery, createdAt: string | null): ChangeCla
   const source = delivery.source ?? 'webhook';
   const at = source === 'webhook' ? (createdAt ? Date.parse(createdAt) : Number.NaN) : Date.parse(delivery.receivedAt);
   const received = Date.parse(delivery.receivedAt);
-  return { deliveryKey: delivery.key, source, atMs: Number.isFinite(at) ? at : null, receivedAtMs: Number.isFinite(received) ? received : null };
+  return {
+    deliveryKey: delivery.key,
+    source,
+    atMs: Number.isFinite(at) ? at : null,
+    receivedAtMs: Number.isFinite(received) ? received : null,
+  };
 }
 
 /** The handlers subscribed to an event name. */
@@ -97,38 +106,43 @@ export async function dispatch(
   const traceparent = tracingState.on ? activeTraceparent() : undefined;
   // A reconciled change is late already: catch-up work, it never takes a live event's slot.
   const caughtUp = delivery.source === 'reconcile';
-  await Promise.all(targets.map(async (h) => {
-    const data: HandlerJobData = {
-      key: delivery.key,
-      handlerId: h.id,
-      receivedAt: delivery.receivedAt,
-      event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
-      ...(traceparent === undefined ? {} : { traceparent }),
-      ...(delivery.source ? { source: delivery.source } : {}),
-    };
-    const jobId = jobIdFor(delivery.key, h.id);
-    const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
-      priority: caughtUp ? 'low' : h.flow.priority, name: h.id, data: d, opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
-    });
-    const { debounce, orderBy } = h.flow;
-    const debounceKey = debounce ? keyOf(debounce.key, event) : null;
-    if (debounce && debounceKey !== null) {
-      const r = await ports.flow.fold(data, jobId, debounceKey, at, debounce.waitMs, debounce.maxWaitMs);
-      if (r.kind === 'open') now.push(job({ ...data, debounce: { key: debounceKey } }, r.jobId, r.delayMs));
-      placed[h.id] = r.kind === 'open' ? 'debounced' : r.kind;
-      return;
-    }
-    const orderKey = orderBy ? keyOf(orderBy, event) : null;
-    if (orderKey !== null) {
-      const ordered = { ...data, order: { key: orderKey, member: orderMember(receivedMs, jobId), at } };
-      const r = await ports.flow.enqueue(job(ordered, jobId), ordered.order);
-      if (r === 'add') now.push(job(ordered, jobId));
-      placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
-      return;
-    }
-    now.push(job(data, jobId));
-    placed[h.id] = 'queued';
-  }));
+  await Promise.all(
+    targets.map(async (h) => {
+      const data: HandlerJobData = {
+        key: delivery.key,
+        handlerId: h.id,
+        receivedAt: delivery.receivedAt,
+        event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
+        ...(traceparent === undefined ? {} : { traceparent }),
+        ...(delivery.source ? { source: delivery.source } : {}),
+      };
+      const jobId = jobIdFor(delivery.key, h.id);
+      const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
+        priority: caughtUp ? 'low' : h.flow.priority,
+        name: h.id,
+        data: d,
+        opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
+      });
+      const { debounce, orderBy } = h.flow;
+      const debounceKey = debounce ? keyOf(debounce.key, event) : null;
+      if (debounce && debounceKey !== null) {
+        const r = await ports.flow.fold(data, jobId, debounceKey, at, debounce.waitMs, debounce.maxWaitMs);
+        if (r.kind === 'open') now.push(job({ ...data, debounce: { key: debounceKey } }, r.jobId, r.delayMs));
+        placed[h.id] = r.kind === 'open' ? 'debounced' : r.kind;
+        return;
+      }
+      const orderKey = orderBy ? keyOf(orderBy, event) : null;
+      if (orderKey !== null) {
+        const ordered = { ...data, order: { key: orderKey, member: orderMember(receivedMs, jobId), at } };
+        const r = await ports.flow.enqueue(job(ordered, jobId), ordered.order);
+        if (r === 'add') now.push(job(ordered, jobId));
+        placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
+        return;
+      }
+      now.push(job(data, jobId));
+      placed[h.id] = 'queued';
+    }),
+  );
   if (now.length > 0) await ports.flow.addJobs(now);
   await answering;
   return { handlers: targets.map((h) => h.id), placed };

@@ -7,7 +7,18 @@ import { keyOf } from '../handler/flow.js';
 import { checkStateValue, stateLabel, type StateSchema } from '../handler/state-value.js';
 import type { MatchOption, SleepOptions, WaitForEventOptions } from '../handler/workflow.js';
 import {
-  callLabel, checkName, checkReach, DEFAULT_MAX_WAIT_MS, durationMs, nameTwice, ownKey, sleepOptions, takes, timeMs, waitCall, type WorkflowLimits,
+  callLabel,
+  checkName,
+  checkReach,
+  DEFAULT_MAX_WAIT_MS,
+  durationMs,
+  nameTwice,
+  ownKey,
+  sleepOptions,
+  takes,
+  timeMs,
+  waitCall,
+  type WorkflowLimits,
 } from '../handler/workflow-calls.js';
 import type { AttemptObserver } from '../lifecycle/bus.js';
 import type { Logger } from '../log/logger.js';
@@ -74,10 +85,16 @@ export interface ParkedIn extends ParkRequest {
 }
 
 /** How it ended (`o:<name>`). */
-interface Over { r: 'due' | 'event' | 'timeout'; e?: string; d?: string }
+interface Over {
+  r: 'due' | 'event' | 'timeout';
+  e?: string;
+  d?: string;
+}
 
-
-/** The key a cancelOn entry or a wait registers under for the run's own event (`conversation:42`; a function's value, namespaced by handler and entry; a keyed `where`'s key, namespaced likewise). */
+/**
+ * The key a cancelOn entry or a wait registers under for the run's own event (`conversation:42`; a function's value,
+ * namespaced by handler and entry; a keyed `where`'s key, namespaced likewise).
+ */
 export function matchKey(match: MatchOption, event: { name: WorkspaceEvent['name']; data: unknown }, fnScope: string): string | null {
   const k = ownKey(match, event);
   if (k === null) return null;
@@ -202,7 +219,7 @@ export class DurableRun {
     const over = this.field(`o:${name}`);
     if (over !== undefined) {
       const o = JSON.parse(over) as Over;
-      return o.r === 'event' && o.e ? JSON.parse(o.e) as WorkspaceEvent<E> : null;
+      return o.r === 'event' && o.e ? (JSON.parse(o.e) as WorkspaceEvent<E>) : null;
     }
     const { match } = call;
     const now = this.now();
@@ -221,12 +238,21 @@ export class DurableRun {
       const keyed = typeof match === 'object';
       if (fnMatch && !warned.has(`${this.handler.id}\u0000${name}`)) {
         warned.add(`${this.handler.id}\u0000${name}`);
-        this.deps.log?.warn({ handler: this.handler.id, wait: name },
-          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): every ${call.event} event wakes every run waiting this way; write match: { on: 'conversation' | 'contact', where: (event) => boolean }`);
+        this.deps.log?.warn(
+          { handler: this.handler.id, wait: name },
+          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): ` +
+            `every ${call.event} event wakes every run waiting this way; ` +
+            "write match: { on: 'conversation' | 'contact', where: (event) => boolean }",
+        );
       }
       reached = {
-        k: 'wait', due, since, id: defaultWaitId(this.scope, name), ev: call.event,
-        key: fnMatch ? `any:${call.event}` : own, ...(fnMatch || keyed ? { own, n: 0 } : {}),
+        k: 'wait',
+        due,
+        since,
+        id: defaultWaitId(this.scope, name),
+        ev: call.event,
+        key: fnMatch ? `any:${call.event}` : own,
+        ...(fnMatch || keyed ? { own, n: 0 } : {}),
       };
       this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
       this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: call.event });
@@ -236,22 +262,35 @@ export class DurableRun {
     // registers from just after it, so register-or-answer still sees every later event exactly once.
     // (Events of the same millisecond as a passed-over one are not looked at.)
     for (let hops = 0; ; hops++) {
-      const id = reached.n ? `${reached.id as string}:${reached.n}` : reached.id as string;
+      const id = reached.n ? `${reached.id as string}:${reached.n}` : (reached.id as string);
       this.waitIds.add(id);
       let st: WaitState | null = await this.deps.waits.register({
-        id, key: reached.key as string, event: reached.ev, since: reached.since ?? now, dueAt: reached.due, run: this.runRef,
+        id,
+        key: reached.key as string,
+        event: reached.ev,
+        since: reached.since ?? now,
+        dueAt: reached.due,
+        run: this.runRef,
       });
       if (st.status === 'pending' && reached.due <= now) st = await this.deps.waits.settle(id, now);
       if (st?.status === 'matched' && st.match) {
         const got = JSON.parse(st.match.body) as WorkspaceEvent<E>;
         if (reached.own !== undefined && typeof match !== 'string' && !takes(match, reached.own, got)) {
-          if (hops > 10_000) throw new Error(`ctx.waitForEvent("${name}"): more than 10 000 events of ${reached.ev as string} passed over in one run`);
+          if (hops > 10_000)
+            throw new Error(`ctx.waitForEvent("${name}"): more than 10 000 events of ${reached.ev as string} passed over in one run`);
           reached = { ...reached, since: st.match.receivedAt, n: (reached.n ?? 0) + 1 };
           this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
           continue;
         }
         this.fresh.set(`o:${name}`, JSON.stringify({ r: 'event', e: st.match.body, d: st.match.deliveryKey } satisfies Over));
-        this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, outcome: 'event', event: reached.ev, eventKey: st.match.deliveryKey });
+        this.observe?.wait({
+          name,
+          kind: 'wait-for-event',
+          dueAt: reached.due,
+          outcome: 'event',
+          event: reached.ev,
+          eventKey: st.match.deliveryKey,
+        });
         return got;
       }
       if (st === null || st.status === 'timeout') {
@@ -267,9 +306,15 @@ export class DurableRun {
 
   private stateKey(): string {
     const st = this.handler.workflow.state;
-    if (st === null) throw new HandlerConfigError(`handler "${this.handler.id}" uses ctx.state but has neither "state" nor "orderBy": add state: { key: 'conversation' } (or 'contact', or a function)`);
+    if (st === null) {
+      throw new HandlerConfigError(
+        `handler "${this.handler.id}" uses ctx.state but has neither "state" nor "orderBy": ` +
+          "add state: { key: 'conversation' } (or 'contact', or a function)",
+      );
+    }
     const k = keyOf(st.key, this.data.event);
-    if (k === null) throw new HandlerConfigError(`handler "${this.handler.id}" uses ctx.state, but its event ${this.data.event.name} has no state key`);
+    if (k === null)
+      throw new HandlerConfigError(`handler "${this.handler.id}" uses ctx.state, but its event ${this.data.event.name} has no state key`);
     return k;
   }
 
@@ -309,7 +354,7 @@ export class DurableRun {
   readonly memo: WriteMemo = {
     get: (key) => {
       const v = this.field(`m:${key}`);
-      return v === undefined ? undefined : JSON.parse(v) as ReturnType<WriteMemo['get']>;
+      return v === undefined ? undefined : (JSON.parse(v) as ReturnType<WriteMemo['get']>);
     },
     set: (key, w) => {
       this.fresh.set(`m:${key}`, JSON.stringify(w));
@@ -328,8 +373,12 @@ export class DurableRun {
       const held = this.loaded.get(`h:${name}`);
       const waitId = r.id ? (r.n ? `${r.id}:${r.n}` : r.id) : undefined;
       return {
-        name, kind: r.k === 'sleep' ? 'sleep' : 'wait-for-event', dueAt: r.due,
-        ...(waitId ? { waitId } : {}), ...(r.ev ? { event: r.ev } : {}), ...(r.own ?? r.key ? { key: r.own ?? r.key } : {}),
+        name,
+        kind: r.k === 'sleep' ? 'sleep' : 'wait-for-event',
+        dueAt: r.due,
+        ...(waitId ? { waitId } : {}),
+        ...(r.ev ? { event: r.ev } : {}),
+        ...((r.own ?? r.key) ? { key: r.own ?? r.key } : {}),
         ...(held ? { heldSince: Number(held) } : {}),
       };
     }
@@ -354,8 +403,16 @@ export class DurableRun {
   /** The list entry of a parked run. */
   parkedEntry(req: ParkRequest, queue: string, jobId: string): ParkedRun {
     return {
-      scope: this.scope, name: req.name, handler: this.handler.id, deliveryKey: this.data.key, kind: req.kind, dueAt: req.dueAt,
-      ...(req.event ? { event: req.event } : {}), ...(req.key ? { key: req.key } : {}), queue, jobId,
+      scope: this.scope,
+      name: req.name,
+      handler: this.handler.id,
+      deliveryKey: this.data.key,
+      kind: req.kind,
+      dueAt: req.dueAt,
+      ...(req.event ? { event: req.event } : {}),
+      ...(req.key ? { key: req.key } : {}),
+      queue,
+      jobId,
     };
   }
 }

@@ -48,7 +48,14 @@ export type DueCheck =
   /** A cancelOn event answered the run while it slept or waited. */
   | { readonly kind: 'cancelled'; readonly hit: WaitState }
   /** Hold it until `until`: `pending` was received at or before its due time and is not fanned out yet. */
-  | { readonly kind: 'hold'; readonly parkedIn: ParkedIn; readonly pending: PendingDelivery; readonly since: number; readonly until: number; readonly waitIds: readonly string[] }
+  | {
+      readonly kind: 'hold';
+      readonly parkedIn: ParkedIn;
+      readonly pending: PendingDelivery;
+      readonly since: number;
+      readonly until: number;
+      readonly waitIds: readonly string[];
+    }
   /** Run it; `overdue`: it was held for `heldMs`, the cap, and `pending` is still not fanned out. */
   | { readonly kind: 'go'; readonly overdue?: { readonly parkedIn: ParkedIn; readonly pending: PendingDelivery; readonly heldMs: number } };
 
@@ -79,5 +86,12 @@ export async function checkDue(run: Pick<DurableRun, 'parkedIn'>, cancels: reado
   const since = fenced.heldSince ?? deps.now;
   const heldMs = deps.now - since;
   if (heldMs >= (deps.maxMs ?? HOLD_MAX_MS)) return { kind: 'go', overdue: { parkedIn: fenced, pending, heldMs } };
-  return { kind: 'hold', parkedIn: fenced, pending, since, until: deps.now + holdStep(heldMs), waitIds: waitId ? [waitId, ...cancels] : [...cancels] };
+  return {
+    kind: 'hold',
+    parkedIn: fenced,
+    pending,
+    since,
+    until: deps.now + holdStep(heldMs),
+    waitIds: waitId ? [waitId, ...cancels] : [...cancels],
+  };
 }

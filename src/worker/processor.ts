@@ -45,11 +45,17 @@ export type HandlerJobDecision = AttemptDecision<SkipReason>;
 /** Why a run was completed without running its handler. */
 export type SkipReason = 'max_age' | 'stale' | 'already_completed' | 'burst_gone';
 
-/** What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death; a due run, the oldest delivery not fanned out yet. */
+/**
+ * What a run asks of flow control (src/queue/flow.ts): its turn in its key's line, its burst, its release, its death; a
+ * due run, the oldest delivery not fanned out yet.
+ */
 export type FlowPorts = Pick<FlowControl, 'claim' | 'release' | 'take' | 'finish' | 'onDead'> & Partial<Pick<FlowControl, 'oldestPending'>>;
 
 export interface HandlerProcessorDeps {
-  /** The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the current version once. */
+  /**
+   * The handlers this process runs and their settings; replaceable while it runs (`switchyard dev`): each job reads the
+   * current version once.
+   */
   readonly set: Pick<HandlerSet, 'current'>;
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
@@ -82,16 +88,23 @@ export const UNCLAIMED_MS = 60 * 60_000;
  * (or hands the job back when this process does not run it) and decides what
  * becomes of the job. Knows nothing of BullMQ, so it is tested without it.
  */
-export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: HandlerJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
+export function createHandlerProcessor(
+  deps: HandlerProcessorDeps,
+): (job: HandlerJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
   const sleep = deps.sleep ?? ((ms: number) => defaultSleep(ms));
   const unclaimedWarned = new Set<string>();
   const bus = deps.lifecycle;
   if (!bus) return (job, signal) => runJob(job, signal, undefined);
-  return (job, signal) => (bus.active ? bus.attempt(attemptOf(job), (observe) => runJob(job, signal, observe)) : runJob(job, signal, undefined));
+  return (job, signal) =>
+    bus.active ? bus.attempt(attemptOf(job), (observe) => runJob(job, signal, observe)) : runJob(job, signal, undefined);
 
-  async function runJob(job: HandlerJobView, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): Promise<HandlerJobDecision> {
+  async function runJob(
+    job: HandlerJobView,
+    signal: AbortSignal | undefined,
+    observe: AttemptObserver | undefined,
+  ): Promise<HandlerJobDecision> {
     // One version per job: a reload while it runs does not change what it runs with.
     const version = deps.set.current();
     const handler = version.handlers.get(job.data.handlerId);
@@ -100,7 +113,10 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       // and dead-letter it with the reason once nobody has claimed it for UNCLAIMED_MS.
       const age = now() - job.timestamp;
       if (age > UNCLAIMED_MS) {
-        return { kind: 'dead', reason: `no worker runs handler "${job.data.handlerId}" (narrowed out by HANDLERS everywhere, or its module was removed)` };
+        return {
+          kind: 'dead',
+          reason: `no worker runs handler "${job.data.handlerId}" (narrowed out by HANDLERS everywhere, or its module was removed)`,
+        };
       }
       if (!unclaimedWarned.has(job.data.handlerId)) {
         unclaimedWarned.add(job.data.handlerId);
@@ -159,21 +175,45 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     // The durable part of the run: its record when it parked before (a resumed or retried run).
     const dd = deps.durable;
     const queue = job.queue ?? 'handlers';
-    const durable = dd ? new DurableRun({ ...dd, now }, handler, data, `${queue}|${job.id}`, data.parked || job.data.parked ? await dd.records.load(jobScope(data, handler.id)) : new Map(), observe) : undefined;
-    const cancels = durable && handler.workflow.cancelOn.length > 0 ? handler.workflow.cancelOn.map((_, i) => cancelId(durable.scope, i)) : [];
+    const durable = dd
+      ? new DurableRun(
+          { ...dd, now },
+          handler,
+          data,
+          `${queue}|${job.id}`,
+          data.parked || job.data.parked ? await dd.records.load(jobScope(data, handler.id)) : new Map(),
+          observe,
+        )
+      : undefined;
+    const cancels =
+      durable && handler.workflow.cancelOn.length > 0 ? handler.workflow.cancelOn.map((_, i) => cancelId(durable.scope, i)) : [];
     if (durable && dd && (data.parked || job.data.parked)) {
       // Cancelled while it slept or waited (cancelOn): no further step runs. Due, but a delivery accepted before
       // its due time is not fanned out yet: held (src/worker/hold.ts).
       const due = await checkDue(durable, cancels, {
         oldestPending: async () => (await flow?.oldestPending?.()) ?? null,
-        states: (ids) => dd.waits.states(ids), now: now(), ...(dd.holdMaxMs === undefined ? {} : { maxMs: dd.holdMaxMs }),
+        states: (ids) => dd.waits.states(ids),
+        now: now(),
+        ...(dd.holdMaxMs === undefined ? {} : { maxMs: dd.holdMaxMs }),
       });
       if (due.kind === 'cancelled') return cancelled(job, handler, data, durable, due.hit, observe);
       if (due.kind === 'hold') return held(job, handler, data, durable, due, observe);
       if (due.overdue) {
         const { parkedIn, pending, heldMs } = due.overdue;
-        deps.log.warn({ handler: handler.id, delivery: data.key, wait: parkedIn.name, dueAt: new Date(parkedIn.dueAt).toISOString(), pending: pending.key, receivedAt: new Date(pending.at).toISOString(), heldMs },
-          'run held past its due time for the longest allowed: it goes on now, though a delivery received before its due time is still not fanned out (workers behind, or the delivery lost); that delivery cannot answer it any more');
+        deps.log.warn(
+          {
+            handler: handler.id,
+            delivery: data.key,
+            wait: parkedIn.name,
+            dueAt: new Date(parkedIn.dueAt).toISOString(),
+            pending: pending.key,
+            receivedAt: new Date(pending.at).toISOString(),
+            heldMs,
+          },
+          'run held past its due time for the longest allowed: it goes on now, ' +
+            'though a delivery received before its due time is still not fanned out (workers behind, or the delivery lost); ' +
+            'that delivery cannot answer it any more',
+        );
       }
     }
     const outcome = await runHandler(handler, data, {
@@ -195,18 +235,39 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
       // The run sleeps or waits (whatever the handler did after asking: the request stands). Its cancelOn
       // entries are registered (looking back to its own event's receipt: a cancelling event that came while
       // it ran counts) before it parks; one already answered cancels it now.
-      const entries = await Promise.all(handler.workflow.cancelOn.map(async (c, i) => {
-        const key = matchKey(c.match, data.event, `${handler.id}:${i}`);
-        return key === null ? null : dd.waits.register({ id: cancelId(durable.scope, i), key, event: c.event, since: durable.receivedMs, dueAt: null, run: `${queue}|${job.id}`, cancel: true });
-      }));
+      const entries = await Promise.all(
+        handler.workflow.cancelOn.map(async (c, i) => {
+          const key = matchKey(c.match, data.event, `${handler.id}:${i}`);
+          return key === null
+            ? null
+            : dd.waits.register({
+                id: cancelId(durable.scope, i),
+                key,
+                event: c.event,
+                since: durable.receivedMs,
+                dueAt: null,
+                run: `${queue}|${job.id}`,
+                cancel: true,
+              });
+        }),
+      );
       const hit = entries.find((st): st is WaitState => st?.status === 'cancelled');
       if (hit) return cancelled(job, handler, data, durable, hit, observe);
       if (!(data.parked || job.data.parked)) await job.markParked?.();
       await dd.records.save(durable.scope, durable.fresh, durable.keepFor(parked.dueAt), durable.parkedEntry(parked, queue, job.id));
-      deps.log.info({ handler: handler.id, delivery: data.key, wait: parked.name, kind: parked.kind, dueAt: new Date(parked.dueAt).toISOString() }, 'run parked');
+      deps.log.info(
+        { handler: handler.id, delivery: data.key, wait: parked.name, kind: parked.kind, dueAt: new Date(parked.dueAt).toISOString() },
+        'run parked',
+      );
       // An ordered run that waits keeps its key's turn: it is not released, so later runs of its key stay
       // parked behind it until it completes (or is cancelled, or dead-lettered and released).
-      return { kind: 'wait', until: parked.dueAt, name: parked.name, wait: parked.kind, waitIds: [...(parked.waitId ? [parked.waitId] : []), ...cancels] };
+      return {
+        kind: 'wait',
+        until: parked.dueAt,
+        name: parked.name,
+        wait: parked.kind,
+        waitIds: [...(parked.waitId ? [parked.waitId] : []), ...cancels],
+      };
     }
     const decision = decide(outcome);
     // Both sent at once, in this order, on the one worker connection (Redis runs them in that order): one round trip.
@@ -232,22 +293,58 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
   }
 
   /** Due, but a delivery received before its due time is not fanned out yet: parked again for a moment, no attempt spent. */
-  async function held(job: HandlerJobView, handler: Handler, data: HandlerJobData, durable: DurableRun, h: Extract<DueCheck, { kind: 'hold' }>, observe: AttemptObserver | undefined): Promise<HandlerJobDecision> {
+  async function held(
+    job: HandlerJobView,
+    handler: Handler,
+    data: HandlerJobData,
+    durable: DurableRun,
+    h: Extract<DueCheck, { kind: 'hold' }>,
+    observe: AttemptObserver | undefined,
+  ): Promise<HandlerJobDecision> {
     const { parkedIn, pending } = h;
     if (parkedIn.heldSince === undefined) {
       // Its first hold: remembered in its record, so the cap counts from here across attempts and workers.
       const dd = deps.durable as NonNullable<typeof deps.durable>;
       durable.holding(parkedIn.name, h.since);
-      await dd.records.save(durable.scope, durable.fresh, durable.keepFor(parkedIn.dueAt), durable.parkedEntry(parkedIn, job.queue ?? 'handlers', job.id));
+      await dd.records.save(
+        durable.scope,
+        durable.fresh,
+        durable.keepFor(parkedIn.dueAt),
+        durable.parkedEntry(parkedIn, job.queue ?? 'handlers', job.id),
+      );
     }
-    observe?.wait({ name: parkedIn.name, kind: parkedIn.kind, dueAt: parkedIn.dueAt, outcome: 'held', eventKey: pending.key, ...(parkedIn.event ? { event: parkedIn.event } : {}) });
-    deps.log.debug({ handler: handler.id, delivery: data.key, wait: parkedIn.name, dueAt: new Date(parkedIn.dueAt).toISOString(), pending: pending.key, receivedAt: new Date(pending.at).toISOString(), until: new Date(h.until).toISOString() },
-      'run held at its due time: a delivery received before it is not fanned out yet');
+    observe?.wait({
+      name: parkedIn.name,
+      kind: parkedIn.kind,
+      dueAt: parkedIn.dueAt,
+      outcome: 'held',
+      eventKey: pending.key,
+      ...(parkedIn.event ? { event: parkedIn.event } : {}),
+    });
+    deps.log.debug(
+      {
+        handler: handler.id,
+        delivery: data.key,
+        wait: parkedIn.name,
+        dueAt: new Date(parkedIn.dueAt).toISOString(),
+        pending: pending.key,
+        receivedAt: new Date(pending.at).toISOString(),
+        until: new Date(h.until).toISOString(),
+      },
+      'run held at its due time: a delivery received before it is not fanned out yet',
+    );
     return { kind: 'wait', until: h.until, name: parkedIn.name, wait: parkedIn.kind, waitIds: h.waitIds };
   }
 
   /** A cancelOn event ended the run while it slept or waited: recorded `cancelled`, its key released, no further step. */
-  async function cancelled(job: HandlerJobView, handler: Handler, data: HandlerJobData, durable: DurableRun, hit: WaitState, observe: AttemptObserver | undefined): Promise<HandlerJobDecision> {
+  async function cancelled(
+    job: HandlerJobView,
+    handler: Handler,
+    data: HandlerJobData,
+    durable: DurableRun,
+    hit: WaitState,
+    observe: AttemptObserver | undefined,
+  ): Promise<HandlerJobDecision> {
     const dd = deps.durable as NonNullable<typeof deps.durable>;
     const by = hit.match?.deliveryKey ?? '';
     observe?.wait({ name: 'cancelOn', kind: 'wait-for-event', dueAt: now(), outcome: 'cancelled', event: hit.event, eventKey: by });
@@ -260,8 +357,18 @@ export function createHandlerProcessor(deps: HandlerProcessorDeps): (job: Handle
     return { kind: 'completed', result: { ms: 0, cancelled: by || hit.event } };
   }
 
-  function skip(handler: Handler, data: HandlerJobData, reason: SkipReason, level: 'info' | 'debug', observe: AttemptObserver | undefined, extra: object = {}): HandlerJobDecision {
-    deps.log[level]({ handler: handler.id, delivery: data.key, event: data.event.name, reason, ...extra }, `run skipped: ${SKIP_TEXT[reason]}`);
+  function skip(
+    handler: Handler,
+    data: HandlerJobData,
+    reason: SkipReason,
+    level: 'info' | 'debug',
+    observe: AttemptObserver | undefined,
+    extra: object = {},
+  ): HandlerJobDecision {
+    deps.log[level](
+      { handler: handler.id, delivery: data.key, event: data.event.name, reason, ...extra },
+      `run skipped: ${SKIP_TEXT[reason]}`,
+    );
     observe?.skipped(reason, data.event.name);
     return { kind: 'completed', result: { ms: 0, skipped: reason } };
   }
@@ -292,14 +399,22 @@ function jobScope(data: HandlerJobData, handlerId: string): string {
 function attemptOf(job: HandlerJobView): AttemptRef {
   const { data } = job;
   return {
-    kind: 'handler', queue: job.queue ?? 'handlers', jobId: job.id, key: data.key, handler: data.handlerId, event: data.event.name,
-    number: job.attemptsMade + 1, attempts: job.attempts, startedAt: Date.now(), traceparent: data.traceparent,
+    kind: 'handler',
+    queue: job.queue ?? 'handlers',
+    jobId: job.id,
+    key: data.key,
+    handler: data.handlerId,
+    event: data.event.name,
+    number: job.attemptsMade + 1,
+    attempts: job.attempts,
+    startedAt: Date.now(),
+    traceparent: data.traceparent,
     ...(job.waitMs !== undefined ? { waitMs: job.waitMs } : {}),
   };
 }
 
 const SKIP_TEXT: Record<SkipReason, string> = {
-  max_age: 'the event is older than the handler\'s maxAge',
+  max_age: "the event is older than the handler's maxAge",
   stale: 'an event of the same key created later was already applied (skipStale)',
   already_completed: 'this run already completed (its worker stopped before recording it)',
   burst_gone: 'its debounce burst was already run',

@@ -5,7 +5,9 @@ import { classify, onAttempt, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
 import { eventOf, type HandlerJobData } from '../queue/jobs.js';
 
-export type RunOutcome = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly ms: number; readonly verdict: Verdict; readonly error: unknown };
+export type RunOutcome =
+  | { readonly ok: true; readonly ms: number }
+  | { readonly ok: false; readonly ms: number; readonly verdict: Verdict; readonly error: unknown };
 
 /**
  * Runs one handler on one delivery and classifies a failure (a retryable one
@@ -31,11 +33,16 @@ export async function runHandler(
   const signal = timeout === undefined ? deps.signal : timeout.signal;
   const ctx = createContext({ ...deps, log, signal, handlerId: handler.id });
   try {
-    await (timeout === undefined ? handler.handle(eventOf(job), ctx) : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log));
+    await (timeout === undefined
+      ? handler.handle(eventOf(job), ctx)
+      : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log));
     const ms = performance.now() - started;
     if (deps.durable?.parked) {
       // It asked to sleep or wait and swallowed the signal: parked all the same (its return is ignored).
-      log.warn({ wait: deps.durable.parked.name }, 'handler returned normally after a sleep or wait parked it (it caught the park signal); parked anyway');
+      log.warn(
+        { wait: deps.durable.parked.name },
+        'handler returned normally after a sleep or wait parked it (it caught the park signal); parked anyway',
+      );
       return { ok: true, ms };
     }
     log.info({ outcome: 'completed', ms: Math.round(ms) }, 'handler done');

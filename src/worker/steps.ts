@@ -1,4 +1,3 @@
-
 import type { RedisClient } from '../redis/connection.js';
 /**
  * Where `ctx.step` results live: one entry per (delivery, handler, step name).
@@ -13,7 +12,11 @@ export interface StepStore {
 
 /** Redis-backed steps; entries expire after `ttlMs` (longer than any retry horizon). */
 export class RedisStepStore implements StepStore {
-  constructor(private readonly redis: RedisClient, private readonly prefix: string, private readonly ttlMs: number) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    private readonly ttlMs: number,
+  ) {}
 
   private key(scope: string, step: string): string {
     return `${this.prefix}:step:${scope}:${step}`;

@@ -41,7 +41,7 @@ export interface VirtualStateDeps {
 }
 
 /** Through JSON, as the worker keeps it (a value read is never the object written). */
-export const jsonCopy = <T>(value: T): T => (value === undefined ? value : JSON.parse(JSON.stringify(value)) as T);
+export const jsonCopy = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
 /** The `ctx.state` of one run on `deps.store`. */
 export function virtualState(deps: VirtualStateDeps): HandlerState {
@@ -49,10 +49,13 @@ export function virtualState(deps: VirtualStateDeps): HandlerState {
   const stateKey = (): string => {
     const st = policy.state;
     if (st === null) {
-      throw new HandlerConfigError(`handler "${deps.handlerId}" uses ctx.state but has neither "orderBy" nor "state: { key }": give it one of them`);
+      throw new HandlerConfigError(
+        `handler "${deps.handlerId}" uses ctx.state but has neither "orderBy" nor "state: { key }": give it one of them`,
+      );
     }
     const key = keyOf(st.key, deps.event);
-    if (key === null) throw new HandlerConfigError(`handler "${deps.handlerId}" uses ctx.state, but its event ${deps.event.name} has no state key`);
+    if (key === null)
+      throw new HandlerConfigError(`handler "${deps.handlerId}" uses ctx.state, but its event ${deps.event.name} has no state key`);
     return key;
   };
   const read = (key: string): unknown => {

@@ -4,7 +4,20 @@ import { keyOf } from '../handler/flow.js';
 import type { Duration } from '../handler/options.js';
 import type { MatchOption, SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
 import {
-  callLabel, checkName, checkReach, durationMs, durationValue, limitsFromEnv, nameTwice, ownKey, sleepOptions, takes, timeMs, timeValue, waitCall, type WorkflowLimits,
+  callLabel,
+  checkName,
+  checkReach,
+  durationMs,
+  durationValue,
+  limitsFromEnv,
+  nameTwice,
+  ownKey,
+  sleepOptions,
+  takes,
+  timeMs,
+  timeValue,
+  waitCall,
+  type WorkflowLimits,
 } from '../handler/workflow-calls.js';
 import type { WorkflowPolicy } from '../handler/workflow-policy.js';
 import { addBusinessTime } from '../recipes/business-time.js';
@@ -41,7 +54,10 @@ export interface VirtualWait {
   readonly startedAt: string;
   /** When it was due to end: the sleep's end (business hours counted), the wait's timeout. */
   readonly due: string;
-  /** `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn` event ended the run. */
+  /**
+   * `slept`: to its end; `matched`: the wait got an event; `timed_out`: the wait returned null; `cancelled`: a `cancelOn`
+   * event ended the run.
+   */
   readonly outcome: 'slept' | 'matched' | 'timed_out' | 'cancelled';
   /** The event matched (`matched`) or that cancelled the run (`cancelled`). */
   readonly event?: WorkspaceEvent;
@@ -71,7 +87,8 @@ const NEVER = new Promise<never>(() => {});
 /** A time as `ctx.sleepUntil` takes it (Date, ISO text, ms), in ms; a TypeError naming `what` otherwise (test kit inputs). */
 export function timeOf(what: string, value: unknown): number {
   const ms = timeValue(value);
-  if (!Number.isFinite(ms)) throw new TypeError(`${what} must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(value))}`);
+  if (!Number.isFinite(ms))
+    throw new TypeError(`${what} must be a Date, an ISO time or ms since the epoch, got ${JSON.stringify(String(value))}`);
   return ms;
 }
 
@@ -79,7 +96,8 @@ export function timeOf(what: string, value: unknown): number {
 export function durationOf(what: string, value: unknown, allowZero: boolean): number {
   const ms = durationValue(value);
   if (!(ms > 0 || (allowZero && ms === 0))) {
-    throw new TypeError(`${what} must be a ${allowZero ? '' : 'positive '}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`);
+    const kind = allowZero ? '' : 'positive ';
+    throw new TypeError(`${what} must be a ${kind}duration such as '15m' or a number of milliseconds, got ${JSON.stringify(value)}`);
   }
   return ms;
 }
@@ -118,7 +136,12 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
   const { own, events: others, policy } = deps;
   const stateKey = ownStateKey(policy, own.event);
   const initial = stateKey === null ? undefined : deps.state.get(stateKey);
-  const record: WorkflowRecord = { waits: [], cancelled: false, clock: own.receivedAt, state: initial === undefined ? null : jsonCopy(initial.value) };
+  const record: WorkflowRecord = {
+    waits: [],
+    cancelled: false,
+    clock: own.receivedAt,
+    state: initial === undefined ? null : jsonCopy(initial.value),
+  };
   const names = new Set<string>();
   const done = (wait: VirtualWait, waitedFor: EventName | undefined, by?: Arrival): void => {
     record.waits.push(wait);
@@ -135,7 +158,10 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
     return label;
   };
 
-  /** The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when it came earlier). */
+  /**
+   * The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when
+   * it came earlier).
+   */
   const canceller = (due: number): Arrival | null => {
     let first: Arrival | null = null;
     for (const a of others) {
@@ -165,7 +191,11 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
   };
 
   const state = virtualState({
-    handlerId: deps.handlerId, policy, event: own.event, store: deps.state, clock: () => record.clock,
+    handlerId: deps.handlerId,
+    policy,
+    event: own.event,
+    store: deps.state,
+    clock: () => record.clock,
     onAccess: (access) => {
       if (access.op !== 'get') record.state = jsonCopy(access.value);
       deps.onEntry?.({ type: 'state', access });
@@ -251,7 +281,10 @@ export function withVirtualWorkflow<H extends Handler>(
       record = made.record;
       const { workflow } = made;
       // Every member of ctx stays its own (a handler that lists or spreads ctx sees them all), the workflow ones replaced.
-      const withWorkflow = Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(ctx), ...Object.getOwnPropertyDescriptors(workflow) }) as HandlerContext;
+      const withWorkflow = Object.defineProperties(
+        {},
+        { ...Object.getOwnPropertyDescriptors(ctx), ...Object.getOwnPropertyDescriptors(workflow) },
+      ) as HandlerContext;
       await Promise.race([handler.handle(event as never, withWorkflow), ended]);
     },
   };

@@ -85,7 +85,13 @@ export function eventWaits(deps: EventWaitsDeps): (event: WorkspaceEvent, delive
     const receivedAt = Date.parse(delivery.receivedAt);
     const body = JSON.stringify({ id: event.id, name: event.name, createdAt: event.createdAt, data: event.data });
     const woken = await deps.waits.deliver(
-      { deliveryKey: delivery.key, name: event.name, receivedAt: Number.isFinite(receivedAt) ? receivedAt : now(), body, keys: eventMatchKeys(event, handlers) },
+      {
+        deliveryKey: delivery.key,
+        name: event.name,
+        receivedAt: Number.isFinite(receivedAt) ? receivedAt : now(),
+        body,
+        keys: eventMatchKeys(event, handlers),
+      },
       now(),
       true,
     );
@@ -94,16 +100,21 @@ export function eventWaits(deps: EventWaitsDeps): (event: WorkspaceEvent, delive
 }
 
 async function wakeAll(deps: Pick<EventWaitsDeps, 'waits' | 'wake' | 'log'>, woken: readonly WokenRun[]): Promise<void> {
-  await Promise.all(woken.map(async (w) => {
-    await deps.wake(w.run);
-    await deps.waits.ack(w.id);
-    deps.log.debug({ wait: w.id, run: w.run }, 'run woken by an event');
-  }));
+  await Promise.all(
+    woken.map(async (w) => {
+      await deps.wake(w.run);
+      await deps.waits.ack(w.id);
+      deps.log.debug({ wait: w.id, run: w.run }, 'run woken by an event');
+    }),
+  );
 }
 
 /** Redoes the wake-ups queued more than `graceMs` ago and never acknowledged (their waker died); how many. */
 export async function sweepWakes(deps: Pick<EventWaitsDeps, 'waits' | 'wake' | 'log'>, now: number, graceMs = 5_000): Promise<number> {
   const stale = await deps.waits.stale(now - graceMs);
-  await wakeAll(deps, stale.map((s) => ({ id: s.id, run: s.state.run })));
+  await wakeAll(
+    deps,
+    stale.map((s) => ({ id: s.id, run: s.state.run })),
+  );
   return stale.length;
 }

@@ -16,13 +16,27 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
 /** A context that talks to `base` only (anything else, e.g. a web font, is aborted: nothing leaves the machine). */
-export async function isolatedContext(browser: Browser, base: string, credentials?: { username: string; password: string }): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(credentials ? { httpCredentials: credentials } : {}) });
+export async function isolatedContext(
+  browser: Browser,
+  base: string,
+  credentials?: { username: string; password: string },
+): Promise<BrowserContext> {
+  const ctx = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    ...(credentials ? { httpCredentials: credentials } : {}),
+  });
   await ctx.route('**/*', (route) => (route.request().url().startsWith(`${base}/`) ? route.continue() : route.abort()));
   return ctx;
 }

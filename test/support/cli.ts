@@ -27,12 +27,20 @@ export function runCli(args: string[], env: Record<string, string>, cwd?: string
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
     // Run from the repository (no cwd): its `.switchyard/` is the developer's, so a state directory of the test's own.
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...(cwd === undefined ? { SWITCHYARD_HOME: hermeticHome() } : {}), ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      ...(cwd === undefined ? { SWITCHYARD_HOME: hermeticHome() } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   const listeners = new Set<() => void>();
-  const onData = (d: Buffer) => { out += d.toString(); for (const l of listeners) l(); };
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    for (const l of listeners) l();
+  };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
@@ -44,12 +52,29 @@ export function runCli(args: string[], env: Record<string, string>, cwd?: string
       new Promise((res, rej) => {
         const check = () => {
           const m = out.match(re);
-          if (m) { cleanup(); res(m); }
+          if (m) {
+            cleanup();
+            res(m);
+          }
         };
-        const timer = setTimeout(() => { cleanup(); rej(new Error(`timed out waiting for ${re}; output:\n${out}`)); }, timeoutMs);
-        const cleanup = () => { clearTimeout(timer); listeners.delete(check); };
+        const timer = setTimeout(() => {
+          cleanup();
+          rej(new Error(`timed out waiting for ${re}; output:\n${out}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
         listeners.add(check);
-        void exited.then(() => { if (listeners.has(check)) { check(); if (listeners.has(check)) { cleanup(); rej(new Error(`process exited before ${re}; output:\n${out}`)); } } });
+        void exited.then(() => {
+          if (listeners.has(check)) {
+            check();
+            if (listeners.has(check)) {
+              cleanup();
+              rej(new Error(`process exited before ${re}; output:\n${out}`));
+            }
+          }
+        });
         check();
       }),
     stop: async (signal = 'SIGTERM', timeoutMs = 15_000) => {

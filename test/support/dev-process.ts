@@ -21,15 +21,26 @@ export interface ServiceProcess {
 }
 
 /** Spawns `switchyard <command> [...args]` in `cwd`, in a process group of its own, with only PATH, HOME and `env`. */
-export function startServiceProcess(command: string, cwd: string, env: Record<string, string>, args: readonly string[] = []): ServiceProcess {
+export function startServiceProcess(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): ServiceProcess {
   assertBuilt();
   const child = spawn(process.execPath, [BIN, command, ...args], {
-    cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LOG_LEVEL: 'info', ...env },
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const exited = new Promise<number | null>((r) => {
     if (child.exitCode !== null) r(child.exitCode);
     else child.once('exit', (code) => r(code));
@@ -44,7 +55,9 @@ export function startServiceProcess(command: string, cwd: string, env: Record<st
       await waitFor(() => {
         if (child.exitCode !== null) throw new Error(`switchyard ${command} exited (${child.exitCode}) before ${re}:\n${out}`);
         return count(re) >= times;
-      }, ms).catch((err: unknown) => { throw new Error(`${String(err)}: no ${times}× ${re} in:\n${out}`); });
+      }, ms).catch((err: unknown) => {
+        throw new Error(`${String(err)}: no ${times}× ${re} in:\n${out}`);
+      });
     },
   };
 }
@@ -74,7 +87,13 @@ export function devRuns() {
 export async function stopServiceProcess(p: ServiceProcess): Promise<number | null> {
   const group = p.child.pid;
   if (group === undefined) return p.child.exitCode;
-  const killGroup = (signal: NodeJS.Signals) => { try { process.kill(-group, signal); } catch { /* gone */ } };
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-group, signal);
+    } catch {
+      /* gone */
+    }
+  };
   if (p.child.exitCode === null && p.child.signalCode === null) {
     killGroup('SIGTERM');
     const t = setTimeout(() => killGroup('SIGKILL'), 15_000);
@@ -99,11 +118,14 @@ export function userProject(label: string, handlers: Record<string, string>): st
 /** Process ids of the redis-servers serving data directory `dir` (Linux: their working directory). */
 export function redisServersOn(dir: string): number[] {
   const abs = resolve(dir);
-  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
-    try {
-      return readFileSync(`/proc/${e}/comm`, 'utf8').trim() === 'redis-server' && readlinkSync(`/proc/${e}/cwd`) === abs;
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        return readFileSync(`/proc/${e}/comm`, 'utf8').trim() === 'redis-server' && readlinkSync(`/proc/${e}/cwd`) === abs;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

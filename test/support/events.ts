@@ -28,7 +28,11 @@ export interface BodyOptions {
  * in conversation 1 with text `hi`, whatever the event: enough for tests of the
  * receiver and the queue, which check the envelope and not the data.
  */
-export function eventBody(event = 'message.received', data?: object, { id = newEventId(), createdMs = Date.now() }: BodyOptions = {}): string {
+export function eventBody(
+  event = 'message.received',
+  data?: object,
+  { id = newEventId(), createdMs = Date.now() }: BodyOptions = {},
+): string {
   return JSON.stringify({ id, event, created_at: iso(createdMs), data: data ?? messageData('message.received', 1, 'hi', createdMs) });
 }
 
@@ -36,8 +40,16 @@ export function eventBody(event = 'message.received', data?: object, { id = newE
 export function messageData(event: 'message.received' | 'message.sent', conv: number, body: string, createdMs = Date.now()): object {
   const inbound = event === 'message.received';
   return {
-    id: Math.floor(Math.random() * 1e9), conversation_id: conv, type: 'message', direction: inbound ? 'inbound' : 'outbound',
-    sender_type: inbound ? 'contact' : 'user', user_id: null, body, content_type: 'text', status: null, created_at: iso(createdMs),
+    id: Math.floor(Math.random() * 1e9),
+    conversation_id: conv,
+    type: 'message',
+    direction: inbound ? 'inbound' : 'outbound',
+    sender_type: inbound ? 'contact' : 'user',
+    user_id: null,
+    body,
+    content_type: 'text',
+    status: null,
+    created_at: iso(createdMs),
   };
 }
 
@@ -48,15 +60,30 @@ export function messageBody(event: 'message.received' | 'message.sent', conv: nu
 
 /** A conversation.* event: the conversation record, created a minute before the event. */
 export function conversationBody(event: string, conv: number, subject: string | null, createdMs = Date.now()): string {
-  return eventBody(event, {
-    id: conv, contact_id: 7, channel: { id: 1, name: 'WhatsApp', type: 'whatsapp' }, status: 'open', subject, assignee: { type: 'user', id: 21 },
-    last_message_at: iso(createdMs), closed_at: null, created_at: iso(createdMs - 60_000),
-  }, { createdMs });
+  return eventBody(
+    event,
+    {
+      id: conv,
+      contact_id: 7,
+      channel: { id: 1, name: 'WhatsApp', type: 'whatsapp' },
+      status: 'open',
+      subject,
+      assignee: { type: 'user', id: 21 },
+      last_message_at: iso(createdMs),
+      closed_at: null,
+      created_at: iso(createdMs - 60_000),
+    },
+    { createdMs },
+  );
 }
 
 /** A contact.lifecycle_changed event: `contact` moved to `stage`. */
 export function lifecycleBody(contact: number, stage: string, createdMs = Date.now()): string {
-  return eventBody('contact.lifecycle_changed', { contact_id: contact, previous: null, lifecycle: { id: 6, name: stage, role: null, outcome: null } }, { createdMs });
+  return eventBody(
+    'contact.lifecycle_changed',
+    { contact_id: contact, previous: null, lifecycle: { id: 6, name: stage, role: null, outcome: null } },
+    { createdMs },
+  );
 }
 
 /** The envelope id of a delivery body (any JSON envelope with an `id`). */

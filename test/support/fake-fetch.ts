@@ -26,8 +26,15 @@ export function fakeFetch(handler: (req: Recorded, n: number) => Answer | Promis
 }
 
 export const contact = (id = 1, extra: Record<string, unknown> = {}) => ({
-  id, name: 'Ada', phone: null, email: 'ada@example.test', lifecycle_stage_id: 1, blocked: false,
-  created_at: '2026-01-01T00:00:00+00:00', updated_at: '2026-01-01T00:00:00+00:00', ...extra,
+  id,
+  name: 'Ada',
+  phone: null,
+  email: 'ada@example.test',
+  lifecycle_stage_id: 1,
+  blocked: false,
+  created_at: '2026-01-01T00:00:00+00:00',
+  updated_at: '2026-01-01T00:00:00+00:00',
+  ...extra,
 });
 
 /** A sleep that records and returns at once, advancing a fake clock. */
@@ -57,7 +64,8 @@ export async function settle(fn: () => unknown, calls: readonly unknown[]): Prom
   try {
     const r = fn();
     if (typeof r === 'object' && r !== null && typeof (r as { then?: unknown }).then === 'function') await (r as PromiseLike<unknown>);
-    else if (typeof r === 'object' && r !== null && Symbol.asyncIterator in r) await (r as AsyncIterable<unknown>)[Symbol.asyncIterator]().next();
+    else if (typeof r === 'object' && r !== null && Symbol.asyncIterator in r)
+      await (r as AsyncIterable<unknown>)[Symbol.asyncIterator]().next();
     return { err: undefined, sent: calls.length - before };
   } catch (err) {
     return { err, sent: calls.length - before };

@@ -38,7 +38,9 @@ export async function startOtlpCollector(opts: { discard?: boolean } = {}): Prom
   const contentTypes: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => { if (!opts.discard) chunks.push(c); });
+    req.on('data', (c: Buffer) => {
+      if (!opts.discard) chunks.push(c);
+    });
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
         res.writeHead(404).end();
@@ -59,17 +61,41 @@ export async function startOtlpCollector(opts: { discard?: boolean } = {}): Prom
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    spans, bodies, contentTypes,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    spans,
+    bodies,
+    contentTypes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 // ── OTLP/JSON ───────────────────────────────────────────────────────────────
 
-interface JsonAnyValue { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number }
-interface JsonKeyValue { key: string; value: JsonAnyValue }
-interface JsonSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: JsonKeyValue[]; status?: { code?: number } }
-interface JsonTraces { resourceSpans?: { resource?: { attributes?: JsonKeyValue[] }; scopeSpans?: { spans?: JsonSpan[] }[] }[] }
+interface JsonAnyValue {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number;
+}
+interface JsonKeyValue {
+  key: string;
+  value: JsonAnyValue;
+}
+interface JsonSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: JsonKeyValue[];
+  status?: { code?: number };
+}
+interface JsonTraces {
+  resourceSpans?: { resource?: { attributes?: JsonKeyValue[] }; scopeSpans?: { spans?: JsonSpan[] }[] }[];
+}
 
 function jsonAttributes(kvs: JsonKeyValue[] | undefined): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
@@ -90,8 +116,14 @@ function decodeJson(body: Buffer): CollectedSpan[] {
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) {
         out.push({
-          traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind,
-          attributes: jsonAttributes(s.attributes), statusCode: s.status?.code ?? 0, resource,
+          traceId: s.traceId,
+          spanId: s.spanId,
+          parentSpanId: s.parentSpanId ?? '',
+          name: s.name,
+          kind: s.kind,
+          attributes: jsonAttributes(s.attributes),
+          statusCode: s.status?.code ?? 0,
+          resource,
         });
       }
     }
@@ -120,9 +152,13 @@ function* fields(buf: Buffer): Generator<Field> {
     const no = tag >>> 3;
     const wire = tag & 7;
     if (wire === 0) yield { no, wire, varint: varint() };
-    else if (wire === 1) { yield { no, wire, bytes: buf.subarray(i, i + 8) }; i += 8; }
-    else if (wire === 5) { yield { no, wire, bytes: buf.subarray(i, i + 4) }; i += 4; }
-    else if (wire === 2) {
+    else if (wire === 1) {
+      yield { no, wire, bytes: buf.subarray(i, i + 8) };
+      i += 8;
+    } else if (wire === 5) {
+      yield { no, wire, bytes: buf.subarray(i, i + 4) };
+      i += 4;
+    } else if (wire === 2) {
       const len = Number(varint());
       yield { no, wire, bytes: buf.subarray(i, i + len) };
       i += len;
@@ -173,7 +209,10 @@ function decodeProtobuf(body: Buffer): CollectedSpan[] {
     const resource: CollectedSpan['resource'] = {};
     const scopes: Buffer[] = [];
     for (const f of fields(rs.bytes)) {
-      if (f.no === 1 && f.bytes) for (const a of fields(f.bytes)) { if (a.no === 1 && a.bytes) protoKeyValue(a.bytes, resource); }
+      if (f.no === 1 && f.bytes)
+        for (const a of fields(f.bytes)) {
+          if (a.no === 1 && a.bytes) protoKeyValue(a.bytes, resource);
+        }
       if (f.no === 2 && f.bytes) scopes.push(f.bytes);
     }
     for (const scope of scopes) for (const f of fields(scope)) if (f.no === 2 && f.bytes) out.push(protoSpan(f.bytes, resource));

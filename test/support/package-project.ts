@@ -33,22 +33,44 @@ export interface DevRun {
 /** Runs `npm run dev` in `app` (free ports; only PATH, HOME, LANG and `extra` in its environment) while `use` runs. */
 export async function withDev(app: string, extra: Record<string, string>, use: (dev: DevRun) => Promise<void>): Promise<void> {
   const [port, sandboxPort] = [await freePort(), await freePort()];
-  const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LANG: 'C.UTF-8', PORT: String(port), SANDBOX_PORT: String(sandboxPort), ...extra };
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    LANG: 'C.UTF-8',
+    PORT: String(port),
+    SANDBOX_PORT: String(sandboxPort),
+    ...extra,
+  };
   const child = spawn('npm', ['run', 'dev'], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const dev: DevRun = {
     output: () => out,
     sandbox: `http://127.0.0.1:${sandboxPort}`,
     port,
-    waitFor: (re, ms = 30_000) => waitFor(() => re.test(out), ms).then(() => undefined, () => { throw new Error(`no ${String(re)} in the output of npm run dev:\n${out}`); }),
+    waitFor: (re, ms = 30_000) =>
+      waitFor(() => re.test(out), ms).then(
+        () => undefined,
+        () => {
+          throw new Error(`no ${String(re)} in the output of npm run dev:\n${out}`);
+        },
+      ),
   };
   try {
     await dev.waitFor(/worker started/, 60_000);
     await use(dev);
   } finally {
-    if (child.pid) try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    if (child.pid)
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
   }
 }

@@ -45,22 +45,41 @@ import type { LoggedRequest as SandboxRequest } from '../../src/sandbox/request-
  * Sandbox + receiver + worker in this process on the shared test Redis:
  * signed deliveries go in over HTTP, API writes are observed in the sandbox.
  */
-export async function startPipeline(opts: { handlersDir: string; env?: Record<string, string>; burst?: number; only?: string[] }): Promise<Pipeline> {
+export async function startPipeline(opts: {
+  handlersDir: string;
+  env?: Record<string, string>;
+  burst?: number;
+  only?: string[];
+}): Promise<Pipeline> {
   const prefix = uniquePrefix('pipe');
   const sandbox = createSandbox({ burst: opts.burst ?? 100, retry: { baseMs: 50, maxMs: 500 } });
   const api = await sandbox.listen(0);
   const env = {
-    REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN,
-    WORKSPACE_API_BURST: String(opts.burst ?? 100), HANDLERS_DIR: opts.handlersDir, ...opts.env,
+    REDIS_URL: testRedisUrl(),
+    QUEUE_PREFIX: prefix,
+    WORKSPACE_API_URL: api.baseUrl,
+    WORKSPACE_API_TOKEN: SANDBOX_TOKEN,
+    WORKSPACE_API_BURST: String(opts.burst ?? 100),
+    HANDLERS_DIR: opts.handlersDir,
+    ...opts.env,
   };
   const config = testConfig(env);
   const { log, lines } = memoryLogger();
   let worker: WorkerService | undefined;
   const service = await startService({
-    config, log, receiver: true,
+    config,
+    log,
+    receiver: true,
     worker: async ({ redisUrl, queues, hooks }) => {
       const dir = await loadHandlerDir(opts.handlersDir, opts.only);
-      const set = new HandlerSet(handlerSnapshot(dir.handlers.map((l) => l.handler), undefined, env, dir.schedules.map((l) => l.schedule)));
+      const set = new HandlerSet(
+        handlerSnapshot(
+          dir.handlers.map((l) => l.handler),
+          undefined,
+          env,
+          dir.schedules.map((l) => l.schedule),
+        ),
+      );
       worker = await startWorker({ config, redisUrl, log, hooks, set }, queues);
       return worker;
     },
@@ -73,7 +92,17 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
   const handlers = handlerQueues.normal as Queue<HandlerJobData>;
   const schedules = new Queue(SCHEDULES_QUEUE, { connection: redis, prefix });
   return {
-    sandbox, api, service, worker: worker as unknown as WorkerService, receiverUrl, prefix, redis, events, handlers, handlerQueues, lines,
+    sandbox,
+    api,
+    service,
+    worker: worker as unknown as WorkerService,
+    receiverUrl,
+    prefix,
+    redis,
+    events,
+    handlers,
+    handlerQueues,
+    lines,
     dlq: { events, handlers: handlerQueues, schedules, redis, prefix },
     requests: async (filter = {}) => {
       const q = new URLSearchParams(filter as Record<string, string>).toString();
@@ -94,7 +123,12 @@ export async function startPipeline(opts: { handlersDir: string; env?: Record<st
 type SandboxJson = { data?: unknown; [k: string]: unknown };
 
 /** Calls the sandbox API as the full-access teammate. */
-export async function sandboxCall(p: Pipeline, method: string, path: string, body?: unknown): Promise<{ status: number; json: SandboxJson }> {
+export async function sandboxCall(
+  p: Pipeline,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: SandboxJson }> {
   const r = await fetch(`${p.api.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${SANDBOX_TOKEN}`, 'content-type': 'application/json' },
@@ -113,6 +147,9 @@ export async function handlerJobCounts(p: Pipeline, ...states: JobType[]): Promi
 }
 
 /** Jobs of every handler queue (all priorities) in the given states. */
-export async function handlerJobs(p: Pipeline, states: ('completed' | 'failed' | 'waiting' | 'active' | 'delayed')[]): Promise<Job<HandlerJobData>[]> {
+export async function handlerJobs(
+  p: Pipeline,
+  states: ('completed' | 'failed' | 'waiting' | 'active' | 'delayed')[],
+): Promise<Job<HandlerJobData>[]> {
   return (await Promise.all(handlerQueueList(p.handlerQueues).map((q) => q.getJobs(states) as Promise<Job<HandlerJobData>[]>))).flat();
 }

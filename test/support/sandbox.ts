@@ -10,8 +10,14 @@ import { waitFor } from './wait.js';
 
 /** Token values of the seed (see docs/sandbox.md). */
 export const T = {
-  full: 'sbx_full_acme', read: 'sbx_read_acme', contacts: 'sbx_contacts_acme', nophone: 'sbx_nophone_acme',
-  expired: 'sbx_expired_acme', expiring: 'sbx_expiring_acme', legacy: 'sbx_legacy_acme', other: 'sbx_full_other',
+  full: 'sbx_full_acme',
+  read: 'sbx_read_acme',
+  contacts: 'sbx_contacts_acme',
+  nophone: 'sbx_nophone_acme',
+  expired: 'sbx_expired_acme',
+  expiring: 'sbx_expiring_acme',
+  legacy: 'sbx_legacy_acme',
+  other: 'sbx_full_other',
 } as const;
 
 /** An HTTP answer; bodies default to `any` because tests read API JSON loosely (test-only type). */
@@ -33,15 +39,24 @@ export interface World {
   pipelines: { id: number; name: string; stages: { id: number; name: string; kind: string }[] }[];
   segments: { id: number; name: string }[];
   products: { id: number; name: string; sku: string; variants: { id: number; sku: string }[] }[];
-  contact_ids: number[]; conversation_ids: number[]; message_ids: number[]; deal_ids: number[];
-  order_ids: number[]; task_ids: number[]; lead_ids: number[];
+  contact_ids: number[];
+  conversation_ids: number[];
+  message_ids: number[];
+  deal_ids: number[];
+  order_ids: number[];
+  task_ids: number[];
+  lead_ids: number[];
 }
 
 /** A sandbox listening on an ephemeral loopback port, with small HTTP helpers. */
 export interface Harness {
   sandbox: Sandbox;
   server: RunningSandbox;
-  api<B = any>(method: string, path: string, opts?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<Answer<B>>;
+  api<B = any>(
+    method: string,
+    path: string,
+    opts?: { token?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Answer<B>>;
   hook<B = any>(method: string, path: string, body?: unknown): Promise<Answer<B>>;
   world(): Promise<[World, World]>;
   close(): Promise<void>;
@@ -50,7 +65,11 @@ export interface Harness {
 async function answer(res: Response): Promise<Answer> {
   const text = await res.text();
   let body: unknown = text;
-  try { body = text ? JSON.parse(text) : null; } catch { /* keep text */ }
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep text */
+  }
   return { status: res.status, headers: res.headers, body };
 }
 
@@ -64,13 +83,16 @@ export async function start(options: SandboxOptions = {}): Promise<Harness> {
     if (token) headers.Authorization = `Bearer ${token}`;
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(server.baseUrl + path, {
-      method, headers, ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
+      method,
+      headers,
+      ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
     });
     return answer(res);
   };
   const hook: Harness['hook'] = async (method, path, body) => {
     const res = await fetch(`${server.url}/_sandbox${path}`, {
-      method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } } : {}),
+      method,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } } : {}),
     });
     return answer(res);
   };
@@ -94,7 +116,14 @@ export interface AcmeSeed {
   pipelines: { id: number; name: string; stages: { id: number; name: string; kind: string }[] }[];
   closing_notes: { category: string }[];
   teammates: { id: number; active: boolean }[];
-  products: { id: number; name: string; track_stock: boolean; available: number | null; is_active: boolean; variants: { id: number; available: number | null }[] }[];
+  products: {
+    id: number;
+    name: string;
+    track_stock: boolean;
+    available: number | null;
+    is_active: boolean;
+    variants: { id: number; available: number | null }[];
+  }[];
   segments: { id: number; name: string }[];
   conversation_ids: number[];
 }
@@ -116,7 +145,9 @@ export async function startSandbox(options: { burst?: number } = {}): Promise<Sa
   const running = await sandbox.listen(0);
   const hook = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${running.url}/_sandbox${path}`, {
-      method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (res.status === 204) return undefined as T;
     const json = (await res.json()) as { data: T };
@@ -126,7 +157,8 @@ export async function startSandbox(options: { burst?: number } = {}): Promise<Sa
   return {
     sandbox,
     running,
-    client: (extra = {}) => createApiClient({ baseUrl: running.baseUrl, token: TOKENS.full, burst: 10_000, retry: { baseMs: 10 }, ...extra }),
+    client: (extra = {}) =>
+      createApiClient({ baseUrl: running.baseUrl, token: TOKENS.full, burst: 10_000, retry: { baseMs: 10 }, ...extra }),
     hook,
     seed: async () => (await hook<AcmeSeed[]>('GET', '/workspaces'))[0]!,
     close: () => running.close(),

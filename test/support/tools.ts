@@ -28,6 +28,8 @@ export function skipTool(tool: Tool): boolean {
 export function requireTool(tool: Tool): void {
   const t = TOOLS[tool];
   if (t.found()) return;
-  throw new Error(`${tool} is not installed: \`npm test\` installs it (scripts/setup.sh test: apt-get install ${t.pkg}); ` +
-    `install it, or run with ${t.skip}=1 to skip the tests that need it (they are counted as skipped in the closing line)`);
+  throw new Error(
+    `${tool} is not installed: \`npm test\` installs it (scripts/setup.sh test: apt-get install ${t.pkg}); ` +
+      `install it, or run with ${t.skip}=1 to skip the tests that need it (they are counted as skipped in the closing line)`,
+  );
 }

@@ -10,8 +10,10 @@ export const MISUSE_REASONS: Record<string, string | RegExp> = {
   'timeout-0': `HandlerConfigError: ctx.waitForEvent("reply") in handler "wf-misuse": timeout must be a positive duration such as '15m' or a number of milliseconds, got 0`,
   'typo-match': `HandlerConfigError: ctx.waitForEvent("reply") in handler "wf-misuse": "match" must be 'conversation', 'contact' or { on: 'conversation' | 'contact', where: (event) => boolean }, got "convresation"; did you mean 'conversation'?`,
   'sleep-400d': `HandlerConfigError: ctx.sleep("long") in handler "wf-misuse": 400d is longer than the longest sleep or wait, 7d: ${REACH}`,
-  'sleep-1e13': /^HandlerConfigError: ctx\.sleep\("long"\) in handler "wf-misuse": \d+(\.\d)?d is longer than the longest sleep or wait, 7d: /,
-  'until-years': /^HandlerConfigError: ctx\.sleepUntil\("later"\) in handler "wf-misuse": 109\d(\.\d)?d is longer than the longest sleep or wait, 7d: .*raise DEDUPE_TTL/,
+  'sleep-1e13':
+    /^HandlerConfigError: ctx\.sleep\("long"\) in handler "wf-misuse": \d+(\.\d)?d is longer than the longest sleep or wait, 7d: /,
+  'until-years':
+    /^HandlerConfigError: ctx\.sleepUntil\("later"\) in handler "wf-misuse": 109\d(\.\d)?d is longer than the longest sleep or wait, 7d: .*raise DEDUPE_TTL/,
   'state-map': `HandlerConfigError: ctx.state.set() in handler "wf-misuse" (state conversation:__CONV__): value.byContact is a Map; ${JSON_TAIL}`,
   'state-set': `HandlerConfigError: ctx.state.update() in handler "wf-misuse" (state conversation:__CONV__): value.tags[1] is a Set; ${JSON_TAIL}`,
   'state-bigint': `HandlerConfigError: ctx.state.set() in handler "wf-misuse" (state conversation:__CONV__): value.total is a BigInt (10n), which JSON cannot hold; store it as a string; ${JSON_TAIL}`,

@@ -65,10 +65,12 @@ const REF = /^(id:\d+|email:.+|phone:.+)$/;
 /** Path segment of a contact reference, validated and URL-encoded. */
 export function contactRefPath(op: string, ref: ContactRef, field = 'contact'): string {
   if (typeof ref === 'number') {
-    if (!Number.isInteger(ref) || ref < 1) throw new RequestValidationError(field, 'a positive integer id or id:/email:/phone: identifier', op);
+    if (!Number.isInteger(ref) || ref < 1)
+      throw new RequestValidationError(field, 'a positive integer id or id:/email:/phone: identifier', op);
     return String(ref);
   }
-  if (typeof ref !== 'string' || !REF.test(ref)) throw new RequestValidationError(field, 'an id or an identifier id:<n>, email:<address>, phone:<number>', op);
+  if (typeof ref !== 'string' || !REF.test(ref))
+    throw new RequestValidationError(field, 'an id or an identifier id:<n>, email:<address>, phone:<number>', op);
   return encodeURIComponent(ref);
 }
 
@@ -76,7 +78,8 @@ function checkContactBody(op: string, body: ContactPatch, requireName: boolean):
   const c = check(op);
   if (requireName) c.required('name', body.name, MAX_CHARS.contactName);
   else c.maxLen('name', body.name, MAX_CHARS.contactName);
-  if (!requireName && body.name !== undefined && (body.name === null || body.name.trim() === '')) c.fail('name', `a non-empty string of at most ${MAX_CHARS.contactName} characters`);
+  if (!requireName && body.name !== undefined && (body.name === null || body.name.trim() === ''))
+    c.fail('name', `a non-empty string of at most ${MAX_CHARS.contactName} characters`);
   c.maxLen('phone', body.phone, MAX_CHARS.contactPhone).email('email', body.email).int('lifecycle_stage_id', body.lifecycle_stage_id, 1);
 }
 
@@ -90,20 +93,37 @@ export function contactsResource(ctx: ResourceContext) {
     /** `GET /contacts`: iterate contacts (newest first) or `.pages()`. */
     list(query: ContactListQuery = {}, options?: RequestOptions): Paginator<Contact> {
       const { include: inc, created_after, created_before, updated_after, ...rest } = query;
-      check('contacts.list').dateOrTimestamp('created_after', created_after).dateOrTimestamp('created_before', created_before)
+      check('contacts.list')
+        .dateOrTimestamp('created_after', created_after)
+        .dateOrTimestamp('created_before', created_before)
         .dateOrTimestamp('updated_after', updated_after);
-      return listing(ctx, 'contacts.list', '/contacts', paged(Contact), {
-        ...rest,
-        include: include(inc),
-        created_after: iso(created_after),
-        created_before: iso(created_before),
-        updated_after: iso(updated_after),
-      }, options);
+      return listing(
+        ctx,
+        'contacts.list',
+        '/contacts',
+        paged(Contact),
+        {
+          ...rest,
+          include: include(inc),
+          created_after: iso(created_after),
+          created_before: iso(created_before),
+          updated_after: iso(updated_after),
+        },
+        options,
+      );
     },
     /** `GET /contacts/{ref}`; 404 → NotFoundError. */
     get(ref: ContactRef, opts: { include?: readonly ContactInclude[] } & RequestOptions = {}): ApiPromise<Contact> {
       const { include: inc, ...options } = opts;
-      return t.request({ op: 'contacts.get', method: 'GET', path: path('contacts.get', ref), query: { include: include(inc) }, schema: one(Contact), repeat: 'safe', options });
+      return t.request({
+        op: 'contacts.get',
+        method: 'GET',
+        path: path('contacts.get', ref),
+        query: { include: include(inc) },
+        schema: one(Contact),
+        repeat: 'safe',
+        options,
+      });
     },
     /** `POST /contacts` (IK): 201 with the new contact. */
     create(body: ContactCreate, options?: WriteOptions): ApiPromise<Contact> {
@@ -113,7 +133,15 @@ export function contactsResource(ctx: ResourceContext) {
     /** `PATCH /contacts/{ref}` (IK): only the fields sent change. */
     update(ref: ContactRef, body: ContactPatch, options?: WriteOptions): ApiPromise<Contact> {
       checkContactBody('contacts.update', body, false);
-      return t.request({ op: 'contacts.update', method: 'PATCH', path: path('contacts.update', ref), body, schema: one(Contact), repeat: 'ik', options });
+      return t.request({
+        op: 'contacts.update',
+        method: 'PATCH',
+        path: path('contacts.update', ref),
+        body,
+        schema: one(Contact),
+        repeat: 'ik',
+        options,
+      });
     },
     /**
      * `PUT /contacts/{ref}` (IK): make the contact at the address match the body,
@@ -121,7 +149,15 @@ export function contactsResource(ctx: ResourceContext) {
      */
     upsert(ref: ContactRef, body: ContactPatch, options?: WriteOptions): ApiPromise<Contact> {
       checkContactBody('contacts.upsert', body, false);
-      return t.request({ op: 'contacts.upsert', method: 'PUT', path: path('contacts.upsert', ref), body, schema: one(Contact), repeat: 'ik', options });
+      return t.request({
+        op: 'contacts.upsert',
+        method: 'PUT',
+        path: path('contacts.upsert', ref),
+        body,
+        schema: one(Contact),
+        repeat: 'ik',
+        options,
+      });
     },
     /** `DELETE /contacts/{ref}`: 204; the contact's conversations stay. */
     delete(ref: ContactRef, options?: RequestOptions): ApiPromise<void> {
@@ -139,7 +175,17 @@ export function contactsResource(ctx: ResourceContext) {
       check(op).perPage(rest.per_page).segmentRules('match', rest.match).int('segment_id', rest.segment_id, 1);
       const schema = paged(Contact);
       return new Paginator<Contact>(
-        (c) => t.request({ op, method: 'POST', path: '/contacts/search', query: { include: include(inc), cursor: c }, body: rest, schema, repeat: 'safe', options }),
+        (c) =>
+          t.request({
+            op,
+            method: 'POST',
+            path: '/contacts/search',
+            query: { include: include(inc), cursor: c },
+            body: rest,
+            schema,
+            repeat: 'safe',
+            options,
+          }),
         cursor,
       );
     },
@@ -156,24 +202,54 @@ export function contactsResource(ctx: ResourceContext) {
       const op = 'contacts.setLifecycle';
       if (typeof stage === 'string') check(op).required('stage', stage, 255);
       else check(op).int('stage', stage, 1);
-      return t.request({ op, method: 'PUT', path: `${path(op, ref)}/lifecycle`, body: { stage }, schema: one(ContactLifecycle), repeat: 'ik', options });
+      return t.request({
+        op,
+        method: 'PUT',
+        path: `${path(op, ref)}/lifecycle`,
+        body: { stage },
+        schema: one(ContactLifecycle),
+        repeat: 'ik',
+        options,
+      });
     },
     labels: {
       /** `GET /contacts/{ref}/labels`. */
       list(ref: ContactRef, options?: RequestOptions): ApiPromise<LabelRef[]> {
-        return t.request({ op: 'contacts.labels.list', method: 'GET', path: `${path('contacts.labels.list', ref)}/labels`, schema: all(LabelRef), repeat: 'safe', options });
+        return t.request({
+          op: 'contacts.labels.list',
+          method: 'GET',
+          path: `${path('contacts.labels.list', ref)}/labels`,
+          schema: all(LabelRef),
+          repeat: 'safe',
+          options,
+        });
       },
       /** `POST /contacts/{ref}/labels` (IK): adds existing labels (ids or exact names); returns the labels after the call. */
       add(ref: ContactRef, labels: readonly (string | number)[], options?: WriteOptions): ApiPromise<LabelRef[]> {
         const op = 'contacts.labels.add';
         if (!Array.isArray(labels) || labels.length < 1) check(op).fail('labels', 'at least 1 label id or name');
-        return t.request({ op, method: 'POST', path: `${path(op, ref)}/labels`, body: { labels }, schema: all(LabelRef), repeat: 'ik', options });
+        return t.request({
+          op,
+          method: 'POST',
+          path: `${path(op, ref)}/labels`,
+          body: { labels },
+          schema: all(LabelRef),
+          repeat: 'ik',
+          options,
+        });
       },
       /** `DELETE /contacts/{ref}/labels/{label}`: removing a label the contact lacks is not an error; returns the remaining labels. */
       remove(ref: ContactRef, label: string | number, options?: RequestOptions): ApiPromise<LabelRef[]> {
         const op = 'contacts.labels.remove';
         if (label === '' || label === undefined) check(op).fail('label', 'a label id or name');
-        return t.request({ op, method: 'DELETE', path: `${path(op, ref)}/labels/${encodeURIComponent(String(label))}`, schema: all(LabelRef), repeat: 'safe', options });
+        return t.request({
+          op,
+          method: 'DELETE',
+          path: `${path(op, ref)}/labels/${encodeURIComponent(String(label))}`,
+          schema: all(LabelRef),
+          repeat: 'safe',
+          options,
+        });
       },
     },
   };

@@ -1,6 +1,12 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { ASSIGNEE_TYPES, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES, type AssigneeType, type ConversationPriority } from '../../spec/enums.js';
+import {
+  ASSIGNEE_TYPES,
+  CONVERSATION_PRIORITIES,
+  CONVERSATION_STATUSES,
+  type AssigneeType,
+  type ConversationPriority,
+} from '../../spec/enums.js';
 import { MAX_CHARS } from '../../spec/limits.js';
 import { ClosingNote, Conversation, type ConversationStatus } from '../../spec/schemas/conversation.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
@@ -56,7 +62,10 @@ export function conversationsResource(ctx: ResourceContext) {
     if (patch.snoozed_until !== undefined && patch.status !== 'snoozed') c.fail('snoozed_until', 'only with status snoozed');
     let body: Record<string, unknown> = { ...patch };
     if (patch.status === 'snoozed') {
-      c.present('snoozed_until', patch.snoozed_until, `${TIMESTAMP_FORM}, with status snoozed`).timestamp('snoozed_until', patch.snoozed_until);
+      c.present('snoozed_until', patch.snoozed_until, `${TIMESTAMP_FORM}, with status snoozed`).timestamp(
+        'snoozed_until',
+        patch.snoozed_until,
+      );
       const until = iso(patch.snoozed_until);
       // A checked timestamp carries its offset, so Date.parse reads it exactly.
       if (Date.parse(String(until)) <= ctx.now()) c.fail('snoozed_until', 'a time in the future');
@@ -73,7 +82,14 @@ export function conversationsResource(ctx: ResourceContext) {
     },
     /** `GET /conversations/{id}`. */
     get(id: number, options?: RequestOptions): ApiPromise<Conversation> {
-      return t.request({ op: 'conversations.get', method: 'GET', path: path('conversations.get', id), schema: one(Conversation), repeat: 'safe', options });
+      return t.request({
+        op: 'conversations.get',
+        method: 'GET',
+        path: path('conversations.get', id),
+        schema: one(Conversation),
+        repeat: 'safe',
+        options,
+      });
     },
     /**
      * `POST /conversations` (IK): opens a thread, or returns the contact's live thread
@@ -81,7 +97,10 @@ export function conversationsResource(ctx: ResourceContext) {
      */
     open(body: { contact: ContactRef; channel_id: number }, options?: WriteOptions): ApiPromise<Conversation> {
       const op = 'conversations.open';
-      check(op).present('contact', body.contact, 'an id or identifier').present('channel_id', body.channel_id, 'a channel id').int('channel_id', body.channel_id, 1);
+      check(op)
+        .present('contact', body.contact, 'an id or identifier')
+        .present('channel_id', body.channel_id, 'a channel id')
+        .int('channel_id', body.channel_id, 1);
       contactRefPath(op, body.contact);
       return t.request({ op, method: 'POST', path: '/conversations', body, schema: one(Conversation), repeat: 'ik', options });
     },
@@ -101,7 +120,14 @@ export function conversationsResource(ctx: ResourceContext) {
     },
     /** `GET /closing-notes`: the categories allowed when closing, in the workspace's order. */
     closingNotes(options?: RequestOptions): ApiPromise<ClosingNote[]> {
-      return t.request({ op: 'conversations.closingNotes', method: 'GET', path: '/closing-notes', schema: all(ClosingNote), repeat: 'safe', options });
+      return t.request({
+        op: 'conversations.closingNotes',
+        method: 'GET',
+        path: '/closing-notes',
+        schema: all(ClosingNote),
+        repeat: 'safe',
+        options,
+      });
     },
   };
 }

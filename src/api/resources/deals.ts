@@ -42,16 +42,27 @@ export interface DealPatch {
 }
 
 interface DealFields {
-  name?: string; amount?: number | null; close_date?: string | null; closed_lost_reason?: string | null;
-  contact_id?: number | null; pipeline_id?: number | null; stage_id?: number | null; owner_id?: number | null;
+  name?: string;
+  amount?: number | null;
+  close_date?: string | null;
+  closed_lost_reason?: string | null;
+  contact_id?: number | null;
+  pipeline_id?: number | null;
+  stage_id?: number | null;
+  owner_id?: number | null;
 }
 
 function checkDeal(op: string, b: DealFields, create: boolean): void {
   const c = check(op);
   if (create) c.required('name', b.name, MAX_CHARS.dealName);
   else if (b.name !== undefined) c.required('name', b.name, MAX_CHARS.dealName);
-  c.amount('amount', b.amount).date('close_date', b.close_date).maxLen('closed_lost_reason', b.closed_lost_reason, MAX_CHARS.closedLostReason)
-    .int('contact_id', b.contact_id, 1).int('pipeline_id', b.pipeline_id, 1).int('stage_id', b.stage_id, 1).int('owner_id', b.owner_id, 1);
+  c.amount('amount', b.amount)
+    .date('close_date', b.close_date)
+    .maxLen('closed_lost_reason', b.closed_lost_reason, MAX_CHARS.closedLostReason)
+    .int('contact_id', b.contact_id, 1)
+    .int('pipeline_id', b.pipeline_id, 1)
+    .int('stage_id', b.stage_id, 1)
+    .int('owner_id', b.owner_id, 1);
 }
 
 export function dealsResource(ctx: ResourceContext) {
@@ -63,7 +74,14 @@ export function dealsResource(ctx: ResourceContext) {
     },
     /** `GET /deals/{id}`. */
     get(id: number, options?: RequestOptions): ApiPromise<Deal> {
-      return t.request({ op: 'deals.get', method: 'GET', path: `/deals/${idPath('deals.get', 'id', id)}`, schema: one(Deal), repeat: 'safe', options });
+      return t.request({
+        op: 'deals.get',
+        method: 'GET',
+        path: `/deals/${idPath('deals.get', 'id', id)}`,
+        schema: one(Deal),
+        repeat: 'safe',
+        options,
+      });
     },
     /** `POST /deals` (IK). */
     create(body: DealCreate, options?: WriteOptions): ApiPromise<Deal> {
@@ -73,7 +91,15 @@ export function dealsResource(ctx: ResourceContext) {
     /** `PATCH /deals/{id}` (IK). */
     update(id: number, body: DealPatch, options?: WriteOptions): ApiPromise<Deal> {
       checkDeal('deals.update', body, false);
-      return t.request({ op: 'deals.update', method: 'PATCH', path: `/deals/${idPath('deals.update', 'id', id)}`, body, schema: one(Deal), repeat: 'ik', options });
+      return t.request({
+        op: 'deals.update',
+        method: 'PATCH',
+        path: `/deals/${idPath('deals.update', 'id', id)}`,
+        body,
+        schema: one(Deal),
+        repeat: 'ik',
+        options,
+      });
     },
   };
 }

@@ -24,7 +24,10 @@ export interface LeadCreate {
 
 /** The overview says "list of leads": accept `{data: [...]}` with or without cursor meta. */
 const LeadPage = z
-  .looseObject({ data: z.array(Lead), meta: z.looseObject({ next_cursor: z.string().nullable().optional(), per_page: z.number().optional() }).optional() })
+  .looseObject({
+    data: z.array(Lead),
+    meta: z.looseObject({ next_cursor: z.string().nullable().optional(), per_page: z.number().optional() }).optional(),
+  })
   .transform((r) => ({ data: r.data, nextCursor: r.meta?.next_cursor ?? null, perPage: r.meta?.per_page ?? r.data.length }));
 
 export function leadsResource(ctx: ResourceContext) {
@@ -33,7 +36,17 @@ export function leadsResource(ctx: ResourceContext) {
     /** `GET /leads`. */
     list(query: LeadListQuery = {}, options?: RequestOptions): Paginator<Lead> {
       check('leads.list').oneOf('outcome', query.outcome, LEAD_OUTCOMES).int('contact_id', query.contact_id, 1);
-      return new Paginator<Lead>((cursor) => t.request({ op: 'leads.list', method: 'GET', path: '/leads', query: { ...query, cursor }, schema: LeadPage, repeat: 'safe', options }));
+      return new Paginator<Lead>((cursor) =>
+        t.request({
+          op: 'leads.list',
+          method: 'GET',
+          path: '/leads',
+          query: { ...query, cursor },
+          schema: LeadPage,
+          repeat: 'safe',
+          options,
+        }),
+      );
     },
     /**
      * `POST /leads`: opens a lead. The API spec gives this endpoint no
@@ -44,7 +57,11 @@ export function leadsResource(ctx: ResourceContext) {
      */
     create(body: LeadCreate, options?: RequestOptions): ApiPromise<Lead> {
       const op = 'leads.create';
-      check(op).present('contact_id', body.contact_id, 'a contact id').int('contact_id', body.contact_id, 1).required('name', body.name, 255).amount('value', body.value);
+      check(op)
+        .present('contact_id', body.contact_id, 'a contact id')
+        .int('contact_id', body.contact_id, 1)
+        .required('name', body.name, 255)
+        .amount('value', body.value);
       return t.request({ op, method: 'POST', path: '/leads', body, schema: one(Lead), repeat: 'unsafe', options });
     },
   };

@@ -12,13 +12,30 @@ interface Common {
   reply_to?: string | null;
 }
 /** A text message: `text` at most 4096 characters. */
-export interface TextMessage extends Common { type: 'text'; text: string }
+export interface TextMessage extends Common {
+  type: 'text';
+  text: string;
+}
 /** A file fetched by the service from a public http(s) URL (at most 2048 characters; file up to 25 MB). */
-export interface AttachmentMessage extends Common { type: 'attachment'; url: string; caption?: string | null; file_name?: string | null }
+export interface AttachmentMessage extends Common {
+  type: 'attachment';
+  url: string;
+  caption?: string | null;
+  file_name?: string | null;
+}
 /** An approved template of the thread's channel: the only kind accepted outside the 24-hour window. */
-export interface TemplateMessage extends Common { type: 'template'; template: string; language?: string | null; parameters?: string[] }
+export interface TemplateMessage extends Common {
+  type: 'template';
+  template: string;
+  language?: string | null;
+  parameters?: string[];
+}
 /** A prompt with 1–10 unique buttons (each at most 100 characters). */
-export interface ButtonsMessage extends Common { type: 'buttons'; text: string; buttons: string[] }
+export interface ButtonsMessage extends Common {
+  type: 'buttons';
+  text: string;
+  buttons: string[];
+}
 
 /** Body of `POST /conversations/{id}/messages`. */
 export type OutgoingMessage = TextMessage | AttachmentMessage | TemplateMessage | ButtonsMessage;
@@ -33,7 +50,10 @@ export interface NoteCreate {
 
 /** The fields each kind takes besides `type` and `reply_to` (spec: POST /conversations/{id}/messages body). */
 const FIELDS_OF: Record<OutgoingMessage['type'], readonly string[]> = {
-  text: ['text'], buttons: ['text', 'buttons'], attachment: ['url', 'caption', 'file_name'], template: ['template', 'language', 'parameters'],
+  text: ['text'],
+  buttons: ['text', 'buttons'],
+  attachment: ['url', 'caption', 'file_name'],
+  template: ['template', 'language', 'parameters'],
 };
 
 /**
@@ -62,7 +82,9 @@ function checkMessage(c: Check, m: OutgoingMessage): void {
       c.required('text', m.text, MAX_CHARS.messageText).buttons('buttons', m.buttons);
       break;
     case 'attachment':
-      c.required('url', m.url, MAX_CHARS.attachmentUrl).maxLen('caption', m.caption, MAX_CHARS.caption).maxLen('file_name', m.file_name, MAX_CHARS.fileName);
+      c.required('url', m.url, MAX_CHARS.attachmentUrl)
+        .maxLen('caption', m.caption, MAX_CHARS.caption)
+        .maxLen('file_name', m.file_name, MAX_CHARS.fileName);
       if (!/^https?:\/\//i.test(m.url)) c.fail('url', 'a public http(s) URL');
       break;
     case 'template':
@@ -81,7 +103,15 @@ export function messagesResource(ctx: ResourceContext) {
   const send = (conversationId: number, message: OutgoingMessage, options?: WriteOptions): ApiPromise<Message> => {
     const op = 'messages.send';
     checkMessage(check(op), message);
-    return t.request({ op, method: 'POST', path: `${conv(op, conversationId)}/messages`, body: message, schema: one(Message), repeat: 'ik', options });
+    return t.request({
+      op,
+      method: 'POST',
+      path: `${conv(op, conversationId)}/messages`,
+      body: message,
+      schema: one(Message),
+      repeat: 'ik',
+      options,
+    });
   };
   type Extra<M> = Omit<M, 'type'>;
 
@@ -92,7 +122,14 @@ export function messagesResource(ctx: ResourceContext) {
     },
     /** `GET /messages/{id}` (e.g. the message of a `message.*` event). */
     get(id: number, options?: RequestOptions): ApiPromise<Message> {
-      return t.request({ op: 'messages.get', method: 'GET', path: `/messages/${idPath('messages.get', 'id', id)}`, schema: one(Message), repeat: 'safe', options });
+      return t.request({
+        op: 'messages.get',
+        method: 'GET',
+        path: `/messages/${idPath('messages.get', 'id', id)}`,
+        schema: one(Message),
+        repeat: 'safe',
+        options,
+      });
     },
     /**
      * `POST /conversations/{id}/messages` (IK): a real send on the thread's channel.
@@ -100,7 +137,12 @@ export function messagesResource(ctx: ResourceContext) {
      */
     send,
     /** Sends a text message. */
-    sendText(conversationId: number, text: string, extra: Omit<Extra<TextMessage>, 'text'> = {}, options?: WriteOptions): ApiPromise<Message> {
+    sendText(
+      conversationId: number,
+      text: string,
+      extra: Omit<Extra<TextMessage>, 'text'> = {},
+      options?: WriteOptions,
+    ): ApiPromise<Message> {
       return send(conversationId, { type: 'text', text, ...extra }, options);
     },
     /** Sends a file by URL. */
@@ -112,7 +154,13 @@ export function messagesResource(ctx: ResourceContext) {
       return send(conversationId, { type: 'template', ...template }, options);
     },
     /** Sends a prompt with buttons. */
-    sendButtons(conversationId: number, text: string, buttons: string[], extra: Omit<Extra<ButtonsMessage>, 'text' | 'buttons'> = {}, options?: WriteOptions): ApiPromise<Message> {
+    sendButtons(
+      conversationId: number,
+      text: string,
+      buttons: string[],
+      extra: Omit<Extra<ButtonsMessage>, 'text' | 'buttons'> = {},
+      options?: WriteOptions,
+    ): ApiPromise<Message> {
       return send(conversationId, { type: 'buttons', text, buttons, ...extra }, options);
     },
   };
@@ -126,8 +174,13 @@ export function notesResource(ctx: ResourceContext) {
       const c = check(op).required('body', note.body, MAX_CHARS.noteBody);
       note.mentions?.forEach((m, i) => c.int(`mentions.${i}`, m, 1));
       return ctx.transport.request({
-        op, method: 'POST', path: `/conversations/${idPath(op, 'conversationId', conversationId)}/notes`,
-        body: note, schema: one(Message), repeat: 'ik', options,
+        op,
+        method: 'POST',
+        path: `/conversations/${idPath(op, 'conversationId', conversationId)}/notes`,
+        body: note,
+        schema: one(Message),
+        repeat: 'ik',
+        options,
       });
     },
   };

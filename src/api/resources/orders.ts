@@ -51,8 +51,12 @@ export interface OrderCreate {
  * The spec gives no field names beyond the create body's, so those are used.
  * The status is never changed here: use `setStatus`.
  */
-export type OrderPatch = Partial<Pick<OrderCreate,
-  'delivery_address' | 'delivery_city' | 'delivery_area' | 'delivery_fee' | 'discount' | 'payment_method' | 'notes' | 'owner_id'>> & {
+export type OrderPatch = Partial<
+  Pick<
+    OrderCreate,
+    'delivery_address' | 'delivery_city' | 'delivery_area' | 'delivery_fee' | 'discount' | 'payment_method' | 'notes' | 'owner_id'
+  >
+> & {
   /** Payment state (`payment.status` of the record). */
   payment_status?: PaymentStatus;
   /** Payment reference (`payment.reference`). */
@@ -69,7 +73,9 @@ export function ordersResource(ctx: ResourceContext) {
   return {
     /** `GET /orders`. */
     list(query: OrderListQuery = {}, options?: RequestOptions): Paginator<Order> {
-      check('orders.list').oneOf('status', query.status, [...ORDER_STATUSES, 'open']).dateOrTimestamp('since', query.since);
+      check('orders.list')
+        .oneOf('status', query.status, [...ORDER_STATUSES, 'open'])
+        .dateOrTimestamp('since', query.since);
       return listing(ctx, 'orders.list', '/orders', paged(Order), { ...query, since: iso(query.since) }, options);
     },
     /** `GET /orders/{id}` with its lines. */
@@ -79,11 +85,17 @@ export function ordersResource(ctx: ResourceContext) {
     /** `POST /orders` (IK): places an order in `new`; catalogue lines have name and price snapshotted. */
     create(body: OrderCreate, options?: WriteOptions): ApiPromise<Order> {
       const op = 'orders.create';
-      const c = check(op).present('contact_id', body.contact_id, 'a contact id').int('contact_id', body.contact_id, 1).maxLen('external_id', body.external_id, MAX_CHARS.orderExternalId);
+      const c = check(op)
+        .present('contact_id', body.contact_id, 'a contact id')
+        .int('contact_id', body.contact_id, 1)
+        .maxLen('external_id', body.external_id, MAX_CHARS.orderExternalId);
       if (!Array.isArray(body.items) || body.items.length < 1) c.fail('items', 'at least 1 line');
       body.items.forEach((l, i) => {
-        c.present(`items.${i}.quantity`, l.quantity, 'an integer >= 1').int(`items.${i}.quantity`, l.quantity, 1)
-          .amount(`items.${i}.unit_price`, l.unit_price).int(`items.${i}.product_id`, l.product_id, 1).int(`items.${i}.product_variant_id`, l.product_variant_id, 1);
+        c.present(`items.${i}.quantity`, l.quantity, 'an integer >= 1')
+          .int(`items.${i}.quantity`, l.quantity, 1)
+          .amount(`items.${i}.unit_price`, l.unit_price)
+          .int(`items.${i}.product_id`, l.product_id, 1)
+          .int(`items.${i}.product_variant_id`, l.product_variant_id, 1);
         const freeText = (l.product_id ?? null) === null && (l.product_variant_id ?? null) === null;
         if (freeText && (l.name ?? '') === '') c.fail(`items.${i}.name`, 'required for a line without product_id or product_variant_id');
         if (freeText && (l.unit_price ?? null) === null) c.fail(`items.${i}.unit_price`, 'required for a free-text line');

@@ -18,7 +18,14 @@ export function productsResource(ctx: ResourceContext) {
     },
     /** `GET /products/{id}`. */
     get(id: number, options?: RequestOptions): ApiPromise<Product> {
-      return ctx.transport.request({ op: 'products.get', method: 'GET', path: `/products/${idPath('products.get', 'id', id)}`, schema: one(Product), repeat: 'safe', options });
+      return ctx.transport.request({
+        op: 'products.get',
+        method: 'GET',
+        path: `/products/${idPath('products.get', 'id', id)}`,
+        schema: one(Product),
+        repeat: 'safe',
+        options,
+      });
     },
   };
 }

@@ -17,7 +17,8 @@ export interface ResourceContext {
 /** `{data: T}` → T. */
 export const one = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>> => single(s).transform((r) => r.data as z.output<S>);
 /** `{data: T[]}` (no paging) → T[]. */
-export const all = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>[]> => z.looseObject({ data: z.array(s) }).transform((r) => r.data as z.output<S>[]);
+export const all = <S extends z.ZodType>(s: S): z.ZodType<z.output<S>[]> =>
+  z.looseObject({ data: z.array(s) }).transform((r) => r.data as z.output<S>[]);
 /** Cursor page → {@link Page}. */
 export const paged = <S extends z.ZodType>(s: S): z.ZodType<Page<z.output<S>>> =>
   page(s).transform((r): Page<z.output<S>> => ({ data: r.data, nextCursor: r.meta.next_cursor, perPage: r.meta.per_page }));

@@ -57,7 +57,15 @@ export function tasksResource(ctx: ResourceContext) {
     /** `PATCH /tasks/{id}` (IK). */
     update(id: number, body: TaskPatch, options?: WriteOptions): ApiPromise<Task> {
       const payload = checkTask('tasks.update', body, false);
-      return t.request({ op: 'tasks.update', method: 'PATCH', path: `/tasks/${idPath('tasks.update', 'id', id)}`, body: payload, schema: one(Task), repeat: 'ik', options });
+      return t.request({
+        op: 'tasks.update',
+        method: 'PATCH',
+        path: `/tasks/${idPath('tasks.update', 'id', id)}`,
+        body: payload,
+        schema: one(Task),
+        repeat: 'ik',
+        options,
+      });
     },
   };
 }

@@ -38,7 +38,10 @@ export function projectFiles(name: string, source: SwitchyardSource): Record<str
       start: 'switchyard start',
       typecheck: 'tsc --noEmit',
     },
-    dependencies: { switchyard: 'vendored' in source ? `file:vendor/${source.vendored}` : source.spec, zod: pkg.dependencies['zod'] ?? '^4.0.0' },
+    dependencies: {
+      switchyard: 'vendored' in source ? `file:vendor/${source.vendored}` : source.spec,
+      zod: pkg.dependencies['zod'] ?? '^4.0.0',
+    },
     devDependencies: {
       '@types/node': dev['@types/node'] ?? '^20.0.0',
       typescript: dev['typescript'] ?? '^5.0.0',

@@ -37,7 +37,10 @@ const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class HandlerStateStore {
   private readonly run;
 
-  constructor(private readonly redis: RedisClient, private readonly prefix: string) {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {
     this.run = SCRIPTS.on(redis);
   }
 
@@ -48,7 +51,7 @@ export class HandlerStateStore {
 
   async get(handlerId: string, key: string): Promise<StateValue | undefined> {
     const j = await this.redis.hget(this.keyOf(handlerId, key), 'j');
-    return j === null ? undefined : JSON.parse(j) as StateValue;
+    return j === null ? undefined : (JSON.parse(j) as StateValue);
   }
 
   /** Replaces the value (whatever it was). */
@@ -57,19 +60,24 @@ export class HandlerStateStore {
   }
 
   /** Applies `fn` to the current value (undefined when there is none) and writes its result; returns it. */
-  async update(handlerId: string, key: string, fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>, ttlMs: number): Promise<StateValue> {
+  async update(
+    handlerId: string,
+    key: string,
+    fn: (current: StateValue | undefined) => StateValue | Promise<StateValue>,
+    ttlMs: number,
+  ): Promise<StateValue> {
     const k = this.keyOf(handlerId, key);
     const lock = `${k}:lock`;
     const token = randomBytes(8).toString('hex');
     const deadline = Date.now() + WAIT_MS;
-    for (let backoff = 2; await this.redis.set(lock, token, 'PX', LEASE_MS, 'NX') !== 'OK'; backoff = Math.min(backoff * 2, 50)) {
+    for (let backoff = 2; (await this.redis.set(lock, token, 'PX', LEASE_MS, 'NX')) !== 'OK'; backoff = Math.min(backoff * 2, 50)) {
       if (Date.now() > deadline) throw new StateBusyError(`${handlerId} ${key}`, `another writer held it for ${WAIT_MS / 1000} s`);
       await pause(backoff / 2 + Math.random() * backoff);
     }
     let json: string;
     try {
       const j = await this.redis.hget(k, 'j');
-      const text = JSON.stringify(await fn(j === null ? undefined : JSON.parse(j) as StateValue)) as string | undefined;
+      const text = JSON.stringify(await fn(j === null ? undefined : (JSON.parse(j) as StateValue))) as string | undefined;
       if (text === undefined) throw new TypeError('ctx.state: the value must be JSON (an object, array, string, number, boolean or null)');
       json = text;
     } catch (err) {
@@ -78,7 +86,7 @@ export class HandlerStateStore {
       throw err;
     }
     // Writes the value and lets the lock go in one step.
-    if (await this.run.stateWrite([k, lock], [token, json, ttlMs]) === -1) {
+    if ((await this.run.stateWrite([k, lock], [token, json, ttlMs])) === -1) {
       throw new StateBusyError(`${handlerId} ${key}`, `the update took longer than the lock's lease (${LEASE_MS / 1000} s)`);
     }
     return JSON.parse(json) as StateValue;

@@ -50,5 +50,12 @@ export function decodeReached(raw: string, scope: string, name: string): Reached
   const [k, due, since, ev] = raw.split('|', 4);
   if (k === 's') return { k: 'sleep', due: parseInt(due as string, 36) };
   const head = `${k}|${due}|${since}|${ev}|`;
-  return { k: 'wait', due: parseInt(due as string, 36), since: parseInt(since as string, 36), id: defaultWaitId(scope, name), ev: ev, key: raw.slice(head.length) };
+  return {
+    k: 'wait',
+    due: parseInt(due as string, 36),
+    since: parseInt(since as string, 36),
+    id: defaultWaitId(scope, name),
+    ev: ev,
+    key: raw.slice(head.length),
+  };
 }

@@ -66,8 +66,16 @@ function parkedRun(scope: string, dueAt: number, p: string | null, reached: stri
   const of = parseJobId(scope);
   const key = t.own ?? t.key;
   return {
-    scope, name, handler: of?.handlerId ?? '', deliveryKey: of?.key ?? '', kind: t.k === 'sleep' ? 'sleep' : 'wait-for-event', dueAt,
-    ...(t.ev !== undefined ? { event: t.ev } : {}), ...(key !== undefined ? { key } : {}), queue, jobId: jobId ?? scope,
+    scope,
+    name,
+    handler: of?.handlerId ?? '',
+    deliveryKey: of?.key ?? '',
+    kind: t.k === 'sleep' ? 'sleep' : 'wait-for-event',
+    dueAt,
+    ...(t.ev !== undefined ? { event: t.ev } : {}),
+    ...(key !== undefined ? { key } : {}),
+    queue,
+    jobId: jobId ?? scope,
   };
 }
 
@@ -77,7 +85,10 @@ const CHUNK = 2000;
 export class RunRecords {
   private readonly parkedKey: string;
 
-  constructor(private readonly redis: RedisClient, private readonly prefix: string) {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {
     this.parkedKey = parkedKey(prefix);
   }
 
@@ -126,7 +137,7 @@ export class RunRecords {
       const chunk: [string, number][] = [];
       for (let j = i; j < Math.min(flat.length, i + 2 * CHUNK); j += 2) chunk.push([flat[j] as string, Number(flat[j + 1])]);
       const ps = await this.pipelined(chunk.map(([scope]) => [this.key(scope), 'p']));
-      const names = ps.map((p) => (p === null ? null : (JSON.parse(p) as string[])[1] as string));
+      const names = ps.map((p) => (p === null ? null : ((JSON.parse(p) as string[])[1] as string)));
       const ts = await this.pipelined(chunk.map(([scope], j) => [this.key(scope), `t:${names[j] ?? ''}`]));
       chunk.forEach(([scope, dueAt], j) => {
         const run = parkedRun(scope, dueAt, ps[j] ?? null, ts[j] ?? null);

@@ -78,12 +78,26 @@ export interface WaitEvent {
 }
 
 /** As stored: `q` instead of `run` when the run is `<q>|<the id up to its first ':'>` (waitRegister). */
-interface Raw { s: WaitStatus; k: string; ev: string; run?: string; q?: string; due?: number; d?: string; at?: number; b?: string; c?: number }
+interface Raw {
+  s: WaitStatus;
+  k: string;
+  ev: string;
+  run?: string;
+  q?: string;
+  due?: number;
+  d?: string;
+  at?: number;
+  b?: string;
+  c?: number;
+}
 
 function decode(id: string, raw: string): WaitState {
   const r = JSON.parse(raw) as Raw;
   return {
-    status: r.s, key: r.k, event: r.ev, run: r.run ?? `${r.q ?? ''}|${id.split(':', 1)[0] as string}`,
+    status: r.s,
+    key: r.k,
+    event: r.ev,
+    run: r.run ?? `${r.q ?? ''}|${id.split(':', 1)[0] as string}`,
     ...(r.due !== undefined ? { dueAt: r.due } : {}),
     ...(r.c === 1 ? { cancel: true } : {}),
     ...(r.d !== undefined ? { match: { deliveryKey: r.d, receivedAt: r.at ?? 0, body: r.b ?? '' } } : {}),
@@ -95,7 +109,11 @@ export class WaitStore {
   private readonly k;
 
   /** `retentionMs`: how long a key's events stay in its log for lookbacks. */
-  constructor(private readonly redis: RedisClient, prefix: string, private readonly retentionMs: number) {
+  constructor(
+    private readonly redis: RedisClient,
+    prefix: string,
+    private readonly retentionMs: number,
+  ) {
     this.run = SCRIPTS.on(redis);
     this.k = {
       state: `${prefix}:wait:state`,
@@ -109,13 +127,16 @@ export class WaitStore {
     };
   }
 
-  /** Registers a wait (or a sleep, or a cancelOn entry), or gives its state when it exists; a wait a logged event answers is `matched` (`cancelled`) at once. */
+  /**
+   * Registers a wait (or a sleep, or a cancelOn entry), or gives its state when it exists; a wait a logged event answers
+   * is `matched` (`cancelled`) at once.
+   */
   async register(w: WaitRegistration): Promise<WaitState> {
     const { k } = this;
-    const raw = await this.run.waitRegister(
+    const raw = (await this.run.waitRegister(
       [k.state, k.on(w.key), k.log(w.key), k.body(w.key), k.names],
       [w.id, w.event ?? '', w.since, w.dueAt ?? '', w.key, w.run, w.cancel ? '1' : ''],
-    ) as string;
+    )) as string;
     return decode(w.id, raw);
   }
 
@@ -126,10 +147,10 @@ export class WaitStore {
   async deliver(e: WaitEvent, now = Date.now(), onlyWatched = false): Promise<WokenRun[]> {
     const { k } = this;
     if (e.keys.length === 0 && !onlyWatched) return [];
-    const flat = await this.run.waitEvent(
+    const flat = (await this.run.waitEvent(
       [k.state, k.wake, k.names],
       [k.base, e.deliveryKey, e.name, e.receivedAt, e.body, now, this.retentionMs, onlyWatched ? '1' : '', ...e.keys],
-    ) as string[];
+    )) as string[];
     const out: WokenRun[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: flat[i] as string, run: flat[i + 1] as string });
     return out;
@@ -140,7 +161,10 @@ export class WaitStore {
     return (await this.deliver(e, now)).length;
   }
 
-  /** Marks event names as watched: their deliveries are logged and matched (cancelOn names at start-up; a wait's name at its registration). */
+  /**
+   * Marks event names as watched: their deliveries are logged and matched (cancelOn names at start-up; a wait's name at
+   * its registration).
+   */
   async watch(names: readonly string[]): Promise<void> {
     // HSETNX: a name some function-matched wait logs under `any:<name>` too ('2') stays so.
     await Promise.all(names.map((n) => this.redis.hsetnx(this.k.names, n, '1')));
@@ -148,7 +172,7 @@ export class WaitStore {
 
   /** A wait's state, ending it first when its time came (`timeout`; a sleep `slept`); null when there is none. */
   async settle(id: string, now = Date.now()): Promise<WaitState | null> {
-    const raw = await this.run.waitSettle([this.k.state], [id, now, this.k.onPrefix]) as string | null;
+    const raw = (await this.run.waitSettle([this.k.state], [id, now, this.k.onPrefix])) as string | null;
     return raw ? decode(id, raw) : null;
   }
 

@@ -17,7 +17,9 @@ const Email = z.email('must be a valid email address');
  * usual `+ ( ) - .` and spaces, at least one digit (our reading: numbers are
  * matched on their last nine digits, which `abc` does not have).
  */
-const Phone = z.string().max(MAX_CHARS.contactPhone, tooLong(MAX_CHARS.contactPhone))
+const Phone = z
+  .string()
+  .max(MAX_CHARS.contactPhone, tooLong(MAX_CHARS.contactPhone))
   .regex(/^[+\d\s().-]*\d[+\d\s().-]*$/, 'must be a phone number: digits, optionally with +, spaces, brackets, dots or dashes');
 export const ContactFields = strictBody({
   name: Name,
@@ -83,10 +85,15 @@ export function applyFields(deps: Deps, ws: Workspace, contact: Contact, fields:
 
 /** `contact.lifecycle_changed` carries a ContactLifecycle (the event contract's data per event). */
 export function emitLifecycle(
-  deps: Deps, contactId: number, previous: Parameters<typeof stageView>[0] | null, lifecycle: Parameters<typeof stageView>[0],
+  deps: Deps,
+  contactId: number,
+  previous: Parameters<typeof stageView>[0] | null,
+  lifecycle: Parameters<typeof stageView>[0],
 ): void {
   deps.emitter.emit('contact.lifecycle_changed', {
-    contact_id: contactId, previous: previous ? stageView(previous) : null, lifecycle: stageView(lifecycle),
+    contact_id: contactId,
+    previous: previous ? stageView(previous) : null,
+    lifecycle: stageView(lifecycle),
   });
 }
 

@@ -2,7 +2,9 @@ import { ApiError, invalid, notFound } from '../errors.js';
 import type { Contact, Label, Teammate, Workspace } from '../types.js';
 
 /** Who looks a contact up: only the view-phone permission matters. */
-export interface Viewer { teammate: Pick<Teammate, 'viewPhone'> }
+export interface Viewer {
+  teammate: Pick<Teammate, 'viewPhone'>;
+}
 
 /** Phone numbers match on their last nine digits, whatever the spelling (spec: GET /contacts `phone`). */
 export function phoneKey(phone: string): string {
@@ -60,9 +62,10 @@ export function contactIn(ws: Workspace, auth: Viewer, raw: string | number, fie
 
 /** A label by id or exact name; unknown is 422 (labels are never created by the API). */
 export function labelIn(ws: Workspace, ref: string | number, field: string): Label {
-  const label = typeof ref === 'number' || /^\d+$/.test(ref)
-    ? ws.labels.find((l) => l.id === Number(ref)) ?? ws.labels.find((l) => l.name === String(ref))
-    : ws.labels.find((l) => l.name === ref);
+  const label =
+    typeof ref === 'number' || /^\d+$/.test(ref)
+      ? (ws.labels.find((l) => l.id === Number(ref)) ?? ws.labels.find((l) => l.name === String(ref)))
+      : ws.labels.find((l) => l.name === ref);
   if (!label) throw invalid(field, `no label "${ref}" in this workspace`);
   return label;
 }

@@ -14,7 +14,9 @@ export const ConversationPatch = strictBody({
   category: z.string().nullable().optional(),
   summary: z.string().max(MAX_CHARS.conversationSummary, tooLong(MAX_CHARS.conversationSummary)).nullable().optional(),
   snoozed_until: Timestamp.nullable().optional(),
-  assignee: strictBody({ type: z.enum(ASSIGNEE_TYPES), id: z.number().int() }).nullable().optional(),
+  assignee: strictBody({ type: z.enum(ASSIGNEE_TYPES), id: z.number().int() })
+    .nullable()
+    .optional(),
   team_id: z.number().int().nullable().optional(),
   priority: z.enum(CONVERSATION_PRIORITIES).optional(),
 });

@@ -40,7 +40,10 @@ export type NewOrder = z.infer<typeof NewOrder>;
 export function buildLines(ws: Workspace, ids: IdSequence, items: NewOrder['items']): OrderLine[] {
   const errors: FieldErrors = {};
   const lines = items.map((item, i): OrderLine | null => {
-    const err = (field: string, message: string): null => { errors[`items.${i}.${field}`] = [message]; return null; };
+    const err = (field: string, message: string): null => {
+      errors[`items.${i}.${field}`] = [message];
+      return null;
+    };
     const override = item.unit_price != null ? toCents(item.unit_price) : null;
     if (item.product_variant_id != null) {
       const product = [...ws.products.values()].find((p) => p.variants.some((v) => v.id === item.product_variant_id));
@@ -48,20 +51,42 @@ export function buildLines(ws: Workspace, ids: IdSequence, items: NewOrder['item
       if (!product || !variant) return err('product_variant_id', 'does not name a product variant of this workspace');
       if (item.product_id != null && item.product_id !== product.id) return err('product_variant_id', 'is not a variant of product_id');
       if (!product.isActive || !variant.isActive) return err('product_variant_id', 'is not active');
-      return { id: ids.take(), productId: product.id, variantId: variant.id, name: `${product.name} - ${variant.name}`,
-        sku: variant.sku, quantity: item.quantity, unitPriceCents: override ?? variant.priceCents };
+      return {
+        id: ids.take(),
+        productId: product.id,
+        variantId: variant.id,
+        name: `${product.name} - ${variant.name}`,
+        sku: variant.sku,
+        quantity: item.quantity,
+        unitPriceCents: override ?? variant.priceCents,
+      };
     }
     if (item.product_id != null) {
       const product = ws.products.get(item.product_id);
       if (!product) return err('product_id', 'does not name a product of this workspace');
       if (!product.isActive) return err('product_id', 'is not active');
       if (product.variants.length) return err('product_variant_id', 'is required for a product with variants');
-      return { id: ids.take(), productId: product.id, variantId: null, name: product.name, sku: product.sku,
-        quantity: item.quantity, unitPriceCents: override ?? product.priceCents };
+      return {
+        id: ids.take(),
+        productId: product.id,
+        variantId: null,
+        name: product.name,
+        sku: product.sku,
+        quantity: item.quantity,
+        unitPriceCents: override ?? product.priceCents,
+      };
     }
     if (!item.name) return err('name', 'is required for a free-text line');
     if (override === null) return err('unit_price', 'is required for a free-text line');
-    return { id: ids.take(), productId: null, variantId: null, name: item.name, sku: '', quantity: item.quantity, unitPriceCents: override };
+    return {
+      id: ids.take(),
+      productId: null,
+      variantId: null,
+      name: item.name,
+      sku: '',
+      quantity: item.quantity,
+      unitPriceCents: override,
+    };
   });
   if (Object.keys(errors).length) throw invalidMany(errors);
   return lines as OrderLine[];
@@ -70,7 +95,13 @@ export function buildLines(ws: Workspace, ids: IdSequence, items: NewOrder['item
 /** Checks a payment method key against the workspace's active methods (422). */
 export function checkPaymentMethod(ws: Workspace, key: string, field = 'payment_method'): void {
   if (!ws.paymentMethods.some((m) => m.key === key && m.active)) {
-    throw invalid(field, `must be one of: ${ws.paymentMethods.filter((m) => m.active).map((m) => m.key).join(', ')}`);
+    throw invalid(
+      field,
+      `must be one of: ${ws.paymentMethods
+        .filter((m) => m.active)
+        .map((m) => m.key)
+        .join(', ')}`,
+    );
   }
 }
 

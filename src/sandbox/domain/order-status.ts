@@ -19,7 +19,10 @@ export const OPEN_ORDER_STATUSES: readonly OrderStatus[] = ['new', 'confirmed', 
 const HOLDS_RESERVATION = new Set<OrderStatus>(['confirmed', 'preparing', 'out_for_delivery']);
 
 /** The stock counter a line draws on: the variant's, else the product's; null when untracked. */
-export interface StockCell { onHand: number | null; reserved: number }
+export interface StockCell {
+  onHand: number | null;
+  reserved: number;
+}
 export function stockCell(ws: Workspace, line: OrderLine): StockCell | null {
   if (line.productId === null && line.variantId === null) return null;
   for (const p of ws.products.values()) {
@@ -55,20 +58,26 @@ export function moveOrder(ws: Workspace, order: Order, to: OrderStatus, force: b
       const available = cell.onHand - cell.reserved;
       if ((need.get(cell) ?? 0) > available) errors[`items.${i}.quantity`] = [`only ${available} of ${line.sku} available`];
     });
-    if (Object.keys(errors).length) throw new ApiError(422, 'Not enough stock to confirm this order; send force to confirm anyway.', 'insufficient_stock', errors);
+    if (Object.keys(errors).length)
+      throw new ApiError(422, 'Not enough stock to confirm this order; send force to confirm anyway.', 'insufficient_stock', errors);
   }
   for (const { line, cell } of lines) {
     if (!cell || cell.onHand === null) continue;
     if (to === 'confirmed') cell.reserved += line.quantity;
     else if (to === 'cancelled' && HOLDS_RESERVATION.has(from)) cell.reserved -= line.quantity;
-    else if (to === 'delivered') { cell.onHand -= line.quantity; cell.reserved -= line.quantity; }
-    else if (to === 'returned') cell.onHand += line.quantity;
+    else if (to === 'delivered') {
+      cell.onHand -= line.quantity;
+      cell.reserved -= line.quantity;
+    } else if (to === 'returned') cell.onHand += line.quantity;
   }
   order.status = to;
   order.updatedAt = now;
   if (to === 'confirmed') order.confirmedAt = now;
   if (to === 'delivered') order.deliveredAt = now;
-  if (to === 'cancelled') { order.cancelledAt = now; order.cancelReason = reason; }
+  if (to === 'cancelled') {
+    order.cancelledAt = now;
+    order.cancelReason = reason;
+  }
 }
 
 /** Guard used by the general update: the status is not a field there (spec). */

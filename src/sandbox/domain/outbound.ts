@@ -15,31 +15,48 @@ export const SendBody = strictBody({
   url: z.string().max(MAX_CHARS.attachmentUrl, tooLong(MAX_CHARS.attachmentUrl)).optional(),
   caption: z.string().max(MAX_CHARS.caption, tooLong(MAX_CHARS.caption)).nullable().optional(),
   file_name: z.string().max(MAX_CHARS.fileName, tooLong(MAX_CHARS.fileName)).nullable().optional(),
-  buttons: z.array(z.string().min(1).max(MAX_CHARS.button, tooLong(MAX_CHARS.button)))
-    .min(BUTTONS.min, `needs ${BUTTONS.min} to ${BUTTONS.max} buttons`).max(BUTTONS.max, `needs ${BUTTONS.min} to ${BUTTONS.max} buttons`)
-    .refine((b) => new Set(b).size === b.length, 'button labels must be unique').optional(),
+  buttons: z
+    .array(z.string().min(1).max(MAX_CHARS.button, tooLong(MAX_CHARS.button)))
+    .min(BUTTONS.min, `needs ${BUTTONS.min} to ${BUTTONS.max} buttons`)
+    .max(BUTTONS.max, `needs ${BUTTONS.min} to ${BUTTONS.max} buttons`)
+    .refine((b) => new Set(b).size === b.length, 'button labels must be unique')
+    .optional(),
   template: z.string().max(MAX_CHARS.templateName, tooLong(MAX_CHARS.templateName)).optional(),
   language: z.string().nullable().optional(),
   parameters: z.array(z.string()).optional(),
 }).superRefine((b, ctx) => {
-  const issue = (field: string, message: string): void => { ctx.addIssue({ code: 'custom', path: [field], message }); };
+  const issue = (field: string, message: string): void => {
+    ctx.addIssue({ code: 'custom', path: [field], message });
+  };
   if (b.type === undefined) return shorthand(b, issue);
   if (b.body !== undefined) issue('body', `is only the shorthand {body} without type; with type "${b.type}" send text`);
   for (const field of Object.keys(b) as (keyof typeof b)[]) {
     const kinds = KIND_FIELDS[field];
-    if (kinds && b[field] != null && !kinds.includes(b.type)) issue(field, `is not a field of type ${b.type} (only of ${kinds.join(', ')})`);
+    if (kinds && b[field] != null && !kinds.includes(b.type))
+      issue(field, `is not a field of type ${b.type} (only of ${kinds.join(', ')})`);
   }
-  const need = (field: string, ok: boolean): void => { if (!ok) issue(field, `is required for type ${b.type}`); };
+  const need = (field: string, ok: boolean): void => {
+    if (!ok) issue(field, `is required for type ${b.type}`);
+  };
   if (b.type === 'text') need('text', Boolean(b.text));
-  if (b.type === 'buttons') { need('text', Boolean(b.text)); need('buttons', b.buttons !== undefined); }
+  if (b.type === 'buttons') {
+    need('text', Boolean(b.text));
+    need('buttons', b.buttons !== undefined);
+  }
   if (b.type === 'attachment') need('url', Boolean(b.url));
   if (b.type === 'template') need('template', Boolean(b.template));
 });
 
 /** Fields that belong to some kinds only (`type`, `reply_to` go with any; `body` with none: it is the shorthand's). */
 const KIND_FIELDS: Partial<Record<string, readonly string[]>> = {
-  text: ['text', 'buttons'], url: ['attachment'], caption: ['attachment'], file_name: ['attachment'],
-  buttons: ['buttons'], template: ['template'], language: ['template'], parameters: ['template'],
+  text: ['text', 'buttons'],
+  url: ['attachment'],
+  caption: ['attachment'],
+  file_name: ['attachment'],
+  buttons: ['buttons'],
+  template: ['template'],
+  language: ['template'],
+  parameters: ['template'],
 };
 
 /**
@@ -50,13 +67,19 @@ const KIND_FIELDS: Partial<Record<string, readonly string[]>> = {
  */
 function shorthand(b: { body?: string | undefined } & Record<string, unknown>, issue: (field: string, message: string) => void): void {
   const others = Object.keys(b).filter((k) => k !== 'body' && k !== 'reply_to' && b[k] !== undefined);
-  if (others.length) issue('type', `is required (one of ${OUTGOING_MESSAGE_TYPES.join(', ')}); only the shorthand {body} may leave it out, and this body has ${others.join(', ')}`);
+  const types = OUTGOING_MESSAGE_TYPES.join(', ');
+  if (others.length)
+    issue('type', `is required (one of ${types}); only the shorthand {body} may leave it out, and this body has ${others.join(', ')}`);
   else if (!b.body) issue('body', 'is required: send {type, …} or the shorthand {body: <text>}');
 }
 export type SendBody = z.infer<typeof SendBody>;
 
 /** What gets stored for an outbound message. */
-export interface Composed { body: string; contentType: string; extra: Record<string, unknown> }
+export interface Composed {
+  body: string;
+  contentType: string;
+  extra: Record<string, unknown>;
+}
 
 /** The `comment_id` an inbound message on a public comment thread carries: what `reply_to` names. */
 export const commentId = (messageId: number): string => `cmt_${messageId}`;
@@ -68,8 +91,9 @@ export const commentId = (messageId: number): string => `cmt_${messageId}`;
  */
 function checkReplyTo(ws: Workspace, cv: Conversation, channel: Channel, replyTo: string): void {
   if (!channel.public) throw invalid('reply_to', 'names no inbound comment: this thread is not a public comment thread');
-  const answered = [...ws.messages.values()].some((m) =>
-    m.conversationId === cv.id && m.direction === 'inbound' && m.extra.comment_id === replyTo);
+  const answered = [...ws.messages.values()].some(
+    (m) => m.conversationId === cv.id && m.direction === 'inbound' && m.extra.comment_id === replyTo,
+  );
   if (!answered) throw invalid('reply_to', `no inbound comment "${replyTo}" on this thread`);
 }
 
@@ -106,7 +130,8 @@ export function compose(ws: Workspace, cv: Conversation, channel: Channel, b: Se
   if (params.length !== template.placeholders) throw invalid('parameters', `the template takes ${template.placeholders} parameters`);
   const text = template.body.replace(/\{\{(\d+)\}\}/g, (_, n: string) => params[Number(n) - 1] ?? '');
   return {
-    body: text, contentType: 'template',
+    body: text,
+    contentType: 'template',
     extra: { template: template.name, language: template.language, parameters: [...params] },
   };
 }

@@ -14,8 +14,7 @@ export type PhoneUse = (req: GateRequest) => string | null;
 const field = (body: unknown, name: string): unknown =>
   body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
 
-const isPhoneRef = (v: unknown): boolean =>
-  (typeof v === 'string' || typeof v === 'number') && parseAddress(v)?.kind === 'phone';
+const isPhoneRef = (v: unknown): boolean => (typeof v === 'string' || typeof v === 'number') && parseAddress(v)?.kind === 'phone';
 
 /**
  * Spec, Authentication 11: the phone filter, phone search rules and writing a
@@ -32,8 +31,10 @@ export const phoneUse = {
   /** A contact write: `phone:` in the path, or a `phone` field in the body. */
   contactWrite: ((r) => phoneUse.address(r) ?? (field(r.body, 'phone') !== undefined ? 'Writing a phone number' : null)) as PhoneUse,
   /** Body fields naming a contact (`contact`, `survivor`, `loser`) by `phone:`. */
-  bodyContacts: (...names: string[]): PhoneUse => (r) =>
-    (names.some((n) => isPhoneRef(field(r.body, n))) ? 'Looking up a contact by phone' : null),
+  bodyContacts:
+    (...names: string[]): PhoneUse =>
+    (r) =>
+      names.some((n) => isPhoneRef(field(r.body, n))) ? 'Looking up a contact by phone' : null,
   /** A phone rule in the `match` groups of a search (a saved segment is checked when it runs). */
   rules: ((r) => {
     const groups = field(r.body, 'match');

@@ -8,13 +8,19 @@ export function defaultStage(ws: Workspace): number {
 }
 
 /** A new contact on the default stage, stored in the workspace. */
-export function addContact(
-  ws: Workspace, id: number, now: number,
-  fields: Partial<Omit<Contact, 'id'>> & { name: string },
-): Contact {
+export function addContact(ws: Workspace, id: number, now: number, fields: Partial<Omit<Contact, 'id'>> & { name: string }): Contact {
   const contact: Contact = {
-    id, email: null, phone: null, lifecycleStageId: defaultStage(ws), blocked: false, labelIds: [],
-    language: null, lastSeenAt: null, createdAt: now, updatedAt: now, ...fields,
+    id,
+    email: null,
+    phone: null,
+    lifecycleStageId: defaultStage(ws),
+    blocked: false,
+    labelIds: [],
+    language: null,
+    lastSeenAt: null,
+    createdAt: now,
+    updatedAt: now,
+    ...fields,
   };
   ws.contacts.set(id, contact);
   return contact;
@@ -22,13 +28,26 @@ export function addContact(
 
 /** A new open conversation, stored in the workspace. */
 export function addConversation(
-  ws: Workspace, id: number, now: number,
+  ws: Workspace,
+  id: number,
+  now: number,
   fields: Partial<Omit<Conversation, 'id'>> & { contactId: number; channelId: number },
 ): Conversation {
   const conversation: Conversation = {
-    id, status: 'open', subject: null, assignee: null, teamId: null, priority: 'normal', summary: null,
-    closingCategory: null, snoozedUntil: null, lastMessageAt: now, lastInboundAt: null, closedAt: null,
-    createdAt: now, ...fields,
+    id,
+    status: 'open',
+    subject: null,
+    assignee: null,
+    teamId: null,
+    priority: 'normal',
+    summary: null,
+    closingCategory: null,
+    snoozedUntil: null,
+    lastMessageAt: now,
+    lastInboundAt: null,
+    closedAt: null,
+    createdAt: now,
+    ...fields,
   };
   ws.conversations.set(id, conversation);
   return conversation;
@@ -36,12 +55,22 @@ export function addConversation(
 
 /** Stores a message and moves the thread's `last_message_at` (and the contact's last seen, when inbound). */
 export function addMessage(
-  ws: Workspace, id: number, now: number,
+  ws: Workspace,
+  id: number,
+  now: number,
   fields: Partial<Omit<Message, 'id'>> & { conversationId: number; body: string },
 ): Message {
   const message: Message = {
-    id, type: 'message', direction: 'outbound', senderType: 'user', userId: null, contentType: 'text',
-    status: 'sent', createdAt: now, extra: {}, ...fields,
+    id,
+    type: 'message',
+    direction: 'outbound',
+    senderType: 'user',
+    userId: null,
+    contentType: 'text',
+    status: 'sent',
+    createdAt: now,
+    extra: {},
+    ...fields,
   };
   ws.messages.set(id, message);
   const conversation = ws.conversations.get(message.conversationId);

@@ -21,20 +21,40 @@ export const conversationIdIn = (ws: Workspace, id: number, field: string): Conv
   found(ws.conversations.get(id), field, `no conversation ${id} in this workspace`);
 
 export const channelIn = (ws: Workspace, id: number, field: string): Channel =>
-  found(ws.channels.find((c) => c.id === id), field, `no channel ${id} in this workspace`);
+  found(
+    ws.channels.find((c) => c.id === id),
+    field,
+    `no channel ${id} in this workspace`,
+  );
 
 export const pipelineIn = (ws: Workspace, id: number, field: string): Pipeline =>
-  found(ws.pipelines.find((p) => p.id === id), field, `no pipeline ${id} in this workspace`);
+  found(
+    ws.pipelines.find((p) => p.id === id),
+    field,
+    `no pipeline ${id} in this workspace`,
+  );
 
 export const teamIn = (ws: Workspace, id: number, field: string): Team =>
-  found(ws.teams.find((t) => t.id === id), field, `no team ${id} in this workspace`);
+  found(
+    ws.teams.find((t) => t.id === id),
+    field,
+    `no team ${id} in this workspace`,
+  );
 
 export const aiAgentIn = (ws: Workspace, id: number, field: string): AiAgent =>
-  found(ws.aiAgents.find((a) => a.id === id), field, `no AI agent ${id} in this workspace`);
+  found(
+    ws.aiAgents.find((a) => a.id === id),
+    field,
+    `no AI agent ${id} in this workspace`,
+  );
 
 /** A teammate of the workspace; with `active`, one whose access is not revoked (assignees, mentions). */
 export function teammateIn(ws: Workspace, id: number, field: string, opts: { active?: boolean } = {}): Teammate {
-  const teammate = found(ws.teammates.find((t) => t.id === id), field, `no teammate ${id} in this workspace`);
+  const teammate = found(
+    ws.teammates.find((t) => t.id === id),
+    field,
+    `no teammate ${id} in this workspace`,
+  );
   if (opts.active && !teammate.active) throw invalid(field, `teammate ${id} is not active`);
   return teammate;
 }

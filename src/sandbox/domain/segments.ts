@@ -19,36 +19,38 @@ export type Predicate = (c: Contact) => boolean;
  */
 export function compileMatch(ws: Workspace, auth: AuthInfo, groups: SegmentRule[][], now: number, field = 'match'): Predicate {
   const errors: FieldErrors = {};
-  const compiled: Predicate[][] = groups.map((group, g) => group.map((rule, r) => {
-    const key = `${field}.${g}.${r}`;
-    const ops = segmentOperators(rule.attribute);
-    if (!ops) {
-      errors[`${key}.attribute`] = [`unknown attribute "${rule.attribute}"; allowed: ${Object.keys(SEGMENT_OPERATORS).join(', ')}`];
-      return () => false;
-    }
-    if (!ops.includes(rule.operator)) {
-      errors[`${key}.operator`] = [`operator "${rule.operator}" is not allowed for ${rule.attribute}; allowed: ${ops.join(', ')}`];
-      return () => false;
-    }
-    // Spec: set, not_set and never take no value (absent or null); every other operator needs one.
-    if (VALUELESS_OPERATORS.includes(rule.operator)) {
-      if (rule.value !== undefined && rule.value !== null) {
-        errors[`${key}.value`] = [`operator "${rule.operator}" takes no value; leave value out`];
+  const compiled: Predicate[][] = groups.map((group, g) =>
+    group.map((rule, r) => {
+      const key = `${field}.${g}.${r}`;
+      const ops = segmentOperators(rule.attribute);
+      if (!ops) {
+        errors[`${key}.attribute`] = [`unknown attribute "${rule.attribute}"; allowed: ${Object.keys(SEGMENT_OPERATORS).join(', ')}`];
         return () => false;
       }
-    } else if (rule.value === undefined || rule.value === null || rule.value === '') {
-      errors[`${key}.value`] = [`operator "${rule.operator}" needs a value`];
-      return () => false;
-    }
-    if (rule.attribute === 'phone') requirePhonePermission(auth, 'A phone rule');
-    try {
-      return predicate(ws, rule, now, `${key}.value`);
-    } catch (err) {
-      const e = err as { errors?: FieldErrors };
-      Object.assign(errors, e.errors ?? { [`${key}.value`]: ['is not valid'] });
-      return () => false;
-    }
-  }));
+      if (!ops.includes(rule.operator)) {
+        errors[`${key}.operator`] = [`operator "${rule.operator}" is not allowed for ${rule.attribute}; allowed: ${ops.join(', ')}`];
+        return () => false;
+      }
+      // Spec: set, not_set and never take no value (absent or null); every other operator needs one.
+      if (VALUELESS_OPERATORS.includes(rule.operator)) {
+        if (rule.value !== undefined && rule.value !== null) {
+          errors[`${key}.value`] = [`operator "${rule.operator}" takes no value; leave value out`];
+          return () => false;
+        }
+      } else if (rule.value === undefined || rule.value === null || rule.value === '') {
+        errors[`${key}.value`] = [`operator "${rule.operator}" needs a value`];
+        return () => false;
+      }
+      if (rule.attribute === 'phone') requirePhonePermission(auth, 'A phone rule');
+      try {
+        return predicate(ws, rule, now, `${key}.value`);
+      } catch (err) {
+        const e = err as { errors?: FieldErrors };
+        Object.assign(errors, e.errors ?? { [`${key}.value`]: ['is not valid'] });
+        return () => false;
+      }
+    }),
+  );
   if (Object.keys(errors).length) throw invalidMany(errors);
   if (compiled.length === 0) return () => true;
   return (c) => compiled.some((group) => group.every((p) => p(c)));
@@ -88,8 +90,14 @@ function predicate(ws: Workspace, rule: SegmentRule, now: number, field: string)
       if (op === 'never') return (c) => at(c) === null;
       const span = days(value, field);
       return op === 'within_days'
-        ? (c) => { const t = at(c); return t !== null && now - t <= span; }
-        : (c) => { const t = at(c); return t !== null && now - t > span; };
+        ? (c) => {
+            const t = at(c);
+            return t !== null && now - t <= span;
+          }
+        : (c) => {
+            const t = at(c);
+            return t !== null && now - t > span;
+          };
     }
     default: {
       const get = (c: Contact): string | null => (a === 'name' ? c.name : a === 'email' ? c.email : c.phone);

@@ -39,7 +39,11 @@ export interface DeliveryRecord {
   delivered_at: string | null;
 }
 
-interface Pending { envelope: Envelope; bytes: Buffer; record: DeliveryRecord }
+interface Pending {
+  envelope: Envelope;
+  bytes: Buffer;
+  record: DeliveryRecord;
+}
 
 /**
  * Posts signed events to the webhook URL. Delivery never blocks the API
@@ -101,8 +105,15 @@ export class WebhookEmitter {
     const env = envelope(event, data, this.clock());
     this.log.push(env);
     const record: DeliveryRecord = {
-      id: env.id, event, url: this.url, state: this.url ? 'pending' : 'not_sent', attempts: 0,
-      last_status: null, last_error: null, next_attempt_at: null, delivered_at: null,
+      id: env.id,
+      event,
+      url: this.url,
+      state: this.url ? 'pending' : 'not_sent',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      next_attempt_at: null,
+      delivered_at: null,
     };
     this.records.push(record);
     if (this.url && !this.closed) {
@@ -126,7 +137,15 @@ export class WebhookEmitter {
       const record = this.records.find((r) => r.id === env.id);
       if (!record || record.state === 'pending') continue;
       if (wanted ? !wanted.has(env.id) : record.state !== 'failed' && record.state !== 'not_sent') continue;
-      Object.assign(record, { url: this.url, state: 'pending', attempts: 0, last_status: null, last_error: null, next_attempt_at: null, delivered_at: null });
+      Object.assign(record, {
+        url: this.url,
+        state: 'pending',
+        attempts: 0,
+        last_status: null,
+        last_error: null,
+        next_attempt_at: null,
+        delivered_at: null,
+      });
       this.queue.push({ envelope: env, bytes: Buffer.from(JSON.stringify(env), 'utf8'), record });
       n++;
     }
@@ -157,7 +176,8 @@ export class WebhookEmitter {
   /** The log, the delivery statuses and the queue, as plain JSON (see {@link SavedEvents}). */
   saved(): SavedEvents {
     return {
-      log: [...this.log], deliveries: this.deliveries(),
+      log: [...this.log],
+      deliveries: this.deliveries(),
       queue: this.queue.map((p) => ({ id: p.envelope.id, bytes: p.bytes.toString('utf8') })),
     };
   }

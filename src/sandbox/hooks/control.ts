@@ -23,7 +23,11 @@ const Clock = z.object({
   advance: z.string().optional(),
   set: Timestamp.optional(),
 });
-const Quota = z.object({ limit: z.number().int().min(0).nullable(), used: z.number().int().min(0).default(0), workspace_id: z.number().int().optional() });
+const Quota = z.object({
+  limit: z.number().int().min(0).nullable(),
+  used: z.number().int().min(0).default(0),
+  workspace_id: z.number().int().optional(),
+});
 
 /** Hooks that steer the sandbox: request log, faults, reset, clock, switches, quota, tokens. */
 export function controlHooks(deps: Deps): Hono {
@@ -32,13 +36,20 @@ export function controlHooks(deps: Deps): Hono {
 
   app.get('/requests', (c) => {
     const q = c.req.query();
-    return c.json({ data: state.log.list({
-      ...(q.method ? { method: q.method } : {}), ...(q.path ? { path: q.path } : {}),
-      ...(q.status ? { status: Number(q.status) } : {}), ...(q.token ? { token: q.token } : {}),
-      ...(q.idempotency_key ? { idempotency_key: q.idempotency_key } : {}),
-    }) });
+    return c.json({
+      data: state.log.list({
+        ...(q.method ? { method: q.method } : {}),
+        ...(q.path ? { path: q.path } : {}),
+        ...(q.status ? { status: Number(q.status) } : {}),
+        ...(q.token ? { token: q.token } : {}),
+        ...(q.idempotency_key ? { idempotency_key: q.idempotency_key } : {}),
+      }),
+    });
   });
-  app.delete('/requests', (c) => { state.log.clear(); return c.body(null, 204); });
+  app.delete('/requests', (c) => {
+    state.log.clear();
+    return c.body(null, 204);
+  });
 
   app.get('/faults', (c) => c.json({ data: state.faults.list() }));
   app.post('/faults', async (c) => {
@@ -46,7 +57,10 @@ export function controlHooks(deps: Deps): Hono {
     const { count, ...rule } = f;
     return c.json({ data: state.faults.add({ ...rule, path: rule.path.replace(/^\/api\/v1/, ''), remaining: count }) }, 201);
   });
-  app.delete('/faults', (c) => { state.faults.clear(); return c.body(null, 204); });
+  app.delete('/faults', (c) => {
+    state.faults.clear();
+    return c.body(null, 204);
+  });
   app.delete('/faults/:id', (c) => {
     if (!state.faults.remove(Number(c.req.param('id')))) throw notFound('Fault');
     return c.body(null, 204);

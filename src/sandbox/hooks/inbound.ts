@@ -10,16 +10,28 @@ import type { Contact, Conversation, Workspace } from '../types.js';
 import { conversationView, messageView } from '../views/conversations.js';
 
 /** Body of `POST /_sandbox/inbound`: a customer writes, on a thread or to a channel. */
-export const InboundBody = z.object({
-  workspace_id: z.number().int().optional(),
-  conversation_id: z.number().int().optional(),
-  contact: z.union([z.number().int(), z.string().min(1), z.object({
-    name: z.string().min(1).max(MAX_CHARS.contactName), email: z.email().nullable().optional(), phone: z.string().max(MAX_CHARS.contactPhone).nullable().optional(),
-  })]).optional(),
-  channel_id: z.number().int().optional(),
-  body: z.string().min(1).max(MAX_CHARS.messageText),
-}).refine((b) => b.conversation_id !== undefined || (b.contact !== undefined && b.channel_id !== undefined),
-  { message: 'send conversation_id, or contact and channel_id', path: ['conversation_id'] });
+export const InboundBody = z
+  .object({
+    workspace_id: z.number().int().optional(),
+    conversation_id: z.number().int().optional(),
+    contact: z
+      .union([
+        z.number().int(),
+        z.string().min(1),
+        z.object({
+          name: z.string().min(1).max(MAX_CHARS.contactName),
+          email: z.email().nullable().optional(),
+          phone: z.string().max(MAX_CHARS.contactPhone).nullable().optional(),
+        }),
+      ])
+      .optional(),
+    channel_id: z.number().int().optional(),
+    body: z.string().min(1).max(MAX_CHARS.messageText),
+  })
+  .refine((b) => b.conversation_id !== undefined || (b.contact !== undefined && b.channel_id !== undefined), {
+    message: 'send conversation_id, or contact and channel_id',
+    path: ['conversation_id'],
+  });
 export type InboundBody = z.infer<typeof InboundBody>;
 
 const VIEWER = { teammate: { viewPhone: true } };
@@ -29,7 +41,11 @@ function contactFor(deps: Deps, ws: Workspace, ref: NonNullable<InboundBody['con
   const byEmail = ref.email ? findByAddress(ws, VIEWER, { kind: 'email', email: ref.email }) : undefined;
   const found = byEmail ?? (ref.phone ? findByAddress(ws, VIEWER, parseAddress(`phone:${ref.phone}`)!) : undefined);
   if (found) return found;
-  const contact = addContact(ws, deps.state.ids.take(), deps.state.now(), { name: ref.name, email: ref.email ?? null, phone: ref.phone ?? null });
+  const contact = addContact(ws, deps.state.ids.take(), deps.state.now(), {
+    name: ref.name,
+    email: ref.email ?? null,
+    phone: ref.phone ?? null,
+  });
   emitCreated(deps, ws, contact);
   return contact;
 }
@@ -42,7 +58,11 @@ function contactFor(deps: Deps, ws: Workspace, ref: NonNullable<InboundBody['con
  * a public comment thread the message is a comment and carries a
  * `comment_id`, the value a reply's `reply_to` names.
  */
-export function receiveInbound(deps: Deps, ws: Workspace, b: InboundBody): { conversation: Conversation; message: ReturnType<typeof messageView> } {
+export function receiveInbound(
+  deps: Deps,
+  ws: Workspace,
+  b: InboundBody,
+): { conversation: Conversation; message: ReturnType<typeof messageView> } {
   const { state, emitter } = deps;
   const now = state.now();
   let conversation: Conversation | undefined;
@@ -69,7 +89,12 @@ export function receiveInbound(deps: Deps, ws: Workspace, b: InboundBody): { con
   const id = state.ids.take();
   const isComment = ws.channels.find((ch) => ch.id === conversation.channelId)?.public ?? false;
   const message = addMessage(ws, id, now, {
-    conversationId: conversation.id, direction: 'inbound', senderType: 'contact', userId: null, body: b.body, status: null,
+    conversationId: conversation.id,
+    direction: 'inbound',
+    senderType: 'contact',
+    userId: null,
+    body: b.body,
+    status: null,
     extra: isComment ? { comment_id: commentId(id) } : {},
   });
   const view = messageView(message);

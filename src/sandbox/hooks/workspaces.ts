@@ -8,7 +8,8 @@ import { productView } from '../views/commerce.js';
  */
 export function listWorkspaces(state: SandboxState): unknown[] {
   return [...state.workspaces.values()].map((ws) => ({
-    id: ws.id, name: ws.name,
+    id: ws.id,
+    name: ws.name,
     teammates: ws.teammates.map((t) => ({ id: t.id, name: t.name, email: t.email, active: t.active, view_phone: t.viewPhone })),
     teams: ws.teams.map((t) => ({ ...t })),
     ai_agents: ws.aiAgents.map((a) => ({ ...a })),

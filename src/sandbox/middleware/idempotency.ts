@@ -36,8 +36,9 @@ export async function idempotently(state: SandboxState, c: Ctx, run: () => Promi
     throw new ApiError(409, 'A request with this Idempotency-Key is still in flight; retry later.', 'idempotency_in_flight');
   }
   if (decision.kind === 'mismatch') {
-    throw new ApiError(422, 'This Idempotency-Key was used with a different request.', 'idempotency_key_reused',
-      { [HEADERS.idempotencyKey]: ['was already used with a different request body'] });
+    throw new ApiError(422, 'This Idempotency-Key was used with a different request.', 'idempotency_key_reused', {
+      [HEADERS.idempotencyKey]: ['was already used with a different request body'],
+    });
   }
   if (decision.kind === 'replay') {
     const headers = new Headers({ [HEADERS.idempotentReplay]: 'true' });
@@ -51,8 +52,13 @@ export async function idempotently(state: SandboxState, c: Ctx, run: () => Promi
     const res = c.res;
     if (res.status >= 200 && res.status < 300) {
       const text = await res.clone().text();
-      state.idempotency.complete(scope, key, fingerprint,
-        { status: res.status, body: text, contentType: res.headers.get('Content-Type') }, state.now());
+      state.idempotency.complete(
+        scope,
+        key,
+        fingerprint,
+        { status: res.status, body: text, contentType: res.headers.get('Content-Type') },
+        state.now(),
+      );
     } else {
       state.idempotency.forget(scope, key);
     }

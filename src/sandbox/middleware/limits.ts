@@ -37,7 +37,11 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
 }
 
 /** Headers every API answer carries (spec: rate-limit headers on every response). */
-export function limitHeaders(burst: BurstResult | undefined, quota: QuotaResult | null | undefined, defaultBurst: number): Record<string, string> {
+export function limitHeaders(
+  burst: BurstResult | undefined,
+  quota: QuotaResult | null | undefined,
+  defaultBurst: number,
+): Record<string, string> {
   const headers: Record<string, string> = {
     [HEADERS.rateLimitLimit]: String(burst?.limit ?? defaultBurst),
     [HEADERS.rateLimitRemaining]: String(burst?.remaining ?? defaultBurst),

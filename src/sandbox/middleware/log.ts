@@ -32,10 +32,15 @@ export function requestLog(state: SandboxState, apiPath: (p: string) => string):
     const value = bearer(c.req.header('Authorization'));
     const known = value ? state.tokens.find((t) => t.value === value) : undefined;
     state.log.add({
-      time, method: c.req.method, path: apiPath(c.req.path), query: Object.fromEntries(new URL(c.req.url).searchParams),
-      body: parseBody(raw), idempotency_key: c.req.header(HEADERS.idempotencyKey) ?? null,
+      time,
+      method: c.req.method,
+      path: apiPath(c.req.path),
+      query: Object.fromEntries(new URL(c.req.url).searchParams),
+      body: parseBody(raw),
+      idempotency_key: c.req.header(HEADERS.idempotencyKey) ?? null,
       token: value ? { label: known?.label ?? null, hash: tokenHash(value) } : null,
-      status: c.res.status, replay: c.res.headers.get(HEADERS.idempotentReplay) === 'true',
+      status: c.res.status,
+      replay: c.res.headers.get(HEADERS.idempotentReplay) === 'true',
       duration_ms: Math.round(performance.now() - started),
     });
   };

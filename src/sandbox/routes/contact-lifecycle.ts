@@ -9,9 +9,12 @@ import { guard } from '../middleware/guard.js';
 import { body, strictBody } from '../validation.js';
 import { labelRefs, stageView } from '../views/contacts.js';
 
-const LifecycleBody = strictBody({ stage: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a stage id or exact name' }) });
+const LifecycleBody = strictBody({
+  stage: z.union([z.number().int(), z.string().min(1)], { error: 'is required: a stage id or exact name' }),
+});
 const LabelsBody = strictBody({
-  labels: z.array(z.union([z.number().int(), z.string().min(1)]), { error: 'is required: an array of label ids or names' })
+  labels: z
+    .array(z.union([z.number().int(), z.string().min(1)]), { error: 'is required: an array of label ids or names' })
     .min(1, 'must name at least one label'),
 });
 
@@ -27,7 +30,9 @@ export function contactLifecycleRoutes(deps: Deps): Hono<SandboxEnv> {
     const stage = stageIn(ws, (await body(c, LifecycleBody)).stage, 'stage');
     const move = moveLifecycle(ws, contact, stage, state.now());
     if (move.changed) emitLifecycle(deps, contact.id, move.previous, move.lifecycle);
-    return c.json({ data: { contact_id: contact.id, previous: move.previous ? stageView(move.previous) : null, lifecycle: stageView(stage) } });
+    return c.json({
+      data: { contact_id: contact.id, previous: move.previous ? stageView(move.previous) : null, lifecycle: stageView(stage) },
+    });
   });
 
   app.get('/contacts/:id/labels', guard(deps, 'contacts:read', phoneUse.address), (c) => {

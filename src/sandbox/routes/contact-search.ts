@@ -39,11 +39,21 @@ export function contactSearchRoutes(deps: Deps): Hono<SandboxEnv> {
     }
     const matches = compileMatch(ws, auth, groups, deps.state.now(), q.segment_id ? 'segment' : 'match');
     const s = q.search?.toLowerCase();
-    const rows = [...ws.contacts.values()].filter((x) => matches(x) && (!s || x.name.toLowerCase().includes(s) ||
-      (x.email?.toLowerCase().includes(s) ?? false) || (auth.teammate.viewPhone && (x.phone?.includes(s) ?? false))));
+    const rows = [...ws.contacts.values()].filter(
+      (x) =>
+        matches(x) &&
+        (!s ||
+          x.name.toLowerCase().includes(s) ||
+          (x.email?.toLowerCase().includes(s) ?? false) ||
+          (auth.teammate.viewPhone && (x.phone?.includes(s) ?? false))),
+    );
     const include = parseInclude(c.req.query('include'));
-    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { include }),
-      { perPage: q.per_page ?? PER_PAGE.default, cursor: c.req.query('cursor') }));
+    return c.json(
+      paginate(rows, newestFirst, (x) => contactView(ws, x, { include }), {
+        perPage: q.per_page ?? PER_PAGE.default,
+        cursor: c.req.query('cursor'),
+      }),
+    );
   });
   return app;
 }

@@ -23,7 +23,11 @@ function keepsAddress(address: ContactAddress, fields: ContactFields): void {
   if (address.kind === 'email' && fields.email !== undefined && fields.email?.toLowerCase() !== address.email.toLowerCase()) {
     throw invalid('email', `must be ${address.email} (the address of this PUT) or left out`);
   }
-  if (address.kind === 'phone' && fields.phone !== undefined && (fields.phone === null || phoneKey(fields.phone) !== phoneKey(address.phone))) {
+  if (
+    address.kind === 'phone' &&
+    fields.phone !== undefined &&
+    (fields.phone === null || phoneKey(fields.phone) !== phoneKey(address.phone))
+  ) {
     throw invalid('phone', `must be the number of the address (${address.phone}) or left out`);
   }
 }
@@ -41,8 +45,12 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     if (q.search) {
       const s = q.search.toLowerCase();
       // Spec: search matches name and email; phone only when the teammate may see phone numbers.
-      filters.push((x) => x.name.toLowerCase().includes(s) || (x.email?.toLowerCase().includes(s) ?? false) ||
-        (auth.teammate.viewPhone && x.phone !== null && x.phone.replace(/\D/g, '').includes(s.replace(/\D/g, '') || '\u0000')));
+      filters.push(
+        (x) =>
+          x.name.toLowerCase().includes(s) ||
+          (x.email?.toLowerCase().includes(s) ?? false) ||
+          (auth.teammate.viewPhone && x.phone !== null && x.phone.replace(/\D/g, '').includes(s.replace(/\D/g, '') || '\u0000')),
+      );
     }
     if (q.email) filters.push((x) => x.email?.toLowerCase() === q.email!.toLowerCase());
     if (q.phone !== undefined) {
@@ -66,8 +74,7 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     if (updated !== undefined) filters.push((x) => x.updatedAt >= updated);
     const include = parseInclude(q.include);
     const rows = [...ws.contacts.values()].filter((x) => filters.every((f) => f(x)));
-    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { include }),
-      { perPage: perPage(q.per_page), cursor: q.cursor }));
+    return c.json(paginate(rows, newestFirst, (x) => contactView(ws, x, { include }), { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
   app.post('/contacts', guard(deps, 'contacts:write', phoneUse.contactWrite), async (c) => {
@@ -77,7 +84,9 @@ export function contactRoutes(deps: Deps): Hono<SandboxEnv> {
     precheck(ws, fields);
     const now = state.now();
     const contact = addContact(ws, state.ids.take(), now, {
-      name: fields.name, email: fields.email ?? null, phone: fields.phone ?? null,
+      name: fields.name,
+      email: fields.email ?? null,
+      phone: fields.phone ?? null,
       lifecycleStageId: requestedStage(ws, fields)?.id ?? defaultStage(ws),
     });
     emitCreated(deps, ws, contact);

@@ -34,9 +34,15 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
     if (contactId !== undefined) contactIdIn(ws, contactId, 'contact_id');
     const channelId = intParam(q.channel_id, 'channel_id');
     if (channelId !== undefined) channelIn(ws, channelId, 'channel_id');
-    const rows = [...auth.workspace.conversations.values()].filter((x) => (!q.status || x.status === q.status) &&
-      (contactId === undefined || x.contactId === contactId) && (channelId === undefined || x.channelId === channelId));
-    return c.json(paginate(rows, newestFirst, (x) => conversationView(auth.workspace, x), { perPage: perPage(q.per_page), cursor: q.cursor }));
+    const rows = [...auth.workspace.conversations.values()].filter(
+      (x) =>
+        (!q.status || x.status === q.status) &&
+        (contactId === undefined || x.contactId === contactId) &&
+        (channelId === undefined || x.channelId === channelId),
+    );
+    return c.json(
+      paginate(rows, newestFirst, (x) => conversationView(auth.workspace, x), { perPage: perPage(q.per_page), cursor: q.cursor }),
+    );
   });
 
   // Spec: a contact has at most one live thread per channel; opening answers 201 when a thread

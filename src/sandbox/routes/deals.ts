@@ -47,13 +47,18 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
   app.get('/deals', guard(deps, 'deals:read'), (c) => {
     const auth = caller(c);
     const q = c.req.query();
-    if (q.status && !(DEAL_STATUSES as readonly string[]).includes(q.status)) throw invalid('status', `must be one of ${DEAL_STATUSES.join(', ')}`);
+    if (q.status && !(DEAL_STATUSES as readonly string[]).includes(q.status))
+      throw invalid('status', `must be one of ${DEAL_STATUSES.join(', ')}`);
     const contactId = intParam(q.contact_id, 'contact_id');
     if (contactId !== undefined) contactIdIn(auth.workspace, contactId, 'contact_id');
     const pipelineId = intParam(q.pipeline_id, 'pipeline_id');
     if (pipelineId !== undefined) pipelineIn(auth.workspace, pipelineId, 'pipeline_id');
-    const rows = [...auth.workspace.deals.values()].filter((d) => (!q.status || d.status === q.status) &&
-      (contactId === undefined || d.contactIds.includes(contactId)) && (pipelineId === undefined || d.pipelineId === pipelineId));
+    const rows = [...auth.workspace.deals.values()].filter(
+      (d) =>
+        (!q.status || d.status === q.status) &&
+        (contactId === undefined || d.contactIds.includes(contactId)) &&
+        (pipelineId === undefined || d.pipelineId === pipelineId),
+    );
     return c.json(paginate(rows, newestFirst, (d) => dealView(auth.workspace, d), { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
@@ -70,9 +75,19 @@ export function dealRoutes(deps: Deps): Hono<SandboxEnv> {
     checkOwner(ws, b.owner_id);
     const now = state.now();
     const deal: Deal = {
-      id: state.ids.take(), name: b.name, pipelineId: pipeline.id, stageId: stage.id, status: 'open',
-      amountCents: toCents(b.amount ?? 0), closeDate: b.close_date ?? null, ownerId: b.owner_id ?? null, organizationId: null,
-      source: b.source ?? 'other', closedAt: null, closedLostReason: null, contactIds: b.contact_id != null ? [b.contact_id] : [],
+      id: state.ids.take(),
+      name: b.name,
+      pipelineId: pipeline.id,
+      stageId: stage.id,
+      status: 'open',
+      amountCents: toCents(b.amount ?? 0),
+      closeDate: b.close_date ?? null,
+      ownerId: b.owner_id ?? null,
+      organizationId: null,
+      source: b.source ?? 'other',
+      closedAt: null,
+      closedLostReason: null,
+      contactIds: b.contact_id != null ? [b.contact_id] : [],
       createdAt: now,
     };
     applyStage(deal, stage, now);

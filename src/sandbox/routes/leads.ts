@@ -30,11 +30,13 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
   app.get('/leads', guard(deps, 'leads:read'), (c) => {
     const auth = caller(c);
     const q = c.req.query();
-    if (q.outcome && !(LEAD_OUTCOMES as readonly string[]).includes(q.outcome)) throw invalid('outcome', `must be one of ${LEAD_OUTCOMES.join(', ')}`);
+    if (q.outcome && !(LEAD_OUTCOMES as readonly string[]).includes(q.outcome))
+      throw invalid('outcome', `must be one of ${LEAD_OUTCOMES.join(', ')}`);
     const contact = intParam(q.contact_id, 'contact_id');
     if (contact !== undefined) contactIdIn(auth.workspace, contact, 'contact_id');
-    const rows = [...auth.workspace.leads.values()].filter((l) => (!q.outcome || l.outcome === q.outcome) &&
-      (contact === undefined || l.contactId === contact));
+    const rows = [...auth.workspace.leads.values()].filter(
+      (l) => (!q.outcome || l.outcome === q.outcome) && (contact === undefined || l.contactId === contact),
+    );
     return c.json(paginate(rows, newestFirst, leadView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
@@ -44,8 +46,13 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
     const b = await body(c, NewLead);
     contactIdIn(ws, b.contact_id, 'contact_id');
     const lead: Lead = {
-      id: state.ids.take(), contactId: b.contact_id, name: b.name, valueCents: b.value == null ? null : toCents(b.value),
-      source: b.source ?? null, outcome: 'open', createdAt: state.now(),
+      id: state.ids.take(),
+      contactId: b.contact_id,
+      name: b.name,
+      valueCents: b.value == null ? null : toCents(b.value),
+      source: b.source ?? null,
+      outcome: 'open',
+      createdAt: state.now(),
     };
     ws.leads.set(lead.id, lead);
     emitter.emit('lead.created', leadView(lead));

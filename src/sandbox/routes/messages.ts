@@ -40,8 +40,13 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
     const now = state.now();
     const failed = composed.contentType !== 'template' && outsideWindow(cv, channel, now);
     const message = addMessage(ws, state.ids.take(), now, {
-      conversationId: cv.id, direction: 'outbound', senderType: 'user', userId: auth.teammate.id, body: composed.body,
-      contentType: composed.contentType, status: failed ? 'failed' : 'sent',
+      conversationId: cv.id,
+      direction: 'outbound',
+      senderType: 'user',
+      userId: auth.teammate.id,
+      body: composed.body,
+      contentType: composed.contentType,
+      status: failed ? 'failed' : 'sent',
       extra: failed ? { ...composed.extra, error: 'outside_customer_service_window' } : composed.extra,
     });
     if (!failed) emitter.emit('message.sent', messageView(message));
@@ -56,12 +61,19 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
     const b = await body(c, NoteBody);
     const errors: FieldErrors = {};
     (b.mentions ?? []).forEach((id, i) => {
-      if (!ws.teammates.some((t) => t.id === id && t.active)) errors[`mentions.${i}`] = [`${id} is not an active teammate of this workspace`];
+      if (!ws.teammates.some((t) => t.id === id && t.active))
+        errors[`mentions.${i}`] = [`${id} is not an active teammate of this workspace`];
     });
     if (Object.keys(errors).length) throw invalidMany(errors);
     const note = addMessage(ws, state.ids.take(), state.now(), {
-      conversationId: cv.id, type: 'note', direction: null, senderType: 'user', userId: auth.teammate.id, body: b.body,
-      status: null, extra: { mentions: [...(b.mentions ?? [])] },
+      conversationId: cv.id,
+      type: 'note',
+      direction: null,
+      senderType: 'user',
+      userId: auth.teammate.id,
+      body: b.body,
+      status: null,
+      extra: { mentions: [...(b.mentions ?? [])] },
     });
     return c.json({ data: messageView(note) }, 201);
   });

@@ -45,14 +45,18 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     if (q.status && q.status !== 'open' && !ORDER_STATUSES.includes(q.status as OrderStatus)) {
       throw invalid('status', `must be one of open, ${ORDER_STATUSES.join(', ')}`);
     }
-    if (q.payment_status && !(PAYMENT_STATUSES as readonly string[]).includes(q.payment_status)) throw invalid('payment_status', 'must be unpaid, paid or refunded');
+    if (q.payment_status && !(PAYMENT_STATUSES as readonly string[]).includes(q.payment_status))
+      throw invalid('payment_status', 'must be unpaid, paid or refunded');
     const contactId = intParam(q.contact_id, 'contact_id');
     if (contactId !== undefined) contactIdIn(auth.workspace, contactId, 'contact_id');
     const since = timeParam(q.since, 'since');
-    const rows = [...auth.workspace.orders.values()].filter((o) =>
-      (!q.status || (q.status === 'open' ? OPEN_ORDER_STATUSES.includes(o.status) : o.status === q.status)) &&
-      (!q.payment_status || o.payment.status === q.payment_status) && (contactId === undefined || o.contactId === contactId) &&
-      (since === undefined || o.updatedAt >= since));
+    const rows = [...auth.workspace.orders.values()].filter(
+      (o) =>
+        (!q.status || (q.status === 'open' ? OPEN_ORDER_STATUSES.includes(o.status) : o.status === q.status)) &&
+        (!q.payment_status || o.payment.status === q.payment_status) &&
+        (contactId === undefined || o.contactId === contactId) &&
+        (since === undefined || o.updatedAt >= since),
+    );
     return c.json(paginate(rows, newestFirst, orderView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
@@ -71,12 +75,31 @@ export function orderRoutes(deps: Deps): Hono<SandboxEnv> {
     const items = buildLines(ws, state.ids, b.items);
     const now = state.now();
     const order: Order = {
-      id: state.ids.take(), number: ws.nextOrderNumber, contactId: b.contact_id, conversationId: b.conversation_id ?? null,
-      dealId: null, ownerId: b.owner_id ?? null, status: 'new', source: 'api',
+      id: state.ids.take(),
+      number: ws.nextOrderNumber,
+      contactId: b.contact_id,
+      conversationId: b.conversation_id ?? null,
+      dealId: null,
+      ownerId: b.owner_id ?? null,
+      status: 'new',
+      source: 'api',
       payment: { method: b.payment_method ?? 'cod', status: 'unpaid', reference: null, paidAt: null },
-      delivery: { address: b.delivery_address ?? null, city: b.delivery_city ?? null, area: b.delivery_area ?? null, feeCents: toCents(b.delivery_fee ?? 0) },
-      items, discountCents: toCents(b.discount ?? 0), notes: b.notes ?? null, externalId: b.external_id ?? null,
-      confirmedAt: null, deliveredAt: null, cancelledAt: null, cancelReason: null, createdAt: now, updatedAt: now,
+      delivery: {
+        address: b.delivery_address ?? null,
+        city: b.delivery_city ?? null,
+        area: b.delivery_area ?? null,
+        feeCents: toCents(b.delivery_fee ?? 0),
+      },
+      items,
+      discountCents: toCents(b.discount ?? 0),
+      notes: b.notes ?? null,
+      externalId: b.external_id ?? null,
+      confirmedAt: null,
+      deliveredAt: null,
+      cancelledAt: null,
+      cancelReason: null,
+      createdAt: now,
+      updatedAt: now,
     };
     checkTotal(order);
     ws.nextOrderNumber += 1;

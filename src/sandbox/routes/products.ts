@@ -23,8 +23,14 @@ export function productRoutes(deps: Deps): Hono<SandboxEnv> {
       active = q.active === 'true' || q.active === '1';
     }
     const s = q.search?.toLowerCase();
-    const rows = [...auth.workspace.products.values()].filter((p) => (active === undefined || p.isActive === active) &&
-      (!s || p.name.toLowerCase().includes(s) || p.sku.toLowerCase().includes(s) || p.variants.some((v) => v.sku.toLowerCase().includes(s))));
+    const rows = [...auth.workspace.products.values()].filter(
+      (p) =>
+        (active === undefined || p.isActive === active) &&
+        (!s ||
+          p.name.toLowerCase().includes(s) ||
+          p.sku.toLowerCase().includes(s) ||
+          p.variants.some((v) => v.sku.toLowerCase().includes(s))),
+    );
     return c.json(paginate(rows, newestFirst, productView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 

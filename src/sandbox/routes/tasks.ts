@@ -39,15 +39,20 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
     const auth = caller(c);
     const q = c.req.query();
     const ws = auth.workspace;
-    if (q.status && !TASK_STATUSES.includes(q.status as Task['status'])) throw invalid('status', `must be one of ${TASK_STATUSES.join(', ')}`);
+    if (q.status && !TASK_STATUSES.includes(q.status as Task['status']))
+      throw invalid('status', `must be one of ${TASK_STATUSES.join(', ')}`);
     const assignee = intParam(q.assignee_id, 'assignee_id');
     if (assignee !== undefined) teammateIn(ws, assignee, 'assignee_id');
     const contact = intParam(q.contact_id, 'contact_id');
     if (contact !== undefined) contactIdIn(ws, contact, 'contact_id');
     const dueBefore = timeParam(q.due_before, 'due_before', true);
-    const rows = [...auth.workspace.tasks.values()].filter((t) => (!q.status || t.status === q.status) &&
-      (assignee === undefined || t.assigneeId === assignee) && (contact === undefined || t.contactId === contact) &&
-      (dueBefore === undefined || t.dueAt <= dueBefore));
+    const rows = [...auth.workspace.tasks.values()].filter(
+      (t) =>
+        (!q.status || t.status === q.status) &&
+        (assignee === undefined || t.assigneeId === assignee) &&
+        (contact === undefined || t.contactId === contact) &&
+        (dueBefore === undefined || t.dueAt <= dueBefore),
+    );
     return c.json(paginate(rows, soonestFirst, taskView, { perPage: perPage(q.per_page), cursor: q.cursor }));
   });
 
@@ -60,9 +65,16 @@ export function taskRoutes(deps: Deps): Hono<SandboxEnv> {
     const now = state.now();
     const status = b.status ?? 'open';
     const task: Task = {
-      id: state.ids.take(), title: b.title, description: b.description ?? null, type: b.type ?? 'todo', status,
-      dueAt: Date.parse(b.due_at), completedAt: status === 'done' ? now : null, assigneeId: b.assignee_id ?? auth.teammate.id,
-      createdBy: auth.teammate.id, contactId: b.contact_id ?? null,
+      id: state.ids.take(),
+      title: b.title,
+      description: b.description ?? null,
+      type: b.type ?? 'todo',
+      status,
+      dueAt: Date.parse(b.due_at),
+      completedAt: status === 'done' ? now : null,
+      assigneeId: b.assignee_id ?? auth.teammate.id,
+      createdBy: auth.teammate.id,
+      contactId: b.contact_id ?? null,
     };
     ws.tasks.set(task.id, task);
     return c.json({ data: taskView(task) }, 201);

@@ -5,18 +5,42 @@ import type { Pipeline, Workspace } from '../types.js';
 export function emptyWorkspace(ids: IdSequence, name: string): Workspace {
   const id = ids.take();
   return {
-    id, name, company: { id: ids.take(), name: `${name} Ltd` }, account: { id: ids.take(), name },
-    teammates: [], teams: [], aiAgents: [], channels: [], stages: [], labels: [], pipelines: [], closingNotes: [], templates: [],
-    paymentMethods: [{ key: 'cod', active: true }, { key: 'bank_transfer', active: true }, { key: 'wallet', active: true }],
-    segments: [], products: new Map(), contacts: new Map(), conversations: new Map(), messages: new Map(),
-    deals: new Map(), orders: new Map(), tasks: new Map(), leads: new Map(), nextOrderNumber: 1001,
+    id,
+    name,
+    company: { id: ids.take(), name: `${name} Ltd` },
+    account: { id: ids.take(), name },
+    teammates: [],
+    teams: [],
+    aiAgents: [],
+    channels: [],
+    stages: [],
+    labels: [],
+    pipelines: [],
+    closingNotes: [],
+    templates: [],
+    paymentMethods: [
+      { key: 'cod', active: true },
+      { key: 'bank_transfer', active: true },
+      { key: 'wallet', active: true },
+    ],
+    segments: [],
+    products: new Map(),
+    contacts: new Map(),
+    conversations: new Map(),
+    messages: new Map(),
+    deals: new Map(),
+    orders: new Map(),
+    tasks: new Map(),
+    leads: new Map(),
+    nextOrderNumber: 1001,
   };
 }
 
 /** A pipeline with the given open stages followed by its Won and Lost stages. */
 export function pipeline(ids: IdSequence, name: string, open: string[]): Pipeline {
   return {
-    id: ids.take(), name,
+    id: ids.take(),
+    name,
     stages: [
       ...open.map((n) => ({ id: ids.take(), name: n, kind: 'open' as const })),
       { id: ids.take(), name: 'Won', kind: 'won' },

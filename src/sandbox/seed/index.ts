@@ -37,9 +37,20 @@ export function buildSeed(ids: IdSequence, now: number, opts: { fullToken?: stri
     { ...base, label: 'expiring-1h', value: DEFAULT_TOKEN_VALUES.expiring, abilities: [...ALL_ABILITIES], expiresAt: now + 36e5 },
     { ...base, label: 'legacy', value: DEFAULT_TOKEN_VALUES.legacy, abilities: [...ALL_ABILITIES], legacy: true },
     {
-      label: 'other-workspace-full', value: DEFAULT_TOKEN_VALUES.other, workspaceId: other.id,
-      teammateId: other.teammates[0]!.id, abilities: [...ALL_ABILITIES], expiresAt: null, legacy: false,
+      label: 'other-workspace-full',
+      value: DEFAULT_TOKEN_VALUES.other,
+      workspaceId: other.id,
+      teammateId: other.teammates[0]!.id,
+      abilities: [...ALL_ABILITIES],
+      expiresAt: null,
+      legacy: false,
     },
   ];
-  return { workspaces: new Map([[acme.id, acme], [other.id, other]]), tokens };
+  return {
+    workspaces: new Map([
+      [acme.id, acme],
+      [other.id, other],
+    ]),
+    tokens,
+  };
 }

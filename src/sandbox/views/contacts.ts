@@ -24,8 +24,9 @@ export function maskPhone(phone: string): string {
 export function maskPhones(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskPhones);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) =>
-    [k, k === 'phone' && typeof v === 'string' ? maskPhone(v) : maskPhones(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === 'phone' && typeof v === 'string' ? maskPhone(v) : maskPhones(v)]),
+  );
 }
 
 /** LabelRefs of a contact, in the workspace's label order. */
@@ -40,8 +41,14 @@ export function labelRefs(ws: Workspace, c: Contact): { id: number; name: string
  */
 export function contactView(ws: Workspace, c: Contact, opts: { include?: readonly string[] } = {}): Record<string, unknown> {
   const view: Record<string, unknown> = {
-    id: c.id, name: c.name, phone: c.phone, email: c.email,
-    lifecycle_stage_id: c.lifecycleStageId, blocked: c.blocked, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
+    id: c.id,
+    name: c.name,
+    phone: c.phone,
+    email: c.email,
+    lifecycle_stage_id: c.lifecycleStageId,
+    blocked: c.blocked,
+    created_at: iso(c.createdAt),
+    updated_at: iso(c.updatedAt),
   };
   if (opts.include?.includes('labels')) view.labels = labelRefs(ws, c);
   if (opts.include?.includes('lifecycle')) {
@@ -53,5 +60,8 @@ export function contactView(ws: Workspace, c: Contact, opts: { include?: readonl
 
 /** `include=labels,lifecycle` -> the known names; unknown names are ignored (spec). */
 export function parseInclude(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s === 'labels' || s === 'lifecycle');
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s === 'labels' || s === 'lifecycle');
 }

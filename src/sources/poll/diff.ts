@@ -74,7 +74,10 @@ const ms = (iso: string): number => Date.parse(iso);
  * it is no `order.created`; `returned` is a change from `delivered`.
  */
 export function diffOrders(
-  seen: ReadonlyMap<number, SeenOrder | undefined>, page: readonly Order[], wanted: ReadonlySet<DerivedEventName>, knownBefore?: string,
+  seen: ReadonlyMap<number, SeenOrder | undefined>,
+  page: readonly Order[],
+  wanted: ReadonlySet<DerivedEventName>,
+  knownBefore?: string,
 ): OrderDiff {
   const events: DerivedEvent[] = [];
   const next = new Map<number, SeenOrder>();
@@ -109,7 +112,8 @@ function statusChange(order: Order, previous: string): DerivedEvent {
   };
 }
 
-const byTime = (a: DerivedEvent, b: DerivedEvent): number => ms(a.createdAt) - ms(b.createdAt) || (a.name === 'order.created' ? -1 : b.name === 'order.created' ? 1 : 0);
+const byTime = (a: DerivedEvent, b: DerivedEvent): number =>
+  ms(a.createdAt) - ms(b.createdAt) || (a.name === 'order.created' ? -1 : b.name === 'order.created' ? 1 : 0);
 
 /**
  * Diffs the open tasks due by now (`GET /tasks?due_before=`) against the

@@ -7,7 +7,14 @@ import type { Logger } from '../../log/logger.js';
 import type { IngestStore } from '../../queue/ingest.js';
 import type { RedisClient } from '../../redis/connection.js';
 import {
-  decodeSeen, derivedDelivery, diffOrders, diffTasks, encodeSeen, SETTLED_ORDER_STATUSES, type DerivedEvent, type SeenOrder,
+  decodeSeen,
+  derivedDelivery,
+  diffOrders,
+  diffTasks,
+  encodeSeen,
+  SETTLED_ORDER_STATUSES,
+  type DerivedEvent,
+  type SeenOrder,
 } from './diff.js';
 
 /**
@@ -19,7 +26,10 @@ import {
  * key), so a repeated poll adds nothing and fan-out treats it like a webhook.
  */
 
-/** `GET /orders?since=` asks this far behind the cursor: a write committed late with an earlier `updated_at` is still seen (the snapshot drops repeats). */
+/**
+ * `GET /orders?since=` asks this far behind the cursor: a write committed late with an earlier `updated_at` is still seen
+ * (the snapshot drops repeats).
+ */
 export const ORDER_OVERLAP_MS = 60_000;
 /**
  * An order in a settled status (delivered, cancelled, returned) is forgotten once its `updated_at` is this far
@@ -115,7 +125,8 @@ async function listAll<T>(deps: PollerDeps, list: (cursor: string | undefined) =
   for (let i = 0; i < MAX_PAGES; i++) {
     const r = await list(cursor).firstPage().withResponse();
     const date = Date.parse(r.headers.get('date') ?? '');
-    if (Number.isFinite(date)) await deps.redis.set(pollKeys(deps.prefix, deps.world ?? null).clockOffset, String(date - (deps.now ?? Date.now)()));
+    if (Number.isFinite(date))
+      await deps.redis.set(pollKeys(deps.prefix, deps.world ?? null).clockOffset, String(date - (deps.now ?? Date.now)()));
     out.push(...r.data.data);
     if (!r.data.nextCursor) break;
     cursor = r.data.nextCursor;
@@ -156,7 +167,10 @@ async function pollOrders(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName
   if (diff.cursor !== undefined && Date.parse(diff.cursor) > Date.parse(cursor)) await deps.redis.set(keys.ordersCursor, diff.cursor);
   if (diff.events.length) deps.log.info({ events: diff.events.length, accepted }, 'poller: order changes');
   if (diff.unknown.length) {
-    deps.log.warn({ orders: diff.unknown.slice(0, 20), count: diff.unknown.length }, 'poller: open orders created before the last poll were not in its snapshot (baseline cut at its page limit, or the snapshot lost); their status is tracked from now on, an earlier change is not inferred');
+    const untrackedOrders =
+      'poller: open orders created before the last poll were not in its snapshot (baseline cut at its page limit, or the snapshot lost); ' +
+      'their status is tracked from now on, an earlier change is not inferred';
+    deps.log.warn({ orders: diff.unknown.slice(0, 20), count: diff.unknown.length }, untrackedOrders);
   }
   await forgetSettled(deps.redis, keys, Date.parse(since as string) - SETTLED_ORDER_FORGET_MS);
   return { baseline: false, seen: page.length, events: diff.events.length, accepted };
@@ -165,7 +179,9 @@ async function pollOrders(deps: PollerDeps, wanted: ReadonlySet<DerivedEventName
 async function writeSeen(redis: RedisClient, keys: ReturnType<typeof pollKeys>, seen: ReadonlyMap<number, SeenOrder>): Promise<void> {
   if (seen.size === 0) return;
   const tx = redis.multi().hset(keys.ordersSeen, Object.fromEntries([...seen].map(([id, s]) => [String(id), encodeSeen(s)])));
-  const settled = [...seen].filter(([, s]) => SETTLED_ORDER_STATUSES.includes(s.status)).flatMap(([id, s]) => [Date.parse(s.updatedAt), String(id)]);
+  const settled = [...seen]
+    .filter(([, s]) => SETTLED_ORDER_STATUSES.includes(s.status))
+    .flatMap(([id, s]) => [Date.parse(s.updatedAt), String(id)]);
   if (settled.length) tx.zadd(keys.ordersSettled, ...settled);
   await tx.exec();
 }
@@ -174,7 +190,11 @@ async function writeSeen(redis: RedisClient, keys: ReturnType<typeof pollKeys>, 
 async function forgetSettled(redis: RedisClient, keys: ReturnType<typeof pollKeys>, before: number): Promise<void> {
   const ids = await redis.zrangebyscore(keys.ordersSettled, '-inf', `(${before}`, 'LIMIT', 0, FORGET_BATCH);
   if (ids.length === 0) return;
-  await redis.multi().hdel(keys.ordersSeen, ...ids).zrem(keys.ordersSettled, ...ids).exec();
+  await redis
+    .multi()
+    .hdel(keys.ordersSeen, ...ids)
+    .zrem(keys.ordersSettled, ...ids)
+    .exec();
 }
 
 async function pollTasks(deps: PollerDeps): Promise<NonNullable<PollReport['tasks']>> {
@@ -183,7 +203,9 @@ async function pollTasks(deps: PollerDeps): Promise<NonNullable<PollReport['task
   // "Now" on the API's clock (its last Date header), so a workspace clock ahead of or behind ours does not shift task.due.
   const offset = Number(await deps.redis.get(keys.clockOffset)) || 0;
   const dueBefore = new Date((deps.now ?? Date.now)() + offset + deps.taskLookaheadMs).toISOString();
-  const page = await listAll(deps, (c) => api.tasks.list({ status: 'open', due_before: dueBefore, per_page: 100, ...(c ? { cursor: c } : {}) }));
+  const page = await listAll(deps, (c) =>
+    api.tasks.list({ status: 'open', due_before: dueBefore, per_page: 100, ...(c ? { cursor: c } : {}) }),
+  );
   const baseline = (await deps.redis.get(keys.tasksBaseline)) === null;
   const raw = await deps.redis.hgetall(keys.tasksSeen);
   const seen = new Map(Object.entries(raw).map(([id, due]) => [Number(id), due]));

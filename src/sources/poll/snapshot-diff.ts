@@ -78,7 +78,12 @@ export interface ConversationDiff {
  * since (its assignee, if any, is an assignment) or was closed at the last
  * refresh (every live thread is tracked), so now `open` it was reopened.
  */
-export function diffConversations(tracked: ReadonlyMap<string, string>, listed: readonly Rec[], refreshedMs: number, now: number): ConversationDiff {
+export function diffConversations(
+  tracked: ReadonlyMap<string, string>,
+  listed: readonly Rec[],
+  refreshedMs: number,
+  now: number,
+): ConversationDiff {
   const changes: SnapshotChange[] = [];
   const next = new Map<string, string>();
   const seen = new Set<string>();
@@ -134,7 +139,12 @@ export function diffLeads(tracked: ReadonlyMap<string, string>, open: readonly R
  * contacts' leads: won or lost is the event; still open (listed between two
  * pages) stays tracked; not found is forgotten.
  */
-export function settledLeads(gone: ReadonlyMap<string, string>, leads: readonly Rec[], refreshedMs: number, now: number): { changes: SnapshotChange[]; forget: string[] } {
+export function settledLeads(
+  gone: ReadonlyMap<string, string>,
+  leads: readonly Rec[],
+  refreshedMs: number,
+  now: number,
+): { changes: SnapshotChange[]; forget: string[] } {
   const byId = new Map(leads.map((l) => [String(l['id']), l]));
   const changes: SnapshotChange[] = [];
   const forget: string[] = [];
@@ -161,7 +171,12 @@ export function stageOf(v: unknown): Stage | null {
   if (typeof v !== 'object' || v === null) return null;
   const s = v as Rec;
   if (typeof s['id'] !== 'number' || typeof s['name'] !== 'string') return null;
-  return { id: s['id'], name: s['name'], role: typeof s['role'] === 'string' ? s['role'] : null, outcome: typeof s['outcome'] === 'string' ? s['outcome'] : null };
+  return {
+    id: s['id'],
+    name: s['name'],
+    role: typeof s['role'] === 'string' ? s['role'] : null,
+    outcome: typeof s['outcome'] === 'string' ? s['outcome'] : null,
+  };
 }
 
 export interface ContactDiff {
@@ -179,7 +194,11 @@ export interface ContactDiff {
  * at creation is in `contact.created`): tracked from now on.
  */
 export function diffContacts(
-  tracked: ReadonlyMap<string, string | undefined>, listed: readonly Rec[], stages: ReadonlyMap<string, Stage>, refreshedMs: number, now: number,
+  tracked: ReadonlyMap<string, string | undefined>,
+  listed: readonly Rec[],
+  stages: ReadonlyMap<string, Stage>,
+  refreshedMs: number,
+  now: number,
 ): ContactDiff {
   const changes: SnapshotChange[] = [];
   const next = new Map<string, string>();

@@ -15,7 +15,10 @@ export function snapshotKeys(pollBase: string) {
     bucket: (kind: SnapshotKind, n: number) => `${at}:${kind}:b:${n}`,
     /** Set: the bucket numbers of a kind in use. */
     buckets: (kind: SnapshotKind) => `${at}:${kind}:buckets`,
-    /** Hash: `at` (ms, API clock: start of the kind's last refresh; absent until its baseline), `cursor` (contacts: the last refresh's start, as ISO). */
+    /**
+     * Hash: `at` (ms, API clock: start of the kind's last refresh; absent until its baseline), `cursor` (contacts: the
+     * last refresh's start, as ISO).
+     */
     meta: (kind: SnapshotKind) => `${at}:${kind}:meta`,
     /** Hash: stage id → the stage as events carry it (JSON). */
     stages: `${at}:stages`,
@@ -28,7 +31,11 @@ const BUCKET = 100;
 
 /** One kind's records in bucketed hashes. */
 export class SnapshotMap {
-  constructor(private readonly redis: RedisClient, private readonly keys: ReturnType<typeof snapshotKeys>, private readonly kind: SnapshotKind) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keys: ReturnType<typeof snapshotKeys>,
+    private readonly kind: SnapshotKind,
+  ) {}
 
   private bucketOf(id: string): number {
     const n = Number(id);
@@ -92,7 +99,10 @@ export const journalField = (c: Pick<SnapshotChange, 'changeKey' | 'afterMs'>): 
  * near empty: the webhook of a change arrives before the refresher looks twice.
  */
 export class SnapshotJournal {
-  constructor(private readonly redis: RedisClient, private readonly key: string) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly key: string,
+  ) {}
 
   async add(changes: readonly SnapshotChange[]): Promise<void> {
     if (changes.length === 0) return;

@@ -7,7 +7,18 @@ import type { ChangeClaims } from '../../queue/change.js';
 import type { RedisClient } from '../../redis/connection.js';
 import { pollKeys } from './poller.js';
 import {
-  diffContacts, diffConversations, diffLeads, encodeConversation, KIND_EVENTS, kindsFor, settledLeads, stageIdOf, stageOf, type SnapshotChange, type SnapshotKind, type Stage,
+  diffContacts,
+  diffConversations,
+  diffLeads,
+  encodeConversation,
+  KIND_EVENTS,
+  kindsFor,
+  settledLeads,
+  stageIdOf,
+  stageOf,
+  type SnapshotChange,
+  type SnapshotKind,
+  type Stage,
 } from './snapshot-diff.js';
 import { readStages, snapshotKeys, SnapshotJournal, SnapshotMap, writeStages } from './snapshot-store.js';
 
@@ -163,8 +174,13 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
   let changes: SnapshotChange[] = [];
   const metaNext: Record<string, string> = { at: String(started) };
   if (kind === 'conversations') {
-    const rows = (await Promise.all((['open', 'pending', 'snoozed'] as const).map((status) =>
-      listTimed(deps, (cursor) => api.conversations.list({ status, per_page: 100, ...(cursor ? { cursor } : {}) }))))).flat() as Rec[];
+    const rows = (
+      await Promise.all(
+        (['open', 'pending', 'snoozed'] as const).map((status) =>
+          listTimed(deps, (cursor) => api.conversations.list({ status, per_page: 100, ...(cursor ? { cursor } : {}) })),
+        ),
+      )
+    ).flat() as Rec[];
     listed = rows.length;
     if (baseline) await map.set(new Map(rows.map((c) => [String(c['id']), encodeConversation(c)])));
     else {
@@ -189,9 +205,12 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
   } else {
     const cursor = meta['cursor'];
     const since = baseline || cursor === undefined ? undefined : new Date(Date.parse(cursor) - CONTACT_OVERLAP_MS);
-    const rows = (await listTimed(deps, (c) => api.contacts.list({ include: ['lifecycle'], per_page: 100, ...(since ? { updated_after: since } : {}), ...(c ? { cursor: c } : {}) }))) as Rec[];
+    const rows = (await listTimed(deps, (c) =>
+      api.contacts.list({ include: ['lifecycle'], per_page: 100, ...(since ? { updated_after: since } : {}), ...(c ? { cursor: c } : {}) }),
+    )) as Rec[];
     listed = rows.length;
-    // The next refresh asks from this one's start on the API's clock (not the latest updated_at listed: a record dated ahead of the API's present would hide every change until then).
+    // The next refresh asks from this one's start on the API's clock (not the latest updated_at listed: a record
+    // dated ahead of the API's present would hide every change until then).
     metaNext['cursor'] = new Date(started).toISOString();
     const stageOfRow = (c: Rec): [string, Stage][] => {
       const s = stageOf(c['lifecycle']);
@@ -210,7 +229,8 @@ async function refreshKind(deps: SnapshotDeps, kind: SnapshotKind): Promise<Kind
     }
   }
   await deps.redis.hset(keys.meta(kind), metaNext);
-  if (baseline) deps.log.info({ kind, records: listed }, `snapshot: ${kind} baseline taken; their changes from now on are recoverable by reconcile`);
+  if (baseline)
+    deps.log.info({ kind, records: listed }, `snapshot: ${kind} baseline taken; their changes from now on are recoverable by reconcile`);
   return { baseline, listed, changes: changes.length };
 }
 
@@ -221,7 +241,13 @@ async function pruneJournal(deps: SnapshotDeps): Promise<{ dropped: number; pend
   const all = await journal.all();
   const old = all.filter((c) => c.observedMs < now - deps.ttlMs);
   const settled = all.filter((c) => c.observedMs <= now - SETTLE_MS && c.observedMs >= now - deps.ttlMs);
-  const received = await deps.claims.received(settled.map((c) => ({ changeKey: c.changeKey, afterMs: c.afterMs, deliveryKey: reconcileDeliveryKey(c.changeKey, deps.world, c.afterMs) })));
+  const received = await deps.claims.received(
+    settled.map((c) => ({
+      changeKey: c.changeKey,
+      afterMs: c.afterMs,
+      deliveryKey: reconcileDeliveryKey(c.changeKey, deps.world, c.afterMs),
+    })),
+  );
   const drop = [...old, ...settled.filter((_, i) => received[i])];
   await journal.drop(drop);
   return { dropped: drop.length, pending: all.length - drop.length };
@@ -233,7 +259,9 @@ async function pruneJournal(deps: SnapshotDeps): Promise<{ dropped: number; pend
  * window's end and that were seen in or after its start.
  */
 export async function snapshotChanges(
-  deps: SnapshotDeps, kinds: readonly SnapshotKind[], window: { since: number; until: number },
+  deps: SnapshotDeps,
+  kinds: readonly SnapshotKind[],
+  window: { since: number; until: number },
 ): Promise<{ refreshed: boolean; changes: SnapshotChange[] }> {
   const r = kinds.length ? await refreshSnapshot(deps, kinds, deps.lockMs) : { ran: false };
   const all = await parts(deps).journal.all();
@@ -241,7 +269,10 @@ export async function snapshotChanges(
 }
 
 /** Drops changes from the journal (reconcile: found received). */
-export async function forgetChanges(deps: Pick<SnapshotDeps, 'redis' | 'prefix' | 'world'>, changes: readonly SnapshotChange[]): Promise<void> {
+export async function forgetChanges(
+  deps: Pick<SnapshotDeps, 'redis' | 'prefix' | 'world'>,
+  changes: readonly SnapshotChange[],
+): Promise<void> {
   await new SnapshotJournal(deps.redis, snapshotKeys(pollKeys(deps.prefix, deps.world).snapshot).journal).drop(changes);
 }
 

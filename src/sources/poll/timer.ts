@@ -52,13 +52,32 @@ export function pollTimer(deps: PollTimerDeps): TimedSource {
   const opts = { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
   let warned = false;
   const noApi = () => {
-    if (!warned) log.warn('the poller needs WORKSPACE_API_URL and WORKSPACE_API_TOKEN; derived events and the snapshot of event fields stay off');
+    if (!warned)
+      log.warn('the poller needs WORKSPACE_API_URL and WORKSPACE_API_TOKEN; derived events and the snapshot of event fields stay off');
     warned = true;
     return { ran: false };
   };
   const timers = [
-    ...(wanted.size === 0 ? [] : [{ id: POLL_SCHEDULER_ID, repeat: { every: config.pollEveryMs }, job: { name: POLL_SCHEDULER_ID, data: {}, opts }, fields: { events: [...wanted] } }]),
-    ...(kinds.length === 0 ? [] : [{ id: SNAPSHOT_SCHEDULER_ID, repeat: { every: config.reconcile.snapshotEveryMs as number }, job: { name: SNAPSHOT_SCHEDULER_ID, data: {}, opts }, fields: { snapshot: kinds } }]),
+    ...(wanted.size === 0
+      ? []
+      : [
+          {
+            id: POLL_SCHEDULER_ID,
+            repeat: { every: config.pollEveryMs },
+            job: { name: POLL_SCHEDULER_ID, data: {}, opts },
+            fields: { events: [...wanted] },
+          },
+        ]),
+    ...(kinds.length === 0
+      ? []
+      : [
+          {
+            id: SNAPSHOT_SCHEDULER_ID,
+            repeat: { every: config.reconcile.snapshotEveryMs as number },
+            job: { name: SNAPSHOT_SCHEDULER_ID, data: {}, opts },
+            fields: { snapshot: kinds },
+          },
+        ]),
   ];
   return {
     queue: POLLS_QUEUE,
@@ -66,26 +85,44 @@ export function pollTimer(deps: PollTimerDeps): TimedSource {
     timer: { noun: 'poller', removed: 'no loaded handler needs it (derived events; SNAPSHOT_EVERY events)' },
     timers,
     worker: { concurrency: 1 },
-    run: timers.length === 0 ? undefined : async (job) => {
-      if (!factory) return noApi();
-      const world = worldAt(deps.world ? await deps.world.current() : null, null);
-      if (job.name === SNAPSHOT_SCHEDULER_ID) {
-        const now = kindsFor(subscribed(set));
-        return refreshSnapshot({
-          redis: commands, prefix, world, log, claims, ttlMs: config.dedupeTtlMs,
-          // Reads only, at priority low, like the poll.
-          api: factory(deterministicKeys('poll', 'snapshot'), 'low'),
-          lockMs: Math.max(120_000, 2 * (config.reconcile.snapshotEveryMs ?? 0)),
-        }, now);
-      }
-      if (wanted.size === 0) return { ran: false };
-      return pollOnce({
-        redis: commands, prefix, ingest, log, world,
-        // Reads only, at priority low: polling yields the API budget to handler runs.
-        api: () => factory(deterministicKeys('poll', 'poller'), 'low'),
-        taskLookaheadMs: config.taskDueLookaheadMs,
-        lockMs: Math.max(60_000, 2 * config.pollEveryMs),
-      }, derivedSubscriptions(set.current().all));
-    },
+    run:
+      timers.length === 0
+        ? undefined
+        : async (job) => {
+            if (!factory) return noApi();
+            const world = worldAt(deps.world ? await deps.world.current() : null, null);
+            if (job.name === SNAPSHOT_SCHEDULER_ID) {
+              const now = kindsFor(subscribed(set));
+              return refreshSnapshot(
+                {
+                  redis: commands,
+                  prefix,
+                  world,
+                  log,
+                  claims,
+                  ttlMs: config.dedupeTtlMs,
+                  // Reads only, at priority low, like the poll.
+                  api: factory(deterministicKeys('poll', 'snapshot'), 'low'),
+                  lockMs: Math.max(120_000, 2 * (config.reconcile.snapshotEveryMs ?? 0)),
+                },
+                now,
+              );
+            }
+            if (wanted.size === 0) return { ran: false };
+            return pollOnce(
+              {
+                redis: commands,
+                prefix,
+                ingest,
+                log,
+                world,
+                // Reads only, at priority low: polling yields the API budget to handler runs.
+                api: () => factory(deterministicKeys('poll', 'poller'), 'low'),
+                taskLookaheadMs: config.taskDueLookaheadMs,
+                lockMs: Math.max(60_000, 2 * config.pollEveryMs),
+              },
+              derivedSubscriptions(set.current().all),
+            );
+          },
   };
 }

@@ -51,7 +51,10 @@ export interface SnapshotSource {
 export interface ReconcileOptions {
   api: ReconcileApi;
   claims: Pick<ChangeClaims, 'claimed'> & Partial<Pick<ChangeClaims, 'received'>>;
-  /** The snapshot of event fields: conversation.opened/assigned, contact.lifecycle_changed, lead outcomes. Absent: those are not inferred. */
+  /**
+   * The snapshot of event fields: conversation.opened/assigned, contact.lifecycle_changed, lead outcomes. Absent: those
+   * are not inferred.
+   */
   snapshot?: SnapshotSource | null;
   /** Where synthesized deliveries go (the IngestStore); null: a dry run. */
   sink: Pick<DeliverySink, 'put'> | null;
@@ -99,15 +102,23 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
     const changes = snap.changes.filter((c) => wanted.has(c.event));
     for (const c of changes) seen.add(c.changeKey);
     if (!opts.claims.received) throw new Error('reconcile with a snapshot needs claims.received');
-    const received = await opts.claims.received(changes.map((c) => ({ changeKey: c.changeKey, afterMs: c.afterMs, deliveryKey: reconcileDeliveryKey(c.changeKey, world, c.afterMs) })));
+    const received = await opts.claims.received(
+      changes.map((c) => ({
+        changeKey: c.changeKey,
+        afterMs: c.afterMs,
+        deliveryKey: reconcileDeliveryKey(c.changeKey, world, c.afterMs),
+      })),
+    );
     const receivedAt = new Date(now()).toISOString();
-    await Promise.all(changes.map(async (c, i) => {
-      const counts = events[c.event] as EventCounts;
-      counts.found++;
-      if (received[i]) return tally(counts, 'received', c.resourceId);
-      const inferred = { event: c.event, changeKey: c.changeKey, resourceId: c.resourceId, at: null, data: c.data, afterMs: c.afterMs };
-      tally(counts, opts.sink ? await opts.sink.put(synthesize(inferred, receivedAt, world)) : 'accepted', c.resourceId);
-    }));
+    await Promise.all(
+      changes.map(async (c, i) => {
+        const counts = events[c.event] as EventCounts;
+        counts.found++;
+        if (received[i]) return tally(counts, 'received', c.resourceId);
+        const inferred = { event: c.event, changeKey: c.changeKey, resourceId: c.resourceId, at: null, data: c.data, afterMs: c.afterMs };
+        tally(counts, opts.sink ? await opts.sink.put(synthesize(inferred, receivedAt, world)) : 'accepted', c.resourceId);
+      }),
+    );
     await opts.snapshot.forget(changes.filter((_, i) => received[i]));
   }
   for await (const batch of inferChanges(opts.api, opts.window, wanted)) {
@@ -116,12 +127,14 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
     for (const e of fresh) seen.add(e.changeKey);
     const claimed = await opts.claims.claimed(fresh.map((e) => e.changeKey));
     const receivedAt = new Date(now()).toISOString();
-    await Promise.all(fresh.map(async (e, i) => {
-      const c = events[e.event] as EventCounts;
-      c.found++;
-      if (claimed[i]) return tally(c, 'received', e.resourceId);
-      tally(c, opts.sink ? await opts.sink.put(synthesize(e, receivedAt, world)) : 'accepted', e.resourceId);
-    }));
+    await Promise.all(
+      fresh.map(async (e, i) => {
+        const c = events[e.event] as EventCounts;
+        c.found++;
+        if (claimed[i]) return tally(c, 'received', e.resourceId);
+        tally(c, opts.sink ? await opts.sink.put(synthesize(e, receivedAt, world)) : 'accepted', e.resourceId);
+      }),
+    );
   }
   const totals = { found: 0, received: 0, enqueued: 0, pending: 0 };
   for (const c of Object.values(events)) {
@@ -142,16 +155,32 @@ export async function reconcile(opts: ReconcileOptions): Promise<ReconcileReport
   };
 }
 
+const UNTRACKED = 'not tracked by the snapshot (no worker keeps it for them: a loaded handler subscribing, SNAPSHOT_EVERY on)';
+
 /** The report as text: a line per event, then the totals. */
 export function formatReport(r: ReconcileReport): string {
   const verb = r.dryRun ? 'missing' : 'enqueued';
-  const rows = Object.entries(r.events).map(([name, c]) => [name, String(c.found), String(c.received), String(c.enqueued), String(c.pending), printable(c.examples.join(' '))]);
+  const rows = Object.entries(r.events).map(([name, c]) => [
+    name,
+    String(c.found),
+    String(c.received),
+    String(c.enqueued),
+    String(c.pending),
+    printable(c.examples.join(' ')),
+  ]);
   const head = ['EVENT', 'FOUND', 'RECEIVED', verb.toUpperCase(), 'PENDING', 'EXAMPLES (ids)'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const t = r.totals;
-  return `reconcile ${r.since} → ${r.until}${r.dryRun ? ' (dry run: nothing enqueued)' : ''}\n` +
+  return (
+    `reconcile ${r.since} → ${r.until}${r.dryRun ? ' (dry run: nothing enqueued)' : ''}\n` +
     `${[line(head), ...rows.map(line)].join('\n')}\n` +
-    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n` +
-    (r.untracked.length ? `not tracked by the snapshot (no worker keeps it for them: a loaded handler subscribing, SNAPSHOT_EVERY on): ${r.untracked.join(', ')}\n` : '');
+    `${t.found} found, ${t.received} already received, ${t.enqueued} ${verb}, ${t.pending} pending; ` +
+    `${r.apiCalls} API calls in ${(r.durationMs / 1000).toFixed(1)} s\n` +
+    (r.untracked.length ? `${UNTRACKED}: ${r.untracked.join(', ')}\n` : '')
+  );
 }

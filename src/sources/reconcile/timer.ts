@@ -34,15 +34,24 @@ export interface ReconcileTimerDeps {
  */
 export function reconcileTimer(deps: ReconcileTimerDeps): TimedSource {
   const { config, commands, log } = deps;
-  const base = { queue: RECONCILE_QUEUE, what: 'scheduled reconcile', timer: { noun: 'reconcile', removed: 'RECONCILE_EVERY is off' } } as const;
+  const base = {
+    queue: RECONCILE_QUEUE,
+    what: 'scheduled reconcile',
+    timer: { noun: 'reconcile', removed: 'RECONCILE_EVERY is off' },
+  } as const;
   const everyMs = config.reconcile.everyMs;
   if (everyMs === undefined) return { ...base, timers: [] };
   if (config.reconcile.windowMs >= config.dedupeTtlMs) {
-    log.error({ windowMs: config.reconcile.windowMs, dedupeTtlMs: config.dedupeTtlMs }, 'RECONCILE_WINDOW must be shorter than DEDUPE_TTL (changes received before it are forgotten and would run again): no scheduled reconcile');
+    const windowTooLong =
+      'RECONCILE_WINDOW must be shorter than DEDUPE_TTL (changes received before it are forgotten and would run again): ' +
+      'no scheduled reconcile';
+    log.error({ windowMs: config.reconcile.windowMs, dedupeTtlMs: config.dedupeTtlMs }, windowTooLong);
     return { ...base, timers: [] };
   }
   let calls = 0;
-  const api = reconcileClient(config, commands, () => { calls++; });
+  const api = reconcileClient(config, commands, () => {
+    calls++;
+  });
   if (!api) {
     log.warn('RECONCILE_EVERY is set but WORKSPACE_API_URL / WORKSPACE_API_TOKEN are not: no scheduled reconcile');
     return { ...base, timers: null };
@@ -53,7 +62,13 @@ export function reconcileTimer(deps: ReconcileTimerDeps): TimedSource {
   log.info({ everyMs, windowMs: config.reconcile.windowMs, budget: config.reconcile.budget }, 'scheduled reconcile on');
   return {
     ...base,
-    timers: [{ id: RECONCILE_SCHEDULER_ID, repeat: { every: everyMs }, job: { name: 'reconcile', data: {}, opts: { attempts: 1, removeOnComplete: 20, removeOnFail: 20 } } }],
+    timers: [
+      {
+        id: RECONCILE_SCHEDULER_ID,
+        repeat: { every: everyMs },
+        job: { name: 'reconcile', data: {}, opts: { attempts: 1, removeOnComplete: 20, removeOnFail: 20 } },
+      },
+    ],
     worker: { concurrency: 1, lockDuration: 60_000 },
     failed: (err) => log.error({ err: err.message }, 'scheduled reconcile failed'),
     run: async () => {
@@ -62,10 +77,16 @@ export function reconcileTimer(deps: ReconcileTimerDeps): TimedSource {
       const world = worldAt(deps.world ? await deps.world.current() : null, null);
       const snapshot = snapshotSource({ redis: commands, prefix, world, api, log, claims, ttlMs: config.dedupeTtlMs, lockMs: 120_000 });
       const report = await reconcile({
-        api, claims, snapshot, world, sink: ingest,
-        window: { since: until - config.reconcile.windowMs, until }, apiCalls: () => calls,
+        api,
+        claims,
+        snapshot,
+        world,
+        sink: ingest,
+        window: { since: until - config.reconcile.windowMs, until },
+        apiCalls: () => calls,
       });
-      log.info({ reconcile: report }, `scheduled reconcile: ${report.totals.found} changes found, ${report.totals.received} already received, ${report.totals.enqueued} enqueued`);
+      const { found, received, enqueued } = report.totals;
+      log.info({ reconcile: report }, `scheduled reconcile: ${found} changes found, ${received} already received, ${enqueued} enqueued`);
       return report;
     },
   };

@@ -1,6 +1,15 @@
 import type { ApiClient } from '../../api/client.js';
 import type { ChangeKeyEvent } from '../../events/change-key.js';
-import { inferContact, inferConversation, inferLead, inferMessage, inWindow, mayHoldMessages, type Inferred, type Window } from './infer.js';
+import {
+  inferContact,
+  inferConversation,
+  inferLead,
+  inferMessage,
+  inWindow,
+  mayHoldMessages,
+  type Inferred,
+  type Window,
+} from './infer.js';
 
 /** The client's reads reconcile uses (the typed REST client, or a stand-in in tests). */
 export type ReconcileApi = Pick<ApiClient, 'contacts' | 'conversations' | 'messages' | 'leads'>;
@@ -18,7 +27,11 @@ type Rec = Readonly<Record<string, unknown>>;
  * in it) plus at least one per thread with a message in or after the window;
  * leads, one per page until a page reaches before the window.
  */
-export async function* inferChanges(api: ReconcileApi, w: Window, wanted: ReadonlySet<ChangeKeyEvent>): AsyncGenerator<Inferred[], void, undefined> {
+export async function* inferChanges(
+  api: ReconcileApi,
+  w: Window,
+  wanted: ReadonlySet<ChangeKeyEvent>,
+): AsyncGenerator<Inferred[], void, undefined> {
   const want = (e: Inferred) => wanted.has(e.event);
   if (wanted.has('contact.created')) {
     const query = { created_after: new Date(w.since), created_before: new Date(w.until), per_page: PER_PAGE };
@@ -44,7 +57,15 @@ export async function* inferChanges(api: ReconcileApi, w: Window, wanted: Readon
     for await (const page of api.leads.list().pages()) {
       yield page.data.flatMap((l) => inferLead(l as Rec, w)).filter(want);
       // Newest first by creation; a lead without created_at gives no reason to stop.
-      if (page.data.some((l) => typeof (l as Rec)['created_at'] === 'string' && !inWindow((l as Rec)['created_at'], w) && Date.parse(String((l as Rec)['created_at'])) < w.since)) break;
+      if (
+        page.data.some(
+          (l) =>
+            typeof (l as Rec)['created_at'] === 'string' &&
+            !inWindow((l as Rec)['created_at'], w) &&
+            Date.parse(String((l as Rec)['created_at'])) < w.since,
+        )
+      )
+        break;
     }
   }
 }

@@ -23,7 +23,9 @@ export interface ScheduleProcessorDeps {
  * no event, with `ctx.tick` added; the decision is applied by the BullMQ
  * adapter (src/sources/schedule/timer.ts) like a handler job's.
  */
-export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: ScheduleJobView, signal?: AbortSignal, observe?: ContextDeps['observe']) => Promise<HandlerJobDecision> {
+export function createScheduleProcessor(
+  deps: ScheduleProcessorDeps,
+): (job: ScheduleJobView, signal?: AbortSignal, observe?: ContextDeps['observe']) => Promise<HandlerJobDecision> {
   return async (job, signal, observe) => {
     const version = deps.set.current();
     const schedule = version.schedules.find((s) => s.id === job.data.scheduleId);
@@ -48,13 +50,19 @@ export function createScheduleProcessor(deps: ScheduleProcessorDeps): (job: Sche
     });
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
     // An unusable token pauses only the handler queues: a schedule's run is retried, and dead on its last attempt.
-    const verdict = outcome.verdict.kind === 'pause' ? onAttempt({ kind: 'retry', reason: outcome.verdict.reason }, job.attemptsMade + 1, job.attempts) : outcome.verdict;
+    const verdict =
+      outcome.verdict.kind === 'pause'
+        ? onAttempt({ kind: 'retry', reason: outcome.verdict.reason }, job.attemptsMade + 1, job.attempts)
+        : outcome.verdict;
     const error = outcome.error instanceof Error ? outcome.error : undefined;
     switch (verdict.kind) {
-      case 'dead': return { kind: 'dead', reason: verdict.reason, ...(error ? { error } : {}) };
-      case 'delay': return { kind: 'delay', until: Date.now() + verdict.ms };
+      case 'dead':
+        return { kind: 'dead', reason: verdict.reason, ...(error ? { error } : {}) };
+      case 'delay':
+        return { kind: 'delay', until: Date.now() + verdict.ms };
       case 'pause':
-      case 'retry': return { kind: 'retry', error: error ?? new Error(verdict.reason) };
+      case 'retry':
+        return { kind: 'retry', error: error ?? new Error(verdict.reason) };
     }
   };
 }
@@ -86,7 +94,9 @@ export function scheduleHandler(schedule: Schedule, tick: string): Handler {
     flow: { ...DEFAULT_FLOW, priority: schedule.priority },
     async handle(_event: unknown, ctx: HandlerContext<Readonly<Record<string, unknown>>>) {
       // The handler ctx's getters (api) stay lazy: `tick` is added on an object that inherits them.
-      const scheduled = Object.create(ctx, { tick: { value: tick, enumerable: true } }) as ScheduleContext<Readonly<Record<string, unknown>>>;
+      const scheduled = Object.create(ctx, { tick: { value: tick, enumerable: true } }) as ScheduleContext<
+        Readonly<Record<string, unknown>>
+      >;
       await schedule.handle(scheduled);
     },
   } as unknown as Handler;

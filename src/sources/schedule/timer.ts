@@ -36,7 +36,7 @@ export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
   const inner = createScheduleProcessor({ set: deps.set, api: deps.api, steps: deps.steps, log: deps.log });
   const bus = deps.lifecycle;
   const process: ScheduleProcess = (job, signal) =>
-    (bus?.active ? bus.attempt(scheduleAttempt(job), (observe) => inner(job, signal, observe)) : inner(job, signal));
+    bus?.active ? bus.attempt(scheduleAttempt(job), (observe) => inner(job, signal, observe)) : inner(job, signal);
   return {
     queue: SCHEDULES_QUEUE,
     what: 'schedule run',
@@ -44,22 +44,41 @@ export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
     timers: schedules.map((s) => ({
       id: s.id,
       repeat: repeatOptions(s),
-      job: { name: s.id, data: { scheduleId: s.id }, opts: { attempts: s.retry.attempts, backoff: { ...s.retry.backoff }, removeOnComplete: { count: 1_000 }, removeOnFail: false } },
+      job: {
+        name: s.id,
+        data: { scheduleId: s.id },
+        opts: { attempts: s.retry.attempts, backoff: { ...s.retry.backoff }, removeOnComplete: { count: 1_000 }, removeOnFail: false },
+      },
     })),
-    run: schedules.length === 0 ? undefined : async (job: Job<ScheduleJobData>, token, signal) => {
-      const decision = await process({
-        id: String(job.id), data: job.data, timestamp: job.timestamp, delay: job.opts.delay ?? 0, attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1,
-      }, signal);
-      switch (decision.kind) {
-        case 'completed': return decision.result;
-        case 'dead': throw new UnrecoverableError(decision.reason);
-        case 'delay':
-          await job.moveToDelayed(decision.until, token);
-          throw new DelayedError();
-        case 'retry': throw decision.error;
-        case 'pause': throw new Error(decision.reason);
-      }
-    },
+    run:
+      schedules.length === 0
+        ? undefined
+        : async (job: Job<ScheduleJobData>, token, signal) => {
+            const decision = await process(
+              {
+                id: String(job.id),
+                data: job.data,
+                timestamp: job.timestamp,
+                delay: job.opts.delay ?? 0,
+                attemptsMade: job.attemptsMade,
+                attempts: job.opts.attempts ?? 1,
+              },
+              signal,
+            );
+            switch (decision.kind) {
+              case 'completed':
+                return decision.result;
+              case 'dead':
+                throw new UnrecoverableError(decision.reason);
+              case 'delay':
+                await job.moveToDelayed(decision.until, token);
+                throw new DelayedError();
+              case 'retry':
+                throw decision.error;
+              case 'pause':
+                throw new Error(decision.reason);
+            }
+          },
   };
 }
 
@@ -67,7 +86,16 @@ export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
 function scheduleAttempt(job: ScheduleJobView): AttemptRef {
   const tick = tickOf(job);
   return {
-    kind: 'schedule', queue: SCHEDULES_QUEUE, jobId: job.id, key: scheduleKey(job.data.scheduleId, tick), handler: job.data.scheduleId, event: 'schedule',
-    number: job.attemptsMade + 1, attempts: job.attempts ?? 1, startedAt: Date.now(), traceparent: undefined, tick,
+    kind: 'schedule',
+    queue: SCHEDULES_QUEUE,
+    jobId: job.id,
+    key: scheduleKey(job.data.scheduleId, tick),
+    handler: job.data.scheduleId,
+    event: 'schedule',
+    number: job.attemptsMade + 1,
+    attempts: job.attempts ?? 1,
+    startedAt: Date.now(),
+    traceparent: undefined,
+    tick,
   };
 }

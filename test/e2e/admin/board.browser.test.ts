@@ -36,7 +36,13 @@ describe.skipIf(skip)('dashboard in headless chromium', () => {
     await handlers.add('lifecycle-sync', { key: 'evt_browser_1', handlerId: 'lifecycle-sync' }, { jobId: JOB_ID, attempts: 3 });
 
     // A real worker dead-letters it the way Switchyard's runner does (UnrecoverableError: no retry).
-    const worker = new Worker(HANDLERS_QUEUE, async () => { throw new UnrecoverableError(REASON); }, { connection: workerConn, prefix });
+    const worker = new Worker(
+      HANDLERS_QUEUE,
+      async () => {
+        throw new UnrecoverableError(REASON);
+      },
+      { connection: workerConn, prefix },
+    );
     const failed = new Promise<void>((resolve) => worker.on('failed', () => resolve()));
     await failed;
     await worker.close();
@@ -96,7 +102,10 @@ describe.skipIf(skip)('dashboard in headless chromium', () => {
 
       await nav.getByRole('link', { name: HANDLERS_QUEUE, exact: true }).click();
       await page.waitForURL(/\/admin\/queue\/handlers$/);
-      await page.getByRole('main').getByRole('link', { name: /^FAILED\b/i }).click();
+      await page
+        .getByRole('main')
+        .getByRole('link', { name: /^FAILED\b/i })
+        .click();
       await page.waitForURL(/status=failed/);
 
       // The failed list already shows the reason; open the job itself (custom ids are shown without '#').

@@ -30,7 +30,11 @@ describe.skipIf(skip)('deliveries view in headless chromium', () => {
   let deadKey: string;
 
   beforeAll(async () => {
-    p = await startPipeline({ handlersDir: HANDLERS, only: ['traced-note'], env: { ADMIN_USER: admin.user, ADMIN_PASSWORD: admin.password } });
+    p = await startPipeline({
+      handlersDir: HANDLERS,
+      only: ['traced-note'],
+      env: { ADMIN_USER: admin.user, ADMIN_PASSWORD: admin.password },
+    });
     base = p.service.receiver?.http.url as string;
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
     const ok = message(conv, 'plain');
@@ -39,8 +43,16 @@ describe.skipIf(skip)('deliveries view in headless chromium', () => {
     deadKey = keyOf(dead);
     expect((await deliver(p.receiverUrl, ok)).status).toBe(202);
     expect((await deliver(p.receiverUrl, dead)).status).toBe(202);
-    await waitFor(async () => ((await readTrace(p.redis, p.prefix, okKey))?.handlers['traced-note'] === 'completed' ? true : null), 20_000, 50);
-    await waitFor(async () => ((await readTrace(p.redis, p.prefix, deadKey))?.handlers['traced-note'] === 'dead' ? true : null), 20_000, 50);
+    await waitFor(
+      async () => ((await readTrace(p.redis, p.prefix, okKey))?.handlers['traced-note'] === 'completed' ? true : null),
+      20_000,
+      50,
+    );
+    await waitFor(
+      async () => ((await readTrace(p.redis, p.prefix, deadKey))?.handlers['traced-note'] === 'dead' ? true : null),
+      20_000,
+      50,
+    );
     browser = await launchChromium();
   });
 

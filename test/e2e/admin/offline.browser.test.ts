@@ -34,12 +34,21 @@ describe.skipIf(skip)('admin pages request nothing from other hosts (headless ch
     events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
     handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
     await handlers.add('notes', { key: KEY, handlerId: 'notes', event: { name: 'lead.won' } }, { jobId: `d/${KEY}/notes` });
-    const worker = new Worker(HANDLERS_QUEUE, async () => { throw new UnrecoverableError('offline test'); }, { connection: redis.duplicate(), prefix });
+    const worker = new Worker(
+      HANDLERS_QUEUE,
+      async () => {
+        throw new UnrecoverableError('offline test');
+      },
+      { connection: redis.duplicate(), prefix },
+    );
     await waitFor(async () => (await handlers.getFailedCount()) === 1);
     await worker.close();
     const writer = new HistoryWriter(redis, { prefix, ttlMs: 3_600_000 }, createLogger({ level: 'silent' }));
-    writer.fannedOut(KEY, { receivedAt: new Date().toISOString(), queuedAt: Date.now(), secretIndex: 0, bytes: 10, source: 'webhook' },
-      { event: 'lead.won', conversation: null, contact: null, handlers: [{ id: 'notes', placement: 'queued', priority: 'normal' }] });
+    writer.fannedOut(
+      KEY,
+      { receivedAt: new Date().toISOString(), queuedAt: Date.now(), secretIndex: 0, bytes: 10, source: 'webhook' },
+      { event: 'lead.won', conversation: null, contact: null, handlers: [{ id: 'notes', placement: 'queued', priority: 'normal' }] },
+    );
     writer.flush();
     const app = new Hono();
     mountAdmin(app, { queues: [events, handlers], admin, history: { redis, prefix } });
@@ -53,7 +62,14 @@ describe.skipIf(skip)('admin pages request nothing from other hosts (headless ch
     redis?.disconnect();
   });
 
-  const PAGES = ['/admin', `/admin/queue/${HANDLERS_QUEUE}?status=failed`, '/admin/deliveries', `/admin/deliveries/${KEY}`, `/admin/deliveries/job/d/${KEY}/notes`, '/admin/waits'];
+  const PAGES = [
+    '/admin',
+    `/admin/queue/${HANDLERS_QUEUE}?status=failed`,
+    '/admin/deliveries',
+    `/admin/deliveries/${KEY}`,
+    `/admin/deliveries/job/d/${KEY}/notes`,
+    '/admin/waits',
+  ];
 
   it.each(PAGES)('%s loads with requests to its own origin only', async (path) => {
     const ctx = await browser.newContext({ httpCredentials: { username: admin.user, password: admin.password } });
@@ -65,7 +81,9 @@ describe.skipIf(skip)('admin pages request nothing from other hosts (headless ch
       const page = await ctx.newPage();
       // The policy the pages carry must not break them: no load refused by it.
       const refused: string[] = [];
-      page.on('console', (m) => { if (/Content.Security.Policy/i.test(m.text())) refused.push(m.text()); });
+      page.on('console', (m) => {
+        if (/Content.Security.Policy/i.test(m.text())) refused.push(m.text());
+      });
       expect((await page.goto(`${server.url}${path}`, { waitUntil: 'networkidle' }))?.status()).toBe(200);
       // Web fonts are requested once the page's text is laid out: wait until every font face settled.
       await expect.poll(() => page.evaluate<string>('document.fonts.status')).toBe('loaded');

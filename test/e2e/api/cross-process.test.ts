@@ -27,7 +27,9 @@ function runWorker(opts: RateWorkerOptions): Promise<RateWorkerReport> {
   return new Promise((resolve, reject) => {
     const child = fork(WORKER, [JSON.stringify(opts)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let report: RateWorkerReport | undefined;
-    child.on('message', (m) => { report = m as RateWorkerReport; });
+    child.on('message', (m) => {
+      report = m as RateWorkerReport;
+    });
     child.on('error', reject);
     child.on('exit', (code) => (report ? resolve(report) : reject(new Error(`worker exited with ${code} and no report`))));
   });
@@ -36,8 +38,13 @@ function runWorker(opts: RateWorkerOptions): Promise<RateWorkerReport> {
 describe('rate limit shared across processes', () => {
   it(`two processes, one token, burst ${BURST}: never over the burst in any 10 s window, no 429`, async () => {
     const opts: RateWorkerOptions = {
-      baseUrl: h.running.baseUrl, token: TOKENS.full, redisUrl: testRedisUrl(), prefix: `${uniquePrefix('xproc')}:`,
-      burst: BURST, durationMs: 12_500, concurrency: 3,
+      baseUrl: h.running.baseUrl,
+      token: TOKENS.full,
+      redisUrl: testRedisUrl(),
+      prefix: `${uniquePrefix('xproc')}:`,
+      burst: BURST,
+      durationMs: 12_500,
+      concurrency: 3,
     };
     const reports = await Promise.all([runWorker(opts), runWorker(opts)]);
     const log = await h.hook<{ time: string; status: number; token: { label: string } | null }[]>('GET', '/requests?path=/me');

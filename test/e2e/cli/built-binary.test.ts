@@ -39,9 +39,14 @@ describe('switchyard CLI (built binary)', () => {
   });
 
   it('reconcile with no Redis to use says what is missing (exit 1), without the usage text', async () => {
-    const p = runCli(['reconcile', '--since', '10m'], { WORKSPACE_API_URL: 'http://127.0.0.1:1/api/v1', WORKSPACE_API_TOKEN: 'sbx_full_acme' });
+    const p = runCli(['reconcile', '--since', '10m'], {
+      WORKSPACE_API_URL: 'http://127.0.0.1:1/api/v1',
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+    });
     expect(await p.exited).toBe(1);
-    expect(p.output()).toMatch(/^switchyard reconcile: reconcile needs REDIS_URL .* or a running `npm run dev` \/ `switchyard start` with its managed Redis\n$/);
+    expect(p.output()).toMatch(
+      /^switchyard reconcile: reconcile needs REDIS_URL .* or a running `npm run dev` \/ `switchyard start` with its managed Redis\n$/,
+    );
     expect(p.output()).not.toContain('Usage:');
   });
 

@@ -40,7 +40,11 @@ describe('switchyard dev --keep-sandbox', () => {
 
     const first = await start(['--keep-sandbox']);
     expect(first.output()).toContain(`sandbox kept in ${stateFile} (new; saved after each change and on exit)`);
-    const r = await fetch(`${api}/contacts`, { method: 'POST', headers, body: JSON.stringify({ name: 'Survivor', email: 'survivor@example.com' }) });
+    const r = await fetch(`${api}/contacts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Survivor', email: 'survivor@example.com' }),
+    });
     expect(r.status).toBe(201);
     const id = ((await r.json()) as { data: { id: number } }).data.id;
     // The handler's run parks in its sleep; the change is saved shortly after it was made, not only on exit.

@@ -42,14 +42,21 @@ describe('switchyard dev restarted in the same project (managed Redis kept, a fr
       return dev;
     };
     const conversation = async (): Promise<number> =>
-      ((await (await fetch(`${sandbox}/_sandbox/workspaces`)).json()) as { data: { conversation_ids: number[] }[] }).data[0]!.conversation_ids[0]!;
+      ((await (await fetch(`${sandbox}/_sandbox/workspaces`)).json()) as { data: { conversation_ids: number[] }[] }).data[0]!
+        .conversation_ids[0]!;
     const inbound = async (body: string): Promise<number> => {
-      const r = await fetch(`${sandbox}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: await conversation(), body }) });
+      const r = await fetch(`${sandbox}/_sandbox/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ conversation_id: await conversation(), body }),
+      });
       expect(r.status).toBeLessThan(300);
       return ((await r.json()) as { data: { message: { id: number } } }).data.message.id;
     };
     const notes = async (): Promise<string[]> => {
-      const r = (await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { body: { body: string } | null; status: number }[] };
+      const r = (await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as {
+        data: { body: { body: string } | null; status: number }[];
+      };
       return r.data.filter((q) => q.status === 201).map((q) => q.body?.body ?? '');
     };
     const noted = (body: string) => waitFor(async () => (await notes()).includes(body), 20_000);
@@ -82,13 +89,22 @@ describe('switchyard dev restarted in the same project (managed Redis kept, a fr
 
     // Webhooks lost (the endpoint unset), a message reusing the id the first run claimed: reconcile must not
     // count it as received (a claim of another world), it enqueues it and the handler runs.
-    const off = await fetch(`${sandbox}/_sandbox/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: null }) });
+    const off = await fetch(`${sandbox}/_sandbox/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: null }),
+    });
     expect(off.status).toBeLessThan(300);
     expect(await inbound('four')).toBe(secondId);
-    const rc = runCli(['reconcile', '--since', '10m', '--events', 'message.received', '--json'],
-      { WORKSPACE_API_URL: `${sandbox}/api/v1`, WORKSPACE_API_TOKEN: 'sbx_full_acme' }, cwd);
+    const rc = runCli(
+      ['reconcile', '--since', '10m', '--events', 'message.received', '--json'],
+      { WORKSPACE_API_URL: `${sandbox}/api/v1`, WORKSPACE_API_TOKEN: 'sbx_full_acme' },
+      cwd,
+    );
     expect(await rc.exited).toBe(0);
-    const report = JSON.parse(rc.output().trim().split('\n').pop() as string) as { events: { 'message.received': { received: number; enqueued: number; examples: string[] } } };
+    const report = JSON.parse(rc.output().trim().split('\n').pop() as string) as {
+      events: { 'message.received': { received: number; enqueued: number; examples: string[] } };
+    };
     expect(report.events['message.received'].enqueued).toBeGreaterThanOrEqual(1);
     await noted('seen: four');
     expect(await stopServiceProcess(second)).toBe(0);

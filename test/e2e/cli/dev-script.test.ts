@@ -11,13 +11,21 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** IPv4 addresses with a listening TCP socket on `port`, from /proc/net/tcp (Linux). */
 function listeningAddresses(port: number): string[] {
-  return readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).flatMap((line) => {
-    const [, local, , state] = line.trim().split(/\s+/);
-    if (state !== '0A' || !local) return [];
-    const [hexIp, hexPort] = local.split(':') as [string, string];
-    if (parseInt(hexPort, 16) !== port) return [];
-    return [(hexIp.match(/../g) as string[]).reverse().map((b) => parseInt(b, 16)).join('.')];
-  });
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .flatMap((line) => {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state !== '0A' || !local) return [];
+      const [hexIp, hexPort] = local.split(':') as [string, string];
+      if (parseInt(hexPort, 16) !== port) return [];
+      return [
+        (hexIp.match(/../g) as string[])
+          .reverse()
+          .map((b) => parseInt(b, 16))
+          .join('.'),
+      ];
+    });
 }
 
 interface Dev {
@@ -30,12 +38,18 @@ interface Dev {
 function startDev(env: Record<string, string>): Dev {
   assertBuilt();
   const child = spawn('sh', ['scripts/dev.sh'], {
-    cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', SKIP_SETUP: '1', LOG_LEVEL: 'info', ...env },
   });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   return {
     child,
     output: () => out,
@@ -55,7 +69,13 @@ async function stopDev(dev: Dev): Promise<void> {
   if (dev.child.exitCode !== null || dev.child.pid === undefined) return;
   const exited = new Promise((r) => dev.child.once('exit', r));
   process.kill(-dev.child.pid, 'SIGTERM');
-  const t = setTimeout(() => { try { process.kill(-(dev.child.pid as number), 'SIGKILL'); } catch { /* gone */ } }, 15_000);
+  const t = setTimeout(() => {
+    try {
+      process.kill(-(dev.child.pid as number), 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, 15_000);
   await exited;
   clearTimeout(t);
 }

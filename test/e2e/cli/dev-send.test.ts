@@ -10,11 +10,19 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 /** Runs the built CLI to its end in `cwd` with only PATH, HOME and `env`. */
 function cli(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.once('close', (code) => res({ code, out, err }));
   });
 }
@@ -30,7 +38,12 @@ describe('send next to a running dev (built CLI, dev on an ephemeral port)', () 
   beforeAll(async () => {
     project = userProject('dev-send', {});
     [port] = [await freePort()];
-    dev = startServiceProcess('dev', project, { PORT: String(port), SANDBOX_PORT: String(await freePort()), REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('devsend') });
+    dev = startServiceProcess('dev', project, {
+      PORT: String(port),
+      SANDBOX_PORT: String(await freePort()),
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: uniquePrefix('devsend'),
+    });
     await dev.waitFor(/"msg":"receiver listening"/);
   });
   afterAll(async () => {
@@ -40,7 +53,9 @@ describe('send next to a running dev (built CLI, dev on an ephemeral port)', () 
 
   it('send without PORT goes to the running dev, signed with its development secret', async () => {
     const r = await cli(['send', 'conversation.closed', '--set', 'data.contact_id=36'], project, {});
-    expect(r.err).toContain(`note: delivering to the running switchyard dev here (pid ${dev!.child.pid}) at http://127.0.0.1:${port}/webhooks`);
+    expect(r.err).toContain(
+      `note: delivering to the running switchyard dev here (pid ${dev!.child.pid}) at http://127.0.0.1:${port}/webhooks`,
+    );
     expect(r.out).toMatch(/^accepted conversation\.closed \S+ \(HTTP 202\)\n$/);
     expect(r.code).toBe(0);
   });

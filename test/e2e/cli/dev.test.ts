@@ -54,7 +54,13 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     writeFileSync(file, handler('v1'));
     const [port, sandboxPort, prefix] = [await freePort(), await freePort(), uniquePrefix('dev')];
     const home = join(project, '.sy');
-    dev = startDev(project, { PORT: String(port), SANDBOX_PORT: String(sandboxPort), SWITCHYARD_HOME: home, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix });
+    dev = startDev(project, {
+      PORT: String(port),
+      SANDBOX_PORT: String(sandboxPort),
+      SWITCHYARD_HOME: home,
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: prefix,
+    });
     await dev.waitFor(/"msg":"receiver listening"/);
     const d = dev;
     const sandbox = `http://127.0.0.1:${sandboxPort}`;
@@ -67,12 +73,18 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     const envelope = (text: string): string => messageBody('message.received', conversation, text);
     /** A customer writes through the sandbox: it emits message.received, signed, to the receiver. */
     const inbound = async (text: string): Promise<void> => {
-      const r = await fetch(`${sandbox}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: conversation, body: text }) });
+      const r = await fetch(`${sandbox}/_sandbox/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ conversation_id: conversation, body: text }),
+      });
       expect(r.status).toBeLessThan(300);
     };
     /** The note bodies the handlers wrote, from the sandbox's request log (hooks are not rate limited). */
     const notes = async (): Promise<string[]> => {
-      const r = (await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { body: { body: string } | null; status: number }[] };
+      const r = (await (await fetch(`${sandbox}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as {
+        data: { body: { body: string } | null; status: number }[];
+      };
       return r.data.filter((q) => q.status === 201).map((q) => q.body?.body ?? '');
     };
     const noted = (body: string) => waitFor(async () => (await notes()).includes(body), 15_000);
@@ -108,7 +120,9 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     await inbound('two');
     await noted('v2: two');
     // Sandbox state kept: the conversation holds both notes.
-    const messages = (await (await fetch(`${sandbox}/api/v1/conversations/${conversation}/messages`, { headers: { authorization: 'Bearer sbx_full_acme' } })).json()) as { data: { type: string; body: string }[] };
+    const messages = (await (
+      await fetch(`${sandbox}/api/v1/conversations/${conversation}/messages`, { headers: { authorization: 'Bearer sbx_full_acme' } })
+    ).json()) as { data: { type: string; body: string }[] };
     expect(messages.data.filter((m) => m.type === 'note').map((m) => m.body)).toEqual(expect.arrayContaining(['v1: one', 'v2: two']));
     // The queue and Redis are the same: v1's job is still among the completed (marked so just after its note is
     // written), the first delivery is still a duplicate, and the worker was not restarted.
@@ -126,15 +140,25 @@ describe('switchyard dev (built CLI, in a project of its own)', () => {
     await noted('v2: three');
 
     // Fixed, now reading its version from a helper module: reloaded.
-    await saveAndWait({ 'lib/version.ts': `export const VERSION: string = 'v3';\n`, 'note-version.ts': handler('./lib/version.js') }, RELOADED);
+    await saveAndWait(
+      { 'lib/version.ts': `export const VERSION: string = 'v3';\n`, 'note-version.ts': handler('./lib/version.js') },
+      RELOADED,
+    );
     await inbound('four');
     await noted('v3: four');
     // A syntax error in the helper is shown in the helper, with the handler that imports it.
     await saveAndWait({ 'lib/version.ts': `export const VERSION: string = 'v4' +;\n` }, KEPT);
-    expect(d.output()).toMatch(/dev: handlers\/lib\/version\.ts:1:\d+: syntax error: Unexpected ";"\n> 1 \| export const VERSION[^\n]*\n +\| +\^\n(?: +2 \| *\n)?\(imported by handlers\/note-version\.ts\)\n/);
+    expect(d.output()).toMatch(
+      /dev: handlers\/lib\/version\.ts:1:\d+: syntax error: Unexpected ";"\n> 1 \| export const VERSION[^\n]*\n +\| +\^\n(?: +2 \| *\n)?\(imported by handlers\/note-version\.ts\)\n/,
+    );
     // The helper fixed (v4, its fresh contents are used) and a module added: both in the next version.
-    await saveAndWait({ 'lib/version.ts': `export const VERSION: string = 'v4';\n`, 'other.ts': handler('other').replace("'note-version'", "'other'").replace("'message.received'", "'lead.won'") },
-      /dev: reloaded handlers: note-version, other \(\d+ ms\); added other\n/);
+    await saveAndWait(
+      {
+        'lib/version.ts': `export const VERSION: string = 'v4';\n`,
+        'other.ts': handler('other').replace("'note-version'", "'other'").replace("'message.received'", "'lead.won'"),
+      },
+      /dev: reloaded handlers: note-version, other \(\d+ ms\); added other\n/,
+    );
     await inbound('five');
     await noted('v4: five');
     await waitFor(async () => (await completed()) === 5);

@@ -16,7 +16,14 @@ describe('switchyard serve (built CLI, over HTTP)', () => {
   beforeAll(async () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}/webhooks`;
-    proc = runCli(['serve'], { WEBHOOK_SECRETS: secret, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('e2e'), LOG_LEVEL: 'info' });
+    proc = runCli(['serve'], {
+      WEBHOOK_SECRETS: secret,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: uniquePrefix('e2e'),
+      LOG_LEVEL: 'info',
+    });
     await proc.waitFor(/receiver listening/);
   });
   afterAll(async () => {
@@ -28,7 +35,11 @@ describe('switchyard serve (built CLI, over HTTP)', () => {
     expect((await deliver(url, body, secret)).status).toBe(202);
     expect((await deliver(url, body, secret)).status).toBe(200);
     const { sign } = await import('../../../src/events/signature.js');
-    const oneByteChanged = await fetch(url, { method: 'POST', body: body.replace('lead.won', 'lead.wom'), headers: { 'x-service-signature': sign(secret, body) } });
+    const oneByteChanged = await fetch(url, {
+      method: 'POST',
+      body: body.replace('lead.won', 'lead.wom'),
+      headers: { 'x-service-signature': sign(secret, body) },
+    });
     expect(oneByteChanged.status).toBe(401);
     const big = 'x'.repeat(1_048_577);
     expect((await deliver(url, big, secret)).status).toBe(413);
@@ -82,7 +93,11 @@ describe('managed redis-server (no REDIS_URL)', () => {
   it('starts its own redis-server under .switchyard/ and stops it on shutdown', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-managed-'));
     const port = await freePort();
-    const p = runCli(['start'], { WEBHOOK_SECRETS: secretFor(), PORT: String(port), HOST: '127.0.0.1', SWITCHYARD_HOME: join(dir, '.switchyard'), HANDLERS_DIR: dir }, dir);
+    const p = runCli(
+      ['start'],
+      { WEBHOOK_SECRETS: secretFor(), PORT: String(port), HOST: '127.0.0.1', SWITCHYARD_HOME: join(dir, '.switchyard'), HANDLERS_DIR: dir },
+      dir,
+    );
     try {
       const m = await p.waitFor(/"port":(\d+),"dir":"[^"]*redis"/);
       await p.waitFor(/receiver listening/);
@@ -93,7 +108,10 @@ describe('managed redis-server (no REDIS_URL)', () => {
       const { createConnection } = await import('node:net');
       const refused = await new Promise<boolean>((res) => {
         const s = createConnection({ host: '127.0.0.1', port: Number(m[1]) });
-        s.once('connect', () => { s.destroy(); res(false); });
+        s.once('connect', () => {
+          s.destroy();
+          res(false);
+        });
         s.once('error', () => res(true));
       });
       expect(refused).toBe(true);
@@ -112,7 +130,13 @@ describe('switchyard work with METRICS_PORT', () => {
   it('serves its own /metrics and /healthz', async () => {
     const port = await freePort();
     const handlersDir = mkdtempSync(join(tmpdir(), 'sy-no-handlers-')); // empty: a missing HANDLERS_DIR stops start-up
-    const p = runCli(['work'], { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('wm'), METRICS_PORT: String(port), HOST: '127.0.0.1', HANDLERS_DIR: handlersDir });
+    const p = runCli(['work'], {
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: uniquePrefix('wm'),
+      METRICS_PORT: String(port),
+      HOST: '127.0.0.1',
+      HANDLERS_DIR: handlersDir,
+    });
     try {
       await p.waitFor(/metrics listening/);
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

@@ -14,7 +14,11 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 describe('scripts/setup.sh builds only when something changed', () => {
   let project: string;
   const setup = () => {
-    const r = spawnSync('sh', ['scripts/setup.sh'], { cwd: project, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' } });
+    const r = spawnSync('sh', ['scripts/setup.sh'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+    });
     return { status: r.status, out: `${r.stdout}${r.stderr}` };
   };
   const mtime = (f: string) => statSync(join(project, f)).mtimeMs;
@@ -26,9 +30,18 @@ describe('scripts/setup.sh builds only when something changed', () => {
     mkdirSync(join(project, 'src'));
     for (const f of ['setup.sh', 'build.sh', 'copy-assets.mjs']) copyFileSync(join(ROOT, 'scripts', f), join(project, 'scripts', f));
     symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'p', private: true, type: 'module', scripts: { build: 'sh scripts/build.sh' } }));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, types: [] } }));
-    writeFileSync(join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { rootDir: 'src', outDir: 'dist' }, include: ['src'] }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'p', private: true, type: 'module', scripts: { build: 'sh scripts/build.sh' } }),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, types: [] } }),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.build.json'),
+      JSON.stringify({ extends: './tsconfig.json', compilerOptions: { rootDir: 'src', outDir: 'dist' }, include: ['src'] }),
+    );
     writeFileSync(join(project, 'src', 'a.ts'), 'export const a: number = 1;\n');
     // Installed already: the lock file is older than node_modules' record of it, so set-up runs no npm ci.
     writeFileSync(join(project, 'package-lock.json'), '{}\n');
@@ -95,17 +108,31 @@ describe('scripts/totals.mjs (the closing line)', () => {
       writeFileSync(f, JSON.stringify(r));
       return f;
     });
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'totals.mjs'), ...files], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'totals.mjs'), ...files], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
     return { status: r.status, line: r.stdout.trim() };
   };
 
   it('counts skipped tests and names their files and the SKIP_ variable that asked for them', () => {
-    const browser = { numPassedTests: 5, numFailedTests: 0, testResults: [
-      { name: '/r/test/e2e/admin/board.browser.test.ts', status: 'passed', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'skipped' }] },
-      { name: '/r/test/e2e/admin/deliveries.browser.test.ts', status: 'passed', assertionResults: [{ status: 'pending' }] },
-      { name: '/r/test/unit/x.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }] },
-    ] };
-    expect(totals([browser], { SKIP_BROWSER: '1' })).toEqual({ status: 0, line: '5 passed, 0 failed, 4 skipped (skipped: board.browser.test.ts 3, deliveries.browser.test.ts 1; asked by SKIP_BROWSER=1)' });
+    const browser = {
+      numPassedTests: 5,
+      numFailedTests: 0,
+      testResults: [
+        {
+          name: '/r/test/e2e/admin/board.browser.test.ts',
+          status: 'passed',
+          assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'skipped' }],
+        },
+        { name: '/r/test/e2e/admin/deliveries.browser.test.ts', status: 'passed', assertionResults: [{ status: 'pending' }] },
+        { name: '/r/test/unit/x.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }] },
+      ],
+    };
+    expect(totals([browser], { SKIP_BROWSER: '1' })).toEqual({
+      status: 0,
+      line: '5 passed, 0 failed, 4 skipped (skipped: board.browser.test.ts 3, deliveries.browser.test.ts 1; asked by SKIP_BROWSER=1)',
+    });
     expect(totals([{ numPassedTests: 2, numFailedTests: 1, testResults: [] }])).toEqual({ status: 1, line: '2 passed, 1 failed' });
   });
 });

@@ -33,7 +33,11 @@ describe('scripts/worktree-check.sh: files a test run leaves in the work tree', 
     copyFileSync(join(ROOT, '.gitignore'), join(repo, '.gitignore'));
     save('src/a.ts', 'export const a = 1;\n');
     save('src/b.ts', 'export const b = 1;\n');
-    for (const args of [['init', '-q'], ['add', '-A'], ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'start']]) {
+    for (const args of [
+      ['init', '-q'],
+      ['add', '-A'],
+      ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'start'],
+    ]) {
       expect(run('git', args).status).toBe(0);
     }
     // What a developer has before the run is theirs: an untracked note, a .switchyard/ of `npm run dev`, a change.
@@ -78,7 +82,11 @@ describe('scripts/worktree-check.sh: files a test run leaves in the work tree', 
     save('leftover.txt');
     check('compare', 'test-results/before', 'test-results/worktree.json');
     writeFileSync(join(repo, 'test-results', 'vitest.json'), JSON.stringify({ numPassedTests: 5, numFailedTests: 0, testResults: [] }));
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'totals.mjs'), 'test-results/vitest.json', 'test-results/worktree.json'], { cwd: repo, encoding: 'utf8', env });
+    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'totals.mjs'), 'test-results/vitest.json', 'test-results/worktree.json'], {
+      cwd: repo,
+      encoding: 'utf8',
+      env,
+    });
     expect({ status: r.status, out: r.stdout }).toEqual({ status: 1, out: '5 passed, 1 failed\n' });
   });
 

@@ -59,12 +59,14 @@ describe('handler modules that cannot be loaded', () => {
     expect(code).toBe(1);
     expect(out).toContain(`switchyard handlers: ${dir}/${name}:4:28: syntax error: Expected "}" but found "3"`);
     expect(out).toContain(`> 4 |   on: ['message.received'] 3,\n    |                            ^`);
-    expect(out).toContain('  3 |   id: \'broken\',');
+    expect(out).toContain("  3 |   id: 'broken',");
     expect(out).not.toMatch(/^\s+at /m);
   });
 
   it('an error thrown while the module loads names file:line:column', async () => {
-    const dir = handlersDir({ 'throws.ts': `const n: number = 1;\nif (n) throw new Error('cannot start: FOO is unset');\nexport default 1;\n` });
+    const dir = handlersDir({
+      'throws.ts': `const n: number = 1;\nif (n) throw new Error('cannot start: FOO is unset');\nexport default 1;\n`,
+    });
     const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
     expect(code).toBe(1);
     expect(out).toContain(`${dir}/throws.ts:2:14: cannot start: FOO is unset`);
@@ -79,7 +81,9 @@ describe('handler modules that cannot be loaded', () => {
     for (const command of ['handlers', 'doctor']) {
       const { code, out } = await run([command], { HANDLERS_DIR: dir });
       expect(code).toBe(1);
-      expect(out).toContain(`${dir}/named.ts: "tagVip" is a named export, but only the default export is loaded as a handler; write export default defineHandler(`);
+      expect(out).toContain(
+        `${dir}/named.ts: "tagVip" is a named export, but only the default export is loaded as a handler; write export default defineHandler(`,
+      );
     }
   });
 
@@ -103,18 +107,25 @@ describe('handler modules that cannot be loaded', () => {
     expect(out).not.toContain('not a handler');
     expect(code).toBe(0);
     expect(out).toMatch(/^good\n/);
-    expect(out).toContain(`helper modules (no handler exported): ${['fn.cjs', 'fn.mjs', 'obj.cjs', 'obj.ts'].map((f) => `${dir}/${f}`).join(', ')}`);
+    expect(out).toContain(
+      `helper modules (no handler exported): ${['fn.cjs', 'fn.mjs', 'obj.cjs', 'obj.ts'].map((f) => `${dir}/${f}`).join(', ')}`,
+    );
   });
 
   it.each([
     ['plain.cjs', `module.exports = { id: 'plain', on: ['lead.won'], async handle() {} };\n`],
     ['plain.mjs', `export default { id: 'plain', on: ['lead.won'], async handle() {} };\n`],
-  ])('a default export shaped like a handler definition but not made with defineHandler (%s) is an error naming the fix', async (name, text) => {
-    const dir = handlersDir({ 'a-good.ts': GOOD, [name]: text });
-    const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
-    expect(code).toBe(1);
-    expect(out).toContain(`${dir}/${name}: the default export is a plain object, not a handler: wrap it in defineHandler; write export default defineHandler(`);
-  });
+  ])(
+    'a default export shaped like a handler definition but not made with defineHandler (%s) is an error naming the fix',
+    async (name, text) => {
+      const dir = handlersDir({ 'a-good.ts': GOOD, [name]: text });
+      const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
+      expect(code).toBe(1);
+      expect(out).toContain(
+        `${dir}/${name}: the default export is a plain object, not a handler: wrap it in defineHandler; write export default defineHandler(`,
+      );
+    },
+  );
 });
 
 describe('a HANDLERS_DIR that does not exist', () => {
@@ -131,7 +142,9 @@ describe('a HANDLERS_DIR that does not exist', () => {
     const missing = await run(['work'], { HANDLERS_DIR: 'no-such-dir', REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('ld') });
     expect(missing.code).toBe(1);
     expect(missing.out).toContain('HANDLERS_DIR no-such-dir does not exist');
-    const dir = handlersDir({ 'named.mjs': `import { defineHandler } from 'switchyard';\nexport const h = defineHandler({ id: 'h', on: ['lead.won'], async handle() {} });\n` });
+    const dir = handlersDir({
+      'named.mjs': `import { defineHandler } from 'switchyard';\nexport const h = defineHandler({ id: 'h', on: ['lead.won'], async handle() {} });\n`,
+    });
     const named = await run(['work'], { HANDLERS_DIR: dir, REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('ld') });
     expect(named.code).toBe(1);
     expect(named.out).toContain(`${dir}/named.mjs: "h" is a named export`);
@@ -158,16 +171,31 @@ describe('handler settings, retry and timeout', () => {
     const dir = handlersDir({ 'a-good.ts': GOOD, 'tagger.ts': WITH_SETTINGS });
     const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir, TAG_NAME: 'vip' });
     expect(code).toBe(0);
-    expect(out).toContain('good\n  on:        message.received\n  abilities: (none declared)\n  settings:  (none)\n' +
-      '  retry:     10 attempts, exponential from 2s (dead-lettered after ~17m of back-off)\n  timeout:   (none)\n');
-    expect(out).toContain('tagger\n  on:        contact.created\n  abilities: (none declared)\n' +
-      '  settings:  TAG_NAME (required): label to add\n             TAG_DELAY_DAYS (default 2)\n' +
-      '  retry:     3 attempts, every 5s (dead-lettered after ~10s of back-off)\n  timeout:   45s\n');
+    expect(out).toContain(
+      'good\n  on:        message.received\n  abilities: (none declared)\n  settings:  (none)\n' +
+        '  retry:     10 attempts, exponential from 2s (dead-lettered after ~17m of back-off)\n  timeout:   (none)\n',
+    );
+    expect(out).toContain(
+      'tagger\n  on:        contact.created\n  abilities: (none declared)\n' +
+        '  settings:  TAG_NAME (required): label to add\n             TAG_DELAY_DAYS (default 2)\n' +
+        '  retry:     3 attempts, every 5s (dead-lettered after ~10s of back-off)\n  timeout:   45s\n',
+    );
     const json = await run(['handlers', '--json'], { HANDLERS_DIR: dir, TAG_NAME: 'vip' });
-    const rows = JSON.parse(json.out) as { id: string; settings: unknown; retry: unknown; timeoutMs: number | null; settingsProblems: string[] }[];
+    const rows = JSON.parse(json.out) as {
+      id: string;
+      settings: unknown;
+      retry: unknown;
+      timeoutMs: number | null;
+      settingsProblems: string[];
+    }[];
     expect(rows.find((r) => r.id === 'tagger')).toMatchObject({
-      settings: [{ name: 'TAG_NAME', required: true, description: 'label to add' }, { name: 'TAG_DELAY_DAYS', required: false, default: 2 }],
-      retry: { attempts: 3, backoff: { type: 'fixed', delay: 5_000 } }, timeoutMs: 45_000, settingsProblems: [],
+      settings: [
+        { name: 'TAG_NAME', required: true, description: 'label to add' },
+        { name: 'TAG_DELAY_DAYS', required: false, default: 2 },
+      ],
+      retry: { attempts: 3, backoff: { type: 'fixed', delay: 5_000 } },
+      timeoutMs: 45_000,
+      settingsProblems: [],
     });
   });
 
@@ -180,7 +208,9 @@ describe('handler settings, retry and timeout', () => {
     expect(missing.out).not.toMatch(/^\s+at /m);
     const bad = await run(['work'], { ...env, TAG_NAME: 'vip', TAG_DELAY_DAYS: '-4' });
     expect(bad.code).toBe(1);
-    expect(bad.out).toContain('switchyard work: handler "tagger" settings: TAG_DELAY_DAYS is invalid: expected a positive number of days\n');
+    expect(bad.out).toContain(
+      'switchyard work: handler "tagger" settings: TAG_DELAY_DAYS is invalid: expected a positive number of days\n',
+    );
     expect(bad.out).not.toContain('-4');
     // handlers and doctor say the same (doctor with what to do).
     const listed = await run(['handlers'], { ...env, TAG_NAME: 'vip', TAG_DELAY_DAYS: '-4' });
@@ -188,18 +218,23 @@ describe('handler settings, retry and timeout', () => {
     expect(listed.out).toContain('  invalid:   TAG_DELAY_DAYS is invalid: expected a positive number of days\n');
     const doctor = await run(['doctor'], { ...env, TAG_NAME: 'vip', TAG_DELAY_DAYS: '-4' });
     expect(doctor.code).toBe(1);
-    expect(doctor.out).toContain('FAIL  handler tagger settings: TAG_DELAY_DAYS is invalid: expected a positive number of days\n      fix: set them in the environment');
+    expect(doctor.out).toContain(
+      'FAIL  handler tagger settings: TAG_DELAY_DAYS is invalid: expected a positive number of days\n      fix: set them in the environment',
+    );
   });
 
   it("a settings schema naming one of Switchyard's secrets stops loading: secrets never reach handlers", async () => {
     const dir = handlersDir({
-      'leaky.ts': `import { z } from 'zod';\nimport { defineHandler } from 'switchyard';\n` +
+      'leaky.ts':
+        `import { z } from 'zod';\nimport { defineHandler } from 'switchyard';\n` +
         `export default defineHandler({ id: 'leaky', on: ['lead.won'], settings: z.object({ WORKSPACE_API_TOKEN: z.string() }), async handle() {} });\n`,
     });
     const { code, out } = await run(['handlers'], { HANDLERS_DIR: dir });
     expect(code).toBe(1);
     expect(out).toContain(`${dir}/leaky.ts`);
-    expect(out).toContain(`handler "leaky": settings name WORKSPACE_API_TOKEN, one of Switchyard's own secrets; secrets never reach handlers`);
+    expect(out).toContain(
+      `handler "leaky": settings name WORKSPACE_API_TOKEN, one of Switchyard's own secrets; secrets never reach handlers`,
+    );
     expect(out).not.toMatch(/^\s+at /m);
   });
 });

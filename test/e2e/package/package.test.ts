@@ -1,5 +1,17 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +35,11 @@ const TYPES = ['commonjs', 'module'] as const;
 type ProjectType = (typeof TYPES)[number];
 const EXTENSIONS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'] as const;
 
-interface Run { code: number; out: string; stdout: string }
+interface Run {
+  code: number;
+  out: string;
+  stdout: string;
+}
 
 /** Runs a command with a user's plain environment (no npm_* variables of a surrounding `npm test`), plus `extra`. */
 function sh(cmd: string, args: string[], cwd: string, timeout = 120_000, extra: Record<string, string> = {}): Promise<Run> {
@@ -125,8 +141,11 @@ const LEAK_ERRORS = [
   'leaks.ts:6 TS2724', // switchyard/api has no RetryOptions (a handler's is switchyard's; the client's is ApiRetryOptions)
 ];
 
-
-const RESOLUTIONS = [['node16', 'node16'], ['nodenext', 'nodenext'], ['esnext', 'bundler']] as const;
+const RESOLUTIONS = [
+  ['node16', 'node16'],
+  ['nodenext', 'nodenext'],
+  ['esnext', 'bundler'],
+] as const;
 
 let work: string;
 let tarball: string;
@@ -146,7 +165,9 @@ beforeAll(async () => {
   if (existsSync(join(source, 'dist'))) throw new Error('the copied source tree must not contain dist/');
   // The build needs the devDependencies (TypeScript): this checkout's, rather than a second install.
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'), 'dir');
-  const packed = JSON.parse(await ok('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], source, 300_000)) as { filename: string }[];
+  const packed = JSON.parse(await ok('npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], source, 300_000)) as {
+    filename: string;
+  }[];
   tarball = join(work, packed[0]!.filename);
   tarballFiles = (await ok('tar', ['tzf', tarball], work)).split('\n').filter(Boolean);
 
@@ -168,7 +189,10 @@ afterAll(() => {
 
 describe('the packed tarball', { timeout: 60_000 }, () => {
   it('carries the compiled CLI and library although the packed tree had no dist/', () => {
-    const entries = ['index', 'api/public', 'sandbox/index', 'testing/index'].flatMap((e) => [`package/dist/${e}.js`, `package/dist/${e}.d.ts`]);
+    const entries = ['index', 'api/public', 'sandbox/index', 'testing/index'].flatMap((e) => [
+      `package/dist/${e}.js`,
+      `package/dist/${e}.d.ts`,
+    ]);
     for (const f of ['package/dist/cli/main.js', ...entries, 'package/bin/switchyard.js', 'package/package.json']) {
       expect(tarballFiles).toContain(f);
     }
@@ -180,7 +204,9 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
   });
 
   it('a fresh `npm init -y` project is CommonJS (the case that used to fail)', () => {
-    expect((JSON.parse(readFileSync(join(projects.commonjs, 'package.json'), 'utf8')) as { type?: string }).type ?? 'commonjs').toBe('commonjs');
+    expect((JSON.parse(readFileSync(join(projects.commonjs, 'package.json'), 'utf8')) as { type?: string }).type ?? 'commonjs').toBe(
+      'commonjs',
+    );
   });
 
   describe.each(TYPES)('installed into a "%s" project', (type) => {
@@ -195,7 +221,8 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     });
 
     it("import('switchyard/sandbox') gives the sandbox, as docs/sandbox.md shows", async () => {
-      const script = "import('switchyard/sandbox').then(async (m) => { const s = m.createSandbox({ token: 'tok' }); const r = await s.listen(0); " +
+      const script =
+        "import('switchyard/sandbox').then(async (m) => { const s = m.createSandbox({ token: 'tok' }); const r = await s.listen(0); " +
         "const me = await fetch(r.baseUrl + '/me', { headers: { authorization: 'Bearer tok' } }); console.log(me.status); await r.close(); })";
       const r = await sh('node', ['-e', script], projects[type]);
       expect(r.stdout.trim()).toBe('200');
@@ -231,8 +258,12 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       expect(ids).toEqual([...EXTENSIONS.map((e) => `h-${e}`).sort(), 'one-switchyard']);
     });
 
-    it("runs each handler as the worker does: its HandlerConfigError is dead-lettered at once, not retried", async () => {
-      const r = await sh('npx', ['switchyard', 'replay', 'node_modules/switchyard/fixtures/message.received.json', '--inline'], projects[type]);
+    it('runs each handler as the worker does: its HandlerConfigError is dead-lettered at once, not retried', async () => {
+      const r = await sh(
+        'npx',
+        ['switchyard', 'replay', 'node_modules/switchyard/fixtures/message.received.json', '--inline'],
+        projects[type],
+      );
       expect(r.code, r.out).toBe(1);
       for (const ext of EXTENSIONS) expect(r.out).toMatch(new RegExp(`✗ h-${ext} dead after \\d+ ms: HandlerConfigError: stop`));
     });
@@ -240,28 +271,46 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     it('doctor reports the handlers as loaded', async () => {
       const r = await sh('npx', ['switchyard', 'doctor', '--json'], projects[type]);
       const checks = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks;
-      expect(checks.find((c) => c.name === 'handlers')).toMatchObject({ status: 'ok', detail: match.stringMatching(/^7 loaded from \.\/handlers: h-cjs, h-cts/) });
+      expect(checks.find((c) => c.name === 'handlers')).toMatchObject({
+        status: 'ok',
+        detail: match.stringMatching(/^7 loaded from \.\/handlers: h-cjs, h-cts/),
+      });
     });
   });
 
-  describe('a TypeScript consumer (the repository\'s TypeScript, no install of its own)', () => {
-    it.each(RESOLUTIONS)('module %s, moduleResolution %s: every entry point type-checks; a deep import and internal names do not', async (module, moduleResolution) => {
-      const dir = projects.module;
-      writeFileSync(join(dir, 'consumer.ts'), CONSUMER_TS);
-      writeFileSync(join(dir, 'leaks.ts'), LEAKS_TS);
-      const tsconfig = `tsconfig.${moduleResolution}.json`;
-      writeFileSync(join(dir, tsconfig), JSON.stringify({
-        compilerOptions: {
-          module, moduleResolution, target: 'es2022', strict: true, noEmit: true,
-          // The package's own .d.ts files are checked too, not skipped.
-          skipLibCheck: false, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')],
-        },
-        files: ['consumer.ts', 'leaks.ts'],
-      }));
-      const r = await sh('node', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], dir);
-      const errors = r.stdout.split('\n').filter((l) => l.includes(': error TS')).map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3'));
-      expect(errors, r.out).toEqual(LEAK_ERRORS);
-    });
+  describe("a TypeScript consumer (the repository's TypeScript, no install of its own)", () => {
+    it.each(RESOLUTIONS)(
+      'module %s, moduleResolution %s: every entry point type-checks; a deep import and internal names do not',
+      async (module, moduleResolution) => {
+        const dir = projects.module;
+        writeFileSync(join(dir, 'consumer.ts'), CONSUMER_TS);
+        writeFileSync(join(dir, 'leaks.ts'), LEAKS_TS);
+        const tsconfig = `tsconfig.${moduleResolution}.json`;
+        writeFileSync(
+          join(dir, tsconfig),
+          JSON.stringify({
+            compilerOptions: {
+              module,
+              moduleResolution,
+              target: 'es2022',
+              strict: true,
+              noEmit: true,
+              // The package's own .d.ts files are checked too, not skipped.
+              skipLibCheck: false,
+              types: ['node'],
+              typeRoots: [join(ROOT, 'node_modules', '@types')],
+            },
+            files: ['consumer.ts', 'leaks.ts'],
+          }),
+        );
+        const r = await sh('node', [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig], dir);
+        const errors = r.stdout
+          .split('\n')
+          .filter((l) => l.includes(': error TS'))
+          .map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3'));
+        expect(errors, r.out).toEqual(LEAK_ERRORS);
+      },
+    );
   });
 
   it('a vitest test of a handler written in the project passes through switchyard/testing: README "Testing your handlers" as written', async () => {
@@ -294,14 +343,27 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     }, 600_000);
 
     it('writes a project with the scripts, a strict tsconfig, an example handler and its test, a fixture, this switchyard vendored, and its own container files', async () => {
-      const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { type: string; scripts: Record<string, string>; dependencies: Record<string, string> };
+      const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as {
+        type: string;
+        scripts: Record<string, string>;
+        dependencies: Record<string, string>;
+      };
       expect(pkg.type).toBe('module');
       expect(pkg.scripts).toEqual({ dev: 'switchyard dev', test: 'vitest run', start: 'switchyard start', typecheck: 'tsc --noEmit' });
       expect(pkg.dependencies['switchyard']).toBe(`file:vendor/switchyard-${VERSION}.tgz`);
       const vendored = (await ok('tar', ['tzf', join(app, 'vendor', `switchyard-${VERSION}.tgz`)], app)).split('\n').filter(Boolean).sort();
       expect(vendored).toEqual([...tarballFiles].sort());
       expect(readFileSync(join(app, 'Dockerfile'), 'utf8')).toMatch(/COPY vendor \.\/vendor\nRUN npm ci --omit=dev/);
-      for (const f of ['tsconfig.json', '.gitignore', 'handlers/order-question.ts', 'handlers/order-question.test.ts', 'fixtures/message.received.json', 'Dockerfile', 'docker-compose.yml', 'README.md']) {
+      for (const f of [
+        'tsconfig.json',
+        '.gitignore',
+        'handlers/order-question.ts',
+        'handlers/order-question.test.ts',
+        'fixtures/message.received.json',
+        'Dockerfile',
+        'docker-compose.yml',
+        'README.md',
+      ]) {
         expect(existsSync(join(app, f)), f).toBe(true);
       }
       expect(readFileSync(join(app, '.gitignore'), 'utf8')).toMatch(/^\.switchyard\/$/m);
@@ -335,11 +397,19 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       const sandbox = createSandbox({ token: 'tok' });
       const running = await sandbox.listen(0);
       try {
-        const r = await sh('npx', ['switchyard', 'replay', 'fixtures/', '--inline', '--dry-run'], app, 120_000, { WORKSPACE_API_URL: running.baseUrl, WORKSPACE_API_TOKEN: 'tok' });
+        const r = await sh('npx', ['switchyard', 'replay', 'fixtures/', '--inline', '--dry-run'], app, 120_000, {
+          WORKSPACE_API_URL: running.baseUrl,
+          WORKSPACE_API_TOKEN: 'tok',
+        });
         expect(r.code, r.out).toBe(0);
         expect(r.out).toMatch(/✓ order-question completed/);
         expect(r.out).toMatch(/dry POST \/conversations\/38\/notes .*"body":"Customer is asking about an order\."/);
-        expect(sandbox.state.log.list().filter((q) => q.method !== 'GET' && !q.path.endsWith('/contacts/search')).map((q) => `${q.method} ${q.path}`)).toEqual([]);
+        expect(
+          sandbox.state.log
+            .list()
+            .filter((q) => q.method !== 'GET' && !q.path.endsWith('/contacts/search'))
+            .map((q) => `${q.method} ${q.path}`),
+        ).toEqual([]);
         expect(sandbox.state.log.list().length).toBeGreaterThan(0);
       } finally {
         await running.close();
@@ -349,11 +419,14 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
     it('npm run dev serves its handlers against the sandbox: a customer asks about an order, the note is written', async () => {
       await withDev(app, {}, async (dev) => {
         const inbound = await fetch(`${dev.sandbox}/_sandbox/inbound`, {
-          method: 'POST', headers: { 'content-type': 'application/json' },
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ contact: { name: 'Zoe Night', email: 'zoe@example.com' }, channel_id: 23, body: 'Where is my order?' }),
         });
         expect(inbound.status, await inbound.clone().text()).toBeLessThan(300);
-        await waitFor(async () => (await sandboxNotes(dev)).length > 0, 30_000).catch(() => { throw new Error(`no note was written:\n${dev.output()}`); });
+        await waitFor(async () => (await sandboxNotes(dev)).length > 0, 30_000).catch(() => {
+          throw new Error(`no note was written:\n${dev.output()}`);
+        });
         expect(await sandboxNotes(dev)).toEqual([[201, 'Customer is asking about an order.']]);
         // The handler logs after its write: wait for the line rather than race it.
         await dev.waitFor(/order question noted/, 10_000);
@@ -371,7 +444,7 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
       rmSync(join(app, '.env'));
     });
 
-    describe('a workflow in the project (sleep, waitForEvent, cancelOn, ctx.state): docs/handlers.md\'s SLA example as written, and a handler using each', () => {
+    describe("a workflow in the project (sleep, waitForEvent, cancelOn, ctx.state): docs/handlers.md's SLA example as written, and a handler using each", () => {
       beforeAll(() => {
         mkdirSync(join(app, 'test'), { recursive: true });
         writeFileSync(join(app, 'handlers', 'first-reply-sla.ts'), docsBlock('// handlers/first-reply-sla.ts'));
@@ -383,14 +456,18 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
         writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...tsconfig, include: [...tsconfig.include, 'test'] }, null, 2));
       });
 
-      it('type-checks with the project\'s tsc: ctx.waitForEvent gives the event waited for (a field it lacks is an error)', async () => {
+      it("type-checks with the project's tsc: ctx.waitForEvent gives the event waited for (a field it lacks is an error)", async () => {
         const tc = await sh('npm', ['run', 'typecheck'], app, 180_000);
         expect(tc.code, tc.out).toBe(0);
         writeFileSync(join(app, 'handlers', 'zz-wrong-field.ts'), NUDGE_TYPE_ERRORS);
         try {
           const bad = await sh('npm', ['run', 'typecheck'], app, 180_000);
-          expect(bad.out.split('\n').filter((l) => l.includes('error TS')).map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3')))
-            .toEqual(['handlers/zz-wrong-field.ts:7 TS2339']); // Property 'direction' does not exist on a conversation.closed's data
+          expect(
+            bad.out
+              .split('\n')
+              .filter((l) => l.includes('error TS'))
+              .map((l) => l.replace(/^(\S+?)\((\d+),\d+\): error (TS\d+):.*$/, '$1:$2 $3')),
+          ).toEqual(['handlers/zz-wrong-field.ts:7 TS2339']); // Property 'direction' does not exist on a conversation.closed's data
         } finally {
           rmSync(join(app, 'handlers', 'zz-wrong-field.ts'));
         }
@@ -404,9 +481,17 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
 
       it('replay --inline runs the SLA to its end: its wait answered by the reply among the fixtures', async () => {
         const f = (n: string) => `node_modules/switchyard/fixtures/${n}.json`;
-        const r = await sh('npx', ['switchyard', 'replay', f('message.received'), f('message.sent'), '--inline', '--handler', 'first-reply-sla'], app, 120_000, { SLA_ASSIGNEE: '21' });
+        const r = await sh(
+          'npx',
+          ['switchyard', 'replay', f('message.received'), f('message.sent'), '--inline', '--handler', 'first-reply-sla'],
+          app,
+          120_000,
+          { SLA_ASSIGNEE: '21' },
+        );
         expect(r.code, r.out).toBe(0);
-        expect(r.out).toMatch(/✓ first-reply-sla completed in \d+ ms\n {6}wait "reply" for message\.sent \(timeout 1h\) — answered by message\.sent evt_01JNK7YB3F0QW8C2ZK9H4N6E7D received 2025-03-04T10:02:41\.118Z \(from the replay input\)\n/);
+        expect(r.out).toMatch(
+          /✓ first-reply-sla completed in \d+ ms\n {6}wait "reply" for message\.sent \(timeout 1h\) — answered by message\.sent evt_01JNK7YB3F0QW8C2ZK9H4N6E7D received 2025-03-04T10:02:41\.118Z \(from the replay input\)\n/,
+        );
       });
 
       it('npm run dev: a message parks the run in its sleep, it wakes into its wait, times out and writes the nudge (switchyard send, waits, deliveries)', async () => {
@@ -420,9 +505,12 @@ describe('the packed tarball', { timeout: 60_000 }, () => {
           await dev.waitFor(/"handler":"follow-up-nudge".*"wait":"reply","kind":"wait-for-event".*"msg":"run parked"/);
           const waits = await cli('waits', '--handler', 'follow-up-nudge', '--json');
           expect(waits.code, waits.out).toBe(0);
-          expect((JSON.parse(waits.stdout) as { waits: unknown[] }).waits).toMatchObject([{ handler: 'follow-up-nudge', name: 'reply', kind: 'wait-for-event', deliveryKey: key }]);
-          await waitFor(async () => (await sandboxNotes(dev)).some(([, body]) => body === 'Nudge: 1 unanswered'), 30_000)
-            .catch(() => { throw new Error(`no nudge was written:\n${dev.output()}`); });
+          expect((JSON.parse(waits.stdout) as { waits: unknown[] }).waits).toMatchObject([
+            { handler: 'follow-up-nudge', name: 'reply', kind: 'wait-for-event', deliveryKey: key },
+          ]);
+          await waitFor(async () => (await sandboxNotes(dev)).some(([, body]) => body === 'Nudge: 1 unanswered'), 30_000).catch(() => {
+            throw new Error(`no nudge was written:\n${dev.output()}`);
+          });
           await waitFor(async () => /follow-up-nudge:completed/.test((await cli('deliveries', '--limit', '1')).out), 10_000);
         });
       }, 120_000);

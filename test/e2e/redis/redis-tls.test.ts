@@ -14,7 +14,6 @@ import { runCli, type CliProcess } from '../../support/cli.js';
 import { uniquePrefix } from '../../support/redis.js';
 import { deliver, TEST_SECRET, waitFor } from '../../support/service.js';
 
-
 /**
  * REDIS_URL=rediss://: TLS to Redis, the server certificate signed by a
  * private CA that the process trusts through NODE_EXTRA_CA_CERTS (how an
@@ -39,13 +38,42 @@ describe.skipIf(skipTool('openssl'))('Redis over TLS (rediss://)', () => {
     writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
     sh('openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 1 -extfile ext.cnf');
     redisPort = await freePort();
-    redisServer = spawn('redis-server', ['--port', '0', '--tls-port', String(redisPort), '--bind', '127.0.0.1', '--tls-cert-file', join(dir, 'server.crt'),
-      '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', join(dir, 'ca.crt'), '--tls-auth-clients', 'no', '--save', '', '--appendonly', 'yes', '--dir', dir], { stdio: 'ignore' });
+    redisServer = spawn(
+      'redis-server',
+      [
+        '--port',
+        '0',
+        '--tls-port',
+        String(redisPort),
+        '--bind',
+        '127.0.0.1',
+        '--tls-cert-file',
+        join(dir, 'server.crt'),
+        '--tls-key-file',
+        join(dir, 'server.key'),
+        '--tls-ca-cert-file',
+        join(dir, 'ca.crt'),
+        '--tls-auth-clients',
+        'no',
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--dir',
+        dir,
+      ],
+      { stdio: 'ignore' },
+    );
     const port = await freePort();
     url = `http://127.0.0.1:${port}/webhooks`;
     proc = runCli(['serve'], {
-      WEBHOOK_SECRETS: TEST_SECRET, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `rediss://localhost:${redisPort}`, QUEUE_PREFIX: prefix,
-      INGEST_PUMP: 'on', NODE_EXTRA_CA_CERTS: join(dir, 'ca.crt'),
+      WEBHOOK_SECRETS: TEST_SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_URL: `rediss://localhost:${redisPort}`,
+      QUEUE_PREFIX: prefix,
+      INGEST_PUMP: 'on',
+      NODE_EXTRA_CA_CERTS: join(dir, 'ca.crt'),
     });
     await proc.waitFor(/receiver listening/, 20_000);
   }, 40_000);
@@ -61,7 +89,12 @@ describe.skipIf(skipTool('openssl'))('Redis over TLS (rediss://)', () => {
     const id = deliveryId(body);
     expect((await deliver(url, body)).status).toBe(202);
     expect((await deliver(url, body)).status).toBe(200);
-    const redis = new Redis({ host: 'localhost', port: redisPort, tls: { ca: readFileSync(join(dir, 'ca.crt')) }, maxRetriesPerRequest: null });
+    const redis = new Redis({
+      host: 'localhost',
+      port: redisPort,
+      tls: { ca: readFileSync(join(dir, 'ca.crt')) },
+      maxRetriesPerRequest: null,
+    });
     const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
     try {
       await waitFor(() => events.getJob(jobIdFor(id)));

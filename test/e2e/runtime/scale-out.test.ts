@@ -29,10 +29,17 @@ describe('scale-out: 2 receivers and 3 workers on one Redis', () => {
       receivers.push({ proc, url: `http://127.0.0.1:${port}/webhooks` });
     }
     for (let i = 0; i < 3; i++) {
-      workers.push(runCli(['work'], {
-        ...common, LOG_LEVEL: 'info', HANDLERS_DIR: TEST_HANDLERS, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme',
-        WORKSPACE_API_BURST: String(BURST), WORKER_CONCURRENCY: '20',
-      }));
+      workers.push(
+        runCli(['work'], {
+          ...common,
+          LOG_LEVEL: 'info',
+          HANDLERS_DIR: TEST_HANDLERS,
+          WORKSPACE_API_URL: api.baseUrl,
+          WORKSPACE_API_TOKEN: 'sbx_full_acme',
+          WORKSPACE_API_BURST: String(BURST),
+          WORKER_CONCURRENCY: '20',
+        }),
+      );
     }
     await Promise.all([...receivers.map((r) => r.proc.waitFor(/receiver listening/)), ...workers.map((w) => w.waitFor(/worker started/))]);
   }, 60_000);
@@ -44,7 +51,11 @@ describe('scale-out: 2 receivers and 3 workers on one Redis', () => {
 
   it('runs every delivery exactly once, stays under the API burst, and loses nothing when a worker stops mid-load', async () => {
     // Set-up reads use another token: the burst is counted per token, and this call must not eat the workers' allowance.
-    const conv = ((await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as { data: { id: number }[] }).data[0]?.id as number;
+    const conv = (
+      (await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as {
+        data: { id: number }[];
+      }
+    ).data[0]?.id as number;
     const bodies = Array.from({ length: DISTINCT }, () => messageBody('message.received', conv));
     // Each delivery goes to a random receiver; 30% of them are repeated to the other one.
     const sends: { body: string; to: number }[] = [];
@@ -72,12 +83,18 @@ describe('scale-out: 2 receivers and 3 workers on one Redis', () => {
     expect(statuses.filter((s) => s === 202)).toHaveLength(DISTINCT);
 
     const wanted = new Set(bodies.map((b) => `seen ${deliveryId(b)}`));
-    const writes = async () => ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] }).data;
-    const log = await waitFor(async () => {
-      const all = await writes();
-      const done = new Set(all.filter((r) => r.status === 201).map((r) => (r.body as { body: string }).body));
-      return [...wanted].every((w) => done.has(w)) ? all : undefined;
-    }, 240_000, 1_000);
+    const writes = async () =>
+      ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] })
+        .data;
+    const log = await waitFor(
+      async () => {
+        const all = await writes();
+        const done = new Set(all.filter((r) => r.status === 201).map((r) => (r.body as { body: string }).body));
+        return [...wanted].every((w) => done.has(w)) ? all : undefined;
+      },
+      240_000,
+      1_000,
+    );
 
     const fresh = log.filter((r) => r.status === 201 && !r.replay).map((r) => (r.body as { body: string }).body);
     expect(fresh).toHaveLength(DISTINCT);

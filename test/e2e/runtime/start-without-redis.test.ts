@@ -26,14 +26,20 @@ describe('switchyard serve/start with Redis unreachable (built CLI)', () => {
     procs.length = 0;
     await redis?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    redis = undefined; dir = undefined;
+    redis = undefined;
+    dir = undefined;
   });
 
   it('serve listens at once, answers 503 + Retry-After without a spool, warns with the password masked, stops within SHUTDOWN_TIMEOUT', async () => {
     const [port, redisPort] = [await freePort(), await freePort()];
     const proc = runCli(['serve'], {
-      WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '2s', LOG_LEVEL: 'info',
-      REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${redisPort}`, QUEUE_PREFIX: uniquePrefix('noredis'),
+      WEBHOOK_SECRETS: SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT: '2s',
+      LOG_LEVEL: 'info',
+      REDIS_URL: `redis://:${PASSWORD}@127.0.0.1:${redisPort}`,
+      QUEUE_PREFIX: uniquePrefix('noredis'),
     });
     procs.push(proc);
     await proc.waitFor(/receiver listening/, 10_000);
@@ -61,8 +67,14 @@ describe('switchyard serve/start with Redis unreachable (built CLI)', () => {
     mkdirSync(join(dir, 'handlers'));
     const [port, redisPort] = [await freePort(), await freePort()];
     const proc = runCli(['start'], {
-      WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '2s', LOG_LEVEL: 'info',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: uniquePrefix('noredis'), HANDLERS_DIR: join(dir, 'handlers'),
+      WEBHOOK_SECRETS: SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT: '2s',
+      LOG_LEVEL: 'info',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      QUEUE_PREFIX: uniquePrefix('noredis'),
+      HANDLERS_DIR: join(dir, 'handlers'),
     });
     procs.push(proc);
     await proc.waitFor(/the worker starts when it answers/, 10_000);
@@ -77,8 +89,14 @@ describe('switchyard serve/start with Redis unreachable (built CLI)', () => {
     const [port, redisPort] = [await freePort(), await freePort()];
     mkdirSync(join(dir, 'handlers'));
     const proc = runCli(['start'], {
-      WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '2s', LOG_LEVEL: 'info',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: uniquePrefix('noredis'), SPOOL_DIR: join(dir, 'spool'),
+      WEBHOOK_SECRETS: SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT: '2s',
+      LOG_LEVEL: 'info',
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      QUEUE_PREFIX: uniquePrefix('noredis'),
+      SPOOL_DIR: join(dir, 'spool'),
       HANDLERS_DIR: join(dir, 'handlers'),
     });
     procs.push(proc);

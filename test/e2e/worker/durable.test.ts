@@ -23,15 +23,23 @@ describe('a worker killed with SIGKILL while a run sleeps (built CLI, signed del
 
   const startWorker = () => {
     const w = runCli(['work'], {
-      REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, HANDLERS_DIR: WF, HANDLERS: 'wf-sleeper', JOB_LOCK_DURATION: '1s', WF_SLEEP_MS: '2500',
-      WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', LOG_LEVEL: 'info',
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: prefix,
+      HANDLERS_DIR: WF,
+      HANDLERS: 'wf-sleeper',
+      JOB_LOCK_DURATION: '1s',
+      WF_SLEEP_MS: '2500',
+      WORKSPACE_API_URL: api.baseUrl,
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+      LOG_LEVEL: 'info',
     });
     workers.push(w);
     return w;
   };
   const notes = async (id: string): Promise<LoggedRequest[]> =>
-    ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] }).data
-      .filter((r) => JSON.stringify(r.body).includes(id));
+    (
+      (await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] }
+    ).data.filter((r) => JSON.stringify(r.body).includes(id));
 
   beforeAll(async () => {
     api = await createSandbox().listen(0);
@@ -63,10 +71,14 @@ describe('a worker killed with SIGKILL while a run sleeps (built CLI, signed del
 
     const second = startWorker();
     await second.waitFor(/worker started/);
-    const job = await waitFor(async () => {
-      const j = await handlers.getJob(jobIdFor(id, 'wf-sleeper'));
-      return j && (await j.isCompleted()) ? j : undefined;
-    }, 30_000, 100);
+    const job = await waitFor(
+      async () => {
+        const j = await handlers.getJob(jobIdFor(id, 'wf-sleeper'));
+        return j && (await j.isCompleted()) ? j : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(job.returnvalue).toBeDefined();
     // One request per write: the replay took the first write's response from the run's record (no request, not even a replayed one).
     expect((await notes(id)).map((r) => (r.body as { body: string }).body)).toEqual([`before ${id}`, `after ${id}`]);

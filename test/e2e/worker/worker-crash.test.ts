@@ -23,14 +23,21 @@ describe('a worker killed with SIGKILL in the middle of a handler', () => {
 
   const startWorker = (env: Record<string, string> = {}) => {
     const w = runCli(['work'], {
-      REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, HANDLERS_DIR: TEST_HANDLERS, JOB_LOCK_DURATION: '1s',
-      WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', LOG_LEVEL: 'info', ...env,
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: prefix,
+      HANDLERS_DIR: TEST_HANDLERS,
+      JOB_LOCK_DURATION: '1s',
+      WORKSPACE_API_URL: api.baseUrl,
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+      LOG_LEVEL: 'info',
+      ...env,
     });
     workers.push(w);
     return w;
   };
   const requests = async (): Promise<LoggedRequest[]> =>
-    ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] }).data;
+    ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: LoggedRequest[] })
+      .data;
 
   beforeAll(async () => {
     api = await createSandbox().listen(0);
@@ -61,10 +68,14 @@ describe('a worker killed with SIGKILL in the middle of a handler', () => {
 
     const second = startWorker();
     await second.waitFor(/worker started/);
-    const job = await waitFor(async () => {
-      const j = await handlers.getJob(jobIdFor(id, 'note-on-message'));
-      return j && (await j.isCompleted()) ? j : undefined;
-    }, 30_000, 100);
+    const job = await waitFor(
+      async () => {
+        const j = await handlers.getJob(jobIdFor(id, 'note-on-message'));
+        return j && (await j.isCompleted()) ? j : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(job.returnvalue).toBeDefined();
 
     const writes = await requests();
@@ -72,7 +83,9 @@ describe('a worker killed with SIGKILL in the middle of a handler', () => {
     expect(writes).toHaveLength(2);
     expect(new Set(writes.map((w) => w.idempotency_key)).size).toBe(1);
     expect(writes.map((w) => w.replay)).toEqual([false, true]);
-    const notes = await fetch(`${api.baseUrl}/conversations/${conv}/messages?per_page=100`, { headers: { authorization: 'Bearer sbx_full_acme' } });
+    const notes = await fetch(`${api.baseUrl}/conversations/${conv}/messages?per_page=100`, {
+      headers: { authorization: 'Bearer sbx_full_acme' },
+    });
     const mine = ((await notes.json()) as { data: { type: string; body: string }[] }).data.filter((m) => m.body === `seen ${id}`);
     expect(mine).toHaveLength(1);
     expect(await second.stop('SIGTERM')).toBe(0);

@@ -13,7 +13,11 @@ import { createRig, sendAll, type Rig, type Send } from '../../support/faults/ri
 const DELIVERIES = 200;
 
 async function fault(rig: Rig, rule: Record<string, unknown>): Promise<void> {
-  const r = await fetch(`${rig.api.url}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+  const r = await fetch(`${rig.api.url}/_sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
   if (r.status >= 300) throw new Error(`fault rule refused: ${r.status} ${await r.text()}`);
 }
 
@@ -26,7 +30,11 @@ describe('API storms on the write path', () => {
 
   const cases = [
     { name: '500 storm (error_rate 0.5)', rule: { path: '/conversations/*/notes', method: 'POST', error_rate: 0.5 }, status: 500 },
-    { name: '429 storm (force_429, count 300)', rule: { path: '/conversations/*/notes', method: 'POST', force_429: true, count: 300 }, status: 429 },
+    {
+      name: '429 storm (force_429, count 300)',
+      rule: { path: '/conversations/*/notes', method: 'POST', force_429: true, count: 300 },
+      status: 429,
+    },
   ];
 
   for (const c of cases) {
@@ -44,11 +52,21 @@ describe('API storms on the write path', () => {
         return { id: deliveryId(body), body, to: 0 };
       });
       const result = await sendAll(sends, () => [receiver.url], { concurrency: 16 });
-      const r = await rig.reconcile(c.name, sends.map((s) => s.id), result.acked, { startedAt: started, timeoutMs: 150_000, settleMs: 1_500 });
+      const r = await rig.reconcile(
+        c.name,
+        sends.map((s) => s.id),
+        result.acked,
+        { startedAt: started, timeoutMs: 150_000, settleMs: 1_500 },
+      );
       const felt = rig.collector.entries().filter((e) => e.status === c.status).length;
       console.log(`[faults] ${c.name}: ${c.status} answers seen by the worker=${felt}`);
       expect(felt).toBeGreaterThan(c.status === 500 ? DELIVERIES / 4 : 100);
-      expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
+      expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+        lost: [],
+        repeated: [],
+        unexpected: 0,
+        failedJobs: 0,
+      });
       expect(r).toMatchObject({ sent: DELIVERIES, acked: DELIVERIES, processed: DELIVERIES, written: DELIVERIES });
       await Promise.all([worker.stop('SIGTERM'), receiver.proc.stop('SIGTERM')]);
     }, 180_000);

@@ -30,15 +30,26 @@ describe('10 000 distinct deliveries with 30% duplicates in random order', () =>
       return { id: deliveryId(body), body, to: k++ % 2 };
     });
     // Every third-or-so delivery again (exactly 30%), to either receiver.
-    const repeats: Send[] = shuffle([...distinct], seed).slice(0, Math.round(DISTINCT * DUPLICATE_SHARE)).map((s, i) => ({ ...s, to: i % 2 }));
+    const repeats: Send[] = shuffle([...distinct], seed)
+      .slice(0, Math.round(DISTINCT * DUPLICATE_SHARE))
+      .map((s, i) => ({ ...s, to: i % 2 }));
     const sends = shuffle([...distinct, ...repeats], seed + 1);
     const result = await sendAll(sends, () => receivers.map((r) => r.url), { concurrency: 32, deadlineMs: 150_000 });
     const sendMs = Date.now() - started;
 
-    const r = await rig.reconcile(`10k distinct + 30% duplicates, 2 receivers, 2 workers (seed ${seed}, ${sends.length} requests sent in ${(sendMs / 1000).toFixed(1)} s, statuses ${JSON.stringify(result.statuses)})`,
-      distinct.map((s) => s.id), result.acked, { startedAt: started, timeoutMs: 150_000, settleMs: 2_000 });
+    const r = await rig.reconcile(
+      `10k distinct + 30% duplicates, 2 receivers, 2 workers (seed ${seed}, ${sends.length} requests sent in ${(sendMs / 1000).toFixed(1)} s, statuses ${JSON.stringify(result.statuses)})`,
+      distinct.map((s) => s.id),
+      result.acked,
+      { startedAt: started, timeoutMs: 150_000, settleMs: 2_000 },
+    );
     expect(result.statuses).toEqual({ '202': DISTINCT, '200': repeats.length });
-    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
+    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+      lost: [],
+      repeated: [],
+      unexpected: 0,
+      failedJobs: 0,
+    });
     expect(r).toMatchObject({ sent: DISTINCT, acked: DISTINCT, processed: DISTINCT, written: DISTINCT });
   }, 300_000);
 });

@@ -28,7 +28,9 @@ describe('Redis SIGKILLed and restarted under load (appendfsync always)', () => 
     await rig?.close();
     await redis?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    rig = undefined; redis = undefined; dir = undefined;
+    rig = undefined;
+    redis = undefined;
+    dir = undefined;
   });
 
   for (const spool of [false, true]) {
@@ -55,12 +57,22 @@ describe('Redis SIGKILLed and restarted under load (appendfsync always)', () => 
           redis = await startManagedRedis({ dir: join(dir, 'redis'), port, appendfsync: 'always' });
         }
       })();
-      const result = await sendAll(sends, () => [receiver.url], { concurrency: 16, deadlineMs: 90_000, onProgress: (n) => { progress = n; } });
+      const result = await sendAll(sends, () => [receiver.url], {
+        concurrency: 16,
+        deadlineMs: 90_000,
+        onProgress: (n) => {
+          progress = n;
+        },
+      });
       await chaos;
 
       const spooled = (receiver.proc.output().match(/"outcome":"spooled"/g) ?? []).length;
-      const r = await rig.reconcile(`redis SIGKILL x${KILLS_AT.length}, appendfsync always, ${spool ? `with spool (${spooled} spooled)` : 'no spool'} (statuses ${JSON.stringify(result.statuses)}, sender retries ${result.retries})`,
-        sends.map((s) => s.id), result.acked, { startedAt: started, timeoutMs: 90_000 });
+      const r = await rig.reconcile(
+        `redis SIGKILL x${KILLS_AT.length}, appendfsync always, ${spool ? `with spool (${spooled} spooled)` : 'no spool'} (statuses ${JSON.stringify(result.statuses)}, sender retries ${result.retries})`,
+        sends.map((s) => s.id),
+        result.acked,
+        { startedAt: started, timeoutMs: 90_000 },
+      );
 
       expect(result.gaveUp).toEqual([]);
       if (spool) {
@@ -72,7 +84,12 @@ describe('Redis SIGKILLed and restarted under load (appendfsync always)', () => 
       }
       expect(worker.child.exitCode).toBeNull();
       expect(receiver.proc.child.exitCode).toBeNull();
-      expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
+      expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+        lost: [],
+        repeated: [],
+        unexpected: 0,
+        failedJobs: 0,
+      });
       expect(r).toMatchObject({ sent: DELIVERIES, acked: DELIVERIES, processed: DELIVERIES, written: DELIVERIES });
     }, 180_000);
   }

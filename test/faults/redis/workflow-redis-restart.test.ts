@@ -25,7 +25,10 @@ async function postUntilAccepted(url: string, body: string, deadlineMs = 30_000)
   let tries = 0;
   for (;;) {
     tries++;
-    const status = await deliver(url, body).then((r) => r.status, () => 0);
+    const status = await deliver(url, body).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 202 || status === 200) return tries;
     if (status !== 503 && status !== 0) throw new Error(`delivery answered ${status}`);
     if (Date.now() > end) throw new Error('never accepted');
@@ -41,7 +44,8 @@ describe('durable workflows: Redis stopped or crashed and restarted on its data 
   afterEach(async () => {
     await redis?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    redis = undefined; dir = undefined;
+    redis = undefined;
+    dir = undefined;
   });
   const open = workflowScenes();
 
@@ -53,18 +57,27 @@ describe('durable workflows: Redis stopped or crashed and restarted on its data 
       const port = redis.port;
       const { rig: r, log: l, wf: w } = await open(`wfredis-${how === 'stop' ? 'stop' : 'kill'}`, redis.url);
       const receiver = await r.startReceiver();
-      const worker = r.startWorker(wffEnv(r, l, { WFF_SLEEP_MS: String(SLEEP), WFF_CANCEL_SLEEP_MS: String(SLEEP), WFF_WAIT_TIMEOUT: '60s' }));
+      const worker = r.startWorker(
+        wffEnv(r, l, { WFF_SLEEP_MS: String(SLEEP), WFF_CANCEL_SLEEP_MS: String(SLEEP), WFF_WAIT_TIMEOUT: '60s' }),
+      );
       await worker.waitFor(/worker started/, 20_000);
 
       const sleepers = [98_001, 98_002, 98_003].map((c) => trigger('sleeper', c));
       const waiters = [98_101, 98_102, 98_103, 98_104].map((c) => trigger('waiter', c));
-      const [cancelled, kept] = [98_201, 98_202].map((c) => trigger('cancel', c)) as [ReturnType<typeof trigger>, ReturnType<typeof trigger>];
+      const [cancelled, kept] = [98_201, 98_202].map((c) => trigger('cancel', c)) as [
+        ReturnType<typeof trigger>,
+        ReturnType<typeof trigger>,
+      ];
       const all = [...sleepers, ...waiters, cancelled, kept];
       for (const t of all) await post(receiver.url, t.body);
-      await waitFor(async () => {
-        const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
-        return all.every((t) => parked.has(t.id));
-      }, 15_000, 50);
+      await waitFor(
+        async () => {
+          const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
+          return all.every((t) => parked.has(t.id));
+        },
+        15_000,
+        50,
+      );
 
       // Accepted just before the outage.
       const before = reply(98_101, 'before the outage');
@@ -85,17 +98,29 @@ describe('durable workflows: Redis stopped or crashed and restarted on its data 
 
       const ends = [...sleepers, waiters[0], waiters[1], waiters[2], kept].map((t) => (t as { id: string }).id);
       await waitFor(() => ends.every((id) => l.count(id, 'done') >= 1), 30_000, 100);
-      const cancelledBy = async () => ((await w.job(cancelled.id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
+      const cancelledBy = async () =>
+        ((await w.job(cancelled.id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
       await waitFor(async () => (await cancelledBy()) !== undefined, 10_000, 50);
       await sleep(1_500);
 
       // Steps (before the wait, and the `woke` step after it) and API writes: exactly once. The plain code after
       // the wait (`done`) runs at least once: a resumed run whose job lock lapsed while Redis was away
       // (JOB_LOCK_DURATION 2 s here) is run again by BullMQ, and its replay makes no write (the run's memory).
-      const seen = ends.map((id) => ({ id, step: l.count(id, 'step'), woke: l.count(id, 'woke'), done: Math.min(1, l.count(id, 'done')), before: freshWrites(r, `before ${id}`), after: freshWrites(r, `after ${id}`), afterCalls: [...noteWrites(r).calls].filter(([b]) => b.startsWith(`after ${id}`)).reduce((n, [, c]) => n + c.keys.size, 0) }));
+      const seen = ends.map((id) => ({
+        id,
+        step: l.count(id, 'step'),
+        woke: l.count(id, 'woke'),
+        done: Math.min(1, l.count(id, 'done')),
+        before: freshWrites(r, `before ${id}`),
+        after: freshWrites(r, `after ${id}`),
+        afterCalls: [...noteWrites(r).calls].filter(([b]) => b.startsWith(`after ${id}`)).reduce((n, [, c]) => n + c.keys.size, 0),
+      }));
       expect(seen).toEqual(ends.map((id) => ({ id, step: 1, woke: 1, done: 1, before: 1, after: 1, afterCalls: 1 })));
       const again = ends.filter((id) => l.count(id, 'done') > 1).length;
-      if (again > 0) console.log(`[wf-redis-${how}] ${again} run(s) ran their plain code after the wait again (lock lapsed during the outage); no write repeated`);
+      if (again > 0)
+        console.log(
+          `[wf-redis-${how}] ${again} run(s) ran their plain code after the wait again (lock lapsed during the outage); no write repeated`,
+        );
       expect([0, 1, 2].map((i) => l.of((waiters[i] as { id: string }).id, 'done')[0]?.got)).toEqual([before.id, during.id, after.id]);
       for (const t of [...sleepers, kept]) {
         const due = (l.of(t.id, 'pre')[0] as { t: number }).t + SLEEP;
@@ -104,7 +129,11 @@ describe('durable workflows: Redis stopped or crashed and restarted on its data 
         expect(woke - Math.max(due, upAt)).toBeLessThan(3_000);
       }
       expect(await cancelledBy()).toBe(stop.id);
-      expect({ step: l.count(cancelled.id, 'step'), woke: l.count(cancelled.id, 'woke'), after: freshWrites(r, `after ${cancelled.id}`) }).toEqual({ step: 1, woke: 0, after: 0 });
+      expect({
+        step: l.count(cancelled.id, 'step'),
+        woke: l.count(cancelled.id, 'woke'),
+        after: freshWrites(r, `after ${cancelled.id}`),
+      }).toEqual({ step: 1, woke: 0, after: 0 });
       const fourth = (waiters[3] as { id: string }).id;
       expect(l.count(fourth, 'woke')).toBe(0);
       expect((await w.parked()).map((p) => p.deliveryKey)).toEqual([fourth]);

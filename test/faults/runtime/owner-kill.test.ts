@@ -44,7 +44,13 @@ describe('a killed dev/start and its managed redis-server', () => {
   afterEach(async () => {
     for (const p of running.splice(0)) await stopServiceProcess(p);
     // Whatever a failed test left on its data directory.
-    if (project) for (const pid of redisServersOn(join(project, '.switchyard', 'redis'))) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    if (project)
+      for (const pid of redisServersOn(join(project, '.switchyard', 'redis')))
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
     await sandbox?.close();
     sandbox = undefined;
     if (project) rmSync(project, { recursive: true, force: true });
@@ -61,8 +67,12 @@ describe('a killed dev/start and its managed redis-server', () => {
       const port = await freePort();
       const env = {
         // A short lock: the killed process's active runs are taken up again within seconds.
-        PORT: String(port), WEBHOOK_SECRETS: SECRET, WORKER_CONCURRENCY: '2', JOB_LOCK_DURATION: '2s',
-        WORKSPACE_API_URL: sandbox.running.baseUrl, WORKSPACE_API_TOKEN: TOKENS.full,
+        PORT: String(port),
+        WEBHOOK_SECRETS: SECRET,
+        WORKER_CONCURRENCY: '2',
+        JOB_LOCK_DURATION: '2s',
+        WORKSPACE_API_URL: sandbox.running.baseUrl,
+        WORKSPACE_API_TOKEN: TOKENS.full,
       };
       const launch = async (): Promise<ServiceProcess> => {
         const p = startServiceProcess(command, cwd, env);
@@ -72,7 +82,10 @@ describe('a killed dev/start and its managed redis-server', () => {
       };
       /** Notes created (an idempotent replay of a run taken up again after the kill creates none). */
       const notes = async (): Promise<string[]> => {
-        const r = await sandbox!.hook<{ body: { body: string } | null; status: number; replay: boolean }[]>('GET', '/requests?method=POST&path=/conversations/*/notes');
+        const r = await sandbox!.hook<{ body: { body: string } | null; status: number; replay: boolean }[]>(
+          'GET',
+          '/requests?method=POST&path=/conversations/*/notes',
+        );
         return r.filter((q) => q.status === 201 && !q.replay).map((q) => q.body?.body ?? '');
       };
 
@@ -80,7 +93,11 @@ describe('a killed dev/start and its managed redis-server', () => {
       expect(redisServersOn(data)).toHaveLength(1);
       const bodies = Array.from({ length: DELIVERIES }, () => messageBody('message.received', conv));
       for (const body of bodies) {
-        const r = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) } });
+        const r = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
+        });
         expect(r.status).toBe(202);
       }
       // Some handled, most acknowledged and waiting: kill the switchyard process alone.
@@ -93,7 +110,9 @@ describe('a killed dev/start and its managed redis-server', () => {
       await waitFor(() => redisServersOn(data).length === 0, 10_000);
 
       const second = await launch();
-      expect(second.output()).toContain(command === 'dev' ? 'ended without stopping; taking over its state' : 'started a managed local redis-server');
+      expect(second.output()).toContain(
+        command === 'dev' ? 'ended without stopping; taking over its state' : 'started a managed local redis-server',
+      );
       expect(redisServersOn(data)).toHaveLength(1);
       await waitFor(async () => (await notes()).length >= DELIVERIES, 60_000);
       // Let any run still in flight finish, then count: each delivery's note exactly once.
@@ -115,11 +134,22 @@ describe('a killed dev/start and its managed redis-server', () => {
     mkdirSync(data, { recursive: true });
     // What an older version left after a SIGKILL: a server with no owner (adopted by init: started
     // through a shell that exits at once), and its URL file.
-    spawnSync('sh', ['-c', `redis-server --port ${redisPort} --bind 127.0.0.1 --dir '${data}' --appendonly yes --save '' >/dev/null 2>&1 &`], { cwd });
+    spawnSync(
+      'sh',
+      ['-c', `redis-server --port ${redisPort} --bind 127.0.0.1 --dir '${data}' --appendonly yes --save '' >/dev/null 2>&1 &`],
+      { cwd },
+    );
     const client = new Redis({ port: redisPort, host: '127.0.0.1', lazyConnect: true, retryStrategy: (n) => (n > 50 ? null : 50) });
     client.on('error', () => undefined);
     try {
-      await waitFor(async () => { try { await client.connect(); return true; } catch { return false; } }, 10_000);
+      await waitFor(async () => {
+        try {
+          await client.connect();
+          return true;
+        } catch {
+          return false;
+        }
+      }, 10_000);
       await client.set('left-behind', 'kept');
     } finally {
       client.disconnect();

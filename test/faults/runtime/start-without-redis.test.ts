@@ -25,7 +25,9 @@ describe('receiver and worker started while Redis is down', () => {
     await rig?.close();
     await redis?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    rig = undefined; redis = undefined; dir = undefined;
+    rig = undefined;
+    redis = undefined;
+    dir = undefined;
   });
 
   it('spools before and after a receiver SIGKILL during the outage; once Redis is up everything drains, nothing lost or doubled', async () => {
@@ -41,10 +43,11 @@ describe('receiver and worker started while Redis is down', () => {
     const worker = rig.startWorker();
     await worker.waitFor(/"redis":"redis:\/\/127\.0\.0\.1:\d+".*is unreachable/, 10_000);
 
-    const batch = (n: number): Send[] => Array.from({ length: n }, () => {
-      const body = messageBody('message.received', rig!.conv);
-      return { id: deliveryId(body), body, to: 0 };
-    });
+    const batch = (n: number): Send[] =>
+      Array.from({ length: n }, () => {
+        const body = messageBody('message.received', rig!.conv);
+        return { id: deliveryId(body), body, to: 0 };
+      });
     const phase1 = batch(PER_PHASE);
     const r1 = await sendAll(phase1, () => [first.url], { concurrency: 8, deadlineMs: 30_000 });
     expect(r1.statuses).toEqual({ 202: PER_PHASE });
@@ -63,10 +66,19 @@ describe('receiver and worker started while Redis is down', () => {
     redis = await startManagedRedis({ dir: join(dir, 'redis'), port: redisPort, appendfsync: 'always' });
     await worker.waitFor(/worker started/, 30_000);
     const sent = [...phase1, ...phase2].map((s) => s.id);
-    const r = await rig.reconcile('receiver SIGKILLed and restarted while Redis was down (spool), worker started during the outage',
-      sent, [...r1.acked, ...r2.acked], { startedAt: started, timeoutMs: 60_000 });
+    const r = await rig.reconcile(
+      'receiver SIGKILLed and restarted while Redis was down (spool), worker started during the outage',
+      sent,
+      [...r1.acked, ...r2.acked],
+      { startedAt: started, timeoutMs: 60_000 },
+    );
     expect(second.proc.output()).toMatch(/spooled deliveries moved into Redis/);
-    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
+    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+      lost: [],
+      repeated: [],
+      unexpected: 0,
+      failedJobs: 0,
+    });
     expect(r).toMatchObject({ sent: 2 * PER_PHASE, acked: 2 * PER_PHASE, processed: 2 * PER_PHASE, written: 2 * PER_PHASE });
   }, 180_000);
 });

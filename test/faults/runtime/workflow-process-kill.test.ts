@@ -16,8 +16,16 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
   const open = workflowScenes();
 
   function once(r: Rig, l: MarkLog, ids: string[]): void {
-    expect(ids.map((id) => ({ id, step: l.count(id, 'step'), woke: l.count(id, 'woke'), done: l.count(id, 'done'), before: freshWrites(r, `before ${id}`), after: freshWrites(r, `after ${id}`) })))
-      .toEqual(ids.map((id) => ({ id, step: 1, woke: 1, done: 1, before: 1, after: 1 })));
+    expect(
+      ids.map((id) => ({
+        id,
+        step: l.count(id, 'step'),
+        woke: l.count(id, 'woke'),
+        done: l.count(id, 'done'),
+        before: freshWrites(r, `before ${id}`),
+        after: freshWrites(r, `after ${id}`),
+      })),
+    ).toEqual(ids.map((id) => ({ id, step: 1, woke: 1, done: 1, before: 1, after: 1 })));
   }
 
   it('serve SIGKILLed right after accepting a reply, and replaced: sleeping and waiting runs all wake once', async () => {
@@ -29,7 +37,10 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
     const sleepers = [96_001, 96_002, 96_003].map((c) => trigger('sleeper', c));
     const waiters = [96_101, 96_102, 96_103].map((c) => trigger('waiter', c));
     for (const t of [...sleepers, ...waiters]) await post(first.url, t.body);
-    await parkedAll(w, [...sleepers, ...waiters].map((t) => t.id));
+    await parkedAll(
+      w,
+      [...sleepers, ...waiters].map((t) => t.id),
+    );
     const parkedAt = Date.now();
 
     // Accepted, then the receiver dies at once.
@@ -45,7 +56,8 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
     await sleep(1_500);
     once(r, l, [...sleepers.map((t) => t.id), ...answered]);
     expect(answered.map((id) => l.of(id, 'done')[0]?.got)).toEqual([r1.id, r2.id]);
-    for (const t of sleepers) expect((l.of(t.id, 'woke')[0] as { t: number }).t).toBeGreaterThanOrEqual((l.of(t.id, 'pre')[0] as { t: number }).t + SLEEP - 5);
+    for (const t of sleepers)
+      expect((l.of(t.id, 'woke')[0] as { t: number }).t).toBeGreaterThanOrEqual((l.of(t.id, 'pre')[0] as { t: number }).t + SLEEP - 5);
     expect(Date.now() - parkedAt).toBeLessThan(20_000);
     // The third waiter got nothing: still parked, never woken.
     const third = (waiters[2] as { id: string }).id;
@@ -65,7 +77,10 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
     const [cancelled, kept] = [97_201, 97_202].map((c) => trigger('cancel', c)) as [ReturnType<typeof trigger>, ReturnType<typeof trigger>];
     const all = [...sleepers, ...waiters, cancelled, kept];
     for (const t of all) await post(first.url, t.body);
-    await parkedAll(w, all.map((t) => t.id));
+    await parkedAll(
+      w,
+      all.map((t) => t.id),
+    );
 
     // A reply accepted, then the whole process dies (it may be in its own pump's hands: recovered later, not lost).
     const r1 = reply(97_101, 'accepted before the kill');
@@ -82,7 +97,8 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
     const ends = [...sleepers, waiters[0], waiters[1], kept].map((t) => (t as { id: string }).id);
     // The reply accepted before the kill can take until the dead pump's heartbeat lapses (15–20 s) to reach fan-out.
     await waitFor(() => ends.every((id) => l.count(id, 'done') >= 1), 40_000, 100);
-    const cancelledBy = async () => ((await w.job(cancelled.id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
+    const cancelledBy = async () =>
+      ((await w.job(cancelled.id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
     await waitFor(async () => (await cancelledBy()) !== undefined, 10_000, 50);
     await sleep(1_500);
 
@@ -105,7 +121,11 @@ describe('durable workflows: the receiver or the combined start process SIGKILLe
       }
     }
     expect(await cancelledBy()).toBe(stop.id);
-    expect({ step: l.count(cancelled.id, 'step'), woke: l.count(cancelled.id, 'woke'), after: freshWrites(r, `after ${cancelled.id}`) }).toEqual({ step: 1, woke: 0, after: 0 });
+    expect({
+      step: l.count(cancelled.id, 'step'),
+      woke: l.count(cancelled.id, 'woke'),
+      after: freshWrites(r, `after ${cancelled.id}`),
+    }).toEqual({ step: 1, woke: 0, after: 0 });
     const third = (waiters[2] as { id: string }).id;
     expect(l.count(third, 'woke')).toBe(0);
     expect((await w.parked()).map((p) => p.deliveryKey)).toEqual([third]);

@@ -18,11 +18,19 @@ describe('webhook sender retrying through receiver outages', () => {
 
   it('every emitted event is delivered and processed exactly once across a SIGTERM and a SIGKILL of the receiver', async () => {
     const started = Date.now();
-    rig = await createRig({ prefix: uniquePrefix('whout'), redisUrl: testRedisUrl(), emitterRetry: { baseMs: 100, maxMs: 800, maxAttempts: 80, timeoutMs: 2_000 } });
+    rig = await createRig({
+      prefix: uniquePrefix('whout'),
+      redisUrl: testRedisUrl(),
+      emitterRetry: { baseMs: 100, maxMs: 800, maxAttempts: 80, timeoutMs: 2_000 },
+    });
     const r0 = rig.sandbox;
     let receiver = await rig.startReceiver();
     const port = receiver.port;
-    const hook = await fetch(`${rig.api.url}/_sandbox/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: receiver.url, secret: TEST_SECRET }) });
+    const hook = await fetch(`${rig.api.url}/_sandbox/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, secret: TEST_SECRET }),
+    });
     expect(hook.status).toBeLessThan(300);
     const worker = rig.startWorker();
     await worker.waitFor(/worker started/, 20_000);
@@ -30,7 +38,11 @@ describe('webhook sender retrying through receiver outages', () => {
     let n = 0;
     const emit = async (count: number) => {
       for (let i = 0; i < count; i++) {
-        const r = await fetch(`${rig!.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: rig!.conv, body: `fault-d ${n++}` }) });
+        const r = await fetch(`${rig!.api.url}/_sandbox/inbound`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ conversation_id: rig!.conv, body: `fault-d ${n++}` }),
+        });
         expect(r.status).toBeLessThan(300);
         await sleep(15);
       }
@@ -61,12 +73,21 @@ describe('webhook sender retrying through receiver outages', () => {
     const acked = events.filter((e) => records.get(e.id)?.state === 'delivered').map((e) => e.id);
     const notDelivered = events.filter((e) => records.get(e.id)?.state !== 'delivered').map((e) => `${e.id}:${records.get(e.id)?.state}`);
 
-    const r = await rig.reconcile(`webhook sender through receiver SIGTERM + SIGKILL (emitted ${events.length}, failed attempts retried ${failedAttempts()})`,
-      events.map((e) => e.id), acked, { startedAt: started, timeoutMs: 60_000 });
+    const r = await rig.reconcile(
+      `webhook sender through receiver SIGTERM + SIGKILL (emitted ${events.length}, failed attempts retried ${failedAttempts()})`,
+      events.map((e) => e.id),
+      acked,
+      { startedAt: started, timeoutMs: 60_000 },
+    );
     expect(events.length).toBe(PER_PHASE * 6);
     expect(failedAttempts()).toBeGreaterThan(0);
     expect(notDelivered).toEqual([]);
-    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
+    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+      lost: [],
+      repeated: [],
+      unexpected: 0,
+      failedJobs: 0,
+    });
     expect(r).toMatchObject({ sent: events.length, acked: events.length, processed: events.length, written: events.length });
   }, 180_000);
 });

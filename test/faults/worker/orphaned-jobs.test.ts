@@ -56,7 +56,11 @@ describe('jobs orphaned by a SIGKILL of `switchyard start`', () => {
 
   it('the same when the killed process held every rate-limiter slot in flight', async () => {
     ({ rig, proxy } = await setUp('orphan-rl'));
-    await scenario(rig, proxy, { jobs: 4, env: { WORKSPACE_API_BURST: '4' }, name: 'orphaned jobs: SIGKILL holding the whole rate-limit window' });
+    await scenario(rig, proxy, {
+      jobs: 4,
+      env: { WORKSPACE_API_BURST: '4' },
+      name: 'orphaned jobs: SIGKILL holding the whole rate-limit window',
+    });
   }, 150_000);
 });
 
@@ -66,7 +70,11 @@ async function setUp(label: string): Promise<{ rig: Rig; proxy: HoldProxy }> {
 }
 
 /** `lockMs`: the JOB_LOCK_DURATION set (none: the default, 30 s). */
-async function scenario(rig: Rig, proxy: HoldProxy, o: { jobs: number; lockMs?: number; env?: Record<string, string>; name: string }): Promise<void> {
+async function scenario(
+  rig: Rig,
+  proxy: HoldProxy,
+  o: { jobs: number; lockMs?: number; env?: Record<string, string>; name: string },
+): Promise<void> {
   const started = Date.now();
   const BOUND_MS = orphanRecoveryBoundMs(o.lockMs ?? DEFAULT_LOCK_MS);
   const env = { WORKSPACE_API_URL: proxy.baseUrl, ...(o.lockMs ? { JOB_LOCK_DURATION: `${o.lockMs / 1000}s` } : {}), ...o.env };
@@ -94,11 +102,20 @@ async function scenario(rig: Rig, proxy: HoldProxy, o: { jobs: number; lockMs?: 
   await waitUntil(() => ids.every((id) => firstWrite(id) !== undefined), BOUND_MS + MARGIN_MS + 30_000).catch(() => undefined);
   const recovery = ids.map((id) => firstWrite(id) ?? Infinity).map((at) => at - killedAt);
   const s = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : 'never');
-  console.log(`[faults] ${o.name}: ${o.jobs} jobs, restart after ${RESTART_MS / 1000} s; written again after the kill min=${s(Math.min(...recovery))} max=${s(Math.max(...recovery))} (bound ${s(BOUND_MS)} + ${s(MARGIN_MS)} margin)`);
+  console.log(
+    `[faults] ${o.name}: ${o.jobs} jobs, restart after ${RESTART_MS / 1000} s; written again after the kill min=${s(Math.min(...recovery))} max=${s(Math.max(...recovery))} (bound ${s(BOUND_MS)} + ${s(MARGIN_MS)} margin)`,
+  );
 
   const r = await rig.reconcile(o.name, ids, result.acked, { startedAt: started, timeoutMs: 1_000, settleMs: 2_000 });
-  expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
-  expect(Math.max(...recovery), 'every orphaned job wrote its note within the bound after the kill').toBeLessThanOrEqual(BOUND_MS + MARGIN_MS);
+  expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+    lost: [],
+    repeated: [],
+    unexpected: 0,
+    failedJobs: 0,
+  });
+  expect(Math.max(...recovery), 'every orphaned job wrote its note within the bound after the kill').toBeLessThanOrEqual(
+    BOUND_MS + MARGIN_MS,
+  );
 }
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {

@@ -36,7 +36,10 @@ describe('a worker SIGKILLed mid-job, repeatedly', () => {
       const before = fresh();
       // Kill once this worker has written a few fresh notes (not just replayed earlier ones, which under
       // load can be all it did first): its other jobs are lingering after their write.
-      await waitUntil(() => { rig!.collector.harvest(); return fresh() >= Math.min(before + 5, DELIVERIES); }, 30_000);
+      await waitUntil(() => {
+        rig!.collector.harvest();
+        return fresh() >= Math.min(before + 5, DELIVERIES);
+      }, 30_000);
       if (fresh() > before) killedMidJob++;
       expect(await w.stop('SIGKILL')).toBeNull();
       await sleep(200);
@@ -44,13 +47,23 @@ describe('a worker SIGKILLed mid-job, repeatedly', () => {
     const last = rig.startWorker(env);
     await last.waitFor(/worker started/, 20_000);
 
-    const r = await rig.reconcile(`worker SIGKILL x${KILLS} mid-job`, sends.map((s) => s.id), result.acked, { startedAt: started, timeoutMs: 120_000, settleMs: 2_500 });
+    const r = await rig.reconcile(
+      `worker SIGKILL x${KILLS} mid-job`,
+      sends.map((s) => s.id),
+      result.acked,
+      { startedAt: started, timeoutMs: 120_000, settleMs: 2_500 },
+    );
     const replays = rig.collector.entries().filter((e) => e.replay).length;
     console.log(`[faults] worker SIGKILL: kills=${KILLS} with fresh writes before the kill=${killedMidJob} idempotent replays=${replays}`);
     expect(killedMidJob).toBe(KILLS);
     // At least one kill hit jobs that had written and not completed: they ran again and were replayed.
     expect(replays).toBeGreaterThan(0);
-    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({ lost: [], repeated: [], unexpected: 0, failedJobs: 0 });
+    expect({ lost: r.lostIds, repeated: r.repeatedIds, unexpected: r.unexpected, failedJobs: r.failedJobs }).toEqual({
+      lost: [],
+      repeated: [],
+      unexpected: 0,
+      failedJobs: 0,
+    });
     expect(r).toMatchObject({ sent: DELIVERIES, acked: DELIVERIES, processed: DELIVERIES, written: DELIVERIES });
   }, 180_000);
 });

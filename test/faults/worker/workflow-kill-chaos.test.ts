@@ -22,7 +22,10 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
   it('no run lost, no write repeated, no cancelled run writes', async () => {
     const seed = Number(process.env['WFF_SEED'] ?? Date.now() % 100_000);
     let s = seed;
-    const rand = () => { s = (s * 1_103_515_245 + 12_345) % 2_147_483_648; return s / 2_147_483_648; };
+    const rand = () => {
+      s = (s * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return s / 2_147_483_648;
+    };
     const { rig: r, log: l, wf: w } = await open('wfchaos');
     const { url } = await r.startReceiver();
     // Cancellers sleep long enough that their cancel always comes first, even one held ~20 s in a killed
@@ -30,7 +33,11 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
     const env = wffEnv(r, l, { WFF_SLEEP_MS: '1500', WFF_CANCEL_SLEEP_MS: '45000', WFF_WAIT_TIMEOUT: '90s' });
     const live: CliProcess[] = [];
     const killed: number[] = [];
-    const spawn = () => { const p = r.startWorker(env); live.push(p); return p; };
+    const spawn = () => {
+      const p = r.startWorker(env);
+      live.push(p);
+      return p;
+    };
     await Promise.all([spawn(), spawn()].map((p) => p.waitFor(/worker started/, 30_000)));
 
     const sleepers = Array.from({ length: 30 }, (_, i) => trigger('sleeper', 99_000 + i));
@@ -57,12 +64,14 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
         await post(url, t.body);
         const conv = (JSON.parse(t.body) as { data: { id: number } }).data.id;
         if (waiters.includes(t) || cancels.includes(t)) {
-          pending.push((async () => {
-            await sleep(Math.floor(rand() * 1_500));
-            const m = reply(conv, `to ${t.id}`);
-            replies.set(t.id, m.id);
-            await post(url, m.body);
-          })());
+          pending.push(
+            (async () => {
+              await sleep(Math.floor(rand() * 1_500));
+              const m = reply(conv, `to ${t.id}`);
+              replies.set(t.id, m.id);
+              await post(url, m.body);
+            })(),
+          );
         }
         await sleep(Math.floor(rand() * 120));
       }
@@ -72,34 +81,51 @@ describe('durable workflows: workers SIGKILLed again and again while runs sleep,
     expect(chaosOver).toBe(true);
     await Promise.all(live.map((p) => p.waitFor(/worker started/, 30_000)));
 
-    const cancelledBy = async (id: string) => ((await w.job(id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
+    const cancelledBy = async (id: string) =>
+      ((await w.job(id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
     // Orphaned jobs come back once their lock lapses; a killed pump's deliveries once its heartbeat does (~20 s).
-    await waitFor(async () => {
-      if (![...sleepers, ...waiters].every((t) => l.count(t.id, 'done') >= 1)) return false;
-      for (const t of cancels) if ((await cancelledBy(t.id)) === undefined) return false;
-      return true;
-    }, 60_000, 250).catch(() => undefined);
+    await waitFor(
+      async () => {
+        if (![...sleepers, ...waiters].every((t) => l.count(t.id, 'done') >= 1)) return false;
+        for (const t of cancels) if ((await cancelledBy(t.id)) === undefined) return false;
+        return true;
+      },
+      60_000,
+      250,
+    ).catch(() => undefined);
     await sleep(2_000);
 
     const { calls } = noteWrites(r);
     const keysOf = (prefixText: string) => [...calls].filter(([b]) => b.startsWith(prefixText)).reduce((n, [, c]) => n + c.keys.size, 0);
     const problems: string[] = [];
     for (const t of [...sleepers, ...waiters]) {
-      const got = { done: l.count(t.id, 'done') >= 1, before: freshWrites(r, `before ${t.id}`), after: freshWrites(r, `after ${t.id}`), beforeKeys: keysOf(`before ${t.id}`), afterKeys: keysOf(`after ${t.id}`) };
-      if (!got.done || got.before !== 1 || got.after !== 1 || got.beforeKeys !== 1 || got.afterKeys !== 1) problems.push(`${t.id}: ${JSON.stringify(got)}`);
-      if (waiters.includes(t) && l.of(t.id, 'woke')[0]?.got !== replies.get(t.id)) problems.push(`${t.id}: got ${l.of(t.id, 'woke')[0]?.got}, expected ${replies.get(t.id)}`);
-      if (await w.state(t.id, waiters.includes(t) ? 'waiter' : 'sleeper') !== 'completed') problems.push(`${t.id}: job ${await w.state(t.id, waiters.includes(t) ? 'waiter' : 'sleeper')}`);
+      const got = {
+        done: l.count(t.id, 'done') >= 1,
+        before: freshWrites(r, `before ${t.id}`),
+        after: freshWrites(r, `after ${t.id}`),
+        beforeKeys: keysOf(`before ${t.id}`),
+        afterKeys: keysOf(`after ${t.id}`),
+      };
+      if (!got.done || got.before !== 1 || got.after !== 1 || got.beforeKeys !== 1 || got.afterKeys !== 1)
+        problems.push(`${t.id}: ${JSON.stringify(got)}`);
+      if (waiters.includes(t) && l.of(t.id, 'woke')[0]?.got !== replies.get(t.id))
+        problems.push(`${t.id}: got ${l.of(t.id, 'woke')[0]?.got}, expected ${replies.get(t.id)}`);
+      if ((await w.state(t.id, waiters.includes(t) ? 'waiter' : 'sleeper')) !== 'completed')
+        problems.push(`${t.id}: job ${await w.state(t.id, waiters.includes(t) ? 'waiter' : 'sleeper')}`);
     }
     for (const t of cancels) {
       const by = await cancelledBy(t.id);
       const got = { by, woke: l.count(t.id, 'woke'), after: freshWrites(r, `after ${t.id}`), before: freshWrites(r, `before ${t.id}`) };
-      if (by !== replies.get(t.id) || got.woke !== 0 || got.after !== 0 || got.before !== 1) problems.push(`${t.id} (cancel): ${JSON.stringify(got)}`);
+      if (by !== replies.get(t.id) || got.woke !== 0 || got.after !== 0 || got.before !== 1)
+        problems.push(`${t.id} (cancel): ${JSON.stringify(got)}`);
     }
     const all = [...sleepers, ...waiters, ...cancels];
     const stepTwice = all.filter((t) => l.count(t.id, 'step') > 1).length;
     const wokeTwice = all.filter((t) => l.count(t.id, 'woke') > 1).length;
     const doneTwice = all.filter((t) => l.count(t.id, 'done') > 1).length;
-    console.log(`[wf-chaos] seed ${seed}: ${all.length} runs, ${killed.length} kills in ${((Date.now() - started) / 1000).toFixed(1)} s; steps run twice ${stepTwice}, woke steps twice ${wokeTwice}, post-wait code twice ${doneTwice}; problems ${problems.length}`);
+    console.log(
+      `[wf-chaos] seed ${seed}: ${all.length} runs, ${killed.length} kills in ${((Date.now() - started) / 1000).toFixed(1)} s; steps run twice ${stepTwice}, woke steps twice ${wokeTwice}, post-wait code twice ${doneTwice}; problems ${problems.length}`,
+    );
     expect(problems).toEqual([]);
     expect(await w.parked()).toEqual([]);
     expect(await w.failed()).toBe(0);

@@ -11,7 +11,18 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/wait.js';
 import { sleep, type Rig } from '../../support/faults/rig.js';
 import type { CliProcess } from '../../support/cli.js';
-import { freshWrites, MarkLog, noteWrites, parkedAll, post, reply, trigger, WfRedis, wffEnv, workflowScenes } from '../../support/faults/workflows.js';
+import {
+  freshWrites,
+  MarkLog,
+  noteWrites,
+  parkedAll,
+  post,
+  reply,
+  trigger,
+  WfRedis,
+  wffEnv,
+  workflowScenes,
+} from '../../support/faults/workflows.js';
 
 describe('durable workflows: the worker SIGKILLed while runs are parked', () => {
   const open = workflowScenes();
@@ -68,7 +79,7 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
         // Before the sleep once, and once more in the replay that went past it.
         expect(pre).toHaveLength(2);
         const due = (pre[0] as { t: number }).t + SLEEP;
-        const woke = (l.of(id, 'woke')[0] as { t: number; pid: number });
+        const woke = l.of(id, 'woke')[0] as { t: number; pid: number };
         if (restart === 'before') expect(upAt).toBeLessThan(due);
         // Never early; on time when the new worker was up before the due time, at once when it came up after.
         expect(woke.t).toBeGreaterThanOrEqual(due - 5);
@@ -93,11 +104,26 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
     await waitFor(() => l.count(run.id, 'done') >= 1, 20_000, 50);
     await sleep(1_000);
     const after = noteWrites(r).calls.get(`after ${run.id}`);
-    expect({ calls: after?.n, keys: after?.keys.size, fresh: freshWrites(r, `after ${run.id}`), before: freshWrites(r, `before ${run.id}`) }).toEqual({ calls: 2, keys: 1, fresh: 1, before: 1 });
-    const replays = r.collector.entries().filter((e) => (e.body as { body?: string } | null)?.body === `after ${run.id}`).map((e) => [e.status, e.replay]);
-    expect(replays).toEqual([[201, false], [201, true]]);
+    expect({
+      calls: after?.n,
+      keys: after?.keys.size,
+      fresh: freshWrites(r, `after ${run.id}`),
+      before: freshWrites(r, `before ${run.id}`),
+    }).toEqual({ calls: 2, keys: 1, fresh: 1, before: 1 });
+    const replays = r.collector
+      .entries()
+      .filter((e) => (e.body as { body?: string } | null)?.body === `after ${run.id}`)
+      .map((e) => [e.status, e.replay]);
+    expect(replays).toEqual([
+      [201, false],
+      [201, true],
+    ]);
     // Its steps ran once (the `woke` step was recorded before the kill).
-    expect({ step: l.count(run.id, 'step'), woke: l.count(run.id, 'woke'), done: l.count(run.id, 'done') }).toEqual({ step: 1, woke: 1, done: 1 });
+    expect({ step: l.count(run.id, 'step'), woke: l.count(run.id, 'woke'), done: l.count(run.id, 'done') }).toEqual({
+      step: 1,
+      woke: 1,
+      done: 1,
+    });
     expect(await w.state(run.id, 'sleeper')).toBe('completed');
     expect(await w.failed()).toBe(0);
   }, 60_000);
@@ -185,18 +211,25 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
     workers.push(await worker(r, l, { WFF_CANCEL_SLEEP_MS: String(SLEEP) }));
     expect(Date.now()).toBeLessThan(parkedAt + SLEEP - 2_000);
 
-    const cancelledBy = async (id: string) => ((await w.job(id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
+    const cancelledBy = async (id: string) =>
+      ((await w.job(id, 'cancel'))?.returnvalue as { cancelled?: string } | null | undefined)?.cancelled;
     await waitFor(async () => (await cancelledBy(dead.id)) !== undefined, 15_000, 50);
     // The control run (no cancel) completes after its sleep; wait past every due time for any late write.
     await waitFor(() => l.count(control.id, 'done') >= 1, 15_000, 50);
     await sleep(Math.max(0, parkedAt + SLEEP + 1_500 - Date.now()));
 
     expect(await cancelledBy(dead.id)).toBe(stop.id);
-    expect({ step: l.count(dead.id, 'step'), woke: l.count(dead.id, 'woke'), before: freshWrites(r, `before ${dead.id}`), after: freshWrites(r, `after ${dead.id}`) })
-      .toEqual({ step: 1, woke: 0, before: 1, after: 0 });
+    expect({
+      step: l.count(dead.id, 'step'),
+      woke: l.count(dead.id, 'woke'),
+      before: freshWrites(r, `before ${dead.id}`),
+      after: freshWrites(r, `after ${dead.id}`),
+    }).toEqual({ step: 1, woke: 0, before: 1, after: 0 });
     expect(await w.state(dead.id, 'cancel')).toBe('completed');
     const output = workers.map((p) => p.output()).join('\n');
-    expect(output.split('\n').filter((line) => line.includes('run cancelled by a cancelOn event') && line.includes(dead.id))).toHaveLength(1);
+    expect(output.split('\n').filter((line) => line.includes('run cancelled by a cancelOn event') && line.includes(dead.id))).toHaveLength(
+      1,
+    );
     expectOnce(r, l, [control.id]);
     expect(await w.parked()).toEqual([]);
     expect(await w.failed()).toBe(0);
@@ -222,7 +255,7 @@ describe('durable workflows: the worker SIGKILLed while runs are parked', () => 
  * Redis hands the accepted delivery to the frozen pump's in-flight list; then it is SIGKILLed and
  * a new worker starts.
  */
-describe('an event accepted before the due time but stuck in the inbox or a killed worker\'s pump still answers cancelOn / waitForEvent', () => {
+describe("an event accepted before the due time but stuck in the inbox or a killed worker's pump still answers cancelOn / waitForEvent", () => {
   const open = workflowScenes();
 
   it('a cancel accepted while no worker runs cancels a run whose sleep fell due meanwhile: on restart the run is held until the cancel is fanned out', async () => {
@@ -269,8 +302,15 @@ describe('an event accepted before the due time but stuck in the inbox or a kill
       const answer = reply(94_001, 'answer');
       await post(url, answer.body);
       const acceptedAt = Date.now();
-      await waitFor(async () => (await w.redis.keys(`${prefix}:ingest:inflight:*`)).length > 0 &&
-        (await Promise.all((await w.redis.keys(`${prefix}:ingest:inflight:*`)).map((k) => w.redis.lrange(k, 0, -1)))).flat().some((item) => item.includes(answer.id)), 5_000, 20);
+      await waitFor(
+        async () =>
+          (await w.redis.keys(`${prefix}:ingest:inflight:*`)).length > 0 &&
+          (await Promise.all((await w.redis.keys(`${prefix}:ingest:inflight:*`)).map((k) => w.redis.lrange(k, 0, -1))))
+            .flat()
+            .some((item) => item.includes(answer.id)),
+        5_000,
+        20,
+      );
       expect(await first.stop('SIGKILL')).toBeNull();
       const second = r.startWorker(env);
       await second.waitFor(/worker started/, 20_000);

@@ -14,7 +14,14 @@ const headers = { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.pas
 const HOSTILE = '<script>alert("x")</script>';
 
 /** Writes a delivery's history as the workers do (summary hash, entries list, index). */
-async function record(redis: Redis, prefix: string, key: string, at: number, summary: Record<string, string>, entries: object[]): Promise<void> {
+async function record(
+  redis: Redis,
+  prefix: string,
+  key: string,
+  at: number,
+  summary: Record<string, string>,
+  entries: object[],
+): Promise<void> {
   const k = historyKeys(prefix);
   await redis.hset(k.summary(key), { receivedAt: String(at), queuedAt: String(at + 2), ...summary });
   if (entries.length) await redis.rpush(k.entries(key), ...entries.map((e) => JSON.stringify(e)));
@@ -35,21 +42,84 @@ describe('deliveries view (/admin/deliveries)', () => {
     app = new Hono();
     expect(mountAdmin(app, { queues, admin, history: { redis, prefix } })).toBe(true);
 
-    const fanout: FanOutEntry = { kind: 'fanout', at: t0 + 5, handlers: [{ id: 'note-on-message', placement: 'queued', priority: 'normal' }] };
-    const ok: AttemptEntry = {
-      kind: 'attempt', at: t0 + 40, startedAt: t0 + 10, handler: 'note-on-message', attempt: 1, outcome: 'completed', steps: [{ name: 'conv', source: 'run' }],
-      calls: [{ op: 'notes.create', method: 'POST', path: '/conversations/812/notes', status: 201, idempotencyKey: 'idem-ok-1', replayed: false, ms: 12, waitMs: 0, try: 1 }],
+    const fanout: FanOutEntry = {
+      kind: 'fanout',
+      at: t0 + 5,
+      handlers: [{ id: 'note-on-message', placement: 'queued', priority: 'normal' }],
     };
-    await record(redis, prefix, 'evt_view_ok', t0, { event: 'message.received', conversation: '812', contact: '7', 'h:note-on-message': 'completed' }, [fanout, ok]);
-    const dead: AttemptEntry = {
-      kind: 'attempt', at: t0 + 1_050, startedAt: t0 + 1_010, handler: 'note-on-message', attempt: 1, outcome: 'dead',
-      error: { class: 'NotFoundError', message: 'conversation 987654321 not found' }, steps: [],
+    const ok: AttemptEntry = {
+      kind: 'attempt',
+      at: t0 + 40,
+      startedAt: t0 + 10,
+      handler: 'note-on-message',
+      attempt: 1,
+      outcome: 'completed',
+      steps: [{ name: 'conv', source: 'run' }],
       calls: [
-        { op: 'conversations.get', method: 'GET', path: '/conversations/813', status: 200, idempotencyKey: null, replayed: false, ms: 4, waitMs: 7, try: 1 },
-        { op: 'notes.create', method: 'POST', path: '/conversations/987654321/notes', status: 404, idempotencyKey: 'idem-dead-1', replayed: false, ms: 9, waitMs: 0, try: 1, error: 'NotFoundError: 404' },
+        {
+          op: 'notes.create',
+          method: 'POST',
+          path: '/conversations/812/notes',
+          status: 201,
+          idempotencyKey: 'idem-ok-1',
+          replayed: false,
+          ms: 12,
+          waitMs: 0,
+          try: 1,
+        },
       ],
     };
-    await record(redis, prefix, DEAD, t0 + 1_000, { event: 'message.received', conversation: '813', contact: '8', 'h:note-on-message': 'dead' }, [{ ...fanout, at: t0 + 1_005 }, dead]);
+    await record(
+      redis,
+      prefix,
+      'evt_view_ok',
+      t0,
+      { event: 'message.received', conversation: '812', contact: '7', 'h:note-on-message': 'completed' },
+      [fanout, ok],
+    );
+    const dead: AttemptEntry = {
+      kind: 'attempt',
+      at: t0 + 1_050,
+      startedAt: t0 + 1_010,
+      handler: 'note-on-message',
+      attempt: 1,
+      outcome: 'dead',
+      error: { class: 'NotFoundError', message: 'conversation 987654321 not found' },
+      steps: [],
+      calls: [
+        {
+          op: 'conversations.get',
+          method: 'GET',
+          path: '/conversations/813',
+          status: 200,
+          idempotencyKey: null,
+          replayed: false,
+          ms: 4,
+          waitMs: 7,
+          try: 1,
+        },
+        {
+          op: 'notes.create',
+          method: 'POST',
+          path: '/conversations/987654321/notes',
+          status: 404,
+          idempotencyKey: 'idem-dead-1',
+          replayed: false,
+          ms: 9,
+          waitMs: 0,
+          try: 1,
+          error: 'NotFoundError: 404',
+        },
+      ],
+    };
+    await record(
+      redis,
+      prefix,
+      DEAD,
+      t0 + 1_000,
+      { event: 'message.received', conversation: '813', contact: '8', 'h:note-on-message': 'dead' },
+      [{ ...fanout, at: t0 + 1_005 }, dead],
+    );
     await record(redis, prefix, 'evt_view_hostile', t0 + 2_000, { event: HOSTILE, conversation: '814', 'h:<b>bold</b>': 'completed' }, [
       { kind: 'invalid', at: t0 + 2_001, reason: `invalid_json: ${HOSTILE}` },
     ]);
@@ -94,10 +164,14 @@ describe('deliveries view (/admin/deliveries)', () => {
     expect(await keysIn('since=1h')).toHaveLength(3);
     expect(await keysIn(`since=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`)).toEqual([]);
     // The form keeps what was asked.
-    expect(await (await app.request('/admin/deliveries?outcome=dead&contact=8', { headers })).text()).toMatch(/<option selected>dead<\/option>[\s\S]*name="contact" value="8"/);
+    expect(await (await app.request('/admin/deliveries?outcome=dead&contact=8', { headers })).text()).toMatch(
+      /<option selected>dead<\/option>[\s\S]*name="contact" value="8"/,
+    );
     const bad = await app.request('/admin/deliveries?outcome=nope&conversation=abc&since=yesterday', { headers });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toMatch(/outcome: expected one of[\s\S]*conversation: expected a numeric id[\s\S]*since: &#34;yesterday&#34; is neither an age nor a date; expected an age/);
+    expect(await bad.text()).toMatch(
+      /outcome: expected one of[\s\S]*conversation: expected a numeric id[\s\S]*since: &#34;yesterday&#34; is neither an age nor a date; expected an age/,
+    );
     // Read as strictly as the CLI's --since: no rollover to March, no local time.
     const rolled = await app.request('/admin/deliveries?since=2026-02-30', { headers });
     expect(rolled.status).toBe(400);
@@ -109,7 +183,14 @@ describe('deliveries view (/admin/deliveries)', () => {
     const res = await app.request(`/admin/deliveries/${encodeURIComponent(DEAD)}`, { headers });
     expect(res.status).toBe(200);
     const html = await res.text();
-    for (const s of ['received', 'queued (events)', 'fan-out: note-on-message (queued, normal)', 'dead (dead-lettered)', 'NotFoundError: conversation 987654321 not found']) expect(html).toContain(s);
+    for (const s of [
+      'received',
+      'queued (events)',
+      'fan-out: note-on-message (queued, normal)',
+      'dead (dead-lettered)',
+      'NotFoundError: conversation 987654321 not found',
+    ])
+      expect(html).toContain(s);
     const failed = [...html.matchAll(/<tr class="call failed">([\s\S]*?)<\/tr>/g)].map((m) => m[1] as string);
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatch(/✗[\s\S]*POST[\s\S]*\/conversations\/987654321\/notes[\s\S]*404[\s\S]*idem-dead-1/);
@@ -133,7 +214,12 @@ describe('deliveries view (/admin/deliveries)', () => {
   });
 
   it('escapes shown values', async () => {
-    for (const path of ['/admin/deliveries', `/admin/deliveries/evt_view_hostile`, `/admin/deliveries?event=${encodeURIComponent(HOSTILE)}`, `/admin/deliveries/${encodeURIComponent(HOSTILE)}`]) {
+    for (const path of [
+      '/admin/deliveries',
+      `/admin/deliveries/evt_view_hostile`,
+      `/admin/deliveries?event=${encodeURIComponent(HOSTILE)}`,
+      `/admin/deliveries/${encodeURIComponent(HOSTILE)}`,
+    ]) {
       const html = await (await app.request(path, { headers })).text();
       expect(html, path).not.toContain('<script');
       expect(html, path).not.toContain('<b>bold');

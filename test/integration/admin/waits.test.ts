@@ -21,13 +21,20 @@ describe('waits view (/admin/waits)', () => {
   let app: Hono;
   const now = Date.now();
   /** A parked run as the worker leaves it (its scope is its job id, made of its delivery key and handler). */
-  const run = (over: Omit<Partial<ParkedRun>, 'scope'> & Pick<ParkedRun, 'name' | 'handler' | 'kind' | 'dueAt'> & { id: string }): ParkedRun => {
+  const run = (
+    over: Omit<Partial<ParkedRun>, 'scope'> & Pick<ParkedRun, 'name' | 'handler' | 'kind' | 'dueAt'> & { id: string },
+  ): ParkedRun => {
     const { id, ...rest } = over;
     const deliveryKey = rest.deliveryKey ?? `evt_${id}`;
     const scope = jobIdFor(deliveryKey, rest.handler);
     return { deliveryKey, queue: 'handlers', jobId: scope, scope, ...rest };
   };
-  const reached = (r: ParkedRun) => encodeReached(r.kind === 'sleep' ? { k: 'sleep', due: r.dueAt } : { k: 'wait', due: r.dueAt, since: 0, ev: r.event, key: r.key }, r.scope, r.name);
+  const reached = (r: ParkedRun) =>
+    encodeReached(
+      r.kind === 'sleep' ? { k: 'sleep', due: r.dueAt } : { k: 'wait', due: r.dueAt, since: 0, ev: r.event, key: r.key },
+      r.scope,
+      r.name,
+    );
 
   beforeAll(async () => {
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
@@ -37,9 +44,19 @@ describe('waits view (/admin/waits)', () => {
     const records = new RunRecords(redis, prefix);
     for (const r of [
       run({ id: 'a', name: 'after-delivery', handler: 'review-request', kind: 'sleep', dueAt: now + 3 * 86_400_000 }),
-      run({ id: 'b', name: 'agent-reply', handler: 'sla-escalation', kind: 'wait-for-event', dueAt: now + 600_000, event: 'message.sent', key: 'conversation:812', deliveryKey: 'evt_b/1:x' }),
+      run({
+        id: 'b',
+        name: 'agent-reply',
+        handler: 'sla-escalation',
+        kind: 'wait-for-event',
+        dueAt: now + 600_000,
+        event: 'message.sent',
+        key: 'conversation:812',
+        deliveryKey: 'evt_b/1:x',
+      }),
       run({ id: 'c', name: HOSTILE, handler: 'odd', kind: 'sleep', dueAt: now + 60_000 }),
-    ]) await records.save(r.scope, new Map([[`t:${r.name}`, reached(r)]]), 60_000, r);
+    ])
+      await records.save(r.scope, new Map([[`t:${r.name}`, reached(r)]]), 60_000, r);
   });
   afterAll(async () => {
     await Promise.all(queues.map((q) => q.close()));

@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  SHARE_PASSED_OVER, createRedisRateLimiter, tokenKey, type LimiterPriority, type RateLimiter, type RedisRateLimiterOptions,
+  SHARE_PASSED_OVER,
+  createRedisRateLimiter,
+  tokenKey,
+  type LimiterPriority,
+  type RateLimiter,
+  type RedisRateLimiterOptions,
 } from '../../../src/api/index.js';
 import { maxInWindow } from '../../../bench/lib/windows.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
@@ -46,7 +51,12 @@ function setup(o: Partial<RedisRateLimiterOptions> & { burst: number; windowMs: 
  * Returns the grant as `{ granted }` (an async function returning the promise itself would wait for it).
  */
 async function enqueue(
-  s: ReturnType<typeof setup>, rl: RateLimiter, name: string, priority: LimiterPriority, order: string[], signal?: AbortSignal,
+  s: ReturnType<typeof setup>,
+  rl: RateLimiter,
+  name: string,
+  priority: LimiterPriority,
+  order: string[],
+  signal?: AbortSignal,
 ): Promise<{ granted: Promise<void> }> {
   const before = await s.waiting();
   const granted = rl.acquire(signal, priority).then(async (p) => {
@@ -86,7 +96,14 @@ describe('Redis rate limiter: priority order across processes', () => {
     const order: string[] = [];
     const all: Promise<void>[] = [];
     const plan: [string, LimiterPriority][] = [
-      ['n0', 'normal'], ['l0', 'low'], ['n1', 'normal'], ['n2', 'normal'], ['l1', 'low'], ['h0', 'high'], ['n3', 'normal'], ['h1', 'high'],
+      ['n0', 'normal'],
+      ['l0', 'low'],
+      ['n1', 'normal'],
+      ['n2', 'normal'],
+      ['l1', 'low'],
+      ['h0', 'high'],
+      ['n3', 'normal'],
+      ['h1', 'high'],
     ];
     for (const [i, [name, p]] of plan.entries()) all.push((await enqueue(s, rls[i % 3] as RateLimiter, name, p, order)).granted);
     await Promise.all(all);
@@ -117,7 +134,12 @@ describe('Redis rate limiter: priority order across processes', () => {
     // The rule gives 1 of every 10 at least (1 of every 9 with one lower level waiting); one share of slack.
     expect(low).toBeGreaterThanOrEqual(Math.floor(total / (SHARE_PASSED_OVER + 2)) - 1);
     expect(counted.filter((g) => g.p === 'high').length).toBeGreaterThan(total / 2);
-    expect(maxInWindow(grants.map((g) => g.at), windowMs)).toBeLessThanOrEqual(burst);
+    expect(
+      maxInWindow(
+        grants.map((g) => g.at),
+        windowMs,
+      ),
+    ).toBeLessThanOrEqual(burst);
   }, 30_000);
 
   it('a waiter whose process died stops holding its place once the process is no longer seen polling', async () => {
@@ -170,9 +192,15 @@ describe('Redis rate limiter: priority order across processes', () => {
     const a = s.limiter();
     for (let i = 0; i < 2; i++) await (await a.acquire(undefined, 'low')).done();
     const order: string[] = [];
-    const first = a.acquire(undefined, 'low').then(async (p) => { order.push('first'); await p.done(); });
+    const first = a.acquire(undefined, 'low').then(async (p) => {
+      order.push('first');
+      await p.done();
+    });
     const stop = new AbortController();
-    const second = a.acquire(stop.signal, 'low').then(async (p) => { order.push('second'); await p.done(); });
+    const second = a.acquire(stop.signal, 'low').then(async (p) => {
+      order.push('second');
+      await p.done();
+    });
     second.catch(() => undefined);
     await waitFor(async () => order.length > 0, 10_000, 10);
     await first;
@@ -188,7 +216,11 @@ describe('Redis rate limiter: priority order across processes', () => {
     const a = s.limiter();
     await s.fill(a);
     const order: string[] = [];
-    const all = [await enqueue(s, a, 'l0', 'low', order), await enqueue(s, a, 'l1', 'low', order), await enqueue(s, a, 'h0', 'high', order)];
+    const all = [
+      await enqueue(s, a, 'l0', 'low', order),
+      await enqueue(s, a, 'l1', 'low', order),
+      await enqueue(s, a, 'h0', 'high', order),
+    ];
     await Promise.all(all.map((x) => x.granted));
     expect(order).toEqual(['h0', 'l0', 'l1']);
   });
@@ -206,7 +238,9 @@ describe('pacing below high across processes (paceBelowHigh, as the worker runs 
       await permit.done();
     };
     const stop = Date.now() + 3_000;
-    const backlog = async (rl: RateLimiter) => { while (Date.now() < stop) await take(rl, 'low'); };
+    const backlog = async (rl: RateLimiter) => {
+      while (Date.now() < stop) await take(rl, 'low');
+    };
     const highs = (async () => {
       await new Promise((r) => setTimeout(r, 1_500)); // the backlog has saturated the window by now
       for (let i = 0; i < 3; i++) {
@@ -218,7 +252,12 @@ describe('pacing below high across processes (paceBelowHigh, as the worker runs 
       }
     })();
     await Promise.all([backlog(a), backlog(a), backlog(b), backlog(b), highs]);
-    expect(maxInWindow(grants.map((g) => g.at), 1_200)).toBeLessThanOrEqual(6);
+    expect(
+      maxInWindow(
+        grants.map((g) => g.at),
+        1_200,
+      ),
+    ).toBeLessThanOrEqual(6);
     // Low grants are paced to window / burst = 200 ms on average (one of catch-up): at most 4 in
     // any 600 ms, where an unpaced window would hand all 6 out at once.
     const lows = grants.filter((g) => g.p === 'low').map((g) => g.at);

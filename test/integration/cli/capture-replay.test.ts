@@ -19,9 +19,17 @@ import { memoryIo } from '../../support/io.js';
 const FIXTURES = fileURLToPath(new URL('../../../fixtures', import.meta.url));
 const RECIPES = fileURLToPath(new URL('../../../handlers', import.meta.url));
 const STAGE_BRANCH = fileURLToPath(new URL('../../support/handlers/capture', import.meta.url));
-const FILES = ['contact.created', 'message.received', 'contact.lifecycle_changed', 'lead.created', 'lead.won', 'lead.lost'].map((n) => join(FIXTURES, `${n}.json`));
+const FILES = ['contact.created', 'message.received', 'contact.lifecycle_changed', 'lead.created', 'lead.won', 'lead.lost'].map((n) =>
+  join(FIXTURES, `${n}.json`),
+);
 
-interface Logged { method: string; path: string; query: Record<string, string>; body: unknown; status: number }
+interface Logged {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  status: number;
+}
 
 describe('a redacted capture replayed inline', () => {
   let svc: Awaited<ReturnType<typeof startTestService>> | undefined;
@@ -30,7 +38,12 @@ describe('a redacted capture replayed inline', () => {
 
   beforeAll(async () => {
     api = await createSandbox({ burst: 100 }).listen(0);
-    svc = await startTestService({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('capture'), CAPTURE_DIR: captureDir, CAPTURE_REDACT: 'true' });
+    svc = await startTestService({
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: uniquePrefix('capture'),
+      CAPTURE_DIR: captureDir,
+      CAPTURE_REDACT: 'true',
+    });
   });
   afterAll(async () => {
     await svc?.close();
@@ -42,7 +55,10 @@ describe('a redacted capture replayed inline', () => {
     await fetch(`${api.url}/_sandbox/reset`, { method: 'POST' });
     await fetch(`${api.url}/_sandbox/requests`, { method: 'DELETE' });
     let out = '';
-    for (const [dir, handler] of [[RECIPES, 'lead-won'], [STAGE_BRANCH, 'stage-branch']] as const) {
+    for (const [dir, handler] of [
+      [RECIPES, 'lead-won'],
+      [STAGE_BRANCH, 'stage-branch'],
+    ] as const) {
       const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: dir });
       const code = await replayCommand.run([...inputs, '--inline', '--handler', handler, '--concurrency', '1'], io);
       out += io.out();
@@ -62,7 +78,8 @@ describe('a redacted capture replayed inline', () => {
 
     // The captures are redacted: the contact's name, email and phone and the message body are gone.
     const text = captured.map((f) => readFileSync(f, 'utf8')).join('\n');
-    for (const personal of ['Zoë Ångström', 'zoe.angstrom@example.com', '+49 151 23456789', 'out for delivery']) expect(text).not.toContain(personal);
+    for (const personal of ['Zoë Ångström', 'zoe.angstrom@example.com', '+49 151 23456789', 'out for delivery'])
+      expect(text).not.toContain(personal);
     // Names of things are not personal data: the stages and the lead's title stay.
     for (const thing of ['New Lead', 'Customer', 'Bob wholesale']) expect(text).toContain(thing);
 
@@ -71,10 +88,15 @@ describe('a redacted capture replayed inline', () => {
     expect(original.out).toMatch(/✓ lead-won completed/);
     expect(original.out).toMatch(/✓ stage-branch completed/);
     const writes = original.calls.map((c) => JSON.parse(c) as Logged).filter((c) => c.method !== 'GET');
-    expect(writes.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual(expect.arrayContaining([
-      'PUT /contacts/36/lifecycle 200', 'POST /contacts/36/labels 200', 'POST /tasks 201',
-    ]));
-    expect(writes.map((w) => (w.body as { title?: string } | null)?.title).filter(Boolean).sort()).toEqual([
+    expect(writes.map((w) => `${w.method} ${w.path} ${w.status}`)).toEqual(
+      expect.arrayContaining(['PUT /contacts/36/lifecycle 200', 'POST /contacts/36/labels 200', 'POST /tasks 201']),
+    );
+    expect(
+      writes
+        .map((w) => (w.body as { title?: string } | null)?.title)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual([
       'Onboard customer (was New Lead)',
       'Wholesale lead lost: Bob wholesale – 40 T-shirts',
       'Wholesale lead open: Bob wholesale – 40 T-shirts',

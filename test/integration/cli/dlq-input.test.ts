@@ -19,7 +19,8 @@ import { waitFor } from '../../support/service.js';
 const EVIL = '\u001b[31mevil\u001b[0m';
 const ESC = '\u001b';
 const KIT = pathToFileURL(fileURLToPath(new URL('../../../src/index.ts', import.meta.url))).href;
-const handlerModule = (id: string) => `import { defineHandler } from '${KIT}';\nexport default defineHandler({ id: '${id}', on: ['lead.won'], handle() {} });\n`;
+const handlerModule = (id: string) =>
+  `import { defineHandler } from '${KIT}';\nexport default defineHandler({ id: '${id}', on: ['lead.won'], handle() {} });\n`;
 
 describe('dlq, deliveries and trace: input and output', () => {
   const prefix = uniquePrefix('dlqin');
@@ -36,16 +37,32 @@ describe('dlq, deliveries and trace: input and output', () => {
     writeFileSync(join(dir, 'follow-up.mjs'), handlerModule('follow-up-task'));
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
     const queue = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
-    await queue.add('follow-up-task', { key: EVIL, handlerId: 'follow-up-task', event: { name: 'conversation.closed' }, receivedAt: new Date().toISOString() }, { jobId: `d/${EVIL}/follow-up-task` });
-    const worker = new Worker(HANDLERS_QUEUE, async () => {
-      throw new UnrecoverableError(`bad ${EVIL} reply`);
-    }, { connection: redis, prefix });
+    await queue.add(
+      'follow-up-task',
+      { key: EVIL, handlerId: 'follow-up-task', event: { name: 'conversation.closed' }, receivedAt: new Date().toISOString() },
+      { jobId: `d/${EVIL}/follow-up-task` },
+    );
+    const worker = new Worker(
+      HANDLERS_QUEUE,
+      async () => {
+        throw new UnrecoverableError(`bad ${EVIL} reply`);
+      },
+      { connection: redis, prefix },
+    );
     await waitFor(async () => (await queue.getFailedCount()) === 1);
     await worker.close();
     await queue.close();
     const writer = new HistoryWriter(redis, { prefix, ttlMs: 3_600_000 }, createLogger({ level: 'silent' }));
-    writer.fannedOut(EVIL, { receivedAt: new Date().toISOString(), queuedAt: Date.now(), secretIndex: 0, bytes: 10, source: 'webhook' },
-      { event: 'conversation.closed', conversation: '1', contact: null, handlers: [{ id: 'follow-up-task', placement: 'queued', priority: 'normal' }] });
+    writer.fannedOut(
+      EVIL,
+      { receivedAt: new Date().toISOString(), queuedAt: Date.now(), secretIndex: 0, bytes: 10, source: 'webhook' },
+      {
+        event: 'conversation.closed',
+        conversation: '1',
+        contact: null,
+        handlers: [{ id: 'follow-up-task', placement: 'queued', priority: 'normal' }],
+      },
+    );
     writer.flush();
     await waitFor(async () => (await run(deliveriesCommand, '--json')).out.includes('evil'));
   });

@@ -25,7 +25,8 @@ describe('dlq against real failed jobs', () => {
     const code = await dlqCommand.run(argv, io);
     return { code, out: io.out(), err: io.err() };
   };
-  const list = async (...argv: string[]) => (JSON.parse((await run('list', '--json', ...argv)).out) as { paused: boolean; entries: DeadEntry[] });
+  const list = async (...argv: string[]) =>
+    JSON.parse((await run('list', '--json', ...argv)).out) as { paused: boolean; entries: DeadEntry[] };
 
   beforeAll(async () => {
     flags.__syFlakyBroken = true;
@@ -49,7 +50,11 @@ describe('dlq against real failed jobs', () => {
     expect(all.paused).toBe(false);
     expect(all.entries).toHaveLength(3);
     expect(all.entries.filter((e) => e.queue === 'handlers').map((e) => e.handler)).toEqual(['flaky', 'flaky']);
-    expect((await list('--queue', 'events')).entries[0]).toMatchObject({ queue: 'events', key: match.stringMatching(/^sha256:/), reason: match.stringMatching(/^invalid_json/) });
+    expect((await list('--queue', 'events')).entries[0]).toMatchObject({
+      queue: 'events',
+      key: match.stringMatching(/^sha256:/),
+      reason: match.stringMatching(/^invalid_json/),
+    });
     expect((await list('--handler', 'flaky')).entries).toHaveLength(2);
     expect((await list('--reason', 'BROKEN ON LEAD 101')).entries).toHaveLength(1);
     expect((await list('--event', 'lead.won', '--since', '1h')).entries.length).toBeGreaterThanOrEqual(2);
@@ -91,7 +96,12 @@ describe('dlq against real failed jobs', () => {
   });
 
   it('resume unpauses a handlers queue paused for an auth error', async () => {
-    await pauseHandlers(p.redis, p.handlerQueues, p.prefix, { reason: 'API token unusable (token_expired)', code: 'token_expired', at: new Date().toISOString(), tokenHash: null });
+    await pauseHandlers(p.redis, p.handlerQueues, p.prefix, {
+      reason: 'API token unusable (token_expired)',
+      code: 'token_expired',
+      at: new Date().toISOString(),
+      tokenHash: null,
+    });
     const before = await run('list');
     expect(before.out).toMatch(/handlers queue is PAUSED .*token_expired/);
     const r = await run('resume');
@@ -111,7 +121,8 @@ describe('dlq against real failed jobs', () => {
 
 describe('dlq list: long reasons', () => {
   it('shortReason cuts at a word boundary with an ellipsis, never mid-word', () => {
-    const words = 'lifecycle stage "Platinum" does not exist in the workspace; set WON_STAGE to a stage id or exact name (see the recipe settings in the README)';
+    const words =
+      'lifecycle stage "Platinum" does not exist in the workspace; set WON_STAGE to a stage id or exact name (see the recipe settings in the README)';
     const short = shortReason(words);
     expect(short.length).toBeLessThanOrEqual(120);
     expect(short).toMatch(/…$/);
@@ -136,13 +147,31 @@ describe('dlq list: long reasons', () => {
     const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     const handlers = new Queue(HANDLERS_QUEUE, { connection: redis, prefix });
     const reason = `ValidationError: ${'the contact field named in the request does not exist '.repeat(4)}(422)`;
-    const worker = new Worker(HANDLERS_QUEUE, async () => { throw new UnrecoverableError(reason); }, { connection: redis, prefix });
+    const worker = new Worker(
+      HANDLERS_QUEUE,
+      async () => {
+        throw new UnrecoverableError(reason);
+      },
+      { connection: redis, prefix },
+    );
     try {
-      await handlers.add('long', { key: 'evt_long', handlerId: 'long', receivedAt: new Date().toISOString(), event: { id: 'evt_long', name: 'lead.won', createdAt: null, data: {} } }, { jobId: 'd/evt_long/long', attempts: 1 });
+      await handlers.add(
+        'long',
+        {
+          key: 'evt_long',
+          handlerId: 'long',
+          receivedAt: new Date().toISOString(),
+          event: { id: 'evt_long', name: 'lead.won', createdAt: null, data: {} },
+        },
+        { jobId: 'd/evt_long/long', attempts: 1 },
+      );
       await waitFor(async () => (await handlers.getFailedCount()) === 1);
       const io = memoryIo(env);
       expect(await dlqCommand.run(['list'], io)).toBe(0);
-      const row = io.out().split('\n').find((l) => l.startsWith('d/evt_long/long')) as string;
+      const row = io
+        .out()
+        .split('\n')
+        .find((l) => l.startsWith('d/evt_long/long')) as string;
       const shown = row.slice(row.indexOf('ValidationError'));
       expect(shown).toMatch(/ (exist|the|does|not|field|named|in|request|contact)…$/);
       expect(shown.length).toBeLessThanOrEqual(120);
@@ -162,9 +191,24 @@ describe('dlq list: long reasons', () => {
     const env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, SWITCHYARD_HOME: '/nonexistent' };
     const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     const high = new Queue('handlers-high', { connection: redis, prefix });
-    const worker = new Worker('handlers-high', async () => { throw new UnrecoverableError('broken'); }, { connection: redis, prefix });
+    const worker = new Worker(
+      'handlers-high',
+      async () => {
+        throw new UnrecoverableError('broken');
+      },
+      { connection: redis, prefix },
+    );
     try {
-      await high.add('urgent', { key: 'evt_hi', handlerId: 'urgent', receivedAt: new Date().toISOString(), event: { id: 'evt_hi', name: 'message.received', createdAt: null, data: {} } }, { jobId: 'd/evt_hi/urgent', attempts: 1 });
+      await high.add(
+        'urgent',
+        {
+          key: 'evt_hi',
+          handlerId: 'urgent',
+          receivedAt: new Date().toISOString(),
+          event: { id: 'evt_hi', name: 'message.received', createdAt: null, data: {} },
+        },
+        { jobId: 'd/evt_hi/urgent', attempts: 1 },
+      );
       await waitFor(async () => (await high.getFailedCount()) === 1);
       const ids = async (...args: string[]) => {
         const io = memoryIo(env);
@@ -175,7 +219,9 @@ describe('dlq list: long reasons', () => {
       expect(await ids('--queue', 'handlers')).toEqual(['handlers-high d/evt_hi/urgent']);
       expect(await ids('--queue', 'handlers-high')).toEqual(['handlers-high d/evt_hi/urgent']);
       expect(await ids('--queue', 'handlers-low')).toEqual([]);
-      await expect(dlqCommand.run(['list', '--queue', 'urgent'], memoryIo(env))).rejects.toThrow('--queue: expected events, handlers-high, handlers, handlers-low, schedules, got "urgent"');
+      await expect(dlqCommand.run(['list', '--queue', 'urgent'], memoryIo(env))).rejects.toThrow(
+        '--queue: expected events, handlers-high, handlers, handlers-low, schedules, got "urgent"',
+      );
     } finally {
       await worker.close();
       await high.obliterate({ force: true });
@@ -187,7 +233,10 @@ describe('dlq list: long reasons', () => {
   it('an unreachable Redis (any URL form) is an error naming it, password masked, not a hang', async () => {
     const started = Date.now();
     const io = memoryIo({ REDIS_URL: 'redis+cluster://u:hunter2@127.0.0.1:1', SWITCHYARD_HOME: '/nonexistent' });
-    const err = await dlqCommand.run(['list'], io).then(() => null, (e: unknown) => e as Error);
+    const err = await dlqCommand.run(['list'], io).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(err?.message).toMatch(/^cannot reach Redis at redis\+cluster:\/\/u:\*\*\*@127\.0\.0\.1:1/);
     expect(err?.message).not.toContain('hunter2');
     expect(Date.now() - started).toBeLessThan(8_000);

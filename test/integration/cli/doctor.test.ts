@@ -11,7 +11,9 @@ const WITH_SCHEDULE = fileURLToPath(new URL('../../support/handlers/schedule-too
 
 describe('switchyard doctor', () => {
   let api: RunningSandbox;
-  beforeAll(async () => { api = await createSandbox().listen(0); });
+  beforeAll(async () => {
+    api = await createSandbox().listen(0);
+  });
   afterAll(async () => api.close());
 
   const run = async (env: Record<string, string>) => {
@@ -26,16 +28,24 @@ describe('switchyard doctor', () => {
     expect(code).toBe(0);
     expect(checks.find((c) => c.name === 'redis')?.detail).toMatch(/version \d/);
     expect(checks.find((c) => c.name === 'handler lead-won')?.status).toBe('ok');
-    expect(checks.find((c) => c.name === 'handler lead-won settings')).toMatchObject({ status: 'ok', detail: 'valid (WON_STAGE, LEAD_WON_LABEL)' });
+    expect(checks.find((c) => c.name === 'handler lead-won settings')).toMatchObject({
+      status: 'ok',
+      detail: 'valid (WON_STAGE, LEAD_WON_LABEL)',
+    });
   });
 
   it("checks each handler's settings as the worker will read them, naming the variable and what is expected", async () => {
     const { code, checks } = await run({
-      WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme', FOLLOW_UP_DAYS: 'soon', BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Mars/Olympus',
+      WEBHOOK_SECRETS: 's',
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+      FOLLOW_UP_DAYS: 'soon',
+      BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Mars/Olympus',
     });
     expect(code).toBe(1);
     expect(checks.find((c) => c.name === 'handler follow-up-task settings')).toMatchObject({
-      status: 'fail', detail: 'FOLLOW_UP_DAYS is invalid: expected a number of days', fix: match.stringMatching(/^set them in the environment/),
+      status: 'fail',
+      detail: 'FOLLOW_UP_DAYS is invalid: expected a number of days',
+      fix: match.stringMatching(/^set them in the environment/),
     });
     expect(checks.find((c) => c.name === 'handler away-reply settings')?.detail).toBe(
       'BUSINESS_HOURS is invalid: unknown time zone "Mars/Olympus"; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"',
@@ -57,13 +67,23 @@ describe('switchyard doctor', () => {
     expect(bad.code).toBe(1);
     expect(bad.checks.find((c) => c.name === 'handlers')?.detail).toMatch(/1 loaded from .*: label-contact; 1 schedule: digest$/);
     expect(bad.checks.find((c) => c.name === 'schedule digest settings')).toMatchObject({
-      status: 'fail', detail: 'DIGEST_DAYS is invalid: expected number; DIGEST_LABEL is not set: expected string', fix: match.stringMatching(/every worker process/),
+      status: 'fail',
+      detail: 'DIGEST_DAYS is invalid: expected number; DIGEST_LABEL is not set: expected string',
+      fix: match.stringMatching(/every worker process/),
     });
     expect(bad.checks.find((c) => c.name === 'schedule digest')).toMatchObject({ status: 'ok', detail: 'abilities covered (tasks:read)' });
-    const good = await run({ HANDLERS_DIR: WITH_SCHEDULE, WEBHOOK_SECRETS: 's', WORKSPACE_API_TOKEN: 'sbx_full_acme', DIGEST_LABEL: 'Digest' });
+    const good = await run({
+      HANDLERS_DIR: WITH_SCHEDULE,
+      WEBHOOK_SECRETS: 's',
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+      DIGEST_LABEL: 'Digest',
+    });
     expect(good.checks.filter((c) => c.status === 'fail')).toEqual([]);
     expect(good.code).toBe(0);
-    expect(good.checks.find((c) => c.name === 'schedule digest settings')).toMatchObject({ status: 'ok', detail: 'valid (DIGEST_DAYS, DIGEST_LABEL)' });
+    expect(good.checks.find((c) => c.name === 'schedule digest settings')).toMatchObject({
+      status: 'ok',
+      detail: 'valid (DIGEST_DAYS, DIGEST_LABEL)',
+    });
     const narrow = await run({ HANDLERS_DIR: WITH_SCHEDULE, WORKSPACE_API_TOKEN: 'sbx_contacts_acme', DIGEST_LABEL: 'Digest' });
     expect(narrow.code).toBe(1);
     expect(narrow.checks.find((c) => c.name === 'schedule digest')).toMatchObject({ status: 'fail', detail: 'the token lacks tasks:read' });
@@ -90,7 +110,10 @@ describe('switchyard doctor', () => {
     const { code, checks } = await run({ WORKSPACE_API_URL: 'http://api.example.com/v1', WORKSPACE_API_TOKEN: 'sbx_full_acme' });
     expect(code).toBe(1);
     expect(checks.find((c) => c.name === 'api')).toMatchObject({
-      status: 'fail', detail: match.stringMatching(/^WORKSPACE_API_URL must use https \(plain http only for loopback hosts\), got http:\/\/api\.example\.com/),
+      status: 'fail',
+      detail: match.stringMatching(
+        /^WORKSPACE_API_URL must use https \(plain http only for loopback hosts\), got http:\/\/api\.example\.com/,
+      ),
       fix: match.stringMatching(/https URL/),
     });
     expect(checks.find((c) => c.name === 'redis')?.status).toBe('ok');

@@ -21,7 +21,12 @@ describe('the shipped fixtures against the sandbox', () => {
   afterAll(async () => api?.close());
 
   it('`replay fixtures/ --inline` exits 0 and every recipe succeeds on the seeded ids; _malformed/ is left out, saying so', async () => {
-    const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS, ...ALL_RECIPES_ON });
+    const io = memoryIo({
+      WORKSPACE_API_URL: api.baseUrl,
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+      HANDLERS_DIR: HANDLERS,
+      ...ALL_RECIPES_ON,
+    });
     const code = await replayCommand.run([FIXTURES, '--inline', '--concurrency', '1'], io);
     const out = io.out();
     expect(out).not.toMatch(/✗|^(rejected|failed) /m);
@@ -30,7 +35,9 @@ describe('the shipped fixtures against the sandbox', () => {
     expect(io.err()).toMatch(/not descending into .*_malformed\/ \(directories starting with _ or \. are read only when named\)/);
     expect(code).toBe(0);
     // The writes landed: the follow-up task, the won contact's label, the away reply in the seeded thread.
-    const writes = ((await (await fetch(`${api.url}/_sandbox/requests?method=POST`)).json()) as { data: { path: string; status: number }[] }).data;
+    const writes = (
+      (await (await fetch(`${api.url}/_sandbox/requests?method=POST`)).json()) as { data: { path: string; status: number }[] }
+    ).data;
     expect(writes.filter((w) => w.status >= 400)).toEqual([]);
     expect(writes.map((w) => w.path)).toEqual(expect.arrayContaining(['/tasks', '/contacts/36/labels', '/conversations/38/messages']));
   });
@@ -40,7 +47,13 @@ describe('the shipped fixtures against the sandbox', () => {
     expect(await replayCommand.run([`${FIXTURES}/_malformed`, '--inline', '--json'], io)).toBe(1);
     const summary = JSON.parse(io.out()) as { total: number; rejected: number; problems: { detail: string }[] };
     expect(summary).toMatchObject({ total: 8, rejected: 5 });
-    expect(summary.problems.map((p) => p.detail.split(':')[0]).sort()).toEqual(['invalid_data', 'invalid_json', 'missing_event_name', 'not_an_object', 'unknown_event']);
+    expect(summary.problems.map((p) => p.detail.split(':')[0]).sort()).toEqual([
+      'invalid_data',
+      'invalid_json',
+      'missing_event_name',
+      'not_an_object',
+      'unknown_event',
+    ]);
   });
 });
 
@@ -59,8 +72,15 @@ describe('the shipped fixtures through receiver and worker', () => {
     await waitFor(async () => {
       const counts = await handlerJobCounts(p, 'completed', 'failed', 'waiting', 'active', 'delayed');
       const events = await p.events.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed');
-      return counts['completed']! >= RECIPES.length && counts['waiting'] === 0 && counts['active'] === 0 && counts['delayed'] === 0
-        && events['completed']! >= 14 && events['waiting'] === 0 && events['active'] === 0;
+      return (
+        counts['completed']! >= RECIPES.length &&
+        counts['waiting'] === 0 &&
+        counts['active'] === 0 &&
+        counts['delayed'] === 0 &&
+        events['completed']! >= 14 &&
+        events['waiting'] === 0 &&
+        events['active'] === 0
+      );
     }, 20_000);
     expect(await p.events.getFailedCount()).toBe(0);
     const failed = await handlerJobs(p, ['failed']);

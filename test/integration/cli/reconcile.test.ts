@@ -14,7 +14,13 @@ describe('switchyard reconcile (CLI output)', () => {
   let redis: Redis;
   const prefix = uniquePrefix('rc');
   let since: string;
-  const env = () => ({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: T.full, WORKSPACE_API_BURST: '50' });
+  const env = () => ({
+    REDIS_URL: testRedisUrl(),
+    QUEUE_PREFIX: prefix,
+    WORKSPACE_API_URL: api.baseUrl,
+    WORKSPACE_API_TOKEN: T.full,
+    WORKSPACE_API_BURST: '50',
+  });
 
   beforeAll(async () => {
     const sandbox = createSandbox({ burst: 1000 });
@@ -22,7 +28,11 @@ describe('switchyard reconcile (CLI output)', () => {
     redis = new Redis(testRedisUrl());
     since = new Date(Date.now() - 1).toISOString();
     const ws = ((await (await fetch(`${api.url}/_sandbox/workspaces`)).json()) as { data: { channels: { id: number }[] }[] }).data[0];
-    const r = await fetch(`${api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Owl', email: 'owl@example.com' }, channel_id: ws?.channels[0]?.id, body: 'hi' }) });
+    const r = await fetch(`${api.url}/_sandbox/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contact: { name: 'Owl', email: 'owl@example.com' }, channel_id: ws?.channels[0]?.id, body: 'hi' }),
+    });
     expect(r.status).toBe(201);
   });
   afterAll(async () => {

@@ -122,20 +122,31 @@ describe('replay --inline against the sandbox', () => {
   beforeAll(async () => {
     api = await createSandbox({ burst: 100 }).listen(0);
     const r = await fetch(`${api.baseUrl}/contacts`, { headers: { authorization: 'Bearer sbx_full_acme' } });
-    contact = ((await r.json()) as { data: { id: number; name: string; blocked: boolean }[] }).data.find((c) => !c.blocked) as { id: number; name: string };
+    contact = ((await r.json()) as { data: { id: number; name: string; blocked: boolean }[] }).data.find((c) => !c.blocked) as {
+      id: number;
+      name: string;
+    };
     const closed = buildDelivery('conversation.closed', { sets: [`data.contact_id=${contact.id}`, 'data.assignee=null'] });
     writeFileSync(join(dir, 'closed.json'), closed.bytes);
   });
   afterAll(async () => api?.close());
 
   it('runs the subscribed recipe with no Redis, printing its outcome and API calls; the write lands in the sandbox', async () => {
-    const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS, FOLLOW_UP_DAYS: '3', REDIS_URL: 'redis://127.0.0.1:1' });
+    const io = memoryIo({
+      WORKSPACE_API_URL: api.baseUrl,
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+      HANDLERS_DIR: HANDLERS,
+      FOLLOW_UP_DAYS: '3',
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
     const code = await replayCommand.run([dir, '--inline', '--handler', 'follow-up-task'], io);
     expect(io.out()).toMatch(/✓ follow-up-task completed/);
     expect(io.out()).toMatch(/GET\s+contacts\.get → 200/);
     expect(io.out()).toMatch(/POST\s+tasks\.create → 201/);
     expect(code).toBe(0);
-    const log = (await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/tasks`)).json()) as { data: { status: number; body: { title: string; due_at: string } }[] };
+    const log = (await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/tasks`)).json()) as {
+      data: { status: number; body: { title: string; due_at: string } }[];
+    };
     const task = log.data.find((x) => x.status === 201);
     expect(task?.body.title).toBe(`Follow up with ${contact.name}`);
   });
@@ -145,7 +156,12 @@ describe('replay --inline against the sandbox', () => {
     writeFileSync(file, buildDelivery('conversation.closed', { sets: [`data.contact_id=${contact.id}`, 'data.assignee=null'] }).bytes);
     // FOLLOW_UP_DAYS stands for an edited handler: the same delivery now writes a different body.
     const run = async (days: string, ...extra: string[]) => {
-      const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS, FOLLOW_UP_DAYS: days });
+      const io = memoryIo({
+        WORKSPACE_API_URL: api.baseUrl,
+        WORKSPACE_API_TOKEN: 'sbx_full_acme',
+        HANDLERS_DIR: HANDLERS,
+        FOLLOW_UP_DAYS: days,
+      });
       const code = await replayCommand.run([file, '--inline', '--handler', 'follow-up-task', ...extra], io);
       return { code, out: io.out() };
     };
@@ -159,7 +175,9 @@ describe('replay --inline against the sandbox', () => {
     expect(keyed.out).toMatch(/POST\s+tasks\.create → 201/);
     const keyedEdited = await run('8', '--reuse-keys');
     expect(keyedEdited.code).toBe(1);
-    expect(keyedEdited.out).toMatch(/✗ follow-up-task dead .*\n {4}the API already saw this Idempotency-Key with a different body .*replay without --reuse-keys/);
+    expect(keyedEdited.out).toMatch(
+      /✗ follow-up-task dead .*\n {4}the API already saw this Idempotency-Key with a different body .*replay without --reuse-keys/,
+    );
     const keyedSame = await run('6', '--reuse-keys');
     expect(keyedSame.out).toMatch(/POST\s+tasks\.create → 201 \(replayed\)/);
     await expect(replayCommand.run([file, '--reuse-keys'], memoryIo({}))).rejects.toThrow(/--reuse-keys applies to --inline only/);
@@ -169,7 +187,10 @@ describe('replay --inline against the sandbox', () => {
     const io = memoryIo({ WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme', HANDLERS_DIR: HANDLERS });
     const missing = join(dir, 'missing-contact.json');
     writeFileSync(missing, buildDelivery('conversation.closed', { sets: ['data.contact_id=999999'] }).bytes);
-    const code = await replayCommand.run([join(FIXTURES, '_malformed', 'invalid-data.json'), missing, '--inline', '--concurrency', '1'], io);
+    const code = await replayCommand.run(
+      [join(FIXTURES, '_malformed', 'invalid-data.json'), missing, '--inline', '--concurrency', '1'],
+      io,
+    );
     expect(code).toBe(1);
     expect(io.out()).toMatch(/rejected .*\n {2}invalid_data: data of/);
     // Contact 999999 does not exist in the sandbox: the recipe's read is a 404, dead-lettered.

@@ -29,7 +29,9 @@ describe('send: building deliveries', () => {
   });
 
   it('applies --set (JSON values, data-relative paths, new nested fields) and --data', () => {
-    const d = buildDelivery('conversation.closed', { sets: ['data.contact_id=42', 'status=closed', 'data.channel.name=Web', 'subject="123"', 'x.y=1', 'id=evt_fixed'] });
+    const d = buildDelivery('conversation.closed', {
+      sets: ['data.contact_id=42', 'status=closed', 'data.channel.name=Web', 'subject="123"', 'x.y=1', 'id=evt_fixed'],
+    });
     const env = JSON.parse(d.bytes.toString()) as { id: string; data: Record<string, unknown> };
     expect(env.id).toBe('evt_fixed');
     expect(env.data).toMatchObject({ contact_id: 42, status: 'closed', subject: '123', x: { y: 1 } });
@@ -38,7 +40,10 @@ describe('send: building deliveries', () => {
     const bad = buildDelivery('conversation.closed', { sets: ['data.contact_id=abc'] });
     expect(bad.validation.ok).toBe(false);
     const withData = buildDelivery('lead.won', { data: { id: 1, contact_id: 2, name: 'Deal' }, sets: ['data.value="10.00"'] });
-    expect(validateEvent(parseEnvelope(withData.bytes))).toMatchObject({ ok: true, event: { data: { id: 1, contact_id: 2, name: 'Deal', value: '10.00' } } });
+    expect(validateEvent(parseEnvelope(withData.bytes))).toMatchObject({
+      ok: true,
+      event: { data: { id: 1, contact_id: 2, name: 'Deal', value: '10.00' } },
+    });
     expect(() => applySet({}, 'novalue')).toThrow(/path=value/);
     expect(() => buildDelivery('lead.wun')).toThrow(/did you mean "lead.won"/);
   });
@@ -60,13 +65,17 @@ describe('send over HTTP', () => {
   it('next to `npm run dev` (WEBHOOK_SECRETS unset) it signs with the development secret in .switchyard/dev-secret, saying so', async () => {
     const project = mkdtempSync(join(tmpdir(), 'sy-devsecret-'));
     const io = memoryIo({}, { cwd: project });
-    await expect(sendCommand.run(['lead.won', '--to', svc.url], io)).rejects.toThrow(/no signing secret; pass --secret, set WEBHOOK_SECRETS, or start `npm run dev` \(it keeps one in \.switchyard\/dev-secret\)/);
+    await expect(sendCommand.run(['lead.won', '--to', svc.url], io)).rejects.toThrow(
+      /no signing secret; pass --secret, set WEBHOOK_SECRETS, or start `npm run dev` \(it keeps one in \.switchyard\/dev-secret\)/,
+    );
     mkdirSync(join(project, '.switchyard'));
     writeFileSync(join(project, '.switchyard', 'dev-secret'), TEST_SECRET);
     const send = memoryIo({}, { cwd: project });
     expect(await sendCommand.run(['lead.won', '--to', svc.url], send)).toBe(0);
     expect(send.out()).toMatch(/^accepted lead\.won evt_replay_\w+ \(HTTP 202\)/);
-    expect(send.err()).toBe('note: WEBHOOK_SECRETS is unset; signing with the development secret of `npm run dev` (.switchyard/dev-secret)\n');
+    expect(send.err()).toBe(
+      'note: WEBHOOK_SECRETS is unset; signing with the development secret of `npm run dev` (.switchyard/dev-secret)\n',
+    );
     expect(send.err()).not.toContain(TEST_SECRET);
     const signed = memoryIo({}, { cwd: project, input: 'x' });
     expect(await signCommand.run(['--value'], signed)).toBe(0);
@@ -81,7 +90,9 @@ describe('send over HTTP', () => {
 
   it('refuses invalid data unless --force; --print shows body and header', async () => {
     const io = memoryIo({ WEBHOOK_SECRETS: TEST_SECRET });
-    await expect(sendCommand.run(['lead.won', '--set', 'data.id=x', '--to', svc.url], io)).rejects.toThrow(/would be invalid[\s\S]*data\.id/);
+    await expect(sendCommand.run(['lead.won', '--set', 'data.id=x', '--to', svc.url], io)).rejects.toThrow(
+      /would be invalid[\s\S]*data\.id/,
+    );
     expect(await sendCommand.run(['lead.won', '--set', 'data.id=x', '--to', svc.url, '--force'], io)).toBe(0);
     const p = memoryIo({ WEBHOOK_SECRETS: TEST_SECRET });
     expect(await sendCommand.run(['lead.lost', '--print'], p)).toBe(0);
@@ -128,7 +139,10 @@ describe('events and handlers', () => {
     const io = memoryIo({ HANDLERS_DIR: fileURLToPath(new URL('../../../handlers', import.meta.url)) });
     expect(await handlersCommand.run(['--json'], io)).toBe(0);
     const rows = JSON.parse(io.out()) as { id: string; on: string[]; abilities: string[] }[];
-    expect(rows.find((r) => r.id === 'follow-up-task')).toMatchObject({ on: ['conversation.closed'], abilities: ['contacts:read', 'tasks:write'] });
+    expect(rows.find((r) => r.id === 'follow-up-task')).toMatchObject({
+      on: ['conversation.closed'],
+      abilities: ['contacts:read', 'tasks:write'],
+    });
     const text = memoryIo({ HANDLERS_DIR: fileURLToPath(new URL('../../../handlers', import.meta.url)) });
     await handlersCommand.run([], text);
     expect(text.out()).toMatch(/follow-up-task\n {2}on: {8}conversation\.closed\n {2}abilities: contacts:read, tasks:write/);

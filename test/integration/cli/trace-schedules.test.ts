@@ -23,7 +23,8 @@ describe('the history of schedule runs', () => {
     const code = await cmd.run(argv, io);
     return { code, out: io.out(), err: io.err() };
   };
-  const list = async (...argv: string[]) => (JSON.parse((await run(deliveriesCommand, ['--json', ...argv])).out) as { deliveries: DeliverySummary[] }).deliveries;
+  const list = async (...argv: string[]) =>
+    (JSON.parse((await run(deliveriesCommand, ['--json', ...argv])).out) as { deliveries: DeliverySummary[] }).deliveries;
 
   beforeAll(async () => {
     p = await startPipeline({ handlersDir: SCHEDULES });
@@ -39,7 +40,11 @@ describe('the history of schedule runs', () => {
     const tick = key.slice('schedule:traced-digest:'.length);
     const r = await run(traceCommand, [key]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(new RegExp(`^schedule run ${key}\ntick {5}${tick} {2}\\(run by the schedules queue; not a delivery from the workspace\\)\nschedule traced-digest: completed\n`));
+    expect(r.out).toMatch(
+      new RegExp(
+        `^schedule run ${key}\ntick {5}${tick} {2}\\(run by the schedules queue; not a delivery from the workspace\\)\nschedule traced-digest: completed\n`,
+      ),
+    );
     expect(r.out).toMatch(/\+0 ms\s+tick\n/);
     expect(r.out).toMatch(/traced-digest {2}attempt 1 \(job repeat:traced-digest:\d+\) {2}→ retry/);
     expect(r.out).toMatch(/Error: transient failure after writing/);
@@ -53,7 +58,13 @@ describe('the history of schedule runs', () => {
     expect(jobId).toBe(`repeat:traced-digest:${Date.parse(tick)}`);
     expect((await run(traceCommand, [jobId])).out).toBe(r.out);
     const json = JSON.parse((await run(traceCommand, [key, '--json'])).out) as Trace;
-    expect(json).toMatchObject({ key, source: 'schedule', event: 'schedule', receivedAt: tick, handlers: { 'traced-digest': 'completed' } });
+    expect(json).toMatchObject({
+      key,
+      source: 'schedule',
+      event: 'schedule',
+      receivedAt: tick,
+      handlers: { 'traced-digest': 'completed' },
+    });
     expect(json.entries.map((e) => (e.kind === 'attempt' ? `${e.attempt}:${e.outcome}` : e.kind))).toEqual(['1:retry', '2:completed']);
   });
 
@@ -65,10 +76,12 @@ describe('the history of schedule runs', () => {
     expect(text.out).toMatch(new RegExp(`\n${key}\\s+schedule\\s+.* ago\\s+-\\s+-\\s+traced-digest:completed\n$`));
   });
 
-  it('the dashboard\'s timeline shows the run and its attempts', async () => {
+  it("the dashboard's timeline shows the run and its attempts", async () => {
     const app = new Hono();
     mountAdmin(app, { queues: [], admin, history: { redis: p.redis, prefix: p.prefix } });
-    const res = await app.request(`/admin/deliveries/${encodeURIComponent(key)}`, { headers: { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` } });
+    const res = await app.request(`/admin/deliveries/${encodeURIComponent(key)}`, {
+      headers: { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` },
+    });
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toContain(`<h1>Schedule run <code>${key}</code></h1>`);
@@ -76,44 +89,60 @@ describe('the history of schedule runs', () => {
     expect(html).toMatch(/<strong>traced-digest<\/strong> attempt 1 .*→ <span class="state wait">retry<\/span>/);
     expect(html).toMatch(/<strong>traced-digest<\/strong> attempt 2 .*→ <span class="state ok">completed<\/span>/);
     expect(html).toMatch(/<td class="path">\/conversations\/\d+\/notes<\/td><td class="status">201<\/td>/);
-    const listed = await app.request('/admin/deliveries?event=schedule', { headers: { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` } });
+    const listed = await app.request('/admin/deliveries?event=schedule', {
+      headers: { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` },
+    });
     expect(await listed.text()).toContain(`href="/admin/deliveries/${encodeURIComponent(key)}"`);
   });
 
-  it('a run not made yet is said to be waiting (its next tick\'s job is delayed)', async () => {
+  it("a run not made yet is said to be waiting (its next tick's job is delayed)", async () => {
     const next = (await p.dlq.schedules.getDelayed())[0];
     expect(next?.id).toMatch(/^repeat:traced-digest:\d+$/);
     const r = await run(traceCommand, [String(next?.id)]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^schedule run schedule:traced-digest:\S+\ntick {5}\S+\nqueued {3}\(schedules job delayed; its history starts when it runs\)\n$/);
+    expect(r.out).toMatch(
+      /^schedule run schedule:traced-digest:\S+\ntick {5}\S+\nqueued {3}\(schedules job delayed; its history starts when it runs\)\n$/,
+    );
   });
 
   it('"nothing recorded" says which case it is: HISTORY off, expired past HISTORY_TTL, known but not recorded, or unknown', async () => {
     const prefix = p.prefix;
     const off = await run(traceCommand, ['evt_whatever'], { HISTORY: 'off' });
     expect(off.code).toBe(1);
-    expect(off.err).toMatch(/^trace: nothing recorded for "evt_whatever": delivery history is off \(HISTORY=off\); workers with HISTORY=off record nothing/);
+    expect(off.err).toMatch(
+      /^trace: nothing recorded for "evt_whatever": delivery history is off \(HISTORY=off\); workers with HISTORY=off record nothing/,
+    );
 
     const unknown = await run(traceCommand, ['evt_never_received']);
     expect(unknown.code).toBe(1);
-    expect(unknown.err).toMatch(/^trace: nothing recorded for "evt_never_received": no delivery with this key or job id is known \(none received within DEDUPE_TTL, 7d;/);
+    expect(unknown.err).toMatch(
+      /^trace: nothing recorded for "evt_never_received": no delivery with this key or job id is known \(none received within DEDUPE_TTL, 7d;/,
+    );
 
     // A delivery's dedupe marker holds its receipt time: older than HISTORY_TTL is expired; younger, it came while HISTORY was off.
     const old = new Date(Date.now() - 8 * 86_400_000).toISOString();
     await p.redis.set(ingestKeys(prefix).dedupe('evt_long_ago'), old, 'PX', 60_000);
     const expired = await run(traceCommand, ['d/evt_long_ago/traced-note']);
-    expect(expired.err).toBe(`trace: nothing recorded for "d/evt_long_ago/traced-note": it was received ${old}, longer ago than HISTORY_TTL (7d), so its history has expired\n`);
+    expect(expired.err).toBe(
+      `trace: nothing recorded for "d/evt_long_ago/traced-note": it was received ${old}, longer ago than HISTORY_TTL (7d), so its history has expired\n`,
+    );
     const recent = new Date(Date.now() - 3_600_000).toISOString();
     await p.redis.set(ingestKeys(prefix).dedupe('evt_unrecorded'), recent, 'PX', 60_000);
     expect((await run(traceCommand, ['evt_unrecorded'])).err).toMatch(
-      new RegExp(`: it was received ${recent} \\(within HISTORY_TTL, 7d\\), but no history was recorded: HISTORY was off on the workers when it was fanned out, or it is still in the inbox`),
+      new RegExp(
+        `: it was received ${recent} \\(within HISTORY_TTL, 7d\\), but no history was recorded: HISTORY was off on the workers when it was fanned out, or it is still in the inbox`,
+      ),
     );
 
     // A schedule run's key holds its tick.
     const stale = await run(traceCommand, ['schedule:traced-digest:2020-01-01T00:00:00.000Z']);
-    expect(stale.err).toBe('trace: nothing recorded for "schedule:traced-digest:2020-01-01T00:00:00.000Z": the run of schedule "traced-digest" was for tick 2020-01-01T00:00:00.000Z, longer ago than HISTORY_TTL (7d), so its history has expired\n');
+    expect(stale.err).toBe(
+      'trace: nothing recorded for "schedule:traced-digest:2020-01-01T00:00:00.000Z": the run of schedule "traced-digest" was for tick 2020-01-01T00:00:00.000Z, longer ago than HISTORY_TTL (7d), so its history has expired\n',
+    );
     const notATick = new Date(Date.now() - 60_000).toISOString();
-    expect((await run(traceCommand, [`schedule:traced-digest:${notATick}`])).err).toMatch(new RegExp(`: no run of schedule "traced-digest" for tick ${notATick} is known \\(not one of its ticks`));
+    expect((await run(traceCommand, [`schedule:traced-digest:${notATick}`])).err).toMatch(
+      new RegExp(`: no run of schedule "traced-digest" for tick ${notATick} is known \\(not one of its ticks`),
+    );
   });
 });
 

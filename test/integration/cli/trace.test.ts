@@ -28,7 +28,8 @@ function cliOf(env: () => Record<string, string>) {
     const code = await cmd.run(argv, io);
     return { code, out: io.out(), err: io.err() };
   };
-  const list = async (...argv: string[]) => (JSON.parse((await run(deliveriesCommand, '--json', ...argv)).out) as { deliveries: DeliverySummary[] }).deliveries.map((d) => d.key);
+  const list = async (...argv: string[]) =>
+    (JSON.parse((await run(deliveriesCommand, '--json', ...argv)).out) as { deliveries: DeliverySummary[] }).deliveries.map((d) => d.key);
   return { run, list };
 }
 
@@ -46,16 +47,26 @@ describe('trace and deliveries against a real history', () => {
     const convs = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[]).map((c) => c.id);
     conv = convs[0] as number;
     other = convs[1] as number;
-    const bodies = { ok: message(conv, 'plain'), retried: message(conv, 'retry-me'), dead: message(conv, 'dead-me'), other: message(other, 'plain'), opened: conversationBody('conversation.opened', conv, null, Date.now() - 2 * 3_600_000) };
+    const bodies = {
+      ok: message(conv, 'plain'),
+      retried: message(conv, 'retry-me'),
+      dead: message(conv, 'dead-me'),
+      other: message(other, 'plain'),
+      opened: conversationBody('conversation.opened', conv, null, Date.now() - 2 * 3_600_000),
+    };
     for (const [name, body] of Object.entries(bodies)) {
       keys[name] = keyOf(body);
       expect((await deliver(p.receiverUrl, body)).status).toBe(202);
       await new Promise((r) => setTimeout(r, 5)); // distinct receipt times: a stable newest-first order
     }
-    await waitFor(async () => {
-      const states = await Promise.all(Object.values(keys).map((k) => readTrace(p.redis, p.prefix, k)));
-      return states.every((t) => t && Object.values(t.handlers).some((s) => ['completed', 'dead', 'skipped'].includes(s)));
-    }, 20_000, 50);
+    await waitFor(
+      async () => {
+        const states = await Promise.all(Object.values(keys).map((k) => readTrace(p.redis, p.prefix, k)));
+        return states.every((t) => t && Object.values(t.handlers).some((s) => ['completed', 'dead', 'skipped'].includes(s)));
+      },
+      20_000,
+      50,
+    );
   });
   afterAll(async () => p?.close());
 
@@ -70,7 +81,9 @@ describe('trace and deliveries against a real history', () => {
     expect(r.out).toMatch(/Error: transient failure after writing/);
     expect(r.out).toMatch(/traced-note {2}attempt 2 {2}→ completed/);
     expect(r.out).toMatch(/step conversation: taken from the store/);
-    expect(r.out).toMatch(new RegExp(`· POST /conversations/${conv}/notes {2}201 {2}replayed .*Idempotency-Key \\S+ {2}\\[notes.create\\]`));
+    expect(r.out).toMatch(
+      new RegExp(`· POST /conversations/${conv}/notes {2}201 {2}replayed .*Idempotency-Key \\S+ {2}\\[notes.create\\]`),
+    );
     expect(r.out).toMatch(/history kept 6d 23h more/);
   });
 
@@ -109,7 +122,9 @@ describe('trace and deliveries against a real history', () => {
     expect(await list('--since', '2020-01-01', '--limit', '2')).toEqual([keys['opened'], keys['other']]);
     const text = await run(deliveriesCommand, '--outcome', 'dead');
     expect(text.out).toMatch(/^KEY\s+EVENT\s+RECEIVED\s+CONV\s+CONTACT\s+HANDLERS\n/);
-    expect(text.out).toMatch(new RegExp(`${keys['dead']}\\s+message.received\\s+\\d+ ms ago|${keys['dead']}\\s+message.received\\s+[\\d.]+ s ago`));
+    expect(text.out).toMatch(
+      new RegExp(`${keys['dead']}\\s+message.received\\s+\\d+ ms ago|${keys['dead']}\\s+message.received\\s+[\\d.]+ s ago`),
+    );
     expect(text.out).toMatch(/traced-note:dead\n$/);
   });
 
@@ -131,10 +146,15 @@ describe('a run that used its last attempt is dead in the history, trace, delive
   const { run, list } = cliOf(() => env);
   const attempts = (t: Trace) => t.entries.filter((e): e is AttemptEntry => e.kind === 'attempt');
   /** The trace once `n` attempts are recorded (history is written after the attempt, not awaited). */
-  const recorded = (n: number) => waitFor(async () => {
-    const t = await readTrace(p.redis, p.prefix, key);
-    return t && attempts(t).length === n ? t : undefined;
-  }, 20_000, 50);
+  const recorded = (n: number) =>
+    waitFor(
+      async () => {
+        const t = await readTrace(p.redis, p.prefix, key);
+        return t && attempts(t).length === n ? t : undefined;
+      },
+      20_000,
+      50,
+    );
   const timeline = async () => {
     const res = await fetch(`${p.receiverUrl.replace(/\/webhooks$/, '')}/admin/deliveries/${encodeURIComponent(key)}`, {
       headers: { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` },
@@ -163,7 +183,11 @@ describe('a run that used its last attempt is dead in the history, trace, delive
     const reason = 'Error: still broken on attempt 3 (attempt 3 of 3: no retry left)';
     const t = await recorded(3);
     expect(t.handlers).toEqual({ 'traced-note': 'dead' });
-    expect(attempts(t).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'dead']]);
+    expect(attempts(t).map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'retry'],
+      [2, 'retry'],
+      [3, 'dead'],
+    ]);
     expect(attempts(t)[2]?.error).toEqual({ class: 'Error', message: 'still broken on attempt 3 (attempt 3 of 3: no retry left)' });
 
     expect(await list('--outcome', 'dead')).toEqual([key]);
@@ -175,8 +199,14 @@ describe('a run that used its last attempt is dead in the history, trace, delive
     expect(await timeline()).toMatch(/attempt 3 → <span class="state bad">dead \(dead-lettered\)<\/span>/);
 
     // The worker's log line of each attempt, and the dead letter's reason.
-    const logged = p.lines.map((l) => JSON.parse(l) as { msg: string; delivery?: string; attempt?: number; outcome?: string; reason?: string });
-    expect(logged.filter((l) => l.msg === 'handler failed' && l.delivery === key).map((l) => [l.attempt, l.outcome])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'dead']]);
+    const logged = p.lines.map(
+      (l) => JSON.parse(l) as { msg: string; delivery?: string; attempt?: number; outcome?: string; reason?: string },
+    );
+    expect(logged.filter((l) => l.msg === 'handler failed' && l.delivery === key).map((l) => [l.attempt, l.outcome])).toEqual([
+      [1, 'retry'],
+      [2, 'retry'],
+      [3, 'dead'],
+    ]);
     expect(logged.find((l) => l.msg === 'dead-lettered')?.reason).toBe(reason);
     const dead = (JSON.parse((await run(dlqCommand, 'list', '--json')).out) as { entries: DeadEntry[] }).entries;
     expect(dead.map((e) => [e.key, e.reason])).toEqual([[key, reason]]);
@@ -191,8 +221,15 @@ describe('a run that used its last attempt is dead in the history, trace, delive
     expect((await run(dlqCommand, 'retry', '--handler', 'traced-note')).out).toMatch(/1 job moved back to waiting/);
     const t = await recorded(4);
     expect(t.handlers).toEqual({ 'traced-note': 'completed' });
-    expect(attempts(t).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'retry'], [2, 'retry'], [3, 'dead'], [1, 'completed']]);
+    expect(attempts(t).map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'retry'],
+      [2, 'retry'],
+      [3, 'dead'],
+      [1, 'completed'],
+    ]);
     expect((await run(traceCommand, key)).out).toMatch(/attempt 3 {2}→ DEAD \(dead-lettered\)[\s\S]*attempt 1 {2}→ completed/);
-    expect(await timeline()).toMatch(/attempt 3 → <span class="state bad">dead \(dead-lettered\)[\s\S]*attempt 1 → <span class="state ok">completed/);
+    expect(await timeline()).toMatch(
+      /attempt 3 → <span class="state bad">dead \(dead-lettered\)[\s\S]*attempt 1 → <span class="state ok">completed/,
+    );
   });
 });

@@ -16,13 +16,16 @@ describe('switchyard waits', () => {
   let p: Pipeline;
   let env: Record<string, string>;
   const conv = 7001;
-  const bodies = { opened: conversationBody('conversation.opened', conv, null), closed: conversationBody('conversation.closed', conv, null) };
+  const bodies = {
+    opened: conversationBody('conversation.opened', conv, null),
+    closed: conversationBody('conversation.closed', conv, null),
+  };
   const run = async (...argv: string[]) => {
     const io = memoryIo(env);
     const code = await waitsCommand.run(argv, io);
     return { code, out: io.out(), err: io.err() };
   };
-  const listed = async (...argv: string[]) => (JSON.parse((await run('--json', ...argv)).out) as { total: number; waits: WaitRow[] });
+  const listed = async (...argv: string[]) => JSON.parse((await run('--json', ...argv)).out) as { total: number; waits: WaitRow[] };
 
   beforeAll(async () => {
     p = await startPipeline({ handlersDir: HANDLERS });
@@ -58,14 +61,17 @@ describe('switchyard waits', () => {
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/^DUE\s+HANDLER\s+KIND\s+NAME\s+WAITING FOR\s+DELIVERY\n/);
     expect(table.out).toMatch(new RegExp(`\\(in 10m\\)\\s+cli-napper\\s+sleep\\s+nap\\s+-\\s+${keyOf(bodies.opened)}\\n`));
-    expect(table.out).toMatch(new RegExp(`cli-listener\\s+wait\\s+reply\\s+message.received conversation:${conv}\\s+${keyOf(bodies.closed)}\\n`));
+    expect(table.out).toMatch(
+      new RegExp(`cli-listener\\s+wait\\s+reply\\s+message.received conversation:${conv}\\s+${keyOf(bodies.closed)}\\n`),
+    );
     expect((await run('--handler', 'nobody')).out).toBe('No parked run matches (2 parked in all).\n');
   });
 
   it('metrics: parked runs pending, and each sleep and wait counted as it begins and ends', async () => {
     const samples = parseSamples(await p.service.metrics.scrape());
     expect(valueOf(samples, 'switchyard_waits_pending')).toBe(2);
-    const waits = (handler: string, kind: string, outcome: string) => valueOf(samples, 'switchyard_waits_total', { handler, kind, outcome });
+    const waits = (handler: string, kind: string, outcome: string) =>
+      valueOf(samples, 'switchyard_waits_total', { handler, kind, outcome });
     expect([waits('cli-napper', 'sleep', 'begun'), waits('cli-listener', 'wait-for-event', 'begun')]).toEqual([1, 1]);
     expect(valueOf(samples, 'switchyard_wait_wake_lateness_seconds_count', { kind: 'sleep' })).toBeUndefined();
   });
@@ -74,7 +80,16 @@ describe('switchyard waits', () => {
     expect((await deliver(p.receiverUrl, messageBody('message.received', conv, 'I am back'))).status).toBe(202);
     await waitFor(async () => (await listed()).total === 1, 20_000, 50);
     expect((await listed()).waits.map((w) => w.handler)).toEqual(['cli-napper']);
-    await waitFor(async () => valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_waits_total', { handler: 'cli-listener', kind: 'wait-for-event', outcome: 'event' }) === 1, 10_000, 50);
+    await waitFor(
+      async () =>
+        valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_waits_total', {
+          handler: 'cli-listener',
+          kind: 'wait-for-event',
+          outcome: 'event',
+        }) === 1,
+      10_000,
+      50,
+    );
     expect(valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_waits_pending')).toBe(1);
     await expect(run('--kind', 'nap')).rejects.toThrow('--kind: expected sleep or wait, got "nap"');
     await expect(run('--due-within', 'soon')).rejects.toThrow('--due-within: expected a duration such as 30s, 15m, 2h or 3d, got "soon"');
@@ -82,7 +97,8 @@ describe('switchyard waits', () => {
 
   it('a sleep that wakes is counted `due`, with how late after its time the run resumed', async () => {
     expect((await deliver(p.receiverUrl, lifecycleBody(9, 'Customer'))).status).toBe(202);
-    const lateness = async () => valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_wait_wake_lateness_seconds_count', { kind: 'sleep' });
+    const lateness = async () =>
+      valueOf(parseSamples(await p.service.metrics.scrape()), 'switchyard_wait_wake_lateness_seconds_count', { kind: 'sleep' });
     await waitFor(async () => (await lateness()) === 1, 20_000, 50);
     const samples = parseSamples(await p.service.metrics.scrape());
     expect(valueOf(samples, 'switchyard_waits_total', { handler: 'cli-dozer', kind: 'sleep', outcome: 'due' })).toBe(1);

@@ -8,13 +8,21 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 describe('configuredApiClients with shared limits', () => {
   let redis: Redis;
-  beforeAll(() => { redis = new Redis(testRedisUrl()); });
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl());
+  });
   afterAll(() => redis.disconnect());
 
   it('a catch-up client spends the reconcile window, a live one does not', async () => {
     const prefix = uniquePrefix('apibudget');
     const f = fakeFetch(() => ({ body: { data: contact(7) } }));
-    const config = { workspaceApiUrl: 'http://127.0.0.1:1/api/v1', workspaceApiToken: 'tok', workspaceApiBurst: 30, queuePrefix: prefix, reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 } };
+    const config = {
+      workspaceApiUrl: 'http://127.0.0.1:1/api/v1',
+      workspaceApiToken: 'tok',
+      workspaceApiBurst: 30,
+      queuePrefix: prefix,
+      reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 },
+    };
     const clients = configuredApiClients(config, redis, { fetch: f.fetch });
     const keys = async (window: string) => redis.keys(`${prefix}:${window}:*`);
 

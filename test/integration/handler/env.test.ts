@@ -28,12 +28,28 @@ const SECRETS = {
   REDIS_SENTINEL_PASSWORD: 'sentinel-password-do-not-leak',
 };
 
-interface Seen { settings: Record<string, unknown>; keys: string[]; api: string[] }
+interface Seen {
+  settings: Record<string, unknown>;
+  keys: string[];
+  api: string[];
+}
 
 function expectSettingsOnly(body: string, secretValues: string[]): void {
   const seen = JSON.parse(body) as Seen;
   expect(seen.settings).toEqual({ ENV_PROBE_SETTING: 'probe-value', ENV_PROBE_COUNT: 3 });
-  expect(seen.keys).toEqual(['api', 'debounced', 'delivery', 'log', 'settings', 'signal', 'sleep', 'sleepUntil', 'state', 'step', 'waitForEvent']);
+  expect(seen.keys).toEqual([
+    'api',
+    'debounced',
+    'delivery',
+    'log',
+    'settings',
+    'signal',
+    'sleep',
+    'sleepUntil',
+    'state',
+    'step',
+    'waitForEvent',
+  ]);
   expect(seen.api).toContain('contacts');
   expect(seen.api).not.toContain('rateLimiter');
   for (const value of secretValues) expect(body).not.toContain(value);
@@ -49,7 +65,11 @@ describe('ctx.settings through the worker', () => {
   it('a handler sees its own settings, parsed, but no environment, no secret and no rate limiter', async () => {
     const conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
     expect((await deliver(p.receiverUrl, messageBody('message.received', conv))).status).toBe(202);
-    const note = await waitFor(async () => (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).find((r) => r.status === 201), 20_000, 100);
+    const note = await waitFor(
+      async () => (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).find((r) => r.status === 201),
+      20_000,
+      100,
+    );
     expectSettingsOnly((note.body as { body: string }).body, [TEST_SECRET, SANDBOX_TOKEN, ...Object.values(SECRETS)]);
   });
 });
@@ -67,13 +87,23 @@ describe('ctx.settings through replay --inline', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-env-'));
     writeFileSync(join(dir, 'message.json'), messageBody('message.received', conv));
     const io = memoryIo({
-      WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN, HANDLERS_DIR: HANDLERS, WEBHOOK_SECRETS: TEST_SECRET,
-      REDIS_URL: 'redis://:redis-url-password@127.0.0.1:1', ENV_PROBE_SETTING: 'probe-value', ...SECRETS,
+      WORKSPACE_API_URL: p.api.baseUrl,
+      WORKSPACE_API_TOKEN: SANDBOX_TOKEN,
+      HANDLERS_DIR: HANDLERS,
+      WEBHOOK_SECRETS: TEST_SECRET,
+      REDIS_URL: 'redis://:redis-url-password@127.0.0.1:1',
+      ENV_PROBE_SETTING: 'probe-value',
+      ...SECRETS,
     });
     expect(await replayCommand.run([dir, '--inline'], io)).toBe(0);
     expect(io.out()).toMatch(/✓ env-probe completed/);
     const note = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).find((r) => r.status === 201);
-    expectSettingsOnly((note!.body as { body: string }).body, [TEST_SECRET, SANDBOX_TOKEN, 'redis-url-password', ...Object.values(SECRETS)]);
+    expectSettingsOnly((note!.body as { body: string }).body, [
+      TEST_SECRET,
+      SANDBOX_TOKEN,
+      'redis-url-password',
+      ...Object.values(SECRETS),
+    ]);
   });
 
   it('a missing or bad setting stops the replay before any delivery, naming the handler, the variable and what is expected', async () => {
@@ -84,9 +114,9 @@ describe('ctx.settings through replay --inline', () => {
     await expect(replayCommand.run([dir, '--inline'], memoryIo(base))).rejects.toThrow(
       'handler "env-probe" settings: ENV_PROBE_SETTING is not set: expected string',
     );
-    await expect(replayCommand.run([dir, '--inline'], memoryIo({ ...base, ENV_PROBE_SETTING: 'x', ENV_PROBE_COUNT: 'many' }))).rejects.toThrow(
-      'handler "env-probe" settings: ENV_PROBE_COUNT is invalid: expected number',
-    );
+    await expect(
+      replayCommand.run([dir, '--inline'], memoryIo({ ...base, ENV_PROBE_SETTING: 'x', ENV_PROBE_COUNT: 'many' })),
+    ).rejects.toThrow('handler "env-probe" settings: ENV_PROBE_COUNT is invalid: expected number');
     expect((await p.requests({ method: 'POST' })).length).toBe(before);
   });
 });

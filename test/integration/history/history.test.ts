@@ -37,10 +37,14 @@ async function historyBytes(redis: Redis, prefix: string): Promise<string> {
 }
 
 async function traced(p: Pipeline, key: string, done: (t: Trace) => boolean): Promise<Trace> {
-  return waitFor(async () => {
-    const t = await readTrace(p.redis, p.prefix, key);
-    return t && done(t) ? t : null;
-  }, 20_000, 50);
+  return waitFor(
+    async () => {
+      const t = await readTrace(p.redis, p.prefix, key);
+      return t && done(t) ? t : null;
+    },
+    20_000,
+    50,
+  );
 }
 
 describe('delivery history through the pipeline', () => {
@@ -59,12 +63,21 @@ describe('delivery history through the pipeline', () => {
     const t = await traced(p, key, (x) => x.handlers['traced-note'] === 'completed');
     expect(t).toMatchObject({ key, event: 'message.received', conversation: String(conv), secretIndex: 0, bytes: Buffer.byteLength(body) });
     expect(Date.parse(t.queuedAt as string)).toBeGreaterThanOrEqual(Date.parse(t.receivedAt as string));
-    expect(t.entries.find((e) => e.kind === 'fanout')).toMatchObject({ handlers: [{ id: 'traced-note', placement: 'queued', priority: 'normal' }] });
+    expect(t.entries.find((e) => e.kind === 'fanout')).toMatchObject({
+      handlers: [{ id: 'traced-note', placement: 'queued', priority: 'normal' }],
+    });
     const [a] = attempts(t);
     expect(a).toMatchObject({ handler: 'traced-note', attempt: 1, outcome: 'completed', steps: [{ name: 'conversation', source: 'run' }] });
-    expect(a?.calls).toEqual([expect.objectContaining({
-      op: 'notes.create', method: 'POST', path: `/conversations/${conv}/notes`, status: 201, replayed: false, idempotencyKey: expect.any(String) as string,
-    })]);
+    expect(a?.calls).toEqual([
+      expect.objectContaining({
+        op: 'notes.create',
+        method: 'POST',
+        path: `/conversations/${conv}/notes`,
+        status: 201,
+        replayed: false,
+        idempotencyKey: expect.any(String) as string,
+      }),
+    ]);
     expect(a!.at).toBeGreaterThanOrEqual(a!.startedAt);
     // Kept HISTORY_TTL (7 days by default) from the last write.
     expect(t.expiresInMs).toBeGreaterThan(6 * 86_400_000);
@@ -76,7 +89,12 @@ describe('delivery history through the pipeline', () => {
     expect((await deliver(p.receiverUrl, body)).status).toBe(202);
     const t = await traced(p, keyOf(body), (x) => x.handlers['traced-note'] === 'completed');
     const [first, second] = attempts(t);
-    expect(first).toMatchObject({ attempt: 1, outcome: 'retry', error: { class: 'Error', message: 'transient failure after writing' }, steps: [{ name: 'conversation', source: 'run' }] });
+    expect(first).toMatchObject({
+      attempt: 1,
+      outcome: 'retry',
+      error: { class: 'Error', message: 'transient failure after writing' },
+      steps: [{ name: 'conversation', source: 'run' }],
+    });
     expect(second).toMatchObject({ attempt: 2, outcome: 'completed', steps: [{ name: 'conversation', source: 'stored' }] });
     expect(first?.calls[0]).toMatchObject({ status: 201, replayed: false });
     expect(second?.calls[0]).toMatchObject({ status: 201, replayed: true, idempotencyKey: first?.calls[0]?.idempotencyKey });
@@ -88,7 +106,12 @@ describe('delivery history through the pipeline', () => {
     const t = await traced(p, keyOf(body), (x) => x.handlers['traced-note'] === 'dead');
     const [a] = attempts(t);
     expect(a).toMatchObject({ outcome: 'dead', error: { class: 'NotFoundError' } });
-    expect(a?.calls.at(-1)).toMatchObject({ method: 'POST', path: '/conversations/987654321/notes', status: 404, error: expect.stringMatching(/^NotFoundError/) as string });
+    expect(a?.calls.at(-1)).toMatchObject({
+      method: 'POST',
+      path: '/conversations/987654321/notes',
+      status: 404,
+      error: expect.stringMatching(/^NotFoundError/) as string,
+    });
   });
 
   it('a run skipped by maxAge says why', async () => {
@@ -134,7 +157,8 @@ describe('delivery history through the pipeline', () => {
     expect(a?.error?.message).toBe('cannot reach [email] or [phone]');
     expect(a?.calls[0]?.path).toBe('/contacts/email:[email]');
     const bytes = await historyBytes(p.redis, p.prefix);
-    for (const s of [SANDBOX_TOKEN, TEST_SECRET, EMAIL, PHONE, SECRET_TEXT, 'alice.pii@example.com', '1234567', 'alice.pii%40']) expect(bytes).not.toContain(s);
+    for (const s of [SANDBOX_TOKEN, TEST_SECRET, EMAIL, PHONE, SECRET_TEXT, 'alice.pii@example.com', '1234567', 'alice.pii%40'])
+      expect(bytes).not.toContain(s);
   });
 });
 

@@ -21,13 +21,37 @@ import { waitFor } from '../../support/wait.js';
  */
 
 const RECEIVED = '2026-06-01T12:00:00.000Z';
-const body = eventBody('message.received', {
-  id: 5, conversation_id: 812, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: RECEIVED,
-}, { id: 'evt_obs_1', createdMs: Date.parse(RECEIVED) });
+const body = eventBody(
+  'message.received',
+  {
+    id: 5,
+    conversation_id: 812,
+    type: 'message',
+    direction: 'inbound',
+    sender_type: 'contact',
+    user_id: null,
+    body: 'hi',
+    content_type: 'text',
+    status: null,
+    created_at: RECEIVED,
+  },
+  { id: 'evt_obs_1', createdMs: Date.parse(RECEIVED) },
+);
 const raw = Buffer.from(body);
 const call: ApiCallFacts = {
-  op: 'contacts.get', method: 'GET', path: '/contacts/email:maria%40example.org', idempotencyKey: undefined, attempt: 1, status: 200, durationMs: 12.4, rateLimitWaitMs: 3.2,
-  priority: 'normal', replayed: false, quotaRemaining: undefined, error: undefined, willRetry: false,
+  op: 'contacts.get',
+  method: 'GET',
+  path: '/contacts/email:maria%40example.org',
+  idempotencyKey: undefined,
+  attempt: 1,
+  status: 200,
+  durationMs: 12.4,
+  rateLimitWaitMs: 3.2,
+  priority: 'normal',
+  replayed: false,
+  quotaRemaining: undefined,
+  error: undefined,
+  willRetry: false,
 };
 
 describe('history as a lifecycle subscriber (real redis-server)', () => {
@@ -47,24 +71,48 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
   });
 
   const ref = (over: Partial<AttemptRef>): AttemptRef => ({
-    kind: 'handler', queue: 'handlers', jobId: 'd/evt_obs_1/notes', key: 'evt_obs_1', handler: 'notes', event: 'message.received',
-    number: 1, attempts: 3, startedAt: Date.now(), traceparent: undefined, ...over,
+    kind: 'handler',
+    queue: 'handlers',
+    jobId: 'd/evt_obs_1/notes',
+    key: 'evt_obs_1',
+    handler: 'notes',
+    event: 'message.received',
+    number: 1,
+    attempts: 3,
+    startedAt: Date.now(),
+    traceparent: undefined,
+    ...over,
   });
-  const traced = (key: string, done: (t: Trace) => boolean) => waitFor(async () => {
-    const t = await readTrace(redis, prefix, key);
-    return t && done(t) ? t : null;
-  });
+  const traced = (key: string, done: (t: Trace) => boolean) =>
+    waitFor(async () => {
+      const t = await readTrace(redis, prefix, key);
+      return t && done(t) ? t : null;
+    });
   const attempts = (t: Trace) => t.entries.filter((e): e is AttemptEntry => e.kind === 'attempt');
 
   it('receipt and fan-out (from the envelope the worker parsed), then attempts with steps, calls and outcomes', async () => {
     const delivery: DeliveryFacts = {
-      key: 'evt_obs_1', name: 'message.received', receivedAt: RECEIVED, queuedAt: Date.parse(RECEIVED) + 5, secretIndex: 1, bytes: raw.byteLength, source: 'webhook',
-      traceparent: undefined, raw, job: { queue: 'events', id: '1', attempt: 1 },
+      key: 'evt_obs_1',
+      name: 'message.received',
+      receivedAt: RECEIVED,
+      queuedAt: Date.parse(RECEIVED) + 5,
+      secretIndex: 1,
+      bytes: raw.byteLength,
+      source: 'webhook',
+      traceparent: undefined,
+      raw,
+      job: { queue: 'events', id: '1', attempt: 1 },
     };
     bus.within({ type: 'received', delivery }, () => undefined);
     bus.emit({
-      type: 'fanned-out', delivery, envelope: parseEnvelope(raw), ok: true,
-      runs: [{ id: 'notes', placement: 'queued', priority: 'normal' }, { id: 'digest', placement: 'debounced', priority: 'low' }],
+      type: 'fanned-out',
+      delivery,
+      envelope: parseEnvelope(raw),
+      ok: true,
+      runs: [
+        { id: 'notes', placement: 'queued', priority: 'normal' },
+        { id: 'digest', placement: 'debounced', priority: 'low' },
+      ],
     });
 
     // First attempt: a stored step, one that ran, one that never finished; a call; then a retry.
@@ -90,7 +138,11 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
       return { kind: 'completed' as const, result: { ms: 0, skipped: 'burst_gone' } };
     });
     // The processor failed (Redis): an error attempt, and the error goes on.
-    await expect(bus.attempt(ref({ number: 3 }), async () => { throw new Error('connection lost'); })).rejects.toThrow('connection lost');
+    await expect(
+      bus.attempt(ref({ number: 3 }), async () => {
+        throw new Error('connection lost');
+      }),
+    ).rejects.toThrow('connection lost');
     await bus.attempt(ref({ number: 3 }), async (o) => {
       o?.ran({ event: 'message.received', outcome: 'dead', ms: 1 });
       return { kind: 'dead' as const, reason: 'HandlerConfigError: missing setting' };
@@ -98,20 +150,57 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
 
     const t = await traced('evt_obs_1', (x) => attempts(x).length === 5);
     expect(t).toMatchObject({
-      receivedAt: RECEIVED, queuedAt: new Date(Date.parse(RECEIVED) + 5).toISOString(), bytes: raw.byteLength, secretIndex: 1, source: 'webhook',
-      event: 'message.received', conversation: '812', state: null, handlers: { notes: 'dead', digest: 'skipped' },
+      receivedAt: RECEIVED,
+      queuedAt: new Date(Date.parse(RECEIVED) + 5).toISOString(),
+      bytes: raw.byteLength,
+      secretIndex: 1,
+      source: 'webhook',
+      event: 'message.received',
+      conversation: '812',
+      state: null,
+      handlers: { notes: 'dead', digest: 'skipped' },
     });
     const fanOut = t.entries.find((e) => e.kind === 'fanout');
-    expect(fanOut).toMatchObject({ handlers: [{ id: 'notes', placement: 'queued', priority: 'normal' }, { id: 'digest', placement: 'debounced', priority: 'low' }] });
+    expect(fanOut).toMatchObject({
+      handlers: [
+        { id: 'notes', placement: 'queued', priority: 'normal' },
+        { id: 'digest', placement: 'debounced', priority: 'low' },
+      ],
+    });
     const [first, delayed, skipped, failed, dead] = attempts(t);
     expect(first).toMatchObject({
-      handler: 'notes', attempt: 1, outcome: 'retry', error: { class: 'TypeError', message: 'boom for [email]' },
-      steps: [{ name: 'lookup', source: 'stored' }, { name: 'create', source: 'run' }, { name: 'notify', source: 'failed' }],
-      calls: [{ op: 'contacts.get', method: 'GET', path: '/contacts/email:[email]', status: 200, idempotencyKey: null, replayed: false, ms: 12, waitMs: 3, try: 1 }],
+      handler: 'notes',
+      attempt: 1,
+      outcome: 'retry',
+      error: { class: 'TypeError', message: 'boom for [email]' },
+      steps: [
+        { name: 'lookup', source: 'stored' },
+        { name: 'create', source: 'run' },
+        { name: 'notify', source: 'failed' },
+      ],
+      calls: [
+        {
+          op: 'contacts.get',
+          method: 'GET',
+          path: '/contacts/email:[email]',
+          status: 200,
+          idempotencyKey: null,
+          replayed: false,
+          ms: 12,
+          waitMs: 3,
+          try: 1,
+        },
+      ],
     });
     expect(first?.job).toBeUndefined();
     expect(first?.at).toBeGreaterThanOrEqual(first?.startedAt as number);
-    expect(delayed).toMatchObject({ attempt: 2, outcome: 'delay', error: { class: 'delay', message: 'run again at 2026-06-01T12:05:00.000Z' }, steps: [], calls: [] });
+    expect(delayed).toMatchObject({
+      attempt: 2,
+      outcome: 'delay',
+      error: { class: 'delay', message: 'run again at 2026-06-01T12:05:00.000Z' },
+      steps: [],
+      calls: [],
+    });
     expect(skipped).toMatchObject({ handler: 'digest', job: 'burst-7', outcome: 'skipped', skipped: 'burst_gone' });
     expect(await redis.get(historyKeys(prefix).job('burst-7'))).toBe('evt_obs_1');
     expect(failed).toMatchObject({ attempt: 3, outcome: 'error', error: { class: 'Error', message: 'connection lost' } });
@@ -121,23 +210,50 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
   it('an invalid delivery, and a schedule run recorded as a delivery of its own (a delay counts: a schedule always runs)', async () => {
     const bad = Buffer.from('{"nope": true}');
     const delivery: DeliveryFacts = {
-      key: 'evt_obs_bad', name: null, receivedAt: RECEIVED, queuedAt: Date.parse(RECEIVED), secretIndex: 0, bytes: bad.byteLength, source: 'webhook',
-      traceparent: undefined, raw: bad, job: { queue: 'events', id: '2', attempt: 1 },
+      key: 'evt_obs_bad',
+      name: null,
+      receivedAt: RECEIVED,
+      queuedAt: Date.parse(RECEIVED),
+      secretIndex: 0,
+      bytes: bad.byteLength,
+      source: 'webhook',
+      traceparent: undefined,
+      raw: bad,
+      job: { queue: 'events', id: '2', attempt: 1 },
     };
-    bus.emit({ type: 'fanned-out', delivery, envelope: parseEnvelope(bad), ok: false, error: Object.assign(new Error('missing_event_name: no event name'), { code: 'invalid_delivery' }) });
+    bus.emit({
+      type: 'fanned-out',
+      delivery,
+      envelope: parseEnvelope(bad),
+      ok: false,
+      error: Object.assign(new Error('missing_event_name: no event name'), { code: 'invalid_delivery' }),
+    });
     // Any other failure of fan-out (Redis) is retried: nothing recorded.
-    bus.emit({ type: 'fanned-out', delivery: { ...delivery, key: 'evt_obs_retried' }, envelope: undefined, ok: false, error: new Error('connection lost') });
+    bus.emit({
+      type: 'fanned-out',
+      delivery: { ...delivery, key: 'evt_obs_retried' },
+      envelope: undefined,
+      ok: false,
+      error: new Error('connection lost'),
+    });
 
     const tick = Date.parse('2026-06-01T13:00:00.000Z');
     const key = `schedule:nightly:${new Date(tick).toISOString()}`;
-    await bus.attempt(ref({ kind: 'schedule', queue: 'schedules', jobId: 'repeat:nightly:1', key, handler: 'nightly', event: 'schedule', tick }), async () =>
-      ({ kind: 'delay' as const, until: tick + 60_000 }));
+    await bus.attempt(
+      ref({ kind: 'schedule', queue: 'schedules', jobId: 'repeat:nightly:1', key, handler: 'nightly', event: 'schedule', tick }),
+      async () => ({ kind: 'delay' as const, until: tick + 60_000 }),
+    );
 
     const invalid = await traced('evt_obs_bad', (x) => x.entries.length > 0);
     expect(invalid).toMatchObject({ state: 'invalid', event: null, bytes: bad.byteLength });
     expect(invalid.entries).toEqual([expect.objectContaining({ kind: 'invalid', reason: 'missing_event_name: no event name' })]);
     const run = await traced(key, (x) => attempts(x).length === 1);
-    expect(run).toMatchObject({ source: 'schedule', event: 'schedule', receivedAt: new Date(tick).toISOString(), handlers: { nightly: 'delay' } });
+    expect(run).toMatchObject({
+      source: 'schedule',
+      event: 'schedule',
+      receivedAt: new Date(tick).toISOString(),
+      handlers: { nightly: 'delay' },
+    });
     expect(attempts(run)[0]).toMatchObject({ handler: 'nightly', job: 'repeat:nightly:1', outcome: 'delay' });
     expect(await readTrace(redis, prefix, 'evt_obs_retried')).toBeNull();
   });
@@ -146,19 +262,37 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
     // A placed run may start, and even end, before fan-out ends (the worker emits fanned-out after placing every run):
     // the trial printed an attempt at +72 ms before the fan-out at +119 ms.
     const delivery: DeliveryFacts = {
-      key: 'evt_obs_order', name: 'message.received', receivedAt: new Date().toISOString(), queuedAt: Date.now(), secretIndex: 0, bytes: raw.byteLength, source: 'webhook',
-      traceparent: undefined, raw, job: { queue: 'events', id: '9', attempt: 1 },
+      key: 'evt_obs_order',
+      name: 'message.received',
+      receivedAt: new Date().toISOString(),
+      queuedAt: Date.now(),
+      secretIndex: 0,
+      bytes: raw.byteLength,
+      source: 'webhook',
+      traceparent: undefined,
+      raw,
+      job: { queue: 'events', id: '9', attempt: 1 },
     };
     const before = Date.now();
     await bus.within({ type: 'received', delivery }, async () => {
-      const run = (handler: string, startedAt: number) => bus.attempt(ref({ key: 'evt_obs_order', jobId: `d/evt_obs_order/${handler}`, handler, startedAt }), async (o) => {
-        o?.ran({ event: 'message.received', outcome: 'completed', ms: 1 });
-        return { kind: 'completed' as const, result: { ms: 1 } };
-      });
+      const run = (handler: string, startedAt: number) =>
+        bus.attempt(ref({ key: 'evt_obs_order', jobId: `d/evt_obs_order/${handler}`, handler, startedAt }), async (o) => {
+          o?.ran({ event: 'message.received', outcome: 'completed', ms: 1 });
+          return { kind: 'completed' as const, result: { ms: 1 } };
+        });
       // "late" started first and ends last; "early" started after it and ends first.
       await run('early', before + 60);
       await run('late', before + 50);
-      bus.emit({ type: 'fanned-out', delivery, envelope: parseEnvelope(raw), ok: true, runs: [{ id: 'late', placement: 'queued', priority: 'normal' }, { id: 'early', placement: 'queued', priority: 'normal' }] });
+      bus.emit({
+        type: 'fanned-out',
+        delivery,
+        envelope: parseEnvelope(raw),
+        ok: true,
+        runs: [
+          { id: 'late', placement: 'queued', priority: 'normal' },
+          { id: 'early', placement: 'queued', priority: 'normal' },
+        ],
+      });
     });
     const t = await traced('evt_obs_order', (x) => attempts(x).length === 2 && x.entries.some((e) => e.kind === 'fanout'));
     expect(t.entries.map((e) => (e.kind === 'attempt' ? e.handler : e.kind))).toEqual(['fanout', 'late', 'early']);
@@ -166,10 +300,12 @@ describe('history as a lifecycle subscriber (real redis-server)', () => {
     expect(fanOut.at).toBeGreaterThanOrEqual(before);
     expect(fanOut.at).toBeLessThanOrEqual(before + 50);
     // The lines of `trace`, each `+N ms  what`: in this order, their times never going back.
-    const shown = formatTrace(t).split('\n').filter((l) => /^ {2}[+-]\d+ ms/.test(l)).map((l) => /^ {2}([+-]\d+) ms\s+(\S+)/.exec(l)!.slice(1));
+    const shown = formatTrace(t)
+      .split('\n')
+      .filter((l) => /^ {2}[+-]\d+ ms/.test(l))
+      .map((l) => /^ {2}([+-]\d+) ms\s+(\S+)/.exec(l)!.slice(1));
     expect(shown.map(([, what]) => what)).toEqual(['received', 'queued', 'fan-out:', 'late', 'early']);
     const times = shown.map(([ms]) => Number(ms));
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 });
-

@@ -15,25 +15,47 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const RECEIVED = new Date(Date.now() - 1_000).toISOString();
 const receipt: Receipt = { receivedAt: RECEIVED, queuedAt: Date.parse(RECEIVED) + 5, secretIndex: 0, bytes: 321, source: 'webhook' };
-const facts: FanOutFacts = { event: 'message.received', conversation: '812', contact: '7', handlers: [{ id: 'notes', placement: 'queued', priority: 'normal' }] };
-const attempt = (at: number): AttemptEntry => ({ kind: 'attempt', at, startedAt: at - 40, handler: 'notes', attempt: 1, outcome: 'completed', steps: [], calls: [] });
+const facts: FanOutFacts = {
+  event: 'message.received',
+  conversation: '812',
+  contact: '7',
+  handlers: [{ id: 'notes', placement: 'queued', priority: 'normal' }],
+};
+const attempt = (at: number): AttemptEntry => ({
+  kind: 'attempt',
+  at,
+  startedAt: at - 40,
+  handler: 'notes',
+  attempt: 1,
+  outcome: 'completed',
+  steps: [],
+  calls: [],
+});
 
-describe('history writer: one delivery\'s writes in one batch (real redis-server)', () => {
+describe("history writer: one delivery's writes in one batch (real redis-server)", () => {
   let redis: Redis;
-  beforeAll(() => { redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null }); });
-  afterAll(() => { redis.disconnect(); });
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  });
+  afterAll(() => {
+    redis.disconnect();
+  });
 
   /** A writer whose pipelines count the history scripts they carry. */
   function countingWriter(prefix: string): { writer: HistoryWriter; scripts: () => number; prefix: string } {
     let n = 0;
     const client = redis.duplicate();
     const pipeline = client.pipeline.bind(client);
-    client.pipeline = ((...args: Parameters<typeof client.pipeline>) => {
+    client.pipeline = (...args: Parameters<typeof client.pipeline>) => {
       const p = pipeline(...args) as ReturnType<typeof client.pipeline> & { historyWrite?: (...a: unknown[]) => unknown };
       const write = p.historyWrite;
-      if (write) p.historyWrite = (...a: unknown[]) => { n++; return write.apply(p, a); };
+      if (write)
+        p.historyWrite = (...a: unknown[]) => {
+          n++;
+          return write.apply(p, a);
+        };
       return p;
-    });
+    };
     return { writer: new HistoryWriter(client, { prefix, ttlMs: 3_600_000 }, memoryLogger().log), scripts: () => n, prefix };
   }
 
@@ -61,7 +83,13 @@ describe('history writer: one delivery\'s writes in one batch (real redis-server
     const a = await state(merged.prefix, 'evt_m');
     const b = await state(apart.prefix, 'evt_m');
     expect(a).toEqual(b);
-    expect(a).toMatchObject({ handlers: { notes: 'completed' }, event: 'message.received', conversation: '812', kinds: ['fanout', 'attempt'], indexed: String(Date.parse(RECEIVED)) });
+    expect(a).toMatchObject({
+      handlers: { notes: 'completed' },
+      event: 'message.received',
+      conversation: '812',
+      kinds: ['fanout', 'attempt'],
+      indexed: String(Date.parse(RECEIVED)),
+    });
   });
 
   it('attempt before its fan-out in one batch (another process was quicker): the outcome stays, not the placement', async () => {
@@ -73,6 +101,10 @@ describe('history writer: one delivery\'s writes in one batch (real redis-server
     writer.flush();
     await settle();
     expect(scripts()).toBe(1);
-    expect(await state(prefix, 'evt_f')).toMatchObject({ handlers: { notes: 'completed' }, kinds: ['fanout', 'attempt'], indexed: String(Date.parse(RECEIVED)) });
+    expect(await state(prefix, 'evt_f')).toMatchObject({
+      handlers: { notes: 'completed' },
+      kinds: ['fanout', 'attempt'],
+      indexed: String(Date.parse(RECEIVED)),
+    });
   });
 });

@@ -4,7 +4,13 @@ import { register as globalRegistry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkError, QuotaExhaustedError, RateLimitedError } from '../../../src/api/errors.js';
 import type { CallEvent } from '../../../src/api/transport.js';
-import { composeReceiverHooks, composeWorkerHooks, createMetrics, createMetricsApp, DELIVERY_OUTCOMES } from '../../../src/metrics/index.js';
+import {
+  composeReceiverHooks,
+  composeWorkerHooks,
+  createMetrics,
+  createMetricsApp,
+  DELIVERY_OUTCOMES,
+} from '../../../src/metrics/index.js';
 import type { DeliveryReport } from '../../../src/receiver/outcomes.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE, ingestKeys } from '../../../src/queue/names.js';
 import { pauseHandlers, resumeHandlers } from '../../../src/queue/pause.js';
@@ -12,8 +18,22 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { parseSamples, valueOf } from '../../support/prom-text.js';
 
 const call = (over: Partial<CallEvent>): CallEvent => ({
-  op: 'contacts.get', method: 'GET', path: '/contacts/1', idempotencyKey: undefined, body: undefined, attempt: 1, status: 200, durationMs: 12, rateLimitWaitMs: 0, priority: 'normal', replayed: false,
-  rateLimitRemaining: undefined, quotaRemaining: undefined, error: undefined, willRetry: false, ...over,
+  op: 'contacts.get',
+  method: 'GET',
+  path: '/contacts/1',
+  idempotencyKey: undefined,
+  body: undefined,
+  attempt: 1,
+  status: 200,
+  durationMs: 12,
+  rateLimitWaitMs: 0,
+  priority: 'normal',
+  replayed: false,
+  rateLimitRemaining: undefined,
+  quotaRemaining: undefined,
+  error: undefined,
+  willRetry: false,
+  ...over,
 });
 
 describe('metrics: hooks to Prometheus text', () => {
@@ -56,18 +76,53 @@ describe('metrics: hooks to Prometheus text', () => {
     h.onHandler?.({ handler: 'lead-won', event: 'lead.won', outcome: 'completed', ms: 40 });
     h.onHandler?.({ handler: 'lead-won', event: 'lead.won', outcome: 'retry', ms: 2_000 });
     h.onHandler?.({ handler: 'away-reply', event: 'message.received', outcome: 'dead', ms: 3 });
-    h.onApiCall?.(call({ op: 'contacts.get', status: 200, durationMs: 20, rateLimitWaitMs: 0, rateLimitRemaining: 29, quotaRemaining: 9_990 }));
-    h.onApiCall?.(call({ op: 'tasks.create', method: 'POST', status: 429, durationMs: 5, rateLimitWaitMs: 1_500, willRetry: true, error: new RateLimitedError({ status: 429, message: 'slow down', retryAfterMs: 1_000 }) }));
-    h.onApiCall?.(call({ op: 'tasks.create', method: 'POST', status: 201, durationMs: 30, rateLimitWaitMs: 7_000, priority: 'high', quotaRemaining: 9_989 }));
-    h.onApiCall?.(call({ op: 'contacts.get', status: 0, durationMs: 10, error: new NetworkError({ message: 'ECONNRESET' }), willRetry: true }));
-    h.onApiCall?.(call({ op: 'contacts.get', status: 0, durationMs: 0, error: new QuotaExhaustedError({ status: 0, message: 'spent', resetAt: new Date() }) }));
+    h.onApiCall?.(
+      call({ op: 'contacts.get', status: 200, durationMs: 20, rateLimitWaitMs: 0, rateLimitRemaining: 29, quotaRemaining: 9_990 }),
+    );
+    h.onApiCall?.(
+      call({
+        op: 'tasks.create',
+        method: 'POST',
+        status: 429,
+        durationMs: 5,
+        rateLimitWaitMs: 1_500,
+        willRetry: true,
+        error: new RateLimitedError({ status: 429, message: 'slow down', retryAfterMs: 1_000 }),
+      }),
+    );
+    h.onApiCall?.(
+      call({
+        op: 'tasks.create',
+        method: 'POST',
+        status: 201,
+        durationMs: 30,
+        rateLimitWaitMs: 7_000,
+        priority: 'high',
+        quotaRemaining: 9_989,
+      }),
+    );
+    h.onApiCall?.(
+      call({ op: 'contacts.get', status: 0, durationMs: 10, error: new NetworkError({ message: 'ECONNRESET' }), willRetry: true }),
+    );
+    h.onApiCall?.(
+      call({
+        op: 'contacts.get',
+        status: 0,
+        durationMs: 0,
+        error: new QuotaExhaustedError({ status: 0, message: 'spent', resetAt: new Date() }),
+      }),
+    );
 
     let s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_handler_runs_total', { handler: 'lead-won', event: 'lead.won', outcome: 'completed' })).toBe(1);
     expect(valueOf(s, 'switchyard_handler_runs_total', { handler: 'lead-won', event: 'lead.won', outcome: 'retry' })).toBe(1);
     expect(valueOf(s, 'switchyard_handler_runs_total', { handler: 'away-reply', event: 'message.received', outcome: 'dead' })).toBe(1);
-    expect(valueOf(s, 'switchyard_handler_duration_seconds_bucket', { handler: 'lead-won', event: 'lead.won', outcome: 'retry', le: '2.5' })).toBe(1);
-    expect(valueOf(s, 'switchyard_handler_duration_seconds_sum', { handler: 'lead-won', event: 'lead.won', outcome: 'completed' })).toBeCloseTo(0.04);
+    expect(
+      valueOf(s, 'switchyard_handler_duration_seconds_bucket', { handler: 'lead-won', event: 'lead.won', outcome: 'retry', le: '2.5' }),
+    ).toBe(1);
+    expect(
+      valueOf(s, 'switchyard_handler_duration_seconds_sum', { handler: 'lead-won', event: 'lead.won', outcome: 'completed' }),
+    ).toBeCloseTo(0.04);
 
     expect(valueOf(s, 'switchyard_api_calls_total', { op: 'contacts.get', status: '200' })).toBe(1);
     expect(valueOf(s, 'switchyard_api_calls_total', { op: 'tasks.create', status: '429' })).toBe(1);
@@ -120,7 +175,9 @@ describe('metrics: hooks to Prometheus text', () => {
     expect(valueOf(sb, 'switchyard_deliveries_total', { outcome: 'accepted' })).toBe(0);
     expect(sa.some((x) => x.name === 'process_cpu_user_seconds_total')).toBe(true);
     expect(sa.some((x) => x.name === 'nodejs_heap_size_used_bytes')).toBe(true);
-    expect(parseSamples(await createMetrics({ prefix: 'c', defaultMetrics: false }).scrape()).some((x) => x.name.startsWith('process_'))).toBe(false);
+    expect(
+      parseSamples(await createMetrics({ prefix: 'c', defaultMetrics: false }).scrape()).some((x) => x.name.startsWith('process_')),
+    ).toBe(false);
     // Without Redis there is no queue state to report, rather than misleading zeros.
     expect(sa.some((x) => x.name === 'switchyard_queue_jobs' || x.name === 'switchyard_redis_up')).toBe(false);
   });
@@ -130,7 +187,11 @@ describe('metrics: hooks to Prometheus text', () => {
     const seen: DeliveryReport[] = [];
     const stored: string[] = [];
     const hooks = composeReceiverHooks(
-      { onDelivery: () => { throw new Error('a broken observer'); } },
+      {
+        onDelivery: () => {
+          throw new Error('a broken observer');
+        },
+      },
       metrics.receiverHooks,
       { onDelivery: (r) => seen.push(r), onStored: (d) => stored.push(d.key) },
       undefined,
@@ -182,7 +243,10 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
   });
 
   it('reports job counts per queue and state, the inbox length and the shared pause state', async () => {
-    await events.addBulk([{ name: 'delivery', data: { n: 1 } }, { name: 'delivery', data: { n: 2 } }]);
+    await events.addBulk([
+      { name: 'delivery', data: { n: 1 } },
+      { name: 'delivery', data: { n: 2 } },
+    ]);
     await handlers.add('run', { n: 3 }, { delay: 60_000 });
     await redis.rpush(ingestKeys(prefix).inbox, 'a', 'b', 'c');
 
@@ -197,7 +261,12 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
     expect(valueOf(s, 'switchyard_handlers_paused')).toBe(0);
 
     // Paused by any process (here: directly in Redis): every process's scrape shows it.
-    await pauseHandlers(redis, { high: handlers, normal: handlers, low: handlers }, prefix, { reason: 'token_expired', code: 'token_expired', at: new Date().toISOString(), tokenHash: null });
+    await pauseHandlers(redis, { high: handlers, normal: handlers, low: handlers }, prefix, {
+      reason: 'token_expired',
+      code: 'token_expired',
+      at: new Date().toISOString(),
+      tokenHash: null,
+    });
     await redis.lpop(ingestKeys(prefix).inbox);
     s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_handlers_paused')).toBe(1);
@@ -217,7 +286,12 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
   });
 
   it('still answers quickly, with redis_up 0, when Redis does not', async () => {
-    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => {});
     extra.push(dead);
     const metrics = createMetrics({ prefix, redis: dead, defaultMetrics: false });

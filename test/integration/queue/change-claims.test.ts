@@ -12,8 +12,12 @@ const reconciled = (deliveryKey: string, atMs: number) => ({ deliveryKey, source
 
 describe('change claims (real Redis)', () => {
   let redis: Redis;
-  beforeAll(() => { redis = new Redis(testRedisUrl()); });
-  afterAll(() => { redis.disconnect(); });
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl());
+  });
+  afterAll(() => {
+    redis.disconnect();
+  });
 
   it('a claim belongs to its world: a fresh sandbox (new world) claims the same record ids anew, and reconcile counts only its own', async () => {
     const prefix = uniquePrefix('world');
@@ -126,7 +130,12 @@ describe('change claims (real Redis)', () => {
     expect(await claims.received([{ changeKey: lead7, afterMs: T, deliveryKey: reconcileDeliveryKey(lead7, null, T) }])).toEqual([true]);
     // A claim of unknown time counts as received (nothing to tell it was earlier).
     await redis.set(changeClaimKey(prefix, 'conversation.opened:9'), 'evt_untimed', 'PX', HOUR);
-    expect(await claims.received([{ changeKey: 'conversation.opened:9', afterMs: T, deliveryKey: 'rc:x~1' }, { changeKey: 'conversation.opened:10', afterMs: T, deliveryKey: 'rc:y~1' }])).toEqual([true, false]);
+    expect(
+      await claims.received([
+        { changeKey: 'conversation.opened:9', afterMs: T, deliveryKey: 'rc:x~1' },
+        { changeKey: 'conversation.opened:10', afterMs: T, deliveryKey: 'rc:y~1' },
+      ]),
+    ).toEqual([true, false]);
     expect(await claims.claim('conversation.opened:9', reconciled(reconcileDeliveryKey('conversation.opened:9', null, T), T))).toBe(false);
   });
 });

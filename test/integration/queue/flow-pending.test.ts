@@ -9,7 +9,8 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
 afterAll(() => redis.disconnect());
 
-const deliveries = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `evt_${i}`, receivedAt: new Date(1_800_000_000_000 + i).toISOString() }));
+const deliveries = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: `evt_${i}`, receivedAt: new Date(1_800_000_000_000 + i).toISOString() }));
 
 /** Marks deliveries pending as the ingest script does (receipt ms → key). */
 async function markPendingFanOut(prefix: string, ds: readonly { key: string; receivedAt: string }[]): Promise<void> {
@@ -20,7 +21,10 @@ async function markPendingFanOut(prefix: string, ds: readonly { key: string; rec
 async function sent(fn: () => Promise<void>): Promise<string[]> {
   const names: string[] = [];
   const original = redis.sendCommand.bind(redis);
-  redis.sendCommand = ((cmd: { name: string }) => { names.push(cmd.name); return original(cmd as never); });
+  redis.sendCommand = (cmd: { name: string }) => {
+    names.push(cmd.name);
+    return original(cmd as never);
+  };
   try {
     await fn();
   } finally {
@@ -36,11 +40,13 @@ describe('pending fan-out clears', () => {
     await markPendingFanOut(prefix, deliveries(5));
     const clears = new PendingFanOutClears(redis, prefix);
     const names = await sent(async () => {
-      await Promise.all(['evt_0', 'evt_2', 'evt_4'].map(async (k) => {
-        await clears.clear(k);
-        // Settled: its delivery is off the set already.
-        expect(await redis.zscore(key, k)).toBeNull();
-      }));
+      await Promise.all(
+        ['evt_0', 'evt_2', 'evt_4'].map(async (k) => {
+          await clears.clear(k);
+          // Settled: its delivery is off the set already.
+          expect(await redis.zscore(key, k)).toBeNull();
+        }),
+      );
     });
     expect(names.filter((n) => n === 'zrem')).toHaveLength(1);
     expect(await redis.zrange(key, '0', '-1')).toEqual(['evt_1', 'evt_3']);
@@ -69,9 +75,14 @@ describe('the pending fan-out set from ingest on', () => {
     const prefix = uniquePrefix('pending');
     const store = new IngestStore(redis, prefix, 60_000);
     const at = (ms: number) => new Date(ms).toISOString();
-    const put = (key: string, ms: number) => store.put({ key, name: 'message.received', receivedAt: at(ms), secretIndex: 0, body: '{}', headers: {} });
+    const put = (key: string, ms: number) =>
+      store.put({ key, name: 'message.received', receivedAt: at(ms), secretIndex: 0, body: '{}', headers: {} });
     expect(await oldestPendingFanOut(redis, prefix)).toBeNull();
-    expect(await Promise.all([put('late', 2_000_000_000_000), put('early', 1_900_000_000_000), put('late', 1_800_000_000_000)])).toEqual(['accepted', 'accepted', 'duplicate']);
+    expect(await Promise.all([put('late', 2_000_000_000_000), put('early', 1_900_000_000_000), put('late', 1_800_000_000_000)])).toEqual([
+      'accepted',
+      'accepted',
+      'duplicate',
+    ]);
     expect(await oldestPendingFanOut(redis, prefix)).toEqual({ key: 'early', at: 1_900_000_000_000 });
     expect(await redis.zscore(ingestKeys(prefix).pendingFanOut, 'late')).toBe('2000000000000');
     // Still in the inbox: pending from the moment it was stored.

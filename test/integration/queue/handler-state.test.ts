@@ -5,8 +5,12 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 describe('handler state (real Redis)', () => {
   const clients: Redis[] = [];
-  beforeAll(() => { for (let i = 0; i < 4; i++) clients.push(new Redis(testRedisUrl())); });
-  afterAll(() => { for (const c of clients) c.disconnect(); });
+  beforeAll(() => {
+    for (let i = 0; i < 4; i++) clients.push(new Redis(testRedisUrl()));
+  });
+  afterAll(() => {
+    for (const c of clients) c.disconnect();
+  });
 
   it('keeps a JSON value per handler and key until its TTL', async () => {
     const prefix = uniquePrefix('state');
@@ -23,8 +27,16 @@ describe('handler state (real Redis)', () => {
   it('loses no update when many runs update the same key at once (four connections, 400 increments)', async () => {
     const prefix = uniquePrefix('state');
     const stores = clients.map((c) => new HandlerStateStore(c, prefix));
-    await Promise.all(Array.from({ length: 400 }, (_, i) => (stores[i % 4] as HandlerStateStore)
-      .update('counter', 'contact:7', (cur) => ({ n: ((cur as { n?: number } | undefined)?.n ?? 0) + 1 }), 60_000)));
+    await Promise.all(
+      Array.from({ length: 400 }, (_, i) =>
+        (stores[i % 4] as HandlerStateStore).update(
+          'counter',
+          'contact:7',
+          (cur) => ({ n: ((cur as { n?: number } | undefined)?.n ?? 0) + 1 }),
+          60_000,
+        ),
+      ),
+    );
     expect(await stores[0]?.get('counter', 'contact:7')).toEqual({ n: 400 });
   });
 
@@ -37,7 +49,16 @@ describe('handler state (real Redis)', () => {
   it('a writer that threw or was killed holds the key no longer: the next update goes through', async () => {
     const redis = clients[0] as Redis;
     const store = new HandlerStateStore(redis, uniquePrefix('state'));
-    await expect(store.update('h', 'k', () => { throw new Error('handler bug'); }, 60_000)).rejects.toThrow('handler bug');
+    await expect(
+      store.update(
+        'h',
+        'k',
+        () => {
+          throw new Error('handler bug');
+        },
+        60_000,
+      ),
+    ).rejects.toThrow('handler bug');
     expect(await redis.exists(`${store.keyOf('h', 'k')}:lock`)).toBe(0);
     // A killed process's lock (its lease running out soon) delays the next writer, never blocks it.
     await redis.set(`${store.keyOf('h', 'k')}:lock`, 'dead-writer', 'PX', 300);

@@ -31,7 +31,12 @@ afterAll(async () => {
 });
 
 const delivery = (key: string, body = `{"event_id":"${key}","event":"lead.won"}`): StoredDelivery => ({
-  key, name: 'lead.won', receivedAt: new Date().toISOString(), secretIndex: 0, headers: { 'content-type': 'application/json' }, body,
+  key,
+  name: 'lead.won',
+  receivedAt: new Date().toISOString(),
+  secretIndex: 0,
+  headers: { 'content-type': 'application/json' },
+  body,
 });
 
 /** Script runs that touched `inbox`, as Redis itself saw them (MONITOR). */
@@ -54,7 +59,9 @@ async function scriptRuns(inbox: string, work: () => Promise<void>): Promise<num
 
 describe('IngestStore group commit', () => {
   let redis: Redis;
-  beforeAll(() => { redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null }); });
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  });
   afterAll(() => redis.disconnect());
 
   it('writes one turn of deliveries with one script run; repeats in the batch are duplicates; order is kept', async () => {
@@ -96,7 +103,11 @@ describe('IngestStore group commit', () => {
       store.put(delivery('empty', ''), Buffer.alloc(0)),
     ]);
     const items = (await redis.lrange(ingestKeys(prefix).inbox, 0, -1)).map((raw) => decodeInboxItem(raw));
-    expect(items.map((d) => [d.key, d.body])).toEqual([['as-text', body], ['as-bytes', body], ['empty', '']]);
+    expect(items.map((d) => [d.key, d.body])).toEqual([
+      ['as-text', body],
+      ['as-bytes', body],
+      ['empty', ''],
+    ]);
   });
 
   it('a batch the script cannot finish writes nothing: no key is claimed, so the retry is accepted', async () => {

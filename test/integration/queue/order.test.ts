@@ -13,7 +13,9 @@ afterAll(() => redis.disconnect());
 function run(n: number, at: number, received = 1_000 + n): QueuedJob & { data: HandlerJobData & { order: OrderRef } } {
   const jobId = `j${n}`;
   const data = {
-    key: `evt_${n}`, handlerId: 'h', receivedAt: new Date(received).toISOString(),
+    key: `evt_${n}`,
+    handlerId: 'h',
+    receivedAt: new Date(received).toISOString(),
     event: { id: `evt_${n}`, name: 'message.received' as const, createdAt: new Date(at).toISOString(), data: {} },
     order: { key: 'conversation:1', member: orderMember(received, jobId), at },
   };
@@ -24,7 +26,9 @@ describe('order lines (Redis)', () => {
   it('an earlier event fanned out after a later one became the head goes first: the later run parks, then is promoted', async () => {
     const gate = new OrderGate(redis, uniquePrefix('order'), { doneTtlMs: 60_000 });
     const added: string[] = [];
-    const add = async (j: QueuedJob, parked = false) => { added.push(`${parked ? 'promote' : 'add'} ${j.opts.jobId}`); };
+    const add = async (j: QueuedJob, parked = false) => {
+      added.push(`${parked ? 'promote' : 'add'} ${j.opts.jobId}`);
+    };
     const [first, second] = [run(1, 100), run(2, 200)];
     // 2 reaches an idle line first and becomes its head; 1 (created earlier) waits behind it.
     expect(await gate.enqueue(second, second.data.order)).toBe('add');
@@ -82,14 +86,21 @@ describe('order lines (Redis)', () => {
     expect(await gate.claim(r.data, 'j1', async () => undefined)).toEqual({ kind: 'run', lastAppliedAt: null });
   });
 
-  it('a run waits while a stopped pump still holds a delivery received before its own; a live pump\'s batch does not hold it', async () => {
+  it("a run waits while a stopped pump still holds a delivery received before its own; a live pump's batch does not hold it", async () => {
     const prefix = uniquePrefix('order');
     const gate = new OrderGate(redis, prefix, { doneTtlMs: 60_000, holdMs: 60_000 });
     const keys = ingestKeys(prefix);
     const now = Date.now();
     const r = run(1, now - 50, now);
     expect(await gate.enqueue(r, r.data.order)).toBe('add');
-    const item = encodeInboxItem({ key: 'evt_stranded', name: 'message.received', receivedAt: new Date(now - 300).toISOString(), secretIndex: 0, headers: {}, body: '{}' });
+    const item = encodeInboxItem({
+      key: 'evt_stranded',
+      name: 'message.received',
+      receivedAt: new Date(now - 300).toISOString(),
+      secretIndex: 0,
+      headers: {},
+      body: '{}',
+    });
     await redis.sadd(keys.pumps, 'p-live', 'p-dead');
     await redis.set(keys.heartbeat('p-live'), '1');
     await redis.rpush(keys.inflight('p-live'), item);

@@ -9,7 +9,14 @@ import { IngestPump } from '../../../src/queue/pump.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
 
-const delivery = (key: string): StoredDelivery => ({ key, name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {}, body: `{"id":"${key}"}` });
+const delivery = (key: string): StoredDelivery => ({
+  key,
+  name: 'message.received',
+  receivedAt: new Date().toISOString(),
+  secretIndex: 0,
+  headers: {},
+  body: `{"id":"${key}"}`,
+});
 
 describe('ingest pump (real redis-server)', () => {
   const prefix = uniquePrefix('pump');

@@ -5,17 +5,36 @@ import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-11-26T10:00:00Z');
-const reply = (n: number, at: number, name = 'message.sent') => ({ deliveryKey: `evt_${n}`, name, receivedAt: at, body: `{"id":"evt_${n}"}`, keys: ['conversation:42', 'contact:7'] });
+const reply = (n: number, at: number, name = 'message.sent') => ({
+  deliveryKey: `evt_${n}`,
+  name,
+  receivedAt: at,
+  body: `{"id":"evt_${n}"}`,
+  keys: ['conversation:42', 'contact:7'],
+});
 
 describe('durable waits in Redis (real Redis)', () => {
   let redis: Redis;
   let other: Redis;
-  beforeAll(() => { redis = new Redis(testRedisUrl()); other = new Redis(testRedisUrl()); });
-  afterAll(() => { redis.disconnect(); other.disconnect(); });
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl());
+    other = new Redis(testRedisUrl());
+  });
+  afterAll(() => {
+    redis.disconnect();
+    other.disconnect();
+  });
 
   it('an event after the wait answers it once, and queues the run to be woken', async () => {
     const store = new WaitStore(redis, uniquePrefix('wait'), HOUR);
-    const w = await store.register({ id: 'run1:reply', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + 15 * 60_000, run: 'job1' });
+    const w = await store.register({
+      id: 'run1:reply',
+      key: 'conversation:42',
+      event: 'message.sent',
+      since: T,
+      dueAt: T + 15 * 60_000,
+      run: 'job1',
+    });
     expect(w.status).toBe('pending');
     expect(await store.event(reply(1, T + 1000, 'message.received'), T + 1000)).toBe(0);
     expect(await store.event(reply(2, T + 2000), T + 2000)).toBe(1);
@@ -30,17 +49,33 @@ describe('durable waits in Redis (real Redis)', () => {
     expect(await store.woken()).toEqual([]);
   });
 
-  it('looks back: an event received after the run\'s own event and before the wait began answers it at registration', async () => {
+  it("looks back: an event received after the run's own event and before the wait began answers it at registration", async () => {
     const store = new WaitStore(redis, uniquePrefix('wait'), HOUR);
     await store.event(reply(1, T - 5000), T - 5000); // before the run's own event: not in the lookback
     await store.event(reply(2, T + 5000), T + 5000);
-    const w = await store.register({ id: 'run1:reply', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'job1' });
+    const w = await store.register({
+      id: 'run1:reply',
+      key: 'conversation:42',
+      event: 'message.sent',
+      since: T,
+      dueAt: T + HOUR,
+      run: 'job1',
+    });
     expect(w).toMatchObject({ status: 'matched', match: { deliveryKey: 'evt_2' } });
     // Registering again (the resumed run) gives the same answer, and nothing was queued to wake: the run never slept.
-    expect(await store.register({ id: 'run1:reply', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'job1' })).toEqual(w);
+    expect(
+      await store.register({ id: 'run1:reply', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'job1' }),
+    ).toEqual(w);
     expect(await store.woken()).toEqual([]);
     // With no lookback (since = now) the earlier event does not count.
-    const late = await store.register({ id: 'run2:reply', key: 'conversation:42', event: 'message.sent', since: T + 6000, dueAt: T + HOUR, run: 'job2' });
+    const late = await store.register({
+      id: 'run2:reply',
+      key: 'conversation:42',
+      event: 'message.sent',
+      since: T + 6000,
+      dueAt: T + HOUR,
+      run: 'job2',
+    });
     expect(late.status).toBe('pending');
   });
 
@@ -60,7 +95,7 @@ describe('durable waits in Redis (real Redis)', () => {
     expect((await store.get('w'))?.status).toBe('timeout');
   });
 
-  it('forgets a key\'s events after the retention', async () => {
+  it("forgets a key's events after the retention", async () => {
     const prefix = uniquePrefix('wait');
     const store = new WaitStore(redis, prefix, 10_000);
     await store.event(reply(1, T), T);
@@ -74,16 +109,19 @@ describe('durable waits in Redis (real Redis)', () => {
     const a = new WaitStore(redis, prefix, HOUR);
     const b = new WaitStore(other, prefix, HOUR);
     const rounds = 2000;
-    const results = await Promise.all(Array.from({ length: rounds }, async (_, i) => {
-      const key = `conversation:${i}`;
-      const ev = { deliveryKey: `evt_${i}`, name: 'message.sent', receivedAt: T + 1, body: '{}', keys: [key] };
-      const reg = { id: `run${i}:reply`, key, event: 'message.sent', since: T, dueAt: T + HOUR, run: `job${i}` };
-      // Alternate which side goes first on the wire; both are in flight together.
-      const [w, answered] = i % 2 === 0
-        ? await Promise.all([a.register(reg), b.event(ev, T + 1)])
-        : await Promise.all([b.event(ev, T + 1), a.register(reg)]).then(([n, st]) => [st, n] as const);
-      return { matchedAtRegistration: w.status === 'matched', answered };
-    }));
+    const results = await Promise.all(
+      Array.from({ length: rounds }, async (_, i) => {
+        const key = `conversation:${i}`;
+        const ev = { deliveryKey: `evt_${i}`, name: 'message.sent', receivedAt: T + 1, body: '{}', keys: [key] };
+        const reg = { id: `run${i}:reply`, key, event: 'message.sent', since: T, dueAt: T + HOUR, run: `job${i}` };
+        // Alternate which side goes first on the wire; both are in flight together.
+        const [w, answered] =
+          i % 2 === 0
+            ? await Promise.all([a.register(reg), b.event(ev, T + 1)])
+            : await Promise.all([b.event(ev, T + 1), a.register(reg)]).then(([n, st]) => [st, n] as const);
+        return { matchedAtRegistration: w.status === 'matched', answered };
+      }),
+    );
     for (const r of results) {
       // Exactly one of the two saw the other: matched at registration, or answered by the event.
       expect(Number(r.matchedAtRegistration) + r.answered).toBe(1);
@@ -123,9 +161,25 @@ describe('durable waits in Redis (real Redis)', () => {
     const prefix = uniquePrefix('wait');
     const store = new WaitStore(redis, prefix, HOUR);
     await store.event(reply(5, T + 10), T + 10);
-    const early = await store.register({ id: 'c0', key: 'conversation:42', event: 'message.sent', since: T, dueAt: null, run: 'job1', cancel: true });
+    const early = await store.register({
+      id: 'c0',
+      key: 'conversation:42',
+      event: 'message.sent',
+      since: T,
+      dueAt: null,
+      run: 'job1',
+      cancel: true,
+    });
     expect(early).toMatchObject({ status: 'cancelled', cancel: true, match: { deliveryKey: 'evt_5' } });
-    const later = await store.register({ id: 'c1', key: 'contact:7', event: 'message.sent', since: T + 20, dueAt: null, run: 'job2', cancel: true });
+    const later = await store.register({
+      id: 'c1',
+      key: 'contact:7',
+      event: 'message.sent',
+      since: T + 20,
+      dueAt: null,
+      run: 'job2',
+      cancel: true,
+    });
     expect(later.status).toBe('pending');
     expect(await store.deliver(reply(6, T + 30), T + 30)).toEqual([{ id: 'c1', run: 'job2' }]);
     expect((await store.get('c1'))?.status).toBe('cancelled');
@@ -140,18 +194,30 @@ describe('durable waits in Redis (real Redis)', () => {
     const prefix = uniquePrefix('wait');
     const store = new WaitStore(redis, prefix, HOUR);
     const id = 'd/evt_1/h%3A1:w:re:ply';
-    const w = await store.register({ id, key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'handlers-high|d/evt_1/h%3A1' });
+    const w = await store.register({
+      id,
+      key: 'conversation:42',
+      event: 'message.sent',
+      since: T,
+      dueAt: T + HOUR,
+      run: 'handlers-high|d/evt_1/h%3A1',
+    });
     expect(w.run).toBe('handlers-high|d/evt_1/h%3A1');
-    expect(JSON.parse(await redis.hget(`${prefix}:wait:state`, id) ?? '{}')).toMatchObject({ q: 'handlers-high' });
-    expect(JSON.parse(await redis.hget(`${prefix}:wait:state`, id) ?? '{}')).not.toHaveProperty('run');
+    expect(JSON.parse((await redis.hget(`${prefix}:wait:state`, id)) ?? '{}')).toMatchObject({ q: 'handlers-high' });
+    expect(JSON.parse((await redis.hget(`${prefix}:wait:state`, id)) ?? '{}')).not.toHaveProperty('run');
     // A run of another shape is kept as it is.
     await store.register({ id: 'other', key: 'conversation:42', event: 'message.sent', since: T, dueAt: T + HOUR, run: 'handlers|job9' });
     expect((await store.deliver(reply(1, T + 10), T + 10)).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
-      { id, run: 'handlers-high|d/evt_1/h%3A1' }, { id: 'other', run: 'handlers|job9' },
+      { id, run: 'handlers-high|d/evt_1/h%3A1' },
+      { id: 'other', run: 'handlers|job9' },
     ]);
     expect((await store.get(id))?.run).toBe('handlers-high|d/evt_1/h%3A1');
     // A state as the previous layout wrote it (`run` whole) is read as it was.
-    await redis.hset(`${prefix}:wait:state`, 'old', JSON.stringify({ s: 'pending', k: 'conversation:1', ev: 'message.sent', since: T, run: 'handlers|d/x/h', due: T + 5 }));
-    expect((await store.settle('old', T + 10))).toMatchObject({ status: 'timeout', run: 'handlers|d/x/h' });
+    await redis.hset(
+      `${prefix}:wait:state`,
+      'old',
+      JSON.stringify({ s: 'pending', k: 'conversation:1', ev: 'message.sent', since: T, run: 'handlers|d/x/h', due: T + 5 }),
+    );
+    expect(await store.settle('old', T + 10)).toMatchObject({ status: 'timeout', run: 'handlers|d/x/h' });
   });
 });

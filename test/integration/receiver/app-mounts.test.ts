@@ -36,7 +36,12 @@ describe('receiver app with metrics and admin mounted', () => {
     const sink: DeliverySink = { put: async (d) => (seen.has(d.key) ? 'duplicate' : (seen.add(d.key), 'accepted')) };
     const receiver = createReceiverApp({
       webhookPath: '/webhooks',
-      config: { webhookSecrets: ['whsec-now-8c1d', 'whsec-old-41fa'], signatureHeader: 'x-service-signature', maxBodyBytes: 1024, bodyTimeoutMs: 1000 },
+      config: {
+        webhookSecrets: ['whsec-now-8c1d', 'whsec-old-41fa'],
+        signatureHeader: 'x-service-signature',
+        maxBodyBytes: 1024,
+        bodyTimeoutMs: 1000,
+      },
       sink,
       log: createLogger({ level: 'silent' }),
       hooks: composeReceiverHooks(metrics.receiverHooks),
@@ -52,7 +57,8 @@ describe('receiver app with metrics and admin mounted', () => {
   it('counts real webhook requests by outcome and secret index, and serves them at /metrics', async () => {
     const { receiver } = app(true);
     const body = '{"id":"evt_wire_1","event":"message.received","data":{}}';
-    const post = (secret: string) => receiver.request('/webhooks', { method: 'POST', body, headers: { 'x-service-signature': sign(secret, Buffer.from(body)) } });
+    const post = (secret: string) =>
+      receiver.request('/webhooks', { method: 'POST', body, headers: { 'x-service-signature': sign(secret, Buffer.from(body)) } });
     expect((await post('whsec-old-41fa')).status).toBe(202);
     expect((await post('whsec-now-8c1d')).status).toBe(200);
     expect((await post('wrong')).status).toBe(401);

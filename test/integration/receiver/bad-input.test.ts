@@ -20,7 +20,13 @@ import { deliver, startTestService, TEST_SECRET, waitFor } from '../../support/s
 const MAX = 64 * 1024;
 const BODY_TIMEOUT_MS = 1_000;
 
-interface RawAnswer { status: number; head: string; body: string; ms: number; closed: boolean }
+interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+  ms: number;
+  closed: boolean;
+}
 
 /** Opens a socket, lets `drive` write to it, and collects the answer until the server closes or `timeoutMs`. */
 function raw(port: number, drive: (sock: Socket, closed: () => boolean) => Promise<void> | void, timeoutMs = 8_000): Promise<RawAnswer> {
@@ -37,10 +43,17 @@ function raw(port: number, drive: (sock: Socket, closed: () => boolean) => Promi
       resolve({ status, head, body, ms: Date.now() - started, closed });
     };
     const timer = setTimeout(finish, timeoutMs);
-    sock.on('data', (d) => { data += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      data += d.toString('latin1');
+    });
     sock.on('error', () => undefined);
-    sock.on('close', () => { closed = true; finish(); });
-    sock.on('connect', () => { void Promise.resolve(drive(sock, () => closed || sock.destroyed)).catch(() => undefined); });
+    sock.on('close', () => {
+      closed = true;
+      finish();
+    });
+    sock.on('connect', () => {
+      void Promise.resolve(drive(sock, () => closed || sock.destroyed)).catch(() => undefined);
+    });
   });
 }
 
@@ -55,7 +68,12 @@ describe('bad input over real HTTP', () => {
   let events: Queue<StoredDelivery>;
 
   beforeAll(async () => {
-    service = await startTestService({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, MAX_BODY_BYTES: String(MAX), BODY_TIMEOUT: `${BODY_TIMEOUT_MS}ms` });
+    service = await startTestService({
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: prefix,
+      MAX_BODY_BYTES: String(MAX),
+      BODY_TIMEOUT: `${BODY_TIMEOUT_MS}ms`,
+    });
     port = service.receiver?.http.port as number;
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
     events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
@@ -75,12 +93,22 @@ describe('bad input over real HTTP', () => {
   });
 
   describe('slow and endless bodies (BODY_TIMEOUT)', () => {
-    const signedHead = (extra: string[]) => head(['POST /webhooks HTTP/1.1', 'Host: x', `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`, 'Content-Type: application/json', ...extra]);
+    const signedHead = (extra: string[]) =>
+      head([
+        'POST /webhooks HTTP/1.1',
+        'Host: x',
+        `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`,
+        'Content-Type: application/json',
+        ...extra,
+      ]);
 
     it('a body dripped one byte every 200 ms is cut off with 408 and the connection closed', async () => {
       const r = await raw(port, async (s, closed) => {
         s.write(signedHead(['Content-Length: 1000']));
-        while (!closed()) { s.write('x'); await sleep(200); }
+        while (!closed()) {
+          s.write('x');
+          await sleep(200);
+        }
       });
       expect(r.status).toBe(408);
       expect(JSON.parse(r.body)).toMatchObject({ status: 'rejected', error: 'body_timeout' });
@@ -93,22 +121,32 @@ describe('bad input over real HTTP', () => {
     it('an endless chunked body is cut off with 408', async () => {
       const r = await raw(port, async (s, closed) => {
         s.write(signedHead(['Transfer-Encoding: chunked']));
-        while (!closed()) { s.write('5\r\nhello\r\n'); await sleep(50); }
+        while (!closed()) {
+          s.write('5\r\nhello\r\n');
+          await sleep(50);
+        }
       });
       expect(r.status).toBe(408);
       expect(r.ms).toBeLessThan(BODY_TIMEOUT_MS + 3_000);
     });
 
     it('a declared body that never comes is cut off with 408', async () => {
-      const r = await raw(port, (s) => { s.write(signedHead(['Content-Length: 50'])); });
+      const r = await raw(port, (s) => {
+        s.write(signedHead(['Content-Length: 50']));
+      });
       expect(r.status).toBe(408);
     });
 
     it('twenty slow senders at once do not starve a genuine delivery', async () => {
-      const slow = Array.from({ length: 20 }, () => raw(port, async (s, closed) => {
-        s.write(signedHead(['Content-Length: 1000']));
-        while (!closed()) { s.write('x'); await sleep(100); }
-      }));
+      const slow = Array.from({ length: 20 }, () =>
+        raw(port, async (s, closed) => {
+          s.write(signedHead(['Content-Length: 1000']));
+          while (!closed()) {
+            s.write('x');
+            await sleep(100);
+          }
+        }),
+      );
       await sleep(200);
       const started = Date.now();
       expect((await deliver(service.url, eventBody())).status).toBe(202);
@@ -120,7 +158,11 @@ describe('bad input over real HTTP', () => {
   describe('bodies', () => {
     it('an invalid UTF-8 body, signed, is accepted and kept byte for byte as base64', async () => {
       const bytes = Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0xff, 0xfe, 0xc3, 0x28, 0x80, 0x7d]);
-      const r = await fetch(service.url, { method: 'POST', body: bytes, headers: { 'content-type': 'application/json', 'x-service-signature': sign(TEST_SECRET, bytes) } });
+      const r = await fetch(service.url, {
+        method: 'POST',
+        body: bytes,
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(TEST_SECRET, bytes) },
+      });
       expect(r.status).toBe(202);
       const { delivery } = (await r.json()) as { delivery: string };
       expect(delivery).toBe(bodyKey(bytes));
@@ -157,17 +199,33 @@ describe('bad input over real HTTP', () => {
     it('a chunked body (no Content-Length) past MAX_BODY_BYTES is cut off with 413', async () => {
       const chunk = 'a'.repeat(8 * 1024);
       const r = await raw(port, async (s, closed) => {
-        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', 'Transfer-Encoding: chunked', `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`]));
-        for (let i = 0; i < 64 && !closed(); i++) { s.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`); await sleep(1); }
+        s.write(
+          head(['POST /webhooks HTTP/1.1', 'Host: x', 'Transfer-Encoding: chunked', `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`]),
+        );
+        for (let i = 0; i < 64 && !closed(); i++) {
+          s.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+          await sleep(1);
+        }
       });
       expect(r.status).toBe(413);
     });
 
     it('a chunked body sent in one write: within the limit 202 and stored byte for byte, past it 413', async () => {
-      const send = (body: string) => raw(port, (s) => {
-        const chunks = [body.slice(0, 10), body.slice(10)].map((c) => `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`).join('');
-        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', 'Transfer-Encoding: chunked', 'Connection: close', `X-Service-Signature: ${sign(TEST_SECRET, body)}`]) + chunks + '0\r\n\r\n');
-      });
+      const send = (body: string) =>
+        raw(port, (s) => {
+          const chunks = [body.slice(0, 10), body.slice(10)].map((c) => `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`).join('');
+          s.write(
+            head([
+              'POST /webhooks HTTP/1.1',
+              'Host: x',
+              'Transfer-Encoding: chunked',
+              'Connection: close',
+              `X-Service-Signature: ${sign(TEST_SECRET, body)}`,
+            ]) +
+              chunks +
+              '0\r\n\r\n',
+          );
+        });
       const id = `evt_chunked_${Date.now()}`;
       const fits = eventBody('message.received', undefined, { id });
       expect((await send(fits)).status).toBe(202);
@@ -180,8 +238,19 @@ describe('bad input over real HTTP', () => {
     it('two deliveries pipelined in one write on a keep-alive connection are each stored byte for byte', async () => {
       const ids = [`evt_pipe_a_${Date.now()}`, `evt_pipe_b_${Date.now()}`];
       const bodies = ids.map((id) => eventBody('message.received', undefined, { id }).replace('"hi"', '"olá 🚚"'));
-      const requests = bodies.map((b, i) => head(['POST /webhooks HTTP/1.1', 'Host: x', `Content-Length: ${Buffer.byteLength(b)}`, ...(i === 1 ? ['Connection: close'] : []), `X-Service-Signature: ${sign(TEST_SECRET, b)}`]) + b);
-      const r = await raw(port, (s) => { s.write(requests.join('')); });
+      const requests = bodies.map(
+        (b, i) =>
+          head([
+            'POST /webhooks HTTP/1.1',
+            'Host: x',
+            `Content-Length: ${Buffer.byteLength(b)}`,
+            ...(i === 1 ? ['Connection: close'] : []),
+            `X-Service-Signature: ${sign(TEST_SECRET, b)}`,
+          ]) + b,
+      );
+      const r = await raw(port, (s) => {
+        s.write(requests.join(''));
+      });
       expect(r.closed).toBe(true);
       const answers = [...(r.head + '\r\n\r\n' + r.body).matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
       expect(answers).toEqual(['202', '202']);
@@ -192,14 +261,23 @@ describe('bad input over real HTTP', () => {
     });
 
     it('a declared Content-Length of 10 GB is refused with 413 before any body is sent', async () => {
-      const r = await raw(port, (s) => { s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', 'Content-Length: 10737418240', `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`])); });
+      const r = await raw(port, (s) => {
+        s.write(
+          head(['POST /webhooks HTTP/1.1', 'Host: x', 'Content-Length: 10737418240', `X-Service-Signature: ${sign(TEST_SECRET, 'x')}`]),
+        );
+      });
       expect(r.status).toBe(413);
       expect(r.ms).toBeLessThan(BODY_TIMEOUT_MS);
     });
   });
 
   describe('content types do not matter, the signature does', () => {
-    const types: [string, string | undefined][] = [['text/plain', 'text/plain'], ['no Content-Type', undefined], ['multipart/form-data', 'multipart/form-data; boundary=----x'], ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded']];
+    const types: [string, string | undefined][] = [
+      ['text/plain', 'text/plain'],
+      ['no Content-Type', undefined],
+      ['multipart/form-data', 'multipart/form-data; boundary=----x'],
+      ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
+    ];
 
     it.each(types)('%s: signed is accepted (202), unsigned or wrongly signed is 401', async (_label, type) => {
       const body = eventBody();
@@ -209,9 +287,27 @@ describe('bad input over real HTTP', () => {
         if (sig) h.push(`X-Service-Signature: ${sig}`);
         return head(h) + body;
       };
-      expect((await raw(port, (s) => { s.write(headersFor(sign(TEST_SECRET, body))); })).status).toBe(202);
-      expect((await raw(port, (s) => { s.write(headersFor()); })).status).toBe(401);
-      expect((await raw(port, (s) => { s.write(headersFor(sign('another-secret', body))); })).status).toBe(401);
+      expect(
+        (
+          await raw(port, (s) => {
+            s.write(headersFor(sign(TEST_SECRET, body)));
+          })
+        ).status,
+      ).toBe(202);
+      expect(
+        (
+          await raw(port, (s) => {
+            s.write(headersFor());
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (
+          await raw(port, (s) => {
+            s.write(headersFor(sign('another-secret', body)));
+          })
+        ).status,
+      ).toBe(401);
     });
   });
 
@@ -220,24 +316,39 @@ describe('bad input over real HTTP', () => {
       const body = eventBody();
       const flood = Array.from({ length: 500 }, (_, i) => `X-F${i}: v`);
       const r = await raw(port, (s) => {
-        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', ...flood, `Content-Length: ${Buffer.byteLength(body)}`, `X-Service-Signature: ${sign(TEST_SECRET, body)}`, 'Connection: close']) + body);
+        s.write(
+          head([
+            'POST /webhooks HTTP/1.1',
+            'Host: x',
+            ...flood,
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            `X-Service-Signature: ${sign(TEST_SECRET, body)}`,
+            'Connection: close',
+          ]) + body,
+        );
       });
       expect(r.status).toBe(202);
     });
 
     it('headers past the size limit (5 000 headers) get 431 from Node', async () => {
       const flood = Array.from({ length: 5_000 }, (_, i) => `X-Flood-${i}: ${'v'.repeat(10)}`);
-      const r = await raw(port, (s) => { s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', ...flood, 'Content-Length: 0'])); });
+      const r = await raw(port, (s) => {
+        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', ...flood, 'Content-Length: 0']));
+      });
       expect(r.status).toBe(431);
     });
 
     it('one huge header (64 KB) gets 431 from Node', async () => {
-      const r = await raw(port, (s) => { s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', `X-Huge: ${'h'.repeat(64 * 1024)}`, 'Content-Length: 0'])); });
+      const r = await raw(port, (s) => {
+        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', `X-Huge: ${'h'.repeat(64 * 1024)}`, 'Content-Length: 0']));
+      });
       expect(r.status).toBe(431);
     });
 
     it('a huge signature header gets 431 and never reaches verification', async () => {
-      const r = await raw(port, (s) => { s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', `X-Service-Signature: sha256=${'a'.repeat(40_000)}`, 'Content-Length: 0'])); });
+      const r = await raw(port, (s) => {
+        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', `X-Service-Signature: sha256=${'a'.repeat(40_000)}`, 'Content-Length: 0']));
+      });
       expect(r.status).toBe(431);
     });
 
@@ -245,7 +356,16 @@ describe('bad input over real HTTP', () => {
       const body = eventBody();
       const sig = sign(TEST_SECRET, body);
       const r = await raw(port, (s) => {
-        s.write(head(['POST /webhooks HTTP/1.1', 'Host: x', `Content-Length: ${Buffer.byteLength(body)}`, `X-Service-Signature: ${sig}`, `X-Service-Signature: ${sig}`, 'Connection: close']) + body);
+        s.write(
+          head([
+            'POST /webhooks HTTP/1.1',
+            'Host: x',
+            `Content-Length: ${Buffer.byteLength(body)}`,
+            `X-Service-Signature: ${sig}`,
+            `X-Service-Signature: ${sig}`,
+            'Connection: close',
+          ]) + body,
+        );
       });
       expect(r.status).toBe(401);
     });

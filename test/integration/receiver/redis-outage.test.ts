@@ -50,10 +50,14 @@ describe('Redis outage', () => {
 
     redisServer = await startManagedRedis({ dir, port: redisServer.port, appendfsync: 'always' });
     // The sender retries the refused delivery; once Redis is back it is accepted.
-    const retried = await waitFor(async () => {
-      const res = await deliver(service.url, refused);
-      return res.status === 202 ? res : undefined;
-    }, 10_000, 100);
+    const retried = await waitFor(
+      async () => {
+        const res = await deliver(service.url, refused);
+        return res.status === 202 ? res : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(retried.status).toBe(202);
     acknowledged.push((JSON.parse(refused) as { id: string }).id);
 

@@ -51,13 +51,22 @@ describe('recipes against the sandbox', () => {
     const lead = (leads.json.data as { id: number; contact_id: number }[])[0];
     expect(lead).toBeDefined();
     const won = world.lifecycle_stages.find((st) => st.outcome === 'won');
-    const labelNames = async () => ((await sandboxCall(p, 'GET', `/contacts/${lead?.contact_id}/labels`)).json.data as { name: string }[]).map((l) => l.name);
-    const stageOf = async () => ((await sandboxCall(p, 'GET', `/contacts/${lead?.contact_id}`)).json.data as { lifecycle_stage_id: number | null }).lifecycle_stage_id;
+    const labelNames = async () =>
+      ((await sandboxCall(p, 'GET', `/contacts/${lead?.contact_id}/labels`)).json.data as { name: string }[]).map((l) => l.name);
+    const stageOf = async () =>
+      ((await sandboxCall(p, 'GET', `/contacts/${lead?.contact_id}`)).json.data as { lifecycle_stage_id: number | null })
+        .lifecycle_stage_id;
     // Before: neither the won stage nor the label, so the assertions below can only pass through the handler.
     expect(await stageOf()).not.toBe(won?.id);
     expect(await labelNames()).not.toContain('customer');
-    await fetch(`${p.api.url}/_sandbox/leads/${lead?.id}/outcome`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'won' }) });
-    await waitFor(async () => (await p.requests({ method: 'POST', path: `/contacts/${lead?.contact_id}/labels` })).some((r) => r.status === 200));
+    await fetch(`${p.api.url}/_sandbox/leads/${lead?.id}/outcome`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'won' }),
+    });
+    await waitFor(async () =>
+      (await p.requests({ method: 'POST', path: `/contacts/${lead?.contact_id}/labels` })).some((r) => r.status === 200),
+    );
     expect(await stageOf()).toBe(won?.id);
     expect(await labelNames()).toContain('customer');
     const lifecycle = await p.requests({ method: 'PUT', path: `/contacts/${lead?.contact_id}/lifecycle` });
@@ -66,14 +75,29 @@ describe('recipes against the sandbox', () => {
 
   it('away-reply: answers an inbound message outside business hours once per closed period', async () => {
     // The sandbox's clock is now; the business hours are closed all day.
-    const first = await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Night Owl', email: 'owl@example.com' }, channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id, body: 'hello?' }) });
+    const first = await fetch(`${p.api.url}/_sandbox/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        contact: { name: 'Night Owl', email: 'owl@example.com' },
+        channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id,
+        body: 'hello?',
+      }),
+    });
     expect(first.status).toBe(201);
     const { conversation } = ((await first.json()) as { data: { conversation: { id: number } } }).data;
     const sends = () => p.requests({ method: 'POST', path: `/conversations/${conversation.id}/messages` });
     await waitFor(async () => (await sends()).some((r) => r.status === 201));
-    await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ conversation_id: conversation.id, body: 'anyone?' }) });
+    await fetch(`${p.api.url}/_sandbox/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ conversation_id: conversation.id, body: 'anyone?' }),
+    });
     // The second inbound message is processed (its away-reply job completes, in the high queue) without a second reply.
-    await waitFor(async () => (await p.handlerQueues.high.getJobs(['completed'])).filter((j) => j.name === 'away-reply').length >= 2, 10_000);
+    await waitFor(
+      async () => (await p.handlerQueues.high.getJobs(['completed'])).filter((j) => j.name === 'away-reply').length >= 2,
+      10_000,
+    );
     const fresh = (await sends()).filter((r) => r.status === 201 && !r.replay);
     expect(fresh).toHaveLength(1);
     expect((fresh[0]?.body as { text?: string }).text).toBe('We are away');
@@ -81,17 +105,36 @@ describe('recipes against the sandbox', () => {
 
   it('away-reply: a message older than its maxAge (10 minutes) gets no reply; the run is skipped with its reason', async () => {
     // The sandbox's clock two hours back: the event says the message came in then.
-    await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ set: new Date(Date.now() - 2 * 3_600_000).toISOString() }) });
+    await fetch(`${p.api.url}/_sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ set: new Date(Date.now() - 2 * 3_600_000).toISOString() }),
+    });
     try {
-      const first = await fetch(`${p.api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Late Bird', email: 'late@example.com' }, channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id, body: 'still there?' }) });
+      const first = await fetch(`${p.api.url}/_sandbox/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          contact: { name: 'Late Bird', email: 'late@example.com' },
+          channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id,
+          body: 'still there?',
+        }),
+      });
       expect(first.status).toBe(201);
       const { conversation } = ((await first.json()) as { data: { conversation: { id: number } } }).data;
-      const skipped = await waitFor(async () => (await handlerJobs(p, ['completed']))
-        .find((j) => j.name === 'away-reply' && (j.data.event.data as { conversation_id?: number }).conversation_id === conversation.id));
+      const skipped = await waitFor(async () =>
+        (await handlerJobs(p, ['completed'])).find(
+          (j) => j.name === 'away-reply' && (j.data.event.data as { conversation_id?: number }).conversation_id === conversation.id,
+        ),
+      );
       expect(skipped.returnvalue).toEqual({ ms: 0, skipped: 'max_age' });
       expect(await p.requests({ method: 'POST', path: `/conversations/${conversation.id}/messages` })).toEqual([]);
     } finally {
-      await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ set: new Date().toISOString() }) });
+      await fetch(`${p.api.url}/_sandbox/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ set: new Date().toISOString() }),
+      });
     }
   });
 

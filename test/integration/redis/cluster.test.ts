@@ -30,14 +30,37 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
   beforeAll(async () => {
     cluster = await startTestCluster();
     api = await createSandbox().listen(0);
-    const env = { REDIS_URL: cluster.url, QUEUE_PREFIX: prefix, HANDLERS_DIR: TEST_HANDLERS, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme' };
+    const env = {
+      REDIS_URL: cluster.url,
+      QUEUE_PREFIX: prefix,
+      HANDLERS_DIR: TEST_HANDLERS,
+      WORKSPACE_API_URL: api.baseUrl,
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+    };
     const config = testConfig(env);
     const { log } = memoryLogger();
     service = await startService({
-      config, log, receiver: true,
+      config,
+      log,
+      receiver: true,
       worker: async ({ redisUrl, queues, hooks }) => {
         const loaded = await loadHandlers(TEST_HANDLERS);
-        return startWorker({ config, redisUrl, log, hooks, set: new HandlerSet(handlerSnapshot(loaded.map((l) => l.handler), undefined, env)) }, queues);
+        return startWorker(
+          {
+            config,
+            redisUrl,
+            log,
+            hooks,
+            set: new HandlerSet(
+              handlerSnapshot(
+                loaded.map((l) => l.handler),
+                undefined,
+                env,
+              ),
+            ),
+          },
+          queues,
+        );
       },
     });
     redis = createRedisConnection(cluster.url, 'worker');
@@ -51,7 +74,11 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
   });
 
   it('ingests, deduplicates, fans out and runs handlers with one write', async () => {
-    const conv = ((await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as { data: { id: number }[] }).data[0]?.id as number;
+    const conv = (
+      (await (await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } })).json()) as {
+        data: { id: number }[];
+      }
+    ).data[0]?.id as number;
     const body = messageBody('message.received', conv);
     const id = deliveryId(body);
     const url = `${service.receiver?.http.url}/webhooks`;
@@ -62,7 +89,11 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
     try {
       await waitFor(async () => (await handlers.getJob(jobIdFor(id, 'note-on-message')))?.isCompleted(), 15_000);
       expect(await events.getJob(jobIdFor(id))).toBeDefined();
-      const writes = ((await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as { data: { status: number }[] }).data;
+      const writes = (
+        (await (await fetch(`${api.url}/_sandbox/requests?method=POST&path=/conversations/*/notes`)).json()) as {
+          data: { status: number }[];
+        }
+      ).data;
       expect(writes.filter((w) => w.status === 201)).toHaveLength(1);
     } finally {
       await handlers.close();
@@ -82,7 +113,9 @@ describe('Redis Cluster (redis+cluster:// with a hash-tagged QUEUE_PREFIX)', () 
     const list = memoryIo(env);
     expect(await dlqCommand.run(['list', '--json'], list)).toBe(0);
     const { entries } = JSON.parse(list.out()) as { entries: { queue: string; reason: string }[] };
-    expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ queue: 'events', reason: match.stringMatching(/^invalid_json/) })]));
+    expect(entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ queue: 'events', reason: match.stringMatching(/^invalid_json/) })]),
+    );
     const text = memoryIo(env);
     expect(await dlqCommand.run(['list', '--queue', 'events'], text)).toBe(0);
     expect(text.out()).toMatch(/\d+ dead-lettered\n$/);

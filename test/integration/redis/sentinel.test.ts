@@ -29,20 +29,34 @@ describe('Redis Sentinel', () => {
     master = await startManagedRedis({ dir: join(dir, 'master') });
     const port = await freePort();
     const conf = join(dir, 'sentinel.conf');
-    writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor switchyard-master 127.0.0.1 ${master.port} 1`, 'sentinel down-after-milliseconds switchyard-master 5000', ''].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor switchyard-master 127.0.0.1 ${master.port} 1`,
+        'sentinel down-after-milliseconds switchyard-master 5000',
+        '',
+      ].join('\n'),
+    );
     sentinel = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
     url = `redis+sentinel://127.0.0.1:${port}/switchyard-master`;
     // Ready once the sentinel answers for the master.
-    await waitFor(async () => {
-      const probe = createRedisConnection(url, 'worker');
-      probe.on('error', () => undefined);
-      try {
-        const pong = await Promise.race([probe.ping(), new Promise((r) => setTimeout(() => r(null), 1_000))]).catch(() => null);
-        return pong === 'PONG';
-      } finally {
-        await closeRedis(probe);
-      }
-    }, 15_000, 200);
+    await waitFor(
+      async () => {
+        const probe = createRedisConnection(url, 'worker');
+        probe.on('error', () => undefined);
+        try {
+          const pong = await Promise.race([probe.ping(), new Promise((r) => setTimeout(() => r(null), 1_000))]).catch(() => null);
+          return pong === 'PONG';
+        } finally {
+          await closeRedis(probe);
+        }
+      },
+      15_000,
+      200,
+    );
     service = await startTestService({ REDIS_URL: url, QUEUE_PREFIX: prefix });
     redis = createRedisConnection(url, 'worker');
   }, 30_000);
@@ -76,7 +90,13 @@ describe('Redis Sentinel', () => {
     const id = /evt_replay_\w+/.exec(send.out())?.[0] as string;
 
     // The pump queues the stored delivery; a worker that refuses it dead-letters it.
-    const worker = new Worker(EVENTS_QUEUE, async () => { throw new UnrecoverableError('refused by the sentinel test'); }, { connection: redis, prefix });
+    const worker = new Worker(
+      EVENTS_QUEUE,
+      async () => {
+        throw new UnrecoverableError('refused by the sentinel test');
+      },
+      { connection: redis, prefix },
+    );
     try {
       const events = new Queue(EVENTS_QUEUE, { connection: redis, prefix });
       try {

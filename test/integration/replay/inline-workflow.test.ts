@@ -26,13 +26,20 @@ beforeAll(async () => {
 });
 afterAll(async () => sandbox?.close());
 
-const items = async (...names: string[]): Promise<ReplayItem[]> => readInputs(names.map((n) => `${FIXTURES}/${n}.json`), FIXTURES);
+const items = async (...names: string[]): Promise<ReplayItem[]> =>
+  readInputs(
+    names.map((n) => `${FIXTURES}/${n}.json`),
+    FIXTURES,
+  );
 
 /** Replays `replayed` (of `input`, default the same) inline through `handlers`; the outcome of each replayed delivery. */
 async function replay(handlers: Handler[], replayed: ReplayItem[], input: ReplayItem[] = replayed) {
   const target = inlineTarget({
-    handlers, api: { baseUrl: sandbox.baseUrl, token: 'sbx_full_acme', burst: 1000 }, env: {},
-    log: createLogger({ level: 'silent' }), input,
+    handlers,
+    api: { baseUrl: sandbox.baseUrl, token: 'sbx_full_acme', burst: 1000 },
+    env: {},
+    log: createLogger({ level: 'silent' }),
+    input,
   });
   const out = [];
   for (const item of replayed) out.push(await target(item));
@@ -40,7 +47,11 @@ async function replay(handlers: Handler[], replayed: ReplayItem[], input: Replay
 }
 
 const notes = async (): Promise<string[]> =>
-  ((await (await fetch(`${sandbox.url}/_sandbox/requests?method=POST&path=/conversations/38/notes`)).json()) as { data: { body: { body: string } }[] }).data.map((r) => r.body.body);
+  (
+    (await (await fetch(`${sandbox.url}/_sandbox/requests?method=POST&path=/conversations/38/notes`)).json()) as {
+      data: { body: { body: string } }[];
+    }
+  ).data.map((r) => r.body.body);
 
 describe('replay --inline of a workflow', () => {
   it('a sleep passes at once, printed with the due time it would have had; the run writes after it; ctx.state is printed, redacted', async () => {
@@ -74,7 +85,9 @@ describe('replay --inline of a workflow', () => {
     state: { key: 'conversation' },
     async handle(_event, ctx) {
       const reply = await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' });
-      await ctx.state.update((seen) => ({ replies: [...((seen as { replies?: (string | null)[] } | null)?.replies ?? []), reply ? reply.id : null] }));
+      await ctx.state.update((seen) => ({
+        replies: [...((seen as { replies?: (string | null)[] } | null)?.replies ?? []), reply ? reply.id : null],
+      }));
     },
   });
 
@@ -89,19 +102,28 @@ describe('replay --inline of a workflow', () => {
     ]);
   });
 
-  it('a wait no event of the input answers times out: null, saying so; ctx.state is kept across the replay\'s deliveries', async () => {
+  it("a wait no event of the input answers times out: null, saying so; ctx.state is kept across the replay's deliveries", async () => {
     const input = await items('message.received');
     const outcomes = await replay([waiter], [...input, ...input], [...input, ...input]);
-    expect(outcomes.map((o) => o.lines)).toEqual([0, 1].map((n): unknown[] => [
-      expect.stringMatching(/✓ waiter completed/),
-      '      wait "reply" for message.sent (timeout 1h) — timed out: no matching event in the replay input before 2025-03-04T10:58:13.402Z; returns null (inline replay does not wait)',
-      `      state update (conversation:38) ← {"replies":[${Array(n + 1).fill('null').join(',')}]} (in memory for this replay)`,
-    ]));
+    expect(outcomes.map((o) => o.lines)).toEqual(
+      [0, 1].map((n): unknown[] => [
+        expect.stringMatching(/✓ waiter completed/),
+        '      wait "reply" for message.sent (timeout 1h) — timed out: no matching event in the replay input before 2025-03-04T10:58:13.402Z; returns null (inline replay does not wait)',
+        `      state update (conversation:38) ← {"replies":[${Array(n + 1)
+          .fill('null')
+          .join(',')}]} (in memory for this replay)`,
+      ]),
+    );
   });
 
-  it('a reply in another conversation does not answer the wait (the worker\'s match rules)', async () => {
+  it("a reply in another conversation does not answer the wait (the worker's match rules)", async () => {
     const input = await items('message.received');
-    const other = { ...input[0]!, source: 'other', receivedAt: '2025-03-04T10:00:00.000Z', bytes: Buffer.from((await items('message.sent'))[0]!.bytes.toString().replace('"conversation_id": 38', '"conversation_id": 99')) };
+    const other = {
+      ...input[0]!,
+      source: 'other',
+      receivedAt: '2025-03-04T10:00:00.000Z',
+      bytes: Buffer.from((await items('message.sent'))[0]!.bytes.toString().replace('"conversation_id": 38', '"conversation_id": 99')),
+    };
     expect(other.bytes.toString()).toContain('"conversation_id": 99');
     const [outcome] = await replay([waiter], input, [...input, other]);
     expect(outcome!.lines![1]).toMatch(/— timed out: no matching event/);
@@ -121,7 +143,9 @@ describe('replay --inline of a workflow', () => {
     const [outcome] = await replay([sleeper], input.slice(0, 1), input);
     expect(outcome).toMatchObject({ kind: 'accepted' });
     expect(outcome!.lines).toEqual([
-      expect.stringMatching(/^ {2}⊘ sleeper cancelled after \d+ ms \(a cancelOn event of the replay input came while it slept or waited\)$/),
+      expect.stringMatching(
+        /^ {2}⊘ sleeper cancelled after \d+ ms \(a cancelOn event of the replay input came while it slept or waited\)$/,
+      ),
       `      sleep "grace" 1h — cancelled by conversation.closed ${CLOSED} received 2025-03-04T10:20:01.774Z (cancelOn, from the replay input): nothing after it runs`,
     ]);
     expect(await notes()).not.toContain('sleeper was not cancelled');
@@ -138,10 +162,13 @@ describe('replay --inline of a workflow', () => {
     });
     const input = await items('message.received', 'conversation.closed');
     const [outcome] = await replay([short], input.slice(0, 1), input);
-    expect(outcome!.lines).toEqual([expect.stringMatching(/✓ short-sleeper completed/), '      sleep "brief" 5m — skipped (inline replay does not wait; due 2025-03-04T10:03:13.402Z)']);
+    expect(outcome!.lines).toEqual([
+      expect.stringMatching(/✓ short-sleeper completed/),
+      '      sleep "brief" 5m — skipped (inline replay does not wait; due 2025-03-04T10:03:13.402Z)',
+    ]);
   });
 
-  it('a misused workflow call is the worker\'s configuration error: dead at once, with its message', async () => {
+  it("a misused workflow call is the worker's configuration error: dead at once, with its message", async () => {
     const typo = defineHandler({
       id: 'typo',
       on: ['message.received'],
@@ -151,6 +178,8 @@ describe('replay --inline of a workflow', () => {
     });
     const [outcome] = await replay([typo], await items('message.received'));
     expect(outcome!.lines!.join('\n')).toContain('typo dead');
-    expect(outcome!.lines!.join('\n')).toContain('HandlerConfigError: ctx.waitForEvent("reply") in handler "typo": "event" must be an event name, got "message.recieved"; did you mean "message.received"?');
+    expect(outcome!.lines!.join('\n')).toContain(
+      'HandlerConfigError: ctx.waitForEvent("reply") in handler "typo": "event" must be an event name, got "message.recieved"; did you mean "message.received"?',
+    );
   });
 });

@@ -15,7 +15,11 @@ describe('receiver wiring: /metrics, /admin, capture', () => {
 
   beforeAll(async () => {
     service = await startTestService({
-      REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('wiring'), ADMIN_USER: 'ops', ADMIN_PASSWORD: 'pa55-word', CAPTURE_DIR: dir,
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: uniquePrefix('wiring'),
+      ADMIN_USER: 'ops',
+      ADMIN_PASSWORD: 'pa55-word',
+      CAPTURE_DIR: dir,
     });
     base = service.url.replace('/webhooks', '');
   });

@@ -48,7 +48,11 @@ describe('sandbox events into the receiver', () => {
   });
 
   it('accepts the signed deliveries and deduplicates the sender retry of a delivery it already stored', async () => {
-    const r = await fetch(`${api.url}/_sandbox/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ contact: { name: 'Rita Retry', email: 'rita@example.com' }, channel_id: 23, body: 'hello' }) });
+    const r = await fetch(`${api.url}/_sandbox/inbound`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contact: { name: 'Rita Retry', email: 'rita@example.com' }, channel_id: 23, body: 'hello' }),
+    });
     expect(r.status).toBe(201);
     // contact.created, conversation.created, message.received: all delivered, the first one twice.
     await waitFor(async () => (await events.getJobCounts('waiting', 'active', 'completed'))['waiting'] === 3, 10_000);

@@ -10,13 +10,28 @@ import { startTimers, SYNC_LOCK_MS, type TimedSource, type Timer } from '../../.
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
 
-const timer = (id: string, every: number): Timer => ({ id, repeat: { every }, job: { name: id, data: { id }, opts: { attempts: 2, backoff: { type: 'fixed', delay: 10 }, removeOnComplete: { count: 10 }, removeOnFail: false } } });
-const source = (queue: string, timers: readonly Timer[] | null, run?: TimedSource['run']): TimedSource =>
-  ({ queue, what: `${queue} run`, timer: { noun: queue, removed: 'gone' }, timers, run });
+const timer = (id: string, every: number): Timer => ({
+  id,
+  repeat: { every },
+  job: {
+    name: id,
+    data: { id },
+    opts: { attempts: 2, backoff: { type: 'fixed', delay: 10 }, removeOnComplete: { count: 10 }, removeOnFail: false },
+  },
+});
+const source = (queue: string, timers: readonly Timer[] | null, run?: TimedSource['run']): TimedSource => ({
+  queue,
+  what: `${queue} run`,
+  timer: { noun: queue, removed: 'gone' },
+  timers,
+  run,
+});
 
 describe('startTimers', () => {
   let redis: Redis;
-  beforeAll(() => { redis = new Redis(testRedisUrl()); });
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl());
+  });
   afterAll(() => redis.disconnect());
 
   const schedulers = async (prefix: string, name: string) => {
@@ -31,10 +46,14 @@ describe('startTimers', () => {
   it('registers each source’s schedulers, keeps unchanged ones, removes unwanted ones, leaves a null source alone', async () => {
     const prefix = uniquePrefix('timers');
     const { log, lines } = memoryLogger();
-    const start = (sources: TimedSource[]) => startTimers({ redisUrl: testRedisUrl(), commands: redis, prefix, log, workerOptions: {}, sources });
+    const start = (sources: TimedSource[]) =>
+      startTimers({ redisUrl: testRedisUrl(), commands: redis, prefix, log, workerOptions: {}, sources });
 
     await (await start([source('a', [timer('a1', 60_000), timer('a2', 120_000)]), source('b', [timer('b1', 60_000)])])).close();
-    expect(await schedulers(prefix, 'a')).toEqual([['a1', 60_000], ['a2', 120_000]]);
+    expect(await schedulers(prefix, 'a')).toEqual([
+      ['a1', 60_000],
+      ['a2', 120_000],
+    ]);
     expect(await schedulers(prefix, 'b')).toEqual([['b1', 60_000]]);
     expect(lines.filter((l) => l.includes(' added'))).toHaveLength(3);
 
@@ -58,7 +77,14 @@ describe('startTimers', () => {
     // A worker SIGKILLed between taking the lock and releasing it: nobody will delete it.
     await redis.set(`${prefix}:sources:sync`, 'killed-holder', 'PX', SYNC_LOCK_MS);
     expect(SYNC_LOCK_MS).toBeLessThanOrEqual(5_000);
-    const timers = await startTimers({ redisUrl: testRedisUrl(), commands: redis, prefix, log: memoryLogger().log, workerOptions: {}, sources: [source('a', [timer('a1', 60_000)])] });
+    const timers = await startTimers({
+      redisUrl: testRedisUrl(),
+      commands: redis,
+      prefix,
+      log: memoryLogger().log,
+      workerOptions: {},
+      sources: [source('a', [timer('a1', 60_000)])],
+    });
     await timers.close();
     expect(await schedulers(prefix, 'a')).toEqual([['a1', 60_000]]);
     // Its own lock released, the stale one long gone.
@@ -69,8 +95,17 @@ describe('startTimers', () => {
     const prefix = uniquePrefix('timers-run');
     const ran: unknown[] = [];
     const timers = await startTimers({
-      redisUrl: testRedisUrl(), commands: redis, prefix, log: memoryLogger().log, workerOptions: {},
-      sources: [source('ticks', [timer('t', 1_000)], async (job) => { ran.push(job.data); return 'ok'; })],
+      redisUrl: testRedisUrl(),
+      commands: redis,
+      prefix,
+      log: memoryLogger().log,
+      workerOptions: {},
+      sources: [
+        source('ticks', [timer('t', 1_000)], async (job) => {
+          ran.push(job.data);
+          return 'ok';
+        }),
+      ],
     });
     try {
       await waitFor(() => ran.length >= 1, 10_000);

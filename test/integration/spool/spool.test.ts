@@ -41,7 +41,7 @@ describe('disk spool while Redis is down', () => {
     }
     // A repeat while Redis is away cannot be recognised yet: spooled again, absorbed by the drain.
     expect((await deliver(service.url, bodies[0] as string)).status).toBe(202);
-    const ready = await (await fetch(service.url.replace('/webhooks', '/readyz'))).json() as { redis: string; spool: { bytes: number } };
+    const ready = (await (await fetch(service.url.replace('/webhooks', '/readyz'))).json()) as { redis: string; spool: { bytes: number } };
     expect(ready.redis).toBe('unavailable');
     expect(ready.spool.bytes).toBeGreaterThan(0);
     expect(service.lines.join('')).toMatch(/"outcome":"spooled"/);
@@ -67,12 +67,21 @@ describe('disk spool while Redis is down', () => {
 });
 
 describe('spool bounds and crash safety', () => {
-  const delivery = (key: string): StoredDelivery => ({ key, name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {}, body: `{"id":"${key}"}` });
+  const delivery = (key: string): StoredDelivery => ({
+    key,
+    name: 'message.received',
+    receivedAt: new Date().toISOString(),
+    secretIndex: 0,
+    headers: {},
+    body: `{"id":"${key}"}`,
+  });
 
   it('refuses past SPOOL_MAX_BYTES (the route then answers 503)', () => {
     const spool = new DiskSpool(mkdtempSync(join(tmpdir(), 'sy-spool-max-')), 300);
     spool.append(delivery('a'));
-    expect(() => { for (let i = 0; i < 10; i++) spool.append(delivery(`b${i}`)); }).toThrow(/spool is full/);
+    expect(() => {
+      for (let i = 0; i < 10; i++) spool.append(delivery(`b${i}`));
+    }).toThrow(/spool is full/);
     spool.close();
   });
 
@@ -114,7 +123,12 @@ describe('spool bounds and crash safety', () => {
     later.append(delivery('c2'));
     later.close();
     const put: string[] = [];
-    const store = { put: async (d: StoredDelivery) => { put.push(d.key); return 'accepted' as const; } } as unknown as IngestStore;
+    const store = {
+      put: async (d: StoredDelivery) => {
+        put.push(d.key);
+        return 'accepted' as const;
+      },
+    } as unknown as IngestStore;
     const { log, lines } = memoryLogger();
     await new SpoolDrainer(new DiskSpool(sdir, 1e9), store, log).drainOnce();
     expect(put).toEqual(['c1', 'c2']);
@@ -129,7 +143,12 @@ describe('spool bounds and crash safety', () => {
     const spool = new DiskSpool(sdir, 1e9);
     spool.append(delivery('x'));
     let calls = 0;
-    const flaky = { put: async () => { if (calls++ === 0) throw new Error('redis down'); return 'accepted' as const; } } as unknown as IngestStore;
+    const flaky = {
+      put: async () => {
+        if (calls++ === 0) throw new Error('redis down');
+        return 'accepted' as const;
+      },
+    } as unknown as IngestStore;
     const drainer = new SpoolDrainer(spool, flaky, memoryLogger().log);
     await drainer.drainOnce();
     expect(readdirSync(sdir)).toHaveLength(1);

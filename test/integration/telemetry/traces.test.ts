@@ -24,7 +24,9 @@ async function firstConversation(p: Pipeline): Promise<number> {
 }
 
 const noteFor = async (p: Pipeline, conv: number, id: string) =>
-  (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).some((r) => r.status === 201 && (r.body as { body: string }).body === `seen ${id}`);
+  (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).some(
+    (r) => r.status === 201 && (r.body as { body: string }).body === `seen ${id}`,
+  );
 
 describe('tracing (OTLP/HTTP to a collector started by the test)', () => {
   let p: Pipeline | undefined;
@@ -43,7 +45,10 @@ describe('tracing (OTLP/HTTP to a collector started by the test)', () => {
   for (const protocol of ['http/protobuf', 'http/json'] as const) {
     it(`${protocol}: one delivery's spans share one trace: receipt → append → pump → fan-out → handler run → API call`, async () => {
       collector = await startOtlpCollector();
-      p = await startPipeline({ handlersDir: NOTES, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'switchyard-test' } });
+      p = await startPipeline({
+        handlersDir: NOTES,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'switchyard-test' },
+      });
       const pipe = p;
       const conv = await firstConversation(pipe);
       const d = delivery(conv);
@@ -61,11 +66,15 @@ describe('tracing (OTLP/HTTP to a collector started by the test)', () => {
       expect(collector.contentTypes.length).toBeGreaterThan(0);
       expect(collector.contentTypes.every((t) => t.startsWith(expectedType))).toBe(true);
 
-      const receipt = collector.spans.find((s) => s.name === 'POST /webhooks' && s.attributes['switchyard.delivery_key'] === d.id) as CollectedSpan;
+      const receipt = collector.spans.find(
+        (s) => s.name === 'POST /webhooks' && s.attributes['switchyard.delivery_key'] === d.id,
+      ) as CollectedSpan;
       expect(receipt).toBeDefined();
       const mine = collector.spans.filter((s) => s.traceId === receipt.traceId);
       // Every span naming this delivery is in its trace, and the trace holds nothing else.
-      expect(collector.spans.filter((s) => s.attributes['switchyard.delivery_key'] === d.id).every((s) => s.traceId === receipt.traceId)).toBe(true);
+      expect(
+        collector.spans.filter((s) => s.attributes['switchyard.delivery_key'] === d.id).every((s) => s.traceId === receipt.traceId),
+      ).toBe(true);
       const byName = (name: string) => mine.filter((s) => s.name === name);
       const one = (name: string) => {
         const found = byName(name);
@@ -92,26 +101,58 @@ describe('tracing (OTLP/HTTP to a collector started by the test)', () => {
       expect(receipt.resource['service.name']).toBe('switchyard-test');
 
       // Semantic-convention and Switchyard attributes.
-      expect(receipt.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.path': '/webhooks', 'http.route': '/webhooks', 'http.response.status_code': 202, 'switchyard.event': 'message.received' });
+      expect(receipt.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'url.path': '/webhooks',
+        'http.route': '/webhooks',
+        'http.response.status_code': 202,
+        'switchyard.event': 'message.received',
+      });
       expect(append.attributes).toMatchObject({ 'switchyard.delivery_key': d.id, 'switchyard.outcome': 'accepted' });
-      expect(pump.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.destination.name': 'events', 'messaging.operation.type': 'send', 'switchyard.delivery_key': d.id });
+      expect(pump.attributes).toMatchObject({
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': 'events',
+        'messaging.operation.type': 'send',
+        'switchyard.delivery_key': d.id,
+      });
       expect(pump.attributes['messaging.message.id']).toEqual(expect.any(String));
-      expect(fanOut.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.destination.name': 'events', 'messaging.operation.type': 'process', 'switchyard.attempt': 1, 'switchyard.handlers': 1 });
+      expect(fanOut.attributes).toMatchObject({
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': 'events',
+        'messaging.operation.type': 'process',
+        'switchyard.attempt': 1,
+        'switchyard.handlers': 1,
+      });
       expect(run.attributes).toMatchObject({
-        'messaging.system': 'bullmq', 'messaging.destination.name': 'handlers', 'messaging.operation.type': 'process',
-        'switchyard.handler': 'note-on-message', 'switchyard.event': 'message.received', 'switchyard.delivery_key': d.id, 'switchyard.attempt': 1, 'switchyard.outcome': 'completed',
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': 'handlers',
+        'messaging.operation.type': 'process',
+        'switchyard.handler': 'note-on-message',
+        'switchyard.event': 'message.received',
+        'switchyard.delivery_key': d.id,
+        'switchyard.attempt': 1,
+        'switchyard.outcome': 'completed',
       });
       expect(run.attributes['messaging.message.id']).toEqual(expect.any(String));
-      expect(call.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.path': `/api/v1/conversations/${conv}/notes`, 'http.response.status_code': 201, 'switchyard.api.op': 'notes.create', 'switchyard.attempt': 1 });
+      expect(call.attributes).toMatchObject({
+        'http.request.method': 'POST',
+        'url.path': `/api/v1/conversations/${conv}/notes`,
+        'http.response.status_code': 201,
+        'switchyard.api.op': 'notes.create',
+        'switchyard.attempt': 1,
+      });
       expect(call.attributes['switchyard.rate_limit_wait_ms']).toEqual(expect.any(Number));
       expect(call.attributes['switchyard.idempotency_key']).toEqual(expect.any(String));
 
       // No secret, no message text, no written body in any exported byte.
       const exported = Buffer.concat(collector.bodies).toString('latin1');
-      for (const never of [SANDBOX_TOKEN, TEST_SECRET, d.text, `seen ${d.id}`, 'Bearer', 'x-service-signature']) expect(exported).not.toContain(never);
+      for (const never of [SANDBOX_TOKEN, TEST_SECRET, d.text, `seen ${d.id}`, 'Bearer', 'x-service-signature'])
+        expect(exported).not.toContain(never);
 
       // Log lines written inside a span carry its ids.
-      const done = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'handler done' && l['delivery'] === d.id);
+      const done = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l['msg'] === 'handler done' && l['delivery'] === d.id);
       expect(done).toMatchObject({ trace_id: receipt.traceId, span_id: run.spanId });
     });
   }

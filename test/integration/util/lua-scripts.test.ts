@@ -44,31 +44,58 @@ async function holding(redis: RedisClient, lua: string): Promise<number> {
 function exercise(connect: () => RedisClient) {
   const tag = `{lua-${Math.random().toString(36).slice(2, 8)}}`;
   const limiterKeys = {
-    window: `${tag}:window`, pause: `${tag}:pause`, quota: `${tag}:quota`, cap: `${tag}:cap`,
-    waiters: `${tag}:waiters`, seen: `${tag}:seen`, share: `${tag}:share`,
+    window: `${tag}:window`,
+    pause: `${tag}:pause`,
+    quota: `${tag}:quota`,
+    cap: `${tag}:cap`,
+    waiters: `${tag}:waiters`,
+    seen: `${tag}:seen`,
+    share: `${tag}:share`,
   };
   const q = { inbox: `${tag}:inbox`, inflight: `${tag}:inflight:p1`, heartbeat: `${tag}:heartbeat:p1`, pumps: `${tag}:pumps` };
   const item = (k: string) => ({ dedupeKey: `${tag}:dedupe:${k}`, payload: `payload-${k}`, receivedAt: '2024-01-01T00:00:00.000Z' });
   const quotaReset = Date.now() + 600_000;
   const run = (n: number): QueuedJob & { data: HandlerJobData & { order: NonNullable<HandlerJobData['order']> } } => {
     const data = {
-      key: `evt_${n}`, handlerId: 'h', receivedAt: '2024-01-01T00:00:00.000Z',
+      key: `evt_${n}`,
+      handlerId: 'h',
+      receivedAt: '2024-01-01T00:00:00.000Z',
       event: { id: `evt_${n}`, name: 'message.received' as const, createdAt: null, data: {} },
       order: { key: 'conversation:1', member: `00000000000000${n}|j${n}`, at: 1_000 + n },
     };
     return { priority: 'normal', name: 'h', data, opts: { jobId: `j${n}` } };
   };
   const added: string[] = [];
-  const add = async (j: QueuedJob) => { added.push(j.opts.jobId); };
+  const add = async (j: QueuedJob) => {
+    added.push(j.opts.jobId);
+  };
 
   // Two rounds per script, each with what it must answer; round 2 runs after the flush.
   type Runs = (redis: RedisClient) => [() => Promise<void>, () => Promise<void>];
   const runs: Record<string, Runs> = {
     rateAcquire: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
-      const acquire = (member: string) => s.acquire({ burst: 5, windowMs: 10_000, member, inflightMs: 60_000, level: 1, score: '', proc: 'p', staleMs: 3_000, due: 8, pace: 1 });
+      const acquire = (member: string) =>
+        s.acquire({
+          burst: 5,
+          windowMs: 10_000,
+          member,
+          inflightMs: 60_000,
+          level: 1,
+          score: '',
+          proc: 'p',
+          staleMs: 3_000,
+          due: 8,
+          pace: 1,
+        });
       const granted = async (member: string) => expect((await acquire(member)).slice(0, 2)).toEqual([1, 0]);
-      return [() => granted('m1'), async () => { await granted('m2'); expect(await redis.zcard(limiterKeys.window)).toBe(2); }];
+      return [
+        () => granted('m1'),
+        async () => {
+          await granted('m2');
+          expect(await redis.zcard(limiterKeys.window)).toBe(2);
+        },
+      ];
     },
     rateEnqueue: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
@@ -89,19 +116,38 @@ function exercise(connect: () => RedisClient) {
     rateObserve: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
       // The service saw 4 of its 5 used; 2 of them are ours, so 2 are counted as used by others, once.
-      const observe = () => s.observe({ burst: 5, windowMs: 10_000, limit: 5, remaining: 1, acquiredAtMs: Date.now(), phantomPrefix: 'phantom:x', quotaRemaining: '', quotaResetMs: '' });
+      const observe = () =>
+        s.observe({
+          burst: 5,
+          windowMs: 10_000,
+          limit: 5,
+          remaining: 1,
+          acquiredAtMs: Date.now(),
+          phantomPrefix: 'phantom:x',
+          quotaRemaining: '',
+          quotaResetMs: '',
+        });
       return [async () => expect(await observe()).toBe(2), async () => expect(await observe()).toBe(0)];
     },
     ratePause: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
       return [
-        async () => { expect(await s.pause(1_000)).toBe(1); expect(await redis.pttl(limiterKeys.pause)).toBeGreaterThan(0); },
-        async () => { expect(await s.pause(60_000)).toBe(1); expect(await redis.pttl(limiterKeys.pause)).toBeGreaterThan(1_000); },
+        async () => {
+          expect(await s.pause(1_000)).toBe(1);
+          expect(await redis.pttl(limiterKeys.pause)).toBeGreaterThan(0);
+        },
+        async () => {
+          expect(await s.pause(60_000)).toBe(1);
+          expect(await redis.pttl(limiterKeys.pause)).toBeGreaterThan(1_000);
+        },
       ];
     },
     rateQuota: (redis) => {
       const s = limiterScripts(redis, limiterKeys);
-      const quota = async () => { expect(await s.quota(quotaReset)).toBe(1); expect(await redis.get(limiterKeys.quota)).toBe(String(quotaReset)); };
+      const quota = async () => {
+        expect(await s.quota(quotaReset)).toBe(1);
+        expect(await redis.get(limiterKeys.quota)).toBe(String(quotaReset));
+      };
       return [quota, quota];
     },
     ingestBatch: (redis) => {
@@ -112,7 +158,14 @@ function exercise(connect: () => RedisClient) {
         async () => {
           expect(await s.ingestBatch(k, [item('b'), item('c')], 60_000)).toBe('01');
           // Accepted and not fanned out yet: marked pending by delivery key, at its receipt.
-          expect(await redis.zrange(k.pending, '0', '-1', 'WITHSCORES')).toEqual(['a', '1704067200000', 'b', '1704067200000', 'c', '1704067200000']);
+          expect(await redis.zrange(k.pending, '0', '-1', 'WITHSCORES')).toEqual([
+            'a',
+            '1704067200000',
+            'b',
+            '1704067200000',
+            'c',
+            '1704067200000',
+          ]);
         },
       ];
     },
@@ -126,7 +179,10 @@ function exercise(connect: () => RedisClient) {
     orderEnqueue: (redis) => {
       const gate = new OrderGate(redis, tag, { doneTtlMs: 60_000 });
       return [
-        async () => { expect(await gate.enqueue(run(1), run(1).data.order)).toBe('add'); expect(await gate.enqueue(run(1), run(1).data.order)).toBe('add'); },
+        async () => {
+          expect(await gate.enqueue(run(1), run(1).data.order)).toBe('add');
+          expect(await gate.enqueue(run(1), run(1).data.order)).toBe('add');
+        },
         async () => expect(await gate.enqueue(run(2), run(2).data.order)).toBe('wait'),
       ];
     },
@@ -186,8 +242,15 @@ function exercise(connect: () => RedisClient) {
     pumpRecover: (redis) => {
       const s = queueScripts(redis);
       return [
-        async () => { await redis.set(q.heartbeat, '1'); expect(await s.pumpRecover(q, 'p1')).toBe(-1); await redis.del(q.heartbeat); },
-        async () => { expect(await s.pumpRecover(q, 'p1')).toBe(3); expect(await redis.lrange(q.inbox, 0, -1)).toEqual(['payload-a', 'payload-b', 'payload-c']); },
+        async () => {
+          await redis.set(q.heartbeat, '1');
+          expect(await s.pumpRecover(q, 'p1')).toBe(-1);
+          await redis.del(q.heartbeat);
+        },
+        async () => {
+          expect(await s.pumpRecover(q, 'p1')).toBe(3);
+          expect(await redis.lrange(q.inbox, 0, -1)).toEqual(['payload-a', 'payload-b', 'payload-c']);
+        },
       ];
     },
   };
@@ -217,7 +280,9 @@ function exercise(connect: () => RedisClient) {
 describe('Lua scripts on a single redis-server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sy-lua-'));
   let server: ManagedRedis;
-  beforeAll(async () => { server = await startManagedRedis({ dir }); });
+  beforeAll(async () => {
+    server = await startManagedRedis({ dir });
+  });
   afterAll(async () => {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -252,8 +317,12 @@ describe('Lua scripts on a single redis-server', () => {
 
 describe('Lua scripts on Redis Cluster', () => {
   let cluster: TestCluster;
-  beforeAll(async () => { cluster = await startTestCluster(); }, 60_000);
-  afterAll(async () => { await cluster?.stop(); });
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
 
   describe('each script', () => exercise(() => createRedisConnection(cluster.url, 'worker')));
 });

@@ -92,7 +92,8 @@ describe('onDead: block — purging or retrying the dead run lets the next run s
   it('dlq purge with the next run not started yet: it starts at once', async () => {
     const conv = 9_602;
     const base = Date.now();
-    for (const [i, body] of ['poison', 'after'].entries()) expect((await deliver(p.receiverUrl, message('message.sent', conv, body, base + i))).status).toBe(202);
+    for (const [i, body] of ['poison', 'after'].entries())
+      expect((await deliver(p.receiverUrl, message('message.sent', conv, body, base + i))).status).toBe(202);
     await waitFor(async () => (await p.handlers.getFailedCount()) === 1, 10_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(bodies(conv)).toEqual([]);

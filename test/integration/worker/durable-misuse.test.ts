@@ -66,4 +66,3 @@ describe('the longest sleep follows DEDUPE_TTL', () => {
     }
   }, 30_000);
 });
-

@@ -20,7 +20,8 @@ const WF = fileURLToPath(new URL('../../support/handlers/workflow', import.meta.
 
 type Entry = Record<string, unknown> & { h: string };
 const g = globalThis as { __syWf?: Entry[] };
-const runs = (h: string, f: Record<string, unknown> = {}) => (g.__syWf ?? []).filter((e) => e.h === h && Object.entries(f).every(([k, v]) => e[k] === v));
+const runs = (h: string, f: Record<string, unknown> = {}) =>
+  (g.__syWf ?? []).filter((e) => e.h === h && Object.entries(f).every(([k, v]) => e[k] === v));
 
 async function send(p: Pipeline, body: string): Promise<string> {
   const r = await deliver(p.receiverUrl, body);
@@ -61,7 +62,9 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     expect(runs('sleeper', { at: 'step' })).toHaveLength(1);
     expect(runs('sleeper', { at: 'pre-sleep' })).toHaveLength(2);
     // The write before the sleep was sent once (its replay answered from the run's memory, no request at all).
-    const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) => JSON.stringify(r.body).includes(id));
+    const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) =>
+      JSON.stringify(r.body).includes(id),
+    );
     expect(notes.map((r) => (r.body as { body: string }).body).sort()).toEqual([`after ${id}`, `before ${id}`]);
     const done = await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-sleeper')))?.returnvalue as unknown);
     expect(typeof (done as { ms?: unknown }).ms).toBe('number');
@@ -80,7 +83,9 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
   it('waitForEvent is answered by a later delivery of the conversation, and the run resumes with it', async () => {
     const c = 70_001;
     const id = await send(p, conversationBody('conversation.closed', c, 'plain'));
-    await waitFor(async () => (await new RunRecords(p.redis, p.prefix).parked()).some((r) => r.name === 'reply' && r.key === `conversation:${c}`));
+    await waitFor(async () =>
+      (await new RunRecords(p.redis, p.prefix).parked()).some((r) => r.name === 'reply' && r.key === `conversation:${c}`),
+    );
     await send(p, messageBody('message.received', 70_999, 'other conversation'));
     const reply = await send(p, messageBody('message.received', c, 'the reply'));
     await waitFor(() => runs('waiter', { at: 'done', conv: c }).length === 1, 5_000);
@@ -140,7 +145,10 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     const id = await send(p, conversationBody('conversation.assigned', c, 'x'));
     await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel')))?.isDelayed());
     const reply = await send(p, messageBody('message.received', c, 'stop'));
-    const result = await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel')))?.returnvalue as { cancelled?: string } | undefined, 5_000);
+    const result = await waitFor(
+      async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel')))?.returnvalue as { cancelled?: string } | undefined,
+      5_000,
+    );
     expect(result).toEqual({ ms: 0, cancelled: reply });
     expect(runs('cancel', { at: 'after' })).toHaveLength(0);
     expect(runs('cancel', { at: 'first', conv: c })).toHaveLength(1);
@@ -162,7 +170,10 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     await new Promise((r) => setTimeout(r, 400));
     expect(await (await p.handlers.getJob(jobIdFor(id, 'wf-cancel-fn')))?.isDelayed()).toBe(true);
     const reply = await send(p, messageBody('message.received', c, 'stop'));
-    const result = await waitFor(async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel-fn')))?.returnvalue as { cancelled?: string } | undefined, 5_000);
+    const result = await waitFor(
+      async () => (await p.handlers.getJob(jobIdFor(id, 'wf-cancel-fn')))?.returnvalue as { cancelled?: string } | undefined,
+      5_000,
+    );
     expect(result).toEqual({ ms: 0, cancelled: reply });
   });
 
@@ -172,7 +183,11 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
     await waitFor(() => runs('counter', { contact }).length === 20, 20_000);
     const state = await new HandlerStateStore(p.redis, p.prefix).get('wf-counter', `contact:${contact}`);
     expect(state).toBe(20);
-    expect(runs('counter', { contact }).map((e) => e['n']).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(
+      runs('counter', { contact })
+        .map((e) => e['n'])
+        .sort((a, b) => Number(a) - Number(b)),
+    ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   }, 30_000);
 
   it('dlq retry of a dead run that had slept does not sleep again nor write again', async () => {
@@ -189,7 +204,9 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
       // The stored outcome: no second 500 ms sleep (it would park and come back after at least that).
       expect(doneAt - retriedAt).toBeLessThan(450);
       expect(runs('dies', { at: 'after-sleep', conv: c })).toHaveLength(2);
-      const writes = (await p.requests({ method: 'POST', path: `/conversations/${c}/notes` })).filter((r) => JSON.stringify(r.body).includes(`dies-before ${id}`));
+      const writes = (await p.requests({ method: 'POST', path: `/conversations/${c}/notes` })).filter((r) =>
+        JSON.stringify(r.body).includes(`dies-before ${id}`),
+      );
       expect(writes).toHaveLength(1);
     } finally {
       delete (globalThis as { __syWfCured?: boolean }).__syWfCured;
@@ -207,12 +224,15 @@ describe('durable workflows: sleep, waitForEvent, cancelOn, state (signed delive
 
   it('ctx.state in a handler with neither state nor orderBy is dead-lettered with HandlerConfigError naming the handler', async () => {
     const id = await send(p, conversationBody('conversation.opened', conv, 'nostate'));
-    const failed = await waitFor(async () => (await p.handlers.getJobs(['failed'])).find((j) => j.id === jobIdFor(id, 'wf-swallow')), 10_000);
+    const failed = await waitFor(
+      async () => (await p.handlers.getJobs(['failed'])).find((j) => j.id === jobIdFor(id, 'wf-swallow')),
+      10_000,
+    );
     expect(failed.failedReason).toMatch(/handler "wf-swallow" uses ctx.state but has neither "state" nor "orderBy"/);
     expect(failed.attemptsMade).toBe(1);
   });
 
-  it('an ordered run that sleeps keeps its key\'s turn: the next run of the conversation starts after it is done', async () => {
+  it("an ordered run that sleeps keeps its key's turn: the next run of the conversation starts after it is done", async () => {
     const c = 70_006;
     const base = Date.now();
     await send(p, messageBody('message.sent', c, '1', base + 1));
@@ -237,14 +257,31 @@ describe('durable workflows survive the worker', () => {
       // Its worker goes away (the run is parked in Redis: nothing of it lives in the process).
       await p.worker.close(0);
       const env = {
-        REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix, WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN, WORKSPACE_API_BURST: '100', HANDLERS_DIR: WF,
+        REDIS_URL: testRedisUrl(),
+        QUEUE_PREFIX: p.prefix,
+        WORKSPACE_API_URL: p.api.baseUrl,
+        WORKSPACE_API_TOKEN: SANDBOX_TOKEN,
+        WORKSPACE_API_BURST: '100',
+        HANDLERS_DIR: WF,
       };
       const dir = await loadHandlerDir(WF);
-      const set = new HandlerSet(handlerSnapshot(dir.handlers.map((l) => l.handler), undefined, env, []));
-      fresh = await startWorker({ config: testConfig(env), redisUrl: testRedisUrl(), log: memoryLogger().log, hooks: undefined, set }, { handlers: openHandlerQueues(p.redis, p.prefix) });
+      const set = new HandlerSet(
+        handlerSnapshot(
+          dir.handlers.map((l) => l.handler),
+          undefined,
+          env,
+          [],
+        ),
+      );
+      fresh = await startWorker(
+        { config: testConfig(env), redisUrl: testRedisUrl(), log: memoryLogger().log, hooks: undefined, set },
+        { handlers: openHandlerQueues(p.redis, p.prefix) },
+      );
       await waitFor(() => runs('sleeper', { at: 'done', conv }).length === 1, 10_000);
       expect(runs('sleeper', { at: 'step', conv })).toHaveLength(1);
-      const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((q) => JSON.stringify(q.body).includes(id));
+      const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((q) =>
+        JSON.stringify(q.body).includes(id),
+      );
       expect(notes).toHaveLength(2);
     } finally {
       await fresh?.close(0);

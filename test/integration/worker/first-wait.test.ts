@@ -17,8 +17,13 @@ const entry = (h: string, at: string) => (g.__syWf ?? []).find((e) => e.h === h 
 
 describe('the first wait for an event name (a fresh Redis prefix: nothing watched yet)', () => {
   let p: Pipeline | undefined;
-  beforeEach(() => { g.__syWf = []; });
-  afterEach(async () => { await p?.close(); p = undefined; });
+  beforeEach(() => {
+    g.__syWf = [];
+  });
+  afterEach(async () => {
+    await p?.close();
+    p = undefined;
+  });
 
   async function firstRun(only: string, h: string): Promise<unknown> {
     p = await startPipeline({ handlersDir: DIR, only: [only], env: { HISTORY: 'off' } });

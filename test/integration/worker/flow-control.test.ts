@@ -39,14 +39,18 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     const base = Date.now();
     const convs = Array.from({ length: 12 }, (_, i) => 9_000 + i);
     // Each conversation's events are sent in order, all conversations at once.
-    await Promise.all(convs.map(async (conv) => {
-      for (let seq = 1; seq <= 10; seq++) await send(p, messageBody('message.received', conv, String(seq), base + seq));
-    }));
+    await Promise.all(
+      convs.map(async (conv) => {
+        for (let seq = 1; seq <= 10; seq++) await send(p, messageBody('message.received', conv, String(seq), base + seq));
+      }),
+    );
     await waitFor(() => runs('ordered').filter((e) => e['at'] === 'done').length === 120, 60_000, 50);
     expect(g.__syFlowOverlap).toEqual([]);
     for (const conv of convs) {
       const starts = runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'start');
-      const done = runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').map((e) => e['seq']);
+      const done = runs('ordered')
+        .filter((e) => e['conv'] === conv && e['at'] === 'done')
+        .map((e) => e['seq']);
       expect(done).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       // A failed run was retried in its place: seq 5 and 10 started twice, back to back.
       const order = starts.map((e) => `${String(e['seq'])}.${String(e['attempt'])}`);
@@ -70,7 +74,11 @@ describe('flow control: order per key, staleness, debounce (signed deliveries in
     await send(p, messageBody('message.received', conv, '2', base + 2));
     await waitFor(() => runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').length === 3, 20_000);
     delete process.env['FLOW_SLOW_SEQ'];
-    expect(runs('ordered').filter((e) => e['conv'] === conv && e['at'] === 'done').map((e) => e['seq'])).toEqual([1, 2, 3]);
+    expect(
+      runs('ordered')
+        .filter((e) => e['conv'] === conv && e['at'] === 'done')
+        .map((e) => e['seq']),
+    ).toEqual([1, 2, 3]);
   });
 
   it('a dead-lettered run releases its conversation by default (onDead: release)', async () => {
@@ -154,10 +162,18 @@ describe('order keeps exactly-once writes', () => {
     await waitFor(async () => (await writes()).length === 9, 20_000);
     const all = await writes();
     // The fresh writes: one per event, in order; the three retried runs were answered as replays.
-    expect(all.filter((r) => !r.replay).map((r) => (r.body as { body: string }).body)).toEqual(['ordered n1', 'ordered n2', 'ordered n3', 'ordered n4', 'ordered n5', 'ordered n6']);
+    expect(all.filter((r) => !r.replay).map((r) => (r.body as { body: string }).body)).toEqual([
+      'ordered n1',
+      'ordered n2',
+      'ordered n3',
+      'ordered n4',
+      'ordered n5',
+      'ordered n6',
+    ]);
     expect(all.filter((r) => r.replay).map((r) => (r.body as { body: string }).body)).toEqual(['ordered n2', 'ordered n4', 'ordered n6']);
-    const notes = ((await sandboxCall(p, 'GET', `/conversations/${conv}/messages?per_page=100`)).json.data as { body: string }[])
-      .filter((m) => m.body.startsWith('ordered '));
+    const notes = ((await sandboxCall(p, 'GET', `/conversations/${conv}/messages?per_page=100`)).json.data as { body: string }[]).filter(
+      (m) => m.body.startsWith('ordered '),
+    );
     expect(notes).toHaveLength(6);
   });
 });
@@ -180,7 +196,8 @@ describe('onDead: block holds a key until its dead run is retried or purged', ()
   it('later runs wait behind the dead one; a retry from the dead-letter queue runs it, then them, in order', async () => {
     const conv = 9_500;
     const base = Date.now();
-    for (const [i, body] of ['first', 'poison', 'after', 'last'].entries()) await send(p, messageBody('message.sent', conv, body, base + i));
+    for (const [i, body] of ['first', 'poison', 'after', 'last'].entries())
+      await send(p, messageBody('message.sent', conv, body, base + i));
     await waitFor(async () => (await p.handlers.getFailedCount()) === 1, 10_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(runs('poison-block').map((e) => e['body'])).toEqual(['first']);

@@ -41,14 +41,22 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
   });
 
   it('a burst of 429s delays jobs without failing or losing any', async () => {
-    await fetch(`${p.api.url}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/conversations/*/notes', method: 'POST', force_429: true, count: 25 }) });
+    await fetch(`${p.api.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '/conversations/*/notes', method: 'POST', force_429: true, count: 25 }),
+    });
     const bodies = Array.from({ length: 8 }, () => messageBody('message.received', conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const ids = bodies.map((b) => `seen ${deliveryId(b)}`);
-    await waitFor(async () => {
-      const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));
-      return ids.every((id) => written.has(id));
-    }, 60_000, 200);
+    await waitFor(
+      async () => {
+        const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));
+        return ids.every((id) => written.has(id));
+      },
+      60_000,
+      200,
+    );
     const limited = await p.requests({ method: 'POST', path: '/conversations/*/notes' });
     expect(limited.filter((r) => r.status === 429).length).toBeGreaterThan(0);
     expect(await p.handlers.getJobCounts('failed')).toMatchObject({ failed: 0 });
@@ -57,7 +65,11 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
   }, 90_000);
 
   it('token_expired pauses the handlers queue, keeps every job, and all run after resume', async () => {
-    await fetch(`${p.api.url}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '*', token_expired: true }) });
+    await fetch(`${p.api.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '*', token_expired: true }),
+    });
     const bodies = Array.from({ length: 5 }, () => messageBody('message.received', conv));
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const paused = await waitFor(() => pauseState(p.redis, p.prefix), 10_000);
@@ -70,10 +82,14 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
     await fetch(`${p.api.url}/_sandbox/faults`, { method: 'DELETE' });
     await resumeHandlers(p.redis, p.handlerQueues, p.prefix);
     const ids = bodies.map((b) => `seen ${deliveryId(b)}`);
-    await waitFor(async () => {
-      const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));
-      return ids.every((id) => written.has(id));
-    }, 20_000, 100);
+    await waitFor(
+      async () => {
+        const written = new Set((await noteWrites(p, conv)).map((r) => (r.body as { body: string }).body));
+        return ids.every((id) => written.has(id));
+      },
+      20_000,
+      100,
+    );
     expect(await p.handlers.getJobCounts('failed')).toMatchObject({ failed: 0 });
     expect(await pauseState(p.redis, p.prefix)).toBeNull();
   }, 60_000);
@@ -89,7 +105,11 @@ describe('dead-lettering', () => {
   it('a 422 is dead-lettered once, with the reason, without retries', async () => {
     const leads = await sandboxCall(p, 'GET', '/leads?outcome=open');
     const lead = (leads.json.data as { id: number; contact_id: number }[])[0];
-    await fetch(`${p.api.url}/_sandbox/leads/${lead?.id}/outcome`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'won' }) });
+    await fetch(`${p.api.url}/_sandbox/leads/${lead?.id}/outcome`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'won' }),
+    });
     const [failed] = await waitFor(async () => {
       const jobs = await p.handlers.getJobs(['failed']);
       return jobs.length > 0 ? jobs : undefined;
@@ -97,7 +117,7 @@ describe('dead-lettering', () => {
     expect(failed?.failedReason).toMatch(/lifecycle stage "Platinum Tier" does not exist.*WON_STAGE/);
     expect(failed?.attemptsMade).toBe(1);
     await new Promise((r) => setTimeout(r, 500));
-    expect((await p.requests({ method: 'PUT', path: `/contacts/${lead?.contact_id}/lifecycle` }))).toHaveLength(1);
+    expect(await p.requests({ method: 'PUT', path: `/contacts/${lead?.contact_id}/lifecycle` })).toHaveLength(1);
     expect(await p.handlers.getJobCounts('failed', 'delayed', 'wait')).toMatchObject({ failed: 1, delayed: 0, wait: 0 });
   });
 

@@ -26,10 +26,14 @@ describe('per-handler retry on the real worker', () => {
   it('retry: { attempts: 2 } dead-letters after 2 runs; the default keeps going', async () => {
     expect((await deliver(p.receiverUrl, messageBody('message.received', 1))).status).toBe(202);
 
-    const early = await waitFor(async () => {
-      const job = (await p.handlers.getJobs(['failed'])).find((j) => j.name === 'gives-up-early');
-      return job && job.finishedOn ? job : undefined;
-    }, 15_000, 50);
+    const early = await waitFor(
+      async () => {
+        const job = (await p.handlers.getJobs(['failed'])).find((j) => j.name === 'gives-up-early');
+        return job && job.finishedOn ? job : undefined;
+      },
+      15_000,
+      50,
+    );
     expect(early.attemptsMade).toBe(2);
     // Dead-lettered by the worker's decision on its last attempt, not by BullMQ's count: the reason says so.
     expect(early.failedReason).toBe('Error: always fails (attempt 2 of 2: no retry left)');
@@ -41,10 +45,14 @@ describe('per-handler retry on the real worker', () => {
     expect(await steady?.getState()).not.toBe('failed');
 
     // Its second run comes 2 s after the first; a third is still to come, the job is not dead-lettered.
-    const second = await waitFor(async () => {
-      const job = await jobOf('keeps-trying');
-      return job && job.attemptsMade >= 2 ? job : undefined;
-    }, 10_000, 100);
+    const second = await waitFor(
+      async () => {
+        const job = await jobOf('keeps-trying');
+        return job && job.attemptsMade >= 2 ? job : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(await second.getState()).toBe('delayed');
     expect((await p.handlers.getJobs(['failed'])).map((j) => j.name)).toEqual(['gives-up-early']);
   });

@@ -25,10 +25,20 @@ describe('workers with different HANDLERS subsets', () => {
     // The pipeline's own worker ran no handler (only: []) — replace it by two pools.
     await p.worker.close(1_000);
     const all = (await loadHandlers(PAIR)).map((l) => l.handler);
-    const config = testConfig({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix, WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: 'sbx_full_acme' });
+    const config = testConfig({
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: p.prefix,
+      WORKSPACE_API_URL: p.api.baseUrl,
+      WORKSPACE_API_TOKEN: 'sbx_full_acme',
+    });
     const { log } = memoryLogger();
     for (const run of [['note-on-message'], ['echo-note']]) {
-      pools.push(await startWorker({ config, redisUrl: testRedisUrl(), log, set: new HandlerSet(handlerSnapshot(all, run, {})) }, { handlers: p.handlerQueues }));
+      pools.push(
+        await startWorker(
+          { config, redisUrl: testRedisUrl(), log, set: new HandlerSet(handlerSnapshot(all, run, {})) },
+          { handlers: p.handlerQueues },
+        ),
+      );
     }
   });
   afterAll(async () => {
@@ -42,13 +52,18 @@ describe('workers with different HANDLERS subsets', () => {
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const ids = bodies.map(deliveryId);
     const states = async () => {
-      const jobs = await Promise.all(ids.flatMap((id) => [p.handlers.getJob(jobIdFor(id, 'note-on-message')), p.handlers.getJob(jobIdFor(id, 'echo-note'))]));
+      const jobs = await Promise.all(
+        ids.flatMap((id) => [p.handlers.getJob(jobIdFor(id, 'note-on-message')), p.handlers.getJob(jobIdFor(id, 'echo-note'))]),
+      );
       return Promise.all(jobs.map((j) => (j ? j.getState() : Promise.resolve('missing'))));
     };
     // Jobs may bounce between the pools a few times (each hands back what it does not run) before landing right.
-    await waitFor(async () => (await states()).every((s) => s === 'completed'), 60_000, 200)
-      .catch(async (err: Error) => { throw new Error(`${err.message}; job states: ${(await states()).join(', ')}`); });
-    const written = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((r) => r.status === 201 && !r.replay).map((r) => (r.body as { body: string }).body);
+    await waitFor(async () => (await states()).every((s) => s === 'completed'), 60_000, 200).catch(async (err: Error) => {
+      throw new Error(`${err.message}; job states: ${(await states()).join(', ')}`);
+    });
+    const written = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` }))
+      .filter((r) => r.status === 201 && !r.replay)
+      .map((r) => (r.body as { body: string }).body);
     for (const id of ids) {
       expect(written.filter((w) => w === `seen ${id}`)).toHaveLength(1);
       expect(written.filter((w) => w === `echo ${id}`)).toHaveLength(1);

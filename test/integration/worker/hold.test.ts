@@ -54,7 +54,14 @@ describe('durable runs due while a delivery received before their due time is no
 
   /** Starts the ingest pump (the inbox moves to `events` from now on). */
   function startPump(): void {
-    pump = new IngestPump({ redis: p.redis, blocking: new Redis(testRedisUrl(), { maxRetriesPerRequest: null }), events: p.events, prefix: p.prefix, log: memoryLogger().log, heartbeatMs: 1_000 });
+    pump = new IngestPump({
+      redis: p.redis,
+      blocking: new Redis(testRedisUrl(), { maxRetriesPerRequest: null }),
+      events: p.events,
+      prefix: p.prefix,
+      log: memoryLogger().log,
+      heartbeatMs: 1_000,
+    });
     pump.start();
   }
 
@@ -73,7 +80,9 @@ describe('durable runs due while a delivery received before their due time is no
   async function parkedRun(body: string, handler: string): Promise<{ id: string; parked: ParkedRun }> {
     startPump();
     const id = await send(body);
-    const parked = await waitFor(async () => (await new RunRecords(p.redis, p.prefix).parked()).find((r) => r.deliveryKey === id && r.handler === handler));
+    const parked = await waitFor(async () =>
+      (await new RunRecords(p.redis, p.prefix).parked()).find((r) => r.deliveryKey === id && r.handler === handler),
+    );
     await stopPump();
     return { id, parked };
   }
@@ -91,7 +100,12 @@ describe('durable runs due while a delivery received before their due time is no
   }
 
   /** A run parked; `body` accepted before its due time and left in the inbox; the run held past its due time; then the pump starts. */
-  async function heldFor(trigger: string, handler: string, body: string, conv: number): Promise<{ run: { id: string; parked: ParkedRun }; pending: string }> {
+  async function heldFor(
+    trigger: string,
+    handler: string,
+    body: string,
+    conv: number,
+  ): Promise<{ run: { id: string; parked: ParkedRun }; pending: string }> {
     const run = await parkedRun(trigger, handler);
     const pending = await send(body);
     expect(Date.now()).toBeLessThan(run.parked.dueAt);
@@ -102,7 +116,12 @@ describe('durable runs due while a delivery received before their due time is no
 
   it('waitForEvent: a reply accepted before the timeout and still in the inbox at the due time is what the wait returns, not null', async () => {
     const c = 81_001;
-    const { run, pending: reply } = await heldFor(conversationBody('conversation.closed', c, 'x'), 'hold-waiter', messageBody('message.received', c, 'the reply'), c);
+    const { run, pending: reply } = await heldFor(
+      conversationBody('conversation.closed', c, 'x'),
+      'hold-waiter',
+      messageBody('message.received', c, 'the reply'),
+      c,
+    );
     await waitFor(() => runs('hold-waiter', c).length === 1, 10_000);
     expect(runs('hold-waiter', c)[0]?.['got']).toBe('the reply');
     // The trace shows the hold, then the match.
@@ -118,7 +137,12 @@ describe('durable runs due while a delivery received before their due time is no
 
   it('cancelOn: a cancelling message accepted before the sleep is due and still in the inbox at the due time cancels the run', async () => {
     const c = 81_002;
-    const { run, pending: stop } = await heldFor(conversationBody('conversation.assigned', c, 'x'), 'hold-cancel', messageBody('message.received', c, 'stop'), c);
+    const { run, pending: stop } = await heldFor(
+      conversationBody('conversation.assigned', c, 'x'),
+      'hold-cancel',
+      messageBody('message.received', c, 'stop'),
+      c,
+    );
     const done = await waitFor(async () => {
       const j = await Job.fromId(p.handlers, jobIdFor(run.id, 'hold-cancel'));
       // Read again once completed: a job read just before it completed has no return value yet.
@@ -132,7 +156,12 @@ describe('durable runs due while a delivery received before their due time is no
   it('a pending delivery that is dead-lettered releases the hold: the wait times out with null at once, long before the cap', async () => {
     const c = 81_003;
     // Accepted (a signed delivery is never refused for its content), dead-lettered at fan-out: no such event.
-    const { pending: bad } = await heldFor(conversationBody('conversation.closed', c, 'x'), 'hold-waiter', eventBody('no.such.event', { id: 1 }), c);
+    const { pending: bad } = await heldFor(
+      conversationBody('conversation.closed', c, 'x'),
+      'hold-waiter',
+      eventBody('no.such.event', { id: 1 }),
+      c,
+    );
     const released = Date.now();
     await waitFor(() => runs('hold-waiter', c).length === 1, 10_000);
     expect(runs('hold-waiter', c)[0]?.['got']).toBeNull();
@@ -142,7 +171,7 @@ describe('durable runs due while a delivery received before their due time is no
   }, 20_000);
 });
 
-describe('the hold\'s cap: a pending entry that never clears (a delivery lost after it was accepted)', () => {
+describe("the hold's cap: a pending entry that never clears (a delivery lost after it was accepted)", () => {
   const redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   afterAll(() => redis.disconnect());
 
@@ -155,7 +184,8 @@ describe('the hold\'s cap: a pending entry that never clears (a delivery lost af
     let ran = 0;
     const got: unknown[] = [];
     const h = defineHandler({
-      id: 'cap', on: ['conversation.closed'],
+      id: 'cap',
+      on: ['conversation.closed'],
       async handle(_event, ctx) {
         ran++;
         got.push(await ctx.waitForEvent('reply', { event: 'message.received', match: 'conversation', timeout: '1s' }));
@@ -165,12 +195,28 @@ describe('the hold\'s cap: a pending entry that never clears (a delivery lost af
     // The set's oldest entry: received before the due time, and never fanned out.
     const flow = { oldestPending: async () => ({ key: 'evt_lost', at: T + 500 }) } as unknown as FlowPorts;
     const processJob = createHandlerProcessor({
-      set: new HandlerSet(handlerSnapshot([h], undefined, {})), api: undefined, steps: new MemoryStepStore(), log, flow, now: () => clock,
+      set: new HandlerSet(handlerSnapshot([h], undefined, {})),
+      api: undefined,
+      steps: new MemoryStepStore(),
+      log,
+      flow,
+      now: () => clock,
       durable: { records, waits, state: new HandlerStateStore(redis, prefix), keepMs: 60_000, holdMaxMs: 5_000 },
     });
     const env = JSON.parse(conversationBody('conversation.closed', 5, 'x')) as { id: string; created_at: string; data: unknown };
-    const data = { key: env.id, handlerId: 'cap', receivedAt: new Date(T).toISOString(), event: { id: env.id, name: 'conversation.closed', createdAt: env.created_at, data: env.data } } as HandlerJobData;
-    const job = (parked: boolean) => ({ id: `job-${env.id}`, data: parked ? { ...data, parked: true as const } : data, timestamp: T, attemptsMade: 0, attempts: 3 });
+    const data = {
+      key: env.id,
+      handlerId: 'cap',
+      receivedAt: new Date(T).toISOString(),
+      event: { id: env.id, name: 'conversation.closed', createdAt: env.created_at, data: env.data },
+    } as HandlerJobData;
+    const job = (parked: boolean) => ({
+      id: `job-${env.id}`,
+      data: parked ? { ...data, parked: true as const } : data,
+      timestamp: T,
+      attemptsMade: 0,
+      attempts: 3,
+    });
 
     expect(await processJob(job(false))).toMatchObject({ kind: 'wait', until: T + 1_000, wait: 'wait-for-event' });
     expect(ran).toBe(1);
@@ -189,7 +235,9 @@ describe('the hold\'s cap: a pending entry that never clears (a delivery lost af
     clock = T + 6_500;
     expect(await processJob(job(true))).toMatchObject({ kind: 'completed' });
     expect(got).toEqual([null]);
-    const warning = lines.map((l) => JSON.parse(l) as { level: string; msg: string; pending?: string; heldMs?: number }).find((l) => l.msg.startsWith('run held past its due time for the longest allowed'));
+    const warning = lines
+      .map((l) => JSON.parse(l) as { level: string; msg: string; pending?: string; heldMs?: number })
+      .find((l) => l.msg.startsWith('run held past its due time for the longest allowed'));
     expect(warning).toMatchObject({ level: 'warn', pending: 'evt_lost', heldMs: 5_000 });
     expect(await records.parked()).toEqual([]);
   });

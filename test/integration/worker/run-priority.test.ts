@@ -19,15 +19,22 @@ describe('priority on the shared API budget', () => {
     p = await startPipeline({ handlersDir: PRIORITY, burst: 3, env: { WORKER_CONCURRENCY: '2' } });
     conv = ((await sandboxCall(p, 'GET', '/conversations')).json.data as { id: number }[])[0]?.id as number;
     // That read counted against the burst: start the test with an empty window.
-    await fetch(`${p.api.url}/_sandbox/burst`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ burst: 3 }) });
+    await fetch(`${p.api.url}/_sandbox/burst`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ burst: 3 }),
+    });
   });
   afterAll(async () => p?.close());
 
-  const notes = async () => (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` }))
-    .filter((r) => r.status === 201).map((r) => (r.body as { body: string }).body.split(' ')[0]);
+  const notes = async () =>
+    (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` }))
+      .filter((r) => r.status === 201)
+      .map((r) => (r.body as { body: string }).body.split(' ')[0]);
 
   it('a high run completes while low runs occupy every worker slot waiting on the limiter', async () => {
-    for (let i = 0; i < 8; i++) expect((await deliver(p.receiverUrl, conversationBody('conversation.closed', conv, `bulk ${i}`))).status).toBe(202);
+    for (let i = 0; i < 8; i++)
+      expect((await deliver(p.receiverUrl, conversationBody('conversation.closed', conv, `bulk ${i}`))).status).toBe(202);
     // The window is full (3 low notes; the workers' limiter paces low to one per 10 s / 3 after the first
     // ones, so this takes about 7 s) and both low slots hold runs waiting for it.
     await waitFor(async () => (await notes()).length >= 3, 30_000, 100);

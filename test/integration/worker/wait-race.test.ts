@@ -30,7 +30,11 @@ import { jobIdFor } from '../../../src/events/envelope.js';
 const RACE = fileURLToPath(new URL('../../support/handlers/workflow-race', import.meta.url));
 
 type Tally = Map<string, { step: number; attempt: number; woke: number; done: number; got: string[]; times: number[] }>;
-const g = globalThis as { __syWfr?: Tally; __syWfrHook?: (event: { id: string; data: { id: number } }) => Promise<void> | void; __syWfrConv?: number };
+const g = globalThis as {
+  __syWfr?: Tally;
+  __syWfrHook?: (event: { id: string; data: { id: number } }) => Promise<void> | void;
+  __syWfrConv?: number;
+};
 
 describe('WaitStore: a registration and a matching event at the same moment', () => {
   let a: Redis;
@@ -55,30 +59,37 @@ describe('WaitStore: a registration and a matching event at the same moment', ()
     let byEvent = 0;
     const problems: string[] = [];
     for (let start = 0; start < ROUNDS; start += BATCH) {
-      await Promise.all(Array.from({ length: BATCH }, async (_, j) => {
-        const i = start + j;
-        const key = `conversation:${i}`;
-        const since = 1_000_000 + i;
-        const at = since + 1 + (i % 3);
-        const delay = i % 4;
-        const registration = (async () => {
-          if (delay === 1) await Promise.resolve();
-          return reg.register({ id: `w${i}`, key, event: 'message.received', since, dueAt: since + 3_600_000, run: `q|${i}` });
-        })();
-        const event = (async () => {
-          if (delay === 2) await Promise.resolve();
-          if (delay === 3) await new Promise((r) => setImmediate(r));
-          return ev.deliver({ deliveryKey: `d${i}`, name: 'message.received', receivedAt: at, body: `{"i":${i}}`, keys: [key] }, since + 10, true);
-        })();
-        const [st, woken] = await Promise.all([registration, event]);
-        const atRegistration = st.status === 'matched';
-        const atEvent = woken.some((w) => w.id === `w${i}`);
-        if (atRegistration === atEvent) problems.push(`round ${i}: registration ${st.status}, event woke ${JSON.stringify(woken)}`);
-        if (atRegistration) byRegistration++;
-        if (atEvent) byEvent++;
-        const final = await reg.get(`w${i}`);
-        if (final?.status !== 'matched' || final.match?.deliveryKey !== `d${i}`) problems.push(`round ${i}: final state ${JSON.stringify(final)}`);
-      }));
+      await Promise.all(
+        Array.from({ length: BATCH }, async (_, j) => {
+          const i = start + j;
+          const key = `conversation:${i}`;
+          const since = 1_000_000 + i;
+          const at = since + 1 + (i % 3);
+          const delay = i % 4;
+          const registration = (async () => {
+            if (delay === 1) await Promise.resolve();
+            return reg.register({ id: `w${i}`, key, event: 'message.received', since, dueAt: since + 3_600_000, run: `q|${i}` });
+          })();
+          const event = (async () => {
+            if (delay === 2) await Promise.resolve();
+            if (delay === 3) await new Promise((r) => setImmediate(r));
+            return ev.deliver(
+              { deliveryKey: `d${i}`, name: 'message.received', receivedAt: at, body: `{"i":${i}}`, keys: [key] },
+              since + 10,
+              true,
+            );
+          })();
+          const [st, woken] = await Promise.all([registration, event]);
+          const atRegistration = st.status === 'matched';
+          const atEvent = woken.some((w) => w.id === `w${i}`);
+          if (atRegistration === atEvent) problems.push(`round ${i}: registration ${st.status}, event woke ${JSON.stringify(woken)}`);
+          if (atRegistration) byRegistration++;
+          if (atEvent) byEvent++;
+          const final = await reg.get(`w${i}`);
+          if (final?.status !== 'matched' || final.match?.deliveryKey !== `d${i}`)
+            problems.push(`round ${i}: final state ${JSON.stringify(final)}`);
+        }),
+      );
     }
     console.log(`[wait-race] store: ${ROUNDS} rounds, answered at registration ${byRegistration}, by the event ${byEvent}`);
     expect(problems.slice(0, 10)).toEqual([]);
@@ -89,7 +100,7 @@ describe('WaitStore: a registration and a matching event at the same moment', ()
   }, 60_000);
 });
 
-describe('waitForEvent through the whole pipeline: the reply sent at varied points around the wait\'s registration', () => {
+describe("waitForEvent through the whole pipeline: the reply sent at varied points around the wait's registration", () => {
   let p: Pipeline;
   let conv: number;
   beforeAll(async () => {
@@ -124,15 +135,29 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
       await waitFor(async () => (await direct.hexists(`${p.prefix}:wait:state`, waitId)) === 1, 10_000, 0);
       const extra = Math.floor(Math.random() * 4);
       if (extra > 0) await new Promise((r) => setTimeout(r, extra - 1));
-      const body = JSON.parse(messageBody('message.received', c, `reply ${c}`)) as { id: string; event: string; created_at: string; data: unknown };
+      const body = JSON.parse(messageBody('message.received', c, `reply ${c}`)) as {
+        id: string;
+        event: string;
+        created_at: string;
+        data: unknown;
+      };
       replies.set(c, body.id);
-      const woken = await store.deliver({
-        deliveryKey: body.id, name: body.event, receivedAt: Date.now(), keys: [`conversation:${c}`],
-        body: JSON.stringify({ id: body.id, name: body.event, createdAt: body.created_at, data: body.data }),
-      }, Date.now(), true);
+      const woken = await store.deliver(
+        {
+          deliveryKey: body.id,
+          name: body.event,
+          receivedAt: Date.now(),
+          keys: [`conversation:${c}`],
+          body: JSON.stringify({ id: body.id, name: body.event, createdAt: body.created_at, data: body.data }),
+        },
+        Date.now(),
+        true,
+      );
       for (const wk of woken) {
         const job = await Job.fromId(p.handlers, wk.run.slice(wk.run.indexOf('|') + 1));
-        await job?.promote().catch(() => { promoteRefused++; });
+        await job?.promote().catch(() => {
+          promoteRefused++;
+        });
         await store.ack(wk.id);
       }
     };
@@ -152,7 +177,9 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
       const mode = (c * 7919) % 6;
       modes[mode] = (modes[mode] ?? 0) + 1;
       if (mode === 5) {
-        answerAtRegistration(event).catch((err: unknown) => { console.error('mode 5 failed', err); });
+        answerAtRegistration(event).catch((err: unknown) => {
+          console.error('mode 5 failed', err);
+        });
         return;
       }
       const sent = postReply(c);
@@ -167,7 +194,8 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
           sent.catch(() => undefined);
           await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 16)));
           return;
-        case 3: { // fanned out before the wait registers (the lookback's case)
+        case 3: {
+          // fanned out before the wait registers (the lookback's case)
           const id = await sent;
           await waitFor(() => answered(id), 10_000, 10);
           return;
@@ -181,7 +209,9 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
     const started = Date.now();
     const triggers: { id: string; conv: number }[] = [];
     let unfinished = 0;
-    const counter = setInterval(() => { unfinished = triggers.filter((t) => (tally.get(t.id)?.done ?? 0) === 0).length; }, 10);
+    const counter = setInterval(() => {
+      unfinished = triggers.filter((t) => (tally.get(t.id)?.done ?? 0) === 0).length;
+    }, 10);
     let next = 0;
     const sender = async () => {
       while (next < ROUNDS) {
@@ -205,7 +235,10 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
 
     const missed = triggers.filter((t) => (tally.get(t.id)?.done ?? 0) === 0);
     const repeated = triggers.filter((t) => (tally.get(t.id)?.woke ?? 0) > 1 || (tally.get(t.id)?.done ?? 0) > 1);
-    const wrong = triggers.filter((t) => { const e = tally.get(t.id); return e && e.done >= 1 && e.got[0] !== replies.get(t.conv); });
+    const wrong = triggers.filter((t) => {
+      const e = tally.get(t.id);
+      return e && e.done >= 1 && e.got[0] !== replies.get(t.conv);
+    });
     const steps = triggers.filter((t) => (tally.get(t.id)?.step ?? 0) !== 1);
     const parkedRuns = triggers.filter((t) => (tally.get(t.id)?.attempt ?? 0) >= 2).length;
     // Fresh notes in the sandbox, per run.
@@ -213,11 +246,13 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
     const fresh = new Map<string, number>();
     for (const n of notes) {
       if (n.status !== 201 || n.replay) continue;
-      const id = ((n.body as { body: string }).body.split(' ')[1]) as string;
+      const id = (n.body as { body: string }).body.split(' ')[1] as string;
       fresh.set(id, (fresh.get(id) ?? 0) + 1);
     }
     const writeProblems = triggers.filter((t) => (fresh.get(t.id) ?? 0) !== 1).map((t) => `${t.id}: ${fresh.get(t.id) ?? 0} writes`);
-    console.log(`[wait-race] pipeline: ${ROUNDS} runs in ${(ms / 1000).toFixed(1)} s; modes ${JSON.stringify(modes)}; answered at registration ${ROUNDS - parkedRuns}, parked and woken ${parkedRuns}; promotions refused (job still active) ${promoteRefused}; missed ${missed.length}, repeated ${repeated.length}, wrong reply ${wrong.length}, step not once ${steps.length}`);
+    console.log(
+      `[wait-race] pipeline: ${ROUNDS} runs in ${(ms / 1000).toFixed(1)} s; modes ${JSON.stringify(modes)}; answered at registration ${ROUNDS - parkedRuns}, parked and woken ${parkedRuns}; promotions refused (job still active) ${promoteRefused}; missed ${missed.length}, repeated ${repeated.length}, wrong reply ${wrong.length}, step not once ${steps.length}`,
+    );
 
     expect(missed.map((t) => t.id).slice(0, 10)).toEqual([]);
     expect(repeated.map((t) => `${t.id} ${JSON.stringify(tally.get(t.id))}`).slice(0, 10)).toEqual([]);
@@ -226,10 +261,19 @@ describe('waitForEvent through the whole pipeline: the reply sent at varied poin
     expect(writeProblems.slice(0, 10)).toEqual([]);
     expect(notes.length).toBe(ROUNDS); // and no replays either: each write was sent once
     // Nothing lost or left behind: every run completed, none failed, no parked run, no wait or wake-up kept.
-    expect(await handlerJobCounts(p, 'completed', 'failed', 'delayed', 'active', 'waiting')).toEqual({ completed: ROUNDS, failed: 0, delayed: 0, active: 0, waiting: 0 });
+    expect(await handlerJobCounts(p, 'completed', 'failed', 'delayed', 'active', 'waiting')).toEqual({
+      completed: ROUNDS,
+      failed: 0,
+      delayed: 0,
+      active: 0,
+      waiting: 0,
+    });
     expect(await new RunRecords(p.redis, p.prefix).parked()).toEqual([]);
     // No wait is left pending, nor any wait of a completed run (those answered at registration included).
-    const left = Object.entries(await p.redis.hgetall(`${p.prefix}:wait:state`)).map(([id, raw]) => ({ id, s: (JSON.parse(raw) as { s: string }).s }));
+    const left = Object.entries(await p.redis.hgetall(`${p.prefix}:wait:state`)).map(([id, raw]) => ({
+      id,
+      s: (JSON.parse(raw) as { s: string }).s,
+    }));
     expect(left.filter((w) => w.s === 'pending')).toEqual([]);
     expect(left).toEqual([]);
     expect(await p.redis.zcard(`${p.prefix}:wait:wake`)).toBe(0);

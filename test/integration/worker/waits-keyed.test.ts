@@ -45,7 +45,7 @@ describe('a keyed where match in the worker', () => {
     return parked;
   }
 
-  it('only its conversation\'s events wake it; where decides among them', async () => {
+  it("only its conversation's events wake it; where decides among them", async () => {
     const conv = 38_001;
     const parked = await parkedRun(conv, null);
     expect(starts(conv)).toBe(1);
@@ -64,7 +64,7 @@ describe('a keyed where match in the worker', () => {
     expect(starts(conv)).toBe(3);
   }, 40_000);
 
-  it('the deprecated bare key function still matches, woken by other conversations\' events too', async () => {
+  it("the deprecated bare key function still matches, woken by other conversations' events too", async () => {
     const conv = 38_002;
     await parkedRun(conv, 'legacy');
     // The worker says once that the form is deprecated and what to write instead.
@@ -78,7 +78,7 @@ describe('a keyed where match in the worker', () => {
     expect(done(conv)?.['got']).toBe('done');
   }, 40_000);
 
-  it('cancelOn with a keyed where: only its conversation\'s event that where takes cancels it', async () => {
+  it("cancelOn with a keyed where: only its conversation's event that where takes cancels it", async () => {
     const conv = 38_003;
     const body = conversationBody('conversation.closed', conv, null);
     expect((await deliver(p.receiverUrl, body)).status).toBe(202);

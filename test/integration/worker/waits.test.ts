@@ -36,8 +36,18 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     queues = openHandlerQueues(redis, prefix);
     const env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, HANDLERS_DIR: WF, WORKER_CONCURRENCY: '64', HISTORY: 'off' };
     const dir = await loadHandlerDir(WF, ['wf-racer']);
-    const set = new HandlerSet(handlerSnapshot(dir.handlers.map((l) => l.handler), undefined, env, []));
-    worker = await startWorker({ config: testConfig(env), redisUrl: testRedisUrl(), log: memoryLogger('warn').log, hooks: undefined, set }, { handlers: queues });
+    const set = new HandlerSet(
+      handlerSnapshot(
+        dir.handlers.map((l) => l.handler),
+        undefined,
+        env,
+        [],
+      ),
+    );
+    worker = await startWorker(
+      { config: testConfig(env), redisUrl: testRedisUrl(), log: memoryLogger('warn').log, hooks: undefined, set },
+      { handlers: queues },
+    );
   });
   afterAll(async () => {
     delete g.__syWfHook;
@@ -54,7 +64,9 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     const byName = new Map(Object.values(queues).map((q) => [q.name, q]));
     const promoted: string[] = [];
     const deliverEvent = eventWaits({
-      waits, log, handlers: () => [],
+      waits,
+      log,
+      handlers: () => [],
       wake: async (run) => {
         const at = run.indexOf('|');
         const job = await Job.fromId(byName.get(run.slice(0, at)) as (typeof queues)['normal'], run.slice(at + 1));
@@ -67,11 +79,30 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
       const event = e as WorkspaceEvent<'conversation.created'>;
       const conv = event.data.id;
       const reply = {
-        id: `evt_reply_${conv}`, name: 'message.received', createdAt: new Date().toISOString(),
-        data: { id: conv, conversation_id: conv, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'r', content_type: 'text', status: null, created_at: new Date().toISOString() },
+        id: `evt_reply_${conv}`,
+        name: 'message.received',
+        createdAt: new Date().toISOString(),
+        data: {
+          id: conv,
+          conversation_id: conv,
+          type: 'message',
+          direction: 'inbound',
+          sender_type: 'contact',
+          user_id: null,
+          body: 'r',
+          content_type: 'text',
+          status: null,
+          created_at: new Date().toISOString(),
+        },
       } as unknown as WorkspaceEvent;
       // Received after the wait begins (lookback false: only later events count), delivered 0-6 ms from now.
-      const delivery = { key: `evt_reply_${conv}`, name: 'message.received', receivedAt: new Date(Date.now() + 1_000).toISOString(), secretIndex: 0, headers: {} };
+      const delivery = {
+        key: `evt_reply_${conv}`,
+        name: 'message.received',
+        receivedAt: new Date(Date.now() + 1_000).toISOString(),
+        secretIndex: 0,
+        headers: {},
+      };
       const go = () => deliverEvent(reply, delivery).catch((err: unknown) => errors.push(err));
       const r = conv % 4;
       if (r === 0) void go();
@@ -83,8 +114,25 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
       const conv = 100_000 + i;
       const key = `evt_race_${prefix}_${conv}`;
       const data: HandlerJobData = {
-        key, handlerId: 'wf-racer', receivedAt: new Date().toISOString(),
-        event: { id: key, name: 'conversation.created', createdAt: new Date().toISOString(), data: { id: conv, contact_id: 7, channel: { id: 1, name: 'W', type: 'whatsapp' }, status: 'open', subject: null, assignee: null, last_message_at: null, closed_at: null, created_at: new Date().toISOString() } },
+        key,
+        handlerId: 'wf-racer',
+        receivedAt: new Date().toISOString(),
+        event: {
+          id: key,
+          name: 'conversation.created',
+          createdAt: new Date().toISOString(),
+          data: {
+            id: conv,
+            contact_id: 7,
+            channel: { id: 1, name: 'W', type: 'whatsapp' },
+            status: 'open',
+            subject: null,
+            assignee: null,
+            last_message_at: null,
+            closed_at: null,
+            created_at: new Date().toISOString(),
+          },
+        },
       };
       return { name: 'wf-racer', data, opts: { jobId: jobIdFor(key, 'wf-racer'), attempts: 3, removeOnComplete: false } };
     });
@@ -100,7 +148,8 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     expect(done().every((e) => e['got'] === `evt_reply_${String(e['conv'])}`)).toBe(true);
     // Each ran once (matched at registration) or twice (parked, woken once).
     const starts = new Map<unknown, number>();
-    for (const e of (g.__syWf ?? []).filter((x) => x.h === 'racer' && x['at'] === 'start')) starts.set(e['conv'], (starts.get(e['conv']) ?? 0) + 1);
+    for (const e of (g.__syWf ?? []).filter((x) => x.h === 'racer' && x['at'] === 'start'))
+      starts.set(e['conv'], (starts.get(e['conv']) ?? 0) + 1);
     expect([...starts.values()].every((n) => n === 1 || n === 2)).toBe(true);
     // Every order happened: answered at registration, and woken after parking (by the event's promotion or the re-read).
     expect([...starts.values()].some((n) => n === 1)).toBe(true);
@@ -116,13 +165,35 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     const p2 = uniquePrefix('sweep');
     const waits = new WaitStore(redis, p2, 3_600_000);
     const log = memoryLogger('warn').log;
-    const w = await waits.register({ id: 'run:reply', key: 'conversation:5', event: 'message.received', since: 0, dueAt: Date.now() + 3_600_000, run: 'handlers|job-5' });
+    const w = await waits.register({
+      id: 'run:reply',
+      key: 'conversation:5',
+      event: 'message.received',
+      since: 0,
+      dueAt: Date.now() + 3_600_000,
+      run: 'handlers|job-5',
+    });
     expect(w.status).toBe('pending');
     const woken: string[] = [];
-    const dying = eventWaits({ waits, log, handlers: () => [], wake: async () => { throw new Error('killed before promoting'); } });
+    const dying = eventWaits({
+      waits,
+      log,
+      handlers: () => [],
+      wake: async () => {
+        throw new Error('killed before promoting');
+      },
+    });
     const event = { id: 'evt_5', name: 'message.received', createdAt: null, data: { conversation_id: 5 } } as unknown as WorkspaceEvent;
-    await expect(dying(event, { key: 'evt_5', name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {} })).rejects.toThrow(/killed/);
-    const ports = { waits, log, wake: async (run: string) => { woken.push(run); } };
+    await expect(
+      dying(event, { key: 'evt_5', name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {} }),
+    ).rejects.toThrow(/killed/);
+    const ports = {
+      waits,
+      log,
+      wake: async (run: string) => {
+        woken.push(run);
+      },
+    };
     // Within its grace it is left alone (its own waker may still be at it); after it, redone once.
     expect(await sweepWakes(ports, Date.now(), 5_000)).toBe(0);
     expect(await sweepWakes(ports, Date.now() + 6_000, 5_000)).toBe(1);

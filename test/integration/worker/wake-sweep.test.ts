@@ -42,18 +42,33 @@ describe('the wake sweep redoes a wake-up whose waker died after the event scrip
     const id = deliveryId(body);
     expect((await deliver(p.receiverUrl, body)).status).toBe(202);
     await waitFor(async () => (await new RunRecords(p.redis, p.prefix).parked()).some((r) => r.deliveryKey === id), 10_000);
-    const job = await waitFor(async () => { const j = await p.handlers.getJob(jobIdFor(id, 'wff-waiter')); return j && (await j.isDelayed()) ? j : undefined; });
+    const job = await waitFor(async () => {
+      const j = await p.handlers.getJob(jobIdFor(id, 'wff-waiter'));
+      return j && (await j.isDelayed()) ? j : undefined;
+    });
     expect(job.id).toBe(jobIdFor(id, 'wff-waiter'));
     // Let its worker finish parking it (after moveToDelayed it re-reads its waits and would wake itself).
     await new Promise((r) => setTimeout(r, 300));
 
     // The events worker's part up to its death: the event script answered the wait and queued the wake-up.
-    const reply = JSON.parse(messageBody('message.received', c, 'lost waker')) as { id: string; event: string; created_at: string; data: unknown };
+    const reply = JSON.parse(messageBody('message.received', c, 'lost waker')) as {
+      id: string;
+      event: string;
+      created_at: string;
+      data: unknown;
+    };
     const store = new WaitStore(p.redis, p.prefix, 3_600_000);
-    const woken = await store.deliver({
-      deliveryKey: reply.id, name: reply.event, receivedAt: Date.now(), keys: [`conversation:${c}`],
-      body: JSON.stringify({ id: reply.id, name: reply.event, createdAt: reply.created_at, data: reply.data }),
-    }, Date.now(), true);
+    const woken = await store.deliver(
+      {
+        deliveryKey: reply.id,
+        name: reply.event,
+        receivedAt: Date.now(),
+        keys: [`conversation:${c}`],
+        body: JSON.stringify({ id: reply.id, name: reply.event, createdAt: reply.created_at, data: reply.data }),
+      },
+      Date.now(),
+      true,
+    );
     const queuedAt = Date.now();
     expect(woken).toEqual([{ id: `${jobIdFor(id, 'wff-waiter')}:w:reply`, run: `handlers|${jobIdFor(id, 'wff-waiter')}` }]);
     // Nobody promotes it: still delayed a moment later.
@@ -66,10 +81,19 @@ describe('the wake sweep redoes a wake-up whose waker died after the event scrip
     expect(wokeAt - queuedAt).toBeGreaterThanOrEqual(4_900);
     expect(wokeAt - queuedAt).toBeLessThan(8_500);
     await new Promise((r) => setTimeout(r, 1_500));
-    expect({ step: marks(id, 'step').length, woke: marks(id, 'woke').length, done: marks(id, 'done').length, got: marks(id, 'done')[0]?.got })
-      .toEqual({ step: 1, woke: 1, done: 1, got: reply.id });
-    const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((n) => JSON.stringify(n.body).includes(id));
-    expect(notes.map((n) => [(n.body as { body: string }).body, n.status, n.replay])).toEqual([[`before ${id}`, 201, false], [`after ${id} ${reply.id}`, 201, false]]);
+    expect({
+      step: marks(id, 'step').length,
+      woke: marks(id, 'woke').length,
+      done: marks(id, 'done').length,
+      got: marks(id, 'done')[0]?.got,
+    }).toEqual({ step: 1, woke: 1, done: 1, got: reply.id });
+    const notes = (await p.requests({ method: 'POST', path: `/conversations/${conv}/notes` })).filter((n) =>
+      JSON.stringify(n.body).includes(id),
+    );
+    expect(notes.map((n) => [(n.body as { body: string }).body, n.status, n.replay])).toEqual([
+      [`before ${id}`, 201, false],
+      [`after ${id} ${reply.id}`, 201, false],
+    ]);
     expect(await p.redis.zcard(`${p.prefix}:wait:wake`)).toBe(0);
     expect(await p.handlers.getJobCounts('failed')).toEqual({ failed: 0 });
   }, 30_000);

@@ -48,10 +48,17 @@ export async function startHoldProxy(target: { url: string }): Promise<HoldProxy
     const out = Buffer.from(await r.arrayBuffer());
     if (req.method === 'POST' && NOTES.test(req.url ?? '')) {
       const note = (JSON.parse(body.toString()) as { body?: string }).body ?? '';
-      writes.push({ id: note.replace(/^seen /, ''), at: Date.now(), status: r.status, replay: r.headers.get('idempotent-replay') === 'true' });
+      writes.push({
+        id: note.replace(/^seen /, ''),
+        at: Date.now(),
+        status: r.status,
+        replay: r.headers.get('idempotent-replay') === 'true',
+      });
     }
     const resHeaders: Record<string, string> = {};
-    r.headers.forEach((v, k) => { if (!HOP_BY_HOP.has(k)) resHeaders[k] = v; });
+    r.headers.forEach((v, k) => {
+      if (!HOP_BY_HOP.has(k)) resHeaders[k] = v;
+    });
     res.writeHead(r.status, resHeaders).end(out);
   };
 
@@ -77,17 +84,20 @@ export async function startHoldProxy(target: { url: string }): Promise<HoldProxy
   const port = (server.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}/api/v1`,
-    failed, held, writes,
+    failed,
+    held,
+    writes,
     release() {
       holding = false;
       for (const res of held.values()) res.destroy();
       held.clear();
     },
-    close: () => new Promise<void>((r) => {
-      holding = false;
-      for (const res of held.values()) res.destroy();
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        holding = false;
+        for (const res of held.values()) res.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

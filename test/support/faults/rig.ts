@@ -127,11 +127,20 @@ export interface Rig {
   completed(): Promise<Set<string>>;
   failedJobs(): Promise<number>;
   /** Waits until every acked id is processed and written (or the time runs out), lets repeats surface, then reconciles. */
-  reconcile(scenario: string, sent: Iterable<string>, acked: Iterable<string>, opts?: { timeoutMs?: number; settleMs?: number; startedAt?: number }): Promise<Reconciliation>;
+  reconcile(
+    scenario: string,
+    sent: Iterable<string>,
+    acked: Iterable<string>,
+    opts?: { timeoutMs?: number; settleMs?: number; startedAt?: number },
+  ): Promise<Reconciliation>;
   close(): Promise<void>;
 }
 
-export async function createRig(opts: { prefix: string; redisUrl: string; emitterRetry?: { baseMs: number; maxMs: number; maxAttempts: number; timeoutMs: number } }): Promise<Rig> {
+export async function createRig(opts: {
+  prefix: string;
+  redisUrl: string;
+  emitterRetry?: { baseMs: number; maxMs: number; maxAttempts: number; timeoutMs: number };
+}): Promise<Rig> {
   const sandbox = createSandbox({ burst: BURST, retry: opts.emitterRetry ?? { baseMs: 50, maxMs: 500 } });
   const api = await sandbox.listen(0);
   const convs = await fetch(`${api.baseUrl}/conversations`, { headers: { authorization: 'Bearer sbx_read_acme' } });
@@ -143,18 +152,38 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
   const jobKey = (id: string) => jobIdFor(id, HANDLER_ID);
 
   const rig: Rig = {
-    sandbox, api, conv, prefix: opts.prefix, redisUrl: opts.redisUrl, collector,
+    sandbox,
+    api,
+    conv,
+    prefix: opts.prefix,
+    redisUrl: opts.redisUrl,
+    collector,
     startReceiver: async (env = {}, port?: number) => {
       const p = port ?? (await freePort());
-      const proc = runCli(['serve'], { ...common(), WEBHOOK_SECRETS: TEST_SECRET, PORT: String(p), HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', ...env, LOG_LEVEL: 'info' });
+      const proc = runCli(['serve'], {
+        ...common(),
+        WEBHOOK_SECRETS: TEST_SECRET,
+        PORT: String(p),
+        HOST: '127.0.0.1',
+        SHUTDOWN_TIMEOUT: '3s',
+        ...env,
+        LOG_LEVEL: 'info',
+      });
       procs.push(proc);
       await proc.waitFor(/receiver listening/, 20_000);
       return { proc, url: `http://127.0.0.1:${p}/webhooks`, port: p };
     },
     startWorker: (env = {}) => {
       const proc = runCli(['work'], {
-        ...common(), HANDLERS_DIR: TEST_HANDLERS, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: FULL_TOKEN,
-        WORKSPACE_API_BURST: String(BURST), WORKER_CONCURRENCY: '16', SHUTDOWN_TIMEOUT: '3s', ...env, LOG_LEVEL: 'info',
+        ...common(),
+        HANDLERS_DIR: TEST_HANDLERS,
+        WORKSPACE_API_URL: api.baseUrl,
+        WORKSPACE_API_TOKEN: FULL_TOKEN,
+        WORKSPACE_API_BURST: String(BURST),
+        WORKER_CONCURRENCY: '16',
+        SHUTDOWN_TIMEOUT: '3s',
+        ...env,
+        LOG_LEVEL: 'info',
       });
       procs.push(proc);
       return proc;
@@ -162,9 +191,18 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
     startService: async (env = {}, port?: number) => {
       const p = port ?? (await freePort());
       const proc = runCli(['start'], {
-        ...common(), WEBHOOK_SECRETS: TEST_SECRET, PORT: String(p), HOST: '127.0.0.1', HANDLERS_DIR: TEST_HANDLERS,
-        WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: FULL_TOKEN, WORKSPACE_API_BURST: String(BURST),
-        WORKER_CONCURRENCY: '16', SHUTDOWN_TIMEOUT: '3s', ...env, LOG_LEVEL: 'info',
+        ...common(),
+        WEBHOOK_SECRETS: TEST_SECRET,
+        PORT: String(p),
+        HOST: '127.0.0.1',
+        HANDLERS_DIR: TEST_HANDLERS,
+        WORKSPACE_API_URL: api.baseUrl,
+        WORKSPACE_API_TOKEN: FULL_TOKEN,
+        WORKSPACE_API_BURST: String(BURST),
+        WORKER_CONCURRENCY: '16',
+        SHUTDOWN_TIMEOUT: '3s',
+        ...env,
+        LOG_LEVEL: 'info',
       });
       procs.push(proc);
       await Promise.all([proc.waitFor(/receiver listening/, 20_000), proc.waitFor(/worker started/, 20_000)]);
@@ -222,8 +260,12 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
         lostIds: lostIds.slice(0, 10),
         repeatedIds: repeatedIds.slice(0, 10),
       };
-      console.log(formatReconciliation(r) + ` notes-log=${JSON.stringify(collector.statuses())}${collector.overflowed ? ' REQUEST-LOG-OVERFLOWED' : ''}`);
-      if (collector.overflowed) throw new Error('the sandbox request log dropped entries before they were harvested: counts are not trustworthy');
+      console.log(
+        formatReconciliation(r) +
+          ` notes-log=${JSON.stringify(collector.statuses())}${collector.overflowed ? ' REQUEST-LOG-OVERFLOWED' : ''}`,
+      );
+      if (collector.overflowed)
+        throw new Error('the sandbox request log dropped entries before they were harvested: counts are not trustworthy');
       return r;
     },
     close: async () => {
@@ -237,7 +279,11 @@ export async function createRig(opts: { prefix: string; redisUrl: string; emitte
 }
 
 /** One delivery as a sender sees it. */
-export interface Send { id: string; body: string; to: number }
+export interface Send {
+  id: string;
+  body: string;
+  to: number;
+}
 
 export interface SendResult {
   acked: Set<string>;
@@ -253,7 +299,11 @@ export interface SendResult {
  * on 503 and network errors (as the workspace does) until a 2xx or the deadline.
  * `urls()` is read per attempt so receivers may be replaced.
  */
-export async function sendAll(sends: Send[], urls: () => string[], opts: { concurrency?: number; deadlineMs?: number; retryMs?: number; onProgress?: (done: number) => void } = {}): Promise<SendResult> {
+export async function sendAll(
+  sends: Send[],
+  urls: () => string[],
+  opts: { concurrency?: number; deadlineMs?: number; retryMs?: number; onProgress?: (done: number) => void } = {},
+): Promise<SendResult> {
   const acked = new Set<string>();
   const statuses: Record<string, number> = {};
   const gaveUp: string[] = [];
@@ -269,16 +319,27 @@ export async function sendAll(sends: Send[], urls: () => string[], opts: { concu
         let status: number | string;
         try {
           const url = urls()[s.to] as string;
-          const r = await fetch(url, { method: 'POST', body: s.body, headers: { 'content-type': 'application/json', 'x-service-signature': signature }, signal: AbortSignal.timeout(5_000) });
+          const r = await fetch(url, {
+            method: 'POST',
+            body: s.body,
+            headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+            signal: AbortSignal.timeout(5_000),
+          });
           await r.arrayBuffer();
           status = r.status;
         } catch (err) {
           status = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
         }
         statuses[String(status)] = (statuses[String(status)] ?? 0) + 1;
-        if (status === 200 || status === 202) { acked.add(s.id); break; }
+        if (status === 200 || status === 202) {
+          acked.add(s.id);
+          break;
+        }
         if (typeof status === 'number' && status !== 503) throw new Error(`unexpected answer ${status} for ${s.id}`);
-        if (Date.now() > deadline) { gaveUp.push(s.id); break; }
+        if (Date.now() > deadline) {
+          gaveUp.push(s.id);
+          break;
+        }
         retries++;
         await sleep(opts.retryMs ?? 100);
       }
@@ -303,7 +364,11 @@ export async function killRedis(server: ManagedRedis): Promise<void> {
   const pid = await redisPid(server);
   process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 100; i++) {
-    try { process.kill(pid, 0); } catch { return; }
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
     await sleep(20);
   }
   throw new Error(`redis-server ${pid} did not die`);
@@ -312,7 +377,14 @@ export async function killRedis(server: ManagedRedis): Promise<void> {
 /** Fisher–Yates with a seeded generator, so a failing order can be reproduced from the printed seed. */
 export function shuffle<T>(items: T[], seed: number): T[] {
   let s = seed >>> 0 || 1;
-  const rand = () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 2 ** 32; };
+  const rand = () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [items[i], items[j]] = [items[j] as T, items[i] as T];

@@ -29,7 +29,14 @@ export const HANDLER = { sleeper: 'wff-sleeper', waiter: 'wff-waiter', cancel: '
 export const TRIGGER = { sleeper: 'conversation.opened', waiter: 'conversation.closed', cancel: 'conversation.assigned' } as const;
 export type Kind = keyof typeof HANDLER;
 
-export interface Mark { h: string; at: string; id: string; got?: string; t: number; pid: number }
+export interface Mark {
+  h: string;
+  at: string;
+  id: string;
+  got?: string;
+  t: number;
+  pid: number;
+}
 
 /** The fixtures' log file and what it holds. */
 export class MarkLog {
@@ -38,9 +45,22 @@ export class MarkLog {
 
   all(): Mark[] {
     let text: string;
-    try { text = readFileSync(this.file, 'utf8'); } catch { return []; }
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      return [];
+    }
     // A SIGKILL cannot tear an appendFileSync of one short line, but keep parsing robust anyway.
-    return text.split('\n').filter((l) => l.trim() !== '').flatMap((l) => { try { return [JSON.parse(l) as Mark]; } catch { return []; } });
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as Mark];
+        } catch {
+          return [];
+        }
+      });
   }
 
   of(id: string, at?: string): Mark[] {
@@ -58,7 +78,14 @@ export class MarkLog {
 
 /** The environment of a worker (or `start`) process running the fixtures. */
 export function wffEnv(rig: Rig, log: MarkLog, extra: Record<string, string> = {}): Record<string, string> {
-  return { HANDLERS_DIR: WFF_HANDLERS, WFF_LOG: log.file, WFF_NOTE_CONV: String(rig.conv), JOB_LOCK_DURATION: '2s', WORKER_CONCURRENCY: '8', ...extra };
+  return {
+    HANDLERS_DIR: WFF_HANDLERS,
+    WFF_LOG: log.file,
+    WFF_NOTE_CONV: String(rig.conv),
+    JOB_LOCK_DURATION: '2s',
+    WORKER_CONCURRENCY: '8',
+    ...extra,
+  };
 }
 
 /** A trigger of `kind` for match conversation `conv` (any number: notes go to the rig's conversation); its delivery id. */
@@ -107,7 +134,10 @@ export class WfRedis {
   readonly redis: Redis;
   private readonly queues;
 
-  constructor(url: string, readonly prefix: string) {
+  constructor(
+    url: string,
+    readonly prefix: string,
+  ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
     this.redis.on('error', () => undefined);
     this.queues = openHandlerQueues(this.redis, prefix);
@@ -179,8 +209,12 @@ export function workflowScenes(): (label: string, redisUrl?: string) => Promise<
 
 /** Resolves once every delivery of `ids` has its run parked (15 s at most). */
 export async function parkedAll(w: WfRedis, ids: readonly string[]): Promise<void> {
-  await waitFor(async () => {
-    const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
-    return ids.every((id) => parked.has(id));
-  }, 15_000, 50);
+  await waitFor(
+    async () => {
+      const parked = new Set((await w.parked()).map((p) => p.deliveryKey));
+      return ids.every((id) => parked.has(id));
+    },
+    15_000,
+    50,
+  );
 }

@@ -6,7 +6,14 @@ import type { Message } from '../../../src/spec/schemas/message.js';
 import type { EventData, EventName, KnownFields, WorkspaceEvent } from '../../../src/events/catalogue.js';
 import { z } from 'zod';
 import type { ApiClient } from '../../../src/api/client.js';
-import { defineHandler, type Handler, type HandlerApi, type HandlerContext, type KeyOption, type Priority } from '../../../src/handler/define.js';
+import {
+  defineHandler,
+  type Handler,
+  type HandlerApi,
+  type HandlerContext,
+  type KeyOption,
+  type Priority,
+} from '../../../src/handler/define.js';
 import type { BusinessHours } from '../../../src/recipes/business-hours.js';
 import { businessHoursSetting } from '../../../src/recipes/setting-schemas.js';
 
@@ -235,14 +242,16 @@ describe('handler options', () => {
   });
 });
 
-
 describe('workflows over time', () => {
   test('ctx.sleep, sleepUntil, waitForEvent and state are typed; cancelOn and state are checked', () => {
     const hours = null as unknown as BusinessHours;
     defineHandler({
       id: 'wf',
       on: ['message.received'],
-      cancelOn: [{ event: 'conversation.closed', match: 'conversation' }, { event: 'lead.won', match: (e) => e.id }],
+      cancelOn: [
+        { event: 'conversation.closed', match: 'conversation' },
+        { event: 'lead.won', match: (e) => e.id },
+      ],
       state: { key: 'conversation', ttl: '7d' },
       async handle(_event, ctx) {
         expectTypeOf(ctx.sleep('nap', '1h', { businessHours: hours })).toEqualTypeOf<Promise<void>>();

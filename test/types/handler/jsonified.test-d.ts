@@ -27,14 +27,26 @@ describe('Jsonified: the type of a value after a JSON round trip', () => {
 
   test('nested objects and arrays; dropped array items become null; tuples keep their places', () => {
     type In = { list: { when: Date; n?: number }[]; pair: readonly [Date, undefined]; sparse: (string | undefined)[] };
-    expectTypeOf<Jsonified<In>>().toEqualTypeOf<{ list: { when: string; n?: number }[]; pair: [string, null]; sparse: (string | null)[] }>();
+    expectTypeOf<Jsonified<In>>().toEqualTypeOf<{
+      list: { when: string; n?: number }[];
+      pair: [string, null];
+      sparse: (string | null)[];
+    }>();
   });
 
   test('a Map or a Set becomes an empty object; numeric keys become strings; a class keeps its data, not its methods', () => {
     expectTypeOf<Jsonified<Map<string, number>>>().toEqualTypeOf<Record<string, never>>();
     expectTypeOf<Jsonified<Set<number>>>().toEqualTypeOf<Record<string, never>>();
     expectTypeOf<Jsonified<{ 1: 'one' }>>().toEqualTypeOf<{ '1': 'one' }>();
-    class Point { constructor(readonly x: number, readonly y: number) {} norm(): number { return Math.hypot(this.x, this.y); } }
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+      norm(): number {
+        return Math.hypot(this.x, this.y);
+      }
+    }
     expectTypeOf<Jsonified<Point>>().toEqualTypeOf<{ x: number; y: number }>();
   });
 

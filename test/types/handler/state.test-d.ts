@@ -40,7 +40,7 @@ describe('ctx.state typed once in the definition (state.schema)', () => {
 });
 
 describe('a keyed match is typed by the event it matches', () => {
-  test('where sees the waited event in waitForEvent, and each cancelOn entry\'s own event', () => {
+  test("where sees the waited event in waitForEvent, and each cancelOn entry's own event", () => {
     defineHandler({
       id: 'keyed',
       on: ['message.received'],
@@ -49,9 +49,17 @@ describe('a keyed match is typed by the event it matches', () => {
         { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.direction === 'outbound' } },
       ],
       async handle(_event, ctx) {
-        await ctx.waitForEvent('reply', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.body.length > 0 }, timeout: '1h' });
-        // @ts-expect-error a message has no subject
-        await ctx.waitForEvent('other', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.subject === 'x' }, timeout: '1h' });
+        await ctx.waitForEvent('reply', {
+          event: 'message.sent',
+          match: { on: 'conversation', where: (e) => e.data.body.length > 0 },
+          timeout: '1h',
+        });
+        await ctx.waitForEvent('other', {
+          event: 'message.sent',
+          // @ts-expect-error a message has no subject
+          match: { on: 'conversation', where: (e) => e.data.subject === 'x' },
+          timeout: '1h',
+        });
       },
     });
   });

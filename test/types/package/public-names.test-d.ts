@@ -7,14 +7,31 @@ import { describe, expectTypeOf, test } from 'vitest';
 import * as api from '../../../src/api/public.js';
 import type { ApiClientOptions, ApiRetryOptions } from '../../../src/api/public.js';
 import {
-  defineHandler, HandlerConfigError, NonRetriableError, UnrecoverableError, type RetryOptions, type ScheduleDefinition,
+  defineHandler,
+  HandlerConfigError,
+  NonRetriableError,
+  UnrecoverableError,
+  type RetryOptions,
+  type ScheduleDefinition,
 } from '../../../src/index.js';
 import { sign, signBody, signDelivery, type Delivery } from '../../../src/testing/index.js';
 
 describe('NonRetriableError', () => {
   test('thrown by handlers; the deprecated UnrecoverableError still compiles and is one', () => {
-    defineHandler({ id: 'a', on: ['lead.won'], handle() { throw new NonRetriableError('stop'); } });
-    defineHandler({ id: 'b', on: ['lead.won'], handle() { throw new UnrecoverableError('stop'); } });
+    defineHandler({
+      id: 'a',
+      on: ['lead.won'],
+      handle() {
+        throw new NonRetriableError('stop');
+      },
+    });
+    defineHandler({
+      id: 'b',
+      on: ['lead.won'],
+      handle() {
+        throw new UnrecoverableError('stop');
+      },
+    });
     expectTypeOf(new UnrecoverableError('x')).toMatchTypeOf<NonRetriableError>();
     expectTypeOf(new HandlerConfigError('x')).toMatchTypeOf<NonRetriableError>();
     expectTypeOf(new NonRetriableError('x', { cause: new Error('why') })).toMatchTypeOf<Error>();

@@ -3,8 +3,18 @@ import type { WorkspaceEvent } from '../../../src/events/catalogue.js';
 import { z } from 'zod';
 import { defineSchedule } from '../../../src/index.js';
 import {
-  createEvent, testHandler, testSchedule, type TestCall, type TestHandlerResult, type TestOutcome,
-  type TestScheduleOptions, type TestScheduleOutcome, type TestScheduleResult, type TestWait, type TestEventInput, type TestHandlerOptions,
+  createEvent,
+  testHandler,
+  testSchedule,
+  type TestCall,
+  type TestHandlerResult,
+  type TestOutcome,
+  type TestScheduleOptions,
+  type TestScheduleOutcome,
+  type TestScheduleResult,
+  type TestWait,
+  type TestEventInput,
+  type TestHandlerOptions,
 } from '../../../src/testing/index.js';
 import { defineHandler } from '../../../src/handler/define.js';
 import awayReply from '../../../handlers/away-reply.js';
@@ -12,7 +22,7 @@ import leadWon from '../../../handlers/lead-won.js';
 import mergeDuplicates from '../../../handlers/merge-duplicates.js';
 
 describe('switchyard/testing types', () => {
-  test('createEvent gives the typed event of its name, and checks the overrides\' fields and types', () => {
+  test("createEvent gives the typed event of its name, and checks the overrides' fields and types", () => {
     expectTypeOf(createEvent('lead.won')).toEqualTypeOf<WorkspaceEvent<'lead.won'>>();
     expectTypeOf(createEvent('lead.won', { data: { value: '5.00' } }).data.value).toEqualTypeOf<string | null | undefined>();
     createEvent('conversation.closed', { data: { assignee: { id: 3 } } });
@@ -31,7 +41,9 @@ describe('switchyard/testing types', () => {
 
   test('testHandler takes only events its handler subscribes to, and settings it has', () => {
     expectTypeOf(testHandler(leadWon, 'lead.won')).resolves.toEqualTypeOf<TestHandlerResult<'lead.won'>>();
-    expectTypeOf(testHandler(leadWon, createEvent('lead.won'))).resolves.toHaveProperty('event').toEqualTypeOf<WorkspaceEvent<'lead.won'>>();
+    expectTypeOf(testHandler(leadWon, createEvent('lead.won')))
+      .resolves.toHaveProperty('event')
+      .toEqualTypeOf<WorkspaceEvent<'lead.won'>>();
     expectTypeOf<TestHandlerResult['outcome']>().toEqualTypeOf<TestOutcome>();
     expectTypeOf<TestOutcome>().toEqualTypeOf<'completed' | 'cancelled' | 'retry' | 'delay' | 'dead' | 'pause'>();
     expectTypeOf<TestCall['idempotencyKey']>().toEqualTypeOf<string | undefined>();
@@ -50,11 +62,15 @@ describe('switchyard/testing types', () => {
     void testHandler(mergeDuplicates, 'contact.created', { settings: { MERGE_DUPLICATES: 1 } });
   });
 
-  test('testSchedule takes its schedule\'s settings, a tick, and returns the result with the tick and no event', () => {
+  test("testSchedule takes its schedule's settings, a tick, and returns the result with the tick and no event", () => {
     const digest = defineSchedule({
       id: 'digest',
       every: '1h',
-      settings: z.object({ DIGEST_DAYS: z.coerce.number().int().default(1), DIGEST_LOUD: z.stringbool().default(false), DIGEST_LABEL: z.string().default('x') }),
+      settings: z.object({
+        DIGEST_DAYS: z.coerce.number().int().default(1),
+        DIGEST_LOUD: z.stringbool().default(false),
+        DIGEST_LABEL: z.string().default('x'),
+      }),
       handle: () => undefined,
     });
     expectTypeOf(testSchedule(digest)).resolves.toEqualTypeOf<TestScheduleResult>();
@@ -80,7 +96,9 @@ describe('switchyard/testing types', () => {
 
   test('workflows: events with their receipt, seeded state, the waits and the state after', () => {
     const sla = defineHandler({
-      id: 'sla', on: ['message.received'], state: { key: 'conversation' },
+      id: 'sla',
+      on: ['message.received'],
+      state: { key: 'conversation' },
       cancelOn: [{ event: 'conversation.closed', match: 'conversation' }],
       async handle(_event, ctx) {
         const reply = await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' });
@@ -89,7 +107,11 @@ describe('switchyard/testing types', () => {
       },
     });
     void testHandler(sla, createEvent('message.received'), {
-      events: [createEvent('message.sent'), { event: createEvent('conversation.closed'), after: '30m' }, { event: createEvent('message.sent'), at: new Date() }],
+      events: [
+        createEvent('message.sent'),
+        { event: createEvent('conversation.closed'), after: '30m' },
+        { event: createEvent('message.sent'), at: new Date() },
+      ],
       state: { escalated: false },
     });
     // @ts-expect-error an event input is an event, or { event, at } or { event, after }, not both

@@ -191,12 +191,21 @@ describe('deals', () => {
     const [existing] = await api.deals.list({ status: 'open' }).toArray();
     expect((await api.deals.get(existing!.id)).amount).toMatch(/^\d+\.\d{2}$/);
     const [alice] = await api.contacts.list({ email: 'alice@example.com' }).toArray();
-    const deal = await api.deals.create({ name: 'Renewal', amount: 99.5, contact_id: alice!.id, pipeline_id: sales.id, close_date: '2026-12-31' });
+    const deal = await api.deals.create({
+      name: 'Renewal',
+      amount: 99.5,
+      contact_id: alice!.id,
+      pipeline_id: sales.id,
+      close_date: '2026-12-31',
+    });
     expect(deal.amount).toBe('99.50');
     expect(deal.source).toBe('other');
     const won = await api.deals.update(deal.id, { stage_id: sales.stages.find((s) => s.kind === 'won')!.id });
     expect(won.status).toBe('won');
-    const lost = await api.deals.update(deal.id, { stage_id: sales.stages.find((s) => s.kind === 'lost')!.id, closed_lost_reason: 'Budget' });
+    const lost = await api.deals.update(deal.id, {
+      stage_id: sales.stages.find((s) => s.kind === 'lost')!.id,
+      closed_lost_reason: 'Budget',
+    });
     expect(lost).toMatchObject({ status: 'lost', closed_lost_reason: 'Budget' });
   });
 });
@@ -214,11 +223,18 @@ describe('orders and products', () => {
   it('orders create, get, list, update, setStatus through the lifecycle (force on shortage)', async () => {
     const [alice] = await api.contacts.list({ email: 'alice@example.com' }).toArray();
     const mug = seed.products.find((p) => p.name === 'Mug')!;
-    const order = await api.orders.create({
-      contact_id: alice!.id,
-      items: [{ product_id: mug.id, quantity: 2 }, { name: 'Gift wrap', quantity: 1, unit_price: 3 }],
-      delivery_fee: 5, payment_method: 'cod', external_id: 'shop-1001',
-    }).withResponse();
+    const order = await api.orders
+      .create({
+        contact_id: alice!.id,
+        items: [
+          { product_id: mug.id, quantity: 2 },
+          { name: 'Gift wrap', quantity: 1, unit_price: 3 },
+        ],
+        delivery_fee: 5,
+        payment_method: 'cod',
+        external_id: 'shop-1001',
+      })
+      .withResponse();
     expect(order.status).toBe(201);
     expect(order.data).toMatchObject({ status: 'new', subtotal: '28.00', total: '33.00' });
     expect((await api.orders.get(order.data.id)).items).toHaveLength(2);
@@ -274,7 +290,9 @@ describe('idempotency against the sandbox', () => {
     await api.contacts.list().firstPage();
     const log = await h.hook<{ method: string; path: string; idempotency_key: string | null }[]>('GET', '/requests');
     expect(log.map((e) => [e.method, e.path, e.idempotency_key !== null])).toEqual([
-      ['POST', '/contacts', true], ['POST', '/contacts/search', false], ['GET', '/contacts', false],
+      ['POST', '/contacts', true],
+      ['POST', '/contacts/search', false],
+      ['GET', '/contacts', false],
     ]);
   });
 

@@ -4,7 +4,14 @@ import { asSentence } from '../../../src/api/sentence.js';
 import { classify } from '../../../src/worker/classify.js';
 
 const unauthorized = (message: string | undefined) =>
-  errorFromResponse({ status: 401, body: message === undefined ? {} : { message }, headers: new Headers(), hadIdempotencyKey: false, op: 'contacts.setLifecycle', nowMs: 0 });
+  errorFromResponse({
+    status: 401,
+    body: message === undefined ? {} : { message },
+    headers: new Headers(),
+    hadIdempotencyKey: false,
+    op: 'contacts.setLifecycle',
+    nowMs: 0,
+  });
 
 describe('error messages followed by more text', () => {
   it.each([
@@ -23,7 +30,9 @@ describe('error messages followed by more text', () => {
     const verdict = classify(unauthorized('Unauthenticated.'));
     expect(verdict).toMatchObject({ kind: 'pause', code: 'unauthorized' });
     const reason = (verdict as { reason: string }).reason;
-    expect(reason).toBe('API token unusable (unauthorized): contacts.setLifecycle: 401 Unauthenticated. Replace WORKSPACE_API_TOKEN and restart, or run `switchyard dlq resume`');
+    expect(reason).toBe(
+      'API token unusable (unauthorized): contacts.setLifecycle: 401 Unauthenticated. Replace WORKSPACE_API_TOKEN and restart, or run `switchyard dlq resume`',
+    );
     expect(reason).not.toMatch(/\.\./);
   });
 

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ApiError, BadRequestError, ForbiddenError, IdempotencyInFlightError, IdempotencyKeyReusedError, LegacyKeyRetiredError,
-  NotFoundError, PlanLimitError, QuotaExhaustedError, RateLimitedError, ServerError, TokenExpiredError, UnauthorizedError,
-  ValidationError, errorFromResponse,
+  ApiError,
+  BadRequestError,
+  ForbiddenError,
+  IdempotencyInFlightError,
+  IdempotencyKeyReusedError,
+  LegacyKeyRetiredError,
+  NotFoundError,
+  PlanLimitError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  ServerError,
+  TokenExpiredError,
+  UnauthorizedError,
+  ValidationError,
+  errorFromResponse,
 } from '../../../src/api/index.js';
 
 const NOW = Date.parse('2026-03-15T12:00:00Z');

@@ -7,7 +7,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { OutcomeUnknownError, TimeoutError, type ApiClient, type CallEvent } from '../../../src/api/index.js';
 import { startSandbox, type SandboxHarness } from '../../support/sandbox.js';
 
-interface LoggedCall { method: string; path: string; status: number; idempotency_key: string | null; body: { name?: string } }
+interface LoggedCall {
+  method: string;
+  path: string;
+  status: number;
+  idempotency_key: string | null;
+  body: { name?: string };
+}
 
 let h: SandboxHarness;
 beforeAll(async () => {
@@ -40,7 +46,9 @@ describe('leads.create under a timeout', () => {
     const events: CallEvent[] = [];
     const warnings: string[] = [];
     const api: ApiClient = h.client({
-      timeoutMs: 300, retry: { maxAttempts: 4, baseMs: 10 }, onCall: (e) => events.push(e),
+      timeoutMs: 300,
+      retry: { maxAttempts: 4, baseMs: 10 },
+      onCall: (e) => events.push(e),
       logger: { debug: () => undefined, warn: (_o, msg) => warnings.push(msg) },
     });
     const name = `Timeout lead ${Date.now()}`;

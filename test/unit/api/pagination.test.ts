@@ -23,7 +23,9 @@ describe('pagination', () => {
     for await (const c of api.contacts.list({ label: 'vip', per_page: 2 })) ids.push(c.id);
     expect(ids).toEqual([3, 2, 1]);
     expect(calls.map((c) => new URL(c.url).search)).toEqual([
-      '?label=vip&per_page=2', '?label=vip&per_page=2&cursor=c1', '?label=vip&per_page=2&cursor=c2',
+      '?label=vip&per_page=2',
+      '?label=vip&per_page=2&cursor=c1',
+      '?label=vip&per_page=2&cursor=c2',
     ]);
   });
 
@@ -38,7 +40,10 @@ describe('pagination', () => {
 
   it('breaking out stops fetching; toArray(limit) and firstPage()', async () => {
     const { api, calls } = pagedApi();
-    for await (const c of api.contacts.list()) { void c; break; }
+    for await (const c of api.contacts.list()) {
+      void c;
+      break;
+    }
     expect(calls).toHaveLength(1);
     expect((await api.contacts.list().toArray(2)).map((c) => c.id)).toEqual([3, 2]);
     const first = await api.contacts.list().firstPage();
@@ -46,12 +51,15 @@ describe('pagination', () => {
   });
 
   it('search pages through POST with the cursor in the query', async () => {
-    const f = fakeFetch((req) => ({ body: { data: [contact(1)], meta: { next_cursor: req.url.includes('cursor') ? null : 'n', per_page: 1 } } }));
+    const f = fakeFetch((req) => ({
+      body: { data: [contact(1)], meta: { next_cursor: req.url.includes('cursor') ? null : 'n', per_page: 1 } },
+    }));
     const api = createApiClient({ baseUrl: 'http://127.0.0.1:1/api/v1', token: 't', fetch: f.fetch });
     const all = await api.contacts.search({ match: [[{ attribute: 'label', operator: 'has', value: 'vip' }]], per_page: 1 }).toArray();
     expect(all).toHaveLength(2);
     expect(f.calls.map((c) => [c.method, new URL(c.url).pathname + new URL(c.url).search])).toEqual([
-      ['POST', '/api/v1/contacts/search'], ['POST', '/api/v1/contacts/search?cursor=n'],
+      ['POST', '/api/v1/contacts/search'],
+      ['POST', '/api/v1/contacts/search?cursor=n'],
     ]);
     expect(f.calls[0]!.body).toEqual({ match: [[{ attribute: 'label', operator: 'has', value: 'vip' }]], per_page: 1 });
     expect(f.calls[0]!.headers.get('idempotency-key')).toBeNull();

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  LIMITER_PRIORITIES, QuotaExhaustedError, SHARE_PASSED_OVER, createMemoryRateLimiter, type LimiterPriority, type RateLimiter,
+  LIMITER_PRIORITIES,
+  QuotaExhaustedError,
+  SHARE_PASSED_OVER,
+  createMemoryRateLimiter,
+  type LimiterPriority,
+  type RateLimiter,
 } from '../../../src/api/index.js';
 import { fakeTime } from '../../support/fake-fetch.js';
 
@@ -24,7 +29,9 @@ describe('in-process rate limiter (sliding window)', () => {
     const p = await rl.acquire();
     t.advance(20_000);
     let granted = false;
-    const next = rl.acquire().then(() => { granted = true; });
+    const next = rl.acquire().then(() => {
+      granted = true;
+    });
     await new Promise((r) => setTimeout(r, 5));
     await p.done(); // finished at 20 000+: the next slot is free 10 s later
     await next;
@@ -48,7 +55,10 @@ describe('in-process rate limiter (sliding window)', () => {
     await p.done();
     await rl.observe({ limit: 5, remaining: 1, acquiredAtMs: p.acquiredAtMs }); // service saw 4, we sent 1
     const granted: number[] = [];
-    for (let i = 0; i < 2; i++) { await (await rl.acquire()).done(); granted.push(t.clock()); }
+    for (let i = 0; i < 2; i++) {
+      await (await rl.acquire()).done();
+      granted.push(t.clock());
+    }
     expect(granted).toEqual([0, 10_000]);
   });
 
@@ -78,11 +88,13 @@ describe('in-process rate limiter (sliding window)', () => {
 /** Starts every acquire at once (in this order), finishes each request as soon as it is granted; returns the grant order. */
 async function grantOrder(rl: RateLimiter, waiters: readonly [string, LimiterPriority][]): Promise<string[]> {
   const order: string[] = [];
-  await Promise.all(waiters.map(async ([name, priority]) => {
-    const p = await rl.acquire(undefined, priority);
-    order.push(name);
-    await p.done();
-  }));
+  await Promise.all(
+    waiters.map(async ([name, priority]) => {
+      const p = await rl.acquire(undefined, priority);
+      order.push(name);
+      await p.done();
+    }),
+  );
   return order;
 }
 
@@ -96,7 +108,13 @@ describe('in-process rate limiter: priority order', () => {
     const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
     await (await rl.acquire()).done(); // the window is full until 10 s
     const order = await grantOrder(rl, [
-      ['low1', 'low'], ['low2', 'low'], ['normal1', 'normal'], ['low3', 'low'], ['high1', 'high'], ['normal2', 'normal'], ['high2', 'high'],
+      ['low1', 'low'],
+      ['low2', 'low'],
+      ['normal1', 'normal'],
+      ['low3', 'low'],
+      ['high1', 'high'],
+      ['normal2', 'normal'],
+      ['high2', 'high'],
     ]);
     expect(order).toEqual(['high1', 'high2', 'normal1', 'normal2', 'low1', 'low2', 'low3']);
   });
@@ -106,7 +124,11 @@ describe('in-process rate limiter: priority order', () => {
     const rl = createMemoryRateLimiter({ burst: 1, now: t.clock, sleep: t.sleep });
     await (await rl.acquire()).done();
     const order: string[] = [];
-    const take = (name: string, p?: LimiterPriority) => rl.acquire(undefined, p).then(async (x) => { order.push(name); await x.done(); });
+    const take = (name: string, p?: LimiterPriority) =>
+      rl.acquire(undefined, p).then(async (x) => {
+        order.push(name);
+        await x.done();
+      });
     await Promise.all([take('low', 'low'), take('default'), take('high', 'high')]);
     expect(order).toEqual(['high', 'default', 'low']);
   });

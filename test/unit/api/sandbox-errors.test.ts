@@ -5,9 +5,23 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  BadRequestError, ForbiddenError, IdempotencyInFlightError, IdempotencyKeyReusedError, LegacyKeyRetiredError, NetworkError,
-  NotFoundError, PlanLimitError, QuotaExhaustedError, RateLimitedError, ServerError, TimeoutError, TokenExpiredError, UnauthorizedError,
-  ValidationError, type ApiClient, type CallEvent,
+  BadRequestError,
+  ForbiddenError,
+  IdempotencyInFlightError,
+  IdempotencyKeyReusedError,
+  LegacyKeyRetiredError,
+  NetworkError,
+  NotFoundError,
+  PlanLimitError,
+  QuotaExhaustedError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  TokenExpiredError,
+  UnauthorizedError,
+  ValidationError,
+  type ApiClient,
+  type CallEvent,
 } from '../../../src/api/index.js';
 import { TOKENS, startSandbox, type SandboxHarness } from '../../support/sandbox.js';
 
@@ -68,7 +82,7 @@ describe('error classes from real sandbox answers', () => {
     expect(err).toMatchObject({ status: 403, code: 'legacy_key_retired' });
   });
 
-  it('404 NotFoundError: another workspace\'s record, and PUT id:<unissued>', async () => {
+  it("404 NotFoundError: another workspace's record, and PUT id:<unissued>", async () => {
     const [own] = await h.client().contacts.list().toArray();
     expect(await caught(h.client({ ...once, token: TOKENS.other }).contacts.get(own!.id))).toBeInstanceOf(NotFoundError);
     expect(await caught(api.contacts.upsert('id:999999', { name: 'Nobody' }))).toBeInstanceOf(NotFoundError);

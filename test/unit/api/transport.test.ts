@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  NetworkError, NotFoundError, RateLimitedError, ServerError, OutcomeUnknownError, TimeoutError, UnexpectedResponseError, createApiClient,
-  createMemoryRateLimiter, type CallEvent, type LimiterPriority, type RateLimiter,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  OutcomeUnknownError,
+  TimeoutError,
+  UnexpectedResponseError,
+  createApiClient,
+  createMemoryRateLimiter,
+  type CallEvent,
+  type LimiterPriority,
+  type RateLimiter,
 } from '../../../src/api/index.js';
 import { contact, fakeFetch, fakeTime } from '../../support/fake-fetch.js';
 
@@ -13,8 +23,14 @@ function client(handler: Parameters<typeof fakeFetch>[0], extra: Partial<Paramet
   const time = fakeTime();
   const events: CallEvent[] = [];
   const api = createApiClient({
-    baseUrl: BASE, token: TOKEN, fetch: f.fetch, clock: time.clock, sleep: time.sleep, random: () => 0.5,
-    onCall: (e) => events.push(e), ...extra,
+    baseUrl: BASE,
+    token: TOKEN,
+    fetch: f.fetch,
+    clock: time.clock,
+    sleep: time.sleep,
+    random: () => 0.5,
+    onCall: (e) => events.push(e),
+    ...extra,
   });
   return { api, calls: f.calls, time, events };
 }
@@ -59,7 +75,9 @@ describe('transport', () => {
   });
 
   it('retries 5xx on an IK write with the same Idempotency-Key, honouring back-off', async () => {
-    const { api, calls, time } = client((_, n) => (n < 3 ? { status: 503, body: { message: 'x' } } : { status: 201, body: { data: contact() } }));
+    const { api, calls, time } = client((_, n) =>
+      n < 3 ? { status: 503, body: { message: 'x' } } : { status: 201, body: { data: contact() } },
+    );
     const r = await api.contacts.create({ name: 'Ada' }).withResponse();
     expect(r.attempts).toBe(3);
     const keys = calls.map((c) => c.headers.get('idempotency-key'));
@@ -104,18 +122,24 @@ describe('transport', () => {
   });
 
   it('a retried DELETE that finds the record gone counts as done (the first attempt was applied)', async () => {
-    const { api, calls } = client((_, n) => (n === 1 ? { status: 503, body: { message: 'Server Error' } } : { status: 404, body: { message: 'Not found' } }));
+    const { api, calls } = client((_, n) =>
+      n === 1 ? { status: 503, body: { message: 'Server Error' } } : { status: 404, body: { message: 'Not found' } },
+    );
     await expect(api.contacts.delete(5)).resolves.toBeUndefined();
     expect(calls).toHaveLength(2);
   });
 
   it('429: waits Retry-After (through the limiter pause) then retries', async () => {
     const { api, calls, time, events } = client((_, n) =>
-      n === 1 ? { status: 429, body: { code: 'rate_limited' }, headers: { 'retry-after': '3' } } : { body: { data: contact() } });
+      n === 1 ? { status: 429, body: { code: 'rate_limited' }, headers: { 'retry-after': '3' } } : { body: { data: contact() } },
+    );
     await api.contacts.get(1);
     expect(calls).toHaveLength(2);
     expect(time.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(3000);
-    expect(events.map((e) => [e.status, e.willRetry])).toEqual([[429, true], [200, false]]);
+    expect(events.map((e) => [e.status, e.willRetry])).toEqual([
+      [429, true],
+      [200, false],
+    ]);
     expect(events[0]!.error).toBeInstanceOf(RateLimitedError);
   });
 
@@ -132,8 +156,7 @@ describe('transport', () => {
   });
 
   it('times out a silent request with TimeoutError (retryable, retried)', async () => {
-    const hang = (_: unknown, n: number) =>
-      n === 1 ? new Promise<never>(() => undefined) : { body: { data: contact() } };
+    const hang = (_: unknown, n: number) => (n === 1 ? new Promise<never>(() => undefined) : { body: { data: contact() } });
     const f = fakeFetch(hang);
     // The fake fetch ignores the signal: wrap it so an abort rejects like real fetch does.
     const fetch: typeof globalThis.fetch = (input, init) =>
@@ -145,7 +168,10 @@ describe('transport', () => {
     const c = await api.contacts.get(1).withResponse();
     expect(c.attempts).toBe(2);
     const hangAlways = createApiClient({
-      baseUrl: BASE, token: TOKEN, timeoutMs: 30, retry: { maxAttempts: 1 },
+      baseUrl: BASE,
+      token: TOKEN,
+      timeoutMs: 30,
+      retry: { maxAttempts: 1 },
       fetch: (_i, init) => new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
     });
     const err = await hangAlways.me().catch((e: unknown) => e);
@@ -161,9 +187,21 @@ describe('transport', () => {
 
   it('keeps unknown extra fields and money as decimal strings', async () => {
     const deal = {
-      id: 1, name: 'D', pipeline: { id: 1, name: 'P' }, stage: { id: 2, name: 'S' }, status: 'open', amount: '1250.50',
-      close_date: null, owner_id: null, organization_id: null, source: 'other', closed_at: null, closed_lost_reason: null,
-      contact_ids: [1], created_at: '2026-01-01T00:00:00Z', future_field: { x: 1 },
+      id: 1,
+      name: 'D',
+      pipeline: { id: 1, name: 'P' },
+      stage: { id: 2, name: 'S' },
+      status: 'open',
+      amount: '1250.50',
+      close_date: null,
+      owner_id: null,
+      organization_id: null,
+      source: 'other',
+      closed_at: null,
+      closed_lost_reason: null,
+      contact_ids: [1],
+      created_at: '2026-01-01T00:00:00Z',
+      future_field: { x: 1 },
     };
     const { api } = client(() => ({ body: { data: deal } }));
     const d = await api.deals.get(1);
@@ -180,17 +218,29 @@ describe('transport', () => {
   it('reports rate-limit and quota headers in withResponse and onCall', async () => {
     const { api, events } = client(() => ({
       body: { data: contact() },
-      headers: { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '29', 'x-quota-limit': '1000', 'x-quota-remaining': '10', 'x-quota-reset': '2026-04-01T00:00:00Z' },
+      headers: {
+        'x-ratelimit-limit': '30',
+        'x-ratelimit-remaining': '29',
+        'x-quota-limit': '1000',
+        'x-quota-remaining': '10',
+        'x-quota-reset': '2026-04-01T00:00:00Z',
+      },
     }));
     const r = await api.contacts.get(1).withResponse();
     expect(r.rateLimit).toMatchObject({ limit: 30, remaining: 29, quotaLimit: 1000, quotaRemaining: 10 });
     expect(events[0]).toMatchObject({ op: 'contacts.get', status: 200, rateLimitRemaining: 29, quotaRemaining: 10 });
   });
 
-  it('passes the client\'s priority to every acquire and reports it in CallEvent (default normal)', async () => {
+  it("passes the client's priority to every acquire and reports it in CallEvent (default normal)", async () => {
     const asked: (LimiterPriority | undefined)[] = [];
     const inner = createMemoryRateLimiter({ burst: 10 });
-    const spy: RateLimiter = { ...inner, acquire: (signal, priority) => { asked.push(priority); return inner.acquire(signal, priority); } };
+    const spy: RateLimiter = {
+      ...inner,
+      acquire: (signal, priority) => {
+        asked.push(priority);
+        return inner.acquire(signal, priority);
+      },
+    };
     const high = client((_, n) => (n === 1 ? { status: 503 } : { body: { data: contact() } }), { rateLimiter: spy, priority: 'high' });
     await high.api.contacts.get(1);
     expect(asked).toEqual(['high', 'high']); // the retry asks again, at the same priority
@@ -204,6 +254,8 @@ describe('transport', () => {
   });
 
   it('refuses an unknown priority', () => {
-    expect(() => createApiClient({ baseUrl: BASE, token: TOKEN, priority: 'urgent' as LimiterPriority })).toThrow(/priority must be one of high, normal, low/);
+    expect(() => createApiClient({ baseUrl: BASE, token: TOKEN, priority: 'urgent' as LimiterPriority })).toThrow(
+      /priority must be one of high, normal, low/,
+    );
   });
 });

@@ -3,7 +3,13 @@ import { RequestValidationError, createApiClient, type ApiClient } from '../../.
 import { fakeFetch, settle } from '../../support/fake-fetch.js';
 
 const { fetch, calls } = fakeFetch(() => ({ status: 500 }));
-const api: ApiClient = createApiClient({ baseUrl: 'http://localhost:1/api/v1', token: 't', fetch, clock: () => Date.parse('2026-03-01T00:00:00Z'), retry: { maxAttempts: 1 } });
+const api: ApiClient = createApiClient({
+  baseUrl: 'http://localhost:1/api/v1',
+  token: 't',
+  fetch,
+  clock: () => Date.parse('2026-03-01T00:00:00Z'),
+  retry: { maxAttempts: 1 },
+});
 const s = (n: number, ch = 'x') => ch.repeat(n);
 
 /** Runs a call expected to be refused before sending (a call, or the first page of a listing); returns the error. */
@@ -24,17 +30,46 @@ describe('pre-send validation (spec limits)', () => {
     ['per_page max 100', () => api.contacts.list({ per_page: 101 }), 'per_page'],
     ['per_page min 1', () => api.deals.list({ per_page: 0 }), 'per_page'],
     ['search per_page', () => api.contacts.search({ per_page: 0 }), 'per_page'],
-    ['unknown attribute', () => api.contacts.search({ match: [[{ attribute: 'age', operator: 'is', value: 3 } as never]] }), 'match.0.0.attribute'],
-    ['inherited key is no attribute', () => api.contacts.search({ match: [[{ attribute: 'constructor', operator: 'is', value: 3 } as never]] }), 'match.0.0.attribute'],
-    ['operator not allowed', () => api.contacts.search({ match: [[{ attribute: 'label', operator: 'is', value: 'x' } as never]] }), 'match.0.0.operator'],
-    ['set takes no value', () => api.contacts.search({ match: [[{ attribute: 'email', operator: 'set', value: 'x' } as never]] }), 'match.0.0.value'],
-    ['contains needs a value', () => api.contacts.search({ match: [[], [{ attribute: 'name', operator: 'contains' } as never]] }), 'match.1.0.value'],
+    [
+      'unknown attribute',
+      () => api.contacts.search({ match: [[{ attribute: 'age', operator: 'is', value: 3 } as never]] }),
+      'match.0.0.attribute',
+    ],
+    [
+      'inherited key is no attribute',
+      () => api.contacts.search({ match: [[{ attribute: 'constructor', operator: 'is', value: 3 } as never]] }),
+      'match.0.0.attribute',
+    ],
+    [
+      'operator not allowed',
+      () => api.contacts.search({ match: [[{ attribute: 'label', operator: 'is', value: 'x' } as never]] }),
+      'match.0.0.operator',
+    ],
+    [
+      'set takes no value',
+      () => api.contacts.search({ match: [[{ attribute: 'email', operator: 'set', value: 'x' } as never]] }),
+      'match.0.0.value',
+    ],
+    [
+      'contains needs a value',
+      () => api.contacts.search({ match: [[], [{ attribute: 'name', operator: 'contains' } as never]] }),
+      'match.1.0.value',
+    ],
     ['merge sides', () => api.contacts.merge({ survivor: 1 } as never), 'loser'],
     ['labels min 1', () => api.contacts.labels.add(1, []), 'labels'],
     ['text 4096', () => api.messages.sendText(1, s(4097)), 'text'],
     ['reply_to 255', () => api.messages.sendText(1, 'hi', { reply_to: s(256) }), 'reply_to'],
     ['buttons 1..10', () => api.messages.sendButtons(1, 'pick', []), 'buttons'],
-    ['buttons max 10', () => api.messages.sendButtons(1, 'pick', Array.from({ length: 11 }, (_, i) => `b${i}`)), 'buttons'],
+    [
+      'buttons max 10',
+      () =>
+        api.messages.sendButtons(
+          1,
+          'pick',
+          Array.from({ length: 11 }, (_, i) => `b${i}`),
+        ),
+      'buttons',
+    ],
     ['button 100', () => api.messages.sendButtons(1, 'pick', ['ok', s(101)]), 'buttons.1'],
     ['buttons unique', () => api.messages.sendButtons(1, 'pick', ['Yes', 'No', 'Yes']), 'buttons.2'],
     ['url 2048', () => api.messages.sendAttachment(1, { url: `https://x.test/${s(2048)}` }), 'url'],
@@ -55,8 +90,16 @@ describe('pre-send validation (spec limits)', () => {
     ['close_date format', () => api.deals.update(1, { close_date: '01/02/2026' }), 'close_date'],
     ['items min 1', () => api.orders.create({ contact_id: 1, items: [] }), 'items'],
     ['quantity >= 1', () => api.orders.create({ contact_id: 1, items: [{ product_id: 1, quantity: 0 }] }), 'items.0.quantity'],
-    ['free-text line needs a price', () => api.orders.create({ contact_id: 1, items: [{ name: 'Gift wrap', quantity: 1 }] }), 'items.0.unit_price'],
-    ['external_id 191', () => api.orders.create({ contact_id: 1, items: [{ product_id: 1, quantity: 1 }], external_id: s(192) }), 'external_id'],
+    [
+      'free-text line needs a price',
+      () => api.orders.create({ contact_id: 1, items: [{ name: 'Gift wrap', quantity: 1 }] }),
+      'items.0.unit_price',
+    ],
+    [
+      'external_id 191',
+      () => api.orders.create({ contact_id: 1, items: [{ product_id: 1, quantity: 1 }], external_id: s(192) }),
+      'external_id',
+    ],
     ['status not in order update', () => api.orders.update(1, { status: 'delivered' } as never), 'status'],
     ['order status', () => api.orders.setStatus(1, 'shipped' as never), 'status'],
     ['task title', () => api.tasks.create({ title: '', due_at: '2026-03-02T00:00:00Z' }), 'title'],
@@ -72,7 +115,13 @@ describe('pre-send validation (spec limits)', () => {
   it('accepts values exactly at the limits (nothing refused client-side)', async () => {
     const before = calls.length;
     await api.messages.sendText(1, s(4096), {}, { timeoutMs: 1000 }).catch(() => undefined);
-    await api.messages.sendButtons(1, 'pick', Array.from({ length: 10 }, (_, i) => `${i}${s(99)}`)).catch(() => undefined);
+    await api.messages
+      .sendButtons(
+        1,
+        'pick',
+        Array.from({ length: 10 }, (_, i) => `${i}${s(99)}`),
+      )
+      .catch(() => undefined);
     await api.contacts.create({ name: s(255), phone: s(32, '1') }).catch(() => undefined);
     expect(calls.length).toBeGreaterThan(before);
   });

@@ -24,8 +24,15 @@ describe('capture', () => {
     let i = 0;
     for (const item of items) {
       capture.onStored({
-        key: parseEnvelope(item.bytes).key, bytes: item.bytes, receivedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i++)).toISOString(),
-        headers: { 'content-type': 'application/json', 'x-service-signature': 'sha256=abc', authorization: 'Bearer x', 'user-agent': 'WorkspaceWebhooks/1.0' },
+        key: parseEnvelope(item.bytes).key,
+        bytes: item.bytes,
+        receivedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i++)).toISOString(),
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': 'sha256=abc',
+          authorization: 'Bearer x',
+          'user-agent': 'WorkspaceWebhooks/1.0',
+        },
       });
     }
     // The hook itself never writes: nothing is on disk before the event loop turns.
@@ -46,7 +53,8 @@ describe('capture', () => {
   it('drops captures beyond maxPending instead of growing without bound', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-capture-'));
     const capture = createCapture({ dir, maxPending: 2 });
-    for (let n = 0; n < 5; n++) capture.onStored({ key: `k${n}`, bytes: Buffer.from('{}'), headers: {}, receivedAt: new Date().toISOString() });
+    for (let n = 0; n < 5; n++)
+      capture.onStored({ key: `k${n}`, bytes: Buffer.from('{}'), headers: {}, receivedAt: new Date().toISOString() });
     await capture.flush();
     expect(capture.stats).toMatchObject({ written: 2, dropped: 3 });
   });
@@ -67,7 +75,8 @@ describe('redaction', () => {
       const text = out.toString('utf8');
       for (const o of originals) expect(text).not.toContain(o);
       const data = before.data as Record<string, unknown> | null;
-      if (data && typeof data['body'] === 'string' && data['body'] !== '') expect(text).not.toContain(JSON.stringify(data['body']).slice(1, -1));
+      if (data && typeof data['body'] === 'string' && data['body'] !== '')
+        expect(text).not.toContain(JSON.stringify(data['body']).slice(1, -1));
       if (data && typeof data['name'] === 'string' && item.source.includes('contact')) expect(text).not.toContain(data['name']);
     }
   });
@@ -77,8 +86,11 @@ describe('redaction', () => {
     const v = r.value({
       contact: { name: 'Jane Doe', email: 'Jane@Corp.com', phone: '+44 20 7946 0958' },
       other: { name: 'Jane Doe', email: 'jane@corp.com', phone: '+442079460958' },
-      stage: { name: 'won' }, channel: { name: 'WhatsApp', type: 'whatsapp' },
-      body: 'Call me on +44 20 7946 0958', note_at: '2025-03-04T09:58:11+01:00', created_at: '2025-03-04',
+      stage: { name: 'won' },
+      channel: { name: 'WhatsApp', type: 'whatsapp' },
+      body: 'Call me on +44 20 7946 0958',
+      note_at: '2025-03-04T09:58:11+01:00',
+      created_at: '2025-03-04',
     }) as Record<string, Record<string, string>> & { body: string; note_at: string; created_at: string };
     expect(v.contact).toEqual(v.other);
     expect(v.contact?.['name']).not.toBe('Jane Doe');
@@ -95,24 +107,46 @@ describe('redaction', () => {
   it('keeps names of things (stages, a lead title, labels, channels, templates, pipelines, products) and ids; replaces only personal data', () => {
     const r = createRedactor();
     const lifecycle = r.value({
-      id: 'evt_1', event: 'contact.lifecycle_changed', created_at: '2025-03-06T15:31:07+01:00',
-      data: { contact_id: 35, previous: { id: 4, name: 'New Lead', role: 'default', outcome: null }, lifecycle: { id: 6, name: 'Customer', role: null, outcome: 'won' } },
+      id: 'evt_1',
+      event: 'contact.lifecycle_changed',
+      created_at: '2025-03-06T15:31:07+01:00',
+      data: {
+        contact_id: 35,
+        previous: { id: 4, name: 'New Lead', role: 'default', outcome: null },
+        lifecycle: { id: 6, name: 'Customer', role: null, outcome: 'won' },
+      },
     });
     expect(lifecycle).toMatchObject({ data: { previous: { name: 'New Lead' }, lifecycle: { name: 'Customer' } } });
     for (const event of ['lead.created', 'lead.won', 'lead.lost']) {
-      expect(r.value({ id: 'evt_2', event, data: { id: 48, contact_id: 36, name: 'Bob wholesale – 40 T-shirts', outcome: 'won' } }))
-        .toMatchObject({ data: { name: 'Bob wholesale – 40 T-shirts' } });
+      expect(
+        r.value({ id: 'evt_2', event, data: { id: 48, contact_id: 36, name: 'Bob wholesale – 40 T-shirts', outcome: 'won' } }),
+      ).toMatchObject({ data: { name: 'Bob wholesale – 40 T-shirts' } });
     }
     const other = r.value({
-      labels: [{ id: 1, name: 'VIP' }], channel: { name: 'WhatsApp' }, template: { name: 'order_update' },
-      pipeline: { name: 'Sales' }, stage: { name: 'Negotiation' }, line_items: [{ name: 'Mug', product: { name: 'Mug' } }],
-      teammate: { name: 'Ann Lee' }, contact: { name: 'Ann Lee', first_name: 'Ann' }, user: { name: 'Ann Lee' },
-      external_id: '100123456', number: '1043', note: 'call +49 30 1234567', reason: 'order 100123456 from 192.168.1.20',
+      labels: [{ id: 1, name: 'VIP' }],
+      channel: { name: 'WhatsApp' },
+      template: { name: 'order_update' },
+      pipeline: { name: 'Sales' },
+      stage: { name: 'Negotiation' },
+      line_items: [{ name: 'Mug', product: { name: 'Mug' } }],
+      teammate: { name: 'Ann Lee' },
+      contact: { name: 'Ann Lee', first_name: 'Ann' },
+      user: { name: 'Ann Lee' },
+      external_id: '100123456',
+      number: '1043',
+      note: 'call +49 30 1234567',
+      reason: 'order 100123456 from 192.168.1.20',
     }) as Record<string, unknown>;
     expect(other).toMatchObject({
-      labels: [{ name: 'VIP' }], channel: { name: 'WhatsApp' }, template: { name: 'order_update' },
-      pipeline: { name: 'Sales' }, stage: { name: 'Negotiation' }, line_items: [{ name: 'Mug', product: { name: 'Mug' } }],
-      external_id: '100123456', number: '1043', reason: 'order 100123456 from 192.168.1.20',
+      labels: [{ name: 'VIP' }],
+      channel: { name: 'WhatsApp' },
+      template: { name: 'order_update' },
+      pipeline: { name: 'Sales' },
+      stage: { name: 'Negotiation' },
+      line_items: [{ name: 'Mug', product: { name: 'Mug' } }],
+      external_id: '100123456',
+      number: '1043',
+      reason: 'order 100123456 from 192.168.1.20',
     });
     for (const person of ['teammate', 'contact', 'user']) expect((other[person] as { name: string }).name).not.toBe('Ann Lee');
     expect((other['contact'] as { first_name: string }).first_name).not.toBe('Ann');

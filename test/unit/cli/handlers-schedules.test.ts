@@ -17,13 +17,19 @@ describe('switchyard handlers: schedules', () => {
     const json = memoryIo({ HANDLERS_DIR: DIR, DIGEST_LABEL: 'Digest' });
     await handlersCommand.run(['--json'], json);
     const out = JSON.parse(json.out()) as { schedules: { id: string; settings: { name: string }[]; settingsProblems: string[] }[] };
-    expect(out.schedules[0]).toMatchObject({ id: 'digest', settings: [{ name: 'DIGEST_DAYS' }, { name: 'DIGEST_LABEL' }], settingsProblems: [] });
+    expect(out.schedules[0]).toMatchObject({
+      id: 'digest',
+      settings: [{ name: 'DIGEST_DAYS' }, { name: 'DIGEST_LABEL' }],
+      settingsProblems: [],
+    });
   });
 
   it('a schedule setting missing or invalid here is shown under invalid:, fails the command and is named', async () => {
     const io = memoryIo({ HANDLERS_DIR: DIR, DIGEST_DAYS: 'soon' });
     expect(await handlersCommand.run([], io)).toBe(1);
     expect(io.out()).toMatch(/ {2}invalid: {3}DIGEST_DAYS is invalid: expected number\n {13}DIGEST_LABEL is not set: expected string\n/);
-    expect(io.err()).toBe('switchyard handlers: settings missing or invalid in this environment; the worker would not start: digest (schedule)\n');
+    expect(io.err()).toBe(
+      'switchyard handlers: settings missing or invalid in this environment; the worker would not start: digest (schedule)\n',
+    );
   });
 });

@@ -20,7 +20,11 @@ describe('the live receiver record', () => {
   it('is written with the webhook URL, found while this process runs, removed by its own process', () => {
     const stateDir = home();
     const forget = recordReceiver({ stateDir, webhookPath: '/hooks' }, '/', 'dev', 'http://127.0.0.1:3300');
-    expect(JSON.parse(readFileSync(join(stateDir, 'receiver.json'), 'utf8'))).toMatchObject({ pid: process.pid, command: 'dev', url: 'http://127.0.0.1:3300/hooks' });
+    expect(JSON.parse(readFileSync(join(stateDir, 'receiver.json'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      command: 'dev',
+      url: 'http://127.0.0.1:3300/hooks',
+    });
     expect(liveReceiver({ stateDir }, '/')).toMatchObject({ pid: process.pid, url: 'http://127.0.0.1:3300/hooks' });
     forget();
     expect(existsSync(join(stateDir, 'receiver.json'))).toBe(false);
@@ -31,10 +35,16 @@ describe('the live receiver record', () => {
     const stateDir = home();
     const gone = spawn(process.execPath, ['-e', '']);
     await new Promise((r) => gone.once('exit', r));
-    writeFileSync(join(stateDir, 'receiver.json'), JSON.stringify({ pid: gone.pid, command: 'dev', url: 'http://127.0.0.1:3300/webhooks' }));
+    writeFileSync(
+      join(stateDir, 'receiver.json'),
+      JSON.stringify({ pid: gone.pid, command: 'dev', url: 'http://127.0.0.1:3300/webhooks' }),
+    );
     expect(liveReceiver({ stateDir }, '/')).toBeNull();
     // This pid, but another start time: the pid was recycled.
-    writeFileSync(join(stateDir, 'receiver.json'), JSON.stringify({ pid: process.pid, since: 1, command: 'dev', url: 'http://127.0.0.1:3300/webhooks' }));
+    writeFileSync(
+      join(stateDir, 'receiver.json'),
+      JSON.stringify({ pid: process.pid, since: 1, command: 'dev', url: 'http://127.0.0.1:3300/webhooks' }),
+    );
     expect(liveReceiver({ stateDir }, '/')).toBeNull();
     writeFileSync(join(stateDir, 'receiver.json'), '{"pid":');
     expect(liveReceiver({ stateDir }, '/')).toBeNull();

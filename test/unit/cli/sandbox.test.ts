@@ -9,7 +9,9 @@ import { sandboxCommand } from '../../../src/cli/sandbox.js';
 function io(stop: AbortSignal, cwd = process.cwd()): CliIo & { out: () => string } {
   const stdout = new PassThrough();
   let text = '';
-  stdout.on('data', (c: Buffer) => { text += c.toString(); });
+  stdout.on('data', (c: Buffer) => {
+    text += c.toString();
+  });
   return { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: {}, cwd, stopSignal: stop, out: () => text };
 }
 
@@ -23,7 +25,10 @@ describe('switchyard sandbox', () => {
     const base = await new Promise<string>((resolve) => {
       const poll = setInterval(() => {
         const m = /Base URL: (\S+)/.exec(cli.out());
-        if (m && cli.out().includes('Hooks:')) { clearInterval(poll); resolve(m[1]!); }
+        if (m && cli.out().includes('Hooks:')) {
+          clearInterval(poll);
+          resolve(m[1]!);
+        }
       }, 10);
     });
     expect(cli.out()).toMatch(/full\s+script-token/);
@@ -39,7 +44,9 @@ describe('switchyard sandbox', () => {
   it('throws UsageError for bad arguments', async () => {
     const stop = new AbortController().signal;
     await expect(sandboxCommand.run(['--webhook-url', 'http://127.0.0.1:3000/webhooks'], io(stop))).rejects.toBeInstanceOf(UsageError);
-    await expect(sandboxCommand.run(['--webhook-url', 'ftp://127.0.0.1/hooks', '--secret', 's'], io(stop))).rejects.toThrow(/--webhook-url: expected an http\(s\) URL/);
+    await expect(sandboxCommand.run(['--webhook-url', 'ftp://127.0.0.1/hooks', '--secret', 's'], io(stop))).rejects.toThrow(
+      /--webhook-url: expected an http\(s\) URL/,
+    );
     await expect(sandboxCommand.run(['--port', 'abc'], io(stop))).rejects.toBeInstanceOf(UsageError);
     await expect(sandboxCommand.run(['--seed', '/nonexistent.json'], io(stop))).rejects.toBeInstanceOf(UsageError);
     await expect(sandboxCommand.run(['--bogus'], io(stop))).rejects.toBeInstanceOf(UsageError);

@@ -21,12 +21,15 @@ describe('send and replay refuse what they cannot do as asked', () => {
     expect(io.out()).toBe('');
   });
 
-  it.each(['__proto__.polluted=1', 'data.__proto__.polluted=1', 'constructor.prototype.polluted=1'])('send --set %s is refused, and nothing is polluted', async (set) => {
-    const io = memoryIo({ WEBHOOK_SECRETS: 's' });
-    const run = sendCommand.run(['lead.won', '--set', set, '--print'], io);
-    await expect(run).rejects.toBeInstanceOf(UsageError);
-    await expect(run).rejects.toThrow(/cannot be set \(it reaches an object's prototype or constructor, not a field of the delivery\)/);
-    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    expect(io.out()).toBe('');
-  });
+  it.each(['__proto__.polluted=1', 'data.__proto__.polluted=1', 'constructor.prototype.polluted=1'])(
+    'send --set %s is refused, and nothing is polluted',
+    async (set) => {
+      const io = memoryIo({ WEBHOOK_SECRETS: 's' });
+      const run = sendCommand.run(['lead.won', '--set', set, '--print'], io);
+      await expect(run).rejects.toBeInstanceOf(UsageError);
+      await expect(run).rejects.toThrow(/cannot be set \(it reaches an object's prototype or constructor, not a field of the delivery\)/);
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+      expect(io.out()).toBe('');
+    },
+  );
 });

@@ -35,7 +35,9 @@ describe('--since and --until', () => {
 
   it('refuses a time of day without an offset (it would be read as local time)', () => {
     expect(refusal('2026-03-04T10:00:00')).toContain('"2026-03-04T10:00:00" has no offset');
-    expect(refusal('2026-11-27T10:00Z')).toContain('"2026-11-27T10:00Z" is not written YYYY-MM-DDThh:mm:ss with Z or ±hh:mm (seconds included)');
+    expect(refusal('2026-11-27T10:00Z')).toContain(
+      '"2026-11-27T10:00Z" is not written YYYY-MM-DDThh:mm:ss with Z or ±hh:mm (seconds included)',
+    );
     expect(refusal('2026-03-04 10:00')).toContain('"2026-03-04 10:00" is not written YYYY-MM-DD');
   });
 
@@ -53,7 +55,7 @@ describe('--since and --until', () => {
     expect(parseSince('2026-11-31', now)).toBeNull();
   });
 
-  it('is the same reading as the API client\'s', () => {
+  it("is the same reading as the API client's", () => {
     for (const value of ['2026-02-30', '2026-11-31', '2024-02-29', '2026-04-31']) {
       const cli = refusal(value);
       const client = dateProblem(value);

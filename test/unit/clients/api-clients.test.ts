@@ -6,13 +6,27 @@ import { apiClients, configuredApiClients } from '../../../src/clients/api-clien
 import { contact, fakeFetch } from '../../support/fake-fetch.js';
 
 const BASE = 'http://127.0.0.1:1/api/v1';
-const CONFIG = { workspaceApiUrl: BASE, workspaceApiToken: 't', workspaceApiBurst: 30, queuePrefix: 'sy', reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 } };
+const CONFIG = {
+  workspaceApiUrl: BASE,
+  workspaceApiToken: 't',
+  workspaceApiBurst: 30,
+  queuePrefix: 'sy',
+  reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 },
+};
 
 describe('apiClients', () => {
   it('a client per call: the process’s observer and the call’s both see each attempt; its keys name its writes', async () => {
-    const f = fakeFetch((req) => (req.method === 'GET' ? { body: { data: contact(7) } } : { status: 201, body: { data: { id: 1, conversation_id: 3 } } }));
+    const f = fakeFetch((req) =>
+      req.method === 'GET' ? { body: { data: contact(7) } } : { status: 201, body: { data: { id: 1, conversation_id: 3 } } },
+    );
     const seen: string[] = [];
-    const clients = apiClients({ baseUrl: BASE, token: 't', burst: 30, fetch: f.fetch, onCall: (e: CallEvent) => seen.push(`process ${e.op}`) });
+    const clients = apiClients({
+      baseUrl: BASE,
+      token: 't',
+      burst: 30,
+      fetch: f.fetch,
+      onCall: (e: CallEvent) => seen.push(`process ${e.op}`),
+    });
     const api = clients({ onCall: (e) => seen.push(`call ${e.op}`), keys: ({ op, path }) => `k:${op}:${path}` });
     await api.contacts.get(7);
     await api.messages.sendText(3, 'hi').catch(() => undefined);

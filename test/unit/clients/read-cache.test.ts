@@ -8,12 +8,28 @@ function fakeClient() {
   let fail = false;
   const client = {
     contacts: {
-      get: async (id: number) => { calls.push(`get ${id}`); if (fail) throw new Error('boom'); return { id }; },
-      update: async (id: number) => { calls.push(`update ${id}`); return { id }; },
-      list: () => { calls.push('list'); return []; },
+      get: async (id: number) => {
+        calls.push(`get ${id}`);
+        if (fail) throw new Error('boom');
+        return { id };
+      },
+      update: async (id: number) => {
+        calls.push(`update ${id}`);
+        return { id };
+      },
+      list: () => {
+        calls.push('list');
+        return [];
+      },
     },
   };
-  return { client: client as unknown as ApiClient, calls, failNext: (v: boolean) => { fail = v; } };
+  return {
+    client: client as unknown as ApiClient,
+    calls,
+    failNext: (v: boolean) => {
+      fail = v;
+    },
+  };
 }
 
 describe('ReadCache (enrichment reads)', () => {

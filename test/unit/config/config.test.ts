@@ -20,9 +20,18 @@ describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({ WEBHOOK_SECRETS: 'a, b' }, { requireSecrets: true });
     expect(c).toMatchObject({
-      port: 3000, webhookPath: '/webhooks', webhookSecrets: ['a', 'b'], signatureHeader: 'x-service-signature',
-      redisUrl: undefined, queuePrefix: 'switchyard', dedupeTtlMs: 7 * 86_400_000, maxBodyBytes: 1_048_576,
-      handlersDir: './handlers', workspaceApiBurst: 30, logLevel: 'info', admin: undefined,
+      port: 3000,
+      webhookPath: '/webhooks',
+      webhookSecrets: ['a', 'b'],
+      signatureHeader: 'x-service-signature',
+      redisUrl: undefined,
+      queuePrefix: 'switchyard',
+      dedupeTtlMs: 7 * 86_400_000,
+      maxBodyBytes: 1_048_576,
+      handlersDir: './handlers',
+      workspaceApiBurst: 30,
+      logLevel: 'info',
+      admin: undefined,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -42,11 +51,18 @@ describe('loadConfig', () => {
 
   it('reports every problem at once, naming the variable and what is expected', () => {
     const problems = problemsOf({
-      PORT: 'eighty', DEDUPE_TTL: 'soon', MAX_BODY_BYTES: 'big', REDIS_URL: 'http://x', LOG_LEVEL: 'loud',
-      WORKSPACE_API_URL: 'nope', ADMIN_USER: 'admin',
+      PORT: 'eighty',
+      DEDUPE_TTL: 'soon',
+      MAX_BODY_BYTES: 'big',
+      REDIS_URL: 'http://x',
+      LOG_LEVEL: 'loud',
+      WORKSPACE_API_URL: 'nope',
+      ADMIN_USER: 'admin',
     });
     const byVar = Object.fromEntries(problems.map((p) => [p.variable, p.problem]));
-    expect(Object.keys(byVar).sort()).toEqual(['ADMIN_PASSWORD', 'DEDUPE_TTL', 'LOG_LEVEL', 'MAX_BODY_BYTES', 'PORT', 'REDIS_URL', 'WEBHOOK_SECRETS', 'WORKSPACE_API_URL'].sort());
+    expect(Object.keys(byVar).sort()).toEqual(
+      ['ADMIN_PASSWORD', 'DEDUPE_TTL', 'LOG_LEVEL', 'MAX_BODY_BYTES', 'PORT', 'REDIS_URL', 'WEBHOOK_SECRETS', 'WORKSPACE_API_URL'].sort(),
+    );
     expect(byVar['PORT']).toMatch(/integer/);
     expect(byVar['DEDUPE_TTL']).toMatch(/7d/);
     expect(byVar['MAX_BODY_BYTES']).toMatch(/1mb/);
@@ -56,14 +72,26 @@ describe('loadConfig', () => {
     const problems = problemsOf({ WEBHOOK_SECRETS: 'whsec_a', PORT: 'eighty' });
     expect(problems).toEqual([{ variable: 'PORT', problem: 'expected an integer from 0 to 65535 (default 3000), got "eighty"' }]);
     // An unreadable *_FILE is the one problem, not also a missing WEBHOOK_SECRETS.
-    expect(problemsOf({ WEBHOOK_SECRETS_FILE: '/nonexistent/secret', LOG_LEVEL: 'loud' }).map((p) => p.variable).sort()).toEqual(['LOG_LEVEL', 'WEBHOOK_SECRETS_FILE']);
+    expect(
+      problemsOf({ WEBHOOK_SECRETS_FILE: '/nonexistent/secret', LOG_LEVEL: 'loud' })
+        .map((p) => p.variable)
+        .sort(),
+    ).toEqual(['LOG_LEVEL', 'WEBHOOK_SECRETS_FILE']);
   });
 
   it('each problem says what was given and what is expected', () => {
-    const byVar = Object.fromEntries(problemsOf({
-      WEBHOOK_SECRETS: 's', LOG_LEVEL: 'loud', INGEST_PUMP: 'maybe', WEBHOOK_PATH: 'hooks', SIGNATURE_HEADER: 'X Sig',
-      QUEUE_PREFIX: 'my prefix', HOST: 'http://0.0.0.0:3000', CAPTURE_REDACT: 'perhaps',
-    }).map((p) => [p.variable, p.problem]));
+    const byVar = Object.fromEntries(
+      problemsOf({
+        WEBHOOK_SECRETS: 's',
+        LOG_LEVEL: 'loud',
+        INGEST_PUMP: 'maybe',
+        WEBHOOK_PATH: 'hooks',
+        SIGNATURE_HEADER: 'X Sig',
+        QUEUE_PREFIX: 'my prefix',
+        HOST: 'http://0.0.0.0:3000',
+        CAPTURE_REDACT: 'perhaps',
+      }).map((p) => [p.variable, p.problem]),
+    );
     expect(byVar).toEqual({
       LOG_LEVEL: 'expected one of fatal, error, warn, info, debug, trace, silent (default info), got "loud"',
       INGEST_PUMP: 'expected auto (pump where a worker runs), on or off (default auto), got "maybe"',
@@ -73,7 +101,11 @@ describe('loadConfig', () => {
       HOST: match.stringMatching(/^expected an address to bind such as 127\.0\.0\.1 .*, got "http:\/\/0\.0\.0\.0:3000"$/),
       CAPTURE_REDACT: 'expected true or false, got "perhaps"',
     });
-    expect(loadConfig({ HOST: '::1', LOG_LEVEL: 'DEBUG', SIGNATURE_HEADER: 'X-Hub-Sig' })).toMatchObject({ host: '::1', logLevel: 'debug', signatureHeader: 'x-hub-sig' });
+    expect(loadConfig({ HOST: '::1', LOG_LEVEL: 'DEBUG', SIGNATURE_HEADER: 'X-Hub-Sig' })).toMatchObject({
+      host: '::1',
+      logLevel: 'debug',
+      signatureHeader: 'x-hub-sig',
+    });
     expect(loadConfig({ HOST: 'localhost' }).host).toBe('localhost');
   });
 
@@ -95,7 +127,13 @@ describe('loadConfig', () => {
   });
 
   it('never puts a secret value in an error message', () => {
-    const err = (() => { try { loadConfig({ WEBHOOK_SECRETS: 'sup3rsecret', ADMIN_USER: 'u', PORT: 'x' }); } catch (e) { return e as Error; } })();
+    const err = (() => {
+      try {
+        loadConfig({ WEBHOOK_SECRETS: 'sup3rsecret', ADMIN_USER: 'u', PORT: 'x' });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
     expect(err?.message).not.toContain('sup3rsecret');
   });
 
@@ -122,7 +160,11 @@ describe('loadConfig', () => {
       { variable: 'WORKSPACE_API_TOKEN', problem: match.stringMatching(/^required when WORKSPACE_API_URL is set, and missing/) },
     ]);
     expect(problems({ WORKSPACE_API_URL: 'http://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 't' })).toEqual([
-      { variable: 'WORKSPACE_API_URL', problem: 'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got http://ws.example.test' },
+      {
+        variable: 'WORKSPACE_API_URL',
+        problem:
+          'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got http://ws.example.test',
+      },
     ]);
     expect(problems({ WORKSPACE_API_URL: 'http://127.0.0.1:4010/api/v1', WORKSPACE_API_TOKEN: 't' })).toEqual([]);
     expect(problems({ WORKSPACE_API_URL: 'http://localhost:4010/api/v1', WORKSPACE_API_TOKEN: 't' })).toEqual([]);
@@ -132,10 +174,23 @@ describe('loadConfig', () => {
 });
 
 describe('units', () => {
-  it.each([['7d', 604_800_000], ['12h', 43_200_000], ['30m', 1_800_000], ['45s', 45_000], ['250ms', 250], ['90', 90_000], ['1.5h', 5_400_000]])('duration %s', (t, ms) => {
+  it.each([
+    ['7d', 604_800_000],
+    ['12h', 43_200_000],
+    ['30m', 1_800_000],
+    ['45s', 45_000],
+    ['250ms', 250],
+    ['90', 90_000],
+    ['1.5h', 5_400_000],
+  ])('duration %s', (t, ms) => {
     expect(parseDuration(t)).toBe(ms);
   });
-  it.each([['1mb', 1_048_576], ['512kb', 524_288], ['1048576', 1_048_576], ['1GB', 1_073_741_824]])('size %s', (t, b) => {
+  it.each([
+    ['1mb', 1_048_576],
+    ['512kb', 524_288],
+    ['1048576', 1_048_576],
+    ['1GB', 1_073_741_824],
+  ])('size %s', (t, b) => {
     expect(parseSize(t)).toBe(b);
   });
   it('rejects nonsense', () => {

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/config.js';
 import { decodeInboxItem, encodeInboxItem } from '../../../src/queue/inbox-item.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import { contextOf, safePath, tracingObserver, tracingSettings, traceReceipt, traceSink, tracingState } from '../../../src/telemetry/index.js';
+import {
+  contextOf,
+  safePath,
+  tracingObserver,
+  tracingSettings,
+  traceReceipt,
+  traceSink,
+  tracingState,
+} from '../../../src/telemetry/index.js';
 
 const config = (env: Record<string, string>) => loadConfig({ WEBHOOK_SECRETS: 's', ...env }, { requireSecrets: true });
 const problemsOf = (env: Record<string, string>) => {
@@ -24,17 +32,33 @@ describe('tracing settings (OTEL_EXPORTER_OTLP_*)', () => {
 
   it('the general endpoint gets /v1/traces; the traces endpoint is used as given and wins', () => {
     expect(config({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
-      url: 'http://collector:4318/v1/traces', protocol: 'http/protobuf', headers: {}, timeoutMs: 10_000, serviceName: 'switchyard',
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      timeoutMs: 10_000,
+      serviceName: 'switchyard',
     });
-    expect(config({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom' }).tracing?.url).toBe('https://b/custom');
+    expect(
+      config({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom' }).tracing?.url,
+    ).toBe('https://b/custom');
   });
 
   it('honours http/json and http/protobuf, headers, timeout and service name; the traces-specific variables win', () => {
     const t = config({
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%20b,other=1', OTEL_EXPORTER_OTLP_TIMEOUT: '2500', OTEL_SERVICE_NAME: 'sy-prod',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%20b,other=1',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '2500',
+      OTEL_SERVICE_NAME: 'sy-prod',
     }).tracing;
-    expect(t).toEqual({ url: 'http://c:4318/v1/traces', protocol: 'http/json', headers: { 'x-key': 'a b', other: '1' }, timeoutMs: 2500, serviceName: 'sy-prod' });
+    expect(t).toEqual({
+      url: 'http://c:4318/v1/traces',
+      protocol: 'http/json',
+      headers: { 'x-key': 'a b', other: '1' },
+      timeoutMs: 2500,
+      serviceName: 'sy-prod',
+    });
   });
 
   it('OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn it off', () => {
@@ -51,8 +75,16 @@ describe('tracing settings (OTEL_EXPORTER_OTLP_*)', () => {
   });
 
   it('a bad endpoint, header list or timeout is named; header values are never echoed', () => {
-    const problems = problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://c', OTEL_EXPORTER_OTLP_HEADERS: 'api-key-secret-value', OTEL_EXPORTER_OTLP_TIMEOUT: '-1' });
-    expect(problems.map((p) => p.variable).sort()).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TIMEOUT']);
+    const problems = problemsOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://c',
+      OTEL_EXPORTER_OTLP_HEADERS: 'api-key-secret-value',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '-1',
+    });
+    expect(problems.map((p) => p.variable).sort()).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'OTEL_EXPORTER_OTLP_TIMEOUT',
+    ]);
     expect(JSON.stringify(problems)).not.toContain('api-key-secret-value');
   });
 

@@ -70,7 +70,12 @@ describe('catalogue', () => {
 describe('validateEvent', () => {
   test('accepts a canonical envelope and keeps unknown extra fields', () => {
     const r = validateEvent(
-      envelopeOf({ id: 'evt_1', event: 'conversation.closed', created_at: '2025-03-04T10:20:01+01:00', data: { ...conversation, priority: 'high' } }),
+      envelopeOf({
+        id: 'evt_1',
+        event: 'conversation.closed',
+        created_at: '2025-03-04T10:20:01+01:00',
+        data: { ...conversation, priority: 'high' },
+      }),
     );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -157,7 +162,9 @@ describe('eventFields', () => {
   test('agrees with the schema: every listed top-level field is a schema key', () => {
     for (const name of EVENT_NAMES) {
       const keys = Object.keys(EVENT_SCHEMAS[name].shape);
-      const top = eventFields(name).filter((f) => !f.path.includes('.')).map((f) => f.path);
+      const top = eventFields(name)
+        .filter((f) => !f.path.includes('.'))
+        .map((f) => f.path);
       expect(top).toEqual(keys);
     }
   });

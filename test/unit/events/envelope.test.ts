@@ -8,7 +8,14 @@ const bytes = (s: string) => Buffer.from(s, 'utf8');
 describe('parseEnvelope', () => {
   it('reads the canonical envelope', () => {
     const e = parseEnvelope(bytes('{"id":"evt_1","event":"message.received","created_at":"2026-01-01T00:00:00Z","data":{"id":5}}'));
-    expect(e).toEqual({ key: 'evt_1', id: 'evt_1', name: 'message.received', createdAt: '2026-01-01T00:00:00Z', data: { id: 5 }, problem: null });
+    expect(e).toEqual({
+      key: 'evt_1',
+      id: 'evt_1',
+      name: 'message.received',
+      createdAt: '2026-01-01T00:00:00Z',
+      data: { id: 5 },
+      problem: null,
+    });
   });
 
   it.each([
@@ -22,7 +29,7 @@ describe('parseEnvelope', () => {
     expect(e.problem).toBeNull();
   });
 
-  it('prefers event_id/delivery_id, and trusts a bare id only beside data/payload (a flat body\'s id may be the resource\'s)', () => {
+  it("prefers event_id/delivery_id, and trusts a bare id only beside data/payload (a flat body's id may be the resource's)", () => {
     expect(parseEnvelope(bytes('{"id":"res_1","event_id":"evt_9","event":"lead.won","data":{}}')).key).toBe('evt_9');
     const created = parseEnvelope(bytes('{"type":"contact.created","id":7,"name":"Ada"}'));
     const changed = parseEnvelope(bytes('{"type":"contact.lifecycle_changed","id":7,"name":"Ada"}'));
@@ -51,11 +58,18 @@ describe('parseEnvelope', () => {
 
   it('never throws, whatever the bytes (fuzz)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.json().map((j) => bytes(j)), fc.anything().map((a) => bytes(JSON.stringify(a) ?? 'null'))), (b) => {
-        const e = parseEnvelope(b);
-        expect(typeof e.key).toBe('string');
-        expect(e.key === bodyKey(b) || e.id === e.key).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.json().map((j) => bytes(j)),
+          fc.anything().map((a) => bytes(JSON.stringify(a) ?? 'null')),
+        ),
+        (b) => {
+          const e = parseEnvelope(b);
+          expect(typeof e.key).toBe('string');
+          expect(e.key === bodyKey(b) || e.id === e.key).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -90,7 +104,11 @@ describe('jobIdFor', () => {
 
 describe('parseJobId', () => {
   it('gives back the key and handler a job id was made of', () => {
-    for (const [key, handler] of [['evt_1', 'h'], ['a:b/c%d%3A', 'x/y:z'], ['k', undefined]] as const) {
+    for (const [key, handler] of [
+      ['evt_1', 'h'],
+      ['a:b/c%d%3A', 'x/y:z'],
+      ['k', undefined],
+    ] as const) {
       expect(parseJobId(jobIdFor(key, handler))).toEqual(handler === undefined ? { key } : { key, handlerId: handler });
     }
     expect(parseJobId('job9')).toBeNull();

@@ -9,7 +9,10 @@ import { Fixture, fixtureBytes } from '../../../src/events/fixture.js';
 const ROOT = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
 const MALFORMED = join(ROOT, '_malformed');
 
-const jsonFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const jsonFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 const load = (path: string) => Fixture.parse(JSON.parse(readFileSync(path, 'utf8')));
 
 /**
@@ -72,7 +75,7 @@ describe('fixtures/', () => {
       if (d.assignee?.type === 'user') expect(seeded.user, file).toContain(d.assignee.id);
       if (typeof d.user_id === 'number') expect(seeded.user, file).toContain(d.user_id);
       const kind = r.event.name.split('.')[0] as string;
-      if (kind in seeded && kind !== 'contact' || r.event.name === 'contact.created') {
+      if ((kind in seeded && kind !== 'contact') || r.event.name === 'contact.created') {
         expect(seeded[kind as keyof typeof seeded], file).toContain(d['id']);
       }
     }

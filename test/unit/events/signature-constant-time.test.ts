@@ -76,19 +76,24 @@ describe('verify never short-circuits (structure)', () => {
   });
 
   it('holds for any number of secrets, any matching position and any count of agreeing leading bytes (fuzzed)', () => {
-    fc.assert(fc.property(
-      fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 8 }),
-      fc.integer({ min: -1, max: 7 }), fc.integer({ min: 0, max: 32 }),
-      (secrets, which, agree) => {
-        const secret = which >= 0 && which < secrets.length ? (secrets[which] as string) : 'not-configured-\u2603';
-        const header = headerAgreeing(secret, agree);
-        calls.compare.length = 0;
-        calls.hmac = 0;
-        const r = verify(secrets, body, header);
-        expect(r.ok).toBe(secrets.includes(secret) && agree === 32);
-        expect(calls.hmac).toBe(secrets.length);
-        expect(calls.compare).toEqual(secrets.map(() => [32, 32]));
-      }), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: -1, max: 7 }),
+        fc.integer({ min: 0, max: 32 }),
+        (secrets, which, agree) => {
+          const secret = which >= 0 && which < secrets.length ? (secrets[which] as string) : 'not-configured-\u2603';
+          const header = headerAgreeing(secret, agree);
+          calls.compare.length = 0;
+          calls.hmac = 0;
+          const r = verify(secrets, body, header);
+          expect(r.ok).toBe(secrets.includes(secret) && agree === 32);
+          expect(calls.hmac).toBe(secrets.length);
+          expect(calls.compare).toEqual(secrets.map(() => [32, 32]));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses a missing or malformed header before computing any HMAC (depends only on the public format)', () => {
@@ -112,28 +117,31 @@ describe('verify timing does not depend on which secret matched (statistical)', 
     const ROUNDS = 150;
     const keys = Object.keys(headers) as (keyof typeof headers)[];
     const measure = (fn: (secrets: readonly string[], bytes: Uint8Array, header: string) => unknown) => {
-    const time = (k: keyof typeof headers) => {
-      const t0 = process.hrtime.bigint();
-      for (let n = 0; n < BATCH; n++) fn(SECRETS, big, headers[k]);
-      return Number(process.hrtime.bigint() - t0);
-    };
-    for (let i = 0; i < 5; i++) for (const k of keys) time(k); // warm-up
-    // Paired ratios: each round times the three classes back to back (in a
-    // rotating order), so drift (GC, a neighbour's load) cancels in the ratio;
-    // the median of the per-round ratios is then compared.
-    const ratios = { firstToNone: [] as number[], lastToNone: [] as number[], firstToLast: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      const t: Partial<Record<keyof typeof headers, number>> = {};
-      for (let j = 0; j < keys.length; j++) {
-        const k = keys[(round + j) % keys.length] as keyof typeof headers;
-        t[k] = time(k);
+      const time = (k: keyof typeof headers) => {
+        const t0 = process.hrtime.bigint();
+        for (let n = 0; n < BATCH; n++) fn(SECRETS, big, headers[k]);
+        return Number(process.hrtime.bigint() - t0);
+      };
+      for (let i = 0; i < 5; i++) for (const k of keys) time(k); // warm-up
+      // Paired ratios: each round times the three classes back to back (in a
+      // rotating order), so drift (GC, a neighbour's load) cancels in the ratio;
+      // the median of the per-round ratios is then compared.
+      const ratios = { firstToNone: [] as number[], lastToNone: [] as number[], firstToLast: [] as number[] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const t: Partial<Record<keyof typeof headers, number>> = {};
+        for (let j = 0; j < keys.length; j++) {
+          const k = keys[(round + j) % keys.length] as keyof typeof headers;
+          t[k] = time(k);
+        }
+        ratios.firstToNone.push((t.first as number) / (t.none as number));
+        ratios.lastToNone.push((t.last as number) / (t.none as number));
+        ratios.firstToLast.push((t.first as number) / (t.last as number));
       }
-      ratios.firstToNone.push((t.first as number) / (t.none as number));
-      ratios.lastToNone.push((t.last as number) / (t.none as number));
-      ratios.firstToLast.push((t.first as number) / (t.last as number));
-    }
-    const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] as number; };
-    return { firstToNone: median(ratios.firstToNone), lastToNone: median(ratios.lastToNone), firstToLast: median(ratios.firstToLast) };
+      const median = (xs: number[]) => {
+        const s = [...xs].sort((a, b) => a - b);
+        return s[Math.floor(s.length / 2)] as number;
+      };
+      return { firstToNone: median(ratios.firstToNone), lastToNone: median(ratios.lastToNone), firstToLast: median(ratios.firstToLast) };
     };
     // The method's power: the same measurement of a loop that stops at the first match sees it.
     const leaky = measure(shortCircuitVerify);

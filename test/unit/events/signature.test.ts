@@ -14,9 +14,13 @@ describe('sign', () => {
 
   it('agrees with @octokit/webhooks-methods on random bodies, multi-byte UTF-8 included', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 300 }), async (secret, body) => {
-        expect(sign(secret, enc(body))).toBe(await octokitSign(secret, body));
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 40 }),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 300 }),
+        async (secret, body) => {
+          expect(sign(secret, enc(body))).toBe(await octokitSign(secret, body));
+        },
+      ),
       { numRuns: 200 },
     );
   });

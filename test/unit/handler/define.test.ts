@@ -22,7 +22,7 @@ const ctx: HandlerContext = {
   api: undefined as unknown as HandlerContext['api'],
   settings: {},
   // What ctx.step returns: the value after a JSON round trip.
-  step: async <T,>(_name: string, fn: () => Promise<T>) => (JSON.parse(JSON.stringify({ v: await fn() })) as { v: Jsonified<T> }).v,
+  step: async <T>(_name: string, fn: () => Promise<T>) => (JSON.parse(JSON.stringify({ v: await fn() })) as { v: Jsonified<T> }).v,
   log: pino({ level: 'silent' }),
   delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1, source: 'webhook' },
   debounced: null,
@@ -31,7 +31,13 @@ const ctx: HandlerContext = {
   sleep: async () => {},
   sleepUntil: async () => {},
   waitForEvent: async () => null,
-  state: { get: async () => null, set: async () => {}, update: async () => { throw new Error('no state in these tests'); } },
+  state: {
+    get: async () => null,
+    set: async () => {},
+    update: async () => {
+      throw new Error('no state in these tests');
+    },
+  },
 };
 
 const leadWon: WorkspaceEvent<'lead.won'> = {
@@ -160,7 +166,9 @@ describe('defineHandler validation (for .js modules)', () => {
     expect(definitionError({ id: 'x', on: ['lead.won'], abilities: ['contact:write'], handle() {} }).message).toBe(
       'handler "x": unknown ability "contact:write"; did you mean "contacts:write"?',
     );
-    expect(definitionError({ id: 'x', on: ['lead.won'], abilities: 'tasks:write', handle() {} }).message).toContain('"abilities" must be an array');
+    expect(definitionError({ id: 'x', on: ['lead.won'], abilities: 'tasks:write', handle() {} }).message).toContain(
+      '"abilities" must be an array',
+    );
   });
 
   test('handle must be a function; the definition must be an object', () => {

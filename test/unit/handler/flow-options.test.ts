@@ -9,7 +9,14 @@ const base = { id: 'h', on: ['conversation.closed'], handle() {} };
 
 describe('flow options of a handler definition', () => {
   test('defaults: normal priority, no order, no maxAge, no debounce', () => {
-    expect(defineLoose(base).flow).toEqual({ priority: 'normal', orderBy: null, maxAgeMs: null, skipStale: false, debounce: null, onDead: 'release' });
+    expect(defineLoose(base).flow).toEqual({
+      priority: 'normal',
+      orderBy: null,
+      maxAgeMs: null,
+      skipStale: false,
+      debounce: null,
+      onDead: 'release',
+    });
     expect(describeFlow(defineLoose(base).flow)).toBe('priority normal');
   });
 
@@ -43,14 +50,23 @@ describe('flow options of a handler definition', () => {
   });
 
   test('a built-in key the event does not carry is refused at definition, naming the events', () => {
-    expect(definitionError({ ...base, on: ['message.received', 'conversation.closed'], orderBy: 'contact' }))
-      .toContain(`"orderBy: 'contact'" cannot be used with message.received: that event carries no contact id; use a function (event) => key`);
-    expect(definitionError({ ...base, on: ['contact.created', 'lead.won'], debounce: { key: 'conversation', wait: '1s' } }))
-      .toContain('cannot be used with contact.created, lead.won: those events carry no conversation id');
+    expect(definitionError({ ...base, on: ['message.received', 'conversation.closed'], orderBy: 'contact' })).toContain(
+      `"orderBy: 'contact'" cannot be used with message.received: that event carries no contact id; use a function (event) => key`,
+    );
+    expect(definitionError({ ...base, on: ['contact.created', 'lead.won'], debounce: { key: 'conversation', wait: '1s' } })).toContain(
+      'cannot be used with contact.created, lead.won: those events carry no conversation id',
+    );
   });
 
   test('helpers beside handle are still allowed', () => {
-    expect(() => defineLoose({ ...base, format() { return ''; } })).not.toThrow();
+    expect(() =>
+      defineLoose({
+        ...base,
+        format() {
+          return '';
+        },
+      }),
+    ).not.toThrow();
   });
 });
 
@@ -74,7 +90,7 @@ describe('keys of events', () => {
 
   test('a function key: its value as text; undefined, null or empty means no key', () => {
     const event = createEvent('lead.won', { data: { id: 3 } });
-    expect(keyOf((e) => e.name === 'lead.won' ? `lead-${(e.data as { id: number }).id}` : undefined, event)).toBe('lead-3');
+    expect(keyOf((e) => (e.name === 'lead.won' ? `lead-${(e.data as { id: number }).id}` : undefined), event)).toBe('lead-3');
     expect(keyOf(() => 12, event)).toBe('12');
     expect(keyOf(() => undefined, event)).toBeNull();
     expect(keyOf(() => null, event)).toBeNull();

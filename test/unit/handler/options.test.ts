@@ -21,7 +21,10 @@ describe('retry', () => {
 
   test('attempts and a backoff with a duration text or milliseconds', () => {
     expect(defineLoose({ ...base, retry: { attempts: 2 } }).retry).toEqual({ attempts: 2, backoff: { type: 'exponential', delay: 2_000 } });
-    expect(defineLoose({ ...base, retry: { backoff: { type: 'fixed', delay: '1.5s' } } }).retry).toEqual({ attempts: 10, backoff: { type: 'fixed', delay: 1_500 } });
+    expect(defineLoose({ ...base, retry: { backoff: { type: 'fixed', delay: '1.5s' } } }).retry).toEqual({
+      attempts: 10,
+      backoff: { type: 'fixed', delay: 1_500 },
+    });
     const fixed = defineLoose({ ...base, retry: { attempts: 4, backoff: { type: 'fixed', delay: 250 } } }).retry;
     expect(retryHorizonMs(fixed)).toBe(750);
     expect(describeRetry(defineLoose({ ...base, retry: { attempts: 1 } }).retry)).toBe('1 attempt (no retry)');
@@ -38,7 +41,10 @@ describe('retry', () => {
     [{ attempts: 2.5 }, '"retry.attempts" must be a whole number'],
     [{ attempts: '3' }, '"retry.attempts" must be a whole number'],
     [{ backoff: { type: 'linear', delay: '1s' } }, `"retry.backoff" must be { type: 'exponential' | 'fixed', delay }, got type "linear"`],
-    [{ backoff: { type: 'fixed', delay: 'soon' } }, `"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got "soon"`],
+    [
+      { backoff: { type: 'fixed', delay: 'soon' } },
+      `"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got "soon"`,
+    ],
     [{ backoff: { type: 'fixed', delay: -1 } }, '"retry.backoff.delay" must be a duration'],
     [{ tries: 3 }, '"retry" has an unknown option "tries"; expected attempts and backoff'],
     [3, '"retry" must be an object'],
@@ -61,19 +67,28 @@ describe('timeout', () => {
 
 describe('settings in the definition', () => {
   test('must be a zod object schema of environment variable names', () => {
-    expect(definitionError({ ...base, settings: z.string() })).toBe('handler "h": "settings" must be a zod object schema such as z.object({ FOLLOW_UP_DAYS: z.coerce.number().default(2) })');
+    expect(definitionError({ ...base, settings: z.string() })).toBe(
+      'handler "h": "settings" must be a zod object schema such as z.object({ FOLLOW_UP_DAYS: z.coerce.number().default(2) })',
+    );
     expect(definitionError({ ...base, settings: { FOO: 'bar' } })).toContain('"settings" must be a zod object schema');
-    expect(definitionError({ ...base, settings: z.object({ 'follow-up': z.string() }) })).toContain('settings key "follow-up" is not an environment variable name');
+    expect(definitionError({ ...base, settings: z.object({ 'follow-up': z.string() }) })).toContain(
+      'settings key "follow-up" is not an environment variable name',
+    );
   });
 
-  test.each(['WORKSPACE_API_TOKEN', 'WEBHOOK_SECRETS', 'ADMIN_PASSWORD', 'REDIS_URL', 'REDIS_PASSWORD', 'WORKSPACE_API_TOKEN_FILE', 'SENTINEL_PASSWORD'])(
-    'naming a Switchyard secret (%s) is rejected: secrets never reach handlers',
-    (name) => {
-      expect(definitionError({ ...base, settings: z.object({ [name]: z.string() }) })).toBe(
-        `handler "h": settings name ${name}, one of Switchyard's own secrets; secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)`,
-      );
-    },
-  );
+  test.each([
+    'WORKSPACE_API_TOKEN',
+    'WEBHOOK_SECRETS',
+    'ADMIN_PASSWORD',
+    'REDIS_URL',
+    'REDIS_PASSWORD',
+    'WORKSPACE_API_TOKEN_FILE',
+    'SENTINEL_PASSWORD',
+  ])('naming a Switchyard secret (%s) is rejected: secrets never reach handlers', (name) => {
+    expect(definitionError({ ...base, settings: z.object({ [name]: z.string() }) })).toBe(
+      `handler "h": settings name ${name}, one of Switchyard's own secrets; secrets never reach handlers: give the handler a variable of its own (e.g. MY_CRM_TOKEN)`,
+    );
+  });
 });
 
 describe('parseSettings', () => {
@@ -107,7 +122,7 @@ describe('parseSettings', () => {
     expect(e.code).toBe('handler_settings');
     expect(e.message).toBe(
       'handler "follow-up" settings: DAYS is invalid: expected a positive number of days; STAGE is not set: expected string; ' +
-      'MODE is invalid: expected one of "fast"|"slow"; HOOK is invalid: expected a valid url',
+        'MODE is invalid: expected one of "fast"|"slow"; HOOK is invalid: expected a valid url',
     );
     expect(e.problems.map((p) => p.variable)).toEqual(['DAYS', 'STAGE', 'MODE', 'HOOK']);
     expect(e.message).not.toContain('turbo-secret-value');
@@ -127,7 +142,11 @@ describe('parseSettings', () => {
   });
 
   test('settingVariables lists each variable, whether it is required, its default and description', () => {
-    expect(settingVariables(z.object({ DAYS: z.coerce.number().default(2).describe('days until due'), STAGE: z.string(), MODE: z.string().optional() }))).toEqual([
+    expect(
+      settingVariables(
+        z.object({ DAYS: z.coerce.number().default(2).describe('days until due'), STAGE: z.string(), MODE: z.string().optional() }),
+      ),
+    ).toEqual([
       { name: 'DAYS', required: false, default: 2, description: 'days until due' },
       { name: 'STAGE', required: true },
       { name: 'MODE', required: false },
@@ -138,7 +157,9 @@ describe('parseSettings', () => {
 describe('settings helpers', () => {
   test('businessHoursSetting parses at load time and says what is expected', () => {
     const schema = z.object({ BUSINESS_HOURS: businessHoursSetting() });
-    expect(parseSettings('away', schema, { BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Europe/Berlin' }).BUSINESS_HOURS.timeZone).toBe('Europe/Berlin');
+    expect(parseSettings('away', schema, { BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Europe/Berlin' }).BUSINESS_HOURS.timeZone).toBe(
+      'Europe/Berlin',
+    );
     expect(() => parseSettings('away', schema, { BUSINESS_HOURS: 'Mon-Fri 09:00-17:00 Mars/Olympus' })).toThrow(
       'handler "away" settings: BUSINESS_HOURS is invalid: unknown time zone "Mars/Olympus"; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"',
     );

@@ -43,7 +43,14 @@ function handlersDir(files: Record<string, string>) {
 
 async function running(dir: string, env: Record<string, string> = {}): Promise<HandlerSet> {
   const loaded = await loadHandlerDir(dir);
-  return new HandlerSet(handlerSnapshot(loaded.handlers.map((l) => l.handler), undefined, env, loaded.schedules.map((l) => l.schedule)));
+  return new HandlerSet(
+    handlerSnapshot(
+      loaded.handlers.map((l) => l.handler),
+      undefined,
+      env,
+      loaded.schedules.map((l) => l.schedule),
+    ),
+  );
 }
 
 /** A handler whose id comes from a helper module, so a reload that misses the helper shows in the ids. */
@@ -74,7 +81,8 @@ describe('reloadHandlers', () => {
   });
 
   it('keeps the previous version on a duplicate id or a bad setting', async () => {
-    const settings = `const { z } = require('zod');\nconst { defineHandler } = require('switchyard');\n` +
+    const settings =
+      `const { z } = require('zod');\nconst { defineHandler } = require('switchyard');\n` +
       `module.exports = defineHandler({ id: 'b', on: ['lead.won'], settings: z.object({ B_LIMIT: z.coerce.number().int() }), async handle() {} });\n`;
     const { dir, write } = handlersDir({ 'a.cjs': HANDLER, ...name('a'), 'b.cjs': settings });
     const set = await running(dir, { B_LIMIT: '3' });
@@ -91,22 +99,39 @@ describe('reloadHandlers', () => {
   });
 
   it('reloads schedules too, and its line (what `switchyard dev` prints) names them and what waits for a restart', async () => {
-    const schedule = (id: string, every: string) => `const { defineSchedule } = require('switchyard');\n` +
+    const schedule = (id: string, every: string) =>
+      `const { defineSchedule } = require('switchyard');\n` +
       `module.exports = defineSchedule({ id: '${id}', every: '${every}', async handle() {} });\n`;
-    const { dir, write } = handlersDir({ 'a.cjs': HANDLER, ...name('a'), 'digest.cjs': schedule('digest', '1h'), 'old.cjs': schedule('old', '1h') });
+    const { dir, write } = handlersDir({
+      'a.cjs': HANDLER,
+      ...name('a'),
+      'digest.cjs': schedule('digest', '1h'),
+      'old.cjs': schedule('old', '1h'),
+    });
     const set = await running(dir);
     write({ 'digest.cjs': schedule('digest', '30m'), 'old.cjs': schedule('fresh', '1h') });
     const r = await reloadHandlers({ dir, env: {}, set });
-    expect(r).toMatchObject({ ok: true, ids: ['a'], added: [], removed: [], schedules: { ids: ['digest', 'fresh'], added: ['fresh'], removed: ['old'], retimed: ['digest'] } });
-    expect(set.current().schedules.map((s) => [s.id, s.everyMs])).toEqual([['digest', 1_800_000], ['fresh', 3_600_000]]);
+    expect(r).toMatchObject({
+      ok: true,
+      ids: ['a'],
+      added: [],
+      removed: [],
+      schedules: { ids: ['digest', 'fresh'], added: ['fresh'], removed: ['old'], retimed: ['digest'] },
+    });
+    expect(set.current().schedules.map((s) => [s.id, s.everyMs])).toEqual([
+      ['digest', 1_800_000],
+      ['fresh', 3_600_000],
+    ]);
     expect(describeReload(r as Extract<typeof r, { ok: true }>).replace(/\(\d+ ms\)/, '(N ms)')).toBe(
       'reloaded handlers: a; schedules: digest, fresh (N ms); ' +
-      'added schedule fresh (its first run waits for a restart: schedules are set up when the worker starts); ' +
-      'removed schedule old (its runs are skipped until a restart removes it); ' +
-      'new timing of schedule digest applies after a restart (its new code runs now)',
+        'added schedule fresh (its first run waits for a restart: schedules are set up when the worker starts); ' +
+        'removed schedule old (its runs are skipped until a restart removes it); ' +
+        'new timing of schedule digest applies after a restart (its new code runs now)',
     );
     // A reload that changes only code: the schedules are still named.
     const again = await reloadHandlers({ dir, env: {}, set });
-    expect(describeReload(again as Extract<typeof again, { ok: true }>)).toMatch(/^reloaded handlers: a; schedules: digest, fresh \(\d+ ms\)$/);
+    expect(describeReload(again as Extract<typeof again, { ok: true }>)).toMatch(
+      /^reloaded handlers: a; schedules: digest, fresh \(\d+ ms\)$/,
+    );
   });
 });

@@ -24,11 +24,28 @@ describe('defineSchedule', () => {
   it('takes every or cron (with a time zone), applies defaults and is recognisable', () => {
     const s = defineSchedule({ id: 'digest', every: '15m', handle });
     expect(isSchedule(s)).toBe(true);
-    expect(s).toMatchObject({ id: 'digest', everyMs: 900_000, cron: null, timezone: null, priority: 'normal', timeoutMs: null, settings: null });
+    expect(s).toMatchObject({
+      id: 'digest',
+      everyMs: 900_000,
+      cron: null,
+      timezone: null,
+      priority: 'normal',
+      timeoutMs: null,
+      settings: null,
+    });
     expect(s.retry.attempts).toBe(10);
     expect(repeatOptions(s)).toEqual({ every: 900_000 });
     expect(describeSchedule(s)).toBe('every 15m');
-    const c = defineSchedule({ id: 'morning', cron: '0 9 * * 1-5', timezone: 'Europe/Paris', priority: 'low', retry: { attempts: 3 }, timeout: '30s', settings: z.object({ X: z.string().default('a') }), handle });
+    const c = defineSchedule({
+      id: 'morning',
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Paris',
+      priority: 'low',
+      retry: { attempts: 3 },
+      timeout: '30s',
+      settings: z.object({ X: z.string().default('a') }),
+      handle,
+    });
     expect(repeatOptions(c)).toEqual({ pattern: '0 9 * * 1-5', tz: 'Europe/Paris' });
     expect(describeSchedule(c)).toBe('cron 0 9 * * 1-5 (Europe/Paris)');
     expect(c).toMatchObject({ priority: 'low', timeoutMs: 30_000, retry: { attempts: 3 } });
@@ -58,12 +75,21 @@ describe('defineSchedule', () => {
   it('is loaded from HANDLERS_DIR beside handlers; an id used by a handler and a schedule stops start-up', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-sched-'));
     const kit = new URL('../../../src/index.ts', import.meta.url).href;
-    writeFileSync(join(dir, 'a-digest.ts'), `import { defineSchedule } from '${kit}';\nexport default defineSchedule({ id: 'digest', every: '1h', handle() {} });\n`);
-    writeFileSync(join(dir, 'b-won.ts'), `import { defineHandler } from '${kit}';\nexport default defineHandler({ id: 'won', on: ['lead.won'], handle() {} });\n`);
+    writeFileSync(
+      join(dir, 'a-digest.ts'),
+      `import { defineSchedule } from '${kit}';\nexport default defineSchedule({ id: 'digest', every: '1h', handle() {} });\n`,
+    );
+    writeFileSync(
+      join(dir, 'b-won.ts'),
+      `import { defineHandler } from '${kit}';\nexport default defineHandler({ id: 'won', on: ['lead.won'], handle() {} });\n`,
+    );
     const loaded = await loadHandlerDir(dir);
     expect(loaded.schedules.map((s) => s.schedule.id)).toEqual(['digest']);
     expect(loaded.handlers.map((h) => h.handler.id)).toEqual(['won']);
-    writeFileSync(join(dir, 'c-twin.ts'), `import { defineHandler } from '${kit}';\nexport default defineHandler({ id: 'digest', on: ['lead.won'], handle() {} });\n`);
+    writeFileSync(
+      join(dir, 'c-twin.ts'),
+      `import { defineHandler } from '${kit}';\nexport default defineHandler({ id: 'digest', on: ['lead.won'], handle() {} });\n`,
+    );
     await expect(loadHandlerDir(dir)).rejects.toThrow(/handler id "digest" is already defined in .*a-digest\.ts; ids must be unique/);
   });
 });

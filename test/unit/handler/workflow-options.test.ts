@@ -15,16 +15,28 @@ describe('workflow options of a handler definition', () => {
     const byName = (e: { data: { id?: number } }) => e.data.id;
     const h = defineLoose({
       ...base,
-      cancelOn: [{ event: 'message.sent', match: 'conversation' }, { event: 'conversation.closed', match: 'conversation' }, { event: 'lead.won', match: byName }],
+      cancelOn: [
+        { event: 'message.sent', match: 'conversation' },
+        { event: 'conversation.closed', match: 'conversation' },
+        { event: 'lead.won', match: byName },
+      ],
       state: { key: 'conversation', ttl: '7d' },
     });
     expect(h.workflow.cancelOn).toEqual([
-      { event: 'message.sent', match: 'conversation' }, { event: 'conversation.closed', match: 'conversation' }, { event: 'lead.won', match: byName },
+      { event: 'message.sent', match: 'conversation' },
+      { event: 'conversation.closed', match: 'conversation' },
+      { event: 'lead.won', match: byName },
     ]);
     expect(h.workflow.state).toEqual({ key: 'conversation', ttlMs: 7 * 86_400_000 });
     expect(Object.isFrozen(h.workflow.cancelOn)).toBe(true);
-    expect(defineLoose({ ...base, orderBy: 'conversation', state: { ttl: 60_000 } }).workflow.state).toEqual({ key: 'conversation', ttlMs: 60_000 });
-    expect(defineLoose({ ...base, orderBy: 'conversation', state: { key: byName } }).workflow.state).toEqual({ key: byName, ttlMs: DEFAULT_STATE_TTL_MS });
+    expect(defineLoose({ ...base, orderBy: 'conversation', state: { ttl: 60_000 } }).workflow.state).toEqual({
+      key: 'conversation',
+      ttlMs: 60_000,
+    });
+    expect(defineLoose({ ...base, orderBy: 'conversation', state: { key: byName } }).workflow.state).toEqual({
+      key: byName,
+      ttlMs: DEFAULT_STATE_TTL_MS,
+    });
   });
 
   test('waitsFor: the event names, once each, frozen', () => {
@@ -37,31 +49,77 @@ describe('workflow options of a handler definition', () => {
     [{ waitsFor: 'message.sent' }, `handler "sla": "waitsFor" must be an array of event names, got "message.sent"`],
     [{ waitsFor: ['message.snt'] }, `handler "sla": "waitsFor[0]": unknown event "message.snt"; did you mean "message.sent"?`],
     [{ waitsFor: ['message.sent', 7] }, `handler "sla": "waitsFor[1]": unknown event 7; known events: message.received,`],
-    [{ cancelOn: { event: 'message.sent', match: 'conversation' } }, `handler "sla": "cancelOn" must be an array of { event, match }, got {"event":"message.sent","match":"conversation"}`],
+    [
+      { cancelOn: { event: 'message.sent', match: 'conversation' } },
+      `handler "sla": "cancelOn" must be an array of { event, match }, got {"event":"message.sent","match":"conversation"}`,
+    ],
     [{ cancelOn: ['message.sent'] }, `handler "sla": "cancelOn[0]" must be an object { event, match }, got "message.sent"`],
-    [{ cancelOn: [{ event: 'message.snt', match: 'conversation' }] }, `handler "sla": "cancelOn[0].event": unknown event "message.snt"; did you mean "message.sent"?`],
-    [{ cancelOn: [{ event: 'invoice.paid', match: 'contact' }] }, `handler "sla": "cancelOn[0].event": unknown event "invoice.paid"; known events: message.received,`],
+    [
+      { cancelOn: [{ event: 'message.snt', match: 'conversation' }] },
+      `handler "sla": "cancelOn[0].event": unknown event "message.snt"; did you mean "message.sent"?`,
+    ],
+    [
+      { cancelOn: [{ event: 'invoice.paid', match: 'contact' }] },
+      `handler "sla": "cancelOn[0].event": unknown event "invoice.paid"; known events: message.received,`,
+    ],
     [{ cancelOn: [{ event: 'message.sent' }] }, `handler "sla": "cancelOn[0]" (event "message.sent") needs a "match"`],
-    [{ cancelOn: [{ event: 'message.sent', match: 'thread' }] }, `handler "sla": "cancelOn[0].match" must be 'conversation', 'contact' or { on: 'conversation' | 'contact', where: (event) => boolean }, got "thread"`],
-    [{ cancelOn: [{ event: 'message.sent', mach: 'conversation' }] }, `handler "sla": "cancelOn[0]" has an unknown option "mach"; did you mean "match"? (expected event and match)`],
-    [{ cancelOn: [{ event: 'conversation.closed', match: 'conversation' }, { event: 'lead.won', match: 'conversation' }] },
-      `handler "sla": "cancelOn[1].match: 'conversation'" cannot be used with "lead.won" (its event): that event carries no conversation id, so it could never match; use a function (event) => key`],
-    [{ cancelOn: [{ event: 'conversation.closed', match: 'contact' }] },
-      `handler "sla": "cancelOn[0].match: 'contact'" cannot be used with "message.received" (in "on"): that event carries no contact id`],
+    [
+      { cancelOn: [{ event: 'message.sent', match: 'thread' }] },
+      `handler "sla": "cancelOn[0].match" must be 'conversation', 'contact' or { on: 'conversation' | 'contact', where: (event) => boolean }, got "thread"`,
+    ],
+    [
+      { cancelOn: [{ event: 'message.sent', mach: 'conversation' }] },
+      `handler "sla": "cancelOn[0]" has an unknown option "mach"; did you mean "match"? (expected event and match)`,
+    ],
+    [
+      {
+        cancelOn: [
+          { event: 'conversation.closed', match: 'conversation' },
+          { event: 'lead.won', match: 'conversation' },
+        ],
+      },
+      `handler "sla": "cancelOn[1].match: 'conversation'" cannot be used with "lead.won" (its event): that event carries no conversation id, so it could never match; use a function (event) => key`,
+    ],
+    [
+      { cancelOn: [{ event: 'conversation.closed', match: 'contact' }] },
+      `handler "sla": "cancelOn[0].match: 'contact'" cannot be used with "message.received" (in "on"): that event carries no contact id`,
+    ],
     [{ state: 'conversation' }, `handler "sla": "state" must be an object { key?, ttl?, schema? }, got "conversation"`],
-    [{ state: {} }, `handler "sla": "state" needs a "key" ('conversation', 'contact' or a function (event) => key) when the handler has no "orderBy"`],
-    [{ state: { key: 'conversation', ttl: 0 } }, `handler "sla": "state.ttl" must be a positive duration such as '30d' or a number of milliseconds, got 0`],
+    [
+      { state: {} },
+      `handler "sla": "state" needs a "key" ('conversation', 'contact' or a function (event) => key) when the handler has no "orderBy"`,
+    ],
+    [
+      { state: { key: 'conversation', ttl: 0 } },
+      `handler "sla": "state.ttl" must be a positive duration such as '30d' or a number of milliseconds, got 0`,
+    ],
     [{ state: { key: 'conversation', ttl: 'a month' } }, `handler "sla": "state.ttl" must be a positive duration`],
-    [{ state: { key: 'contact' } }, `handler "sla": "state.key: 'contact'" cannot be used with "message.received" (in "on"): that event carries no contact id`],
-    [{ state: { key: 'conversation', tll: '1d' } }, `handler "sla": "state" has an unknown option "tll"; did you mean "ttl"? (expected key, ttl and schema)`],
-    [{ state: { key: 'conversation', expires: '1d' } }, `handler "sla": "state" has an unknown option "expires" (expected key, ttl and schema)`],
+    [
+      { state: { key: 'contact' } },
+      `handler "sla": "state.key: 'contact'" cannot be used with "message.received" (in "on"): that event carries no contact id`,
+    ],
+    [
+      { state: { key: 'conversation', tll: '1d' } },
+      `handler "sla": "state" has an unknown option "tll"; did you mean "ttl"? (expected key, ttl and schema)`,
+    ],
+    [
+      { state: { key: 'conversation', expires: '1d' } },
+      `handler "sla": "state" has an unknown option "expires" (expected key, ttl and schema)`,
+    ],
     [{ canelOn: [] }, `handler "sla": unknown option "canelOn"; did you mean "cancelOn"?`],
   ])('%j is refused', (options, message) => {
     expect(definitionError({ ...base, ...options })).toContain(message);
   });
 
   test('a built-in match must be carried by every event of "on" too (it is compared with the run\'s own event)', () => {
-    const msg = definitionError({ id: 'x', on: ['message.received', 'lead.won'], cancelOn: [{ event: 'message.sent', match: 'conversation' }], handle() {} });
-    expect(msg).toBe(`handler "x": "cancelOn[0].match: 'conversation'" cannot be used with "lead.won" (in "on"): that event carries no conversation id, so it could never match; use a function (event) => key`);
+    const msg = definitionError({
+      id: 'x',
+      on: ['message.received', 'lead.won'],
+      cancelOn: [{ event: 'message.sent', match: 'conversation' }],
+      handle() {},
+    });
+    expect(msg).toBe(
+      `handler "x": "cancelOn[0].match: 'conversation'" cannot be used with "lead.won" (in "on"): that event carries no conversation id, so it could never match; use a function (event) => key`,
+    );
   });
 });

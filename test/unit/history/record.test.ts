@@ -2,15 +2,38 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { parseJobId } from '../../../src/history/keys.js';
-import { attemptJson, cleanPath, MAX_CALLS, MAX_ENTRY_BYTES, reasonRecord, type AttemptEntry, type CallRecord } from '../../../src/history/record.js';
+import {
+  attemptJson,
+  cleanPath,
+  MAX_CALLS,
+  MAX_ENTRY_BYTES,
+  reasonRecord,
+  type AttemptEntry,
+  type CallRecord,
+} from '../../../src/history/record.js';
 import { relative } from '../../../src/history/timeline.js';
 
 const call = (i: number, extra: Partial<CallRecord> = {}): CallRecord => ({
-  op: 'notes.create', method: 'POST', path: `/conversations/${i}/notes`, status: 201, idempotencyKey: `sy_${'k'.repeat(40)}${i}`,
-  replayed: false, ms: 12, waitMs: 0, try: 1, ...extra,
+  op: 'notes.create',
+  method: 'POST',
+  path: `/conversations/${i}/notes`,
+  status: 201,
+  idempotencyKey: `sy_${'k'.repeat(40)}${i}`,
+  replayed: false,
+  ms: 12,
+  waitMs: 0,
+  try: 1,
+  ...extra,
 });
 const attempt = (calls: CallRecord[]): AttemptEntry => ({
-  kind: 'attempt', at: 2, startedAt: 1, handler: 'h', attempt: 1, outcome: 'completed', steps: [{ name: 's', source: 'run' }], calls,
+  kind: 'attempt',
+  at: 2,
+  startedAt: 1,
+  handler: 'h',
+  attempt: 1,
+  outcome: 'completed',
+  steps: [{ name: 's', source: 'run' }],
+  calls,
 });
 
 describe('history records', () => {
@@ -33,7 +56,10 @@ describe('history records', () => {
   });
 
   it('a reason "Name: message" gives the class; the message is masked', () => {
-    expect(reasonRecord('ValidationError: email ann@example.com is taken')).toEqual({ class: 'ValidationError', message: 'email [email] is taken' });
+    expect(reasonRecord('ValidationError: email ann@example.com is taken')).toEqual({
+      class: 'ValidationError',
+      message: 'email [email] is taken',
+    });
     expect(reasonRecord('no worker runs handler "x"')).toEqual({ class: 'reason', message: 'no worker runs handler "x"' });
   });
 
@@ -65,7 +91,11 @@ describe('history settings', () => {
   const base = { WEBHOOK_SECRETS: 's' };
   it('defaults: on, kept 7 days, no bodies', () => {
     expect(loadConfig(base).history).toEqual({ enabled: true, ttlMs: 7 * 86_400_000, bodies: false });
-    expect(loadConfig({ ...base, HISTORY: 'off', HISTORY_TTL: '12h', HISTORY_BODIES: 'true' }).history).toEqual({ enabled: false, ttlMs: 12 * 3_600_000, bodies: true });
+    expect(loadConfig({ ...base, HISTORY: 'off', HISTORY_TTL: '12h', HISTORY_BODIES: 'true' }).history).toEqual({
+      enabled: false,
+      ttlMs: 12 * 3_600_000,
+      bodies: true,
+    });
   });
   it('bad values name the variable and what it expects', () => {
     expect(() => loadConfig({ ...base, HISTORY: 'maybe' })).toThrow(/HISTORY: expected on or off \(default on\), got "maybe"/);

@@ -82,7 +82,15 @@ const KEPT: readonly string[] = [
 
 function capture() {
   const lines: string[] = [];
-  const log = createLogger({ level: 'debug', destination: new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }) });
+  const log = createLogger({
+    level: 'debug',
+    destination: new Writable({
+      write(c, _e, cb) {
+        lines.push(String(c));
+        cb();
+      },
+    }),
+  });
   return { log, out: () => lines.join('') };
 }
 
@@ -98,7 +106,10 @@ describe('free-text redaction', () => {
   it('keeps addresses, ports and ids in log messages and error fields, masks phones next to them', () => {
     const { log, out } = capture();
     const err = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6'), { code: 'ECONNREFUSED' });
-    log.error({ err, reason: 'order 100123456 shipped from 192.168.1.20, customer +49 170 1234567' }, 'listen EADDRINUSE: address already in use 127.0.0.1:46200');
+    log.error(
+      { err, reason: 'order 100123456 shipped from 192.168.1.20, customer +49 170 1234567' },
+      'listen EADDRINUSE: address already in use 127.0.0.1:46200',
+    );
     const line = JSON.parse(out()) as { msg: string; reason: string; err: { message: string; stack: string } };
     expect(line.msg).toBe('listen EADDRINUSE: address already in use 127.0.0.1:46200');
     expect(line.err.message).toBe('connect ECONNREFUSED 127.0.0.1:6');

@@ -4,18 +4,31 @@ import { createLogger, redactText } from '../../../src/log/logger.js';
 
 function capture() {
   const lines: string[] = [];
-  const log = createLogger({ level: 'debug', destination: new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }) });
+  const log = createLogger({
+    level: 'debug',
+    destination: new Writable({
+      write(c, _e, cb) {
+        lines.push(String(c));
+        cb();
+      },
+    }),
+  });
   return { log, out: () => lines.join('') };
 }
 
 describe('logger redaction', () => {
   it('redacts authorization, tokens, secrets, signatures, phones and emails in structured fields', () => {
     const { log, out } = capture();
-    log.info({
-      headers: { authorization: 'Bearer tok_live_123', 'x-service-signature': 'sha256=abcdef0123' },
-      token: 'tok_live_123', secret: 'whsec_999', password: 'hunter2',
-      contact: { name: 'Ada', phone: '+49 30 1234567', email: 'ada@example.com' },
-    }, 'event');
+    log.info(
+      {
+        headers: { authorization: 'Bearer tok_live_123', 'x-service-signature': 'sha256=abcdef0123' },
+        token: 'tok_live_123',
+        secret: 'whsec_999',
+        password: 'hunter2',
+        contact: { name: 'Ada', phone: '+49 30 1234567', email: 'ada@example.com' },
+      },
+      'event',
+    );
     const text = out();
     for (const leaked of ['tok_live_123', 'whsec_999', 'hunter2', 'sha256=abcdef0123', '+49 30 1234567', 'ada@example.com']) {
       expect(text).not.toContain(leaked);
@@ -25,7 +38,13 @@ describe('logger redaction', () => {
 
   it('masks phone numbers and emails inside free-text fields (a 422 reason, an error)', () => {
     const { log, out } = capture();
-    log.error({ reason: 'ValidationError: {"email":["zoe@example.com is taken"],"phone":"+49 170 1234567"}', err: new Error('lookup of bob@example.org failed') }, 'handler failed');
+    log.error(
+      {
+        reason: 'ValidationError: {"email":["zoe@example.com is taken"],"phone":"+49 170 1234567"}',
+        err: new Error('lookup of bob@example.org failed'),
+      },
+      'handler failed',
+    );
     expect(out()).not.toMatch(/zoe@example\.com|1234567|bob@example\.org/);
     expect(out()).toContain('[email]');
   });

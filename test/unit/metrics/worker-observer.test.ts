@@ -4,25 +4,62 @@ import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../../../src/lifec
 import { workerObserver, type WorkerHooks } from '../../../src/metrics/worker-hooks.js';
 
 const ref = (over: Partial<AttemptRef> = {}): AttemptRef => ({
-  kind: 'handler', queue: 'handlers-high', jobId: 'd/evt_1/h', key: 'evt_1', handler: 'h', event: 'lead.won',
-  number: 1, attempts: 3, startedAt: 1_000, traceparent: undefined, ...over,
+  kind: 'handler',
+  queue: 'handlers-high',
+  jobId: 'd/evt_1/h',
+  key: 'evt_1',
+  handler: 'h',
+  event: 'lead.won',
+  number: 1,
+  attempts: 3,
+  startedAt: 1_000,
+  traceparent: undefined,
+  ...over,
 });
 const delivery = (over: Partial<DeliveryFacts> = {}): DeliveryFacts => ({
-  key: 'evt_1', name: 'lead.won', receivedAt: '2026-06-01T12:00:00Z', queuedAt: 1, secretIndex: 0, bytes: 10, source: 'webhook',
-  traceparent: undefined, raw: new Uint8Array(), job: { queue: 'events', id: '1', attempt: 1 }, ...over,
+  key: 'evt_1',
+  name: 'lead.won',
+  receivedAt: '2026-06-01T12:00:00Z',
+  queuedAt: 1,
+  secretIndex: 0,
+  bytes: 10,
+  source: 'webhook',
+  traceparent: undefined,
+  raw: new Uint8Array(),
+  job: { queue: 'events', id: '1', attempt: 1 },
+  ...over,
 });
 const call: ApiCallFacts = {
-  op: 'contacts.get', method: 'GET', path: '/contacts/1', idempotencyKey: undefined, attempt: 1, status: 200, durationMs: 12, rateLimitWaitMs: 0,
-  priority: 'normal', replayed: false, quotaRemaining: 9_000, error: undefined, willRetry: false,
+  op: 'contacts.get',
+  method: 'GET',
+  path: '/contacts/1',
+  idempotencyKey: undefined,
+  attempt: 1,
+  status: 200,
+  durationMs: 12,
+  rateLimitWaitMs: 0,
+  priority: 'normal',
+  replayed: false,
+  quotaRemaining: 9_000,
+  error: undefined,
+  willRetry: false,
 };
 
 /** The metrics' subscriber on a bus, its hook calls recorded. */
 function observed(now: () => number = Date.now) {
   const calls: [string, unknown][] = [];
-  const record = (name: keyof WorkerHooks) => (arg: unknown) => { calls.push([name, arg]); };
+  const record = (name: keyof WorkerHooks) => (arg: unknown) => {
+    calls.push([name, arg]);
+  };
   const hooks: WorkerHooks = {
-    onHandler: record('onHandler'), onApiCall: record('onApiCall'), onPause: record('onPause'), onStart: record('onStart'),
-    onSkipped: record('onSkipped'), onDebounced: record('onDebounced'), onDispatched: record('onDispatched'), onWait: record('onWait'),
+    onHandler: record('onHandler'),
+    onApiCall: record('onApiCall'),
+    onPause: record('onPause'),
+    onStart: record('onStart'),
+    onSkipped: record('onSkipped'),
+    onDebounced: record('onDebounced'),
+    onDispatched: record('onDispatched'),
+    onWait: record('onWait'),
   };
   return { bus: new LifecycleBus().subscribe(workerObserver(hooks, now)), calls };
 }
@@ -36,7 +73,10 @@ describe('metrics as a lifecycle subscriber: the hook calls the worker made befo
       o?.ran({ event: 'lead.won', outcome: 'completed', ms: 7 });
       return { kind: 'completed' as const, result: { ms: 7 } };
     });
-    await bus.attempt(ref({ queue: 'handlers', number: 2 }), async (o) => { o?.skipped('max_age', 'lead.won'); return { kind: 'completed' as const, result: { ms: 0, skipped: 'max_age' } }; });
+    await bus.attempt(ref({ queue: 'handlers', number: 2 }), async (o) => {
+      o?.skipped('max_age', 'lead.won');
+      return { kind: 'completed' as const, result: { ms: 0, skipped: 'max_age' } };
+    });
     await bus.attempt(ref({ queue: 'handlers-low' }), async (o) => {
       o?.ran({ event: 'lead.won', outcome: 'pause', ms: 3 });
       return { kind: 'pause' as const, reason: 'token revoked', code: 'token_revoked', at: '' };
@@ -60,13 +100,29 @@ describe('metrics as a lifecycle subscriber: the hook calls the worker made befo
       return { kind: 'completed' as const, result: { ms: 1 } };
     });
     bus.emit({ type: 'api-call', attempt: undefined, call });
-    expect(calls).toEqual([['onApiCall', call], ['onApiCall', call]]);
+    expect(calls).toEqual([
+      ['onApiCall', call],
+      ['onApiCall', call],
+    ]);
   });
 
   it('fan-out: dispatched (a duplicate change said so) from a placed fan-out only, by the name as received', () => {
     const { bus, calls } = observed();
-    bus.emit({ type: 'fanned-out', delivery: delivery(), envelope: undefined, ok: true, runs: [{ id: 'h', placement: 'queued', priority: 'normal' }] });
-    bus.emit({ type: 'fanned-out', delivery: delivery({ name: null, source: 'reconcile' }), envelope: undefined, ok: true, runs: [], duplicateChange: 'c' });
+    bus.emit({
+      type: 'fanned-out',
+      delivery: delivery(),
+      envelope: undefined,
+      ok: true,
+      runs: [{ id: 'h', placement: 'queued', priority: 'normal' }],
+    });
+    bus.emit({
+      type: 'fanned-out',
+      delivery: delivery({ name: null, source: 'reconcile' }),
+      envelope: undefined,
+      ok: true,
+      runs: [],
+      duplicateChange: 'c',
+    });
     bus.emit({ type: 'fanned-out', delivery: delivery(), envelope: undefined, ok: false, error: new Error('invalid') });
     expect(calls).toEqual([
       ['onDispatched', { event: 'lead.won', source: 'webhook', duplicate: false }],
@@ -79,7 +135,10 @@ describe('metrics as a lifecycle subscriber: the hook calls the worker made befo
     const { bus, calls } = observed(() => clock);
     const wait = { kind: 'wait' as const, until: 20_000, name: 'nap', wait: 'sleep' as const, waitIds: [] };
     // Attempt 1: the sleep begins and the run parks.
-    await bus.attempt(ref(), async (o) => { o?.wait({ name: 'nap', kind: 'sleep', dueAt: 20_000 }); return wait; });
+    await bus.attempt(ref(), async (o) => {
+      o?.wait({ name: 'nap', kind: 'sleep', dueAt: 20_000 });
+      return wait;
+    });
     // Woken 300 ms after its due time: the replay reaches the sleep, over.
     clock = 20_300;
     await bus.attempt(ref(), async (o) => {

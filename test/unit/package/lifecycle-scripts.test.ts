@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string>; files: string[] };
+const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  scripts: Record<string, string>;
+  files: string[];
+};
 
 // The packed package.json is this one. npm (11) lists every package with a script it would run on
 // install ("install scripts not yet covered by allowScripts"): the trial saw `switchyard@0.1.0 (prepare: npm run build)`.

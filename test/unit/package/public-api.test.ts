@@ -17,13 +17,46 @@ const ERROR_CLASSES = Object.entries(errors)
  */
 describe('package entry points export only their public names', () => {
   it('switchyard: the handler kit and the errors of ctx.api calls', () => {
-    expect(Object.keys(root).sort()).toEqual([
-      'ABILITIES', 'BusinessHoursError', 'addBusinessTime', 'businessTimeBetween', 'DEFAULT_RETRY', 'DERIVED_EVENT_NAMES', 'EVENT_NAMES',
-      'HandlerConfigError', 'HandlerDefinitionError', 'HandlerSettingsError', 'HandlerTimeoutError', 'NonRetriableError', 'UnrecoverableError',
-      'businessHoursSetting', 'closedPeriodStart', 'defineHandler', 'defineSchedule', 'durationSetting', 'isDerivedEvent', 'isEventName', 'isHandler', 'isSchedule', 'isOpen', 'parseBusinessHours',
-      ...ERROR_CLASSES,
-    ].sort());
-    for (const internal of ['tokenKey', 'BURST_WINDOW_MS', 'errorFromResponse', 'loadConfig', 'sign', 'verify', 'createReceiver', 'startService', 'createApiClient']) {
+    expect(Object.keys(root).sort()).toEqual(
+      [
+        'ABILITIES',
+        'BusinessHoursError',
+        'addBusinessTime',
+        'businessTimeBetween',
+        'DEFAULT_RETRY',
+        'DERIVED_EVENT_NAMES',
+        'EVENT_NAMES',
+        'HandlerConfigError',
+        'HandlerDefinitionError',
+        'HandlerSettingsError',
+        'HandlerTimeoutError',
+        'NonRetriableError',
+        'UnrecoverableError',
+        'businessHoursSetting',
+        'closedPeriodStart',
+        'defineHandler',
+        'defineSchedule',
+        'durationSetting',
+        'isDerivedEvent',
+        'isEventName',
+        'isHandler',
+        'isSchedule',
+        'isOpen',
+        'parseBusinessHours',
+        ...ERROR_CLASSES,
+      ].sort(),
+    );
+    for (const internal of [
+      'tokenKey',
+      'BURST_WINDOW_MS',
+      'errorFromResponse',
+      'loadConfig',
+      'sign',
+      'verify',
+      'createReceiver',
+      'startService',
+      'createApiClient',
+    ]) {
       expect(root).not.toHaveProperty(internal);
     }
   });
@@ -51,8 +84,20 @@ describe('package entry points export only their public names', () => {
 
   it('switchyard/testing: the handler and schedule test kit, deliveries, signing, the sandbox', () => {
     expect(Object.keys(testing).sort()).toEqual([
-      'DeliveryError', 'MemoryStepStore', 'SIGNATURE_HEADER', 'createEvent', 'createSandbox', 'loadFixture', 'readDelivery', 'sandboxClient', 'sign', 'signBody', 'signDelivery',
-      'testHandler', 'testSchedule', 'toEvent',
+      'DeliveryError',
+      'MemoryStepStore',
+      'SIGNATURE_HEADER',
+      'createEvent',
+      'createSandbox',
+      'loadFixture',
+      'readDelivery',
+      'sandboxClient',
+      'sign',
+      'signBody',
+      'signDelivery',
+      'testHandler',
+      'testSchedule',
+      'toEvent',
     ]);
     expect(testing.createSandbox).toBe(sandbox.createSandbox);
   });

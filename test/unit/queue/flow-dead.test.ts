@@ -6,7 +6,8 @@ import type { OrderRef } from '../../../src/queue/jobs.js';
 /** The one onDead decision: what a run dead for good does to its key's line (processor and 'failed' listener alike). */
 describe('deadRunAction', () => {
   const order: OrderRef = { key: 'conversation:7', member: '000000000000001|d/evt/h', at: 1 };
-  const ordered = (onDead?: 'release' | 'block') => defineHandler({ id: 'h', on: ['message.sent'], orderBy: 'conversation', ...(onDead ? { onDead } : {}), handle: async () => {} });
+  const ordered = (onDead?: 'release' | 'block') =>
+    defineHandler({ id: 'h', on: ['message.sent'], orderBy: 'conversation', ...(onDead ? { onDead } : {}), handle: async () => {} });
 
   test('an ordered run releases its key by default and with onDead: release', () => {
     expect(deadRunAction({ order }, ordered())).toBe('release');

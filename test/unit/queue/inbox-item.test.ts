@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { decodeInboxItem, encodeInboxItem } from '../../../src/queue/inbox-item.js';
 
-const base = { key: 'evt_1', name: 'message.received', receivedAt: '2026-11-22T00:00:00.000Z', secretIndex: 1, headers: { 'user-agent': 'a\nb' } };
+const base = {
+  key: 'evt_1',
+  name: 'message.received',
+  receivedAt: '2026-11-22T00:00:00.000Z',
+  secretIndex: 1,
+  headers: { 'user-agent': 'a\nb' },
+};
 
 describe('inbox item codec', () => {
   it('keeps a UTF-8 body verbatim after one line of JSON', () => {

@@ -28,11 +28,26 @@ function makeApp(opts: { fail?: boolean; max?: number } = {}) {
   const { sink, seen } = memorySink(opts.fail);
   const reports: DeliveryReport[] = [];
   const logs: string[] = [];
-  const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) });
+  const log = createLogger({
+    level: 'info',
+    destination: new Writable({
+      write(c, _e, cb) {
+        logs.push(String(c));
+        cb();
+      },
+    }),
+  });
   const app = createReceiverApp({
     webhookPath: '/webhooks',
-    config: { webhookSecrets: ['current', 'previous'], signatureHeader: 'x-service-signature', maxBodyBytes: opts.max ?? 1024, bodyTimeoutMs: 1000 },
-    sink, log, hooks: { onDelivery: (r) => reports.push(r) },
+    config: {
+      webhookSecrets: ['current', 'previous'],
+      signatureHeader: 'x-service-signature',
+      maxBodyBytes: opts.max ?? 1024,
+      bodyTimeoutMs: 1000,
+    },
+    sink,
+    log,
+    hooks: { onDelivery: (r) => reports.push(r) },
     readiness: async () => ({ ready: true, details: {} }),
   });
   return { app, seen, reports, logs };
@@ -82,7 +97,9 @@ describe('webhook route', () => {
     expect((await post(app, body, { 'x-service-signature': upper })).status).toBe(202);
     const r = await post(app, body, { 'x-service-signature': 'sha256=zz' });
     const { message } = (await r.json()) as { message: string };
-    expect(message).toBe('signature malformed: expected header x-service-signature: sha256=<the HMAC-SHA256 of the raw body as 64 hex digits> (prefix and digits in either case)');
+    expect(message).toBe(
+      'signature malformed: expected header x-service-signature: sha256=<the HMAC-SHA256 of the raw body as 64 hex digits> (prefix and digits in either case)',
+    );
     expect(message).not.toMatch(/lower/i);
   });
 
@@ -145,20 +162,31 @@ describe('readBody', () => {
       async pull(ctrl) {
         const next = chunks.shift();
         if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-        if (next) ctrl.enqueue(next); else ctrl.close();
+        if (next) ctrl.enqueue(next);
+        else ctrl.close();
       },
     });
 
   it('refuses a declared length over the limit without reading', async () => {
     let pulled = 0;
-    const s = new ReadableStream<Uint8Array>({ pull(ctrl) { pulled++; ctrl.enqueue(new Uint8Array(10)); } });
+    const s = new ReadableStream<Uint8Array>({
+      pull(ctrl) {
+        pulled++;
+        ctrl.enqueue(new Uint8Array(10));
+      },
+    });
     expect(await readBody(s, '5000', 100, 1000)).toEqual({ ok: false, reason: 'too_large' });
     expect(pulled).toBeLessThanOrEqual(1);
   });
 
   it('cuts off a chunked body as soon as it passes the limit', async () => {
     let pulled = 0;
-    const s = new ReadableStream<Uint8Array>({ pull(ctrl) { pulled++; ctrl.enqueue(new Uint8Array(64)); } });
+    const s = new ReadableStream<Uint8Array>({
+      pull(ctrl) {
+        pulled++;
+        ctrl.enqueue(new Uint8Array(64));
+      },
+    });
     expect(await readBody(s, undefined, 100, 1000)).toEqual({ ok: false, reason: 'too_large' });
     expect(pulled).toBeLessThanOrEqual(3);
   });
@@ -177,14 +205,25 @@ describe('readBody', () => {
 describe('readNodeBody (the Node IncomingMessage path under @hono/node-server)', () => {
   it('refuses a declared length over the limit without reading', async () => {
     let pulled = 0;
-    const s = new Readable({ read() { pulled++; this.push(Buffer.alloc(10)); } });
+    const s = new Readable({
+      read() {
+        pulled++;
+        this.push(Buffer.alloc(10));
+      },
+    });
     expect(await readNodeBody(s, '5000', 100, 1000)).toEqual({ ok: false, reason: 'too_large' });
     expect(pulled).toBe(0);
   });
 
   it('cuts off a chunked body as soon as it passes the limit, and stops reading', async () => {
     let pulled = 0;
-    const s = new Readable({ highWaterMark: 64, read() { pulled++; this.push(Buffer.alloc(64)); } });
+    const s = new Readable({
+      highWaterMark: 64,
+      read() {
+        pulled++;
+        this.push(Buffer.alloc(64));
+      },
+    });
     expect(await readNodeBody(s, undefined, 100, 1000)).toEqual({ ok: false, reason: 'too_large' });
     const after = pulled;
     await new Promise((r) => setTimeout(r, 20));
@@ -193,25 +232,41 @@ describe('readNodeBody (the Node IncomingMessage path under @hono/node-server)',
   });
 
   it('times out a slow body', async () => {
-    const s = new Readable({ read() { /* never ends */ } });
+    const s = new Readable({
+      read() {
+        /* never ends */
+      },
+    });
     s.push(Buffer.of(1));
     expect(await readNodeBody(s, undefined, 100, 50)).toEqual({ ok: false, reason: 'timeout' });
   });
 
   it('takes a body whose declared bytes are all buffered at once, without waiting for the stream to end', async () => {
     // The stream never ends: only the fast path can answer before the 50 ms timeout.
-    const s = new Readable({ read() { /* the end is still to come */ } });
+    const s = new Readable({
+      read() {
+        /* the end is still to come */
+      },
+    });
     s.push(Buffer.from('{"a":1}'));
     const r = await readNodeBody(s, '7', 100, 50);
     expect(r.ok && Buffer.from(r.bytes).toString()).toBe('{"a":1}');
     // Fewer bytes buffered than declared: streamed, so it waits (here until the timeout).
-    const partial = new Readable({ read() { /* rest never comes */ } });
+    const partial = new Readable({
+      read() {
+        /* rest never comes */
+      },
+    });
     partial.push(Buffer.from('{"a"'));
     expect(await readNodeBody(partial, '7', 100, 50)).toEqual({ ok: false, reason: 'timeout' });
   });
 
   it('reports a body whose stream failed as aborted', async () => {
-    const s = new Readable({ read() { /* pending */ } });
+    const s = new Readable({
+      read() {
+        /* pending */
+      },
+    });
     setTimeout(() => s.destroy(new Error('ECONNRESET')), 5);
     expect(await readNodeBody(s, undefined, 100, 1000)).toEqual({ ok: false, reason: 'aborted' });
   });
@@ -228,11 +283,18 @@ describe('webhook route over a real @hono/node-server socket', () => {
   const body = '{"id":"evt_http","event":"message.received","created_at":"2026-01-01T00:00:00Z","data":{"id":1}}';
 
   /** Sends a request with the body in the given chunks (chunked encoding unless a length is set). */
-  function send(url: string, chunks: (string | Buffer)[], headers: Record<string, string>, gapMs = 0): Promise<{ status: number; body: string; connection: string | undefined }> {
+  function send(
+    url: string,
+    chunks: (string | Buffer)[],
+    headers: Record<string, string>,
+    gapMs = 0,
+  ): Promise<{ status: number; body: string; connection: string | undefined }> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(`${url}/webhooks`, { method: 'POST', headers }, (res) => {
         let text = '';
-        res.on('data', (d: Buffer) => { text += d.toString(); });
+        res.on('data', (d: Buffer) => {
+          text += d.toString();
+        });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
       });
       req.on('error', reject);
@@ -250,27 +312,47 @@ describe('webhook route over a real @hono/node-server socket', () => {
   it('202 then 200 duplicate, 401 on a changed byte, 413 for a chunked body over the limit, 408 for a slow body', async () => {
     const { sink, seen } = memorySink();
     const logs: string[] = [];
-    const log = createLogger({ level: 'info', destination: new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } }) });
+    const log = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write(c, _e, cb) {
+          logs.push(String(c));
+          cb();
+        },
+      }),
+    });
     const app = createReceiverApp({
       webhookPath: '/webhooks',
       config: { webhookSecrets: ['current'], signatureHeader: 'X-Service-Signature', maxBodyBytes: 1024, bodyTimeoutMs: 200 },
-      sink, log, readiness: async () => ({ ready: true, details: {} }),
+      sink,
+      log,
+      readiness: async () => ({ ready: true, details: {} }),
     });
     const server = await listen(app, { host: '127.0.0.1', port: 0 });
     try {
       const sig = sign('current', body);
       const half = Math.floor(body.length / 2);
-      const first = await send(server.url, [body.slice(0, half), body.slice(half)], { 'x-service-signature': sig, 'content-type': 'application/json', 'x-request-id': 'r1' });
+      const first = await send(server.url, [body.slice(0, half), body.slice(half)], {
+        'x-service-signature': sig,
+        'content-type': 'application/json',
+        'x-request-id': 'r1',
+      });
       expect(first.status).toBe(202);
       expect(JSON.parse(first.body)).toEqual({ status: 'accepted', delivery: 'evt_http' });
       expect(seen.get('evt_http')?.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'r1' });
       expect((await send(server.url, [body], { 'x-service-signature': sig, 'content-length': String(body.length) })).status).toBe(200);
       expect((await send(server.url, [body.replace('1}', '2}')], { 'x-service-signature': sig })).status).toBe(401);
 
-      const tooBig = await send(server.url, Array.from({ length: 8 }, () => Buffer.alloc(512, 97)), { 'x-service-signature': sig });
+      const tooBig = await send(
+        server.url,
+        Array.from({ length: 8 }, () => Buffer.alloc(512, 97)),
+        { 'x-service-signature': sig },
+      );
       expect(tooBig.status).toBe(413);
       expect(tooBig.connection).toBe('close');
-      const declared = await send(server.url, [Buffer.alloc(10)], { 'x-service-signature': sig, 'content-length': '5000' }).catch(() => ({ status: 413 }));
+      const declared = await send(server.url, [Buffer.alloc(10)], { 'x-service-signature': sig, 'content-length': '5000' }).catch(() => ({
+        status: 413,
+      }));
       expect(declared.status).toBe(413);
 
       const slow = await send(server.url, [body.slice(0, 10), body.slice(10, 20), body.slice(20)], { 'x-service-signature': sig }, 150);

@@ -29,11 +29,21 @@ function makeApp(mode: 'ok' | 'down') {
     },
   };
   const errors: string[] = [];
-  const log = createLogger({ level: 'error', destination: new Writable({ write(c, _e, cb) { errors.push(String(c)); cb(); } }) });
+  const log = createLogger({
+    level: 'error',
+    destination: new Writable({
+      write(c, _e, cb) {
+        errors.push(String(c));
+        cb();
+      },
+    }),
+  });
   const app = createReceiverApp({
     webhookPath: '/webhooks',
     config: { webhookSecrets: SECRETS, signatureHeader: 'X-Service-Signature', maxBodyBytes: MAX, bodyTimeoutMs: 1_000 },
-    sink, log, readiness: async () => ({ ready: true, details: {} }),
+    sink,
+    log,
+    readiness: async () => ({ ready: true, details: {} }),
   });
   return { app, seen, errors };
 }
@@ -41,13 +51,37 @@ function makeApp(mode: 'ok' | 'down') {
 const body = fc.oneof(
   fc.uint8Array({ maxLength: 600 }),
   fc.jsonValue({ maxDepth: 3 }).map((v) => new Uint8Array(Buffer.from(JSON.stringify(v) ?? 'null'))),
-  fc.record({ id: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()), event: fc.string({ maxLength: 20 }), data: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] })
+  fc
+    .record(
+      {
+        id: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()),
+        event: fc.string({ maxLength: 20 }),
+        data: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    )
     .map((v) => new Uint8Array(Buffer.from(JSON.stringify(v)))),
   fc.integer({ min: MAX - 2, max: MAX + 2 }).map((n) => new Uint8Array(n).fill(0x20)),
 );
 const signatureMode = fc.constantFrom('current', 'previous', 'other', 'none', 'garbage', 'other-bytes');
-const headerName = fc.oneof(fc.constantFrom('content-type', 'content-encoding', 'transfer-encoding', 'x-request-id', 'user-agent', 'x-attempt', 'cookie', 'authorization', 'expect'), fc.stringMatching(/^x-[a-z0-9-]{1,15}$/));
-const headerValue = fc.oneof(fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'gzip', 'chunked', '100-continue', ''), fc.stringMatching(/^[\x20-\x7e]{0,40}$/));
+const headerName = fc.oneof(
+  fc.constantFrom(
+    'content-type',
+    'content-encoding',
+    'transfer-encoding',
+    'x-request-id',
+    'user-agent',
+    'x-attempt',
+    'cookie',
+    'authorization',
+    'expect',
+  ),
+  fc.stringMatching(/^x-[a-z0-9-]{1,15}$/),
+);
+const headerValue = fc.oneof(
+  fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'gzip', 'chunked', '100-continue', ''),
+  fc.stringMatching(/^[\x20-\x7e]{0,40}$/),
+);
 const method = fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
 
 describe('webhook route (fuzzed through app.request)', () => {
@@ -56,36 +90,48 @@ describe('webhook route (fuzzed through app.request)', () => {
       const { app, seen, errors } = makeApp(mode);
       let answered = 0;
       let refusedByFetch = 0;
-      await fc.assert(fc.asyncProperty(method, body, signatureMode, fc.dictionary(headerName, headerValue, { maxKeys: 5 }), fc.boolean(), async (m, b, sig, extra, sigUpper) => {
-        const headers: Record<string, string> = { ...extra };
-        if (sig === 'current' || sig === 'previous') headers[sigUpper ? 'X-SERVICE-SIGNATURE' : 'x-service-signature'] = sign(sig, b);
-        else if (sig === 'other') headers['x-service-signature'] = sign('intruder', b);
-        else if (sig === 'other-bytes') headers['x-service-signature'] = sign('current', new Uint8Array([...b, 1]));
-        else if (sig === 'garbage') headers['x-service-signature'] = `sha256=${'z'.repeat(64)}`;
-        const hasBody = m !== 'GET' && m !== 'HEAD';
-        let res: Response;
-        try {
-          res = await app.request('/webhooks', { method: m, headers, ...(hasBody ? { body: b } : {}) });
-        } catch (err) {
-          // The Fetch API itself refuses some header mixes (e.g. forbidden values): not the route's answer.
-          refusedByFetch++;
-          fc.pre(false);
-          throw err;
-        }
-        answered++;
-        expect(DOCUMENTED).toContain(res.status);
-        if (m !== 'POST') expect(res.status).toBe(405);
-        else if (b.byteLength > MAX) expect(res.status).toBe(413);
-        else if (sig === 'current' || sig === 'previous') {
-          expect(mode === 'ok' ? [200, 202] : [503]).toContain(res.status);
-          if (mode === 'ok') {
-            const { delivery } = (await res.json()) as { delivery: string };
-            // Whatever the bytes, what is stored is exactly what was signed (invalid UTF-8 kept as base64).
-            expect(Buffer.from(deliveryBytes(seen.get(delivery) as StoredDelivery)).equals(Buffer.from(b))).toBe(true);
-          }
-        } else expect(res.status).toBe(401);
-      }), { numRuns: 400 });
-      console.log(`[fuzz] webhook route (sink ${mode}): ${answered} requests answered, ${refusedByFetch} header mixes refused by the Fetch API before the route`);
+      await fc.assert(
+        fc.asyncProperty(
+          method,
+          body,
+          signatureMode,
+          fc.dictionary(headerName, headerValue, { maxKeys: 5 }),
+          fc.boolean(),
+          async (m, b, sig, extra, sigUpper) => {
+            const headers: Record<string, string> = { ...extra };
+            if (sig === 'current' || sig === 'previous') headers[sigUpper ? 'X-SERVICE-SIGNATURE' : 'x-service-signature'] = sign(sig, b);
+            else if (sig === 'other') headers['x-service-signature'] = sign('intruder', b);
+            else if (sig === 'other-bytes') headers['x-service-signature'] = sign('current', new Uint8Array([...b, 1]));
+            else if (sig === 'garbage') headers['x-service-signature'] = `sha256=${'z'.repeat(64)}`;
+            const hasBody = m !== 'GET' && m !== 'HEAD';
+            let res: Response;
+            try {
+              res = await app.request('/webhooks', { method: m, headers, ...(hasBody ? { body: b } : {}) });
+            } catch (err) {
+              // The Fetch API itself refuses some header mixes (e.g. forbidden values): not the route's answer.
+              refusedByFetch++;
+              fc.pre(false);
+              throw err;
+            }
+            answered++;
+            expect(DOCUMENTED).toContain(res.status);
+            if (m !== 'POST') expect(res.status).toBe(405);
+            else if (b.byteLength > MAX) expect(res.status).toBe(413);
+            else if (sig === 'current' || sig === 'previous') {
+              expect(mode === 'ok' ? [200, 202] : [503]).toContain(res.status);
+              if (mode === 'ok') {
+                const { delivery } = (await res.json()) as { delivery: string };
+                // Whatever the bytes, what is stored is exactly what was signed (invalid UTF-8 kept as base64).
+                expect(Buffer.from(deliveryBytes(seen.get(delivery) as StoredDelivery)).equals(Buffer.from(b))).toBe(true);
+              }
+            } else expect(res.status).toBe(401);
+          },
+        ),
+        { numRuns: 400 },
+      );
+      console.log(
+        `[fuzz] webhook route (sink ${mode}): ${answered} requests answered, ${refusedByFetch} header mixes refused by the Fetch API before the route`,
+      );
       expect(answered).toBeGreaterThan(300);
       expect(errors.filter((l) => l.includes('unexpected error'))).toEqual([]);
     });
@@ -94,7 +140,12 @@ describe('webhook route (fuzzed through app.request)', () => {
   it('a body that never ends is cut off with 408', async () => {
     const { app } = makeApp('ok');
     const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) });
-    const res = await app.request('/webhooks', { method: 'POST', body: endless, headers: { 'x-service-signature': sign('current', '') }, duplex: 'half' });
+    const res = await app.request('/webhooks', {
+      method: 'POST',
+      body: endless,
+      headers: { 'x-service-signature': sign('current', '') },
+      duplex: 'half',
+    });
     expect(res.status).toBe(408);
   });
 });

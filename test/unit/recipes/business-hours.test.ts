@@ -29,7 +29,10 @@ describe('business hours', () => {
     expect(h.timeZone).toBe('UTC');
   });
 
-  it.each(['', 'Mon-Fri', 'Mon-Fri 17:00-09:00 UTC', 'Funday 09:00-17:00 UTC', 'Mon-Fri 09:00-17:00 Mars/Olympus'])('rejects %j with a clear message', (text) => {
-    expect(() => parseBusinessHours(text)).toThrow(BusinessHoursError);
-  });
+  it.each(['', 'Mon-Fri', 'Mon-Fri 17:00-09:00 UTC', 'Funday 09:00-17:00 UTC', 'Mon-Fri 09:00-17:00 Mars/Olympus'])(
+    'rejects %j with a clear message',
+    (text) => {
+      expect(() => parseBusinessHours(text)).toThrow(BusinessHoursError);
+    },
+  );
 });

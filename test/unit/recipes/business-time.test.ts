@@ -38,7 +38,9 @@ describe('addBusinessTime', () => {
     const split = parseBusinessHours('Mon-Fri 09:00-12:00; Mon-Fri 13:00-17:00 UTC');
     expect(iso(addBusinessTime(split, new Date('2026-11-25T11:30:00Z'), 60 * MIN))).toBe('2026-11-25T13:30:00.000Z');
     // 40 business hours = one full week of 8-hour days
-    expect(iso(addBusinessTime(parseBusinessHours('Mon-Fri 09:00-17:00 UTC'), new Date('2026-11-23T09:00:00Z'), 40 * 60 * MIN))).toBe('2026-11-27T17:00:00.000Z');
+    expect(iso(addBusinessTime(parseBusinessHours('Mon-Fri 09:00-17:00 UTC'), new Date('2026-11-23T09:00:00Z'), 40 * 60 * MIN))).toBe(
+      '2026-11-27T17:00:00.000Z',
+    );
   });
 
   it('refuses a bad duration', () => {
@@ -48,32 +50,42 @@ describe('addBusinessTime', () => {
 
   it('lands on an open instant with exactly the asked open time behind it (property)', () => {
     const zones = ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'UTC'];
-    fc.assert(fc.property(
-      fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2027-12-31T00:00:00Z') }),
-      fc.integer({ min: 1, max: 5 * 24 * 60 }),
-      fc.constantFrom(...zones),
-      (start, minutes, zone) => {
-        const hours = parseBusinessHours(`Mon-Fri 08:30-18:00; Sat 10:00-14:00 ${zone}`);
-        const from = new Date(start);
-        const due = addBusinessTime(hours, from, minutes * MIN);
-        expect(businessTimeBetween(hours, from, due)).toBe(minutes * MIN);
-        expect(isOpen(hours, new Date(due.getTime() - 1))).toBe(true);
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2027-12-31T00:00:00Z') }),
+        fc.integer({ min: 1, max: 5 * 24 * 60 }),
+        fc.constantFrom(...zones),
+        (start, minutes, zone) => {
+          const hours = parseBusinessHours(`Mon-Fri 08:30-18:00; Sat 10:00-14:00 ${zone}`);
+          const from = new Date(start);
+          const due = addBusinessTime(hours, from, minutes * MIN);
+          expect(businessTimeBetween(hours, from, due)).toBe(minutes * MIN);
+          expect(isOpen(hours, new Date(due.getTime() - 1))).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('counts the real hours of a night the clocks change (property, ranges across 02:00–03:00)', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: Date.parse('2026-03-27T00:00:00Z'), max: Date.parse('2026-03-30T00:00:00Z') }),
-      fc.integer({ min: 1, max: 12 * 60 }),
-      fc.constantFrom('Sun 01:00-04:00; Mon-Sat 09:00-17:00 Europe/Berlin', 'Mon-Sun 00:00-24:00 Europe/Berlin', 'Sat-Sun 00:30-05:00 America/New_York'),
-      (start, minutes, text) => {
-        const hours = parseBusinessHours(text);
-        const from = new Date(start);
-        const due = addBusinessTime(hours, from, minutes * MIN);
-        expect(businessTimeBetween(hours, from, due)).toBe(minutes * MIN);
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.parse('2026-03-27T00:00:00Z'), max: Date.parse('2026-03-30T00:00:00Z') }),
+        fc.integer({ min: 1, max: 12 * 60 }),
+        fc.constantFrom(
+          'Sun 01:00-04:00; Mon-Sat 09:00-17:00 Europe/Berlin',
+          'Mon-Sun 00:00-24:00 Europe/Berlin',
+          'Sat-Sun 00:30-05:00 America/New_York',
+        ),
+        (start, minutes, text) => {
+          const hours = parseBusinessHours(text);
+          const from = new Date(start);
+          const due = addBusinessTime(hours, from, minutes * MIN);
+          expect(businessTimeBetween(hours, from, due)).toBe(minutes * MIN);
+        },
+      ),
+      { numRuns: 300 },
+    );
     // Sunday 29 Mar 2026 01:00–04:00 Berlin is two real hours (02:00–03:00 does not exist).
     const night = parseBusinessHours('Sun 01:00-04:00 Europe/Berlin');
     expect(businessTimeBetween(night, new Date('2026-03-28T00:00:00Z'), new Date('2026-03-30T00:00:00Z'))).toBe(120 * MIN);

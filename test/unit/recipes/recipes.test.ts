@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { HandlerConfigError } from '../../../src/handler/define.js';
-import { createEvent, createSandbox, MemoryStepStore, sandboxClient, testHandler, type TestHandlerResult } from '../../../src/testing/index.js';
+import {
+  createEvent,
+  createSandbox,
+  MemoryStepStore,
+  sandboxClient,
+  testHandler,
+  type TestHandlerResult,
+} from '../../../src/testing/index.js';
 import awayReply from '../../../handlers/away-reply.js';
 import followUpTask from '../../../handlers/follow-up-task.js';
 import leadWon from '../../../handlers/lead-won.js';
@@ -21,9 +28,17 @@ describe('follow-up-task', () => {
     const run = await testHandler(followUpTask, 'conversation.closed');
     expect(run.outcome, run.reason).toBe('completed');
     expect(summary(run)).toEqual(['GET /contacts/35 200', 'POST /tasks 201']);
-    expect(run.calls[1]?.body).toEqual({ title: 'Follow up with Alice Adams', type: 'call', due_at: '2025-03-06T09:20:00.000Z', contact_id: 35, assignee_id: 21 });
+    expect(run.calls[1]?.body).toEqual({
+      title: 'Follow up with Alice Adams',
+      type: 'call',
+      due_at: '2025-03-06T09:20:00.000Z',
+      contact_id: 35,
+      assignee_id: 21,
+    });
     const tasks = (await sandboxClient(run.sandbox!).tasks.list({ contact_id: 35 }).firstPage()).data;
-    expect(tasks.filter((t) => t.title === 'Follow up with Alice Adams')).toMatchObject([{ type: 'call', due_at: '2025-03-06T09:20:00.000Z', assignee_id: 21 }]);
+    expect(tasks.filter((t) => t.title === 'Follow up with Alice Adams')).toMatchObject([
+      { type: 'call', due_at: '2025-03-06T09:20:00.000Z', assignee_id: 21 },
+    ]);
   });
 
   it('a retry sends the same Idempotency-Key: the API replays it, no second task', async () => {
@@ -35,9 +50,16 @@ describe('follow-up-task', () => {
     expect(sandbox.state.log.list({ method: 'POST', path: '/tasks' }).filter((r) => !r.replay)).toHaveLength(1);
   });
 
-  it('settings: FOLLOW_UP_DAYS=0.5 makes the task due 12 hours after the close; without an assignee the API picks the token\'s teammate', async () => {
-    const run = await testHandler(followUpTask, createEvent('conversation.closed', { data: { assignee: null } }), { env: { FOLLOW_UP_DAYS: '0.5' } });
-    expect(run.calls[1]?.body).toEqual({ title: 'Follow up with Alice Adams', type: 'call', due_at: '2025-03-04T21:20:00.000Z', contact_id: 35 });
+  it("settings: FOLLOW_UP_DAYS=0.5 makes the task due 12 hours after the close; without an assignee the API picks the token's teammate", async () => {
+    const run = await testHandler(followUpTask, createEvent('conversation.closed', { data: { assignee: null } }), {
+      env: { FOLLOW_UP_DAYS: '0.5' },
+    });
+    expect(run.calls[1]?.body).toEqual({
+      title: 'Follow up with Alice Adams',
+      type: 'call',
+      due_at: '2025-03-04T21:20:00.000Z',
+      contact_id: 35,
+    });
   });
 
   it('skips a blocked contact', async () => {
@@ -58,7 +80,10 @@ describe('lead-won', () => {
     expect(run.outcome, run.reason).toBe('completed');
     expect(summary(run)).toEqual(['PUT /contacts/36/lifecycle 200', 'POST /contacts/36/labels 200']);
     expect(run.calls.map((c) => c.body)).toEqual([{ stage: 'Customer' }, { labels: ['customer'] }]);
-    expect(run.steps.map((s) => [s.name, s.reused])).toEqual([['lifecycle', false], ['label', false]]);
+    expect(run.steps.map((s) => [s.name, s.reused])).toEqual([
+      ['lifecycle', false],
+      ['label', false],
+    ]);
     const api = sandboxClient(run.sandbox!);
     const contact = await api.contacts.get(36);
     expect(contact.lifecycle_stage_id).toBe((run.steps[0]?.result as { lifecycle: { id: number } }).lifecycle.id);
@@ -79,7 +104,10 @@ describe('lead-won', () => {
   it('settings: another stage and label; a stage without outcome "won" is warned about', async () => {
     const run = await testHandler(leadWon, 'lead.won', { settings: { WON_STAGE: 'Qualified', LEAD_WON_LABEL: 'vip' } });
     expect(run.calls.map((c) => c.body)).toEqual([{ stage: 'Qualified' }, { labels: ['vip'] }]);
-    expect(run.logs.find((l) => l.level === 'warn')).toMatchObject({ msg: 'WON_STAGE is not a stage with outcome "won"', stage: 'Qualified' });
+    expect(run.logs.find((l) => l.level === 'warn')).toMatchObject({
+      msg: 'WON_STAGE is not a stage with outcome "won"',
+      stage: 'Qualified',
+    });
   });
 
   it('a stage the workspace lacks is a configuration error: dead-lettered at once, no label added', async () => {
@@ -131,7 +159,10 @@ describe('merge-duplicates', () => {
     const sandbox = createSandbox();
     const api = sandboxClient(sandbox);
     const dup = await api.contacts.create({ name: 'Alice Again', email: 'alice@example.com' });
-    const run = await testHandler(mergeDuplicates, createEvent('contact.created', { data: dup }), { sandbox, env: { MERGE_DUPLICATES: 'yes' } });
+    const run = await testHandler(mergeDuplicates, createEvent('contact.created', { data: dup }), {
+      sandbox,
+      env: { MERGE_DUPLICATES: 'yes' },
+    });
     expect(run.outcome, run.reason).toBe('completed');
     expect(writes(run).map((c) => [c.path, c.status, c.body])).toEqual([['/contacts/merge', 200, { survivor: 35, loser: dup.id }]]);
     await expect(api.contacts.get(dup.id)).rejects.toMatchObject({ status: 404 });
@@ -158,7 +189,9 @@ describe('sla-escalation', () => {
   it('no reply: at the business-hours deadline, assigns the conversation to SLA_ASSIGNEE and adds a note mentioning them', async () => {
     const run = await testHandler(slaEscalation, message, { now: at, settings });
     expect(run.outcome, run.reason).toBe('completed');
-    expect(run.waits).toEqual([{ name: 'agent-reply', kind: 'wait', startedAt: '2025-03-03T15:30:00.000Z', due: '2025-03-04T08:30:00.000Z', outcome: 'timed_out' }]);
+    expect(run.waits).toEqual([
+      { name: 'agent-reply', kind: 'wait', startedAt: '2025-03-03T15:30:00.000Z', due: '2025-03-04T08:30:00.000Z', outcome: 'timed_out' },
+    ]);
     expect(summary(run)).toEqual(['GET /conversations/38 200', 'PATCH /conversations/38 200', 'POST /conversations/38/notes 201']);
     expect(writes(run).map((c) => c.body)).toEqual([
       { assignee: { type: 'user', id: 21 } },
@@ -167,7 +200,9 @@ describe('sla-escalation', () => {
     const api = sandboxClient(run.sandbox!);
     expect((await api.conversations.get(38)).assignee).toMatchObject({ type: 'user', id: 21 });
     const thread = (await api.messages.list(38, { per_page: 50 }).firstPage()).data;
-    expect(thread.find((m) => m.type === 'note' && m.body.startsWith('No reply within'))?.created_at).toMatch(/^2025-03-04T(08:30:00(\.000)?Z|09:30:00(\.000)?\+01:00)$/);
+    expect(thread.find((m) => m.type === 'note' && m.body.startsWith('No reply within'))?.created_at).toMatch(
+      /^2025-03-04T(08:30:00(\.000)?Z|09:30:00(\.000)?\+01:00)$/,
+    );
   });
 
   it('a reply in time (even one that came before the run reached its wait) ends it: nothing written', async () => {
@@ -181,7 +216,8 @@ describe('sla-escalation', () => {
 
   it('a reply after the deadline, or in another conversation, does not count; an internal note does (someone is on it)', async () => {
     const late = await testHandler(slaEscalation, message, {
-      now: at, settings,
+      now: at,
+      settings,
       events: [createEvent('message.sent', { data: { conversation_id: 99 } }), { event: reply, at: '2025-03-04T08:31:00Z' }],
     });
     expect((await testHandler(slaEscalation, message, { now: at, settings, events: [{ event: note, after: '5m' }] })).calls).toEqual([]);
@@ -202,16 +238,23 @@ describe('sla-escalation', () => {
     await testHandler(slaEscalation, message, { now: at, settings, sandbox, steps });
     const again = await testHandler(slaEscalation, message, { now: at, settings, sandbox, steps, attempt: 2 });
     expect(again.calls).toEqual([]);
-    expect(again.steps.map((s) => [s.name, s.reused])).toEqual([['conversation', true], ['assign', true], ['note', true]]);
+    expect(again.steps.map((s) => [s.name, s.reused])).toEqual([
+      ['conversation', true],
+      ['assign', true],
+      ['note', true],
+    ]);
     expect(sandbox.state.log.list({ method: 'POST', path: '/conversations/38/notes' })).toHaveLength(1);
   });
 
-  it('already escalated (an earlier message\'s run), outbound messages and notes: nothing written', async () => {
+  it("already escalated (an earlier message's run), outbound messages and notes: nothing written", async () => {
     const sandbox = createSandbox();
     await testHandler(slaEscalation, message, { now: at, settings, sandbox });
     const second = await testHandler(slaEscalation, createEvent('message.received', { id: 'evt_second' }), { now: at, settings, sandbox });
     expect(summary(second)).toEqual(['GET /conversations/38 200']);
-    for (const own of [createEvent('message.received', { data: { direction: 'outbound' } }), createEvent('message.received', { data: { type: 'note' } })]) {
+    for (const own of [
+      createEvent('message.received', { data: { direction: 'outbound' } }),
+      createEvent('message.received', { data: { type: 'note' } }),
+    ]) {
       expect((await testHandler(slaEscalation, own, { now: at, settings })).waits).toEqual([]);
     }
   });

@@ -14,7 +14,9 @@ describe('maskRedisUrl', () => {
   });
 
   it.each(['redis://127.0.0.1:6379', 'redis://app@127.0.0.1:6379', 'redis+cluster://h1:7000,h2:7001', 'redis://[::1]:6379/0'])(
-    'leaves %s (no password) as it is', (url) => {
+    'leaves %s (no password) as it is',
+    (url) => {
       expect(maskRedisUrl(url)).toBe(url);
-    });
+    },
+  );
 });

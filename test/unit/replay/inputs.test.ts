@@ -57,9 +57,15 @@ describe('replay inputs', () => {
   it('refuses a body_base64 that is not base64 (Buffer.from would skip what it cannot read and replay other bytes)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-inputs-'));
     const good = Buffer.from('{"id":"evt_b64","event":"lead.won","data":{}}').toString('base64');
-    for (const [name, b64] of [['spaces', 'not base64!'], ['unpadded', good.replace(/=+$/, '').slice(0, -1)], ['url-safe', '-_-_']]) {
+    for (const [name, b64] of [
+      ['spaces', 'not base64!'],
+      ['unpadded', good.replace(/=+$/, '').slice(0, -1)],
+      ['url-safe', '-_-_'],
+    ]) {
       writeFileSync(join(dir, `${name}.json`), JSON.stringify({ format: 'switchyard.delivery/1', headers: {}, body_base64: b64 }));
-      await expect(readInputs([join(dir, `${name}.json`)], '/')).rejects.toThrow(new RegExp(`${name}\\.json: not a valid fixture: body_base64: expected standard base64`));
+      await expect(readInputs([join(dir, `${name}.json`)], '/')).rejects.toThrow(
+        new RegExp(`${name}\\.json: not a valid fixture: body_base64: expected standard base64`),
+      );
     }
     writeFileSync(join(dir, 'good.json'), JSON.stringify({ format: 'switchyard.delivery/1', headers: {}, body_base64: good }));
     expect((await readInputs([join(dir, 'good.json')], '/'))[0]?.bytes.toString()).toContain('evt_b64');
@@ -67,8 +73,13 @@ describe('replay inputs', () => {
 
   it('filters by event, subscribed events, since and limit, in order', async () => {
     const items = await readInputs([FIXTURES], '/');
-    expect(filterItems(items, { events: ['lead.won', 'lead.lost'] }).map((i) => parseEnvelope(i.bytes).name)).toEqual(['lead.lost', 'lead.won']);
-    expect(new Set(filterItems(items, { subscribed: ['conversation.closed'] }).map((i) => parseEnvelope(i.bytes).name))).toEqual(new Set(['conversation.closed']));
+    expect(filterItems(items, { events: ['lead.won', 'lead.lost'] }).map((i) => parseEnvelope(i.bytes).name)).toEqual([
+      'lead.lost',
+      'lead.won',
+    ]);
+    expect(new Set(filterItems(items, { subscribed: ['conversation.closed'] }).map((i) => parseEnvelope(i.bytes).name))).toEqual(
+      new Set(['conversation.closed']),
+    );
     expect(filterItems(items, { limit: 3 })).toHaveLength(3);
     expect(filterItems(items, { sinceMs: Date.parse('2100-01-01') })).toHaveLength(0);
     expect(filterItems(items, { sinceMs: 0 }).length).toBe(items.length);

@@ -20,7 +20,10 @@ describe('devPlan', () => {
   });
 
   it('leaves a real workspace alone: with WORKSPACE_API_URL set there is no sandbox and the token is kept', () => {
-    const plan = devPlan({ ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' }, project());
+    const plan = devPlan(
+      { ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' },
+      project(),
+    );
     expect(plan.sandbox).toBeUndefined();
     expect(plan.env['WORKSPACE_API_TOKEN']).toBe('real_secret_token');
     expect(plan.notes.join('\n')).not.toContain('real_secret_token');
@@ -32,9 +35,16 @@ describe('devPlan', () => {
   });
 
   it('says which API it uses: the sandbox, or the real workspace named by WORKSPACE_API_URL', () => {
-    expect(devPlan(base, project()).notes.join('\n')).toContain('sandbox workspace API at http://127.0.0.1:4100/api/v1 (token sbx_full_acme)');
-    const real = devPlan({ ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' }, project()).notes.join('\n');
-    expect(real).toContain('workspace API at https://ws.example.test/api/v1 (WORKSPACE_API_URL; token WORKSPACE_API_TOKEN); no sandbox runs');
+    expect(devPlan(base, project()).notes.join('\n')).toContain(
+      'sandbox workspace API at http://127.0.0.1:4100/api/v1 (token sbx_full_acme)',
+    );
+    const real = devPlan(
+      { ...base, WORKSPACE_API_URL: 'https://ws.example.test/api/v1', WORKSPACE_API_TOKEN: 'real_secret_token' },
+      project(),
+    ).notes.join('\n');
+    expect(real).toContain(
+      'workspace API at https://ws.example.test/api/v1 (WORKSPACE_API_URL; token WORKSPACE_API_TOKEN); no sandbox runs',
+    );
     expect(real).not.toContain('real_secret_token');
   });
 
@@ -45,12 +55,17 @@ describe('devPlan', () => {
     expect(password).toMatch(/^[0-9a-f]{32}$/);
     expect(statSync(join(dir, '.switchyard', 'admin-password')).mode & 0o777).toBe(0o600);
     expect(plan.env).toMatchObject({ ADMIN_USER: 'dev', ADMIN_PASSWORD: password });
-    expect(plan.notes.join('\n')).toContain(`dashboard at http://127.0.0.1:3100/admin, deliveries at http://127.0.0.1:3100/admin/deliveries, sleeping and waiting runs at http://127.0.0.1:3100/admin/waits (user dev, password ${password}`);
+    expect(plan.notes.join('\n')).toContain(
+      `dashboard at http://127.0.0.1:3100/admin, deliveries at http://127.0.0.1:3100/admin/deliveries, sleeping and waiting runs at http://127.0.0.1:3100/admin/waits (user dev, password ${password}`,
+    );
     expect(devPlan(base, dir).env['ADMIN_PASSWORD']).toBe(password);
     const open = devPlan({ ...base, HOST: '0.0.0.0' }, project());
     expect(open.env['ADMIN_USER']).toBeUndefined();
     expect(open.notes.join('\n')).toContain('dashboard off: HOST 0.0.0.0 is not loopback; set ADMIN_USER and ADMIN_PASSWORD');
     // The operator's own credentials are kept as they are.
-    expect(devPlan({ ...base, ADMIN_USER: 'me', ADMIN_PASSWORD: 'pw' }, project()).env).toMatchObject({ ADMIN_USER: 'me', ADMIN_PASSWORD: 'pw' });
+    expect(devPlan({ ...base, ADMIN_USER: 'me', ADMIN_PASSWORD: 'pw' }, project()).env).toMatchObject({
+      ADMIN_USER: 'me',
+      ADMIN_PASSWORD: 'pw',
+    });
   });
 });

@@ -6,9 +6,13 @@ import { listen } from '../../../src/runtime/http.js';
 /** Opens a raw connection, sends the start of a request whose headers never end, and resolves with what the server answers. */
 function partialHeaders(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write('POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Service-Signature: sha256='));
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write('POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Service-Signature: sha256='),
+    );
     let got = '';
-    socket.on('data', (chunk) => { got += String(chunk); });
+    socket.on('data', (chunk) => {
+      got += String(chunk);
+    });
     socket.on('close', () => resolve(got));
     socket.on('error', reject);
   });

@@ -8,8 +8,13 @@ import { start, type Harness, type World } from '../../support/sandbox.js';
 // shape; Switchyard's own event catalogue must accept every event the sandbox can emit.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('events against the event catalogue', () => {
   it('emits all eleven events, each accepted by parseEnvelope + validateEvent', async () => {

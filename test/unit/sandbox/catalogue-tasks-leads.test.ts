@@ -4,15 +4,31 @@ import { eventually, start, T, type Harness, type World } from '../../support/sa
 // Spec: Products (read-only), Tasks (soonest first), older overview leads.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('products', () => {
   it('lists products with variants; available is null when stock is not tracked', async () => {
     const r = await h.api('GET', '/products?per_page=100', { token: T.read });
     const bySku = Object.fromEntries(r.body.data.map((p: { sku: string }) => [p.sku, p]));
-    expect(bySku.TSHIRT).toMatchObject({ track_stock: true, price: '25.00', variants: [{ sku: 'TSHIRT-S', available: 5, options: { size: 'S' } }, { sku: 'TSHIRT-M', available: 2 }] });
-    expect(bySku.POSTER).toMatchObject({ track_stock: false, available: null, variants: [{ available: null }, { available: null, price: '15.00' }] });
+    expect(bySku.TSHIRT).toMatchObject({
+      track_stock: true,
+      price: '25.00',
+      variants: [
+        { sku: 'TSHIRT-S', available: 5, options: { size: 'S' } },
+        { sku: 'TSHIRT-M', available: 2 },
+      ],
+    });
+    expect(bySku.POSTER).toMatchObject({
+      track_stock: false,
+      available: null,
+      variants: [{ available: null }, { available: null, price: '15.00' }],
+    });
     expect(bySku.MUG.available).toBe(10);
   });
 
@@ -23,7 +39,9 @@ describe('products', () => {
     const sum = before.variants.reduce((n: number, v: { available: number }) => n + v.available, 0);
     expect([before.available, sum]).toEqual([7, 7]);
     const medium = tshirt.variants.find((v) => v.sku === 'TSHIRT-M')!.id;
-    const order = (await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ product_variant_id: medium, quantity: 2 }] } })).body.data;
+    const order = (
+      await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ product_variant_id: medium, quantity: 2 }] } })
+    ).body.data;
     expect((await h.api('PATCH', `/orders/${order.id}/status`, { body: { status: 'confirmed' } })).status).toBe(200);
     expect((await read()).available).toBe(5);
     expect((await h.api('GET', '/products?search=TSHIRT')).body.data[0].available).toBe(5);
@@ -33,7 +51,10 @@ describe('products', () => {
     const tshirt = acme.products.find((p) => p.sku === 'TSHIRT')!;
     const read = async () => (await h.api('GET', `/products/${tshirt.id}`)).body.data;
     // No route deactivates a variant (products are read-only): set it on the sandbox's state.
-    const small = h.sandbox.state.workspace(acme.id).products.get(tshirt.id)!.variants.find((v) => v.sku === 'TSHIRT-S')!;
+    const small = h.sandbox.state
+      .workspace(acme.id)
+      .products.get(tshirt.id)!
+      .variants.find((v) => v.sku === 'TSHIRT-S')!;
     small.isActive = false;
     try {
       const p = await read();
@@ -58,12 +79,23 @@ describe('products', () => {
 
 describe('tasks', () => {
   it('creates with the token teammate as default assignee; validates title and due_at', async () => {
-    const r = await h.api('POST', '/tasks', { body: { title: 'Ring', due_at: '2030-01-01T10:00:00Z', type: 'call', contact_id: acme.contact_ids[0] } });
+    const r = await h.api('POST', '/tasks', {
+      body: { title: 'Ring', due_at: '2030-01-01T10:00:00Z', type: 'call', contact_id: acme.contact_ids[0] },
+    });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ title: 'Ring', type: 'call', status: 'open', completed_at: null, assignee_id: acme.teammates[0]!.id, created_by: acme.teammates[0]!.id });
+    expect(r.body.data).toMatchObject({
+      title: 'Ring',
+      type: 'call',
+      status: 'open',
+      completed_at: null,
+      assignee_id: acme.teammates[0]!.id,
+      created_by: acme.teammates[0]!.id,
+    });
     expect(Object.keys((await h.api('POST', '/tasks', { body: {} })).body.errors).sort()).toEqual(['due_at', 'title']);
     expect((await h.api('POST', '/tasks', { body: { title: 'x', due_at: 'soon' } })).body.errors).toHaveProperty('due_at');
-    expect((await h.api('POST', '/tasks', { body: { title: 'x', due_at: '2030-01-01T00:00:00Z', assignee_id: acme.teammates[2]!.id } })).status).toBe(422);
+    expect(
+      (await h.api('POST', '/tasks', { body: { title: 'x', due_at: '2030-01-01T00:00:00Z', assignee_id: acme.teammates[2]!.id } })).status,
+    ).toBe(422);
   });
 
   it('refuses a field it does not know (names not shown by the spec are never guessed)', async () => {

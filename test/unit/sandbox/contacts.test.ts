@@ -4,8 +4,13 @@ import { start, T, type Harness, type World } from '../../support/sandbox.js';
 // Spec: Contacts (CRUD, addressing, list filters, view-phone permission, limits).
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('create and validation', () => {
   it('creates a contact on the default stage with 201', async () => {
@@ -30,7 +35,9 @@ describe('create and validation', () => {
   });
 
   it('refuses an unknown lifecycle stage (422)', async () => {
-    expect((await h.api('POST', '/contacts', { body: { name: 'S', lifecycle_stage_id: 999999 } })).body.errors).toHaveProperty('lifecycle_stage_id');
+    expect((await h.api('POST', '/contacts', { body: { name: 'S', lifecycle_stage_id: 999999 } })).body.errors).toHaveProperty(
+      'lifecycle_stage_id',
+    );
   });
 
   it('reads lifecycle_stage_id null (the spec types it int or null) as the default stage; the lifecycle is never removed', async () => {

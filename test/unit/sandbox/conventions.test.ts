@@ -4,8 +4,13 @@ import { start, type Harness, type World } from '../../support/sandbox.js';
 // Spec: Resources and their fields, General conventions (timestamps ISO 8601 with an offset; `date` fields YYYY-MM-DD).
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const BAD_DATES = ['2025-13-45', '2025-02-29', '2031-04-31', 'Feb 1 2031', '2031-2-1', '2031-02-01T00:00:00Z'];
 const BAD_TIMESTAMPS = ['Feb 1 2031', '2031-02-01', '2031-02-01T10:00:00', '2031-02-30T10:00:00Z', '2031-02-01T25:00:00Z', '1928374650'];
@@ -47,8 +52,11 @@ describe('timestamps are ISO 8601 with an offset', () => {
   });
 
   it.each([
-    ['/contacts?created_after=', 'created_after'], ['/contacts?created_before=', 'created_before'],
-    ['/contacts?updated_after=', 'updated_after'], ['/orders?since=', 'since'], ['/tasks?due_before=', 'due_before'],
+    ['/contacts?created_after=', 'created_after'],
+    ['/contacts?created_before=', 'created_before'],
+    ['/contacts?updated_after=', 'updated_after'],
+    ['/orders?since=', 'since'],
+    ['/tasks?due_before=', 'due_before'],
   ])('query %s takes a date or a timestamp with an offset, nothing else', async (path, field) => {
     for (const good of ['2031-02-01', '2031-02-01T09:30:00Z', '2031-02-01T11:30:00+02:00']) {
       expect((await h.api('GET', `${path}${encodeURIComponent(good)}`)).status, good).toBe(200);

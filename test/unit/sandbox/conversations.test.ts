@@ -4,8 +4,13 @@ import { start, T, type Harness, type World } from '../../support/sandbox.js';
 // Spec: Conversations, Conversation status.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 async function freshThread(): Promise<{ id: number; contact_id: number }> {
   const c = (await h.api('POST', '/contacts', { body: { name: 'Thread owner' } })).body.data;
@@ -18,7 +23,13 @@ describe('opening', () => {
     const channel = acme.channels[0]!;
     const first = await h.api('POST', '/conversations', { body: { contact: 'email:opener@example.com', channel_id: channel.id } });
     expect(first.status).toBe(201);
-    expect(first.body.data).toMatchObject({ contact_id: c.id, status: 'open', channel: { id: channel.id, name: channel.name, type: channel.type }, assignee: null, closed_at: null });
+    expect(first.body.data).toMatchObject({
+      contact_id: c.id,
+      status: 'open',
+      channel: { id: channel.id, name: channel.name, type: channel.type },
+      assignee: null,
+      closed_at: null,
+    });
     const second = await h.api('POST', '/conversations', { body: { contact: c.id, channel_id: channel.id } });
     expect([second.status, second.body.data.id]).toEqual([200, first.body.data.id]);
     const other = await h.api('POST', '/conversations', { body: { contact: c.id, channel_id: acme.channels[1]!.id } });
@@ -30,10 +41,17 @@ describe('opening', () => {
   });
 
   it('answers 422 for an unknown contact or channel, 403 without conversations:write', async () => {
-    expect((await h.api('POST', '/conversations', { body: { contact: 'email:none@x.org', channel_id: acme.channels[0]!.id } })).body.errors).toHaveProperty('contact');
-    expect((await h.api('POST', '/conversations', { body: { contact: acme.contact_ids[0], channel_id: 999999 } })).body.errors).toHaveProperty('channel_id');
+    expect(
+      (await h.api('POST', '/conversations', { body: { contact: 'email:none@x.org', channel_id: acme.channels[0]!.id } })).body.errors,
+    ).toHaveProperty('contact');
+    expect(
+      (await h.api('POST', '/conversations', { body: { contact: acme.contact_ids[0], channel_id: 999999 } })).body.errors,
+    ).toHaveProperty('channel_id');
     expect((await h.api('POST', '/conversations', { body: {} })).status).toBe(422);
-    expect((await h.api('POST', '/conversations', { token: T.read, body: { contact: acme.contact_ids[0], channel_id: acme.channels[0]!.id } })).status).toBe(403);
+    expect(
+      (await h.api('POST', '/conversations', { token: T.read, body: { contact: acme.contact_ids[0], channel_id: acme.channels[0]!.id } }))
+        .status,
+    ).toBe(403);
   });
 });
 
@@ -42,7 +60,9 @@ describe('status changes', () => {
     const cv = await freshThread();
     expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'snoozed' } })).body.errors).toHaveProperty('snoozed_until');
     const past = new Date(Date.now() - 60_000).toISOString();
-    expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'snoozed', snoozed_until: past } })).body.errors).toHaveProperty('snoozed_until');
+    expect(
+      (await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'snoozed', snoozed_until: past } })).body.errors,
+    ).toHaveProperty('snoozed_until');
     const future = new Date(Date.now() + 3600_000).toISOString();
     const ok = await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'snoozed', snoozed_until: future } });
     expect([ok.status, ok.body.data.status]).toEqual([200, 'snoozed']);
@@ -52,7 +72,9 @@ describe('status changes', () => {
     const notes = await h.api('GET', '/closing-notes', { token: T.read });
     expect(notes.body.data.map((n: { category: string }) => n.category)).toEqual(['Resolved', 'Spam', 'No reply']);
     const cv = await freshThread();
-    expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'closed', category: 'Made up' } })).body.errors).toHaveProperty('category');
+    expect(
+      (await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'closed', category: 'Made up' } })).body.errors,
+    ).toHaveProperty('category');
     const r = await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'closed', category: 'Spam' } });
     expect(r.body.data.status).toBe('closed');
     expect(r.body.data.closed_at).not.toBeNull();
@@ -70,11 +92,14 @@ describe('status changes', () => {
   it('assigns to an active teammate or ai, unassigns with null, refuses an inactive teammate', async () => {
     const cv = await freshThread();
     const [active, , inactive] = acme.teammates;
-    expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { assignee: { type: 'user', id: active!.id } } })).body.data.assignee)
-      .toEqual({ type: 'user', id: active!.id });
+    expect(
+      (await h.api('PATCH', `/conversations/${cv.id}`, { body: { assignee: { type: 'user', id: active!.id } } })).body.data.assignee,
+    ).toEqual({ type: 'user', id: active!.id });
     expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { assignee: { type: 'user', id: inactive!.id } } })).status).toBe(422);
     expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { assignee: null } })).body.data.assignee).toBeNull();
-    expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { summary: 's'.repeat(2001) } })).body.errors).toHaveProperty('summary');
+    expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { summary: 's'.repeat(2001) } })).body.errors).toHaveProperty(
+      'summary',
+    );
     expect((await h.api('PATCH', `/conversations/${cv.id}`, { body: { priority: 'urgent' } })).status).toBe(422);
   });
 
@@ -86,7 +111,9 @@ describe('status changes', () => {
     expect(closed.length).toBeGreaterThan(0);
     expect(closed.every((x: { status: string }) => x.status === 'closed')).toBe(true);
     const ch = acme.channels[1]!.id;
-    expect((await h.api('GET', `/conversations?channel_id=${ch}`)).body.data.every((x: { channel: { id: number } }) => x.channel.id === ch)).toBe(true);
+    expect(
+      (await h.api('GET', `/conversations?channel_id=${ch}`)).body.data.every((x: { channel: { id: number } }) => x.channel.id === ch),
+    ).toBe(true);
     expect((await h.api('GET', '/conversations?status=bogus')).status).toBe(422);
   });
 

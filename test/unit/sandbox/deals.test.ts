@@ -5,8 +5,13 @@ import { start, T, type Harness, type World } from '../../support/sandbox.js';
 let h: Harness;
 let acme: World;
 let other: World;
-beforeAll(async () => { h = await start(); [acme, other] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme, other] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const stage = (kind: string, p = 0) => acme.pipelines[p]!.stages.find((s) => s.kind === kind)!;
 
@@ -15,8 +20,13 @@ describe('deals', () => {
     const r = await h.api('POST', '/deals', { body: { name: 'Deal', amount: 1234.5, contact_id: acme.contact_ids[0] } });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({
-      pipeline: { id: acme.pipelines[0]!.id, name: 'Sales' }, stage: { id: acme.pipelines[0]!.stages[0]!.id }, status: 'open',
-      amount: '1234.50', source: 'other', closed_at: null, contact_ids: [acme.contact_ids[0]],
+      pipeline: { id: acme.pipelines[0]!.id, name: 'Sales' },
+      stage: { id: acme.pipelines[0]!.stages[0]!.id },
+      status: 'open',
+      amount: '1234.50',
+      source: 'other',
+      closed_at: null,
+      contact_ids: [acme.contact_ids[0]],
     });
   });
 
@@ -24,7 +34,9 @@ describe('deals', () => {
     expect((await h.api('POST', '/deals', { body: {} })).body.errors).toHaveProperty('name');
     expect((await h.api('POST', '/deals', { body: { name: 'd'.repeat(256) } })).body.errors).toHaveProperty('name');
     expect((await h.api('POST', '/deals', { body: { name: 'd', amount: -1 } })).body.errors).toHaveProperty('amount');
-    expect((await h.api('POST', '/deals', { body: { name: 'd', contact_id: other.contact_ids[0] } })).body.errors).toHaveProperty('contact_id');
+    expect((await h.api('POST', '/deals', { body: { name: 'd', contact_id: other.contact_ids[0] } })).body.errors).toHaveProperty(
+      'contact_id',
+    );
     const renewalsStage = acme.pipelines[1]!.stages[0]!.id;
     expect((await h.api('POST', '/deals', { body: { name: 'd', stage_id: renewalsStage } })).body.errors).toHaveProperty('stage_id');
     expect((await h.api('POST', '/deals', { body: { name: 'd' }, token: T.read })).status).toBe(403);
@@ -57,7 +69,14 @@ describe('amounts', () => {
   it('stores every cent of an amount within the bounds exactly, rounds a finer one on its digits, and refuses one beyond them (422)', async () => {
     const largest = await h.api('POST', '/deals', { body: { name: 'Big', amount: 9999999999999.99 } });
     expect([largest.status, largest.body.data.amount]).toEqual([201, '9999999999999.99']);
-    for (const [amount, cents] of [[0.29, '0.29'], [1234567.89, '1234567.89'], [0, '0.00'], [12.1, '12.10'], [1.005, '1.01'], [4503599627370.49, '4503599627370.49']] as const) {
+    for (const [amount, cents] of [
+      [0.29, '0.29'],
+      [1234567.89, '1234567.89'],
+      [0, '0.00'],
+      [12.1, '12.10'],
+      [1.005, '1.01'],
+      [4503599627370.49, '4503599627370.49'],
+    ] as const) {
       expect((await h.api('POST', '/deals', { body: { name: 'd', amount } })).body.data.amount).toBe(cents);
     }
     for (const raw of ['1e300', '9007199254740993', '10000000000000']) {

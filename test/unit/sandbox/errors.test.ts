@@ -17,19 +17,28 @@ beforeAll(async () => {
   const wa = acme.channels.find((c) => c.type === 'whatsapp')!;
   thread = (await h.api('GET', `/conversations?channel_id=${wa.id}&status=open`)).body.data[0].id;
   comments = (await h.api('GET', `/conversations?channel_id=${acme.channels.find((c) => c.public)!.id}`)).body.data[0].id;
-  orderId = (await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ name: 'x', quantity: 1, unit_price: 1 }] } })).body.data.id;
+  orderId = (
+    await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ name: 'x', quantity: 1, unit_price: 1 }] } })
+  ).body.data.id;
   dealId = acme.deal_ids[0]!;
   taskId = acme.task_ids[0]!;
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 const NONE = 999_999;
 
 describe('query filters naming nothing answer 422, not an empty page', () => {
   it.each([
-    ['/contacts?lifecycle_stage_id=', 'lifecycle_stage_id'], ['/conversations?contact_id=', 'contact_id'],
-    ['/conversations?channel_id=', 'channel_id'], ['/deals?contact_id=', 'contact_id'], ['/deals?pipeline_id=', 'pipeline_id'],
-    ['/orders?contact_id=', 'contact_id'], ['/tasks?assignee_id=', 'assignee_id'], ['/tasks?contact_id=', 'contact_id'],
+    ['/contacts?lifecycle_stage_id=', 'lifecycle_stage_id'],
+    ['/conversations?contact_id=', 'contact_id'],
+    ['/conversations?channel_id=', 'channel_id'],
+    ['/deals?contact_id=', 'contact_id'],
+    ['/deals?pipeline_id=', 'pipeline_id'],
+    ['/orders?contact_id=', 'contact_id'],
+    ['/tasks?assignee_id=', 'assignee_id'],
+    ['/tasks?contact_id=', 'contact_id'],
     ['/leads?contact_id=', 'contact_id'],
   ])('%s<unknown id> -> 422 naming %s', async (path, field) => {
     const r = await h.api('GET', `${path}${NONE}`);
@@ -37,15 +46,24 @@ describe('query filters naming nothing answer 422, not an empty page', () => {
   });
 
   it('treats a record of another workspace as naming nothing', async () => {
-    for (const path of [`/conversations?contact_id=${other.contact_ids[0]}`, `/deals?pipeline_id=${other.pipelines[0]!.id}`,
-      `/contacts?lifecycle_stage_id=${other.lifecycle_stages[0]!.id}`, `/tasks?assignee_id=${other.teammates[0]!.id}`]) {
+    for (const path of [
+      `/conversations?contact_id=${other.contact_ids[0]}`,
+      `/deals?pipeline_id=${other.pipelines[0]!.id}`,
+      `/contacts?lifecycle_stage_id=${other.lifecycle_stages[0]!.id}`,
+      `/tasks?assignee_id=${other.teammates[0]!.id}`,
+    ]) {
       expect((await h.api('GET', path)).status, path).toBe(422);
     }
   });
 
   it('still answers 200 for filters naming real records, and refuses an unknown task status', async () => {
-    for (const path of [`/contacts?lifecycle_stage_id=${acme.lifecycle_stages[0]!.id}`, `/conversations?contact_id=${acme.contact_ids[0]}`,
-      `/deals?pipeline_id=${acme.pipelines[1]!.id}`, `/tasks?assignee_id=${acme.teammates[2]!.id}`, `/leads?contact_id=${acme.contact_ids[0]}`]) {
+    for (const path of [
+      `/contacts?lifecycle_stage_id=${acme.lifecycle_stages[0]!.id}`,
+      `/conversations?contact_id=${acme.contact_ids[0]}`,
+      `/deals?pipeline_id=${acme.pipelines[1]!.id}`,
+      `/tasks?assignee_id=${acme.teammates[2]!.id}`,
+      `/leads?contact_id=${acme.contact_ids[0]}`,
+    ]) {
       expect((await h.api('GET', path)).status, path).toBe(200);
     }
     expect(Object.keys((await h.api('GET', '/tasks?status=finished')).body.errors)).toEqual(['status']);
@@ -61,8 +79,20 @@ describe('body fields naming nothing answer 422 naming the field', () => {
     ['teammate assignee', 'PATCH', () => `/conversations/${thread}`, { assignee: { type: 'user', id: NONE } }, 'assignee.id'],
     ['closing-note category', 'PATCH', () => `/conversations/${thread}`, { status: 'closed', category: 'Nope' }, 'category'],
     ['channel', 'POST', '/conversations', { contact: 'email:alice@example.com', channel_id: NONE }, 'channel_id'],
-    ['reply_to comment', 'POST', () => `/conversations/${comments}/messages`, { type: 'text', text: 'hi', reply_to: 'cmt_nope' }, 'reply_to'],
-    ['reply_to off a comment thread', 'POST', () => `/conversations/${thread}/messages`, { type: 'text', text: 'hi', reply_to: 'cmt_1' }, 'reply_to'],
+    [
+      'reply_to comment',
+      'POST',
+      () => `/conversations/${comments}/messages`,
+      { type: 'text', text: 'hi', reply_to: 'cmt_nope' },
+      'reply_to',
+    ],
+    [
+      'reply_to off a comment thread',
+      'POST',
+      () => `/conversations/${thread}/messages`,
+      { type: 'text', text: 'hi', reply_to: 'cmt_1' },
+      'reply_to',
+    ],
     ['template', 'POST', () => `/conversations/${thread}/messages`, { type: 'template', template: 'nope' }, 'template'],
     ['mention', 'POST', () => `/conversations/${thread}/notes`, { body: 'n', mentions: [NONE] }, 'mentions.0'],
     ['deal owner', 'POST', '/deals', { name: 'd', owner_id: NONE }, 'owner_id'],
@@ -71,8 +101,20 @@ describe('body fields naming nothing answer 422 naming the field', () => {
     ['deal owner on update', 'PATCH', () => `/deals/${dealId}`, { owner_id: NONE }, 'owner_id'],
     ['deal stage', 'PATCH', () => `/deals/${dealId}`, { stage_id: NONE }, 'stage_id'],
     ['order contact', 'POST', '/orders', { contact_id: NONE, items: [{ name: 'x', quantity: 1, unit_price: 1 }] }, 'contact_id'],
-    ['order conversation', 'POST', '/orders', () => ({ contact_id: acme.contact_ids[0], items: [{ name: 'x', quantity: 1, unit_price: 1 }], conversation_id: NONE }), 'conversation_id'],
-    ['order variant', 'POST', '/orders', () => ({ contact_id: acme.contact_ids[0], items: [{ product_variant_id: NONE, quantity: 1 }] }), 'items.0.product_variant_id'],
+    [
+      'order conversation',
+      'POST',
+      '/orders',
+      () => ({ contact_id: acme.contact_ids[0], items: [{ name: 'x', quantity: 1, unit_price: 1 }], conversation_id: NONE }),
+      'conversation_id',
+    ],
+    [
+      'order variant',
+      'POST',
+      '/orders',
+      () => ({ contact_id: acme.contact_ids[0], items: [{ product_variant_id: NONE, quantity: 1 }] }),
+      'items.0.product_variant_id',
+    ],
     ['order payment method', 'PATCH', () => `/orders/${orderId}`, { payment_method: 'bitcoin' }, 'payment_method'],
     ['order owner', 'PATCH', () => `/orders/${orderId}`, { owner_id: NONE }, 'owner_id'],
     ['task assignee', 'POST', '/tasks', { title: 't', due_at: '2031-01-01T00:00:00Z', assignee_id: NONE }, 'assignee_id'],
@@ -97,10 +139,14 @@ describe('body fields naming nothing answer 422 naming the field', () => {
   });
 
   it('takes reply_to naming an inbound comment of the thread, including one that arrived through the inbound hook', async () => {
-    expect((await h.api('POST', `/conversations/${comments}/messages`, { body: { type: 'text', text: 'hi', reply_to: 'cmt_1' } })).status).toBe(201);
+    expect(
+      (await h.api('POST', `/conversations/${comments}/messages`, { body: { type: 'text', text: 'hi', reply_to: 'cmt_1' } })).status,
+    ).toBe(201);
     const inbound = await h.hook('POST', '/inbound', { conversation_id: comments, body: 'Price?' });
     const comment = inbound.body.data.message.comment_id as string;
     expect(comment).toMatch(/^cmt_\d+$/);
-    expect((await h.api('POST', `/conversations/${comments}/messages`, { body: { type: 'text', text: '9.99', reply_to: comment } })).status).toBe(201);
+    expect(
+      (await h.api('POST', `/conversations/${comments}/messages`, { body: { type: 'text', text: '9.99', reply_to: comment } })).status,
+    ).toBe(201);
   });
 });

@@ -7,7 +7,14 @@ import { eventually, start, type Harness, type World } from '../../support/sandb
 // Spec: Events (signed POSTs, resource shapes, retries with back-off) and the canonical envelope.
 const SECRET = 'whsec_test';
 
-interface Received { id: string; event: string; bytes: Buffer; signature: string | undefined; contentType: string | undefined; data: any }
+interface Received {
+  id: string;
+  event: string;
+  bytes: Buffer;
+  signature: string | undefined;
+  contentType: string | undefined;
+  data: any;
+}
 
 let receiver: Server;
 let receiverUrl: string;
@@ -26,9 +33,18 @@ beforeAll(async () => {
       const bytes = Buffer.concat(chunks);
       const env = JSON.parse(bytes.toString('utf8')) as { id: string; event: string; data: unknown };
       const attempt = received.filter((r) => r.id === env.id).length;
-      received.push({ id: env.id, event: env.event, bytes, signature: req.headers['x-service-signature'] as string | undefined,
-        contentType: req.headers['content-type'], data: env.data });
-      setTimeout(() => { res.statusCode = respond(attempt, env.event); res.end(); }, delayMs);
+      received.push({
+        id: env.id,
+        event: env.event,
+        bytes,
+        signature: req.headers['x-service-signature'] as string | undefined,
+        contentType: req.headers['content-type'],
+        data: env.data,
+      });
+      setTimeout(() => {
+        res.statusCode = respond(attempt, env.event);
+        res.end();
+      }, delayMs);
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -51,7 +67,9 @@ const delivered = (n: number) => eventually(() => (received.length >= n ? receiv
 
 describe('envelope and signature', () => {
   it('POSTs message.sent as a signed canonical envelope whose data is the Message the API returned', async () => {
-    const conv = (await h.api('GET', '/conversations?status=open')).body.data.find((c: { channel: { type: string } }) => c.channel.type === 'whatsapp');
+    const conv = (await h.api('GET', '/conversations?status=open')).body.data.find(
+      (c: { channel: { type: string } }) => c.channel.type === 'whatsapp',
+    );
     const sent = (await h.api('POST', `/conversations/${conv.id}/messages`, { body: { body: 'Shipped!' } })).body.data;
     const [got] = await delivered(1);
     const env = JSON.parse(got!.bytes.toString('utf8'));
@@ -68,7 +86,11 @@ describe('envelope and signature', () => {
 
   it('emits contact.created, conversation.created, message.received in order for an inbound message to a new contact', async () => {
     const wa = acme.channels.find((c) => c.type === 'whatsapp')!;
-    const r = await h.hook('POST', '/inbound', { contact: { name: 'New Customer', phone: '+201119998877' }, channel_id: wa.id, body: 'Hello?' });
+    const r = await h.hook('POST', '/inbound', {
+      contact: { name: 'New Customer', phone: '+201119998877' },
+      channel_id: wa.id,
+      body: 'Hello?',
+    });
     expect(r.status).toBe(201);
     const got = await delivered(3);
     expect(got.map((e) => e.event)).toEqual(['contact.created', 'conversation.created', 'message.received']);
@@ -87,7 +109,13 @@ describe('envelope and signature', () => {
     await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'closed', category: 'Resolved' } });
     await h.api('PATCH', `/conversations/${cv.id}`, { body: { status: 'open' } });
     const got = await delivered(5);
-    expect(got.map((e) => e.event)).toEqual(['contact.created', 'conversation.created', 'conversation.assigned', 'conversation.closed', 'conversation.opened']);
+    expect(got.map((e) => e.event)).toEqual([
+      'contact.created',
+      'conversation.created',
+      'conversation.assigned',
+      'conversation.closed',
+      'conversation.opened',
+    ]);
     expect(got[3]!.data).toMatchObject({ id: cv.id, status: 'closed' });
     expect(got[4]!.data).toMatchObject({ id: cv.id, status: 'open', closed_at: null });
   });
@@ -144,7 +172,12 @@ describe('retries', () => {
     await h.hook('POST', '/webhook', { url: deadUrl, secret: SECRET });
     await h.api('POST', '/contacts', { body: { name: 'Offline' } });
     const pending = await eventually(async () => {
-      const all = (await h.hook('GET', '/deliveries')).body.data as { id: string; attempts: number; last_error: string | null; state: string }[];
+      const all = (await h.hook('GET', '/deliveries')).body.data as {
+        id: string;
+        attempts: number;
+        last_error: string | null;
+        state: string;
+      }[];
       const d = all.at(-1)!;
       return d.attempts >= 2 ? d : undefined;
     });

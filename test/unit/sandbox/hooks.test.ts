@@ -3,8 +3,12 @@ import { start, T, type Harness } from '../../support/sandbox.js';
 
 // The /_sandbox test hooks (docs/sandbox.md): request log, faults, reset, clock, tokens.
 let h: Harness;
-beforeAll(async () => { h = await start({ random: () => 0.5 }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start({ random: () => 0.5 });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('request log', () => {
   it('records method, path, query, body, Idempotency-Key, token label and hash (never the token), status', async () => {
@@ -15,8 +19,13 @@ describe('request log', () => {
     const all = (await h.hook('GET', '/requests')).body.data;
     expect(all).toHaveLength(3);
     expect(all[0]).toMatchObject({
-      method: 'POST', path: '/contacts', query: { x: '1' }, body: { name: 'Logged' }, idempotency_key: 'log-1',
-      token: { label: 'full', hash: expect.stringMatching(/^[0-9a-f]{12}$/) }, status: 201,
+      method: 'POST',
+      path: '/contacts',
+      query: { x: '1' },
+      body: { name: 'Logged' },
+      idempotency_key: 'log-1',
+      token: { label: 'full', hash: expect.stringMatching(/^[0-9a-f]{12}$/) },
+      status: 201,
     });
     expect(Number.isNaN(Date.parse(all[0].time))).toBe(false);
     expect(JSON.stringify(all)).not.toContain(T.full);
@@ -89,8 +98,16 @@ describe('reset, clock, tokens, workspaces', () => {
 
   it('lists tokens with labels and abilities, and the workspaces ids', async () => {
     const tokens = (await h.hook('GET', '/tokens')).body.data;
-    expect(tokens.map((t: { label: string }) => t.label)).toEqual(
-      ['full', 'read-only', 'contacts-only', 'no-view-phone', 'expired', 'expiring-1h', 'legacy', 'other-workspace-full']);
+    expect(tokens.map((t: { label: string }) => t.label)).toEqual([
+      'full',
+      'read-only',
+      'contacts-only',
+      'no-view-phone',
+      'expired',
+      'expiring-1h',
+      'legacy',
+      'other-workspace-full',
+    ]);
     const ws = (await h.hook('GET', '/workspaces')).body.data;
     expect(ws).toHaveLength(2);
     expect(ws[0].labels.map((l: { name: string }) => l.name)).toEqual(expect.arrayContaining(['customer', 'vip']));

@@ -3,8 +3,12 @@ import { start, T, type Harness } from '../../support/sandbox.js';
 
 // Spec: Limits (idempotency memory 24 h, per workspace) and Errors (409 in flight, 422 other body).
 let h: Harness;
-beforeAll(async () => { h = await start(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const create = (key: string, body: unknown, token: string | null = T.full) =>
   h.api('POST', '/contacts', { token, body, headers: { 'Idempotency-Key': key } });
@@ -23,7 +27,10 @@ describe('idempotency', () => {
 
   it('treats key order and whitespace as the same body', async () => {
     await create('k-order', { name: 'Idem Two', email: 'idem2@example.com' });
-    const again = await h.api('POST', '/contacts', { body: '{ "email": "idem2@example.com",  "name": "Idem Two" }', headers: { 'Idempotency-Key': 'k-order' } });
+    const again = await h.api('POST', '/contacts', {
+      body: '{ "email": "idem2@example.com",  "name": "Idem Two" }',
+      headers: { 'Idempotency-Key': 'k-order' },
+    });
     expect(again.headers.get('Idempotent-Replay')).toBe('true');
   });
 
@@ -118,8 +125,12 @@ describe('idempotency comes after the checks of the call', () => {
   });
 
   it('never replays a phone: address to a teammate without view-phone: 403', async () => {
-    const move = (token: string) => h.api('PUT', `/contacts/${encodeURIComponent('phone:+201001234567')}/lifecycle`,
-      { token, body: { stage: 'Qualified' }, headers: { 'Idempotency-Key': 'k-phone-address' } });
+    const move = (token: string) =>
+      h.api('PUT', `/contacts/${encodeURIComponent('phone:+201001234567')}/lifecycle`, {
+        token,
+        body: { stage: 'Qualified' },
+        headers: { 'Idempotency-Key': 'k-phone-address' },
+      });
     expect((await move(T.full)).status).toBe(200);
     const r = await move(T.nophone);
     expect([r.status, r.body.code, r.headers.get('Idempotent-Replay')]).toEqual([403, 'missing_permission', null]);

@@ -12,8 +12,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const sandboxDir = join(root, 'src/sandbox');
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Relative imports of `file` that leave src/sandbox, as paths from the repository root. */
@@ -21,7 +22,11 @@ function outsideImports(file: string): string[] {
   return [...readFileSync(file, 'utf8').matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)]
     .map((m) => m[1] ?? m[2]!)
     .filter((s) => s.startsWith('.'))
-    .map((s) => relative(root, resolve(dirname(file), s)).split(/[\\/]/).join('/'))
+    .map((s) =>
+      relative(root, resolve(dirname(file), s))
+        .split(/[\\/]/)
+        .join('/'),
+    )
     .filter((target) => !target.startsWith('src/sandbox/'));
 }
 
@@ -31,13 +36,19 @@ const allowed = (target: string): boolean =>
 describe('sandbox independence', () => {
   it('sandbox modules import only src/spec vocabulary and src/util helpers from outside src/sandbox', () => {
     const offenders = files(sandboxDir).flatMap((file) =>
-      outsideImports(file).filter((t) => !allowed(t)).map((t) => `${relative(root, file)} -> ${t}`));
+      outsideImports(file)
+        .filter((t) => !allowed(t))
+        .map((t) => `${relative(root, file)} -> ${t}`),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('the rule tells vocabulary from the client and the rest of the service', () => {
     expect(['src/spec/abilities.js', 'src/spec/search-rules.js', 'src/util/sleep.js'].filter(allowed)).toHaveLength(3);
-    expect(['src/api/client.js', 'src/spec/schemas/contact.js', 'src/events/catalogue.js', 'src/signature.js', 'src/worker/runner.js']
-      .filter(allowed)).toEqual([]);
+    expect(
+      ['src/api/client.js', 'src/spec/schemas/contact.js', 'src/events/catalogue.js', 'src/signature.js', 'src/worker/runner.js'].filter(
+        allowed,
+      ),
+    ).toEqual([]);
   });
 });

@@ -24,7 +24,12 @@ function receiver(up: boolean) {
 }
 
 const opts = (file: string, fetch: typeof globalThis.fetch) => ({
-  stateFile: file, clock, fetch, webhookUrl: 'http://receiver.test/webhooks', secret: 's', retry: { baseMs: 3_600_000, maxMs: 3_600_000, maxAttempts: 3 },
+  stateFile: file,
+  clock,
+  fetch,
+  webhookUrl: 'http://receiver.test/webhooks',
+  secret: 's',
+  retry: { baseMs: 3_600_000, maxMs: 3_600_000, maxAttempts: 3 },
 });
 
 describe('a kept sandbox', () => {
@@ -33,7 +38,10 @@ describe('a kept sandbox', () => {
     const first: Harness = await start(opts(file, receiver(false).fetch));
     let created: number;
     try {
-      const r = await first.api('POST', '/contacts', { body: { name: 'Kept', email: 'kept@example.com' }, headers: { 'Idempotency-Key': 'k1' } });
+      const r = await first.api('POST', '/contacts', {
+        body: { name: 'Kept', email: 'kept@example.com' },
+        headers: { 'Idempotency-Key': 'k1' },
+      });
       created = r.body.data.id;
       await first.hook('POST', '/clock', { advance: '2h' });
       await first.hook('POST', '/burst', { burst: 77 });
@@ -49,7 +57,10 @@ describe('a kept sandbox', () => {
       expect((await second.api('GET', `/contacts/${created}`)).body.data).toMatchObject({ id: created, name: 'Kept' });
       expect((await second.hook('GET', '/clock')).body.data.now).toBe('2030-01-10T02:00:00.000Z');
       expect((await second.api('GET', '/me')).headers.get('X-RateLimit-Limit')).toBe('77');
-      const replay = await second.api('POST', '/contacts', { body: { name: 'Kept', email: 'kept@example.com' }, headers: { 'Idempotency-Key': 'k1' } });
+      const replay = await second.api('POST', '/contacts', {
+        body: { name: 'Kept', email: 'kept@example.com' },
+        headers: { 'Idempotency-Key': 'k1' },
+      });
       expect([replay.headers.get('Idempotent-Replay'), replay.body.data.id]).toEqual(['true', created]);
       const next = await second.api('POST', '/contacts', { body: { name: 'After' } });
       expect(next.body.data.id).toBeGreaterThan(created);
@@ -68,7 +79,13 @@ describe('a kept sandbox', () => {
     const h = await start({ stateFile: file });
     try {
       const r = await h.api('POST', '/contacts', { body: { name: 'Written soon' } });
-      const saved = await eventually(() => { try { return readFileSync(file, 'utf8').includes('Written soon') && r.status === 201; } catch { return false; } });
+      const saved = await eventually(() => {
+        try {
+          return readFileSync(file, 'utf8').includes('Written soon') && r.status === 201;
+        } catch {
+          return false;
+        }
+      });
       expect(saved).toBe(true);
     } finally {
       await h.close();
@@ -81,7 +98,9 @@ describe('a kept sandbox', () => {
     expect(() => createSandbox({ stateFile: file })).toThrow(KeptStateError);
     expect(() => createSandbox({ stateFile: file })).toThrow(`cannot read the kept sandbox ${file}: it is not JSON`);
     writeFileSync(file, JSON.stringify({ version: 99 }));
-    expect(() => createSandbox({ stateFile: file })).toThrow(/it is version 99 of the format; this switchyard reads version 1; delete the file to start a fresh sandbox/);
+    expect(() => createSandbox({ stateFile: file })).toThrow(
+      /it is version 99 of the format; this switchyard reads version 1; delete the file to start a fresh sandbox/,
+    );
   });
 
   it('starts fresh when the file does not exist yet', () => {

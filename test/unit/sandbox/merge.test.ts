@@ -4,8 +4,13 @@ import { start, T, type Harness, type World } from '../../support/sandbox.js';
 // Spec: POST /contacts/merge.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('merge', () => {
   it('answers 422 when a side is missing (no default survivor)', async () => {
@@ -22,11 +27,15 @@ describe('merge', () => {
 
   it('moves conversations, deals and labels to the survivor, fills gaps, keeps the survivor values, removes the loser', async () => {
     const survivor = (await h.api('POST', '/contacts', { body: { name: 'Keep Me', email: 'keep@example.com' } })).body.data;
-    const loser = (await h.api('POST', '/contacts', { body: { name: 'Drop Me', email: 'drop@example.com', phone: '+15550001111' } })).body.data;
+    const loser = (await h.api('POST', '/contacts', { body: { name: 'Drop Me', email: 'drop@example.com', phone: '+15550001111' } })).body
+      .data;
     await h.api('POST', `/contacts/${loser.id}/labels`, { body: { labels: ['vip'] } });
     const conv = (await h.api('POST', '/conversations', { body: { contact: loser.id, channel_id: acme.channels[0]!.id } })).body.data;
     const deal = (await h.api('POST', '/deals', { body: { name: 'D', contact_id: loser.id } })).body.data;
-    const r = await h.api('POST', '/contacts/merge', { token: T.contacts, body: { survivor: `id:${survivor.id}`, loser: 'email:drop@example.com' } });
+    const r = await h.api('POST', '/contacts/merge', {
+      token: T.contacts,
+      body: { survivor: `id:${survivor.id}`, loser: 'email:drop@example.com' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ id: survivor.id, name: 'Keep Me', email: 'keep@example.com', phone: '+15550001111' });
     expect((await h.api('GET', `/contacts/${loser.id}`)).status).toBe(404);
@@ -37,6 +46,8 @@ describe('merge', () => {
 
   it('answers 422 for a side that names no contact, or the same contact twice', async () => {
     expect((await h.api('POST', '/contacts/merge', { body: { survivor: acme.contact_ids[0], loser: 999999 } })).status).toBe(422);
-    expect((await h.api('POST', '/contacts/merge', { body: { survivor: acme.contact_ids[0], loser: acme.contact_ids[0] } })).status).toBe(422);
+    expect((await h.api('POST', '/contacts/merge', { body: { survivor: acme.contact_ids[0], loser: acme.contact_ids[0] } })).status).toBe(
+      422,
+    );
   });
 });

@@ -9,10 +9,16 @@ beforeAll(async () => {
   h = await start();
   [acme] = await h.world();
   const wa = acme.channels.find((c) => c.type === 'whatsapp')!;
-  const r = await h.hook('POST', '/inbound', { contact: { name: 'Writer', email: 'writer@example.com' }, channel_id: wa.id, body: 'hello' });
+  const r = await h.hook('POST', '/inbound', {
+    contact: { name: 'Writer', email: 'writer@example.com' },
+    channel_id: wa.id,
+    body: 'hello',
+  });
   live = r.body.data.conversation.id;
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 const send = (body: unknown, conv = live, token: string = T.full) => h.api('POST', `/conversations/${conv}/messages`, { body, token });
 
@@ -21,7 +27,13 @@ describe('sending', () => {
     const r = await send({ body: 'Hi there' });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({
-      conversation_id: live, type: 'message', direction: 'outbound', user_id: acme.teammates[0]!.id, body: 'Hi there', content_type: 'text', status: 'sent',
+      conversation_id: live,
+      type: 'message',
+      direction: 'outbound',
+      user_id: acme.teammates[0]!.id,
+      body: 'Hi there',
+      content_type: 'text',
+      status: 'sent',
     });
   });
 
@@ -39,10 +51,14 @@ describe('sending', () => {
     expect((await send({ type: 'text', text: 'x'.repeat(4096) })).status).toBe(201);
     expect((await send({ type: 'text', text: 'x'.repeat(4097) })).body.errors).toHaveProperty('text');
     expect((await send({ type: 'attachment', url: 'https://e.com/a', caption: 'c'.repeat(1025) })).body.errors).toHaveProperty('caption');
-    expect((await send({ type: 'attachment', url: 'https://e.com/a', file_name: 'f'.repeat(256) })).body.errors).toHaveProperty('file_name');
+    expect((await send({ type: 'attachment', url: 'https://e.com/a', file_name: 'f'.repeat(256) })).body.errors).toHaveProperty(
+      'file_name',
+    );
     expect((await send({ type: 'attachment', url: `https://e.com/${'a'.repeat(2048)}` })).body.errors).toHaveProperty('url');
     expect((await send({ type: 'buttons', text: 'p', buttons: [] })).body.errors).toHaveProperty('buttons');
-    expect((await send({ type: 'buttons', text: 'p', buttons: Array.from({ length: 11 }, (_, i) => `b${i}`) })).body.errors).toHaveProperty('buttons');
+    expect((await send({ type: 'buttons', text: 'p', buttons: Array.from({ length: 11 }, (_, i) => `b${i}`) })).body.errors).toHaveProperty(
+      'buttons',
+    );
     expect((await send({ type: 'buttons', text: 'p', buttons: ['b'.repeat(101)] })).body.errors).toHaveProperty(['buttons.0']);
     expect((await send({ type: 'buttons', text: 'p', buttons: ['Same', 'Same'] })).body.errors).toHaveProperty('buttons');
     expect((await send({ type: 'template', template: 't'.repeat(256) })).body.errors).toHaveProperty('template');
@@ -64,30 +80,65 @@ describe('sending', () => {
   });
 
   it.each([
-    'http://[::ffff:127.0.0.1]/a', 'http://[::ffff:10.0.0.1]/a', 'http://100.64.0.1/a', 'http://100.127.255.254/a',
-    'http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/a', 'http://[fd12:3456::1]/a', 'http://[fc00::1]/a',
-    'http://0.0.0.0/a', 'http://0.1.2.3/a', 'http://224.0.0.1/a', 'http://239.255.255.250/a', 'http://[ff02::1]/a',
-    'http://255.255.255.255/a', 'http://[::]/a', 'http://[::1]/a', 'http://2130706433/a', 'http://0x7f.1/a',
-    'http://172.31.255.255/a', 'http://192.0.2.10/a', 'http://[64:ff9b::7f00:1]/a', 'http://[2002:7f00:1::]/a',
-    'http://LOCALHOST./a', 'http://api.localhost/a', 'http://printer.local/a', 'http://db.internal/a', 'http://intranet/a',
+    'http://[::ffff:127.0.0.1]/a',
+    'http://[::ffff:10.0.0.1]/a',
+    'http://100.64.0.1/a',
+    'http://100.127.255.254/a',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[fe80::1]/a',
+    'http://[fd12:3456::1]/a',
+    'http://[fc00::1]/a',
+    'http://0.0.0.0/a',
+    'http://0.1.2.3/a',
+    'http://224.0.0.1/a',
+    'http://239.255.255.250/a',
+    'http://[ff02::1]/a',
+    'http://255.255.255.255/a',
+    'http://[::]/a',
+    'http://[::1]/a',
+    'http://2130706433/a',
+    'http://0x7f.1/a',
+    'http://172.31.255.255/a',
+    'http://192.0.2.10/a',
+    'http://[64:ff9b::7f00:1]/a',
+    'http://[2002:7f00:1::]/a',
+    'http://LOCALHOST./a',
+    'http://api.localhost/a',
+    'http://printer.local/a',
+    'http://db.internal/a',
+    'http://intranet/a',
     // IPv4-compatible IPv6 (::a.b.c.d, the first 96 bits zero): judged as the IPv4 address inside.
-    'http://[::127.0.0.1]/a', 'http://[::7f00:1]/a', 'http://[::a9fe:a9fe]/a', 'http://[::10.0.0.1]/a',
-    'http://[0:0:0:0:0:0:192.168.1.1]/a', 'http://[::ffff:169.254.169.254]/a',
+    'http://[::127.0.0.1]/a',
+    'http://[::7f00:1]/a',
+    'http://[::a9fe:a9fe]/a',
+    'http://[::10.0.0.1]/a',
+    'http://[0:0:0:0:0:0:192.168.1.1]/a',
+    'http://[::ffff:169.254.169.254]/a',
     // The other special IPv6 ranges: SIIT, NAT64 (both prefixes), Teredo, documentation, discard, site-local, benchmarking.
-    'http://[::ffff:0:127.0.0.1]/a', 'http://[64:ff9b:1::a00:1]/a', 'http://[2001::1]/a', 'http://[2001:db8::1]/a',
-    'http://[3fff::1]/a', 'http://[100::1]/a', 'http://[fec0::1]/a', 'http://[2001:2::1]/a', 'http://[5f00::1]/a',
+    'http://[::ffff:0:127.0.0.1]/a',
+    'http://[64:ff9b:1::a00:1]/a',
+    'http://[2001::1]/a',
+    'http://[2001:db8::1]/a',
+    'http://[3fff::1]/a',
+    'http://[100::1]/a',
+    'http://[fec0::1]/a',
+    'http://[2001:2::1]/a',
+    'http://[5f00::1]/a',
   ])('refuses %s (inside a private or special network)', async (url) => {
     const r = await send({ type: 'attachment', url });
     expect([r.status, typeof r.body.message, Object.keys(r.body.errors ?? {})]).toEqual([422, 'string', ['url']]);
   });
 
   it.each([
-    'https://cdn.example.com/a.png', 'http://8.8.8.8/a.png', 'http://[2606:4700:4700::1111]/a.png', 'http://172.32.0.1/a.png',
-    'http://[::ffff:8.8.8.8]/a.png', 'http://[::8.8.8.8]/a.png',
-  ])(
-    'takes the public address %s', async (url) => {
-      expect((await send({ type: 'attachment', url })).status).toBe(201);
-    });
+    'https://cdn.example.com/a.png',
+    'http://8.8.8.8/a.png',
+    'http://[2606:4700:4700::1111]/a.png',
+    'http://172.32.0.1/a.png',
+    'http://[::ffff:8.8.8.8]/a.png',
+    'http://[::8.8.8.8]/a.png',
+  ])('takes the public address %s', async (url) => {
+    expect((await send({ type: 'attachment', url })).status).toBe(201);
+  });
 
   it('checks templates: approved on the thread channel, language when several, parameters in number', async () => {
     expect((await send({ type: 'template', template: 'ig_hello' })).body.errors).toHaveProperty('template');
@@ -105,7 +156,9 @@ describe('sending', () => {
   });
 
   it('outside the 24-hour window a free-form message comes back failed; a template goes', async () => {
-    const bobThread = (await h.api('GET', '/conversations?status=closed')).body.data.find((c: { channel: { type: string } }) => c.channel.type === 'instagram');
+    const bobThread = (await h.api('GET', '/conversations?status=closed')).body.data.find(
+      (c: { channel: { type: string } }) => c.channel.type === 'instagram',
+    );
     const text = await send({ type: 'text', text: 'late' }, bobThread.id);
     expect([text.status, text.body.data.status]).toEqual([201, 'failed']);
     const tpl = await send({ type: 'template', template: 'ig_hello' }, bobThread.id);
@@ -156,7 +209,9 @@ describe('the body of a send, as the spec types it', () => {
   it('refuses body beside a type, and the fields of another kind, instead of dropping them', async () => {
     const r = await send({ type: 'text', text: 'y', body: 'x' });
     expect([r.status, r.body.errors.body[0]]).toEqual([422, 'is only the shorthand {body} without type; with type "text" send text']);
-    expect((await send({ type: 'text', text: 'y', caption: 'c' })).body.errors.caption[0]).toBe('is not a field of type text (only of attachment)');
+    expect((await send({ type: 'text', text: 'y', caption: 'c' })).body.errors.caption[0]).toBe(
+      'is not a field of type text (only of attachment)',
+    );
     expect((await send({ type: 'attachment', url: 'https://cdn.example.com/a.pdf', text: 't' })).body.errors).toHaveProperty('text');
     expect((await send({ type: 'attachment', url: 'https://cdn.example.com/a.pdf', caption: null })).status).toBe(201);
   });
@@ -172,8 +227,10 @@ describe('the body of a send, as the spec types it', () => {
 
   it('refuses a URL whose last segment decodes to no file name (a path, control characters, over 255): 422 asking for file_name', async () => {
     const cases: [string, RegExp][] = [
-      ['https://example.com/a%2Fb', /decodes to a path/], ['https://example.com/a%5Cb', /decodes to a path/],
-      ['https://example.com/a%00b', /control characters/], ['https://example.com/a%1Bb', /control characters/],
+      ['https://example.com/a%2Fb', /decodes to a path/],
+      ['https://example.com/a%5Cb', /decodes to a path/],
+      ['https://example.com/a%00b', /control characters/],
+      ['https://example.com/a%1Bb', /control characters/],
       [`https://example.com/${'n'.repeat(256)}`, /more than 255 characters/],
     ];
     for (const [url, why] of cases) {

@@ -12,7 +12,9 @@ beforeAll(async () => {
   mugId = acme.products.find((p) => p.sku === 'MUG')!.id;
   tshirtM = acme.products.find((p) => p.sku === 'TSHIRT')!.variants.find((v) => v.sku === 'TSHIRT-M')!.id;
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 const available = async (): Promise<{ mug: number; tshirtM: number }> => {
   const mug = (await h.api('GET', `/products/${mugId}`)).body.data;
@@ -26,13 +28,30 @@ const move = (id: number, status: string, force?: boolean) =>
 
 describe('placing orders', () => {
   it('places in new with snapshotted lines and money as two-decimal strings', async () => {
-    const r = await place([{ product_id: mugId, quantity: 2 }, { name: 'Gift wrap', quantity: 1, unit_price: 1.5 }], { delivery_fee: 3, discount: 0.5 });
+    const r = await place(
+      [
+        { product_id: mugId, quantity: 2 },
+        { name: 'Gift wrap', quantity: 1, unit_price: 1.5 },
+      ],
+      { delivery_fee: 3, discount: 0.5 },
+    );
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({
-      status: 'new', subtotal: '26.50', discount: '0.50', total: '29.00', delivery: { fee: '3.00' },
+      status: 'new',
+      subtotal: '26.50',
+      discount: '0.50',
+      total: '29.00',
+      delivery: { fee: '3.00' },
       payment: { method: 'cod', status: 'unpaid', reference: null, paid_at: null },
     });
-    expect(r.body.data.items[0]).toMatchObject({ product_id: mugId, name: 'Mug', sku: 'MUG', quantity: 2, unit_price: '12.50', line_total: '25.00' });
+    expect(r.body.data.items[0]).toMatchObject({
+      product_id: mugId,
+      name: 'Mug',
+      sku: 'MUG',
+      quantity: 2,
+      unit_price: '12.50',
+      line_total: '25.00',
+    });
     expect(r.body.data.items[1]).toMatchObject({ product_id: null, name: 'Gift wrap', unit_price: '1.50' });
   });
 
@@ -44,7 +63,9 @@ describe('placing orders', () => {
     const tshirt = acme.products.find((p) => p.sku === 'TSHIRT')!.id;
     expect((await place([{ product_id: tshirt, quantity: 1 }])).body.errors).toHaveProperty(['items.0.product_variant_id']);
     expect((await place([{ product_id: 999999, quantity: 1 }])).status).toBe(422);
-    expect((await h.api('POST', '/orders', { body: { items: [{ product_id: mugId, quantity: 1 }] } })).body.errors).toHaveProperty('contact_id');
+    expect((await h.api('POST', '/orders', { body: { items: [{ product_id: mugId, quantity: 1 }] } })).body.errors).toHaveProperty(
+      'contact_id',
+    );
   });
 
   it('refuses an unknown payment method, a duplicate external_id, an external_id over 191', async () => {
@@ -101,9 +122,15 @@ describe('status moves and stock', () => {
   });
 
   it.each([
-    [[], 'delivered'], [[], 'preparing'], [[], 'returned'], [['confirmed'], 'confirmed'], [['confirmed'], 'delivered'],
-    [['confirmed', 'preparing', 'out_for_delivery', 'delivered'], 'cancelled'], [['cancelled'], 'confirmed'],
-    [['cancelled'], 'new'], [['confirmed', 'preparing', 'out_for_delivery', 'delivered', 'returned'], 'delivered'],
+    [[], 'delivered'],
+    [[], 'preparing'],
+    [[], 'returned'],
+    [['confirmed'], 'confirmed'],
+    [['confirmed'], 'delivered'],
+    [['confirmed', 'preparing', 'out_for_delivery', 'delivered'], 'cancelled'],
+    [['cancelled'], 'confirmed'],
+    [['cancelled'], 'new'],
+    [['confirmed', 'preparing', 'out_for_delivery', 'delivered', 'returned'], 'delivered'],
   ])('refuses every other move (after %j, to %s) with 422', async (path, to) => {
     const o = (await place([{ name: 'svc', quantity: 1, unit_price: 1 }])).body.data;
     for (const step of path) expect((await move(o.id, step)).status).toBe(200);
@@ -115,8 +142,16 @@ describe('status moves and stock', () => {
   it('never changes status through the general update, which changes delivery, payment, notes, discount, owner', async () => {
     const o = (await place([{ product_id: mugId, quantity: 1 }])).body.data;
     expect((await h.api('PATCH', `/orders/${o.id}`, { body: { status: 'confirmed' } })).status).toBe(422);
-    const r = await h.api('PATCH', `/orders/${o.id}`, { body: { delivery_city: 'Cairo', delivery_fee: 5, payment_status: 'paid', notes: 'Ring twice' } });
-    expect(r.body.data).toMatchObject({ status: 'new', delivery: { city: 'Cairo', fee: '5.00' }, payment: { status: 'paid' }, notes: 'Ring twice', total: '17.50' });
+    const r = await h.api('PATCH', `/orders/${o.id}`, {
+      body: { delivery_city: 'Cairo', delivery_fee: 5, payment_status: 'paid', notes: 'Ring twice' },
+    });
+    expect(r.body.data).toMatchObject({
+      status: 'new',
+      delivery: { city: 'Cairo', fee: '5.00' },
+      payment: { status: 'paid' },
+      notes: 'Ring twice',
+      total: '17.50',
+    });
     expect(r.body.data.payment.paid_at).not.toBeNull();
     expect((await h.api('PATCH', `/orders/${o.id}`, { body: { discount: 1000 } })).status).toBe(422);
   });

@@ -7,7 +7,9 @@ beforeAll(async () => {
   h = await start();
   for (let i = 0; i < 120; i++) await h.api('POST', '/contacts', { body: { name: `Page ${String(i).padStart(3, '0')}` } });
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
 describe('pagination', () => {
   it('defaults to 50 per page and allows at most 100', async () => {

@@ -11,7 +11,10 @@ import { maskPhone } from '../../../src/sandbox/views/contacts.js';
 // Pure cores of the sandbox, without HTTP.
 describe('pure sandbox logic', () => {
   it('finds a record by path id; anything but digits, or an unknown id, is 404 naming the kind', () => {
-    const deals = new Map([[7, 'seven'], [1, 'one']]);
+    const deals = new Map([
+      [7, 'seven'],
+      [1, 'one'],
+    ]);
     expect(recordAt(deals, '7', 'Deal')).toBe('seven');
     expect(recordAt(deals, '0001', 'Deal')).toBe('one');
     for (const raw of ['8', '7.0', '-7', '7abc', ' 7', '']) {
@@ -20,8 +23,13 @@ describe('pure sandbox logic', () => {
   });
 
   it('formats money as two-decimal strings from request numbers', () => {
-    expect([money(toCents(12.5)), money(toCents(0.1 + 0.2)), money(0), money(-150), money(toCents(1999.999))])
-      .toEqual(['12.50', '0.30', '0.00', '-1.50', '2000.00']);
+    expect([money(toCents(12.5)), money(toCents(0.1 + 0.2)), money(0), money(-150), money(toCents(1999.999))]).toEqual([
+      '12.50',
+      '0.30',
+      '0.00',
+      '-1.50',
+      '2000.00',
+    ]);
   });
 
   it('doubles the back-off up to the cap; only 2xx counts as delivered', () => {
@@ -44,7 +52,12 @@ describe('pure sandbox logic', () => {
 
   it('limits per key in fixed windows and finds the next month start', () => {
     const b = new BurstLimiter(2, 10_000);
-    expect([b.take('a', 0).allowed, b.take('a', 1).allowed, b.take('a', 2).allowed, b.take('b', 2).allowed]).toEqual([true, true, false, true]);
+    expect([b.take('a', 0).allowed, b.take('a', 1).allowed, b.take('a', 2).allowed, b.take('b', 2).allowed]).toEqual([
+      true,
+      true,
+      false,
+      true,
+    ]);
     expect(b.take('a', 2500).retryAfter).toBe(8);
     expect(b.take('a', 10_000).allowed).toBe(true);
     expect(new Date(nextMonthStart(Date.parse('2030-12-31T23:59:59Z'))).toISOString()).toBe('2031-01-01T00:00:00.000Z');

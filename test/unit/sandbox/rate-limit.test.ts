@@ -3,8 +3,12 @@ import { start, T, type Harness } from '../../support/sandbox.js';
 
 // Spec: Limits (burst per token per 10 s, monthly quota, headers on every response, 429 + Retry-After).
 let h: Harness;
-beforeAll(async () => { h = await start({ burst: 5 }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start({ burst: 5 });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('burst', () => {
   it('counts per token, answers 429 with Retry-After in seconds, and sends the headers on every response', async () => {
@@ -13,7 +17,14 @@ describe('burst', () => {
       const r = await h.api('GET', '/me', { token: T.read });
       seen.push([r.status, r.headers.get('X-RateLimit-Limit'), r.headers.get('X-RateLimit-Remaining')]);
     }
-    expect(seen).toEqual([[200, '5', '4'], [200, '5', '3'], [200, '5', '2'], [200, '5', '1'], [200, '5', '0'], [429, '5', '0']]);
+    expect(seen).toEqual([
+      [200, '5', '4'],
+      [200, '5', '3'],
+      [200, '5', '2'],
+      [200, '5', '1'],
+      [200, '5', '0'],
+      [429, '5', '0'],
+    ]);
     const refused = await h.api('GET', '/contacts', { token: T.read });
     expect(refused.status).toBe(429);
     const retry = Number(refused.headers.get('Retry-After'));
@@ -45,8 +56,11 @@ describe('monthly quota', () => {
     await h.hook('POST', '/clock', { set: '2030-03-15T12:00:00Z' });
     await h.hook('POST', '/quota', { limit: 2 });
     const a = await h.api('GET', '/me', { token: T.full });
-    expect([a.headers.get('X-Quota-Limit'), a.headers.get('X-Quota-Remaining'), a.headers.get('X-Quota-Reset')])
-      .toEqual(['2', '1', '2030-04-01T00:00:00.000Z']);
+    expect([a.headers.get('X-Quota-Limit'), a.headers.get('X-Quota-Remaining'), a.headers.get('X-Quota-Reset')]).toEqual([
+      '2',
+      '1',
+      '2030-04-01T00:00:00.000Z',
+    ]);
     await h.api('GET', '/me', { token: T.full });
     const over = await h.api('GET', '/me', { token: T.full });
     expect(over.status).toBe(429);

@@ -7,12 +7,31 @@ describe('POST /_sandbox/events/redeliver', () => {
     const seen: { body: string; signature: string | null }[] = [];
     const fetch = (async (_url: string, init: RequestInit) => {
       if (!up) throw new Error('connection refused');
-      seen.push({ body: Buffer.from(init.body as Uint8Array).toString('utf8'), signature: new Headers(init.headers).get('x-service-signature') });
+      seen.push({
+        body: Buffer.from(init.body as Uint8Array).toString('utf8'),
+        signature: new Headers(init.headers).get('x-service-signature'),
+      });
       return new Response(null, { status: 202 });
     }) as typeof globalThis.fetch;
-    const sandbox = createSandbox({ webhookUrl: 'http://receiver.test/webhooks', secret: 's', fetch, retry: { baseMs: 1, maxMs: 1, maxAttempts: 2 } });
-    const hook = (path: string, body: unknown) => sandbox.app.fetch(new Request(`http://sandbox/_sandbox${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-    const ws = ((await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as { data: { channels: { id: number }[] }[] }).data[0];
+    const sandbox = createSandbox({
+      webhookUrl: 'http://receiver.test/webhooks',
+      secret: 's',
+      fetch,
+      retry: { baseMs: 1, maxMs: 1, maxAttempts: 2 },
+    });
+    const hook = (path: string, body: unknown) =>
+      sandbox.app.fetch(
+        new Request(`http://sandbox/_sandbox${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    const ws = (
+      (await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as {
+        data: { channels: { id: number }[] }[];
+      }
+    ).data[0];
     expect((await hook('/inbound', { contact: { name: 'Owl' }, channel_id: ws?.channels[0]?.id, body: 'hi' })).status).toBe(201);
     await sandbox.emitter.idle();
     expect(sandbox.emitter.deliveries().every((d) => d.state === 'failed')).toBe(true);

@@ -4,8 +4,13 @@ import { start, T, type Harness, type World } from '../../support/sandbox.js';
 // Spec: POST /contacts/search (rule vocabulary, groups, segment_id, per_page 1..100).
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const names = (r: { body: { data: { name: string }[] } }): string[] => r.body.data.map((c) => c.name).sort();
 const search = (body: unknown, token: string = T.full) => h.api('POST', '/contacts/search', { body, token });
@@ -17,10 +22,25 @@ describe('contact search', () => {
   });
 
   it('ANDs rules inside a group and ORs groups', async () => {
-    expect(names(await search({ match: [[{ attribute: 'label', operator: 'has', value: 'customer' }, { attribute: 'label', operator: 'has', value: 'vip' }]] })))
-      .toEqual(['Carol Chen']);
-    expect(names(await search({ match: [[{ attribute: 'label', operator: 'has', value: 'vip' }], [{ attribute: 'name', operator: 'contains', value: 'bob' }]] })))
-      .toEqual(['Bob Brown', 'Carol Chen']);
+    expect(
+      names(
+        await search({
+          match: [
+            [
+              { attribute: 'label', operator: 'has', value: 'customer' },
+              { attribute: 'label', operator: 'has', value: 'vip' },
+            ],
+          ],
+        }),
+      ),
+    ).toEqual(['Carol Chen']);
+    expect(
+      names(
+        await search({
+          match: [[{ attribute: 'label', operator: 'has', value: 'vip' }], [{ attribute: 'name', operator: 'contains', value: 'bob' }]],
+        }),
+      ),
+    ).toEqual(['Bob Brown', 'Carol Chen']);
   });
 
   it('supports the vocabulary: lifecycle_stage, label has_not, language, channel, last_seen, created, email/phone set', async () => {
@@ -29,16 +49,36 @@ describe('contact search', () => {
     expect(names(await search({ match: [[{ attribute: 'language', operator: 'is', value: 'ar' }]] }))).toEqual(['Carol Chen']);
     const ig = acme.channels.find((c) => c.type === 'instagram')!;
     expect(names(await search({ match: [[{ attribute: 'channel', operator: 'has', value: ig.id }]] }))).toEqual(['Bob Brown']);
-    expect(names(await search({ match: [[{ attribute: 'last_seen', operator: 'within_days', value: 1 }]] }))).toEqual(['Alice Adams', 'Carol Chen']);
+    expect(names(await search({ match: [[{ attribute: 'last_seen', operator: 'within_days', value: 1 }]] }))).toEqual([
+      'Alice Adams',
+      'Carol Chen',
+    ]);
     expect(names(await search({ match: [[{ attribute: 'last_seen', operator: 'older_than_days', value: 1 }]] }))).toEqual(['Bob Brown']);
     expect(names(await search({ match: [[{ attribute: 'created', operator: 'older_than_days', value: 25 }]] }))).toEqual(['Alice Adams']);
     expect(names(await search({ match: [[{ attribute: 'email', operator: 'not_set' }]] }))).toEqual(['Bob Brown']);
-    expect(names(await search({ match: [[{ attribute: 'phone', operator: 'set' }, { attribute: 'label', operator: 'has_not', value: 'customer' }]] })))
-      .toEqual(['Bob Brown']);
+    expect(
+      names(
+        await search({
+          match: [
+            [
+              { attribute: 'phone', operator: 'set' },
+              { attribute: 'label', operator: 'has_not', value: 'customer' },
+            ],
+          ],
+        }),
+      ),
+    ).toEqual(['Bob Brown']);
   });
 
   it('answers 422 naming the rule and what was allowed for an unknown attribute or operator', async () => {
-    const r = await search({ match: [[{ attribute: 'name', operator: 'set' }, { attribute: 'shoe_size', operator: 'is', value: 4 }]] });
+    const r = await search({
+      match: [
+        [
+          { attribute: 'name', operator: 'set' },
+          { attribute: 'shoe_size', operator: 'is', value: 4 },
+        ],
+      ],
+    });
     expect(r.status).toBe(422);
     expect(Object.keys(r.body.errors)).toEqual(['match.0.1.attribute']);
     expect(r.body.errors['match.0.1.attribute'][0]).toContain('lifecycle_stage');
@@ -56,8 +96,10 @@ describe('contact search', () => {
 
   it('answers 422 when set, not_set or never is given a value (they take none), in the spec error shape', async () => {
     const rules = [
-      { attribute: 'email', operator: 'set', value: 'ann@example.com' }, { attribute: 'name', operator: 'not_set', value: '' },
-      { attribute: 'last_seen', operator: 'never', value: 3 }, { attribute: 'phone', operator: 'set', value: false },
+      { attribute: 'email', operator: 'set', value: 'ann@example.com' },
+      { attribute: 'name', operator: 'not_set', value: '' },
+      { attribute: 'last_seen', operator: 'never', value: 3 },
+      { attribute: 'phone', operator: 'set', value: false },
     ];
     const r = await search({ match: [rules] });
     expect(r.status).toBe(422);
@@ -75,7 +117,9 @@ describe('contact search', () => {
 
   it('runs a saved segment (precedence over match); an unknown segment is 404', async () => {
     const vip = acme.segments[0]!;
-    expect(names(await search({ segment_id: vip.id, match: [[{ attribute: 'name', operator: 'contains', value: 'bob' }]] }))).toEqual(['Carol Chen']);
+    expect(names(await search({ segment_id: vip.id, match: [[{ attribute: 'name', operator: 'contains', value: 'bob' }]] }))).toEqual([
+      'Carol Chen',
+    ]);
     expect((await search({ segment_id: 999999 })).status).toBe(404);
   });
 

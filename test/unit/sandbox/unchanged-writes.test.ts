@@ -4,8 +4,13 @@ import { start, type Harness, type World } from '../../support/sandbox.js';
 // A write that changes nothing leaves updated_at alone, so polling by updated_after / since sees no change.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const later = () => h.hook('POST', '/clock', { advance: '1h' });
 const eventCount = async () => ((await h.hook('GET', '/events')).body.data as unknown[]).length;
@@ -35,8 +40,18 @@ describe('writes that change nothing', () => {
 
   it('an identical PATCH of an order keeps updated_at and is not listed by since', async () => {
     const mug = acme.products.find((p) => p.name === 'Mug')!;
-    const created = (await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ product_id: mug.id, quantity: 1 }] } })).body.data;
-    const fields = { delivery_address: '1 Nile St', delivery_city: 'Cairo', notes: 'ring twice', payment_status: 'paid', payment_method: 'cod', discount: 1, delivery_fee: 2 };
+    const created = (
+      await h.api('POST', '/orders', { body: { contact_id: acme.contact_ids[0], items: [{ product_id: mug.id, quantity: 1 }] } })
+    ).body.data;
+    const fields = {
+      delivery_address: '1 Nile St',
+      delivery_city: 'Cairo',
+      notes: 'ring twice',
+      payment_status: 'paid',
+      payment_method: 'cod',
+      discount: 1,
+      delivery_fee: 2,
+    };
     const first = (await h.api('PATCH', `/orders/${created.id}`, { body: fields })).body.data;
     await later();
     const since = (await h.hook('GET', '/clock')).body.data.now as string;

@@ -9,15 +9,31 @@ function downSandbox() {
     throw new Error('connection refused');
   }) as typeof globalThis.fetch;
   // Long back-off: the first event sits between attempts when the URL is cleared.
-  const sandbox = createSandbox({ webhookUrl: 'http://receiver.test/webhooks', secret: 's', fetch, retry: { baseMs: 60_000, maxMs: 60_000, maxAttempts: 5 } });
-  const hook = (path: string, body: unknown) => sandbox.app.fetch(new Request(`http://sandbox/_sandbox${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  const sandbox = createSandbox({
+    webhookUrl: 'http://receiver.test/webhooks',
+    secret: 's',
+    fetch,
+    retry: { baseMs: 60_000, maxMs: 60_000, maxAttempts: 5 },
+  });
+  const hook = (path: string, body: unknown) =>
+    sandbox.app.fetch(
+      new Request(`http://sandbox/_sandbox${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
   return { sandbox, hook, calls };
 }
 
 describe('POST /_sandbox/webhook {"url": null} while events are retried', () => {
   it('marks the retried event and those queued behind it not_sent, attempts nothing further, and redeliver picks them up', async () => {
     const { sandbox, hook, calls } = downSandbox();
-    const ws = ((await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as { data: { channels: { id: number }[] }[] }).data[0];
+    const ws = (
+      (await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as {
+        data: { channels: { id: number }[] }[];
+      }
+    ).data[0];
     expect((await hook('/inbound', { contact: { name: 'Owl' }, channel_id: ws?.channels[0]?.id, body: 'hi' })).status).toBe(201);
     await new Promise((r) => setTimeout(r, 20));
     const before = sandbox.emitter.deliveries();
@@ -47,14 +63,32 @@ describe('POST /_sandbox/webhook {"url": null} while events are retried', () => 
     const fetch = (async (url: string) => {
       urls.push(url);
       if (urls.length === 1) {
-        await new Promise<void>((r) => { release = r; });
+        await new Promise<void>((r) => {
+          release = r;
+        });
         return new Response(null, { status: 503 });
       }
       return new Response(null, { status: 202 });
     }) as typeof globalThis.fetch;
-    const sandbox = createSandbox({ webhookUrl: 'http://receiver.test/webhooks', secret: 's', fetch, retry: { baseMs: 1, maxMs: 1, maxAttempts: 1 } });
-    const hook = (path: string, body: unknown) => sandbox.app.fetch(new Request(`http://sandbox/_sandbox${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-    const ws = ((await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as { data: { channels: { id: number }[] }[] }).data[0];
+    const sandbox = createSandbox({
+      webhookUrl: 'http://receiver.test/webhooks',
+      secret: 's',
+      fetch,
+      retry: { baseMs: 1, maxMs: 1, maxAttempts: 1 },
+    });
+    const hook = (path: string, body: unknown) =>
+      sandbox.app.fetch(
+        new Request(`http://sandbox/_sandbox${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      );
+    const ws = (
+      (await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as {
+        data: { channels: { id: number }[] }[];
+      }
+    ).data[0];
     await hook('/inbound', { contact: { name: 'Owl' }, channel_id: ws?.channels[0]?.id, body: 'hi' });
     const cleared = sandbox.emitter.deliveries().length;
     await new Promise((r) => setTimeout(r, 10));

@@ -3,7 +3,7 @@ import { createEvent, DeliveryError, loadFixture, toEvent } from '../../../src/t
 import { EVENT_NAMES } from '../../../src/events/catalogue.js';
 
 describe('createEvent', () => {
-  it('without overrides is the shipped fixture\'s event, id included, for every event of the catalogue', async () => {
+  it("without overrides is the shipped fixture's event, id included, for every event of the catalogue", async () => {
     for (const name of EVENT_NAMES) expect(createEvent(name)).toEqual(toEvent(await loadFixture(name), name));
   });
 
@@ -14,7 +14,11 @@ describe('createEvent', () => {
     expect(closed.data.contact_id).toBe(35);
     expect(createEvent('conversation.closed', { data: { assignee: null } }).data.assignee).toBeNull();
     const won = createEvent('lead.won', { data: { value: '99.00' }, createdAt: '2026-01-01T00:00:00Z' });
-    expect(won).toMatchObject({ name: 'lead.won', createdAt: '2026-01-01T00:00:00Z', data: { id: 48, contact_id: 36, value: '99.00', outcome: 'won' } });
+    expect(won).toMatchObject({
+      name: 'lead.won',
+      createdAt: '2026-01-01T00:00:00Z',
+      data: { id: 48, contact_id: 36, value: '99.00', outcome: 'won' },
+    });
   });
 
   it('gives a changed event an id of its own, derived from its content; an explicit id (or null) wins', () => {
@@ -33,7 +37,11 @@ describe('createEvent', () => {
       /^createEvent\("lead.won"\): data of "lead.won" does not match its schema \(1 issue\): data\.contact_id: .*expected number/,
     );
     expect(() => createEvent('lead.won', { data: { contact_id: 'x' as never } })).toThrow(DeliveryError);
-    expect(() => createEvent('conversation.closed', { data: { assignee: { type: 'robot' as never } } })).toThrow(/: data\.assignee\.type: /);
-    expect(() => createEvent('lead.wn' as never)).toThrow(new DeliveryError('createEvent: unknown event "lead.wn"; did you mean "lead.won"? (expected one of EVENT_NAMES)'));
+    expect(() => createEvent('conversation.closed', { data: { assignee: { type: 'robot' as never } } })).toThrow(
+      /: data\.assignee\.type: /,
+    );
+    expect(() => createEvent('lead.wn' as never)).toThrow(
+      new DeliveryError('createEvent: unknown event "lead.wn"; did you mean "lead.won"? (expected one of EVENT_NAMES)'),
+    );
   });
 });

@@ -25,7 +25,9 @@ describe('switchyard/testing deliveries', () => {
   it('loadFixture of an unknown event name says so with a did-you-mean', async () => {
     const err = await loadFixture('message.recieved' as never).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeliveryError);
-    expect((err as DeliveryError).message).toBe('no fixture for unknown event "message.recieved"; did you mean "message.received"? (expected one of EVENT_NAMES)');
+    expect((err as DeliveryError).message).toBe(
+      'no fixture for unknown event "message.recieved"; did you mean "message.received"? (expected one of EVENT_NAMES)',
+    );
   });
 
   it('readDelivery takes a plain envelope file as its exact bytes, and a malformed fixture or a missing file as a clear error', async () => {
@@ -37,13 +39,17 @@ describe('switchyard/testing deliveries', () => {
 
     writeFileSync(join(dir, 'bad.json'), '{"format":"switchyard.delivery/1","headers":{}}');
     await expect(readDelivery(join(dir, 'bad.json'))).rejects.toThrow(/bad\.json: not a valid fixture: .*expected exactly one of "body"/);
-    await expect(readDelivery(join(dir, 'nope.json'))).rejects.toThrow(new DeliveryError(`${join(dir, 'nope.json')}: cannot be read (ENOENT); expected a fixture or an event envelope JSON file`));
+    await expect(readDelivery(join(dir, 'nope.json'))).rejects.toThrow(
+      new DeliveryError(`${join(dir, 'nope.json')}: cannot be read (ENOENT); expected a fixture or an event envelope JSON file`),
+    );
   });
 
   it('toEvent refuses what the worker would dead-letter, saying why, and an event of another name', async () => {
     const invalid = await readDelivery(new URL('_malformed/unknown-event.json', FIXTURES).pathname);
     expect(() => toEvent(invalid)).toThrow(/unknown-event\.json: not a valid event \(unknown_event\): unknown event/);
-    expect(() => toEvent(Buffer.from('[1]'))).toThrow('the delivery: not a valid event (not_an_object): the body is JSON but not an object');
+    expect(() => toEvent(Buffer.from('[1]'))).toThrow(
+      'the delivery: not a valid event (not_an_object): the body is JSON but not an object',
+    );
     const won = await loadFixture('lead.won');
     expect(() => toEvent(won, 'lead.lost')).toThrow(/is a "lead.won" event, expected "lead.lost"/);
   });
@@ -54,7 +60,12 @@ describe('switchyard/testing deliveries', () => {
     const { body, headers } = signDelivery(withExtra, 'whsec_test');
     expect(body.equals(d.bytes)).toBe(true);
     expect(verify(['other', 'whsec_test'], body, headers['x-service-signature'])).toEqual({ ok: true, secretIndex: 1 });
-    expect(headers).toEqual({ 'content-type': 'application/json', 'user-agent': d.headers['user-agent'], 'x-request-id': 'r1', 'x-service-signature': match.stringMatching(/^sha256=[0-9a-f]{64}$/) });
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': d.headers['user-agent'],
+      'x-request-id': 'r1',
+      'x-service-signature': match.stringMatching(/^sha256=[0-9a-f]{64}$/),
+    });
 
     const custom = signDelivery('{"event":"lead.won"}', 's', { header: 'X-Acme-Signature' });
     expect(verify(['s'], custom.body, custom.headers['x-acme-signature'])).toEqual({ ok: true, secretIndex: 0 });

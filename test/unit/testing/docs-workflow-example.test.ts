@@ -49,8 +49,16 @@ it('the lead nurture example counts its nudges in a typed state and takes only i
   expect(nurtureCode).toContain(`match: { on: 'contact', where: (e) => e.data.lifecycle.name === 'Engaged' }`);
   const { default: nurture } = (await import(pathToFileURL(join(project, 'handlers', 'lead-nurture.ts')).href)) as { default: Handler };
   const lead = createEvent('lead.created', { data: { id: 5, contact_id: 35 } });
-  const stage = (contact: number, name: string) => ({ event: createEvent('contact.lifecycle_changed', { data: { contact_id: contact, lifecycle: { id: 6, name, role: null, outcome: null } } }), after: '4d' });
-  const answered = await testHandler(nurture, lead, { state: { nudges: 1 }, events: [stage(99, 'Engaged'), stage(35, 'Lead'), stage(35, 'Engaged')] });
+  const stage = (contact: number, name: string) => ({
+    event: createEvent('contact.lifecycle_changed', {
+      data: { contact_id: contact, lifecycle: { id: 6, name, role: null, outcome: null } },
+    }),
+    after: '4d',
+  });
+  const answered = await testHandler(nurture, lead, {
+    state: { nudges: 1 },
+    events: [stage(99, 'Engaged'), stage(35, 'Lead'), stage(35, 'Engaged')],
+  });
   expect(answered.outcome).toBe('completed');
   expect(answered.state).toEqual({ nudges: 2 });
   expect(answered.waits.map((w) => w.outcome)).toEqual(['slept', 'matched']);

@@ -4,8 +4,13 @@ import { defineHandler } from '../../../src/handler/define.js';
 import { testHandler } from '../../../src/testing/index.js';
 
 const flaky = defineHandler({
-  id: 'flaky', on: ['lead.won'], retry: { attempts: 3 },
-  handle: async () => { await Promise.resolve(); throw new Error('flaky'); },
+  id: 'flaky',
+  on: ['lead.won'],
+  retry: { attempts: 3 },
+  handle: async () => {
+    await Promise.resolve();
+    throw new Error('flaky');
+  },
 });
 
 describe('testHandler and the retry budget', () => {
@@ -14,6 +19,9 @@ describe('testHandler and the retry budget', () => {
   });
 
   it('the same failure on the last attempt is dead, saying no retry is left', async () => {
-    expect(await testHandler(flaky, 'lead.won', { attempt: 3 })).toMatchObject({ outcome: 'dead', reason: 'Error: flaky (attempt 3 of 3: no retry left)' });
+    expect(await testHandler(flaky, 'lead.won', { attempt: 3 })).toMatchObject({
+      outcome: 'dead',
+      reason: 'Error: flaky (attempt 3 of 3: no retry left)',
+    });
   });
 });

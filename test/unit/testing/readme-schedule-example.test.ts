@@ -27,7 +27,9 @@ writeFileSync(join(project, 'test', 'due-today.test.ts'), test ?? '');
 
 it('the README holds the example: the schedule module, then its test', () => {
   expect(schedule).toMatch(/^\/\/ handlers\/due-today\.ts\n[\s\S]*defineSchedule\(/);
-  expect(test).toMatch(/^\/\/ test\/due-today\.test\.ts\n[\s\S]*from 'switchyard\/testing';\nimport dueToday from '\.\.\/handlers\/due-today\.js';/);
+  expect(test).toMatch(
+    /^\/\/ test\/due-today\.test\.ts\n[\s\S]*from 'switchyard\/testing';\nimport dueToday from '\.\.\/handlers\/due-today\.js';/,
+  );
 });
 
 // Its describe() and it()s register here, as tests of this file.

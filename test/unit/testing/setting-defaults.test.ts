@@ -44,13 +44,18 @@ describe('settings helpers with a string default', () => {
     seen.length = 0;
     await testHandler(hoursHandler, 'message.received', { settings: { NOTE: 'given' }, env: { WAIT: '2s' } });
     await testHandler(hoursHandler, 'message.received', { env: { BUSINESS_HOURS: 'Sat 10:00-11:00 Asia/Tokyo' } });
-    expect(seen).toMatchObject([{ zone: 'Europe/Berlin', wait: 2_000, note: 'given' }, { zone: 'Asia/Tokyo', open: false }]);
+    expect(seen).toMatchObject([
+      { zone: 'Europe/Berlin', wait: 2_000, note: 'given' },
+      { zone: 'Asia/Tokyo', open: false },
+    ]);
   });
 
   it('the listing shows the default as written; a default that does not parse is a settings problem naming it', async () => {
-    expect(settingVariables(hoursHandler.settings!).find((v) => v.name === 'BUSINESS_HOURS')).toEqual(
-      { name: 'BUSINESS_HOURS', required: false, default: 'Mon-Fri 09:00-17:00 Europe/Berlin' },
-    );
+    expect(settingVariables(hoursHandler.settings!).find((v) => v.name === 'BUSINESS_HOURS')).toEqual({
+      name: 'BUSINESS_HOURS',
+      required: false,
+      default: 'Mon-Fri 09:00-17:00 Europe/Berlin',
+    });
     const bad = z.object({ BUSINESS_HOURS: businessHoursSetting().default('Mon-Fri 9-5 Europe/Berlin') });
     expect(() => parseSettings('away', bad, {})).toThrow(
       'handler "away" settings: BUSINESS_HOURS is not set and its default is invalid: cannot read "Mon-Fri 9-5"; expected e.g. "Mon-Fri 09:00-17:00 Europe/Berlin"',

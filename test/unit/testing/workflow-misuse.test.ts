@@ -23,7 +23,7 @@ describe('a misused workflow call in testHandler', () => {
     expect(run.state).toBeNull();
   });
 
-  it('a sleep or wait up to the longest (7d) is taken; the run\'s sleeps must end within 8 days of its receipt', async () => {
+  it("a sleep or wait up to the longest (7d) is taken; the run's sleeps must end within 8 days of its receipt", async () => {
     const h = defineHandler({
       id: 'two-weeks',
       on: ['conversation.opened'],
@@ -35,7 +35,9 @@ describe('a misused workflow call in testHandler', () => {
     const run = await testHandler(h, opened('x'));
     expect(run.outcome).toBe('dead');
     expect(run.waits.map((w) => w.name)).toEqual(['week-1']);
-    expect(run.reason).toMatch(/^HandlerConfigError: ctx\.waitForEvent\("reply"\) in handler "two-weeks": ends .*, 14d after the run's event was received; a run's sleeps and waits must all end within 8d of it: /);
+    expect(run.reason).toMatch(
+      /^HandlerConfigError: ctx\.waitForEvent\("reply"\) in handler "two-weeks": ends .*, 14d after the run's event was received; a run's sleeps and waits must all end within 8d of it: /,
+    );
   });
 
   it('DEDUPE_TTL in the environment raises the longest sleep, as in the worker', async () => {

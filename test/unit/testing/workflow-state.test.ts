@@ -29,6 +29,8 @@ describe('ctx.state typed and checked by state.schema', () => {
   it('a value the schema refuses dead-letters the run, naming the path', async () => {
     const run = await testHandler(counter, opened('bad'));
     expect(run.outcome).toBe('dead');
-    expect(run.reason).toBe('HandlerConfigError: ctx.state.set() in handler "counter" (state conversation:38): the value does not match the handler\'s state.schema (value.sent: Invalid input: expected number, received string)');
+    expect(run.reason).toBe(
+      'HandlerConfigError: ctx.state.set() in handler "counter" (state conversation:38): the value does not match the handler\'s state.schema (value.sent: Invalid input: expected number, received string)',
+    );
   });
 });

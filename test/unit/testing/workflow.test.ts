@@ -28,7 +28,7 @@ describe('sleeps on the virtual clock', () => {
     },
   });
 
-  it('end at once, in order, business hours counted; a fresh sandbox\'s clock moves with them', async () => {
+  it("end at once, in order, business hours counted; a fresh sandbox's clock moves with them", async () => {
     const started = Date.now();
     const run = await testHandler(napper, inbound, { now: MONDAY_1630 });
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -36,7 +36,13 @@ describe('sleeps on the virtual clock', () => {
     expect(run.waits).toEqual([
       { name: 'three-days', kind: 'sleep', startedAt: '2025-03-03T15:30:00.000Z', due: '2025-03-06T15:30:00.000Z', outcome: 'slept' },
       // Thursday 16:30 Berlin: 30 minutes before closing, 30 after Friday's opening.
-      { name: 'one-business-hour', kind: 'sleep', startedAt: '2025-03-06T15:30:00.000Z', due: '2025-03-07T08:30:00.000Z', outcome: 'slept' },
+      {
+        name: 'one-business-hour',
+        kind: 'sleep',
+        startedAt: '2025-03-06T15:30:00.000Z',
+        due: '2025-03-07T08:30:00.000Z',
+        outcome: 'slept',
+      },
       { name: 'past', kind: 'sleep', startedAt: '2025-03-07T08:30:00.000Z', due: '2025-03-07T08:30:00.000Z', outcome: 'slept' },
       // Saturday noon is closed: the next opening is Monday 09:00 Berlin.
       { name: 'next-opening', kind: 'sleep', startedAt: '2025-03-07T08:30:00.000Z', due: '2025-03-10T08:00:00.000Z', outcome: 'slept' },
@@ -67,28 +73,47 @@ describe('sleeps on the virtual clock', () => {
 });
 
 describe('waitForEvent', () => {
-  const waiter = (lookback?: boolean | string) => defineHandler({
-    id: 'waiter',
-    on: ['message.received'],
-    async handle(_event, ctx) {
-      await ctx.sleep('busy', '10m');
-      const got = await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h', ...(lookback === undefined ? {} : { lookback }) });
-      await ctx.step('got', async () => got?.data.id ?? null);
-    },
-  });
+  const waiter = (lookback?: boolean | string) =>
+    defineHandler({
+      id: 'waiter',
+      on: ['message.received'],
+      async handle(_event, ctx) {
+        await ctx.sleep('busy', '10m');
+        const got = await ctx.waitForEvent('reply', {
+          event: 'message.sent',
+          match: 'conversation',
+          timeout: '1h',
+          ...(lookback === undefined ? {} : { lookback }),
+        });
+        await ctx.step('got', async () => got?.data.id ?? null);
+      },
+    });
 
-  it('returns the first matching event received after the run\'s own (lookback default): one that came during the sleep counts', async () => {
+  it("returns the first matching event received after the run's own (lookback default): one that came during the sleep counts", async () => {
     const run = await testHandler(waiter(), inbound, {
       now: MONDAY_1630,
-      events: [{ event: reply(99), after: '1m' }, { event: reply(), after: '5m' }, { event: createEvent('message.sent', { data: { id: 77 } }), after: '20m' }],
+      events: [
+        { event: reply(99), after: '1m' },
+        { event: reply(), after: '5m' },
+        { event: createEvent('message.sent', { data: { id: 77 } }), after: '20m' },
+      ],
     });
-    expect(run.waits[1]).toMatchObject({ name: 'reply', kind: 'wait', startedAt: '2025-03-03T15:40:00.000Z', due: '2025-03-03T16:40:00.000Z', outcome: 'matched' });
+    expect(run.waits[1]).toMatchObject({
+      name: 'reply',
+      kind: 'wait',
+      startedAt: '2025-03-03T15:40:00.000Z',
+      due: '2025-03-03T16:40:00.000Z',
+      outcome: 'matched',
+    });
     expect(run.waits[1]?.event).toMatchObject({ name: 'message.sent', data: { id: 40, conversation_id: 38 } });
     expect(run.steps).toEqual([{ name: 'got', result: 40, reused: false }]);
   });
 
   it('lookback false: only events after the wait began; a duration: at most that long before it', async () => {
-    const events = [{ event: reply(), after: '5m' }, { event: createEvent('message.sent', { data: { id: 77 } }), after: '20m' }];
+    const events = [
+      { event: reply(), after: '5m' },
+      { event: createEvent('message.sent', { data: { id: 77 } }), after: '20m' },
+    ];
     const strict = await testHandler(waiter(false), inbound, { now: MONDAY_1630, events });
     expect(strict.steps[0]?.result).toBe(77);
     expect(strict.waits[1]?.outcome).toBe('matched');
@@ -100,25 +125,33 @@ describe('waitForEvent', () => {
 
   it('null once the timeout passed, the clock moved by it; other conversations and later events do not count', async () => {
     const run = await testHandler(waiter(), inbound, { now: MONDAY_1630, events: [reply(99), { event: reply(), after: '2h' }] });
-    expect(run.waits[1]).toEqual({ name: 'reply', kind: 'wait', startedAt: '2025-03-03T15:40:00.000Z', due: '2025-03-03T16:40:00.000Z', outcome: 'timed_out' });
+    expect(run.waits[1]).toEqual({
+      name: 'reply',
+      kind: 'wait',
+      startedAt: '2025-03-03T15:40:00.000Z',
+      due: '2025-03-03T16:40:00.000Z',
+      outcome: 'timed_out',
+    });
     expect(run.steps[0]?.result).toBeNull();
   });
 
-  it('events without a time are received in order, just after the run\'s own event', async () => {
+  it("events without a time are received in order, just after the run's own event", async () => {
     const run = await testHandler(waiter(), inbound, { now: MONDAY_1630, events: [reply()] });
     expect(run.waits[1]?.outcome).toBe('matched');
     const strict = await testHandler(waiter(false), inbound, { now: MONDAY_1630, events: [reply()] });
     expect(strict.waits[1]?.outcome).toBe('timed_out');
   });
 
-  it('a function match compares its key of the run\'s event with each candidate\'s, as in the worker', async () => {
+  it("a function match compares its key of the run's event with each candidate's, as in the worker", async () => {
     const byFunction = defineHandler({
       id: 'by-function',
       on: ['message.received'],
-      handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', {
-        event: 'message.sent', timeout: '1h',
-        match: (e) => (e.data as { conversation_id?: number }).conversation_id,
-      })),
+      handle: async (_e, ctx) =>
+        void (await ctx.waitForEvent('reply', {
+          event: 'message.sent',
+          timeout: '1h',
+          match: (e) => (e.data as { conversation_id?: number }).conversation_id,
+        })),
     });
     const other = await testHandler(byFunction, inbound, { now: MONDAY_1630, events: [reply(99)] });
     expect(other.waits[0]?.outcome).toBe('timed_out');
@@ -141,10 +174,12 @@ describe('waitForEvent', () => {
       on: ['message.received'],
       handle: async (_e, ctx) => void (await ctx.waitForEvent('reply', { event: 'conversation.closed', match: 'contact', timeout: '1h' })),
     });
-    expect(String((await testHandler(byContact, inbound)).error)).toContain('the run\'s event (message.received) has no contact id to match on');
+    expect(String((await testHandler(byContact, inbound)).error)).toContain(
+      "the run's event (message.received) has no contact id to match on",
+    );
   });
 
-  it('a schedule\'s run cannot sleep, wait or keep state, as in the worker: a HandlerConfigError saying so (dead at once)', async () => {
+  it("a schedule's run cannot sleep, wait or keep state, as in the worker: a HandlerConfigError saying so (dead at once)", async () => {
     for (const [what, use] of [
       ['ctx.sleep', (ctx) => ctx.sleep('nap', '30m')],
       ['ctx.waitForEvent', (ctx) => ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' })],
@@ -165,7 +200,10 @@ describe('cancelOn', () => {
   const sla = defineHandler({
     id: 'sla',
     on: ['message.received'],
-    cancelOn: [{ event: 'message.sent', match: 'conversation' }, { event: 'conversation.closed', match: 'conversation' }],
+    cancelOn: [
+      { event: 'message.sent', match: 'conversation' },
+      { event: 'conversation.closed', match: 'conversation' },
+    ],
     async handle(_event, ctx) {
       await ctx.sleep('sla', '1h', { businessHours: HOURS });
       after = true;
@@ -174,10 +212,24 @@ describe('cancelOn', () => {
 
   it('a matching event received before the sleep ends cancels the run: outcome cancelled, nothing after the sleep runs', async () => {
     after = false;
-    const run = await testHandler(sla, inbound, { now: MONDAY_1630, events: [{ event: reply(99), after: '1m' }, { event: closed(), after: '20m' }] });
+    const run = await testHandler(sla, inbound, {
+      now: MONDAY_1630,
+      events: [
+        { event: reply(99), after: '1m' },
+        { event: closed(), after: '20m' },
+      ],
+    });
     expect(run.outcome).toBe('cancelled');
     expect(after).toBe(false);
-    expect(run.waits).toMatchObject([{ name: 'sla', kind: 'sleep', due: '2025-03-04T08:30:00.000Z', outcome: 'cancelled', event: { name: 'conversation.closed', data: { id: 38 } } }]);
+    expect(run.waits).toMatchObject([
+      {
+        name: 'sla',
+        kind: 'sleep',
+        due: '2025-03-04T08:30:00.000Z',
+        outcome: 'cancelled',
+        event: { name: 'conversation.closed', data: { id: 38 } },
+      },
+    ]);
     expect(run.error).toBeUndefined();
   });
 
@@ -198,10 +250,20 @@ describe('cancelOn', () => {
         await ctx.waitForEvent('reply', { event: 'message.sent', match: 'conversation', timeout: '1h' });
       },
     });
-    const cancelled = await testHandler(waiting, inbound, { events: [{ event: closed(), after: '1m' }, { event: reply(), after: '2m' }] });
+    const cancelled = await testHandler(waiting, inbound, {
+      events: [
+        { event: closed(), after: '1m' },
+        { event: reply(), after: '2m' },
+      ],
+    });
     expect(cancelled.outcome).toBe('cancelled');
     expect(cancelled.waits[0]?.outcome).toBe('cancelled');
-    const matched = await testHandler(waiting, inbound, { events: [{ event: reply(), after: '1m' }, { event: closed(), after: '2m' }] });
+    const matched = await testHandler(waiting, inbound, {
+      events: [
+        { event: reply(), after: '1m' },
+        { event: closed(), after: '2m' },
+      ],
+    });
     expect(matched.outcome).toBe('completed');
     expect(matched.waits[0]?.outcome).toBe('matched');
   });
@@ -240,7 +302,10 @@ describe('ctx.state', () => {
   it('is seeded by `state`, kept in memory, expires after its ttl on the virtual clock, and is reported after the run', async () => {
     const run = await testHandler(counter, inbound, { state: { count: 2 } });
     expect(run.outcome, run.reason).toBe('completed');
-    expect(run.steps.map((s) => [s.name, s.result])).toEqual([['before', { count: 2 }], ['expired', null]]);
+    expect(run.steps.map((s) => [s.name, s.result])).toEqual([
+      ['before', { count: 2 }],
+      ['expired', null],
+    ]);
     expect(run.state).toEqual({ count: 100 });
     expect((await testHandler(counter, inbound)).steps[0]?.result).toBeNull();
   });
@@ -251,7 +316,9 @@ describe('ctx.state', () => {
     expect(run.outcome).toBe('dead');
     expect(run.error).toBeInstanceOf(HandlerConfigError);
     expect(String(run.error)).toContain('handler "stateless" uses ctx.state but has neither "orderBy" nor "state: { key }"');
-    await expect(testHandler(stateless, inbound, { state: 1 })).rejects.toThrow(/testHandler: state is given, but handler "stateless" has no ctx.state/);
+    await expect(testHandler(stateless, inbound, { state: 1 })).rejects.toThrow(
+      /testHandler: state is given, but handler "stateless" has no ctx.state/,
+    );
     expect(run.state).toBeNull();
   });
 });
@@ -259,9 +326,15 @@ describe('ctx.state', () => {
 describe('events option', () => {
   it('each entry is an event, { event, at } or { event, after }; anything else is a TypeError', async () => {
     const h = defineHandler({ id: 'h', on: ['message.received'], handle() {} });
-    await expect(testHandler(h, inbound, { events: ['message.sent'] as never })).rejects.toThrow('testHandler: events[0] must be an event (createEvent) or { event, at?, after? }');
-    await expect(testHandler(h, inbound, { events: [{ event: reply(), at: 'soon' }] })).rejects.toThrow('testHandler: events[0].at must be a Date, an ISO time or ms');
-    await expect(testHandler(h, inbound, { events: [{ event: reply(), at: 0, after: '1m' } as never] })).rejects.toThrow('gives both at and after');
+    await expect(testHandler(h, inbound, { events: ['message.sent'] as never })).rejects.toThrow(
+      'testHandler: events[0] must be an event (createEvent) or { event, at?, after? }',
+    );
+    await expect(testHandler(h, inbound, { events: [{ event: reply(), at: 'soon' }] })).rejects.toThrow(
+      'testHandler: events[0].at must be a Date, an ISO time or ms',
+    );
+    await expect(testHandler(h, inbound, { events: [{ event: reply(), at: 0, after: '1m' } as never] })).rejects.toThrow(
+      'gives both at and after',
+    );
     expect((await testHandler(h, inbound, { events: [reply()] })).waits).toEqual([]);
   });
 });
@@ -273,19 +346,23 @@ describe('a keyed match: { on, where } (the key first, then the function)', () =
     on: ['message.received'],
     cancelOn: [{ event: 'conversation.closed', match: { on: 'conversation', where: (e) => e.data.subject === 'spam' } }],
     async handle(_event, ctx) {
-      const got = await ctx.waitForEvent('done', { event: 'message.sent', match: { on: 'conversation', where: (e) => e.data.body === 'done' }, timeout: '1h' });
+      const got = await ctx.waitForEvent('done', {
+        event: 'message.sent',
+        match: { on: 'conversation', where: (e) => e.data.body === 'done' },
+        timeout: '1h',
+      });
       ctx.log.info({ got: got?.data.body ?? null }, 'waited');
     },
   });
 
-  it('takes the first event of its own conversation that where accepts, never another conversation\'s', async () => {
+  it("takes the first event of its own conversation that where accepts, never another conversation's", async () => {
     const run = await testHandler(waiter, inbound, { events: [sent(88, 'done'), sent(38, 'not yet'), sent(38, 'done')] });
     expect(run.outcome).toBe('completed');
     expect(run.waits.map((w) => [w.name, w.outcome])).toEqual([['done', 'matched']]);
     expect(run.waits[0]?.event?.data).toMatchObject({ conversation_id: 38, body: 'done' });
   });
 
-  it('in cancelOn: only its conversation\'s events where accepts cancel the run', async () => {
+  it("in cancelOn: only its conversation's events where accepts cancel the run", async () => {
     const spam = (conversation: number) => createEvent('conversation.closed', { data: { id: conversation, subject: 'spam' } });
     expect((await testHandler(waiter, inbound, { events: [spam(88), closed(38)] })).outcome).toBe('completed');
     expect((await testHandler(waiter, inbound, { events: [spam(38)] })).outcome).toBe('cancelled');
@@ -301,6 +378,8 @@ describe('a keyed match: { on, where } (the key first, then the function)', () =
     });
     const run = await testHandler(bad, inbound);
     expect(run.outcome).toBe('dead');
-    expect(run.reason).toBe(`HandlerConfigError: ctx.waitForEvent("done") in handler "bad-where": "match" has an unknown option "wher"; did you mean "where"? (expected on and where)`);
+    expect(run.reason).toBe(
+      `HandlerConfigError: ctx.waitForEvent("done") in handler "bad-where": "match" has an unknown option "wher"; did you mean "where"? (expected on and where)`,
+    );
   });
 });

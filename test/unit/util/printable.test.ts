@@ -27,7 +27,18 @@ describe('printable', () => {
 
 describe('the CLI printers escape data', () => {
   it('waits', () => {
-    const run = { scope: 's', name: 'reply\u001b[31m', handler: 'sla\u0007', deliveryKey: 'evt_\u001b[2J', kind: 'wait-for-event' as const, dueAt: 2_000, event: 'message.sent', key: 'conversation:\n1', queue: 'handlers', jobId: 'j' };
+    const run = {
+      scope: 's',
+      name: 'reply\u001b[31m',
+      handler: 'sla\u0007',
+      deliveryKey: 'evt_\u001b[2J',
+      kind: 'wait-for-event' as const,
+      dueAt: 2_000,
+      event: 'message.sent',
+      key: 'conversation:\n1',
+      queue: 'handlers',
+      jobId: 'j',
+    };
     const text = formatWaits(selectWaits([run], 1_000, {}), 1);
     expect(text).not.toMatch(CONTROLS);
     expect(text).toContain('evt_\\u001b[2J');
@@ -36,9 +47,25 @@ describe('the CLI printers escape data', () => {
 
   it('replay lines', () => {
     let out = '';
-    const sink = new Writable({ write(c, _e, cb) { out += String(c); cb(); } });
-    lineReporter(sink).outcome({ source: 'fixtures/\u001b[1mx.json', bytes: Buffer.from(''), headers: {}, receivedAt: undefined },
-      { kind: 'failed', key: 'evt_\u001b[31m', event: 'lead.won', status: 401, detail: 'bad\u001b[0m\nsecond line', lines: ['  ✗ notes dead after 3 ms: \u001b[2Jgone'] }, 1, 1);
+    const sink = new Writable({
+      write(c, _e, cb) {
+        out += String(c);
+        cb();
+      },
+    });
+    lineReporter(sink).outcome(
+      { source: 'fixtures/\u001b[1mx.json', bytes: Buffer.from(''), headers: {}, receivedAt: undefined },
+      {
+        kind: 'failed',
+        key: 'evt_\u001b[31m',
+        event: 'lead.won',
+        status: 401,
+        detail: 'bad\u001b[0m\nsecond line',
+        lines: ['  ✗ notes dead after 3 ms: \u001b[2Jgone'],
+      },
+      1,
+      1,
+    );
     expect(ESC_OR_BEL(out)).toBe(false);
     expect(out).toContain('evt_\\u001b[31m');
     expect(out).toContain('fixtures/\\u001b[1mx.json');
@@ -46,15 +73,47 @@ describe('the CLI printers escape data', () => {
     expect(out).toContain('  ✗ notes dead after 3 ms: \\u001b[2Jgone');
   });
 
-  it('trace: an attempt\'s error, a call\'s path and a step\'s name', () => {
+  it("trace: an attempt's error, a call's path and a step's name", () => {
     const text = formatTrace({
-      key: 'k\u001b]0;title\u0007', receivedAt: '2026-01-01T00:00:00.000Z', queuedAt: null, bytes: null, secretIndex: null, source: 'webhook',
-      event: 'lead.won', conversation: null, contact: null, state: null, handlers: { 'h\u001b': 'dead' }, duplicates: 0, expiresInMs: null,
-      entries: [{
-        kind: 'attempt', at: Date.parse('2026-01-01T00:00:01Z'), startedAt: Date.parse('2026-01-01T00:00:00.5Z'), handler: 'h\u001b', attempt: 1, outcome: 'dead',
-        error: { class: 'Error', message: 'boom \u001b[31m\nline two' }, steps: [{ name: 'st\u001b', source: 'run' }],
-        calls: [{ method: 'GET', path: '/x\u001b', idempotencyKey: null, status: 500, ms: 1, waitMs: 0, try: 1, replayed: false, op: 'get', error: 'e\u001b' }],
-      }],
+      key: 'k\u001b]0;title\u0007',
+      receivedAt: '2026-01-01T00:00:00.000Z',
+      queuedAt: null,
+      bytes: null,
+      secretIndex: null,
+      source: 'webhook',
+      event: 'lead.won',
+      conversation: null,
+      contact: null,
+      state: null,
+      handlers: { 'h\u001b': 'dead' },
+      duplicates: 0,
+      expiresInMs: null,
+      entries: [
+        {
+          kind: 'attempt',
+          at: Date.parse('2026-01-01T00:00:01Z'),
+          startedAt: Date.parse('2026-01-01T00:00:00.5Z'),
+          handler: 'h\u001b',
+          attempt: 1,
+          outcome: 'dead',
+          error: { class: 'Error', message: 'boom \u001b[31m\nline two' },
+          steps: [{ name: 'st\u001b', source: 'run' }],
+          calls: [
+            {
+              method: 'GET',
+              path: '/x\u001b',
+              idempotencyKey: null,
+              status: 500,
+              ms: 1,
+              waitMs: 0,
+              try: 1,
+              replayed: false,
+              op: 'get',
+              error: 'e\u001b',
+            },
+          ],
+        },
+      ],
     });
     expect(ESC_OR_BEL(text)).toBe(false);
     expect(text).toContain('k\\u001b]0;title\\u0007');
@@ -64,11 +123,16 @@ describe('the CLI printers escape data', () => {
   it('reconcile: the example ids taken from the API', () => {
     const counts = { found: 1, received: 0, enqueued: 1, pending: 0 };
     const text = formatReport({
-      since: '2026-01-01T00:00:00.000Z', until: '2026-01-01T01:00:00.000Z', dryRun: true, apiCalls: 1, durationMs: 5,
-      events: { 'conversation.closed': { ...counts, examples: ['conversation.closed:12\u001b[2J'] } }, totals: counts, untracked: [],
+      since: '2026-01-01T00:00:00.000Z',
+      until: '2026-01-01T01:00:00.000Z',
+      dryRun: true,
+      apiCalls: 1,
+      durationMs: 5,
+      events: { 'conversation.closed': { ...counts, examples: ['conversation.closed:12\u001b[2J'] } },
+      totals: counts,
+      untracked: [],
     });
     expect(ESC_OR_BEL(text)).toBe(false);
     expect(text).toContain('conversation.closed:12\\u001b[2J');
   });
 });
-

@@ -6,11 +6,35 @@ import type { QueuedJob } from '../../../src/queue/order.js';
 import { dispatch, type FanOutPorts } from '../../../src/worker/dispatcher.js';
 import { eventBody } from '../../support/events.js';
 
-const handler = defineHandler({ id: 'note', on: ['message.received', 'conversation.opened', 'conversation.assigned'], priority: 'high', handle: async () => {} });
-const message = { id: 9, conversation_id: 2, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: '2025-03-04T10:00:00Z' };
+const handler = defineHandler({
+  id: 'note',
+  on: ['message.received', 'conversation.opened', 'conversation.assigned'],
+  priority: 'high',
+  handle: async () => {},
+});
+const message = {
+  id: 9,
+  conversation_id: 2,
+  type: 'message',
+  direction: 'inbound',
+  sender_type: 'contact',
+  user_id: null,
+  body: 'hi',
+  content_type: 'text',
+  status: null,
+  created_at: '2025-03-04T10:00:00Z',
+};
 
 function delivery(key: string, event: string, data: unknown, source?: 'reconcile'): StoredDelivery {
-  return { key, name: event, receivedAt: '2025-03-04T10:00:01Z', secretIndex: 0, headers: {}, body: eventBody(event, data as object, { id: key, createdMs: Date.parse('2025-03-04T10:00:00Z') }), ...(source ? { source } : {}) };
+  return {
+    key,
+    name: event,
+    receivedAt: '2025-03-04T10:00:01Z',
+    secretIndex: 0,
+    headers: {},
+    body: eventBody(event, data as object, { id: key, createdMs: Date.parse('2025-03-04T10:00:00Z') }),
+    ...(source ? { source } : {}),
+  };
 }
 
 /** Ports that keep added jobs and change claims in memory. */
@@ -18,9 +42,12 @@ function ports(): FanOutPorts & { jobs: QueuedJob[]; claims: Map<string, string>
   const jobs: QueuedJob[] = [];
   const claims = new Map<string, string>();
   return {
-    jobs, claims,
+    jobs,
+    claims,
     flow: {
-      addJobs: async (js) => { jobs.push(...js); },
+      addJobs: async (js) => {
+        jobs.push(...js);
+      },
       enqueue: async () => 'add',
       fold: async () => ({ kind: 'folded' as const, jobId: '', delayMs: 0 }),
     },
@@ -57,7 +84,17 @@ describe('dispatch: change-level dedupe', () => {
 
   it('an event without a change key is dispatched without a claim', async () => {
     const p = ports();
-    const conv = { id: 2, contact_id: 1, channel: { id: 1, name: 'WA', type: 'whatsapp' }, status: 'open', subject: null, assignee: null, last_message_at: '2025-03-04T10:00:00Z', closed_at: null, created_at: '2025-03-04T09:00:00Z' };
+    const conv = {
+      id: 2,
+      contact_id: 1,
+      channel: { id: 1, name: 'WA', type: 'whatsapp' },
+      status: 'open',
+      subject: null,
+      assignee: null,
+      last_message_at: '2025-03-04T10:00:00Z',
+      closed_at: null,
+      created_at: '2025-03-04T09:00:00Z',
+    };
     // An assignment to nobody (assignee null) names no change: nothing to claim.
     await dispatch(delivery('evt_a', 'conversation.assigned', conv), [handler], p);
     await dispatch(delivery('evt_b', 'conversation.assigned', conv), [handler], p);

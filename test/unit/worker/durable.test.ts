@@ -7,12 +7,30 @@ import { HandlerConfigError } from '../../../src/handler/errors.js';
 import { decodeReached } from '../../../src/queue/waits/reached.js';
 
 const data: HandlerJobData = {
-  key: 'evt_1', handlerId: 'h', receivedAt: '2026-11-27T16:30:00.000Z',
+  key: 'evt_1',
+  handlerId: 'h',
+  receivedAt: '2026-11-27T16:30:00.000Z',
   event: { id: 'evt_1', name: 'message.received', createdAt: '2026-11-27T16:30:00.000Z', data: { conversation_id: 42 } },
 };
-const unused = new Proxy({}, { get: () => { throw new Error('not used by sleeps'); } });
-const deps = (now: number): DurableDeps => ({ records: unused as DurableDeps['records'], waits: unused as DurableDeps['waits'], state: unused as DurableDeps['state'], keepMs: 1000, now: () => now });
-const handler = (state: { key: 'conversation'; ttlMs: number } | null = null) => ({ id: 'h', workflow: { cancelOn: [], state, waitsFor: [] } });
+const unused = new Proxy(
+  {},
+  {
+    get: () => {
+      throw new Error('not used by sleeps');
+    },
+  },
+);
+const deps = (now: number): DurableDeps => ({
+  records: unused as DurableDeps['records'],
+  waits: unused as DurableDeps['waits'],
+  state: unused as DurableDeps['state'],
+  keepMs: 1000,
+  now: () => now,
+});
+const handler = (state: { key: 'conversation'; ttlMs: number } | null = null) => ({
+  id: 'h',
+  workflow: { cancelOn: [], state, waitsFor: [] },
+});
 
 async function parked(p: Promise<unknown>): Promise<void> {
   await expect(p).rejects.toBeInstanceOf(ParkSignal);
@@ -24,7 +42,10 @@ describe('DurableRun (sleeps without Redis)', () => {
     const run = new DurableRun(deps(now), handler(), data, 'handlers|j', new Map(), undefined);
     await parked(run.sleep('followup', '1h', { businessHours: parseBusinessHours('Mon-Fri 09:00-17:00 Europe/Berlin') }));
     expect(new Date(run.parked?.dueAt ?? 0).toISOString()).toBe('2026-11-30T08:30:00.000Z');
-    expect(decodeReached(run.fresh.get('t:followup') ?? '', run.scope, 'followup')).toEqual({ k: 'sleep', due: Date.parse('2026-11-30T08:30:00Z') });
+    expect(decodeReached(run.fresh.get('t:followup') ?? '', run.scope, 'followup')).toEqual({
+      k: 'sleep',
+      due: Date.parse('2026-11-30T08:30:00Z'),
+    });
   });
 
   it('a replay parks until the due time fixed at the first reach, and returns once it passed', async () => {
@@ -56,7 +77,14 @@ describe('DurableRun (sleeps without Redis)', () => {
     await expect(run.stateGet()).rejects.toBeInstanceOf(HandlerConfigError);
     await expect(run.stateGet()).rejects.toThrow(/handler "h"/);
     run.memo.set('sy_k', { json: { data: { id: 1 } }, status: 201, requestId: 'r1' });
-    const replay = new DurableRun(deps(0), handler({ key: 'conversation', ttlMs: DEFAULT_STATE_TTL_MS }), data, 'handlers|j', new Map(run.fresh), undefined);
+    const replay = new DurableRun(
+      deps(0),
+      handler({ key: 'conversation', ttlMs: DEFAULT_STATE_TTL_MS }),
+      data,
+      'handlers|j',
+      new Map(run.fresh),
+      undefined,
+    );
     expect(replay.memo.get('sy_k')).toEqual({ json: { data: { id: 1 } }, status: 201, requestId: 'r1' });
     expect(replay.memo.get('sy_other')).toBeUndefined();
   });
@@ -67,10 +95,18 @@ describe('DurableRun (sleeps without Redis)', () => {
     await parked(first.sleep('nap', '10m', undefined));
     const record = new Map(first.fresh);
     expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map(), undefined).parkedIn()).toBeNull();
-    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', record, undefined).parkedIn()).toEqual({ name: 'nap', kind: 'sleep', dueAt: t0 + 600_000 });
+    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', record, undefined).parkedIn()).toEqual({
+      name: 'nap',
+      kind: 'sleep',
+      dueAt: t0 + 600_000,
+    });
     const held = new DurableRun(deps(t0), handler(), data, 'handlers|j', record, undefined);
     held.holding('nap', t0 + 600_100);
-    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map([...record, ...held.fresh]), undefined).parkedIn()).toMatchObject({ heldSince: t0 + 600_100 });
-    expect(new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map([...record, ['o:nap', '{"r":"due"}']]), undefined).parkedIn()).toBeNull();
+    expect(
+      new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map([...record, ...held.fresh]), undefined).parkedIn(),
+    ).toMatchObject({ heldSince: t0 + 600_100 });
+    expect(
+      new DurableRun(deps(t0), handler(), data, 'handlers|j', new Map([...record, ['o:nap', '{"r":"due"}']]), undefined).parkedIn(),
+    ).toBeNull();
   });
 });

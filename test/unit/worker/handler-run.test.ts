@@ -10,18 +10,32 @@ import { MemoryStepStore } from '../../../src/worker/steps.js';
 import { memoryLogger } from '../../support/service.js';
 
 const job: HandlerJobData = {
-  key: 'evt_run_1', handlerId: 'h', receivedAt: '2026-01-01T00:00:00Z',
-  event: { id: 'evt_run_1', name: 'lead.won', createdAt: null, data: { id: 1, contact_id: 2, name: 'n', value: null, source: null, outcome: 'won' } },
+  key: 'evt_run_1',
+  handlerId: 'h',
+  receivedAt: '2026-01-01T00:00:00Z',
+  event: {
+    id: 'evt_run_1',
+    name: 'lead.won',
+    createdAt: null,
+    data: { id: 1, contact_id: 2, name: 'n', value: null, source: null, outcome: 'won' },
+  },
 };
 
-function run(handler: Handler, opts: { signal?: AbortSignal | null; steps?: MemoryStepStore; settings?: Record<string, unknown>; api?: boolean } = {}) {
+function run(
+  handler: Handler,
+  opts: { signal?: AbortSignal | null; steps?: MemoryStepStore; settings?: Record<string, unknown>; api?: boolean } = {},
+) {
   const { log, lines } = memoryLogger();
   const api = opts.api
     ? () => createApiClient({ baseUrl: 'http://127.0.0.1:1/api/v1', token: 't', fetch: async () => new Response('{}') })
     : undefined;
   const outcome = runHandler(handler, job, {
-    api, steps: opts.steps ?? new MemoryStepStore(), log, settings: opts.settings ?? {},
-    signal: opts.signal === null ? undefined : opts.signal ?? new AbortController().signal, delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1, source: 'webhook' },
+    api,
+    steps: opts.steps ?? new MemoryStepStore(),
+    log,
+    settings: opts.settings ?? {},
+    signal: opts.signal === null ? undefined : (opts.signal ?? new AbortController().signal),
+    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1, source: 'webhook' },
   });
   return { outcome, lines };
 }
@@ -30,7 +44,9 @@ describe('timeout', () => {
   test('a run past its timeout fails as retryable with HandlerTimeoutError, and its ctx.signal fires', async () => {
     let seen: AbortSignal | undefined;
     const slow = defineHandler({
-      id: 'slow', on: ['lead.won'], timeout: 50,
+      id: 'slow',
+      on: ['lead.won'],
+      timeout: 50,
       handle: (_e, ctx) => {
         seen = ctx.signal;
         return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
@@ -44,7 +60,10 @@ describe('timeout', () => {
     if (result.ok) return;
     expect(result.error).toBeInstanceOf(HandlerTimeoutError);
     expect(result.error).toMatchObject({ code: 'handler_timeout', handlerId: 'slow', timeoutMs: 50 });
-    expect(result.verdict).toEqual({ kind: 'retry', reason: 'HandlerTimeoutError: handler "slow" did not finish within its timeout of 50ms' });
+    expect(result.verdict).toEqual({
+      kind: 'retry',
+      reason: 'HandlerTimeoutError: handler "slow" did not finish within its timeout of 50ms',
+    });
     expect(seen?.aborted).toBe(true);
     expect(seen?.reason).toBe(result.error);
     expect(lines.join('')).toContain('"outcome":"retry"');
@@ -52,7 +71,9 @@ describe('timeout', () => {
 
   test('a run that ignores its signal still fails at the timeout; how it ends later is logged, not an unhandled rejection', async () => {
     const stubborn = defineHandler({
-      id: 'stubborn', on: ['lead.won'], timeout: 30,
+      id: 'stubborn',
+      on: ['lead.won'],
+      timeout: 30,
       handle: () => new Promise<void>((_, reject) => setTimeout(() => reject(new Error('late failure')), 80)),
     });
     const { outcome, lines } = run(stubborn);
@@ -63,7 +84,13 @@ describe('timeout', () => {
 
   test('without a worker signal: ctx.signal is one signal per run, made when read, never aborted; with a timeout it still fires', async () => {
     const seen: AbortSignal[] = [];
-    const reads = defineHandler({ id: 'reads', on: ['lead.won'], handle: async (_e, ctx) => { seen.push(ctx.signal, ctx.signal); } });
+    const reads = defineHandler({
+      id: 'reads',
+      on: ['lead.won'],
+      handle: async (_e, ctx) => {
+        seen.push(ctx.signal, ctx.signal);
+      },
+    });
     expect((await run(reads, { signal: null }).outcome).ok).toBe(true);
     expect((await run(reads, { signal: null }).outcome).ok).toBe(true);
     expect(seen[0]).toBeInstanceOf(AbortSignal);
@@ -72,8 +99,14 @@ describe('timeout', () => {
     expect(seen.some((sg) => sg.aborted)).toBe(false);
     let fired: AbortSignal | undefined;
     const slow = defineHandler({
-      id: 'slow', on: ['lead.won'], timeout: 30,
-      handle: (_e, ctx) => new Promise<void>((resolve) => { fired = ctx.signal; ctx.signal.addEventListener('abort', () => resolve()); }),
+      id: 'slow',
+      on: ['lead.won'],
+      timeout: 30,
+      handle: (_e, ctx) =>
+        new Promise<void>((resolve) => {
+          fired = ctx.signal;
+          ctx.signal.addEventListener('abort', () => resolve());
+        }),
     });
     const out = await run(slow, { signal: null }).outcome;
     expect(out.ok).toBe(false);
@@ -86,8 +119,16 @@ describe('timeout', () => {
     const stop = new AbortController();
     let aborted = false;
     const waits = defineHandler({
-      id: 'waits', on: ['lead.won'], timeout: '5s',
-      handle: (_e, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => { aborted = true; resolve(); })),
+      id: 'waits',
+      on: ['lead.won'],
+      timeout: '5s',
+      handle: (_e, ctx) =>
+        new Promise<void>((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          }),
+        ),
     });
     const pending = run(waits, { signal: stop.signal }).outcome;
     stop.abort();
@@ -100,14 +141,27 @@ describe('timeout', () => {
     let listeners = 0;
     const add = stop.signal.addEventListener.bind(stop.signal);
     const remove = stop.signal.removeEventListener.bind(stop.signal);
-    stop.signal.addEventListener = ((...a: Parameters<typeof add>) => { listeners++; add(...a); });
-    stop.signal.removeEventListener = ((...a: Parameters<typeof remove>) => { listeners--; remove(...a); });
+    stop.signal.addEventListener = (...a: Parameters<typeof add>) => {
+      listeners++;
+      add(...a);
+    };
+    stop.signal.removeEventListener = (...a: Parameters<typeof remove>) => {
+      listeners--;
+      remove(...a);
+    };
     const quick = defineHandler({ id: 'quick', on: ['lead.won'], timeout: '5s', handle: async () => {} });
     for (let i = 0; i < 3; i++) expect((await run(quick, { signal: stop.signal }).outcome).ok).toBe(true);
     expect(listeners).toBe(0);
     stop.abort(new Error('worker closing'));
     let seen: unknown;
-    const late = defineHandler({ id: 'late', on: ['lead.won'], timeout: '5s', handle: async (_e, ctx) => { seen = ctx.signal.aborted && ctx.signal.reason; } });
+    const late = defineHandler({
+      id: 'late',
+      on: ['lead.won'],
+      timeout: '5s',
+      handle: async (_e, ctx) => {
+        seen = ctx.signal.aborted && ctx.signal.reason;
+      },
+    });
     expect((await run(late, { signal: stop.signal }).outcome).ok).toBe(true);
     expect(String(seen)).toBe('Error: worker closing');
   });
@@ -128,7 +182,8 @@ describe('ctx.step returns what JSON gives back, on the first run too', () => {
   test('a Date comes back as its ISO string, undefined properties go', async () => {
     const results: unknown[] = [];
     const h = defineHandler({
-      id: 'steps', on: ['lead.won'],
+      id: 'steps',
+      on: ['lead.won'],
       async handle(_e, ctx) {
         results.push(await ctx.step('when', async () => ({ at: new Date('2026-02-03T04:05:06Z'), gone: undefined, n: 1 })));
       },
@@ -136,7 +191,10 @@ describe('ctx.step returns what JSON gives back, on the first run too', () => {
     const steps = new MemoryStepStore();
     expect((await run(h, { steps }).outcome).ok).toBe(true);
     expect((await run(h, { steps }).outcome).ok).toBe(true); // a retry: the stored result
-    expect(results).toEqual([{ at: '2026-02-03T04:05:06.000Z', n: 1 }, { at: '2026-02-03T04:05:06.000Z', n: 1 }]);
+    expect(results).toEqual([
+      { at: '2026-02-03T04:05:06.000Z', n: 1 },
+      { at: '2026-02-03T04:05:06.000Z', n: 1 },
+    ]);
     expect(Object.keys(results[0] as object)).toEqual(['at', 'n']);
   });
 });
@@ -145,9 +203,16 @@ describe('the context', () => {
   test('carries the parsed settings and no env; its client has no rate limiter', async () => {
     let seen: Record<string, unknown> = {};
     const h = defineHandler({
-      id: 'ctx', on: ['lead.won'], settings: z.object({ N: z.coerce.number() }),
+      id: 'ctx',
+      on: ['lead.won'],
+      settings: z.object({ N: z.coerce.number() }),
       handle(_e, ctx) {
-        seen = { settings: ctx.settings, hasEnv: 'env' in ctx, api: Object.keys(ctx.api), limiter: (ctx.api as Record<string, unknown>)['rateLimiter'] };
+        seen = {
+          settings: ctx.settings,
+          hasEnv: 'env' in ctx,
+          api: Object.keys(ctx.api),
+          limiter: (ctx.api as Record<string, unknown>)['rateLimiter'],
+        };
       },
     });
     expect((await run(h, { settings: { N: 4 }, api: true }).outcome).ok).toBe(true);

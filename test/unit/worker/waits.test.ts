@@ -14,7 +14,7 @@ describe('eventMatchKeys with a keyed where in cancelOn', () => {
   });
   const own = createEvent('message.received', { data: { conversation_id: 38 } });
 
-  it('gives the entry\'s key for an event where takes, the same the run registers its cancelOn under', () => {
+  it("gives the entry's key for an event where takes, the same the run registers its cancelOn under", () => {
     const registered = ownMatchKey(h.workflow.cancelOn[0]!.match, own, 'sla:0');
     expect(registered).toBe('w:sla:0:conversation:38');
     expect(eventMatchKeys(createEvent('conversation.closed', { data: { id: 38, subject: 'spam' } }), [h])).toContain(registered);
@@ -23,7 +23,22 @@ describe('eventMatchKeys with a keyed where in cancelOn', () => {
   it('gives no such key for an event where refuses, nor for one that throws', () => {
     const keys = eventMatchKeys(createEvent('conversation.closed', { data: { id: 38, subject: 'solved' } }), [h]);
     expect(keys.some((k) => k.startsWith('w:'))).toBe(false);
-    const throws = defineHandler({ id: 'thrower', on: ['message.received'], handle() {}, cancelOn: [{ event: 'conversation.closed', match: { on: 'conversation', where: () => { throw new Error('x'); } } }] });
+    const throws = defineHandler({
+      id: 'thrower',
+      on: ['message.received'],
+      handle() {},
+      cancelOn: [
+        {
+          event: 'conversation.closed',
+          match: {
+            on: 'conversation',
+            where: () => {
+              throw new Error('x');
+            },
+          },
+        },
+      ],
+    });
     expect(eventMatchKeys(createEvent('conversation.closed', { data: { id: 38 } }), [throws]).some((k) => k.startsWith('w:'))).toBe(false);
   });
 });

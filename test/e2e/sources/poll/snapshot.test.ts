@@ -32,12 +32,18 @@ describe('reconcile from the snapshot (built CLI): the four moves without a time
   let receiver: string;
   const prefix = uniquePrefix('e2e-snap');
   const env = () => ({
-    REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, WORKSPACE_API_URL: api.baseUrl, WORKSPACE_API_TOKEN: T.full, WORKSPACE_API_BURST: '100',
+    REDIS_URL: testRedisUrl(),
+    QUEUE_PREFIX: prefix,
+    WORKSPACE_API_URL: api.baseUrl,
+    WORKSPACE_API_TOKEN: T.full,
+    WORKSPACE_API_BURST: '100',
   });
   const call = async (method: string, path: string, body?: unknown): Promise<Json> => {
     const hook = path.startsWith('/_sandbox');
     const r = await fetch(`${hook ? api.url : api.baseUrl}${path}`, {
-      method, headers: { authorization: `Bearer ${T.full}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      method,
+      headers: { authorization: `Bearer ${T.full}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await r.text();
     if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${text}`);
@@ -47,12 +53,18 @@ describe('reconcile from the snapshot (built CLI): the four moves without a time
     const p = runCli(['reconcile', '--since', since, '--json'], env());
     const code = await p.exited;
     expect(code, p.output()).toBe(0);
-    return JSON.parse(p.output().trim().split('\n').at(-1) as string) as { totals: Json; events: Record<string, Json>; untracked: string[] };
+    return JSON.parse(p.output().trim().split('\n').at(-1) as string) as {
+      totals: Json;
+      events: Record<string, Json>;
+      untracked: string[];
+    };
   };
   /** Titles of the tasks the handler created (fresh writes only, not Idempotency-Key replays). */
   const tasks = async (): Promise<string[]> => {
     const log = (await call('GET', '/_sandbox/requests')) as unknown as LoggedRequest[];
-    return log.filter((r) => r.method === 'POST' && r.path === '/tasks' && r.status === 201 && !r.replay).map((r) => String((r.body as Json)['title']));
+    return log
+      .filter((r) => r.method === 'POST' && r.path === '/tasks' && r.status === 201 && !r.replay)
+      .map((r) => String((r.body as Json)['title']));
   };
   const count = (all: string[], title: string) => all.filter((t) => t === title).length;
 
@@ -62,7 +74,15 @@ describe('reconcile from the snapshot (built CLI): the four moves without a time
     const port = await freePort();
     receiver = `http://127.0.0.1:${port}/webhooks`;
     sandbox.emitter.configure(receiver, SECRET);
-    start = runCli(['start'], { ...env(), WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', HANDLERS_DIR: HANDLERS, LOG_LEVEL: 'info', SNAPSHOT_EVERY: '1s' });
+    start = runCli(['start'], {
+      ...env(),
+      WEBHOOK_SECRETS: SECRET,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      HANDLERS_DIR: HANDLERS,
+      LOG_LEVEL: 'info',
+      SNAPSHOT_EVERY: '1s',
+    });
     await start.waitFor(/worker started/, 30_000);
     for (const kind of ['conversations', 'leads', 'contacts']) await start.waitFor(new RegExp(`snapshot: ${kind} baseline taken`), 30_000);
   }, 90_000);
@@ -72,14 +92,24 @@ describe('reconcile from the snapshot (built CLI): the four moves without a time
   });
 
   it('lost moves are found from the snapshot and run once; again, late deliveries: nothing; a real move back runs', async () => {
-    const ws = ((await call('GET', '/_sandbox/workspaces')) as unknown as { teammates: { id: number; active: boolean }[]; lifecycle_stages: { id: number; name: string }[] }[])[0]!;
+    const ws = (
+      (await call('GET', '/_sandbox/workspaces')) as unknown as {
+        teammates: { id: number; active: boolean }[];
+        lifecycle_stages: { id: number; name: string }[];
+      }[]
+    )[0]!;
     const [olivia, sam] = ws.teammates.filter((t) => t.active);
     const threads = (await call('GET', '/conversations?per_page=100')) as unknown as { id: number; status: string }[];
     const open = threads.find((c) => c.status === 'open')!;
     const closed = threads.find((c) => c.status === 'closed')!;
     const lead = ((await call('GET', '/leads?outcome=open')) as unknown as { id: number; created_at: string }[])[0]!;
     expect(Date.parse(lead.created_at)).toBeLessThan(Date.now() - 86_400_000);
-    const carol = ((await call('GET', '/contacts?include=lifecycle&per_page=100')) as unknown as { id: number; lifecycle: { id: number; name: string } | null }[]).find((c) => c.lifecycle !== null)!;
+    const carol = (
+      (await call('GET', '/contacts?include=lifecycle&per_page=100')) as unknown as {
+        id: number;
+        lifecycle: { id: number; name: string } | null;
+      }[]
+    ).find((c) => c.lifecycle !== null)!;
     const target = ws.lifecycle_stages.find((s) => s.id !== carol.lifecycle?.id)!;
 
     // Before the outage, delivered: assigned to Olivia, then to Sam; each runs the handler once, and the snapshot sees each.
@@ -101,7 +131,10 @@ describe('reconcile from the snapshot (built CLI): the four moves without a time
     await call('PATCH', `/conversations/${closed.id}`, { status: 'open' });
     await call('PUT', `/contacts/${carol.id}/lifecycle`, { stage: target.name });
     await call('POST', `/_sandbox/leads/${lead.id}/outcome`, { outcome: 'won' });
-    await waitFor(() => { const d = sandbox.emitter.deliveries().slice(before); return d.length === 4 && d.every((x) => x.state === 'failed'); }, 30_000);
+    await waitFor(() => {
+      const d = sandbox.emitter.deliveries().slice(before);
+      return d.length === 4 && d.every((x) => x.state === 'failed');
+    }, 30_000);
     sandbox.emitter.configure(receiver, SECRET);
 
     const expected = [`opened ${closed.id}`, `stage ${carol.id} ${carol.lifecycle!.name} > ${target.name}`, `won ${lead.id}`];
@@ -115,21 +148,39 @@ describe('reconcile from the snapshot (built CLI): the four moves without a time
     expect(first.totals).toMatchObject({ enqueued: 4 });
     expect(first.untracked).toEqual([]);
     // Assigned back to Olivia: its key was claimed by the first assignment, before the snapshot saw Sam; a new change, it runs.
-    await waitFor(async () => { const all = await tasks(); return expected.every((t) => count(all, t) === 1) && count(all, toOlivia) === 2; }, 30_000);
+    await waitFor(async () => {
+      const all = await tasks();
+      return expected.every((t) => count(all, t) === 1) && count(all, toOlivia) === 2;
+    }, 30_000);
     // The reconciled runs say where they came from.
     const log = (await call('GET', '/_sandbox/requests')) as unknown as LoggedRequest[];
-    const reconciled = log.filter((r) => r.method === 'POST' && r.path === '/tasks' && r.status === 201 && (r.body as Json)['description'] === 'source reconcile');
+    const reconciled = log.filter(
+      (r) => r.method === 'POST' && r.path === '/tasks' && r.status === 201 && (r.body as Json)['description'] === 'source reconcile',
+    );
     expect(reconciled.map((r) => (r.body as Json)['title']).sort()).toEqual([...expected, toOlivia].sort());
 
     const again = await reconcile(since);
     expect(again.totals).toMatchObject({ enqueued: 0, pending: 0 });
-    for (const e of ['conversation.assigned', 'conversation.opened', 'contact.lifecycle_changed', 'lead.won']) expect(again.events[e], e).toMatchObject({ enqueued: 0 });
+    for (const e of ['conversation.assigned', 'conversation.opened', 'contact.lifecycle_changed', 'lead.won'])
+      expect(again.events[e], e).toMatchObject({ enqueued: 0 });
 
     // The lost deliveries arrive late: stored (202), each a duplicate change at fan-out.
     const dupes = (start.output().match(/duplicate change/g) ?? []).length;
     expect(((await call('POST', '/_sandbox/events/redeliver', {})) as { queued: number }).queued).toBe(4);
-    await waitFor(() => sandbox.emitter.deliveries().slice(before).every((d) => d.state === 'delivered'), 30_000);
-    expect(sandbox.emitter.deliveries().slice(before).map((d) => d.last_status)).toEqual([202, 202, 202, 202]);
+    await waitFor(
+      () =>
+        sandbox.emitter
+          .deliveries()
+          .slice(before)
+          .every((d) => d.state === 'delivered'),
+      30_000,
+    );
+    expect(
+      sandbox.emitter
+        .deliveries()
+        .slice(before)
+        .map((d) => d.last_status),
+    ).toEqual([202, 202, 202, 202]);
     await waitFor(() => (start.output().match(/duplicate change/g) ?? []).length >= dupes + 4, 15_000);
 
     // A real move back to Sam: the key of the second assignment, delivered with another id: a new change; it runs.

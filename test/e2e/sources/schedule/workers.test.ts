@@ -7,7 +7,12 @@ import { waitFor } from '../../../support/wait.js';
 
 const HANDLERS = fileURLToPath(new URL('../../../support/handlers/schedule', import.meta.url));
 
-interface TickRun { tick: string; key: string; attempt: number; pid: number }
+interface TickRun {
+  tick: string;
+  key: string;
+  attempt: number;
+  pid: number;
+}
 
 describe('a schedule with three `switchyard work` processes', () => {
   const prefix = uniquePrefix('sched');
@@ -27,10 +32,16 @@ describe('a schedule with three `switchyard work` processes', () => {
 
   it('runs each tick exactly once across the workers', async () => {
     for (let i = 0; i < 3; i++) {
-      workers.push(runCli(['work'], {
-        REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, HANDLERS_DIR: HANDLERS, LOG_LEVEL: 'info',
-        TICK_REDIS_URL: testRedisUrl(), TICK_LIST: list,
-      }));
+      workers.push(
+        runCli(['work'], {
+          REDIS_URL: testRedisUrl(),
+          QUEUE_PREFIX: prefix,
+          HANDLERS_DIR: HANDLERS,
+          LOG_LEVEL: 'info',
+          TICK_REDIS_URL: testRedisUrl(),
+          TICK_LIST: list,
+        }),
+      );
     }
     await Promise.all(workers.map((w) => w.waitFor(/worker started/, 30_000)));
     for (const w of workers) expect(w.output()).toMatch(/schedules started/);

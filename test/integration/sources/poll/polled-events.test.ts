@@ -59,7 +59,7 @@ describe('polled sources: derived events from the sandbox listings, through the 
     expect(runs('order-created', id)[0]?.status).toBe('new');
   }, 90_000);
 
-  it('a task is task.due once when its due_at passes on the API\'s clock (the sandbox clock moved forward)', async () => {
+  it("a task is task.due once when its due_at passes on the API's clock (the sandbox clock moved forward)", async () => {
     const now = ((await (await fetch(`${p.api.url}/_sandbox/clock`)).json()) as { data: { now: string } }).data.now;
     const due = new Date(Date.parse(now) + 3_600_000).toISOString();
     const task = await sandboxCall(p, 'POST', '/tasks', { title: 'Call back', due_at: due });
@@ -68,7 +68,11 @@ describe('polled sources: derived events from the sandbox listings, through the 
     await polls('/tasks', 2);
     expect(runs('task-due', id)).toHaveLength(0);
 
-    const moved = await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: '2h' }) });
+    const moved = await fetch(`${p.api.url}/_sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance: '2h' }),
+    });
     expect(moved.status).toBe(200);
     await waitFor(() => runs('task-due', id).length === 1, 20_000, 50);
     await polls('/tasks', 3);
@@ -82,7 +86,11 @@ describe('polled sources: derived events from the sandbox listings, through the 
     expect(await p.redis.hget(keys.ordersSeen, String(delivered))).toMatch(/^delivered\|/);
     expect(await p.redis.zscore(keys.ordersSettled, String(delivered))).not.toBeNull();
     // Two hours on (the task test moved the clock): a new order moves the cursor, the delivered one falls behind.
-    await fetch(`${p.api.url}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: '2h' }) });
+    await fetch(`${p.api.url}/_sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance: '2h' }),
+    });
     const other = await sandboxCall(p, 'POST', '/orders', { contact_id: 36, items: [{ name: 'Mug', quantity: 1, unit_price: 8 }] });
     const otherId = (other.json.data as { id: number }).id;
     await waitFor(() => runs('order-created', otherId).length === 1, 20_000, 50);

@@ -26,8 +26,18 @@ describe('pollOnce in a world', () => {
     const prefix = uniquePrefix('pollworld');
     const put: StoredDelivery[] = [];
     const deps = (world: string | null): PollerDeps => ({
-      redis, prefix, log: memoryLogger().log, taskLookaheadMs: 0, lockMs: 60_000, world,
-      ingest: { put: async (d: StoredDelivery) => { put.push(d); return 'accepted' as const; } },
+      redis,
+      prefix,
+      log: memoryLogger().log,
+      taskLookaheadMs: 0,
+      lockMs: 60_000,
+      world,
+      ingest: {
+        put: async (d: StoredDelivery) => {
+          put.push(d);
+          return 'accepted' as const;
+        },
+      },
       api: () => sandbox.client(),
     });
     const wanted = new Set(['order.created'] as const);

@@ -31,7 +31,15 @@ describe('snapshot refresh (sandbox over HTTP, real Redis)', () => {
     const claims = new ChangeClaims(redis, prefix, 86_400_000);
     const logger = memoryLogger();
     const deps = (world: string | null): SnapshotDeps => ({
-      redis, prefix, world, api: sandbox.client(), log: logger.log, claims, ttlMs: 86_400_000, lockMs: 60_000, now: () => now,
+      redis,
+      prefix,
+      world,
+      api: sandbox.client(),
+      log: logger.log,
+      claims,
+      ttlMs: 86_400_000,
+      lockMs: 60_000,
+      now: () => now,
     });
     const api = sandbox.client();
     const lead = (await api.leads.list({ outcome: 'open' }).firstPage()).data[0]!;
@@ -58,7 +66,9 @@ describe('snapshot refresh (sandbox over HTTP, real Redis)', () => {
 
     // A delivery of the win claims it (its event after the state before): the next refresh drops it.
     const w1Claims = new ChangeClaims(redis, prefix, 86_400_000, { current: async () => ({ name: 'w1', since: 0, previous: null }) });
-    expect(await w1Claims.claim(`lead.won:${lead.id}`, { deliveryKey: 'evt_won', source: 'webhook', atMs: (changes[0]?.afterMs ?? 0) + 5_000 })).toBe(true);
+    expect(
+      await w1Claims.claim(`lead.won:${lead.id}`, { deliveryKey: 'evt_won', source: 'webhook', atMs: (changes[0]?.afterMs ?? 0) + 5_000 }),
+    ).toBe(true);
     const deps1 = { ...deps('w1'), claims: w1Claims };
     expect(await refreshSnapshot(deps1, ['leads'])).toMatchObject({ pending: 0, dropped: 1 });
 

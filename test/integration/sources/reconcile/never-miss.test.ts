@@ -20,7 +20,8 @@ interface World {
   channels: { id: number; type: string }[];
 }
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /**
  * Never miss a change: the receiver is down past the sandbox's retries, so the
@@ -35,7 +36,11 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
   const ids: { conversation?: number; inboundConversation?: number; lead?: number; leadContact?: number; duplicate?: number } = {};
 
   const env = () => ({
-    REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix, WORKSPACE_API_URL: p.api.baseUrl, WORKSPACE_API_TOKEN: SANDBOX_TOKEN, WORKSPACE_API_BURST: '100',
+    REDIS_URL: testRedisUrl(),
+    QUEUE_PREFIX: p.prefix,
+    WORKSPACE_API_URL: p.api.baseUrl,
+    WORKSPACE_API_TOKEN: SANDBOX_TOKEN,
+    WORKSPACE_API_BURST: '100',
   });
   const runReconcile = async (...args: string[]): Promise<ReconcileReport> => {
     const io = memoryIo(env());
@@ -55,7 +60,9 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
   };
   const idle = async () => {
     await waitFor(async () => {
-      const counts = await Promise.all([p.events, ...Object.values(p.handlerQueues)].map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
+      const counts = await Promise.all(
+        [p.events, ...Object.values(p.handlerQueues)].map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
+      );
       return counts.every((c) => Object.values(c).every((n) => n === 0));
     }, 20_000);
   };
@@ -73,13 +80,19 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
     since = new Date(Date.now() - 1).toISOString();
     p.sandbox.emitter.configure(DEAD_URL, TEST_SECRET);
     // An inbound message on a new thread (conversation.created, message.received, contact.created).
-    const inbound = await post(`${p.api.url}/_sandbox/inbound`, { contact: { name: 'Night Owl', email: 'owl@example.com' }, channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id, body: 'hello?' });
+    const inbound = await post(`${p.api.url}/_sandbox/inbound`, {
+      contact: { name: 'Night Owl', email: 'owl@example.com' },
+      channel_id: world.channels.find((c) => c.type === 'whatsapp')?.id,
+      body: 'hello?',
+    });
     expect(inbound.status).toBe(201);
     ids.inboundConversation = ((await inbound.json()) as { data: { conversation: { id: number } } }).data.conversation.id;
     // Close a seeded open thread (conversation.closed).
     const open = (await sandboxCall(p, 'GET', '/conversations?status=open')).json.data as { id: number }[];
     ids.conversation = open.find((c) => c.id !== ids.inboundConversation)?.id;
-    expect((await sandboxCall(p, 'PATCH', `/conversations/${ids.conversation}`, { status: 'closed', category: 'Resolved' })).status).toBe(200);
+    expect((await sandboxCall(p, 'PATCH', `/conversations/${ids.conversation}`, { status: 'closed', category: 'Resolved' })).status).toBe(
+      200,
+    );
     // A lead created and won in the window (lead.created, lead.won). A lead created before the window
     // and won inside it cannot be found: the record carries no time of its outcome (documented).
     const seeded = ((await sandboxCall(p, 'GET', '/leads')).json.data as { contact_id: number }[])[0];
@@ -94,10 +107,26 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
     ids.duplicate = (dup.json.data as { id: number }).id;
 
     // The sandbox retries each event, then gives up.
-    await waitFor(() => p.sandbox.emitter.deliveries().length > 0 && p.sandbox.emitter.deliveries().every((d) => d.state === 'failed'), 60_000);
-    expect(p.sandbox.emitter.deliveries().map((d) => d.event).sort()).toEqual(expect.arrayContaining([
-      'contact.created', 'contact.created', 'conversation.closed', 'conversation.created', 'lead.created', 'lead.won', 'message.received',
-    ]));
+    await waitFor(
+      () => p.sandbox.emitter.deliveries().length > 0 && p.sandbox.emitter.deliveries().every((d) => d.state === 'failed'),
+      60_000,
+    );
+    expect(
+      p.sandbox.emitter
+        .deliveries()
+        .map((d) => d.event)
+        .sort(),
+    ).toEqual(
+      expect.arrayContaining([
+        'contact.created',
+        'contact.created',
+        'conversation.closed',
+        'conversation.created',
+        'lead.created',
+        'lead.won',
+        'message.received',
+      ]),
+    );
     p.sandbox.emitter.configure(p.receiverUrl, TEST_SECRET);
     expect(await writes()).toEqual({ awayReply: 0, followUp: 0, leadWon: 0, merge: 0 });
   }, 90_000);
@@ -106,7 +135,12 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
     const report = await runReconcile('--dry-run');
     expect(report.dryRun).toBe(true);
     expect(report.events['message.received']).toMatchObject({ found: 1, received: 0, enqueued: 1 });
-    expect(report.events['conversation.closed']).toMatchObject({ found: 1, received: 0, enqueued: 1, examples: [String(ids.conversation)] });
+    expect(report.events['conversation.closed']).toMatchObject({
+      found: 1,
+      received: 0,
+      enqueued: 1,
+      examples: [String(ids.conversation)],
+    });
     expect(report.events['contact.created']).toMatchObject({ found: 2, received: 0, enqueued: 2 });
     expect(report.events['lead.won']).toMatchObject({ found: 1, enqueued: 1, examples: [String(ids.lead)] });
     expect(report.apiCalls).toBeGreaterThan(0);
@@ -145,7 +179,12 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
 
   it('the lost deliveries arriving late, signed: stored (202) but duplicate changes, no second write', async () => {
     const before = (await handlerJobs(p, ['completed', 'failed', 'waiting', 'active', 'delayed'])).length;
-    const failed = new Set(p.sandbox.emitter.deliveries().filter((d) => d.state === 'failed').map((d) => d.id));
+    const failed = new Set(
+      p.sandbox.emitter
+        .deliveries()
+        .filter((d) => d.state === 'failed')
+        .map((d) => d.id),
+    );
     const lost = p.sandbox.emitter.events().filter((e) => failed.has(e.id));
     expect(lost.length).toBeGreaterThanOrEqual(7);
     // The sandbox sends them again, as a late retry of the service would: same ids, same bytes, signed.
@@ -154,7 +193,12 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
     await waitFor(() => p.sandbox.emitter.deliveries().every((d) => d.state === 'delivered'), 30_000);
     // Stored by the receiver (their envelope ids are new to it): 202, not the 200 of a repeated delivery.
     const ids = new Set(lost.map((e) => e.id));
-    expect(p.sandbox.emitter.deliveries().filter((d) => ids.has(d.id)).map((d) => d.last_status)).toEqual(lost.map(() => 202));
+    expect(
+      p.sandbox.emitter
+        .deliveries()
+        .filter((d) => ids.has(d.id))
+        .map((d) => d.last_status),
+    ).toEqual(lost.map(() => 202));
     // Each one's events job ends as a duplicate change.
     for (const env of lost) {
       const result = await waitFor(async () => {

@@ -39,7 +39,13 @@ describe('dead-lettered schedule runs', () => {
 
   it('dlq list shows it with the schedule as handler and its tick as key; filters by --handler and --queue', async () => {
     const [e] = await list();
-    expect(e).toMatchObject({ queue: 'schedules', event: 'schedule', handler: 'nightly-export', reason: 'UnrecoverableError: export target unreachable', attempts: 1 });
+    expect(e).toMatchObject({
+      queue: 'schedules',
+      event: 'schedule',
+      handler: 'nightly-export',
+      reason: 'UnrecoverableError: export target unreachable',
+      attempts: 1,
+    });
     expect(e?.key).toBe(`schedule:nightly-export:${e?.receivedAt}`);
     expect(await list('--handler', 'nightly-export')).toHaveLength(1);
     expect(await list('--event', 'schedule')).toHaveLength(1);

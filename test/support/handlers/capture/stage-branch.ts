@@ -22,7 +22,11 @@ export default defineHandler({
       return;
     }
     if (event.data.name.includes('wholesale')) {
-      await ctx.api.tasks.create({ title: `Wholesale lead ${event.data.outcome ?? 'open'}: ${event.data.name}`, due_at: DUE, contact_id: event.data.contact_id });
+      await ctx.api.tasks.create({
+        title: `Wholesale lead ${event.data.outcome ?? 'open'}: ${event.data.name}`,
+        due_at: DUE,
+        contact_id: event.data.contact_id,
+      });
     }
   },
 });

@@ -7,6 +7,12 @@ export default defineHandler({
   on: ['order.status_changed'],
   orderBy: (event) => `order:${event.data.id}`,
   handle(event, ctx) {
-    polledRuns().push({ handler: 'order-moves', key: ctx.delivery.key, id: event.data.id, status: event.data.status, previous: event.data.previous_status });
+    polledRuns().push({
+      handler: 'order-moves',
+      key: ctx.delivery.key,
+      id: event.data.id,
+      status: event.data.status,
+      previous: event.data.previous_status,
+    });
   },
 });

@@ -9,6 +9,9 @@ export default defineHandler({
   async handle(event, ctx) {
     await ctx.sleep('nap', '15m');
     const n = await ctx.state.update((c) => (typeof c === 'number' ? c : 0) + 1);
-    await ctx.step('note', async () => (await ctx.api.notes.create(event.data.conversation_id, { body: `message ${String(n)} after a nap` })).id);
+    await ctx.step(
+      'note',
+      async () => (await ctx.api.notes.create(event.data.conversation_id, { body: `message ${String(n)} after a nap` })).id,
+    );
   },
 });

@@ -10,7 +10,10 @@ export default defineSchedule({
   async handle(ctx) {
     const redis = new Redis(ctx.settings.TICK_REDIS_URL, { maxRetriesPerRequest: 3 });
     try {
-      await redis.rpush(ctx.settings.TICK_LIST, JSON.stringify({ tick: ctx.tick, key: ctx.delivery.key, attempt: ctx.delivery.attempt, pid: process.pid }));
+      await redis.rpush(
+        ctx.settings.TICK_LIST,
+        JSON.stringify({ tick: ctx.tick, key: ctx.delivery.key, attempt: ctx.delivery.attempt, pid: process.pid }),
+      );
     } finally {
       redis.disconnect();
     }

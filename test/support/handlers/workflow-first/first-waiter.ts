@@ -6,7 +6,11 @@
 import { defineHandler, type HandlerContext, type NoSettings, type WorkspaceEvent } from 'switchyard';
 import { record } from '../workflow/record.js';
 
-export async function lingerThenWait(h: string, event: WorkspaceEvent<'conversation.closed'>, ctx: HandlerContext<NoSettings>): Promise<void> {
+export async function lingerThenWait(
+  h: string,
+  event: WorkspaceEvent<'conversation.closed'>,
+  ctx: HandlerContext<NoSettings>,
+): Promise<void> {
   const conv = event.data.id;
   record({ h, at: 'start', conv });
   await new Promise((r) => setTimeout(r, 600));

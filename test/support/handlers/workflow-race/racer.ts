@@ -8,12 +8,19 @@ import { defineHandler } from 'switchyard';
 
 type Entry = { step: number; attempt: number; woke: number; done: number; got: string[]; times: number[] };
 type Tally = Map<string, Entry>;
-const g = globalThis as { __syWfr?: Tally; __syWfrHook?: (event: { id: string; data: { id: number } }) => Promise<void> | void; __syWfrConv?: number };
+const g = globalThis as {
+  __syWfr?: Tally;
+  __syWfrHook?: (event: { id: string; data: { id: number } }) => Promise<void> | void;
+  __syWfrConv?: number;
+};
 
 function tally(id: string): Entry {
   const t = (g.__syWfr ??= new Map<string, Entry>());
   let e = t.get(id);
-  if (!e) { e = { step: 0, attempt: 0, woke: 0, done: 0, got: [], times: [] }; t.set(id, e); }
+  if (!e) {
+    e = { step: 0, attempt: 0, woke: 0, done: 0, got: [], times: [] };
+    t.set(id, e);
+  }
   return e;
 }
 
@@ -23,7 +30,10 @@ export default defineHandler({
   abilities: ['conversations:write'],
   async handle(event, ctx) {
     const id = event.id ?? ctx.delivery.key;
-    await ctx.step('before', async () => { tally(id).step++; return 1; });
+    await ctx.step('before', async () => {
+      tally(id).step++;
+      return 1;
+    });
     tally(id).attempt++;
     tally(id).times.push(Date.now());
     await g.__syWfrHook?.({ id, data: { id: event.data.id } });

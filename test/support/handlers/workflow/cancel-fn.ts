@@ -5,7 +5,15 @@ import { record } from './record.js';
 export default defineHandler({
   id: 'wf-cancel-fn',
   on: ['conversation.assigned'],
-  cancelOn: [{ event: 'message.received', match: (e) => { const d = e.data as { conversation_id?: number; id?: number }; return d.conversation_id ?? d.id; } }],
+  cancelOn: [
+    {
+      event: 'message.received',
+      match: (e) => {
+        const d = e.data as { conversation_id?: number; id?: number };
+        return d.conversation_id ?? d.id;
+      },
+    },
+  ],
   async handle(event, ctx) {
     if (event.data.subject !== 'fn') return;
     await ctx.sleep('long', '1m');

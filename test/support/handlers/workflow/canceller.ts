@@ -8,7 +8,10 @@ export default defineHandler({
   cancelOn: [{ event: 'message.received', match: 'conversation' }],
   async handle(event, ctx) {
     const conv = event.data.id;
-    await ctx.step('first', async () => { record({ h: 'cancel', at: 'first', conv }); return 1; });
+    await ctx.step('first', async () => {
+      record({ h: 'cancel', at: 'first', conv });
+      return 1;
+    });
     await ctx.sleep('long', '1m');
     record({ h: 'cancel', at: 'after', conv });
   },

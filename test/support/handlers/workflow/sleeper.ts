@@ -8,7 +8,10 @@ export default defineHandler({
   abilities: ['conversations:write'],
   async handle(event, ctx) {
     const conv = event.data.id;
-    await ctx.step('before', async () => { record({ h: 'sleeper', at: 'step', conv }); return 1; });
+    await ctx.step('before', async () => {
+      record({ h: 'sleeper', at: 'step', conv });
+      return 1;
+    });
     await ctx.api.notes.create(conv, { body: `before ${event.id}` });
     record({ h: 'sleeper', at: 'pre-sleep', conv });
     await ctx.sleep('nap', Number(process.env['WF_SLEEP_MS'] ?? 1500));

@@ -15,7 +15,9 @@ export default defineHandler({
       return d.conversation_id ?? d.id;
     };
     const reply = await ctx.waitForEvent('reply', {
-      event: 'message.received', match: event.data.subject === 'fn' ? byFunction : 'conversation', timeout: event.data.subject === 'fn' ? '6s' : '3s',
+      event: 'message.received',
+      match: event.data.subject === 'fn' ? byFunction : 'conversation',
+      timeout: event.data.subject === 'fn' ? '6s' : '3s',
       ...(event.data.subject === 'nolook' ? { lookback: false } : {}),
     });
     record({ h: 'waiter', at: 'done', conv, got: reply ? reply.data.body : null });

@@ -11,7 +11,10 @@ describe('a reached sleep or wait in a run record', () => {
   it('a sleep and a plain wait are short (≤ 64 bytes: the record stays a listpack) and read back as they were', () => {
     const sleep: Reached = { k: 'sleep', due };
     const wait: Reached = { k: 'wait', due, since, id: `${scope}:w:reply`, ev: 'message.received', key: 'conversation:1000000' };
-    for (const [r, name] of [[sleep, 'nap'], [wait, 'reply']] as const) {
+    for (const [r, name] of [
+      [sleep, 'nap'],
+      [wait, 'reply'],
+    ] as const) {
       const raw = encodeReached(r, scope, name);
       expect(raw.length).toBeLessThanOrEqual(64);
       expect(decodeReached(raw, scope, name)).toEqual(r);

@@ -4,8 +4,12 @@ import { start, T, type Harness } from '../../../support/sandbox.js';
 
 // Spec: Authentication 1-12, Errors (400, 401, 403, 500).
 let h: Harness;
-beforeAll(async () => { h = await start(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('authentication', () => {
   it('answers 401 without a token or with an unknown one', async () => {
@@ -49,7 +53,11 @@ describe('authentication', () => {
     const r = await h.api('GET', '/me', { token: T.contacts });
     expect(r.status).toBe(200);
     expect(r.body.data.abilities).toEqual(['contacts:read', 'contacts:write', 'contacts:delete']);
-    expect(r.body.data).toMatchObject({ user: { id: expect.any(Number) }, company: { id: expect.any(Number) }, account: { id: expect.any(Number) } });
+    expect(r.body.data).toMatchObject({
+      user: { id: expect.any(Number) },
+      company: { id: expect.any(Number) },
+      account: { id: expect.any(Number) },
+    });
   });
 });
 
@@ -92,7 +100,9 @@ describe('TLS and unexpected failures', () => {
 
   it('answers an unexpected failure with a plain 500 and no internals', async () => {
     const sb = createSandbox();
-    sb.app.get('/api/v1/boom', () => { throw new Error('secret stack detail'); });
+    sb.app.get('/api/v1/boom', () => {
+      throw new Error('secret stack detail');
+    });
     const server = await sb.listen(0);
     try {
       const res = await fetch(`${server.baseUrl}/boom`, { headers: { Authorization: `Bearer ${T.full}` } });

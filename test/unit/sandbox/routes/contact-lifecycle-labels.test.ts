@@ -4,8 +4,13 @@ import { start, T, type Harness, type World } from '../../../support/sandbox.js'
 // Spec: contact labels endpoints.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 const labelNames = (r: { body: { data: { name: string }[] } }): string[] => r.body.data.map((l) => l.name).sort();
 

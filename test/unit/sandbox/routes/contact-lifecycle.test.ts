@@ -4,8 +4,13 @@ import { eventually, start, type Harness, type World } from '../../../support/sa
 // Spec: Contact lifecycle, PUT /contacts/{id}/lifecycle, contact.lifecycle_changed.
 let h: Harness;
 let acme: World;
-beforeAll(async () => { h = await start(); [acme] = await h.world(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await start();
+  [acme] = await h.world();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('lifecycle', () => {
   it('moves by name or id and answers previous and lifecycle stage objects', async () => {
@@ -54,7 +59,10 @@ describe('lifecycle', () => {
     await h.hook('DELETE', '/events');
     expect((await h.api('PATCH', `/contacts/${c.id}`, { body: { lifecycle_stage_id: q.id } })).body.data.lifecycle_stage_id).toBe(q.id);
     const events = await eventually(async () => {
-      const list = (await h.hook('GET', '/events')).body.data as { event: string; data: { contact_id: number; previous: { name: string } } }[];
+      const list = (await h.hook('GET', '/events')).body.data as {
+        event: string;
+        data: { contact_id: number; previous: { name: string } };
+      }[];
       return list.length ? list : undefined;
     });
     expect(events.map((e) => e.event)).toEqual(['contact.lifecycle_changed']);

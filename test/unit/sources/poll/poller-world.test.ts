@@ -18,7 +18,7 @@ describe('the poller in a world', () => {
     expect(a.lock).toBe(plain.lock);
   });
 
-  it('names derived deliveries by world, so order 7 of a new sandbox is not an ingest duplicate of the last one\'s', () => {
+  it("names derived deliveries by world, so order 7 of a new sandbox is not an ingest duplicate of the last one's", () => {
     const at = '2026-11-20T10:00:01.000Z';
     expect(derivedDelivery(order as never, at).key).toBe('order.created:7');
     expect(derivedDelivery(order as never, at, 'sandbox-b').key).toBe('@sandbox-b:order.created:7');

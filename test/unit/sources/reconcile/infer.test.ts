@@ -64,12 +64,28 @@ describe('inference per event', () => {
 });
 
 describe('synthesize', () => {
-  const message = { id: 9, conversation_id: 2, type: 'message', direction: 'inbound', sender_type: 'contact', user_id: null, body: 'hi', content_type: 'text', status: null, created_at: IN };
+  const message = {
+    id: 9,
+    conversation_id: 2,
+    type: 'message',
+    direction: 'inbound',
+    sender_type: 'contact',
+    user_id: null,
+    body: 'hi',
+    content_type: 'text',
+    status: null,
+    created_at: IN,
+  };
 
   it('a delivery keyed by the change key, marked reconcile, whose envelope validates as the event', () => {
     const [e] = inferMessage(message, w);
     const d = synthesize(e!, '2025-03-04T12:00:00.000Z');
-    expect(d).toMatchObject({ key: 'rc:message.received:9', name: 'message.received', source: 'reconcile', receivedAt: '2025-03-04T12:00:00.000Z' });
+    expect(d).toMatchObject({
+      key: 'rc:message.received:9',
+      name: 'message.received',
+      source: 'reconcile',
+      receivedAt: '2025-03-04T12:00:00.000Z',
+    });
     const v = validateEvent(parseEnvelope(deliveryBytes(d)));
     expect(v.ok).toBe(true);
     if (v.ok) {

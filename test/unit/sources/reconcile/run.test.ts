@@ -10,26 +10,45 @@ import { sandboxClient } from '../../../../src/testing/sandbox-api.js';
 function memoryStore(claimed: Set<string> = new Set()) {
   const stored = new Map<string, StoredDelivery>();
   return {
-    stored, claimed,
+    stored,
+    claimed,
     claims: { claimed: async (keys: readonly string[]) => keys.map((k) => claimed.has(k)) },
-    sink: { put: async (d: StoredDelivery) => (stored.has(d.key) ? 'duplicate' as const : (stored.set(d.key, d), 'accepted' as const)) },
+    sink: { put: async (d: StoredDelivery) => (stored.has(d.key) ? ('duplicate' as const) : (stored.set(d.key, d), 'accepted' as const)) },
   };
 }
 
 async function hook(sandbox: ReturnType<typeof createSandbox>, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await sandbox.app.fetch(new Request(`http://sandbox/_sandbox${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  const r = await sandbox.app.fetch(
+    new Request(`http://sandbox/_sandbox${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
   return (await r.json()) as Record<string, unknown>;
 }
 
 describe('reconcile against an in-process sandbox', () => {
-  it('finds the window\'s changes, enqueues those not received, and a second run finds them pending', async () => {
+  it("finds the window's changes, enqueues those not received, and a second run finds them pending", async () => {
     const sandbox = createSandbox({ burst: 1000 });
     const since = Date.now() - 1;
-    const ws = ((await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as { data: { channels: { id: number }[] }[] }).data[0];
-    await hook(sandbox, '/inbound', { contact: { name: 'Night Owl', email: 'owl@example.com' }, channel_id: ws?.channels[0]?.id, body: 'hello?' });
+    const ws = (
+      (await (await sandbox.app.fetch(new Request('http://sandbox/_sandbox/workspaces'))).json()) as {
+        data: { channels: { id: number }[] }[];
+      }
+    ).data[0];
+    await hook(sandbox, '/inbound', {
+      contact: { name: 'Night Owl', email: 'owl@example.com' },
+      channel_id: ws?.channels[0]?.id,
+      body: 'hello?',
+    });
     const until = Date.now() + 1;
     let calls = 0;
-    const api = sandboxClient(sandbox, { onCall: () => { calls++; } });
+    const api = sandboxClient(sandbox, {
+      onCall: () => {
+        calls++;
+      },
+    });
     const store = memoryStore();
     const report = await reconcile({ api, claims: store.claims, sink: store.sink, window: { since, until }, apiCalls: () => calls });
     expect(report.events['message.received']).toMatchObject({ found: 1, received: 0, enqueued: 1, pending: 0 });
@@ -52,11 +71,28 @@ describe('reconcile against an in-process sandbox', () => {
   it('a dry run stores nothing; --events narrows the walk to what those events need', async () => {
     const sandbox = createSandbox({ burst: 1000 });
     const since = Date.now() - 1;
-    await sandbox.app.fetch(new Request('http://sandbox/api/v1/contacts', { method: 'POST', headers: { authorization: `Bearer ${sandbox.tokens[0]?.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ann' }) }));
+    await sandbox.app.fetch(
+      new Request('http://sandbox/api/v1/contacts', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.tokens[0]?.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Ann' }),
+      }),
+    );
     let calls = 0;
-    const api = sandboxClient(sandbox, { onCall: () => { calls++; } });
+    const api = sandboxClient(sandbox, {
+      onCall: () => {
+        calls++;
+      },
+    });
     const store = memoryStore();
-    const report = await reconcile({ api, claims: store.claims, sink: null, window: { since, until: Date.now() + 1 }, events: ['contact.created'], apiCalls: () => calls });
+    const report = await reconcile({
+      api,
+      claims: store.claims,
+      sink: null,
+      window: { since, until: Date.now() + 1 },
+      events: ['contact.created'],
+      apiCalls: () => calls,
+    });
     expect(report.dryRun).toBe(true);
     expect(Object.keys(report.events)).toEqual(['contact.created']);
     expect(report.events['contact.created']).toMatchObject({ found: 1, enqueued: 1 });
@@ -67,25 +103,34 @@ describe('reconcile against an in-process sandbox', () => {
   });
 });
 
-describe('reconcile with the snapshot\'s changes', () => {
+describe("reconcile with the snapshot's changes", () => {
   it('enqueues a snapshot change not received under a key naming its state-before time, forgets received ones, and names untracked events', async () => {
     const sandbox = createSandbox({ burst: 1000 });
     const api = sandboxClient(sandbox);
     const stored = new Map<string, StoredDelivery>();
     const forgotten: string[] = [];
     const change = (id: number, afterMs: number) => ({
-      event: 'conversation.assigned' as const, changeKey: `conversation.assigned:${id}:user:7`, resourceId: String(id), afterMs, observedMs: 2_000,
+      event: 'conversation.assigned' as const,
+      changeKey: `conversation.assigned:${id}:user:7`,
+      resourceId: String(id),
+      afterMs,
+      observedMs: 2_000,
       data: { id, contact_id: 1, status: 'open', assignee: { type: 'user', id: 7 } },
     });
     const snapshot = {
       changes: async () => ({ changes: [change(1, 1_000), change(2, 1_000)], untracked: ['contact.lifecycle_changed' as const] }),
-      forget: async (cs: readonly { changeKey: string }[]) => { forgotten.push(...cs.map((c) => c.changeKey)); },
+      forget: async (cs: readonly { changeKey: string }[]) => {
+        forgotten.push(...cs.map((c) => c.changeKey));
+      },
     };
     const claims = {
       claimed: async (keys: readonly string[]) => keys.map(() => false),
-      received: async (cs: readonly { changeKey: string; afterMs: number | null; deliveryKey: string }[]) => cs.map((c) => c.changeKey.includes(':2:')),
+      received: async (cs: readonly { changeKey: string; afterMs: number | null; deliveryKey: string }[]) =>
+        cs.map((c) => c.changeKey.includes(':2:')),
     };
-    const sink = { put: async (d: StoredDelivery) => (stored.has(d.key) ? 'duplicate' as const : (stored.set(d.key, d), 'accepted' as const)) };
+    const sink = {
+      put: async (d: StoredDelivery) => (stored.has(d.key) ? ('duplicate' as const) : (stored.set(d.key, d), 'accepted' as const)),
+    };
     const window = { since: 0, until: Date.now() + 1 };
     const events = ['conversation.assigned', 'contact.lifecycle_changed'] as const;
     const report = await reconcile({ api, claims, sink, snapshot, window, events: [...events], world: 'w' });
@@ -98,18 +143,34 @@ describe('reconcile with the snapshot\'s changes', () => {
     expect(forgotten).toEqual(['conversation.assigned:2:user:7']);
     expect(formatReport(report)).toMatch(/not tracked by the snapshot .*: contact.lifecycle_changed/);
     // A second run before fan-out: the same key, an ingest duplicate (pending).
-    expect((await reconcile({ api, claims, sink, snapshot, window, events: [...events], world: 'w' })).events['conversation.assigned']).toMatchObject({ enqueued: 0, pending: 1 });
+    expect(
+      (await reconcile({ api, claims, sink, snapshot, window, events: [...events], world: 'w' })).events['conversation.assigned'],
+    ).toMatchObject({ enqueued: 0, pending: 1 });
   });
 });
 
 describe('budgetedLimiter', () => {
-  const permit = (log: string[], name: string): Permit => ({ waitedMs: 1, acquiredAtMs: 0, done: async () => { log.push(`${name} done`); } });
+  const permit = (log: string[], name: string): Permit => ({
+    waitedMs: 1,
+    acquiredAtMs: 0,
+    done: async () => {
+      log.push(`${name} done`);
+    },
+  });
 
-  it('takes reconcile\'s own slot first, then the shared one at the caller\'s priority; gives both back', async () => {
+  it("takes reconcile's own slot first, then the shared one at the caller's priority; gives both back", async () => {
     const log: string[] = [];
     const stub = (name: string, fail = false): RateLimiter => ({
-      acquire: async (_s, priority) => { log.push(`${name} ${priority}`); if (fail) throw new Error('quota'); return permit(log, name); },
-      observe: async () => { log.push(`${name} observe`); }, pause: async () => {}, exhaustQuota: async () => {},
+      acquire: async (_s, priority) => {
+        log.push(`${name} ${priority}`);
+        if (fail) throw new Error('quota');
+        return permit(log, name);
+      },
+      observe: async () => {
+        log.push(`${name} observe`);
+      },
+      pause: async () => {},
+      exhaustQuota: async () => {},
     });
     const l = budgetedLimiter(stub('shared'), stub('budget'));
     const p = await l.acquire(undefined, 'low');
