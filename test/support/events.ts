@@ -36,11 +36,19 @@ export function eventBody(
   return JSON.stringify({ id, event, created_at: iso(createdMs), data: data ?? messageData('message.received', 1, 'hi', createdMs) });
 }
 
+/**
+ * Message ids: counted up from a random start, so ids made in one process never
+ * repeat. A message's change key is its event and id (src/events/change-key.ts):
+ * two random ids that met (a 5 % chance among 10 000 drawn from 1e9) made two
+ * distinct deliveries one change, and the second was rightly never run.
+ */
+let lastMessageId = Math.floor(Math.random() * 1e9);
+
 /** The data of a message.received (inbound, from the contact) or message.sent (outbound, by a user) in conversation `conv`. */
 export function messageData(event: 'message.received' | 'message.sent', conv: number, body: string, createdMs = Date.now()): object {
   const inbound = event === 'message.received';
   return {
-    id: Math.floor(Math.random() * 1e9),
+    id: ++lastMessageId,
     conversation_id: conv,
     type: 'message',
     direction: inbound ? 'inbound' : 'outbound',

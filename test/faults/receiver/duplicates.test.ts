@@ -29,6 +29,9 @@ describe('10 000 distinct deliveries with 30% duplicates in random order', () =>
       const body = messageBody('message.received', rig!.conv);
       return { id: deliveryId(body), body, to: k++ % 2 };
     });
+    // Distinct deliveries are distinct changes too (a message's change key is its id), or one would rightly run once.
+    const messageIds = new Set(distinct.map((s) => (JSON.parse(s.body) as { data: { id: number } }).data.id));
+    expect(messageIds.size).toBe(DISTINCT);
     // Every third-or-so delivery again (exactly 30%), to either receiver.
     const repeats: Send[] = shuffle([...distinct], seed)
       .slice(0, Math.round(DISTINCT * DUPLICATE_SHARE))
