@@ -126,6 +126,8 @@ export interface Rig {
   /** Completed `handlers` job ids (needs Redis up). */
   completed(): Promise<Set<string>>;
   failedJobs(): Promise<number>;
+  /** When a worker last took each delivery's `handlers` job (BullMQ's `processedOn`, set at every pick-up); missing: never taken. */
+  lastTaken(ids: Iterable<string>): Promise<Map<string, number>>;
   /** Waits until every acked id is processed and written (or the time runs out), lets repeats surface, then reconciles. */
   reconcile(
     scenario: string,
@@ -222,6 +224,21 @@ export async function createRig(opts: {
         let n = await r.zcard(`${opts.prefix}:${EVENTS_QUEUE}:failed`);
         for (const q of HANDLER_QUEUES) n += await r.zcard(`${opts.prefix}:${q}:failed`);
         return n;
+      } finally {
+        r.disconnect();
+      }
+    },
+    lastTaken: async (ids) => {
+      const r = new Redis(opts.redisUrl, { maxRetriesPerRequest: 1 });
+      try {
+        const taken = new Map<string, number>();
+        for (const id of ids) {
+          for (const q of HANDLER_QUEUES) {
+            const at = await r.hget(`${opts.prefix}:${q}:${jobKey(id)}`, 'processedOn');
+            if (at !== null) taken.set(id, Number(at));
+          }
+        }
+        return taken;
       } finally {
         r.disconnect();
       }
