@@ -54,7 +54,7 @@ describe('logger redaction', () => {
     const { log, out } = capture();
     log.warn('contact ada@example.com called from +1 (555) 010-9999');
     expect(out()).not.toMatch(/ada@example\.com|555/);
-    expect(JSON.parse(out()).msg).toBe('contact [email] called from [phone]');
+    expect((JSON.parse(out()) as { msg: string }).msg).toBe('contact [email] called from [phone]');
     expect(redactText('mail bob@x.io now')).toBe('mail [email] now');
   });
 });
