@@ -18,6 +18,12 @@ export interface WorkflowPolicy {
   readonly waitsFor: readonly EventName[];
 }
 
+/**
+ * The policy of a handler without workflow options, and of a handler object made by an older copy of the
+ * package (no `workflow` member): nothing cancels it, no `ctx.state`, no watched names.
+ */
+export const NO_WORKFLOW: WorkflowPolicy = { cancelOn: [], state: null, waitsFor: [] };
+
 /** How long a state is kept after its last write unless `state.ttl` says otherwise. */
 export const DEFAULT_STATE_TTL_MS = 30 * 86_400_000;
 

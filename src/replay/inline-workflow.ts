@@ -1,6 +1,7 @@
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
 import type { Handler } from '../handler/define.js';
+import { NO_WORKFLOW } from '../handler/workflow-policy.js';
 import { maskPersonalText } from '../pii/mask.js';
 import { formatDuration } from '../util/units.js';
 import type { VirtualStateStore } from '../worker/virtual-state.js';
@@ -60,7 +61,7 @@ export interface ReplayRun {
 
 /** `run.handler` with the virtual workflow members in its `ctx`; `record()` after the run says whether it was cancelled. */
 export function replayWorkflow(run: ReplayRun): { handler: Handler; record: () => WorkflowRecord | undefined } {
-  const policy = run.handler.workflow ?? { cancelOn: [], state: null };
+  const policy = run.handler.workflow ?? NO_WORKFLOW;
   const events = run.arrivals.filter((a) => a.key !== run.key);
   return withVirtualWorkflow(run.handler, (onCancel) =>
     virtualWorkflow({

@@ -12,6 +12,7 @@ import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
 import { keyOf } from '../handler/flow.js';
+import { NO_WORKFLOW } from '../handler/workflow-policy.js';
 import { jsonCopy, type VirtualStateStore } from '../worker/virtual-state.js';
 import { virtualWorkflow, withVirtualWorkflow } from '../worker/virtual-workflow.js';
 import { arrivals } from './workflow.js';
@@ -53,7 +54,7 @@ export async function testHandler<N extends EventName, S extends object>(
   const now = fixed === undefined ? () => new Date() : typeof fixed === 'function' ? fixed : () => fixed;
   const receivedAt = delivery.receivedAt ?? now().toISOString();
   const start = Date.parse(receivedAt);
-  const policy = handler.workflow ?? { cancelOn: [], state: null };
+  const policy = handler.workflow ?? NO_WORKFLOW;
   if (options.state !== undefined && policy.state === null) {
     throw new TypeError(
       `testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`,

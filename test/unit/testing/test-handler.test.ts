@@ -57,6 +57,14 @@ const throws = (error: unknown) =>
   });
 
 describe('testHandler: one handler, run as the worker runs it', () => {
+  it('runs a handler object made by an older copy of the package (no workflow member) as one without workflow options', async () => {
+    const { workflow, ...older } = noteTwice;
+    expect(workflow).toBeDefined();
+    const run = await testHandler(older as typeof noteTwice, 'conversation.closed');
+    const current = await testHandler(noteTwice, 'conversation.closed');
+    expect([run.outcome, run.calls.map((c) => c.op)]).toEqual(['completed', current.calls.map((c) => c.op)]);
+  });
+
   it('runs on an event name (its fixture) against a fresh seeded sandbox and returns outcome, calls, steps and logs', async () => {
     const run = await testHandler(noteTwice, 'conversation.closed');
     expect(run).toMatchObject({ outcome: 'completed', error: undefined, reason: undefined });
