@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { ingestKeys } from '../queue/names.js';
 import { pauseState } from '../queue/pause.js';
 import { RunRecords } from '../queue/waits/runs.js';
-import type { PauseFlag } from './worker-hooks.js';
+import type { PauseFlag } from './worker-subscriber.js';
 import type { RedisClient } from '../redis/connection.js';
 
 /** What the scrape-time gauges read; either part may be bound after start-up. */
