@@ -41,8 +41,7 @@ export interface RequestReceivedEvent {
 
 /** The route answered (`ok`), or threw (`error`: the app's error answer follows). */
 export type AnsweredEvent = { readonly type: 'answered'; readonly request: RequestFacts } & (
-  | { readonly ok: true; readonly status: number; readonly report: DeliveryReport }
-  | { readonly ok: false; readonly error: unknown }
+  { readonly ok: true; readonly status: number; readonly report: DeliveryReport } | { readonly ok: false; readonly error: unknown }
 );
 
 /** A verified delivery on its way to the durable store. */
@@ -70,8 +69,7 @@ export type StoreOutcome = 'accepted' | 'duplicate' | 'spooled';
 
 /** The durable write ended: `accepted` (Redis), `duplicate`, `spooled` (the disk spool), or no store could take it (`error`). */
 export type StoredEvent = { readonly type: 'stored'; readonly delivery: StoringFacts } & (
-  | { readonly ok: true; readonly outcome: StoreOutcome }
-  | { readonly ok: false; readonly error: unknown }
+  { readonly ok: true; readonly outcome: StoreOutcome } | { readonly ok: false; readonly error: unknown }
 );
 
 /** The spool drainer moved `count` spooled deliveries of one segment into Redis. */
@@ -105,6 +103,5 @@ export type PumpedEvent = { readonly type: 'pumped'; readonly delivery: PumpFact
   { readonly ok: true } | { readonly ok: false; readonly error: unknown }
 );
 
-export type IngestEvent =
-  RequestReceivedEvent | AnsweredEvent | StoringEvent | StoredEvent | DrainedEvent | PumpingEvent | PumpedEvent;
+export type IngestEvent = RequestReceivedEvent | AnsweredEvent | StoringEvent | StoredEvent | DrainedEvent | PumpingEvent | PumpedEvent;
 export type IngestType = IngestEvent['type'];

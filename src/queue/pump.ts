@@ -165,16 +165,14 @@ export class IngestPump {
       await events.addBulk(jobs);
       return;
     }
-    const facts = jobs.map(
-      (j): PumpFacts => ({
-        key: j.data.key,
-        name: j.data.name,
-        jobId: j.opts.jobId,
-        queue: events.name,
-        batch: jobs.length,
-        traceparent: j.data.traceparent,
-      }),
-    );
+    const facts = jobs.map((j): PumpFacts => ({
+      key: j.data.key,
+      name: j.data.name,
+      jobId: j.opts.jobId,
+      queue: events.name,
+      batch: jobs.length,
+      traceparent: j.data.traceparent,
+    }));
     await ingest.pump(facts, (carried) =>
       events.addBulk(jobs.map((j, i) => (carried[i] === undefined ? j : { ...j, data: { ...j.data, traceparent: carried[i] } }))),
     );

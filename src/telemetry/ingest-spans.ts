@@ -21,9 +21,12 @@ import { tracingState } from './state.js';
  */
 export function ingestTracingObserver(): IngestSubscriber | undefined {
   if (!tracingState.on) return undefined;
+  return { ...receiptSpans(), ...appendSpans(), ...sendSpans() };
+}
+
+/** The receipt span of each request: opened by `received` (the scope the route runs in), ended by `answered`. */
+function receiptSpans(): Pick<IngestSubscriber, 'received' | 'answered'> {
   const receipts = new WeakMap<RequestFacts, Span>();
-  const appends = new WeakMap<StoringFacts, Span>();
-  const sends = new WeakMap<PumpFacts, Span>();
   return {
     received: ({ request: r }) => {
       const span = tracer().startSpan(
@@ -48,6 +51,13 @@ export function ingestTracingObserver(): IngestSubscriber | undefined {
       } else fail(span, e.error);
       span.end();
     },
+  };
+}
+
+/** The append span of each durable write: opened by `storing` (its scope carries the stored delivery's trace context), ended by `stored`. */
+function appendSpans(): Pick<IngestSubscriber, 'storing' | 'stored'> {
+  const appends = new WeakMap<StoringFacts, Span>();
+  return {
     storing: ({ delivery: d }) => {
       const parent = context.active();
       trace.getSpan(parent)?.setAttributes({ 'switchyard.delivery_key': d.key, 'switchyard.event': d.name ?? 'unknown' });
@@ -77,6 +87,13 @@ export function ingestTracingObserver(): IngestSubscriber | undefined {
       else fail(span, e.error);
       span.end();
     },
+  };
+}
+
+/** The send span of each delivery the pump queues: opened by `pumping` (its job carries the span's trace context), ended by `pumped`. */
+function sendSpans(): Pick<IngestSubscriber, 'pumping' | 'pumped'> {
+  const sends = new WeakMap<PumpFacts, Span>();
+  return {
     pumping: ({ delivery: d }) => {
       const span = tracer().startSpan(
         `send ${d.queue}`,

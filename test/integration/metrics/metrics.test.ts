@@ -4,12 +4,7 @@ import { register as globalRegistry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkError, QuotaExhaustedError, RateLimitedError } from '../../../src/api/errors.js';
 import type { CallEvent } from '../../../src/api/transport.js';
-import {
-  createMetrics,
-  type Metrics,
-  createMetricsApp,
-  DELIVERY_OUTCOMES,
-} from '../../../src/metrics/index.js';
+import { createMetrics, type Metrics, createMetricsApp, DELIVERY_OUTCOMES } from '../../../src/metrics/index.js';
 import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
 import { LifecycleBus } from '../../../src/lifecycle/bus.js';
 import type { DeliveryReport } from '../../../src/lifecycle/ingest-events.js';

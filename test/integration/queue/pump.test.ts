@@ -132,7 +132,12 @@ describe('ingest pump on the ingest stream (real redis-server)', () => {
     expect(await job('traced_2')).toBe('tp-of-traced_2');
     expect(done.sort()).toEqual(['traced_1:true', 'traced_2:true']);
     const first = pumping.find((d) => d.key === 'traced_1');
-    expect(first).toMatchObject({ name: 'message.received', jobId: jobIdFor('traced_1'), queue: EVENTS_QUEUE, traceparent: 'from-the-receiver' });
+    expect(first).toMatchObject({
+      name: 'message.received',
+      jobId: jobIdFor('traced_1'),
+      queue: EVENTS_QUEUE,
+      traceparent: 'from-the-receiver',
+    });
     // Both were in the inbox before the pump started: one batch of two.
     expect(pumping.map((d) => d.batch)).toEqual([2, 2]);
   });

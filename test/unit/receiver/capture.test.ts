@@ -56,8 +56,7 @@ describe('capture', () => {
   it('drops captures beyond maxPending instead of growing without bound', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-capture-'));
     const capture = createCapture({ dir, maxPending: 2 });
-    for (let n = 0; n < 5; n++)
-      capture.keep({ key: `k${n}`, bytes: Buffer.from('{}'), headers: {}, receivedAt: new Date().toISOString() });
+    for (let n = 0; n < 5; n++) capture.keep({ key: `k${n}`, bytes: Buffer.from('{}'), headers: {}, receivedAt: new Date().toISOString() });
     await capture.flush();
     expect(capture.stats).toMatchObject({ written: 2, dropped: 3 });
   });
@@ -78,7 +77,11 @@ describe('capture', () => {
     bus.emit({ type: 'stored', delivery: facts('evt_d'), ok: true, outcome: 'duplicate' });
     bus.emit({ type: 'stored', delivery: facts('evt_f'), ok: false, error: new Error('spool full') });
     await capture.flush();
-    expect(readdirSync(dir).map((f) => f.slice(f.indexOf('_evt_') + 1)).sort()).toEqual(['evt_a.json', 'evt_s.json']);
+    expect(
+      readdirSync(dir)
+        .map((f) => f.slice(f.indexOf('_evt_') + 1))
+        .sort(),
+    ).toEqual(['evt_a.json', 'evt_s.json']);
   });
 });
 

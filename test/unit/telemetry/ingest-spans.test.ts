@@ -102,7 +102,9 @@ describe('tracing as a subscriber of the ingest stream', () => {
   it('a 5xx answer, a route that throws, a failed write and a failed addBulk end their spans as errors', async () => {
     const bus = new IngestBus().subscribe(ingestTracingObserver());
     await bus.receipt(request, async () => {
-      await bus.store(storing('evt_5'), async () => Promise.reject(Object.assign(new Error('full'), { code: 'spool_full' }))).catch(() => {});
+      await bus
+        .store(storing('evt_5'), async () => Promise.reject(Object.assign(new Error('full'), { code: 'spool_full' })))
+        .catch(() => {});
       bus.emit({ type: 'answered', request, ok: true, status: 503, report: { outcome: 'unavailable', ms: 1 } });
     });
     const thrown = { ...request };
