@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineHandler } from '../../../src/handler/define.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
-import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import type { QueuedJob } from '../../../src/queue/order.js';
 import { dispatch, type FanOutPorts } from '../../../src/worker/dispatcher.js';
 import { eventBody } from '../../support/events.js';
