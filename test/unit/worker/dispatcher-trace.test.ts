@@ -52,7 +52,7 @@ describe('dispatch: the trace context travels in the delivery', () => {
     const p = ports();
     await dispatch(delivery(TP), handlers, p);
     expect(p.jobs).toHaveLength(2);
-    expect(p.jobs.map((j) => (j.data).traceparent)).toEqual([TP, TP]);
+    expect(p.jobs.map((j) => j.data.traceparent)).toEqual([TP, TP]);
   });
 
   it('a delivery without one gives its jobs none', async () => {
