@@ -2,8 +2,8 @@
 // and of `npm test`). Every folder of src/ has a layer below and a list of the
 // layers it may import; an import of anything else in src/ fails the check.
 //
-//   cli ─> runtime ─> tools (capture, spool, admin, metrics, history; replay, doctor for cli)
-//                       │            metrics, history, telemetry ──> lifecycle <── worker
+//   cli ─> runtime ─> tools (admin, metrics, history; replay, doctor for cli)
+//                       │            metrics, history, telemetry ──> lifecycle <── worker, receiver, queue (pump)
 //                       ├─> receiver ──> queue <── worker ──> api
 //                       │                            └──> handler kit ──> api
 //                       └─> sources (poll, schedule, reconcile) ──> worker, queue, api
@@ -18,12 +18,10 @@
 const L = {
   cli: '^src/cli/',
   runtime: '^src/runtime/',
-  // The webhook route, body limits, health, delivery outcomes.
+  // The webhook route, body limits, health; capture (recording deliveries) and the disk spool (buffer while Redis is down).
   receiver: '^src/receiver/',
-  // Receiver-side tools that runtime wires into the receiving process:
-  // capture (recording deliveries), spool (disk buffer while Redis is down),
-  // admin (the queue board and the deliveries view mounted on the app).
-  receiverTools: '^src/(capture|spool|admin)/',
+  // The queue board and the deliveries view runtime mounts on the receiver's app.
+  admin: '^src/admin/',
   queue: '^src/queue/',
   worker: '^src/worker/',
   // The handler kit: defineHandler/defineSchedule, options, settings, loading handler modules, hot reload, handler env.
@@ -37,10 +35,11 @@ const L = {
   // one builder on the shared limiter, the catch-up budget, the read cache.
   clients: '^src/clients/',
   sandbox: '^src/sandbox/',
-  // The worker's lifecycle stream: typed events (received, fanned out, attempt started/ended, API call,
-  // step, wait) and the bus the worker emits them on; metrics, history and telemetry subscribe.
+  // The lifecycle streams: the worker's typed events (received, fanned out, attempt started/ended, API call,
+  // step, wait) and the ingest path's (received, storing, stored, answered, drained, pumping, pumped), and the
+  // buses the worker, the receiver and the pump emit them on; metrics, history, telemetry and capture subscribe.
   lifecycle: '^src/lifecycle/',
-  // Prometheus metrics: observes receiver, worker (its lifecycle stream), queue and client; wired by runtime.
+  // Prometheus metrics: subscribers of both lifecycle streams, and the queue state read on scrape; wired by runtime.
   metrics: '^src/metrics/',
   // Delivery history: a subscriber of the worker's lifecycle stream (and the receiver's repeats), wired by runtime; read by the CLI and admin.
   history: '^src/history/',
@@ -56,7 +55,7 @@ const L = {
   redis: '^src/redis/',
   // Process-wide basics: configuration (OTEL_* included), logger, personal data (what it is, how it is masked).
   shared: '^src/(config|log|pii)/',
-  // OpenTelemetry: start-up (the SDK imported only when on), the spans of the data path.
+  // OpenTelemetry: start-up (the SDK imported only when on), the spans of the data path as lifecycle subscribers.
   telemetry: '^src/telemetry/',
   util: '^src/util/',
 };
@@ -75,7 +74,7 @@ const allowed = {
   lifecycle: [...bottom],
   // pii/redact.ts knows which fields of each event are personal (the catalogue).
   shared: [L.shared, L.events, L.spec, L.util],
-  // Its settings come from config; the receiver and queue call it with their own data, the worker through its lifecycle stream.
+  // Its settings come from config; the receiver, the pump and the worker reach it through their lifecycle streams only.
   telemetry: [L.lifecycle, L.shared, L.util],
   redis: [L.shared, L.util],
   // The client stands alone: spec and util only (its Redis limiter loads its Lua with util/lua.ts).
@@ -83,17 +82,18 @@ const allowed = {
   clients: [L.api, L.redis, L.shared, ...bottom],
   // The simulator has its own vocabulary, on the upstream's spec only.
   sandbox: [L.spec, L.util],
-  queue: [...bottom, L.redis, L.shared, L.telemetry],
-  receiver: [L.queue, ...bottom, L.redis, L.shared, L.telemetry],
+  // lifecycle: the pump emits on the ingest stream.
+  queue: [L.lifecycle, ...bottom, L.redis, L.shared],
+  receiver: [L.lifecycle, L.queue, ...bottom, L.redis, L.shared],
   // admin reads the delivery history for its deliveries view (history imports no admin module).
-  receiverTools: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
+  admin: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
   // workflow.ts names the recipes' BusinessHours type (ctx.sleep's businessHours option).
   handlerKit: [L.api, L.recipes, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
   // recipes: a business-hours sleep's due time (addBusinessTime).
-  worker: [L.lifecycle, L.queue, L.api, L.handlerKit, L.recipes, ...bottom, L.redis, L.shared, L.telemetry],
+  worker: [L.lifecycle, L.queue, L.api, L.handlerKit, L.recipes, ...bottom, L.redis, L.shared],
   sources: [L.lifecycle, L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
-  metrics: [L.lifecycle, L.receiver, L.queue, L.api, ...bottom, L.redis, L.shared],
+  metrics: [L.lifecycle, L.queue, ...bottom, L.redis, L.shared],
   // No worker or runtime module: what the worker does reaches it as lifecycle events.
   history: [L.lifecycle, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
   replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],

@@ -1,35 +1,16 @@
-import type {
-  ApiCallFacts,
-  AttemptDecision,
-  AttemptRef,
-  AttemptStartedEvent,
-  EventOf,
-  LifecycleEvent,
-  LifecycleType,
-  ReceivedEvent,
-  RunReport,
-  StepEvent,
-  WaitEvent,
-} from './events.js';
+import type { ApiCallFacts, AttemptDecision, AttemptRef, LifecycleEvent, RunReport, StepEvent, WaitEvent } from './events.js';
+import { EventStream, type Scope, type SubscriberOf } from './stream.js';
 
-/**
- * Where a subscriber has a fan-out or an attempt run: tracing makes its span
- * the active context, so the handler jobs fan-out adds, the handler's own
- * spans and its API calls are children of it. `run` calls `fn` once, at once.
- */
-export interface Scope {
-  run<T>(fn: () => T): T;
-}
+export type { Scope };
 
 /** The events that open a unit of work; their subscribers may return a {@link Scope} it runs in. */
 type Opening = 'received' | 'attempt-started';
 
-/** An observer of the lifecycle: one optional callback per event type it wants. */
-export type LifecycleSubscriber = {
-  readonly [K in LifecycleType]?: (event: EventOf<K>) => K extends Opening ? Scope | undefined | void : void;
-};
-
-type Listener = (event: never) => Scope | undefined | void;
+/**
+ * An observer of the worker's lifecycle: one optional callback per event type it wants. Tracing's scope of
+ * `received` carries the fan-out span's `traceparent`, which fan-out gives the handler jobs it adds.
+ */
+export type LifecycleSubscriber = SubscriberOf<LifecycleEvent, Opening>;
 
 /**
  * What an attempt reports while it runs; the worker hands it to the processor
@@ -59,73 +40,14 @@ export interface AttemptObserver {
  * With no subscriber, nothing is built per job: `attempt` and `within` run
  * their work directly.
  */
-export class LifecycleBus {
-  private readonly listeners: { [K in LifecycleType]?: Listener[] } = {};
-  private count = 0;
-
-  /** Adds a subscriber's callbacks (undefined: nothing). */
-  subscribe(subscriber: LifecycleSubscriber | undefined): this {
-    if (!subscriber) return this;
-    for (const [type, fn] of Object.entries(subscriber) as [LifecycleType, Listener | undefined][]) {
-      if (typeof fn !== 'function') continue;
-      (this.listeners[type] ??= []).push(fn);
-      this.count++;
-    }
-    return this;
-  }
-
-  /** Whether anyone subscribes to anything. */
-  get active(): boolean {
-    return this.count > 0;
-  }
-
-  /** Whether anyone subscribes to `type` (an emitter may skip building the event). */
-  wants(type: LifecycleType): boolean {
-    return this.listeners[type] !== undefined;
-  }
-
-  emit(event: LifecycleEvent): void {
-    const list = this.listeners[event.type];
-    if (!list) return;
-    for (const fn of list) {
-      try {
-        (fn as (e: LifecycleEvent) => unknown)(event);
-      } catch {
-        // An observer must not change the job's outcome.
-      }
-    }
-  }
-
-  /** Emits an opening event and runs `fn` in the scopes its subscribers returned (the first subscriber's outermost). */
-  within<T>(event: ReceivedEvent | AttemptStartedEvent, fn: () => T): T {
-    const list = this.listeners[event.type];
-    if (!list) return fn();
-    let scopes: Scope[] | undefined;
-    for (const l of list) {
-      try {
-        const scope = (l as (e: LifecycleEvent) => Scope | undefined | void)(event);
-        if (scope) (scopes ??= []).push(scope);
-      } catch {
-        // as in emit
-      }
-    }
-    if (!scopes) return fn();
-    let run = fn;
-    for (let i = scopes.length - 1; i >= 0; i--) {
-      const scope = scopes[i] as Scope;
-      const inner = run;
-      run = () => scope.run(inner);
-    }
-    return run();
-  }
-
+export class LifecycleBus extends EventStream<LifecycleEvent, Opening> {
   /**
    * One attempt: `attempt-started` (run in the scopes its subscribers return),
    * then `attempt-ended` with the decision `run` returned, or with what it
    * threw. `run` gets the attempt's observer (undefined when nobody subscribes).
    */
   async attempt<D extends AttemptDecision>(ref: AttemptRef, run: (observer: AttemptObserver | undefined) => Promise<D>): Promise<D> {
-    if (this.count === 0) return run(undefined);
+    if (!this.active) return run(undefined);
     const notes = new AttemptNotes(this, ref);
     let decision: D;
     try {

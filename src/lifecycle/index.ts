@@ -1,3 +1,5 @@
-/** The worker's lifecycle stream: its events and the bus observers subscribe to. */
+/** The lifecycle streams of a process: the worker's and the ingest path's, their events and the buses observers subscribe to. */
 export type * from './events.js';
+export type * from './ingest-events.js';
 export { LifecycleBus, type AttemptObserver, type LifecycleSubscriber, type Scope } from './bus.js';
+export { IngestBus, type IngestSubscriber } from './ingest-bus.js';

@@ -1,12 +1,12 @@
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { ReceiverHooks } from '../receiver/outcomes.js';
 import type { LifecycleSubscriber } from '../lifecycle/bus.js';
+import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
 import { defineMetrics } from './definitions.js';
+import { ingestSubscriber } from './ingest-subscriber.js';
 import { queueGauges, type MetricSources } from './queue-collector.js';
-import { receiverHooksFor } from './receiver-hooks.js';
-import { workerHooksFor, workerObserver, type PauseFlag, type WorkerHooks } from './worker-hooks.js';
+import { workerRecorder, workerSubscriber, type PauseFlag, type WorkerRecorder } from './worker-subscriber.js';
 import type { RedisClient } from '../redis/connection.js';
 
 /** Options of {@link createMetrics}. */
@@ -21,16 +21,16 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
 }
 
-/** One process's metrics: a private registry, the hooks that feed it, and its HTTP exposition. */
+/** One process's metrics: a private registry, its subscribers of the lifecycle streams, and its HTTP exposition. */
 export interface Metrics {
   /** A per-process registry; the prom-client global registry is never touched. */
   readonly registry: Registry;
-  /** Pass as the receiver's `hooks` (or call `onDelivery` from a composed hook). */
-  readonly receiverHooks: ReceiverHooks;
-  /** What the worker's series record (fed by {@link Metrics.workerObserver}). */
-  readonly workerHooks: WorkerHooks;
+  /** Subscribe to the ingest stream (the delivery series, spool drains). */
+  readonly ingestSubscriber: IngestSubscriber;
+  /** What the worker's series record (fed by {@link Metrics.workerSubscriber}). */
+  readonly workerRecorder: WorkerRecorder;
   /** Subscribe to the worker's lifecycle stream (pass as the worker's `hooks`). */
-  readonly workerObserver: LifecycleSubscriber;
+  readonly workerSubscriber: LifecycleSubscriber;
   /** Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues. */
   bind(sources: Pick<MetricSources, 'queues' | 'redis' | 'ordered'>): void;
   /** The Prometheus text exposition of every series, as `GET /metrics` serves it. */
@@ -64,12 +64,12 @@ export function createMetrics(opts: MetricsOptions): Metrics {
       return c.body(body, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
     };
 
-  const workerHooks = workerHooksFor(m, pause);
+  const recorder = workerRecorder(m, pause);
   return {
     registry,
-    receiverHooks: receiverHooksFor(m),
-    workerHooks,
-    workerObserver: workerObserver(workerHooks),
+    ingestSubscriber: ingestSubscriber(m),
+    workerRecorder: recorder,
+    workerSubscriber: workerSubscriber(recorder),
     bind(next) {
       if (next.queues) sources.queues = next.queues;
       if (next.redis) sources.redis = next.redis;

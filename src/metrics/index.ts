@@ -1,5 +1,4 @@
 export { createMetrics, type Metrics, type MetricsOptions } from './create.js';
 export { createMetricsApp } from './app.js';
-export { composeReceiverHooks, composeWorkerHooks } from './compose.js';
 export { DELIVERY_OUTCOMES } from './definitions.js';
 export { safeLabel } from './labels.js';

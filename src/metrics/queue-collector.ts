@@ -3,7 +3,7 @@ import { Gauge, type Registry } from 'prom-client';
 import { ingestKeys } from '../queue/names.js';
 import { pauseState } from '../queue/pause.js';
 import { RunRecords } from '../queue/waits/runs.js';
-import type { PauseFlag } from './worker-hooks.js';
+import type { PauseFlag } from './worker-subscriber.js';
 import type { RedisClient } from '../redis/connection.js';
 
 /** What the scrape-time gauges read; either part may be bound after start-up. */
@@ -104,62 +104,70 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
     activate(): void {
       if (active) return;
       active = true;
-      new Gauge({
-        name: 'switchyard_redis_up',
-        help: '1 when this scrape could read queue state from Redis, 0 when it could not',
-        registers,
-        async collect() {
-          const { ok } = await snapshot();
-          this.set(ok ? 1 : 0);
-        },
-      });
-      new Gauge({
-        name: 'switchyard_queue_jobs',
-        help:
-          'BullMQ jobs per queue and state ' +
-          '(waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
-        labelNames: ['queue', 'state'] as const,
-        registers,
-        async collect() {
-          this.reset();
-          for (const [queue, byState] of (await snapshot()).counts ?? []) {
-            for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
-          }
-        },
-      });
-      new Gauge({
-        name: 'switchyard_ordered_backlog',
-        help:
-          'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), ' +
-          'those runs (pending), the longest line of one key (longest)',
-        labelNames: ['handler', 'measure'] as const,
-        registers,
-        async collect() {
-          this.reset();
-          for (const b of (await snapshot()).ordered ?? []) {
-            this.set({ handler: b.handler, measure: 'keys' }, b.keys);
-            this.set({ handler: b.handler, measure: 'pending' }, b.pending);
-            this.set({ handler: b.handler, measure: 'longest' }, b.longest);
-          }
-        },
-      });
-      new Gauge({
-        name: 'switchyard_waits_pending',
-        help: 'Handler runs parked in a durable sleep or wait (switchyard waits lists them), read on scrape (0 when Redis did not answer)',
-        registers,
-        async collect() {
-          this.set((await snapshot()).parked ?? 0);
-        },
-      });
-      new Gauge({
-        name: 'switchyard_ingest_inbox_length',
-        help: 'Verified deliveries in the ingest inbox not yet moved into the events queue, read on scrape (0 when Redis did not answer)',
-        registers,
-        async collect() {
-          const { inbox } = await snapshot();
-          this.set(inbox ?? 0);
-        },
-      });
+      sharedGauges(registers, snapshot);
     },
   };
+}
+
+/**
+ * The gauges of the shared state, registered once a source is bound: whether Redis answered, BullMQ job
+ * counts, the ordered handlers' lines, parked runs and the ingest inbox length, all from one snapshot.
+ */
+function sharedGauges(registers: Registry[], snapshot: () => Promise<Snapshot>): void {
+  new Gauge({
+    name: 'switchyard_redis_up',
+    help: '1 when this scrape could read queue state from Redis, 0 when it could not',
+    registers,
+    async collect() {
+      const { ok } = await snapshot();
+      this.set(ok ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'switchyard_queue_jobs',
+    help:
+      'BullMQ jobs per queue and state ' +
+      '(waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const [queue, byState] of (await snapshot()).counts ?? []) {
+        for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
+      }
+    },
+  });
+  new Gauge({
+    name: 'switchyard_ordered_backlog',
+    help:
+      'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), ' +
+      'those runs (pending), the longest line of one key (longest)',
+    labelNames: ['handler', 'measure'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const b of (await snapshot()).ordered ?? []) {
+        this.set({ handler: b.handler, measure: 'keys' }, b.keys);
+        this.set({ handler: b.handler, measure: 'pending' }, b.pending);
+        this.set({ handler: b.handler, measure: 'longest' }, b.longest);
+      }
+    },
+  });
+  new Gauge({
+    name: 'switchyard_waits_pending',
+    help: 'Handler runs parked in a durable sleep or wait (switchyard waits lists them), read on scrape (0 when Redis did not answer)',
+    registers,
+    async collect() {
+      this.set((await snapshot()).parked ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'switchyard_ingest_inbox_length',
+    help: 'Verified deliveries in the ingest inbox not yet moved into the events queue, read on scrape (0 when Redis did not answer)',
+    registers,
+    async collect() {
+      const { inbox } = await snapshot();
+      this.set(inbox ?? 0);
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import type { Logger } from '../log/logger.js';
 import { jobIdFor } from '../events/envelope.js';
 import type { StoredDelivery } from './delivery.js';
@@ -10,7 +10,15 @@ import { ingestKeys } from './names.js';
 import type { RedisClient } from '../redis/connection.js';
 import { queueScripts } from './scripts.js';
 import { sleep } from '../util/sleep.js';
-import { tracedAddBulk, tracingState } from '../telemetry/index.js';
+import type { IngestBus } from '../lifecycle/ingest-bus.js';
+import type { PumpFacts } from '../lifecycle/ingest-events.js';
+
+/** One `events` job of a batch. */
+interface PumpJob {
+  readonly name: string;
+  readonly data: StoredDelivery;
+  readonly opts: JobsOptions & { readonly jobId: string };
+}
 
 export interface IngestPumpOptions {
   /** Connection for ordinary commands (worker role: retries through outages). */
@@ -19,6 +27,8 @@ export interface IngestPumpOptions {
   blocking: RedisClient;
   events: Queue;
   prefix: string;
+  /** The ingest stream it reports each delivery it queues on (`pumping`, `pumped`): tracing's send spans. */
+  ingest?: IngestBus;
   log: Logger;
   batchSize?: number;
   heartbeatMs?: number;
@@ -148,8 +158,28 @@ export class IngestPump {
     }
   }
 
+  /** Queues a batch; observed (each job carrying the trace context its `pumping` scope gave) when anyone subscribes. */
+  private async addBulk(jobs: PumpJob[]): Promise<void> {
+    const { events, ingest } = this.opts;
+    if (!ingest?.wants('pumping')) {
+      await events.addBulk(jobs);
+      return;
+    }
+    const facts = jobs.map((j): PumpFacts => ({
+      key: j.data.key,
+      name: j.data.name,
+      jobId: j.opts.jobId,
+      queue: events.name,
+      batch: jobs.length,
+      traceparent: j.data.traceparent,
+    }));
+    await ingest.pump(facts, (carried) =>
+      events.addBulk(jobs.map((j, i) => (carried[i] === undefined ? j : { ...j, data: { ...j.data, traceparent: carried[i] } }))),
+    );
+  }
+
   private async add(items: string[]): Promise<void> {
-    const jobs = [];
+    const jobs: PumpJob[] = [];
     const unreadable: string[] = [];
     for (const raw of items) {
       let d: StoredDelivery;
@@ -162,7 +192,7 @@ export class IngestPump {
       jobs.push({ name: d.name ?? 'unknown', data: d, opts: { ...EVENTS_JOB_OPTIONS, jobId: jobIdFor(d.key) } });
     }
     // Each one is pending fan-out since the ingest script stored it, until the events worker has fanned it out.
-    if (jobs.length > 0) await (tracingState.on ? tracedAddBulk(this.opts.events, jobs) : this.opts.events.addBulk(jobs));
+    if (jobs.length > 0) await this.addBulk(jobs);
     if (unreadable.length > 0) {
       // Only Switchyard writes the inbox, so this is a bug, tampering or a newer
       // writer: set the items aside where an operator can look, and keep moving.

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../log/logger.js';
-import { traceReceipt } from '../telemetry/index.js';
 import { mountHealth, type ReadinessProbe } from './health.js';
 import { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
 
@@ -22,7 +21,8 @@ export function createReceiverApp(opts: ReceiverAppOptions): Hono {
   const log: Logger = opts.log;
   // One route for every method of the webhook path, registered first: a POST
   // matches exactly one handler, which Hono runs without composing a chain.
-  const webhook = traceReceipt(webhookHandler(opts), opts.webhookPath);
+  // With an ingest stream (opts.ingest), the route emits its request's events (received, storing, stored, answered).
+  const webhook = webhookHandler(opts);
   app.all(opts.webhookPath, (c) => {
     if (c.req.method === 'POST') return webhook(c);
     c.header('Allow', 'POST');

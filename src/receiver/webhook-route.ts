@@ -7,13 +7,17 @@ import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/d
 import { verify } from '../events/signature.js';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { readBody, readNodeBody } from './body.js';
-import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.js';
+import type { IngestBus } from '../lifecycle/ingest-bus.js';
+import type { DeliveryOutcome, DeliveryReport, RequestFacts, StoreOutcome, StoringFacts } from '../lifecycle/ingest-events.js';
 
 export interface WebhookRouteDeps {
   config: Pick<Config, 'webhookSecrets' | 'signatureHeader' | 'maxBodyBytes' | 'bodyTimeoutMs'>;
   sink: DeliverySink;
   log: Logger;
-  hooks?: ReceiverHooks;
+  /** The ingest stream the route emits on (received, storing, stored, answered); absent: nothing is emitted. */
+  ingest?: IngestBus;
+  /** The route's path, as the `received` event names it (WEBHOOK_PATH; default `/webhooks`). */
+  webhookPath?: string;
   now?: () => Date;
   /** Seconds a sender should wait after a 503. */
   retryAfterSeconds?: number;
@@ -62,6 +66,11 @@ function keptHeaders(c: Context, node: IncomingHttpHeaders | undefined): Record<
   return headers;
 }
 
+/** Every request header: Node's own when at hand (`c.req.header()` would build a whole Request just to list them). */
+function allHeaders(c: Context, node: IncomingHttpHeaders | undefined): Record<string, string> {
+  return node ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])) : c.req.header();
+}
+
 /** The access-log fields of a report: fixed, non-personal ones only. */
 const logLine = (r: DeliveryReport) => ({
   outcome: r.outcome,
@@ -71,6 +80,132 @@ const logLine = (r: DeliveryReport) => ({
   bytes: r.bytes,
 });
 
+type Status = 200 | 202 | 401 | 408 | 413 | 503;
+
+/** What every request of one route shares, built once. */
+interface Route {
+  readonly config: WebhookRouteDeps['config'];
+  readonly sink: DeliverySink;
+  readonly log: Logger;
+  /** The per-delivery line holds only fixed, non-personal fields, so it skips the redaction walk on the hot path. */
+  readonly accessLog: Logger;
+  readonly ingest: IngestBus | undefined;
+  readonly path: string;
+  readonly receivedAtNow: () => string;
+  readonly retryAfter: string;
+  /** Node lower-cases incoming header names; Headers.get is case-insensitive. */
+  readonly signatureHeader: string;
+}
+
+/** One request in flight: its context, the Node headers when at hand, the event facts (events on) and its start. */
+interface Exchange {
+  readonly c: Context;
+  readonly node: IncomingHttpHeaders | undefined;
+  readonly request: RequestFacts | undefined;
+  readonly started: number;
+}
+
+/** Logs the answer, emits `answered` and answers. */
+function answer(r: Route, x: Exchange, status: Status, body: object, report: DeliveryReport): Response {
+  if (report.outcome === 'accepted' || report.outcome === 'duplicate' || report.outcome === 'spooled') {
+    if (r.accessLog.isLevelEnabled('info')) r.accessLog.info(logLine(report), 'delivery');
+  } else r.log.warn({ ...logLine(report), reason: report.reason }, 'delivery refused');
+  if (x.request) r.ingest?.emit({ type: 'answered', request: x.request, ok: true, status, report });
+  return x.c.json(body, status);
+}
+
+function refused(r: Route, x: Exchange, status: 401 | 408 | 413, body: object, outcome: DeliveryOutcome, reason: string, bytes?: number) {
+  const ms = performance.now() - x.started;
+  const report: DeliveryReport = bytes === undefined ? { outcome, reason, ms } : { outcome, reason, ms, bytes };
+  return answer(r, x, status, body, report);
+}
+
+/** A body too large, too slow or cut off: 413 or 408, and the connection closed. */
+function refuseBody(r: Route, x: Exchange, reason: 'too_large' | 'timeout' | 'aborted'): Response {
+  x.c.header('Connection', 'close');
+  const { maxBodyBytes, bodyTimeoutMs } = r.config;
+  if (reason === 'too_large') {
+    const message = `body exceeds the limit of ${maxBodyBytes} bytes (MAX_BODY_BYTES)`;
+    return refused(r, x, 413, { status: 'rejected', error: 'too_large', message }, 'too_large', 'too_large');
+  }
+  const message = `the body did not arrive in full within ${bodyTimeoutMs} ms`;
+  return refused(r, x, 408, { status: 'rejected', error: 'body_timeout', message }, 'timeout', reason);
+}
+
+/** The durable, deduplicated write: through the ingest stream (storing, stored) when anyone observes it. */
+function put(r: Route, x: Exchange, delivery: StoredDelivery, bytes: Uint8Array, raw: Uint8Array | undefined): Promise<StoreOutcome> {
+  const ingest = r.ingest;
+  if (!ingest || !(ingest.wants('storing') || ingest.wants('stored'))) return r.sink.put(delivery, raw);
+  const facts: StoringFacts = {
+    key: delivery.key,
+    name: delivery.name,
+    receivedAt: delivery.receivedAt,
+    bytes,
+    headers: allHeaders(x.c, x.node),
+  };
+  return ingest.store(facts, (traceparent) => r.sink.put(traceparent === undefined ? delivery : { ...delivery, traceparent }, raw));
+}
+
+/** A verified body: parsed (tolerantly), stored, answered 202 (accepted or spooled), 200 (duplicate) or 503. */
+async function store(r: Route, x: Exchange, bytes: Uint8Array, secretIndex: number): Promise<Response> {
+  // Decode once: the envelope parse and the stored body share the text.
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = buf.toString('utf8');
+  const { key, name } = parseEnvelope(bytes, text);
+  const receivedAt = r.receivedAtNow();
+  const headers = keptHeaders(x.c, x.node);
+  // UTF-8 bytes are stored as the text (and handed to the sink raw, to be copied, not re-encoded); others as base64.
+  const utf8 = isUtf8(buf);
+  const delivery: StoredDelivery = utf8
+    ? { key, name, receivedAt, secretIndex, headers, body: text }
+    : { key, name, receivedAt, secretIndex, headers, bodyBase64: buf.toString('base64') };
+  let stored: StoreOutcome;
+  try {
+    stored = await put(r, x, delivery, bytes, utf8 ? bytes : undefined);
+  } catch (err) {
+    r.log.error({ err: String(err), delivery: key }, 'no durable store could take the delivery');
+    x.c.header('Retry-After', r.retryAfter);
+    return answer(
+      r,
+      x,
+      503,
+      { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: key },
+      { outcome: 'unavailable', key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - x.started },
+    );
+  }
+  const duplicate = stored === 'duplicate';
+  return answer(
+    r,
+    x,
+    duplicate ? 200 : 202,
+    { status: duplicate ? 'duplicate' : 'accepted', delivery: key },
+    { outcome: stored, key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - x.started },
+  );
+}
+
+/** One request: read the body within the limits, verify it, store it. */
+async function handle(r: Route, c: Context, request: RequestFacts | undefined): Promise<Response> {
+  const started = performance.now();
+  // Under @hono/node-server the Node request is at hand: read it directly
+  // (no undici Request, no Web stream). `app.request()` (tests) has no
+  // `incoming` and goes through the Web Streams reader with the same rules.
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const x: Exchange = { c, node: incoming?.headers, request, started };
+  const { config } = r;
+  const contentLength = headerOf(c, x.node, 'content-length');
+  const body = incoming
+    ? await readNodeBody(incoming, contentLength, config.maxBodyBytes, config.bodyTimeoutMs)
+    : await readBody(c.req.raw.body, contentLength, config.maxBodyBytes, config.bodyTimeoutMs);
+  if (!body.ok) return refuseBody(r, x, body.reason);
+  const result = verify(config.webhookSecrets, body.bytes, headerOf(c, x.node, r.signatureHeader));
+  if (!result.ok) {
+    const message = `signature ${result.reason}: ${SIGNATURE_HELP(config.signatureHeader)}`;
+    const refusal = { status: 'rejected', error: 'invalid_signature', message };
+    return refused(r, x, 401, refusal, 'bad_signature', result.reason, body.bytes.byteLength);
+  }
+  return store(r, x, body.bytes, result.secretIndex);
+}
+
 /**
  * The webhook route: raw bytes → verify → tolerant envelope parse → durable,
  * deduplicated store → answer. No JSON is parsed before the signature holds.
@@ -78,134 +213,25 @@ const logLine = (r: DeliveryReport) => ({
  * dead-letters what is not a valid event, raw body kept).
  *
  * This runs once per delivery at the receiver's full rate, so it allocates
- * little: no closures per request, one report object per answer.
+ * little: one exchange and one report object per request, no closures (but
+ * an observed write's); the events of the ingest stream are built only when
+ * someone subscribes to them.
  */
-export function webhookHandler(deps: WebhookRouteDeps) {
-  const { config, sink, log, hooks } = deps;
-  // The per-delivery line holds only fixed, non-personal fields (key, event
-  // name, outcome, timing), so it skips the redaction walk on the hot path.
-  const accessLog = log.child({}, { redact: { paths: [] } });
-  const receivedAtNow = deps.now ? () => (deps.now as () => Date)().toISOString() : isoNow();
-  const retryAfter = String(deps.retryAfterSeconds ?? 5);
-  // Node lower-cases incoming header names; Headers.get is case-insensitive.
-  const signatureHeader = config.signatureHeader.toLowerCase();
-  const onDelivery = hooks?.onDelivery;
-  const onStored = hooks?.onStored;
-
-  const finish = (c: Context, status: 200 | 202 | 401 | 408 | 413 | 503, body: object, report: DeliveryReport) => {
-    if (report.outcome === 'accepted' || report.outcome === 'duplicate' || report.outcome === 'spooled') {
-      if (accessLog.isLevelEnabled('info')) accessLog.info(logLine(report), 'delivery');
-    } else log.warn({ ...logLine(report), reason: report.reason }, 'delivery refused');
-    onDelivery?.(report);
-    return c.json(body, status);
+export function webhookHandler(deps: WebhookRouteDeps): (c: Context) => Promise<Response> {
+  const r: Route = {
+    config: deps.config,
+    sink: deps.sink,
+    log: deps.log,
+    accessLog: deps.log.child({}, { redact: { paths: [] } }),
+    ingest: deps.ingest,
+    path: deps.webhookPath ?? '/webhooks',
+    receivedAtNow: deps.now ? () => (deps.now as () => Date)().toISOString() : isoNow(),
+    retryAfter: String(deps.retryAfterSeconds ?? 5),
+    signatureHeader: deps.config.signatureHeader.toLowerCase(),
   };
-  const refused = (
-    c: Context,
-    status: 401 | 408 | 413,
-    body: object,
-    outcome: DeliveryOutcome,
-    reason: string,
-    started: number,
-    bytes?: number,
-  ) => {
-    const report: DeliveryReport =
-      bytes === undefined
-        ? { outcome, reason, ms: performance.now() - started }
-        : { outcome, reason, ms: performance.now() - started, bytes };
-    return finish(c, status, body, report);
-  };
-
-  return async (c: Context) => {
-    const started = performance.now();
-    // Under @hono/node-server the Node request is at hand: read it directly
-    // (no undici Request, no Web stream). `app.request()` (tests) has no
-    // `incoming` and goes through the Web Streams reader with the same rules.
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const nodeHeaders: IncomingHttpHeaders | undefined = incoming?.headers;
-    const contentLength = headerOf(c, nodeHeaders, 'content-length');
-    const body = incoming
-      ? await readNodeBody(incoming, contentLength, config.maxBodyBytes, config.bodyTimeoutMs)
-      : await readBody(c.req.raw.body, contentLength, config.maxBodyBytes, config.bodyTimeoutMs);
-    if (!body.ok) {
-      c.header('Connection', 'close');
-      if (body.reason === 'too_large') {
-        return refused(
-          c,
-          413,
-          { status: 'rejected', error: 'too_large', message: `body exceeds the limit of ${config.maxBodyBytes} bytes (MAX_BODY_BYTES)` },
-          'too_large',
-          'too_large',
-          started,
-        );
-      }
-      return refused(
-        c,
-        408,
-        { status: 'rejected', error: 'body_timeout', message: `the body did not arrive in full within ${config.bodyTimeoutMs} ms` },
-        'timeout',
-        body.reason,
-        started,
-      );
-    }
-    const { bytes } = body;
-
-    const result = verify(config.webhookSecrets, bytes, headerOf(c, nodeHeaders, signatureHeader));
-    if (!result.ok) {
-      return refused(
-        c,
-        401,
-        {
-          status: 'rejected',
-          error: 'invalid_signature',
-          message: `signature ${result.reason}: ${SIGNATURE_HELP(config.signatureHeader)}`,
-        },
-        'bad_signature',
-        result.reason,
-        started,
-        bytes.byteLength,
-      );
-    }
-
-    // Decode once: the envelope parse and the stored body share the text.
-    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const text = buf.toString('utf8');
-    const envelope = parseEnvelope(bytes, text);
-    const receivedAt = receivedAtNow();
-    const headers = keptHeaders(c, nodeHeaders);
-    const { key, name } = envelope;
-    const secretIndex = result.secretIndex;
-    // UTF-8 bytes are stored as the text (and handed to the sink raw, to be copied, not re-encoded); others as base64.
-    const utf8 = isUtf8(buf);
-    const delivery: StoredDelivery = utf8
-      ? { key, name, receivedAt, secretIndex, headers, body: text }
-      : { key, name, receivedAt, secretIndex, headers, bodyBase64: buf.toString('base64') };
-
-    let stored: 'accepted' | 'duplicate' | 'spooled';
-    try {
-      stored = await sink.put(delivery, utf8 ? bytes : undefined);
-    } catch (err) {
-      log.error({ err: String(err), delivery: key }, 'no durable store could take the delivery');
-      c.header('Retry-After', retryAfter);
-      return finish(
-        c,
-        503,
-        { status: 'unavailable', message: 'the delivery could not be stored; retry later', delivery: key },
-        { outcome: 'unavailable', key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started },
-      );
-    }
-    if (stored !== 'duplicate' && onStored) {
-      // Node's headers when at hand: `c.req.header()` would build a whole Request just to list them.
-      const all = nodeHeaders
-        ? Object.fromEntries(Object.entries(nodeHeaders).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]))
-        : c.req.header();
-      onStored({ key, bytes, headers: all, receivedAt });
-    }
-    const status = stored === 'duplicate' ? 200 : 202;
-    return finish(
-      c,
-      status,
-      { status: stored === 'duplicate' ? 'duplicate' : 'accepted', delivery: key },
-      { outcome: stored, key, event: name, secretIndex, bytes: bytes.byteLength, ms: performance.now() - started },
-    );
+  return (c) => {
+    if (!r.ingest?.active) return handle(r, c, undefined);
+    const request: RequestFacts = { method: c.req.method, path: c.req.path, route: r.path };
+    return r.ingest.receipt(request, () => handle(r, c, request));
   };
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import type { IngestBus } from '../lifecycle/ingest-bus.js';
 import type { Logger } from '../log/logger.js';
 import { IngestPump } from '../queue/pump.js';
 import type { Queues } from '../queue/queues.js';
@@ -16,12 +17,21 @@ export function startPump(opts: {
   redisUrl: string;
   commands: RedisClient;
   queues: Queues;
+  /** The ingest stream the pump reports the deliveries it queues on. */
+  ingest?: IngestBus;
   withWorker: boolean;
 }): IngestPump {
   const { config, log } = opts;
   const blocking = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-pump-blocking');
   blocking.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
-  const pump = new IngestPump({ redis: opts.commands, blocking, events: opts.queues.events, prefix: config.queuePrefix, log });
+  const pump = new IngestPump({
+    redis: opts.commands,
+    blocking,
+    events: opts.queues.events,
+    prefix: config.queuePrefix,
+    log,
+    ...(opts.ingest ? { ingest: opts.ingest } : {}),
+  });
   const pumping = config.ingestPump === 'on' || (config.ingestPump === 'auto' && opts.withWorker);
   if (pumping) pump.start();
   else blocking.disconnect();

@@ -4,11 +4,12 @@ import type { Logger } from '../log/logger.js';
 import { IngestStore } from '../queue/ingest.js';
 import { ingestKeys } from '../queue/names.js';
 import { createReceiverApp } from '../receiver/app.js';
-import type { ReceiverHooks } from '../receiver/outcomes.js';
+import type { IngestBus } from '../lifecycle/ingest-bus.js';
 import type { DeliverySink } from '../queue/delivery.js';
-import { traceSink } from '../telemetry/index.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
-import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
+import { DiskSpool } from '../receiver/spool.js';
+import { SpoolDrainer } from '../receiver/spool-drainer.js';
+import { spoolingSink } from '../receiver/spool-sink.js';
 import { listen, type RunningServer } from './http.js';
 import { firstAttempt } from './redis-watch.js';
 
@@ -23,7 +24,8 @@ export interface ReceiverServiceOptions {
   config: Config;
   redisUrl: string;
   log: Logger;
-  hooks?: ReceiverHooks;
+  /** The ingest stream the route and the spool drainer emit on (metrics, tracing, capture and history subscribe). */
+  ingest?: IngestBus;
   extend?: (app: Hono) => void;
 }
 
@@ -59,10 +61,9 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
   };
   // SPOOL_DIR: deliveries Redis cannot take go to an fsync'd disk spool, drained back once Redis returns.
   const spool = config.spoolDir ? new DiskSpool(config.spoolDir, config.spoolMaxBytes) : undefined;
-  const drainer = spool ? new SpoolDrainer(spool, store, log, (n) => opts.hooks?.onDrained?.(n)) : undefined;
+  const drainer = spool ? new SpoolDrainer(spool, store, log, opts.ingest) : undefined;
   drainer?.start();
-  // With tracing on, each delivery's append span (and the traceparent it stores with the delivery).
-  const sink = traceSink(spool ? spoolingSink(redisSink, spool, log) : redisSink);
+  const sink = spool ? spoolingSink(redisSink, spool, log) : redisSink;
   const readinessKey = ingestKeys(config.queuePrefix).readiness;
   const spoolDetails = () =>
     spool ? { spool: { segments: spool.segments().length, bytes: spool.size(), max_bytes: spool.maxBytes } } : {};
@@ -72,7 +73,7 @@ export async function startReceiver(opts: ReceiverServiceOptions): Promise<Recei
     webhookPath: config.webhookPath,
     sink,
     log,
-    ...(opts.hooks ? { hooks: opts.hooks } : {}),
+    ...(opts.ingest ? { ingest: opts.ingest } : {}),
     readiness: cachedFor(1_000, async () => {
       try {
         await producer.set(readinessKey, String(Date.now()), 'PX', 60_000);

@@ -6,14 +6,15 @@ import { redisWarnings } from '../redis/checks.js';
 import { closeRedis, createRedisConnection } from '../redis/connection.js';
 import { maskRedisUrl } from '../redis/describe.js';
 import { mountAdmin } from '../admin/index.js';
-import { createCapture, type Capture } from '../capture/index.js';
 import { duplicateHistory } from '../history/observe.js';
-import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
+import { IngestBus } from '../lifecycle/ingest-bus.js';
+import { createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
+import { createCapture, type Capture } from '../receiver/capture.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';
 import { firstAttempt, watchRedis, whenReady } from './redis-watch.js';
 import { startPump } from './pump.js';
-import { startTracing } from '../telemetry/index.js';
+import { ingestTracingObserver, startTracing } from '../telemetry/index.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
 import type { StartWorkerPart } from './worker.js';
 
@@ -29,7 +30,7 @@ export interface ServiceOptions {
   receiver: boolean;
   /** Starts the worker side on the shared Redis (see prepareWorker); returns the part to stop. */
   worker?: StartWorkerPart;
-  receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'hooks' | 'extend'>>;
+  receiverOptions?: Partial<Pick<ReceiverServiceOptions, 'extend'>>;
   /** The command this process runs (`start`, `dev`, `work`), named in its state directory's lock. */
   command?: string;
 }
@@ -76,7 +77,6 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     );
   }
   const queues = openQueues(commands, config.queuePrefix);
-  const pump = startPump({ config, log, redisUrl: redis.url, commands, queues, withWorker: opts.worker !== undefined });
 
   // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
   const metrics = createMetrics({ prefix: config.queuePrefix, queues, redis: commands });
@@ -86,6 +86,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
 
   // History counts the repeats the receiver answered 200 duplicate, batched off the request path.
   const duplicates = opts.receiver ? duplicateHistory(config, commands, log) : undefined;
+  // The ingest stream (src/lifecycle): the webhook route, the spool drainer and the pump emit. Its observers,
+  // subscribed here only: metrics, capture (CAPTURE_DIR), the history's repeats and tracing (receipt, append, send spans).
+  const ingest = new IngestBus()
+    .subscribe(metrics.ingestSubscriber)
+    .subscribe(capture?.subscriber)
+    .subscribe(
+      duplicates && {
+        answered: (e) => {
+          if (e.ok && e.report.outcome === 'duplicate' && e.report.key) duplicates.onDuplicate(e.report.key);
+        },
+      },
+    )
+    .subscribe(ingestTracingObserver());
+  const pump = startPump({ config, log, redisUrl: redis.url, commands, queues, ingest, withWorker: opts.worker !== undefined });
 
   const parts: Part[] = [];
   let failure: ((err: Error) => void) | undefined;
@@ -97,7 +111,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const startWorker = async (): Promise<void> => {
     if (!opts.worker) return;
     await whenReady(commands, stopping.signal);
-    const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerObserver });
+    const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerSubscriber });
     if (stopping.signal.aborted) await part.close(0);
     else {
       parts.push(part);
@@ -126,18 +140,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         config,
         redisUrl: redis.url,
         log,
-        hooks: composeReceiverHooks(
-          metrics.receiverHooks,
-          capture ? { onStored: capture.onStored } : undefined,
-          opts.receiverOptions?.hooks,
-          duplicates
-            ? {
-                onDelivery: (r) => {
-                  if (r.outcome === 'duplicate' && r.key) duplicates.onDuplicate(r.key);
-                },
-              }
-            : undefined,
-        ),
+        ingest,
         extend: (app) => {
           metrics.mount(app);
           if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } }))

@@ -201,14 +201,16 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     waits: eventWaits({ ...waitPorts, handlers: () => set.current().all }),
   };
   /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
-  const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined) => {
+  const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined, traceparent?: string) => {
     const all = set.current().all;
     // The text as stored is parsed as is (no round trip through the bytes).
     const envelope = parseEnvelope(delivery?.raw ?? deliveryBytes(job.data), job.data.body);
     let placed;
     try {
       // Off the pending fan-out set once fanned out or dead-lettered as invalid (retries exhausted: the 'failed' listener).
-      placed = await flow.fanningOut(job.data.key, () => dispatch(job.data, all, fanOutPorts, envelope));
+      // The delivery carries its fan-out scope's trace context (tracing's fan-out span; none without) to the runs dispatch adds.
+      const carrying = job.data.traceparent === traceparent ? job.data : { ...job.data, traceparent };
+      placed = await flow.fanningOut(job.data.key, () => dispatch(carrying, all, fanOutPorts, envelope));
     } catch (err) {
       if (delivery) lifecycle.emit({ type: 'fanned-out', delivery, envelope, ok: false, error: err });
       throw err;
@@ -241,7 +243,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     async (job: Job<StoredDelivery>) => {
       if (!lifecycle.active) return fanOut(job, undefined);
       const delivery = deliveryFacts(job);
-      return lifecycle.within({ type: 'received', delivery }, () => fanOut(job, delivery));
+      return lifecycle.within({ type: 'received', delivery }, (traceparent) => fanOut(job, delivery, traceparent));
     },
     { connection: connect('switchyard-events'), prefix, ...workerOptions(config) },
   );

@@ -10,7 +10,6 @@ import { orderMember, type QueuedJob } from '../queue/order.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
 import { handlerJobOptions } from '../queue/job-options.js';
 import type { HandlerJobData } from '../queue/jobs.js';
-import { activeTraceparent, tracingState } from '../telemetry/index.js';
 
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
 export class InvalidDeliveryError extends UnrecoverableError {
@@ -102,8 +101,8 @@ export async function dispatch(
   // The event's place in time: its creation, else its receipt.
   const at = Number.isFinite(createdMs) ? createdMs : receivedMs;
   const now: QueuedJob[] = [];
-  // With tracing on, each run continues the fan-out span's trace.
-  const traceparent = tracingState.on ? activeTraceparent() : undefined;
+  // The trace context the delivery carries into fan-out (its fan-out scope's, tracing on): each run continues it.
+  const traceparent = delivery.traceparent;
   // A reconciled change is late already: catch-up work, it never takes a live event's slot.
   const caughtUp = delivery.source === 'reconcile';
   await Promise.all(

@@ -4,14 +4,10 @@ import { register as globalRegistry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkError, QuotaExhaustedError, RateLimitedError } from '../../../src/api/errors.js';
 import type { CallEvent } from '../../../src/api/transport.js';
-import {
-  composeReceiverHooks,
-  composeWorkerHooks,
-  createMetrics,
-  createMetricsApp,
-  DELIVERY_OUTCOMES,
-} from '../../../src/metrics/index.js';
-import type { DeliveryReport } from '../../../src/receiver/outcomes.js';
+import { createMetrics, type Metrics, createMetricsApp, DELIVERY_OUTCOMES } from '../../../src/metrics/index.js';
+import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
+import { LifecycleBus } from '../../../src/lifecycle/bus.js';
+import type { DeliveryReport } from '../../../src/lifecycle/ingest-events.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE, ingestKeys } from '../../../src/queue/names.js';
 import { pauseHandlers, resumeHandlers } from '../../../src/queue/pause.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
@@ -36,18 +32,25 @@ const call = (over: Partial<CallEvent>): CallEvent => ({
   ...over,
 });
 
-describe('metrics: hooks to Prometheus text', () => {
+const REQUEST = { method: 'POST', path: '/webhooks', route: '/webhooks' };
+/** The ingest stream with the metrics' subscriber: `answer` emits one request's `answered`. */
+function answering(metrics: Metrics): (report: DeliveryReport) => void {
+  const bus = new IngestBus().subscribe(metrics.ingestSubscriber);
+  return (report) => bus.emit({ type: 'answered', request: REQUEST, ok: true, status: 202, report });
+}
+
+describe('metrics: lifecycle subscribers and recorders to Prometheus text', () => {
   it('counts deliveries by outcome (every outcome present from the start), secret index and ingest latency', async () => {
     const metrics = createMetrics({ prefix: 'unused' });
     let s = parseSamples(await metrics.scrape());
     for (const outcome of DELIVERY_OUTCOMES) expect(valueOf(s, 'switchyard_deliveries_total', { outcome }), outcome).toBe(0);
 
-    const { onDelivery } = metrics.receiverHooks;
-    onDelivery?.({ outcome: 'accepted', ms: 0.4, secretIndex: 0, key: 'evt_1', event: 'message.received', bytes: 10 });
-    onDelivery?.({ outcome: 'accepted', ms: 3, secretIndex: 1, key: 'evt_2' });
-    onDelivery?.({ outcome: 'duplicate', ms: 0.7, secretIndex: 0, key: 'evt_1' });
-    onDelivery?.({ outcome: 'bad_signature', ms: 0.2, reason: 'mismatch' });
-    onDelivery?.({ outcome: 'unavailable', ms: 900 });
+    const onDelivery = answering(metrics);
+    onDelivery({ outcome: 'accepted', ms: 0.4, secretIndex: 0, key: 'evt_1', event: 'message.received', bytes: 10 });
+    onDelivery({ outcome: 'accepted', ms: 3, secretIndex: 1, key: 'evt_2' });
+    onDelivery({ outcome: 'duplicate', ms: 0.7, secretIndex: 0, key: 'evt_1' });
+    onDelivery({ outcome: 'bad_signature', ms: 0.2, reason: 'mismatch' });
+    onDelivery({ outcome: 'unavailable', ms: 900 });
 
     const text = await metrics.scrape();
     s = parseSamples(text);
@@ -71,7 +74,7 @@ describe('metrics: hooks to Prometheus text', () => {
 
   it('records handler runs, API calls, limiter waits, 429s, quota and the pause flag', async () => {
     const metrics = createMetrics({ prefix: 'unused' });
-    const h = metrics.workerHooks;
+    const h = metrics.workerRecorder;
     expect(valueOf(parseSamples(await metrics.scrape()), 'switchyard_api_quota_remaining')).toBeUndefined();
     h.onHandler?.({ handler: 'lead-won', event: 'lead.won', outcome: 'completed', ms: 40 });
     h.onHandler?.({ handler: 'lead-won', event: 'lead.won', outcome: 'retry', ms: 2_000 });
@@ -153,8 +156,8 @@ describe('metrics: hooks to Prometheus text', () => {
     const metrics = createMetrics({ prefix: 'unused', defaultMetrics: false });
     const leaks = ['ana@example.com', '+15551234567', 'sk_live_abcdef', 'tok_ABC123', 'a'.repeat(80), 'Bearer xyz', 'x/y+z='];
     for (const leak of leaks) {
-      metrics.workerHooks.onHandler?.({ handler: leak, event: leak, outcome: 'completed', ms: 1 });
-      metrics.workerHooks.onApiCall?.(call({ op: leak }));
+      metrics.workerRecorder.onHandler?.({ handler: leak, event: leak, outcome: 'completed', ms: 1 });
+      metrics.workerRecorder.onApiCall?.(call({ op: leak }));
     }
     const text = await metrics.scrape();
     for (const leak of leaks) expect(text).not.toContain(leak);
@@ -167,7 +170,7 @@ describe('metrics: hooks to Prometheus text', () => {
     const before = globalRegistry.getMetricsAsArray().length;
     const a = createMetrics({ prefix: 'a' });
     const b = createMetrics({ prefix: 'b' }); // a second registry in one process: no "already registered"
-    a.receiverHooks.onDelivery?.({ outcome: 'accepted', ms: 1 });
+    answering(a)({ outcome: 'accepted', ms: 1 });
     expect(globalRegistry.getMetricsAsArray().length).toBe(before);
     const sa = parseSamples(await a.scrape());
     const sb = parseSamples(await b.scrape());
@@ -182,29 +185,48 @@ describe('metrics: hooks to Prometheus text', () => {
     expect(sa.some((x) => x.name === 'switchyard_queue_jobs' || x.name === 'switchyard_redis_up')).toBe(false);
   });
 
-  it('composes with other observers (delivery log, capture) and counts spool drains', async () => {
+  it('subscribes beside other observers (delivery log, capture): one that throws silences none; counts spool drains', async () => {
     const metrics = createMetrics({ prefix: 'unused', defaultMetrics: false });
     const seen: DeliveryReport[] = [];
     const stored: string[] = [];
-    const hooks = composeReceiverHooks(
-      {
-        onDelivery: () => {
+    const ingest = new IngestBus()
+      .subscribe({
+        answered: () => {
           throw new Error('a broken observer');
         },
-      },
-      metrics.receiverHooks,
-      { onDelivery: (r) => seen.push(r), onStored: (d) => stored.push(d.key) },
-      undefined,
-    );
-    hooks.onDelivery?.({ outcome: 'spooled', ms: 2 });
-    hooks.onStored?.({ key: 'evt_9', bytes: new Uint8Array(), headers: {}, receivedAt: '' });
-    hooks.onDrained?.(4);
+      })
+      .subscribe(metrics.ingestSubscriber)
+      .subscribe({ answered: (e) => void (e.ok && seen.push(e.report)), stored: (e) => void stored.push(e.delivery.key) })
+      .subscribe(undefined);
+    ingest.emit({ type: 'answered', request: REQUEST, ok: true, status: 202, report: { outcome: 'spooled', ms: 2 } });
+    ingest.emit({ type: 'answered', request: REQUEST, ok: false, error: new Error('the route threw') });
+    ingest.emit({
+      type: 'stored',
+      delivery: { key: 'evt_9', name: null, bytes: new Uint8Array(), headers: {}, receivedAt: '' },
+      ok: true,
+      outcome: 'spooled',
+    });
+    ingest.emit({ type: 'drained', count: 4 });
+    ingest.emit({ type: 'drained', count: 0 });
     expect(seen.map((r) => r.outcome)).toEqual(['spooled']);
     expect(stored).toEqual(['evt_9']);
     const pauses: Array<string | null> = [];
-    const worker = composeWorkerHooks(metrics.workerHooks, { onPause: (r) => pauses.push(r) });
-    worker.onPause?.('token_expired');
-    expect(composeWorkerHooks().onHandler).toBeUndefined();
+    const worker = new LifecycleBus().subscribe(metrics.workerSubscriber).subscribe({
+      'attempt-ended': (e) => void (e.ok && e.decision.kind === 'pause' && pauses.push(e.decision.reason)),
+    });
+    const ref = {
+      kind: 'handler' as const,
+      queue: 'handlers',
+      jobId: 'j1',
+      key: 'evt_9',
+      handler: 'h',
+      event: 'lead.won',
+      number: 1,
+      attempts: 1,
+      startedAt: 0,
+      traceparent: undefined,
+    };
+    await worker.attempt(ref, async () => ({ kind: 'pause' as const, reason: 'token_expired', code: 'token_expired', at: '' }));
 
     const s = parseSamples(await metrics.scrape());
     expect(valueOf(s, 'switchyard_deliveries_total', { outcome: 'spooled' })).toBe(1);
@@ -295,7 +317,7 @@ describe('metrics: queue depth, inbox and pause read from Redis on scrape (real 
     dead.on('error', () => {});
     extra.push(dead);
     const metrics = createMetrics({ prefix, redis: dead, defaultMetrics: false });
-    metrics.workerHooks.onPause?.('seen before Redis went away');
+    metrics.workerRecorder.onPause?.('seen before Redis went away');
     const started = Date.now();
     const s = parseSamples(await metrics.scrape());
     expect(Date.now() - started).toBeLessThan(2_500);

@@ -6,6 +6,8 @@ import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { IngestStore } from '../../../src/queue/ingest.js';
 import { EVENTS_QUEUE, ingestKeys } from '../../../src/queue/names.js';
 import { IngestPump } from '../../../src/queue/pump.js';
+import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
+import type { PumpFacts } from '../../../src/lifecycle/ingest-events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
 
@@ -87,5 +89,56 @@ describe('ingest pump (real redis-server)', () => {
     await store.put(delivery('later'));
     await waitFor(async () => (await events.getJob(jobIdFor('later'))) !== undefined, 10_000);
     for (const p of pumps) expect(await redis.llen(keys.inflight(p.id))).toBe(0);
+  });
+});
+
+describe('ingest pump on the ingest stream (real redis-server)', () => {
+  const prefix = uniquePrefix('pump-ingest');
+  let redis: Redis;
+  let blocking: Redis;
+  let events: Queue<StoredDelivery>;
+  let pump: IngestPump | undefined;
+
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    blocking = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    events = new Queue<StoredDelivery>(EVENTS_QUEUE, { connection: redis, prefix });
+  });
+  afterAll(async () => {
+    await pump?.stop();
+    await events.close();
+    redis.disconnect();
+    blocking.disconnect();
+  });
+
+  it('reports each delivery it queues (pumping, then pumped) and each job carries the trace context its pumping scope gave', async () => {
+    const pumping: PumpFacts[] = [];
+    const done: string[] = [];
+    const ingest = new IngestBus().subscribe({
+      pumping: ({ delivery: d }) => {
+        pumping.push(d);
+        return { run: (fn) => fn(), traceparent: `tp-of-${d.key}` };
+      },
+      pumped: (e) => void done.push(`${e.delivery.key}:${e.ok}`),
+    });
+    pump = new IngestPump({ redis, blocking, events, prefix, log: memoryLogger().log, ingest, lingerMs: 50 });
+    const store = new IngestStore(redis, prefix, 60_000);
+    await store.put({ ...delivery('traced_1'), traceparent: 'from-the-receiver' });
+    await store.put(delivery('traced_2'));
+    pump.start();
+    await waitFor(async () => (await events.getJob(jobIdFor('traced_2'))) !== undefined && done.length === 2, 10_000);
+    const job = async (key: string) => (await events.getJob(jobIdFor(key)))?.data.traceparent;
+    expect(await job('traced_1')).toBe('tp-of-traced_1');
+    expect(await job('traced_2')).toBe('tp-of-traced_2');
+    expect(done.sort()).toEqual(['traced_1:true', 'traced_2:true']);
+    const first = pumping.find((d) => d.key === 'traced_1');
+    expect(first).toMatchObject({
+      name: 'message.received',
+      jobId: jobIdFor('traced_1'),
+      queue: EVENTS_QUEUE,
+      traceparent: 'from-the-receiver',
+    });
+    // Both were in the inbox before the pump started: one batch of two.
+    expect(pumping.map((d) => d.batch)).toEqual([2, 2]);
   });
 });

@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAdmin } from '../../../src/admin/index.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { composeReceiverHooks, createMetrics } from '../../../src/metrics/index.js';
+import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
+import { createMetrics } from '../../../src/metrics/index.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { createReceiverApp } from '../../../src/receiver/app.js';
 import type { DeliverySink } from '../../../src/queue/delivery.js';
@@ -44,7 +45,7 @@ describe('receiver app with metrics and admin mounted', () => {
       },
       sink,
       log: createLogger({ level: 'silent' }),
-      hooks: composeReceiverHooks(metrics.receiverHooks),
+      ingest: new IngestBus().subscribe(metrics.ingestSubscriber),
       readiness: async () => ({ ready: true, details: {} }),
       extend: (a) => {
         metrics.mount(a);

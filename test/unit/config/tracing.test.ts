@@ -6,10 +6,9 @@ import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import {
   contextOf,
   safePath,
+  ingestTracingObserver,
   tracingObserver,
   tracingSettings,
-  traceReceipt,
-  traceSink,
   tracingState,
 } from '../../../src/telemetry/index.js';
 
@@ -94,13 +93,10 @@ describe('tracing settings (OTEL_EXPORTER_OTLP_*)', () => {
 });
 
 describe('tracing off', () => {
-  it('every wrapper hands back what it wraps, and nothing is registered', () => {
+  it('neither lifecycle stream gets a tracing subscriber, and nothing is registered', () => {
     expect(tracingState.on).toBe(false);
-    const handler = async () => new Response();
-    const sink = { put: async () => 'accepted' as const };
-    expect(traceReceipt(handler, '/webhooks')).toBe(handler);
-    expect(traceSink(sink)).toBe(sink);
-    // The worker's lifecycle stream gets no tracing subscriber.
+    // The ingest stream (receipt, append, send) and the worker's (fan-out, runs, API calls).
+    expect(ingestTracingObserver()).toBeUndefined();
     expect(tracingObserver('http://127.0.0.1:1')).toBeUndefined();
     expect(trace.getTracer('probe').startSpan('probe').isRecording()).toBe(false);
   });

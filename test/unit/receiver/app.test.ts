@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import { createReceiverApp } from '../../../src/receiver/app.js';
-import type { DeliveryReport } from '../../../src/receiver/outcomes.js';
+import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
+import type { DeliveryReport, IngestEvent } from '../../../src/lifecycle/ingest-events.js';
 import type { DeliverySink } from '../../../src/queue/delivery.js';
 import { readBody, readNodeBody } from '../../../src/receiver/body.js';
 import { listen } from '../../../src/runtime/http.js';
@@ -47,7 +48,7 @@ function makeApp(opts: { fail?: boolean; max?: number } = {}) {
     },
     sink,
     log,
-    hooks: { onDelivery: (r) => reports.push(r) },
+    ingest: new IngestBus().subscribe({ answered: (e) => (e.ok ? reports.push(e.report) : undefined) }),
     readiness: async () => ({ ready: true, details: {} }),
   });
   return { app, seen, reports, logs };
@@ -361,5 +362,99 @@ describe('webhook route over a real @hono/node-server socket', () => {
     } finally {
       await server.close(100);
     }
+  });
+});
+
+describe('the route on the ingest stream', () => {
+  const body = '{"id":"evt_7","event":"lead.won","created_at":"2026-01-01T00:00:00Z","data":{"id":1}}';
+  const TP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  function observed(sink: DeliverySink) {
+    const events: IngestEvent[] = [];
+    const ran: string[] = [];
+    const record = (e: IngestEvent) => {
+      events.push(e);
+    };
+    const ingest = new IngestBus().subscribe({
+      received: (e) => {
+        record(e);
+        return { run: (fn) => (ran.push('receipt'), fn()) };
+      },
+      storing: (e) => {
+        record(e);
+        return { run: (fn) => (ran.push('append'), fn()), traceparent: TP };
+      },
+      stored: record,
+      answered: record,
+    });
+    const app = createReceiverApp({
+      webhookPath: '/webhooks',
+      config: { webhookSecrets: ['current'], signatureHeader: 'x-service-signature', maxBodyBytes: 1024, bodyTimeoutMs: 1000 },
+      sink,
+      log: createLogger({ level: 'silent' }),
+      ingest,
+      readiness: async () => ({ ready: true, details: {} }),
+    });
+    return { app, events, ran };
+  }
+
+  it('received, storing (the stored delivery carries its scope trace context), stored, answered: in that order, for one request', async () => {
+    const { sink, seen } = memorySink();
+    const { app, events, ran } = observed(sink);
+    const r = await app.request('/webhooks', {
+      method: 'POST',
+      body,
+      headers: { 'x-service-signature': sign('current', body), 'user-agent': 'probe/1' },
+    });
+    expect(r.status).toBe(202);
+    expect(events.map((e) => e.type)).toEqual(['received', 'storing', 'stored', 'answered']);
+    expect(ran).toEqual(['receipt', 'append']);
+    const [received, storing, stored, answered] = events;
+    expect(received).toEqual({ type: 'received', request: { method: 'POST', path: '/webhooks', route: '/webhooks' } });
+    expect(storing).toMatchObject({ delivery: { key: 'evt_7', name: 'lead.won', headers: { 'user-agent': 'probe/1' } } });
+    expect(Buffer.from((storing as { delivery: { bytes: Uint8Array } }).delivery.bytes).toString()).toBe(body);
+    expect(stored).toMatchObject({ ok: true, outcome: 'accepted' });
+    expect(answered).toMatchObject({ ok: true, status: 202, report: { outcome: 'accepted', key: 'evt_7', secretIndex: 0 } });
+    expect((answered as { request: unknown }).request).toBe((received as { request: unknown }).request);
+    expect(seen.get('evt_7')?.traceparent).toBe(TP);
+  });
+
+  it('a refused request is answered without a store; a store that fails is stored with its error and answered 503', async () => {
+    const refused = observed(memorySink().sink);
+    expect((await refused.app.request('/webhooks', { method: 'POST', body })).status).toBe(401);
+    expect(refused.events.map((e) => e.type)).toEqual(['received', 'answered']);
+    expect(refused.events[1]).toMatchObject({ ok: true, status: 401, report: { outcome: 'bad_signature', reason: 'missing' } });
+
+    const failing = observed(memorySink(true).sink);
+    const r = await failing.app.request('/webhooks', { method: 'POST', body, headers: { 'x-service-signature': sign('current', body) } });
+    expect(r.status).toBe(503);
+    expect(failing.events.map((e) => e.type)).toEqual(['received', 'storing', 'stored', 'answered']);
+    expect(failing.events[2]).toMatchObject({ ok: false, error: new Error('redis down') });
+    expect(failing.events[3]).toMatchObject({ ok: true, status: 503, report: { outcome: 'unavailable' } });
+  });
+
+  it('a route that throws ends its request with answered and the error; the app answers 500', async () => {
+    const events: IngestEvent[] = [];
+    const log = createLogger({ level: 'silent' });
+    // The access log breaking is the one failure the route does not catch itself.
+    const broken = Object.assign(Object.create(log) as typeof log, {
+      child: () => ({
+        isLevelEnabled: () => {
+          throw new Error('access log broken');
+        },
+      }),
+    });
+    const app = createReceiverApp({
+      webhookPath: '/webhooks',
+      config: { webhookSecrets: ['current'], signatureHeader: 'x-service-signature', maxBodyBytes: 1024, bodyTimeoutMs: 1000 },
+      sink: memorySink().sink,
+      log: broken,
+      ingest: new IngestBus().subscribe({ received: (e) => void events.push(e), answered: (e) => void events.push(e) }),
+      readiness: async () => ({ ready: true, details: {} }),
+    });
+    const r = await app.request('/webhooks', { method: 'POST', body, headers: { 'x-service-signature': sign('current', body) } });
+    expect(r.status).toBe(500);
+    expect(events.map((e) => e.type)).toEqual(['received', 'answered']);
+    expect(events[1]).toMatchObject({ ok: false, error: new Error('access log broken') });
   });
 });

@@ -55,7 +55,11 @@ describe('tracing as a lifecycle subscriber', () => {
       raw: new Uint8Array(),
       job: { queue: 'events', id: '12', attempt: 1 },
     };
-    const carried = await bus.within({ type: 'received', delivery }, async () => activeTraceparent());
+    // The fan-out scope hands fan-out the trace context it carries on: the fan-out span's, the active one.
+    const carried = await bus.within({ type: 'received', delivery }, async (traceparent) => {
+      expect(traceparent).toBe(activeTraceparent());
+      return traceparent;
+    });
     bus.emit({
       type: 'fanned-out',
       delivery,

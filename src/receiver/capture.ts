@@ -2,7 +2,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseEnvelope } from '../events/envelope.js';
 import { toFixture } from '../events/fixture.js';
-import type { ReceiverHooks } from '../receiver/outcomes.js';
+import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
+import type { StoringFacts } from '../lifecycle/ingest-events.js';
 import { createRedactor } from '../pii/redact.js';
 
 /** What capture needs from a logger (a pino logger fits). */
@@ -27,16 +28,19 @@ export interface CaptureOptions {
   maxPendingBytes?: number;
 }
 
+/** What capture keeps of a stored delivery. */
+export type Stored = Pick<StoringFacts, 'key' | 'bytes' | 'headers' | 'receivedAt'>;
+
 export interface Capture {
-  /** The receiver hook: queues the delivery and returns at once (never touches the disk itself). */
-  readonly onStored: NonNullable<ReceiverHooks['onStored']>;
+  /** Its subscription to the ingest stream: every delivery stored (accepted or spooled; not a duplicate) is kept. */
+  readonly subscriber: IngestSubscriber;
+  /** Queues the delivery and returns at once (never touches the disk itself). */
+  keep(delivery: Stored): void;
   /** Resolves once everything queued so far is on disk (call it on shutdown). */
   flush(): Promise<void>;
   /** Files written and captures dropped so far. */
   readonly stats: { written: number; dropped: number; failed: number };
 }
-
-type Stored = Parameters<NonNullable<ReceiverHooks['onStored']>>[0];
 
 /** A file name that sorts by arrival and says what it holds: `<received_at>_<event>_<key>.json`. */
 export function captureFileName(receivedAt: string, event: string | null, key: string): string {
@@ -46,7 +50,7 @@ export function captureFileName(receivedAt: string, event: string | null, key: s
 
 /**
  * Capture of verified deliveries as fixtures (`switchyard.delivery/1`, the
- * format of `fixtures/`), for `switchyard replay`. The hook only appends to an
+ * format of `fixtures/`), for `switchyard replay`. `keep` only appends to an
  * in-memory queue; parsing, redaction and the write happen later on the event
  * loop (`setImmediate`), one file at a time, so a capture never delays the
  * webhook's answer and a slow disk only grows the queue (bounded by
@@ -104,22 +108,29 @@ export function createCapture(opts: CaptureOptions): Capture {
     draining = undefined;
   };
 
+  const keep = (d: Stored): void => {
+    if (queue.length >= max || pendingBytes + d.bytes.byteLength > maxBytes) {
+      stats.dropped++;
+      if (stats.dropped === 1 || stats.dropped % 1000 === 0)
+        opts.log?.warn(
+          { dropped: stats.dropped, max, maxBytes },
+          'capture: too many captures pending; dropping (the deliveries themselves are stored)',
+        );
+      return;
+    }
+    // Copy: the caller's buffer may be reused after the answer.
+    queue.push({ key: d.key, receivedAt: d.receivedAt, bytes: Buffer.from(d.bytes), headers: { ...d.headers } });
+    pendingBytes += d.bytes.byteLength;
+    draining ??= drain();
+  };
+
   return {
     stats,
-    onStored(d) {
-      if (queue.length >= max || pendingBytes + d.bytes.byteLength > maxBytes) {
-        stats.dropped++;
-        if (stats.dropped === 1 || stats.dropped % 1000 === 0)
-          opts.log?.warn(
-            { dropped: stats.dropped, max, maxBytes },
-            'capture: too many captures pending; dropping (the deliveries themselves are stored)',
-          );
-        return;
-      }
-      // Copy: the caller's buffer may be reused after the answer.
-      queue.push({ ...d, bytes: Buffer.from(d.bytes), headers: { ...d.headers } });
-      pendingBytes += d.bytes.byteLength;
-      draining ??= drain();
+    keep,
+    subscriber: {
+      stored: (e) => {
+        if (e.ok && e.outcome !== 'duplicate') keep(e.delivery);
+      },
     },
     async flush() {
       while (draining) await draining;

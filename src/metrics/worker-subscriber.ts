@@ -8,8 +8,8 @@ export interface PauseFlag {
   paused: boolean;
 }
 
-/** What the worker's series record, one callback each (fed by {@link workerObserver}; tests call them directly). */
-export interface WorkerHooks {
+/** What the worker's series record, one recorder each (fed by {@link workerSubscriber}; tests call them directly). */
+export interface WorkerRecorder {
   onHandler?: (report: { handler: string; event: string; outcome: RunReport['outcome']; ms: number }) => void;
   onApiCall?: (event: ApiCallFacts) => void;
   onPause?: (reason: string | null) => void;
@@ -40,12 +40,12 @@ function priorityOf(queue: string): string {
 }
 
 /**
- * The worker's metrics as a lifecycle subscriber: handler runs, skips and
+ * The worker's metrics as a subscriber of its lifecycle stream: handler runs, skips and
  * debounce folds from each attempt's end, queue wait from a handler job's
  * first start, API calls (the poller's too), dispatches from fan-out, and the
  * pause flag from an attempt that paused the handler queues.
  */
-export function workerObserver(hooks: WorkerHooks, now: () => number = Date.now): LifecycleSubscriber {
+export function workerSubscriber(record: WorkerRecorder, now: () => number = Date.now): LifecycleSubscriber {
   /** The sleeps and waits begun in each running attempt (by job id): one that ends in the attempt it began in was no wake-up. */
   const begun = new Map<string, Set<string>>();
   return {
@@ -55,28 +55,28 @@ export function workerObserver(hooks: WorkerHooks, now: () => number = Date.now)
       if (e.outcome === undefined) {
         if (mine) mine.add(e.name);
         else begun.set(e.attempt.jobId, new Set([e.name]));
-        hooks.onWait?.({ handler, kind: e.kind, outcome: 'begun' });
+        record.onWait?.({ handler, kind: e.kind, outcome: 'begun' });
         return;
       }
       const woken = (e.outcome === 'due' || e.outcome === 'timeout') && !mine?.has(e.name);
-      hooks.onWait?.({ handler, kind: e.kind, outcome: e.outcome, ...(woken ? { latenessMs: Math.max(0, now() - e.dueAt) } : {}) });
+      record.onWait?.({ handler, kind: e.kind, outcome: e.outcome, ...(woken ? { latenessMs: Math.max(0, now() - e.dueAt) } : {}) });
     },
     'attempt-started': ({ attempt }) => {
       if (attempt.waitMs !== undefined)
-        hooks.onStart?.({ handler: attempt.handler, priority: priorityOf(attempt.queue), waitMs: attempt.waitMs });
+        record.onStart?.({ handler: attempt.handler, priority: priorityOf(attempt.queue), waitMs: attempt.waitMs });
     },
     'attempt-ended': (e) => {
       begun.delete(e.attempt.jobId);
       const handler = e.attempt.handler;
-      if (e.folded !== undefined) hooks.onDebounced?.({ handler, folded: e.folded });
-      if (e.skipped) hooks.onSkipped?.({ handler, event: e.skipped.event, reason: e.skipped.reason });
-      if (e.run && e.attempt.kind === 'handler') hooks.onHandler?.({ handler, event: e.run.event, outcome: e.run.outcome, ms: e.run.ms });
-      if (e.ok && e.decision.kind === 'pause' && e.attempt.kind === 'handler') hooks.onPause?.(e.decision.reason);
+      if (e.folded !== undefined) record.onDebounced?.({ handler, folded: e.folded });
+      if (e.skipped) record.onSkipped?.({ handler, event: e.skipped.event, reason: e.skipped.reason });
+      if (e.run && e.attempt.kind === 'handler') record.onHandler?.({ handler, event: e.run.event, outcome: e.run.outcome, ms: e.run.ms });
+      if (e.ok && e.decision.kind === 'pause' && e.attempt.kind === 'handler') record.onPause?.(e.decision.reason);
     },
-    'api-call': ({ call }) => hooks.onApiCall?.(call),
+    'api-call': ({ call }) => record.onApiCall?.(call),
     'fanned-out': (e) => {
       if (e.ok)
-        hooks.onDispatched?.({
+        record.onDispatched?.({
           event: e.delivery.name ?? 'unknown',
           source: e.delivery.source,
           duplicate: e.duplicateChange !== undefined,
@@ -85,8 +85,8 @@ export function workerObserver(hooks: WorkerHooks, now: () => number = Date.now)
   };
 }
 
-/** Worker observers feeding the handler, API and pause series. */
-export function workerHooksFor(m: MetricSet, pause: PauseFlag): WorkerHooks {
+/** The recorders of the handler, API, wait, dispatch and pause series. */
+export function workerRecorder(m: MetricSet, pause: PauseFlag): WorkerRecorder {
   return {
     onHandler({ handler, event, outcome, ms }): void {
       const labels = { handler: safeLabel(handler), event: safeLabel(event), outcome: safeLabel(outcome) };

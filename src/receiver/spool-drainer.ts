@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.js';
+import type { IngestBus } from '../lifecycle/ingest-bus.js';
 import type { IngestStore } from '../queue/ingest.js';
 import type { DiskSpool } from './spool.js';
 
@@ -17,7 +18,8 @@ export class SpoolDrainer {
     private readonly spool: DiskSpool,
     private readonly store: IngestStore,
     private readonly log: Logger,
-    private readonly onDrained?: (n: number) => void,
+    /** The ingest stream it reports each drained segment on (`drained`). */
+    private readonly ingest?: IngestBus,
     private readonly everyMs = 500,
   ) {}
 
@@ -65,7 +67,7 @@ export class SpoolDrainer {
       }
       this.spool.remove(segment);
       this.drained += moved;
-      this.onDrained?.(moved);
+      this.ingest?.emit({ type: 'drained', count: moved });
       this.log.info({ segment, deliveries: moved }, 'spooled deliveries moved into Redis');
     }
   }

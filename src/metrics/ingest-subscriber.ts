@@ -1,12 +1,14 @@
-import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from '../receiver/outcomes.js';
+import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
+import type { DeliveryOutcome } from '../lifecycle/ingest-events.js';
 import type { MetricSet } from './definitions.js';
 
 /**
- * Receiver observers feeding the delivery series. Only the outcome, the timing
- * and the secret's index are read: never the key, body or signature. The
- * per-outcome children are bound once (no label object per delivery).
+ * The delivery series as a subscriber of the ingest stream: each answer's
+ * outcome, timing and secret index, and the spool's drains. Only those are
+ * read: never the key, body or signature. The per-outcome children are bound
+ * once (no label object per delivery).
  */
-export function receiverHooksFor(m: MetricSet): ReceiverHooks {
+export function ingestSubscriber(m: MetricSet): IngestSubscriber {
   const byOutcome = new Map<DeliveryOutcome, { count: { inc(): void }; time: { observe(v: number): void } }>();
   const bySecret: { inc(): void }[] = [];
   const series = (outcome: DeliveryOutcome) => {
@@ -15,7 +17,9 @@ export function receiverHooksFor(m: MetricSet): ReceiverHooks {
     return s;
   };
   return {
-    onDelivery(report: DeliveryReport): void {
+    answered: (e) => {
+      if (!e.ok) return;
+      const { report } = e;
       const s = series(report.outcome);
       s.count.inc();
       s.time.observe(report.ms / 1000);
@@ -24,7 +28,7 @@ export function receiverHooksFor(m: MetricSet): ReceiverHooks {
         (bySecret[index] ??= m.secretIndex.labels(String(index))).inc();
       }
     },
-    onDrained(count: number): void {
+    drained: ({ count }) => {
       if (count > 0) m.spoolDrained.inc(count);
     },
   };

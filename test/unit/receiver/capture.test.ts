@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createCapture, createRedactor } from '../../../src/capture/index.js';
+import { createRedactor } from '../../../src/pii/redact.js';
+import { createCapture } from '../../../src/receiver/capture.js';
+import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
+import type { StoringFacts } from '../../../src/lifecycle/ingest-events.js';
 import { validateEvent } from '../../../src/events/catalogue.js';
 import { parseEnvelope } from '../../../src/events/envelope.js';
 import { Fixture } from '../../../src/events/fixture.js';
@@ -23,7 +26,7 @@ describe('capture', () => {
     const items = await fixtureBodies();
     let i = 0;
     for (const item of items) {
-      capture.onStored({
+      capture.keep({
         key: parseEnvelope(item.bytes).key,
         bytes: item.bytes,
         receivedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i++)).toISOString(),
@@ -35,7 +38,7 @@ describe('capture', () => {
         },
       });
     }
-    // The hook itself never writes: nothing is on disk before the event loop turns.
+    // `keep` itself never writes: nothing is on disk before the event loop turns.
     expect(capture.stats.written).toBe(0);
     await capture.flush();
     expect(capture.stats).toMatchObject({ written: items.length, dropped: 0, failed: 0 });
@@ -53,10 +56,32 @@ describe('capture', () => {
   it('drops captures beyond maxPending instead of growing without bound', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-capture-'));
     const capture = createCapture({ dir, maxPending: 2 });
-    for (let n = 0; n < 5; n++)
-      capture.onStored({ key: `k${n}`, bytes: Buffer.from('{}'), headers: {}, receivedAt: new Date().toISOString() });
+    for (let n = 0; n < 5; n++) capture.keep({ key: `k${n}`, bytes: Buffer.from('{}'), headers: {}, receivedAt: new Date().toISOString() });
     await capture.flush();
     expect(capture.stats).toMatchObject({ written: 2, dropped: 3 });
+  });
+
+  it('as a subscriber of the ingest stream keeps what was stored (accepted, spooled), never a duplicate or a failed write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-capture-'));
+    const capture = createCapture({ dir });
+    const bus = new IngestBus().subscribe(capture.subscriber);
+    const facts = (key: string): StoringFacts => ({
+      key,
+      name: 'lead.won',
+      bytes: Buffer.from(`{"id":"${key}"}`),
+      headers: { 'content-type': 'application/json' },
+      receivedAt: '2026-01-02T03:04:05.000Z',
+    });
+    bus.emit({ type: 'stored', delivery: facts('evt_a'), ok: true, outcome: 'accepted' });
+    bus.emit({ type: 'stored', delivery: facts('evt_s'), ok: true, outcome: 'spooled' });
+    bus.emit({ type: 'stored', delivery: facts('evt_d'), ok: true, outcome: 'duplicate' });
+    bus.emit({ type: 'stored', delivery: facts('evt_f'), ok: false, error: new Error('spool full') });
+    await capture.flush();
+    expect(
+      readdirSync(dir)
+        .map((f) => f.slice(f.indexOf('_evt_') + 1))
+        .sort(),
+    ).toEqual(['evt_a.json', 'evt_s.json']);
   });
 });
 
@@ -159,7 +184,7 @@ describe('redaction', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sy-capture-'));
     const capture = createCapture({ dir, redact: true });
     const contact = (await fixtureBodies()).find((i) => i.source.endsWith('contact.created.json'));
-    capture.onStored({ key: 'evt_1', bytes: contact!.bytes, headers: {}, receivedAt: '2025-03-04T09:58:12.617Z' });
+    capture.keep({ key: 'evt_1', bytes: contact!.bytes, headers: {}, receivedAt: '2025-03-04T09:58:12.617Z' });
     await capture.flush();
     const [file] = readdirSync(dir);
     const text = readFileSync(join(dir, file!), 'utf8');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LifecycleBus } from '../../../src/lifecycle/bus.js';
 import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../../../src/lifecycle/events.js';
-import { workerObserver, type WorkerHooks } from '../../../src/metrics/worker-hooks.js';
+import { workerSubscriber, type WorkerRecorder } from '../../../src/metrics/worker-subscriber.js';
 
 const ref = (over: Partial<AttemptRef> = {}): AttemptRef => ({
   kind: 'handler',
@@ -48,10 +48,10 @@ const call: ApiCallFacts = {
 /** The metrics' subscriber on a bus, its hook calls recorded. */
 function observed(now: () => number = Date.now) {
   const calls: [string, unknown][] = [];
-  const record = (name: keyof WorkerHooks) => (arg: unknown) => {
+  const record = (name: keyof WorkerRecorder) => (arg: unknown) => {
     calls.push([name, arg]);
   };
-  const hooks: WorkerHooks = {
+  const recorder: WorkerRecorder = {
     onHandler: record('onHandler'),
     onApiCall: record('onApiCall'),
     onPause: record('onPause'),
@@ -61,10 +61,10 @@ function observed(now: () => number = Date.now) {
     onDispatched: record('onDispatched'),
     onWait: record('onWait'),
   };
-  return { bus: new LifecycleBus().subscribe(workerObserver(hooks, now)), calls };
+  return { bus: new LifecycleBus().subscribe(workerSubscriber(recorder, now)), calls };
 }
 
-describe('metrics as a lifecycle subscriber: the hook calls the worker made before', () => {
+describe('metrics as a lifecycle subscriber: the recorder calls the worker made before', () => {
   it('a handler attempt: queue wait on its first start (priority from its queue), the run, a fold, a skip, a pause', async () => {
     const { bus, calls } = observed();
     await bus.attempt(ref({ waitMs: 40 }), async (o) => {

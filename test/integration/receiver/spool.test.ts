@@ -10,7 +10,9 @@ import { decodeInboxItem } from '../../../src/queue/inbox-item.js';
 import { IngestStore } from '../../../src/queue/ingest.js';
 import { EVENTS_QUEUE, ingestKeys } from '../../../src/queue/names.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
-import { DiskSpool, SpoolDrainer } from '../../../src/spool/index.js';
+import { DiskSpool } from '../../../src/receiver/spool.js';
+import { SpoolDrainer } from '../../../src/receiver/spool-drainer.js';
+import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
 import { deliveryId, eventBody } from '../../support/events.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { deliver, memoryLogger, startTestService, waitFor } from '../../support/service.js';
@@ -138,7 +140,7 @@ describe('spool bounds and crash safety', () => {
     rmSync(sdir, { recursive: true, force: true });
   });
 
-  it('keeps a segment whose drain fails and retries it later', async () => {
+  it('keeps a segment whose drain fails and retries it later; reports the drained segment on the ingest stream', async () => {
     const sdir = mkdtempSync(join(tmpdir(), 'sy-spool-fail-'));
     const spool = new DiskSpool(sdir, 1e9);
     spool.append(delivery('x'));
@@ -149,11 +151,16 @@ describe('spool bounds and crash safety', () => {
         return 'accepted' as const;
       },
     } as unknown as IngestStore;
-    const drainer = new SpoolDrainer(spool, flaky, memoryLogger().log);
+    const drained: number[] = [];
+    const ingest = new IngestBus().subscribe({ drained: (e) => void drained.push(e.count) });
+    const drainer = new SpoolDrainer(spool, flaky, memoryLogger().log, ingest);
     await drainer.drainOnce();
     expect(readdirSync(sdir)).toHaveLength(1);
+    expect(drained).toEqual([]);
     await drainer.drainOnce();
     expect(readdirSync(sdir)).toHaveLength(0);
+    // Reported on the ingest stream once the segment is moved, not while it is kept.
+    expect(drained).toEqual([1]);
     writeFileSync(join(sdir, 'unrelated.txt'), 'x');
     expect(spool.segments()).toEqual([]);
     rmSync(sdir, { recursive: true, force: true });
