@@ -15,7 +15,7 @@ export const QUEUE_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), 
   'orderRelease',
   'debounceAdd',
   'debounceTake',
-  'changeClaim',
+  'fanOutCheck',
 ]);
 
 export interface IngestBatchItem {
@@ -55,4 +55,49 @@ export function queueScripts(redis: RedisClient) {
     pumpRecover: (k: { inflight: string; inbox: string; heartbeat: string; pumps: string }, id: string) =>
       run.pumpRecover([k.inflight, k.inbox, k.heartbeat, k.pumps], [id]) as Promise<number>,
   };
+}
+
+const bound = new WeakMap<RedisClient, ReturnType<typeof QUEUE_SCRIPTS.on>>();
+
+/** The scripts' calls on a client, made once per client (a fan-out calls them per delivery). */
+function callsOn(redis: RedisClient): ReturnType<typeof QUEUE_SCRIPTS.on> {
+  let calls = bound.get(redis);
+  if (!calls) bound.set(redis, (calls = QUEUE_SCRIPTS.on(redis)));
+  return calls;
+}
+
+/** One part of a script call that several owners fill (its keys and arguments, in the script's order). */
+export interface ScriptPart {
+  readonly keys: readonly string[];
+  readonly args: readonly LuaArg[];
+}
+
+/** A run the waits part answered: the wait's id and the run's reference. */
+export interface AnsweredWait {
+  readonly id: string;
+  readonly run: string;
+}
+
+/** What {@link runFanOutCheck} answers (`./lua/fanOutCheck-n.lua`). */
+export interface FanOutCheckReply {
+  /** This delivery holds its change's claim (or none was asked); false: another delivery of the change does, no wait was looked at. */
+  readonly claimed: boolean;
+  /** The event's name is watched but its body and match keys were not sent: the waits part is still to do. */
+  readonly need: boolean;
+  /** The waits it answered. */
+  readonly woken: AnsweredWait[];
+}
+
+/**
+ * Runs the fan-out check script with a change claim's part (ChangeClaims.claimPart), a waits part
+ * (WaitStore.eventPart) or both: one call, the claim first and the waits only when it holds.
+ */
+export async function runFanOutCheck(redis: RedisClient, claim: ScriptPart | null, waits: ScriptPart | null): Promise<FanOutCheckReply> {
+  const parts = `${claim ? 'c' : ''}${waits ? 'w' : ''}`;
+  const keys = [...(claim?.keys ?? []), ...(waits?.keys ?? [])];
+  const args = [parts, ...(claim?.args ?? []), ...(waits?.args ?? [])];
+  const flat = (await callsOn(redis).fanOutCheck(keys, args)) as (number | string)[];
+  const woken: AnsweredWait[] = [];
+  for (let i = 2; i + 1 < flat.length; i += 2) woken.push({ id: String(flat[i]), run: String(flat[i + 1]) });
+  return { claimed: flat[0] === 1, need: flat[1] === 1, woken };
 }
