@@ -56,7 +56,8 @@ export class ChangeClaims {
   ) {}
 
   async claim(changeKey: string, who: ChangeClaimant): Promise<boolean> {
-    return (await runFanOutCheck(this.redis, await this.claimPart(changeKey, who), null)).claimed;
+    const [reply] = await runFanOutCheck(this.redis, [{ claim: await this.claimPart(changeKey, who), waits: null }]);
+    return reply?.claimed === true;
   }
 
   /** The claim's keys and arguments in the fan-out check script (runFanOutCheck runs it, alone or with the waits' part). */

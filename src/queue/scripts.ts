@@ -88,16 +88,38 @@ export interface FanOutCheckReply {
   readonly woken: AnsweredWait[];
 }
 
+/** One delivery's section of a fan-out check: its change claim's part, its waits part, or both. */
+export interface FanOutCheckSection {
+  readonly claim: ScriptPart | null;
+  readonly waits: ScriptPart | null;
+}
+
 /**
- * Runs the fan-out check script with a change claim's part (ChangeClaims.claimPart), a waits part
- * (WaitStore.eventPart) or both: one call, the claim first and the waits only when it holds.
+ * Runs the fan-out check script for deliveries in one call, each with a change claim's part
+ * (ChangeClaims.claimPart), a waits part (WaitStore.eventPart) or both: per delivery the claim
+ * first and the waits only when it holds; a reply per section, in order.
  */
-export async function runFanOutCheck(redis: RedisClient, claim: ScriptPart | null, waits: ScriptPart | null): Promise<FanOutCheckReply> {
-  const parts = `${claim ? 'c' : ''}${waits ? 'w' : ''}`;
-  const keys = [...(claim?.keys ?? []), ...(waits?.keys ?? [])];
-  const args = [parts, ...(claim?.args ?? []), ...(waits?.args ?? [])];
+export async function runFanOutCheck(redis: RedisClient, sections: readonly FanOutCheckSection[]): Promise<FanOutCheckReply[]> {
+  const keys: string[] = [];
+  const args: LuaArg[] = [sections.length];
+  for (const { claim, waits } of sections) {
+    args.push(`${claim ? 'c' : ''}${waits ? 'w' : ''}`);
+    for (const part of [claim, waits]) {
+      if (!part) continue;
+      keys.push(...part.keys);
+      args.push(...part.args);
+    }
+  }
   const flat = (await callsOn(redis).fanOutCheck(keys, args)) as (number | string)[];
-  const woken: AnsweredWait[] = [];
-  for (let i = 2; i + 1 < flat.length; i += 2) woken.push({ id: String(flat[i]), run: String(flat[i + 1]) });
-  return { claimed: flat[0] === 1, need: flat[1] === 1, woken };
+  const replies: FanOutCheckReply[] = [];
+  for (let i = 0; i < flat.length;) {
+    const claimed = flat[i] === 1;
+    const need = flat[i + 1] === 1;
+    const n = Number(flat[i + 2]);
+    const woken: AnsweredWait[] = [];
+    for (let j = 0; j < n; j++) woken.push({ id: String(flat[i + 3 + 2 * j]), run: String(flat[i + 4 + 2 * j]) });
+    replies.push({ claimed, need, woken });
+    i += 3 + 2 * n;
+  }
+  return replies;
 }

@@ -1,15 +1,16 @@
--- The checks a delivery passes at fan-out, in one call (src/queue/fan-out-check.ts): the claim of
--- its change key (change.ts), then, when it holds the claim, the durable waits it answers
--- (waits/store.ts). Either part may be left out.
--- KEYS: the change claim (part 'c'); then the waits' state, wake (zset wait id by ms) and names
--- (hash event name -> '1', or '2' when some wait matches the name with a function) (part 'w').
--- ARGV[1]: the parts, 'c', 'w' or 'cw'; then the claim's 8 arguments (part 'c'), then the waits' (part 'w').
--- Returns {claimed, need, wait id, run, wait id, run, ...}: claimed 1 when this delivery holds the
+-- The checks of deliveries at fan-out, one after the other in one call (src/queue/fan-out-check.ts):
+-- for each, the claim of its change key (change.ts), then, when it holds the claim, the durable
+-- waits it answers (waits/store.ts). Either part may be left out.
+-- ARGV[1]: the number of deliveries; then a section per delivery: its parts ('c', 'w' or 'cw'), the
+-- claim's 8 arguments (part 'c'), then the waits' (part 'w').
+-- KEYS, per delivery in the same order: the change claim (part 'c'); then the waits' state, wake (zset
+-- wait id by ms) and names (hash event name -> '1', or '2' when some wait matches the name with a
+-- function) (part 'w').
+-- Returns, per delivery: claimed, need, n, then n wait ids and runs: claimed 1 when it holds the
 -- claim (or no claim was asked), 0 when another delivery of the same change holds it (then no wait
--- is looked at: a duplicate change answers nothing); need 1 when the event's name is watched but
--- its body and match keys were not sent (call again with them and without the claim), else 0; then
--- the waits it answered (woken runs, queued in `wake` until they are resumed).
-local parts, k, a = ARGV[1], 1, 2
+-- is looked at: a duplicate change answers nothing); need 1 when the event's name is watched but its
+-- body and match keys were not sent (call again with them and without the claim), else 0; the waits
+-- it answered (woken runs, queued in `wake` until they are resumed), as wait id, run, wait id, run.
 
 -- The change claim (part 'c'). The claim holds `v2|<source>|<at ms>|<delivery key>`; a claim of an
 -- older version holds the delivery key alone (read as a reconciled copy when it is an `rc:` key,
@@ -62,65 +63,82 @@ local function claim(key, dk, source, at_arg, ttl, repeatable, skew, after, afte
   return 0
 end
 
-if string.find(parts, 'c', 1, true) then
-  if claim(KEYS[k], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]) == 0 then
-    return { 0, 0 }
-  end
-  k, a = k + 1, a + 8
-end
-if not string.find(parts, 'w', 1, true) then return { 1, 0 } end
-
--- The waits (part 'w'): the event is kept in the log of each of its match keys for later lookbacks,
--- and matched against the waits (and cancelOn registrations) pending on those keys (see
--- waitRegister). A repeat of a delivery already logged changes nothing. With only-watched = '1' the
--- event is looked at only when its name is watched (in `names`: a name some run waited for, or some
--- loaded handler cancels on): for every other delivery this part costs one HGET.
--- Arguments: key prefix (`<prefix>:wait:`), delivery key, event name, received ms, body, now ms,
--- retention ms, only watched ('1' or ''), sent ('1': the body and the match keys are given; '': the
--- caller took the name for unwatched and sent neither), then the match keys.
+-- The waits part of a section (part 'w'): the event is kept in the log of each of its match keys for
+-- later lookbacks, and matched against the waits (and cancelOn registrations) pending on those keys
+-- (see waitRegister). A repeat of a delivery already logged changes nothing. With only-watched = '1'
+-- the event is looked at only when its name is watched (in `names`: a name some run waited for, or
+-- some loaded handler cancels on): for every other delivery this part costs one HGET.
+-- Arguments (from ARGV[a]): key prefix (`<prefix>:wait:`), delivery key, event name, received ms, body,
+-- now ms, retention ms, only watched ('1' or ''), sent ('1': the body and the match keys are given;
+-- '': the caller took the name for unwatched and sent neither), the number of match keys, the keys.
 -- A name some wait matches with a function (`names` value '2') is also logged under the key
 -- `any:<name>`: such a wait is answered by every event of the name and its run compares keys itself.
-local state, wake, names = KEYS[k], KEYS[k + 1], KEYS[k + 2]
-local p, dk, name, at = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
-local body, now, retention = ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
-local mode = redis.call('HGET', names, name)
-if ARGV[a + 7] == '1' and not mode then return { 1, 0 } end
-if ARGV[a + 8] ~= '1' then return { 1, 1 } end
-local keys = {}
-for i = a + 9, #ARGV do keys[#keys + 1] = ARGV[i] end
-if mode == '2' then keys[#keys + 1] = 'any:' .. name end
-local horizon = tonumber(now) - tonumber(retention)
-local out = { 1, 0 }
-for _, key in ipairs(keys) do
-  local log, bodies, on = p .. 'log:' .. key, p .. 'body:' .. key, p .. 'on:' .. key
-  if redis.call('HEXISTS', bodies, dk) == 0 then
-    redis.call('ZADD', log, at, dk)
-    redis.call('HSET', bodies, dk, cjson.encode({ n = name, at = at, b = body }))
-    local old = redis.call('ZRANGEBYSCORE', log, '-inf', '(' .. horizon)
-    for _, o in ipairs(old) do redis.call('HDEL', bodies, o) end
-    if #old > 0 then redis.call('ZREMRANGEBYSCORE', log, '-inf', '(' .. horizon) end
-    redis.call('PEXPIRE', log, retention)
-    redis.call('PEXPIRE', bodies, retention)
-    local pending = redis.call('HGETALL', on)
-    for j = 1, #pending, 2 do
-      local id, ev = pending[j], pending[j + 1]
-      if ev == name then
-        local raw = redis.call('HGET', state, id)
-        local st = raw and cjson.decode(raw)
-        if st and st.s == 'pending' and at > st.since then
-          local s = 'matched'
-          if st.c == 1 then s = 'cancelled' end
-          redis.call('HSET', state, id, cjson.encode({ s = s, k = st.k, ev = ev, d = dk, at = at, b = body, run = st.run, q = st.q, c = st.c }))
-          redis.call('HDEL', on, id)
-          redis.call('ZADD', wake, now, id)
-          out[#out + 1] = id
-          -- `q`: the run is `<q>|<the id up to its first ':'>` (see waitRegister).
-          out[#out + 1] = st.run or (st.q .. '|' .. string.match(id, '^[^:]*'))
-        elseif not st or st.s ~= 'pending' then
-          redis.call('HDEL', on, id)
+local function answer(state, wake, names, a, out)
+  local p, dk, name, at = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
+  local body, now, retention = ARGV[a + 4], ARGV[a + 5], ARGV[a + 6]
+  local mode = redis.call('HGET', names, name)
+  if ARGV[a + 7] == '1' and not mode then return end
+  if ARGV[a + 8] ~= '1' then
+    out[2] = 1
+    return
+  end
+  local keys = {}
+  for i = a + 10, a + 9 + tonumber(ARGV[a + 9]) do keys[#keys + 1] = ARGV[i] end
+  if mode == '2' then keys[#keys + 1] = 'any:' .. name end
+  local horizon = tonumber(now) - tonumber(retention)
+  for _, key in ipairs(keys) do
+    local log, bodies, on = p .. 'log:' .. key, p .. 'body:' .. key, p .. 'on:' .. key
+    if redis.call('HEXISTS', bodies, dk) == 0 then
+      redis.call('ZADD', log, at, dk)
+      redis.call('HSET', bodies, dk, cjson.encode({ n = name, at = at, b = body }))
+      local old = redis.call('ZRANGEBYSCORE', log, '-inf', '(' .. horizon)
+      for _, o in ipairs(old) do redis.call('HDEL', bodies, o) end
+      if #old > 0 then redis.call('ZREMRANGEBYSCORE', log, '-inf', '(' .. horizon) end
+      redis.call('PEXPIRE', log, retention)
+      redis.call('PEXPIRE', bodies, retention)
+      local pending = redis.call('HGETALL', on)
+      for j = 1, #pending, 2 do
+        local id, ev = pending[j], pending[j + 1]
+        if ev == name then
+          local raw = redis.call('HGET', state, id)
+          local st = raw and cjson.decode(raw)
+          if st and st.s == 'pending' and at > st.since then
+            local s = 'matched'
+            if st.c == 1 then s = 'cancelled' end
+            redis.call('HSET', state, id, cjson.encode({ s = s, k = st.k, ev = ev, d = dk, at = at, b = body, run = st.run, q = st.q, c = st.c }))
+            redis.call('HDEL', on, id)
+            redis.call('ZADD', wake, now, id)
+            out[#out + 1] = id
+            -- `q`: the run is `<q>|<the id up to its first ':'>` (see waitRegister).
+            out[#out + 1] = st.run or (st.q .. '|' .. string.match(id, '^[^:]*'))
+          elseif not st or st.s ~= 'pending' then
+            redis.call('HDEL', on, id)
+          end
         end
       end
     end
   end
 end
-return out
+
+local reply, k, a = {}, 1, 2
+for _ = 1, tonumber(ARGV[1]) do
+  local parts = ARGV[a]
+  a = a + 1
+  -- {claimed, need, answered wait id, run, ...}
+  local out = { 1, 0 }
+  if string.find(parts, 'c', 1, true) then
+    if claim(KEYS[k], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], ARGV[a + 7]) == 0 then
+      out[1] = 0
+    end
+    k, a = k + 1, a + 8
+  end
+  if string.find(parts, 'w', 1, true) then
+    if out[1] == 1 then answer(KEYS[k], KEYS[k + 1], KEYS[k + 2], a, out) end
+    k, a = k + 3, a + 10 + tonumber(ARGV[a + 9])
+  end
+  reply[#reply + 1] = out[1]
+  reply[#reply + 1] = out[2]
+  reply[#reply + 1] = (#out - 2) / 2
+  for i = 3, #out do reply[#reply + 1] = out[i] end
+end
+return reply

@@ -144,7 +144,8 @@ export class WaitStore {
    */
   async deliver(e: WaitEvent, now = Date.now(), onlyWatched = false): Promise<WokenRun[]> {
     if (e.keys.length === 0 && !onlyWatched) return [];
-    return (await runFanOutCheck(this.redis, null, this.eventPart(e, now, onlyWatched))).woken;
+    const [reply] = await runFanOutCheck(this.redis, [{ claim: null, waits: this.eventPart(e, now, onlyWatched) }]);
+    return reply?.woken ?? [];
   }
 
   /**
@@ -154,9 +155,10 @@ export class WaitStore {
    */
   eventPart(e: WaitEvent, now: number, onlyWatched: boolean, sent = true): ScriptPart {
     const { k } = this;
+    const watched = onlyWatched ? '1' : '';
     const tail = sent
-      ? [e.body, now, this.retentionMs, onlyWatched ? '1' : '', '1', ...e.keys]
-      : ['', now, this.retentionMs, onlyWatched ? '1' : '', ''];
+      ? [e.body, now, this.retentionMs, watched, '1', e.keys.length, ...e.keys]
+      : ['', now, this.retentionMs, watched, '', 0];
     return { keys: [k.state, k.wake, k.names], args: [k.base, e.deliveryKey, e.name, e.receivedAt, ...tail] };
   }
 

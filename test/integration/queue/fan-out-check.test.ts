@@ -151,4 +151,43 @@ describe('fan-out checks: change claim and waits in one call (real Redis)', () =
     expect(await c.check(null, event(1, 'conversation.assigned'), T)).toEqual({ claimed: true, woken: [{ id: 'run1:a', run: 'q|run1' }] });
     expect(await redis.keys(`${prefix}:change:*`)).toEqual([]);
   });
+
+  it('deliveries checked in one tick share one call, one after the other: each gets its own answer', async () => {
+    const prefix = uniquePrefix('foc');
+    const { waits, checks: c } = checks(prefix);
+    const claim = (n: number, change: string) => ({ changeKey: change, who: webhook(`evt_${n}`) });
+    const sent = countCommands(redis);
+    // evt_2 is a second delivery of evt_1's change; evt_3 is another change.
+    const unwatched = await Promise.all([
+      c.check(claim(1, 'message.received:1'), event(1), T),
+      c.check(claim(2, 'message.received:1'), event(2), T),
+      c.check(claim(3, 'message.received:3'), event(3), T),
+    ]);
+    expect(unwatched.map((r) => r.claimed)).toEqual([true, false, true]);
+    expect(sent.n).toBe(1);
+    // A watched name this process knows (evt_4 taught it): a wait answered by the first of two deliveries of one change.
+    await waits.watch(['message.received']);
+    await c.check(claim(4, 'message.received:4'), event(4), T);
+    await waits.register({
+      id: 'run1:reply',
+      key: 'conversation:42',
+      event: 'message.received',
+      since: T + 4,
+      dueAt: T + HOUR,
+      run: 'q|run1',
+    });
+    const before = sent.n;
+    const watched = await Promise.all([
+      c.check(claim(5, 'message.received:5'), event(5), T),
+      c.check(claim(6, 'message.received:5'), event(6), T),
+      c.check(claim(7, 'message.received:7'), event(7), T),
+    ]);
+    expect(sent.n - before).toBe(1);
+    expect(watched).toEqual([
+      { claimed: true, woken: [{ id: 'run1:reply', run: 'q|run1' }] },
+      { claimed: false, woken: [] },
+      { claimed: true, woken: [] },
+    ]);
+    expect(await redis.zrange(`${prefix}:wait:log:conversation:42`, '0', '-1')).toEqual(['evt_4', 'evt_5', 'evt_7']);
+  });
 });
