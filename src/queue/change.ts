@@ -1,6 +1,6 @@
 import type { RedisClient } from '../redis/connection.js';
 import { isRepeatableChange, reconciledAfter } from '../events/change-key.js';
-import { QUEUE_SCRIPTS } from './scripts.js';
+import { runFanOutCheck, type ScriptPart } from './scripts.js';
 import { worldAt, type WorldSource } from './world.js';
 
 /**
@@ -48,29 +48,26 @@ export interface ChangeClaimant {
  * delivery older than that observation, is the same change.
  */
 export class ChangeClaims {
-  private readonly run;
-
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlMs: number,
     private readonly world: WorldSource | null = null,
-  ) {
-    this.run = QUEUE_SCRIPTS.on(redis);
-  }
+  ) {}
 
   async claim(changeKey: string, who: ChangeClaimant): Promise<boolean> {
+    const [reply] = await runFanOutCheck(this.redis, [{ claim: await this.claimPart(changeKey, who), waits: null }]);
+    return reply?.claimed === true;
+  }
+
+  /** The claim's keys and arguments in the fan-out check script (runFanOutCheck runs it, alone or with the waits' part). */
+  async claimPart(changeKey: string, who: ChangeClaimant): Promise<ScriptPart> {
     const world = worldAt(this.world ? await this.world.current() : null, who.receivedAtMs ?? null);
     const key = changeClaimKey(this.prefix, changeKey, world);
     const repeatable = isRepeatableChange(changeKey) ? '1' : '0';
     const at = who.atMs === null || !Number.isFinite(who.atMs) ? '' : Math.floor(who.atMs);
     const after = who.source === 'reconcile' ? (reconciledAfter(who.deliveryKey) ?? '') : '';
-    return (
-      (await this.run.changeClaim(
-        [key],
-        [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after, AFTER_SKEW_MS],
-      )) === 1
-    );
+    return { keys: [key], args: [who.deliveryKey, who.source, at, this.ttlMs, repeatable, CLOCK_SKEW_MS, after, AFTER_SKEW_MS] };
   }
 
   /**

@@ -15,7 +15,7 @@ export const QUEUE_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), 
   'orderRelease',
   'debounceAdd',
   'debounceTake',
-  'changeClaim',
+  'fanOutCheck',
 ]);
 
 export interface IngestBatchItem {
@@ -55,4 +55,71 @@ export function queueScripts(redis: RedisClient) {
     pumpRecover: (k: { inflight: string; inbox: string; heartbeat: string; pumps: string }, id: string) =>
       run.pumpRecover([k.inflight, k.inbox, k.heartbeat, k.pumps], [id]) as Promise<number>,
   };
+}
+
+const bound = new WeakMap<RedisClient, ReturnType<typeof QUEUE_SCRIPTS.on>>();
+
+/** The scripts' calls on a client, made once per client (a fan-out calls them per delivery). */
+function callsOn(redis: RedisClient): ReturnType<typeof QUEUE_SCRIPTS.on> {
+  let calls = bound.get(redis);
+  if (!calls) bound.set(redis, (calls = QUEUE_SCRIPTS.on(redis)));
+  return calls;
+}
+
+/** One part of a script call that several owners fill (its keys and arguments, in the script's order). */
+export interface ScriptPart {
+  readonly keys: readonly string[];
+  readonly args: readonly LuaArg[];
+}
+
+/** A run the waits part answered: the wait's id and the run's reference. */
+export interface AnsweredWait {
+  readonly id: string;
+  readonly run: string;
+}
+
+/** What {@link runFanOutCheck} answers (`./lua/fanOutCheck-n.lua`). */
+export interface FanOutCheckReply {
+  /** This delivery holds its change's claim (or none was asked); false: another delivery of the change does, no wait was looked at. */
+  readonly claimed: boolean;
+  /** The event's name is watched but its body and match keys were not sent: the waits part is still to do. */
+  readonly need: boolean;
+  /** The waits it answered. */
+  readonly woken: AnsweredWait[];
+}
+
+/** One delivery's section of a fan-out check: its change claim's part, its waits part, or both. */
+export interface FanOutCheckSection {
+  readonly claim: ScriptPart | null;
+  readonly waits: ScriptPart | null;
+}
+
+/**
+ * Runs the fan-out check script for deliveries in one call, each with a change claim's part
+ * (ChangeClaims.claimPart), a waits part (WaitStore.eventPart) or both: per delivery the claim
+ * first and the waits only when it holds; a reply per section, in order.
+ */
+export async function runFanOutCheck(redis: RedisClient, sections: readonly FanOutCheckSection[]): Promise<FanOutCheckReply[]> {
+  const keys: string[] = [];
+  const args: LuaArg[] = [sections.length];
+  for (const { claim, waits } of sections) {
+    args.push(`${claim ? 'c' : ''}${waits ? 'w' : ''}`);
+    for (const part of [claim, waits]) {
+      if (!part) continue;
+      keys.push(...part.keys);
+      args.push(...part.args);
+    }
+  }
+  const flat = (await callsOn(redis).fanOutCheck(keys, args)) as (number | string)[];
+  const replies: FanOutCheckReply[] = [];
+  for (let i = 0; i < flat.length;) {
+    const claimed = flat[i] === 1;
+    const need = flat[i + 1] === 1;
+    const n = Number(flat[i + 2]);
+    const woken: AnsweredWait[] = [];
+    for (let j = 0; j < n; j++) woken.push({ id: String(flat[i + 3 + 2 * j]), run: String(flat[i + 4 + 2 * j]) });
+    replies.push({ claimed, need, woken });
+    i += 3 + 2 * n;
+  }
+  return replies;
 }

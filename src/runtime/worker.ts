@@ -27,7 +27,8 @@ import { RedisStepStore } from '../worker/steps.js';
 import { WaitStore } from '../queue/waits/store.js';
 import { RunRecords } from '../queue/waits/runs.js';
 import { HandlerStateStore } from '../queue/state/store.js';
-import { eventWaits, sweepWakes } from '../worker/waits.js';
+import { eventChecks, sweepWakes } from '../worker/waits.js';
+import { FanOutChecks } from '../queue/fan-out-check.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';
@@ -197,8 +198,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 
   const fanOutPorts = {
     flow,
-    claimChange: changes.claim.bind(changes),
-    waits: eventWaits({ ...waitPorts, handlers: () => set.current().all }),
+    // The change claim and the waits an event answers: one script call per delivery.
+    check: eventChecks({ ...waitPorts, checks: new FanOutChecks(commands, changes, waits), handlers: () => set.current().all }),
   };
   /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
   const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined, traceparent?: string) => {

@@ -5,6 +5,7 @@ import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler/define.js';
 import { keyOf } from '../handler/flow.js';
 import type { ChangeClaimant } from '../queue/change.js';
+import type { EventCheck } from './waits.js';
 import type { FlowControl } from '../queue/flow.js';
 import { orderMember, type QueuedJob } from '../queue/order.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
@@ -48,13 +49,17 @@ export function subscribers(handlers: readonly Handler[], name: string): Handler
 /** Where fan-out puts runs: flow control (src/queue/flow.ts) adds them to the handler queues, the order lines and the debounce bursts. */
 export interface FanOutPorts {
   readonly flow: Pick<FlowControl, 'addJobs' | 'enqueue' | 'fold'>;
-  /** Claims a change key for a delivery (src/queue/change.ts); absent: no change-level dedupe. */
-  readonly claimChange?: (changeKey: string, claimant: ChangeClaimant) => Promise<boolean>;
   /**
-   * Durable waits (src/worker/waits.ts): the event answers the runs waiting for it or cancelled by it,
-   * whether or not any handler subscribes to it. Absent: no workflows.
+   * What a valid event passes before its runs are placed (src/worker/waits.ts `eventChecks`), in one script call:
+   * the claim of its change key (`change`: null when it has none; src/queue/change.ts) and the durable waits it
+   * answers, whether or not any handler subscribes to it. `claimed` false: another delivery of the same change
+   * was dispatched, so nothing runs and no wait is answered. Absent: no change-level dedupe, no workflows.
    */
-  readonly waits?: (event: WorkspaceEvent, delivery: StoredDelivery) => Promise<void>;
+  readonly check?: (
+    event: WorkspaceEvent,
+    delivery: StoredDelivery,
+    change: { key: string; claimant: ChangeClaimant } | null,
+  ) => Promise<EventCheck>;
 }
 
 /** How fan-out placed each handler's run. */
@@ -82,13 +87,16 @@ export async function dispatch(
   if (!result.ok) throw new InvalidDeliveryError(result.reason, result.message, result.issues ?? []);
   const { event } = result;
   // Another delivery of the same change (a late real one after reconcile, or the reverse) ran already: nothing to run.
-  const change = ports.claimChange ? changeKey(event.name, event.data) : null;
-  if (change !== null && ports.claimChange && !(await ports.claimChange(change, claimant(delivery, event.createdAt)))) {
-    return { handlers: [], placed: {}, duplicateChange: change };
-  }
-  // Runs sleeping or waiting on this event (or cancelled by it) are answered along with the fan-out.
-  const answering = ports.waits ? ports.waits(event, delivery) : undefined;
-  // Awaited below; marked handled now, so a failed placement meanwhile leaves no unhandled rejection.
+  // Runs sleeping or waiting on this event (or cancelled by it) are answered in the same call.
+  const change = ports.check ? changeKey(event.name, event.data) : null;
+  const checked = await ports.check?.(
+    event,
+    delivery,
+    change === null ? null : { key: change, claimant: claimant(delivery, event.createdAt) },
+  );
+  if (checked && !checked.claimed) return { handlers: [], placed: {}, duplicateChange: change ?? '' };
+  // The answered runs' wake-ups, awaited below; marked handled now, so a failed placement meanwhile leaves no unhandled rejection.
+  const answering = checked?.waking;
   answering?.catch(() => undefined);
   const targets = subscribers(handlers, event.name);
   const placed: Record<string, Placement> = {};

@@ -2,18 +2,22 @@ import type { WorkspaceEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler/define.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredDelivery } from '../queue/delivery.js';
+import type { ChangeClaimant } from '../queue/change.js';
+import type { FanOutChecks } from '../queue/fan-out-check.js';
 import type { WaitStore, WokenRun } from '../queue/waits/store.js';
 import { matchKey } from './durable.js';
 
 /**
  * The fan-out side of durable waits: each delivery (webhook, reconcile, poll:
- * every source goes through the `events` worker) is handed to the WaitStore,
- * which, in one script, logs it under its match keys for later lookbacks and
- * answers the waits and cancelOn entries pending on them; the runs it answered
- * are then woken (their parked job promoted).
+ * every source goes through the `events` worker) is checked in one script,
+ * which claims its change key (change-level dedupe) and, when it holds it, logs
+ * it under its match keys for later lookbacks and answers the waits and
+ * cancelOn entries pending on them; the runs it answered are then woken (their
+ * parked job promoted).
  *
- * Cost for a delivery nobody waits on: one script call on the worker's
- * auto-pipelined connection, which returns after one HEXISTS. Only *watched*
+ * Cost for a delivery nobody waits on: that one script call (shared with the
+ * change claim) on the worker's auto-pipelined connection, in which the waits
+ * part is one HGET; its body and match keys are not even sent. Only *watched*
  * event names are logged: a name becomes watched when a loaded handler has it
  * in `cancelOn` (at start-up and after a reload) or when a run first registers
  * a wait for it, and stays watched. Logging every delivery would keep every
@@ -71,11 +75,24 @@ export function watchedNames(handlers: readonly Handler[]): string[] {
   return [...new Set(handlers.flatMap((h) => [...h.workflow.cancelOn.map((c) => c.event), ...h.workflow.waitsFor]))];
 }
 
-/** The port fan-out calls with each valid event (FanOutPorts.waits). */
-export function eventWaits(deps: EventWaitsDeps): (event: WorkspaceEvent, delivery: StoredDelivery) => Promise<void> {
+/** What fan-out learns from {@link eventChecks}: whether it holds its change, and the runs it answered being woken. */
+export interface EventCheck {
+  /** False: another delivery of the same change was dispatched; nothing runs and no wait was answered. */
+  readonly claimed: boolean;
+  /** The wake-ups of the runs the event answered (none: absent). */
+  readonly waking?: Promise<void>;
+}
+
+/**
+ * The port fan-out calls with each valid event (FanOutPorts.check): its change claim (`change`, null when it
+ * has no change key) and the waits it answers, in one script call (src/queue/fan-out-check.ts).
+ */
+export function eventChecks(
+  deps: EventWaitsDeps & { readonly checks: FanOutChecks },
+): (event: WorkspaceEvent, delivery: StoredDelivery, change: { key: string; claimant: ChangeClaimant } | null) => Promise<EventCheck> {
   const now = deps.now ?? Date.now;
   let watched: readonly Handler[] | undefined;
-  return async (event, delivery) => {
+  return async (event, delivery, change) => {
     const handlers = deps.handlers();
     if (handlers !== watched) {
       // Start-up or a reload: the names its handlers cancel on are watched from now on.
@@ -83,19 +100,20 @@ export function eventWaits(deps: EventWaitsDeps): (event: WorkspaceEvent, delive
       watched = handlers;
     }
     const receivedAt = Date.parse(delivery.receivedAt);
-    const body = JSON.stringify({ id: event.id, name: event.name, createdAt: event.createdAt, data: event.data });
-    const woken = await deps.waits.deliver(
+    const r = await deps.checks.check(
+      change && { changeKey: change.key, who: change.claimant },
       {
         deliveryKey: delivery.key,
         name: event.name,
         receivedAt: Number.isFinite(receivedAt) ? receivedAt : now(),
-        body,
-        keys: eventMatchKeys(event, handlers),
+        full: () => ({
+          body: JSON.stringify({ id: event.id, name: event.name, createdAt: event.createdAt, data: event.data }),
+          keys: eventMatchKeys(event, handlers),
+        }),
       },
       now(),
-      true,
     );
-    if (woken.length > 0) await wakeAll(deps, woken);
+    return r.woken.length > 0 ? { claimed: r.claimed, waking: wakeAll(deps, r.woken) } : { claimed: r.claimed };
   };
 }
 

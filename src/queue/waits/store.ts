@@ -1,5 +1,6 @@
 import { LuaScripts } from '../../util/lua.js';
 import type { RedisClient } from '../../redis/connection.js';
+import { runFanOutCheck, type AnsweredWait, type ScriptPart } from '../scripts.js';
 
 /**
  * Durable waits in Redis: sleeps and waits for an event of a match key
@@ -22,7 +23,7 @@ import type { RedisClient } from '../../redis/connection.js';
  * promotes at that time ({@link WaitStore.settle}).
  */
 
-export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitEvent', 'waitSettle', 'waitForget']);
+export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitSettle', 'waitForget']);
 const SCRIPTS = WAIT_SCRIPTS;
 
 /** `cancelled`: a run's cancelOn entry that a matching event answered. */
@@ -62,10 +63,7 @@ export interface WaitRegistration {
 }
 
 /** A run an event woke: the wait id it answered and the run's reference. */
-export interface WokenRun {
-  readonly id: string;
-  readonly run: string;
-}
+export type WokenRun = AnsweredWait;
 
 export interface WaitEvent {
   readonly deliveryKey: string;
@@ -145,15 +143,23 @@ export class WaitStore {
    * the runs it woke. `onlyWatched`: do nothing unless the event's name is watched ({@link watch}).
    */
   async deliver(e: WaitEvent, now = Date.now(), onlyWatched = false): Promise<WokenRun[]> {
-    const { k } = this;
     if (e.keys.length === 0 && !onlyWatched) return [];
-    const flat = (await this.run.waitEvent(
-      [k.state, k.wake, k.names],
-      [k.base, e.deliveryKey, e.name, e.receivedAt, e.body, now, this.retentionMs, onlyWatched ? '1' : '', ...e.keys],
-    )) as string[];
-    const out: WokenRun[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: flat[i] as string, run: flat[i + 1] as string });
-    return out;
+    const [reply] = await runFanOutCheck(this.redis, [{ claim: null, waits: this.eventPart(e, now, onlyWatched) }]);
+    return reply?.woken ?? [];
+  }
+
+  /**
+   * The event's keys and arguments in the fan-out check script (src/queue/scripts.ts runFanOutCheck, alone
+   * or after a change claim's part). `sent` false: the name is taken for unwatched and neither the body nor
+   * the match keys go (`e.body` and `e.keys` are not read); the script answers `need` when it is watched.
+   */
+  eventPart(e: WaitEvent, now: number, onlyWatched: boolean, sent = true): ScriptPart {
+    const { k } = this;
+    const watched = onlyWatched ? '1' : '';
+    const tail = sent
+      ? [e.body, now, this.retentionMs, watched, '1', e.keys.length, ...e.keys]
+      : ['', now, this.retentionMs, watched, '', 0];
+    return { keys: [k.state, k.wake, k.names], args: [k.base, e.deliveryKey, e.name, e.receivedAt, ...tail] };
   }
 
   /** {@link deliver}, counting the waits it answered. */

@@ -228,7 +228,7 @@ function exercise(connect: () => RedisClient) {
         async () => expect((await bursts.take('h', { key: 'contact:9' }, 'nobody')).kind).toBe('gone'),
       ];
     },
-    changeClaim: (redis) => {
+    fanOutCheck: (redis) => {
       const claims = new ChangeClaims(redis, tag, 60_000);
       const who = (deliveryKey: string) => ({ deliveryKey, source: 'webhook', atMs: 1_000 });
       return [

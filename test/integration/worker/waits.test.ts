@@ -10,7 +10,9 @@ import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { handlerQueueList, openHandlerQueues, type HandlerQueues } from '../../../src/queue/queues.js';
 import { WaitStore } from '../../../src/queue/waits/store.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
-import { eventWaits, sweepWakes } from '../../../src/worker/waits.js';
+import { eventChecks, sweepWakes } from '../../../src/worker/waits.js';
+import { ChangeClaims } from '../../../src/queue/change.js';
+import { FanOutChecks } from '../../../src/queue/fan-out-check.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, testConfig, waitFor } from '../../support/service.js';
 
@@ -20,7 +22,7 @@ const g = globalThis as { __syWf?: Entry[]; __syWfHook?: (event: unknown) => voi
 
 /**
  * The race of a wait and its event, with the real worker (startWorker: processor, apply with
- * moveToDelayed, the re-read after it) and the fan-out's port (eventWaits): each run registers its
+ * moveToDelayed, the re-read after it) and the fan-out's port (eventChecks): each run registers its
  * wait while the event that answers it is delivered at a random moment around it: before the
  * registration, between the registration and the move to delayed, or after. Every run must resume
  * exactly once with its event (no missed match: a lost wake would leave it parked for its 1 h
@@ -63,8 +65,9 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     await waits.watch(['message.received']);
     const byName = new Map(Object.values(queues).map((q) => [q.name, q]));
     const promoted: string[] = [];
-    const deliverEvent = eventWaits({
+    const deliverEvent = eventChecks({
       waits,
+      checks: new FanOutChecks(redis, new ChangeClaims(redis, prefix, 3_600_000), waits),
       log,
       handlers: () => [],
       wake: async (run) => {
@@ -103,7 +106,10 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
         secretIndex: 0,
         headers: {},
       };
-      const go = () => deliverEvent(reply, delivery).catch((err: unknown) => errors.push(err));
+      const go = () =>
+        deliverEvent(reply, delivery, null)
+          .then((r) => r.waking)
+          .catch((err: unknown) => errors.push(err));
       const r = conv % 4;
       if (r === 0) void go();
       else if (r === 1) setImmediate(() => void go());
@@ -175,8 +181,9 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     });
     expect(w.status).toBe('pending');
     const woken: string[] = [];
-    const dying = eventWaits({
+    const dying = eventChecks({
       waits,
+      checks: new FanOutChecks(redis, new ChangeClaims(redis, p2, 3_600_000), waits),
       log,
       handlers: () => [],
       wake: async () => {
@@ -185,7 +192,11 @@ describe('a wait and its event racing (real Redis, real BullMQ worker)', () => {
     });
     const event = { id: 'evt_5', name: 'message.received', createdAt: null, data: { conversation_id: 5 } } as unknown as WorkspaceEvent;
     await expect(
-      dying(event, { key: 'evt_5', name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {} }),
+      dying(
+        event,
+        { key: 'evt_5', name: 'message.received', receivedAt: new Date().toISOString(), secretIndex: 0, headers: {} },
+        null,
+      ).then((r) => r.waking),
     ).rejects.toThrow(/killed/);
     const ports = {
       waits,

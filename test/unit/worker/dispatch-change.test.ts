@@ -51,9 +51,10 @@ function ports(): FanOutPorts & { jobs: QueuedJob[]; claims: Map<string, string>
       enqueue: async () => 'add',
       fold: async () => ({ kind: 'folded' as const, jobId: '', delayMs: 0 }),
     },
-    claimChange: async (change, who) => {
-      if (!claims.has(change)) claims.set(change, who.deliveryKey);
-      return claims.get(change) === who.deliveryKey;
+    check: async (_event, _delivery, change) => {
+      if (change === null) return { claimed: true };
+      if (!claims.has(change.key)) claims.set(change.key, change.claimant.deliveryKey);
+      return { claimed: claims.get(change.key) === change.claimant.deliveryKey };
     },
   };
 }
