@@ -14,7 +14,6 @@ import { flowChecks, unclaimed } from './flow-checks.js';
 import { cancelled, held, settle, type DurablePart } from './settle.js';
 
 export type { FlowPorts, HandlerJobDecision, HandlerJobView, HandlerProcessorDeps, SkipReason } from './handler-job.js';
-export { eventTime, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS } from './flow-checks.js';
 
 /**
  * The `handlers` job processor as a plain function: runs the job's handler
