@@ -11,7 +11,7 @@ import { checkDue } from './hold.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import type { HandlerJobDecision, HandlerJobView, HandlerProcessorDeps, Processing } from './handler-job.js';
 import { flowChecks, unclaimed } from './flow-checks.js';
-import { cancelled, held, settle, type DurablePart } from './settle.js';
+import { cancelled, held, heldFields, settle, type DurablePart } from './settle.js';
 
 export type { FlowPorts, HandlerJobDecision, HandlerJobView, HandlerProcessorDeps, SkipReason } from './handler-job.js';
 
@@ -108,15 +108,7 @@ async function dueCheck(
   if (due.overdue) {
     const { parkedIn, pending, heldMs } = due.overdue;
     p.deps.log.warn(
-      {
-        handler: handler.id,
-        delivery: data.key,
-        wait: parkedIn.name,
-        dueAt: new Date(parkedIn.dueAt).toISOString(),
-        pending: pending.key,
-        receivedAt: new Date(pending.at).toISOString(),
-        heldMs,
-      },
+      { ...heldFields(handler, data, parkedIn, pending), heldMs },
       'run held past its due time for the longest allowed: it goes on now, ' +
         'though a delivery received before its due time is still not fanned out (workers behind, or the delivery lost); ' +
         'that delivery cannot answer it any more',

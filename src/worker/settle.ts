@@ -2,9 +2,9 @@ import type { Handler } from '../handler/define.js';
 import type { AttemptObserver } from '../lifecycle/bus.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import type { WaitState } from '../queue/waits/store.js';
-import { cancelId, matchKey, type DurableRun, type ParkRequest } from './durable.js';
+import { cancelId, matchKey, type DurableRun, type ParkedIn, type ParkRequest } from './durable.js';
 import type { HandlerJobDecision, HandlerJobView, Processing } from './handler-job.js';
-import type { DueCheck } from './hold.js';
+import type { DueCheck, PendingDelivery } from './hold.js';
 import type { RunOutcome } from './runner.js';
 
 /**
@@ -147,18 +147,22 @@ export async function held(
     ...(parkedIn.event ? { event: parkedIn.event } : {}),
   });
   p.deps.log.debug(
-    {
-      handler: handler.id,
-      delivery: data.key,
-      wait: parkedIn.name,
-      dueAt: new Date(parkedIn.dueAt).toISOString(),
-      pending: pending.key,
-      receivedAt: new Date(pending.at).toISOString(),
-      until: new Date(h.until).toISOString(),
-    },
+    { ...heldFields(handler, data, parkedIn, pending), until: new Date(h.until).toISOString() },
     'run held at its due time: a delivery received before it is not fanned out yet',
   );
   return { kind: 'wait', until: h.until, name: parkedIn.name, wait: parkedIn.kind, waitIds: h.waitIds };
+}
+
+/** What the log says of a run held at its due time for a delivery not fanned out yet (or held past the cap). */
+export function heldFields(handler: Handler, data: HandlerJobData, parkedIn: ParkedIn, pending: PendingDelivery) {
+  return {
+    handler: handler.id,
+    delivery: data.key,
+    wait: parkedIn.name,
+    dueAt: new Date(parkedIn.dueAt).toISOString(),
+    pending: pending.key,
+    receivedAt: new Date(pending.at).toISOString(),
+  };
 }
 
 /** A cancelOn event ended the run while it slept or waited: recorded `cancelled`, its key released, no further step. */
