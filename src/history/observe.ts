@@ -4,7 +4,7 @@ import type { Config } from '../config/config.js';
 import { isEventName } from '../events/catalogue.js';
 import { keyOf } from '../handler/flow.js';
 import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { AttemptDecision, AttemptEndedEvent, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
+import type { AttemptDecision, AttemptEndedEvent, AttemptRef, DeliveryFacts, FannedOutEvent, StepEvent } from '../lifecycle/events.js';
 import type { Logger } from '../log/logger.js';
 import type { RedisClient } from '../redis/connection.js';
 import {
@@ -77,6 +77,18 @@ export interface HistoryObserver {
   flush(): void;
 }
 
+/** What the worker's history keeps between lifecycle events. */
+interface HistoryState {
+  readonly writer: HistoryWriter;
+  /** HISTORY_BODIES: the redactor of the bodies kept (undefined: no body kept). */
+  readonly redactor: Redactor | undefined;
+  /** The calls and steps of attempts still running (only those that made any). */
+  readonly runs: WeakMap<AttemptRef, RunRecord>;
+  /** When the `events` worker took each delivery: its fan-out's time in the history (the runs it places may start before it ends). */
+  readonly takenAt: WeakMap<DeliveryFacts, number>;
+  readonly log: Logger;
+}
+
 /**
  * The worker's side of the delivery history, as a lifecycle subscriber
  * (undefined when HISTORY=off): the `events` worker's receipt and fan-out (or
@@ -89,135 +101,137 @@ export interface HistoryObserver {
 export function historyObserver(config: Config, redis: RedisClient, log: Logger): HistoryObserver | undefined {
   const writer = historyWriter(config, redis, log);
   if (!writer) return undefined;
-  const redactor = bodyRedactor(config);
-  /** The calls and steps of attempts still running (only those that made any). */
-  const runs = new WeakMap<AttemptRef, RunRecord>();
-  const runOf = (ref: AttemptRef): RunRecord => {
-    let run = runs.get(ref);
-    if (!run) runs.set(ref, (run = { calls: [], steps: [], waits: [] }));
-    return run;
-  };
-
-  function record(e: AttemptEndedEvent, o: Pick<AttemptEntry, 'outcome' | 'skipped' | 'error'>): void {
-    const ref = e.attempt;
-    const run = runs.get(ref);
-    const entry: AttemptEntry = {
-      kind: 'attempt',
-      at: e.endedAt,
-      startedAt: ref.startedAt,
-      handler: ref.handler,
-      attempt: ref.number,
-      ...(ref.jobId.startsWith('d/') ? {} : { job: ref.jobId }),
-      outcome: o.outcome,
-      ...(o.skipped ? { skipped: o.skipped } : {}),
-      ...(o.error ? { error: o.error } : {}),
-      steps: run?.steps ?? [],
-      calls: run?.calls ?? [],
-      ...(run && run.waits.length > 0 ? { waits: run.waits } : {}),
-    };
-    writer?.attempt(ref.key, entry, ref.jobId);
-  }
-
-  function ended(e: AttemptEndedEvent, decision: AttemptDecision): void {
-    switch (decision.kind) {
-      case 'completed':
-        if (decision.result.skipped) record(e, { outcome: 'skipped', skipped: decision.result.skipped });
-        else if (decision.result.cancelled) record(e, { outcome: 'cancelled' });
-        else record(e, { outcome: 'completed' });
-        break;
-      case 'retry':
-        record(e, { outcome: 'retry', error: errorRecord(decision.error) });
-        break;
-      case 'dead':
-        record(e, { outcome: 'dead', error: reasonRecord(decision.reason) });
-        break;
-      case 'pause':
-        record(e, { outcome: 'pause', error: { class: decision.code, message: cleanText(decision.reason) } });
-        break;
-      case 'wait':
-        record(e, { outcome: 'wait' });
-        break;
-      case 'delay':
-        // A job handed back (its handler runs elsewhere) or a burst pushed back ran nothing: not an attempt.
-        // A schedule's run always runs it (no flow checks before it), so a 429's delay is an attempt.
-        if (e.run || e.attempt.kind === 'schedule') {
-          record(e, { outcome: 'delay', error: { class: 'delay', message: `run again at ${new Date(decision.until).toISOString()}` } });
-        }
-        break;
-    }
-  }
-
-  const receipt = (d: DeliveryFacts): Receipt => ({
-    receivedAt: d.receivedAt,
-    queuedAt: d.queuedAt,
-    secretIndex: d.secretIndex,
-    bytes: d.bytes,
-    source: d.source,
-  });
-  const redactedBody = (d: DeliveryFacts): string | undefined => (redactor ? redactor.body(d.raw).toString('utf8') : undefined);
-
-  /** When the `events` worker took each delivery: its fan-out's time in the history (the runs it places may start before it ends). */
-  const takenAt = new WeakMap<DeliveryFacts, number>();
-
+  const h: HistoryState = { writer, redactor: bodyRedactor(config), runs: new WeakMap(), takenAt: new WeakMap(), log };
   const subscriber: LifecycleSubscriber = {
     received: ({ delivery }) => {
-      takenAt.set(delivery, Date.now());
+      h.takenAt.set(delivery, Date.now());
     },
     'attempt-started': ({ attempt }) => {
       if (attempt.kind === 'schedule' && attempt.tick !== undefined) writer.scheduled(attempt.key, attempt.tick);
     },
     'api-call': ({ attempt, call }) => {
-      if (attempt) runOf(attempt).calls.push(callRecord(call));
+      if (attempt) runOf(h, attempt).calls.push(callRecord(call));
     },
-    step: ({ attempt, name, state }) => {
-      const run = runOf(attempt);
-      // A step not stored yet counts as failed until it is done.
-      if (state !== 'done') {
-        run.steps.push({ name, source: state === 'stored' ? 'stored' : 'failed' });
-        return;
-      }
-      for (let i = run.steps.length - 1; i >= 0; i--) {
-        if (run.steps[i]?.name === name) {
-          run.steps[i] = { name, source: 'run' };
-          return;
-        }
-      }
-    },
+    step: (e) => stepSeen(h, e),
     wait: (e) => {
       const { type: _type, attempt, ...w } = e;
-      runOf(attempt).waits.push(w);
+      runOf(h, attempt).waits.push(w);
     },
     'attempt-ended': (e) => {
-      if (e.ok) ended(e, e.decision);
-      else record(e, { outcome: 'error', error: errorRecord(e.error) });
+      if (e.ok) ended(h, e, e.decision);
+      else record(h, e, { outcome: 'error', error: errorRecord(e.error) });
     },
-    'fanned-out': (e) => {
-      const d = e.delivery;
-      try {
-        if (!e.ok) {
-          const code = (e.error as { code?: unknown } | null)?.code;
-          if (code === 'invalid_delivery')
-            writer.invalid(d.key, receipt(d), d.name, cleanText(String((e.error as Error).message)), redactedBody(d));
-          return;
-        }
-        const env = e.envelope;
-        const name = env?.name ?? d.name ?? '?';
-        const event = isEventName(name) ? { name, data: env?.data } : null;
-        writer.fannedOut(d.key, receipt(d), {
-          event: name,
-          conversation: event ? idOf(keyOf('conversation', event)) : null,
-          contact: event ? idOf(keyOf('contact', event)) : null,
-          handlers: e.runs,
-          ...(e.duplicateChange !== undefined ? { duplicateChange: e.duplicateChange } : {}),
-          ...(redactor ? { body: redactedBody(d) } : {}),
-          ...(takenAt.has(d) ? { at: takenAt.get(d) } : {}),
-        });
-      } catch (err) {
-        log.debug({ err: String(err) }, 'history: fan-out not recorded');
-      }
-    },
+    'fanned-out': (e) => fannedOut(h, e),
   };
   return { subscriber, flush: () => writer.flush() };
+}
+
+/** The record of an attempt still running (made when it first reports a call, step or wait). */
+function runOf(h: HistoryState, ref: AttemptRef): RunRecord {
+  let run = h.runs.get(ref);
+  if (!run) h.runs.set(ref, (run = { calls: [], steps: [], waits: [] }));
+  return run;
+}
+
+/** A step as it goes: one not stored yet counts as failed until it is done. */
+function stepSeen(h: HistoryState, { attempt, name, state }: StepEvent): void {
+  const run = runOf(h, attempt);
+  if (state !== 'done') {
+    run.steps.push({ name, source: state === 'stored' ? 'stored' : 'failed' });
+    return;
+  }
+  for (let i = run.steps.length - 1; i >= 0; i--) {
+    if (run.steps[i]?.name === name) {
+      run.steps[i] = { name, source: 'run' };
+      return;
+    }
+  }
+}
+
+/** Writes an attempt's entry: its outcome with what it collected. */
+function record(h: HistoryState, e: AttemptEndedEvent, o: Pick<AttemptEntry, 'outcome' | 'skipped' | 'error'>): void {
+  const ref = e.attempt;
+  const run = h.runs.get(ref);
+  const entry: AttemptEntry = {
+    kind: 'attempt',
+    at: e.endedAt,
+    startedAt: ref.startedAt,
+    handler: ref.handler,
+    attempt: ref.number,
+    ...(ref.jobId.startsWith('d/') ? {} : { job: ref.jobId }),
+    outcome: o.outcome,
+    ...(o.skipped ? { skipped: o.skipped } : {}),
+    ...(o.error ? { error: o.error } : {}),
+    steps: run?.steps ?? [],
+    calls: run?.calls ?? [],
+    ...(run && run.waits.length > 0 ? { waits: run.waits } : {}),
+  };
+  h.writer.attempt(ref.key, entry, ref.jobId);
+}
+
+/** An attempt that ended with a decision: its outcome as the history names it. */
+function ended(h: HistoryState, e: AttemptEndedEvent, decision: AttemptDecision): void {
+  switch (decision.kind) {
+    case 'completed':
+      if (decision.result.skipped) record(h, e, { outcome: 'skipped', skipped: decision.result.skipped });
+      else if (decision.result.cancelled) record(h, e, { outcome: 'cancelled' });
+      else record(h, e, { outcome: 'completed' });
+      break;
+    case 'retry':
+      record(h, e, { outcome: 'retry', error: errorRecord(decision.error) });
+      break;
+    case 'dead':
+      record(h, e, { outcome: 'dead', error: reasonRecord(decision.reason) });
+      break;
+    case 'pause':
+      record(h, e, { outcome: 'pause', error: { class: decision.code, message: cleanText(decision.reason) } });
+      break;
+    case 'wait':
+      record(h, e, { outcome: 'wait' });
+      break;
+    case 'delay':
+      // A job handed back (its handler runs elsewhere) or a burst pushed back ran nothing: not an attempt.
+      // A schedule's run always runs it (no flow checks before it), so a 429's delay is an attempt.
+      if (e.run || e.attempt.kind === 'schedule') {
+        record(h, e, { outcome: 'delay', error: { class: 'delay', message: `run again at ${new Date(decision.until).toISOString()}` } });
+      }
+      break;
+  }
+}
+
+/** A delivery's fan-out (its receipt, event, keys and runs), or its dead-lettering as invalid. */
+function fannedOut(h: HistoryState, e: FannedOutEvent): void {
+  const d = e.delivery;
+  try {
+    if (!e.ok) {
+      const code = (e.error as { code?: unknown } | null)?.code;
+      if (code === 'invalid_delivery')
+        h.writer.invalid(d.key, receipt(d), d.name, cleanText(String((e.error as Error).message)), redactedBody(h, d));
+      return;
+    }
+    const env = e.envelope;
+    const name = env?.name ?? d.name ?? '?';
+    const event = isEventName(name) ? { name, data: env?.data } : null;
+    h.writer.fannedOut(d.key, receipt(d), {
+      event: name,
+      conversation: event ? idOf(keyOf('conversation', event)) : null,
+      contact: event ? idOf(keyOf('contact', event)) : null,
+      handlers: e.runs,
+      ...(e.duplicateChange !== undefined ? { duplicateChange: e.duplicateChange } : {}),
+      ...(h.redactor ? { body: redactedBody(h, d) } : {}),
+      ...(h.takenAt.has(d) ? { at: h.takenAt.get(d) } : {}),
+    });
+  } catch (err) {
+    h.log.debug({ err: String(err) }, 'history: fan-out not recorded');
+  }
+}
+
+function receipt(d: DeliveryFacts): Receipt {
+  return { receivedAt: d.receivedAt, queuedAt: d.queuedAt, secretIndex: d.secretIndex, bytes: d.bytes, source: d.source };
+}
+
+function redactedBody(h: HistoryState, d: DeliveryFacts): string | undefined {
+  return h.redactor ? h.redactor.body(d.raw).toString('utf8') : undefined;
 }
 
 /** `conversation:42` → `42`. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
 import type { RedisClient } from '../redis/connection.js';
+import type { Logger } from '../log/logger.js';
 
 /** Why the handler queues are paused (an unusable API token), as stored in Redis. */
 export interface PauseRecord {
@@ -38,4 +39,27 @@ export async function resumeHandlers(redis: RedisClient, queues: HandlerQueues, 
   await Promise.all(handlerQueueList(queues).map((q) => q.resume()));
   await redis.del(key(prefix));
   return record;
+}
+
+/**
+ * At a worker's start: handler queues paused for an unusable token are resumed when a different token is
+ * configured now (`current`, its hash); still paused, they are said at `error` with what to do.
+ */
+export async function resumeIfTokenChanged(
+  redis: RedisClient,
+  queue: HandlerQueues,
+  prefix: string,
+  current: string | null,
+  log: Logger,
+): Promise<void> {
+  const paused = await pauseState(redis, prefix);
+  if (paused && paused.tokenHash !== current && current !== null) {
+    await resumeHandlers(redis, queue, prefix);
+    log.warn({ was: paused.code }, 'handler queues were paused for an unusable API token; a different token is configured now, resuming');
+  } else if (paused) {
+    log.error(
+      { reason: paused.reason, since: paused.at },
+      'handler queues are paused; replace the API token and restart, or run `switchyard dlq resume`',
+    );
+  }
 }

@@ -1,9 +1,9 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { IngestPump } from '../queue/pump.js';
-import { openQueues } from '../queue/queues.js';
+import { openQueues, type Queues } from '../queue/queues.js';
 import { redisWarnings } from '../redis/checks.js';
-import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { closeRedis, createRedisConnection, type RedisClient } from '../redis/connection.js';
 import { maskRedisUrl } from '../redis/describe.js';
 import { mountAdmin } from '../admin/index.js';
 import { duplicateHistory } from '../history/observe.js';
@@ -11,10 +11,10 @@ import { IngestBus } from '../lifecycle/ingest-bus.js';
 import { createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
 import { createCapture, type Capture } from '../receiver/capture.js';
 import { listen, type RunningServer } from './http.js';
-import { resolveRedis } from './redis.js';
-import { firstAttempt, watchRedis, whenReady } from './redis-watch.js';
+import { resolveRedis, type ResolvedRedis } from './redis.js';
+import { firstAttempt, watchRedis, whenReady, type RedisWatch } from './redis-watch.js';
 import { startPump } from './pump.js';
-import { ingestTracingObserver, startTracing } from '../telemetry/index.js';
+import { ingestTracingObserver, startTracing, type Tracing } from '../telemetry/index.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
 import type { StartWorkerPart } from './worker.js';
 
@@ -68,14 +68,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const watch = watchRedis(commands, { url: redis.url, log });
   const first = firstAttempt(commands);
   const stopping = new AbortController();
-  if (!redis.managed) {
-    whenReady(commands, stopping.signal).then(
-      async () => {
-        for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
-      },
-      () => undefined,
-    );
-  }
+  if (!redis.managed) warnOfRedisSettings(commands, stopping.signal, log);
   const queues = openQueues(commands, config.queuePrefix);
 
   // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
@@ -86,38 +79,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
 
   // History counts the repeats the receiver answered 200 duplicate, batched off the request path.
   const duplicates = opts.receiver ? duplicateHistory(config, commands, log) : undefined;
-  // The ingest stream (src/lifecycle): the webhook route, the spool drainer and the pump emit. Its observers,
-  // subscribed here only: metrics, capture (CAPTURE_DIR), the history's repeats and tracing (receipt, append, send spans).
-  const ingest = new IngestBus()
-    .subscribe(metrics.ingestSubscriber)
-    .subscribe(capture?.subscriber)
-    .subscribe(
-      duplicates && {
-        answered: (e) => {
-          if (e.ok && e.report.outcome === 'duplicate' && e.report.key) duplicates.onDuplicate(e.report.key);
-        },
-      },
-    )
-    .subscribe(ingestTracingObserver());
+  const ingest = ingestStream(metrics, capture, duplicates);
   const pump = startPump({ config, log, redisUrl: redis.url, commands, queues, ingest, withWorker: opts.worker !== undefined });
 
-  const parts: Part[] = [];
+  const built: Built = { config, log, redis, tracing, commands, watch, stopping, pump, queues, capture, duplicates, ingest, parts: [] };
   let failure: ((err: Error) => void) | undefined;
   const failed = new Promise<Error>((res) => {
     failure = res;
   });
-  // The worker needs Redis (BullMQ, the pause record): it starts once Redis answers.
-  // When the first attempt succeeds it is started before this resolves, as before.
-  const startWorker = async (): Promise<void> => {
-    if (!opts.worker) return;
-    await whenReady(commands, stopping.signal);
-    const part = await opts.worker({ redisUrl: redis.url, queues, hooks: metrics.workerSubscriber });
-    if (stopping.signal.aborted) await part.close(0);
-    else {
-      parts.push(part);
-      metrics.bind({ ordered: () => part.orderBacklog() });
-    }
-  };
+  const startWorker = () => startWorkerPart(opts, built, metrics);
   let receiver: ReceiverService | undefined;
   let metricsServer: RunningServer | undefined;
   let workerStarting: Promise<void> | undefined;
@@ -135,32 +105,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         failure?.(err instanceof Error ? err : new Error(String(err)));
       });
     }
-    if (opts.receiver) {
-      receiver = await startReceiver({
-        config,
-        redisUrl: redis.url,
-        log,
-        ingest,
-        extend: (app) => {
-          metrics.mount(app);
-          if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } }))
-            log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
-          opts.receiverOptions?.extend?.(app);
-        },
-      });
-    } else if (config.metricsPort !== undefined) {
+    if (opts.receiver) receiver = await startReceiverPart(opts, built, metrics);
+    else if (config.metricsPort !== undefined) {
       metricsServer = await listen(createMetricsApp(metrics), { host: config.host, port: config.metricsPort });
       log.info({ address: metricsServer.address, url: `${metricsServer.url}/metrics` }, 'metrics listening');
     }
   } catch (err) {
-    stopping.abort(new Error('start-up failed'));
-    watch.close();
-    await pump.stop();
-    await Promise.allSettled(parts.map((p) => p.close(1_000)));
-    await queues.close();
-    await closeRedis(commands);
-    await redis.managed?.stop();
-    await tracing.shutdown().catch(() => undefined);
+    await abortStart(built);
     throw err;
   }
 
@@ -172,44 +123,145 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     pump,
     metrics,
     metricsServer,
-    close: () => {
-      closing ??= (async () => {
-        // One deadline for the whole shutdown (SHUTDOWN_TIMEOUT); each stage gets what is left of it.
-        // Stopping early is safe: an active job's lock lapses and it runs again elsewhere (dedupe and steps absorb it).
-        const deadline = Date.now() + config.shutdownTimeoutMs;
-        const left = () => Math.max(0, deadline - Date.now());
-        const bounded = async (p: Promise<unknown>, what: string, atLeastMs = 0) => {
-          let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<'timeout'>((r) => {
-            timer = setTimeout(() => r('timeout'), Math.max(atLeastMs, left()));
-          });
-          try {
-            if ((await Promise.race([p, timeout])) === 'timeout') log.warn(`shutdown deadline reached while stopping ${what}`);
-          } catch (err) {
-            log.warn({ err: String(err) }, `error while stopping ${what}`);
-          } finally {
-            clearTimeout(timer);
-          }
-        };
-        stopping.abort(new Error('shutting down'));
-        if (receiver) await bounded(receiver.close(left()), 'receiver');
-        if (capture) await bounded(capture.flush(), 'capture');
-        duplicates?.flush();
-        if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
-        await bounded(pump.stop(), 'ingest pump');
-        if (workerStarting) await bounded(workerStarting, 'worker start-up');
-        for (const p of parts) await bounded(p.close(left()), p.name);
-        await bounded(queues.close(), 'queues');
-        watch.close();
-        await bounded(closeRedis(commands), 'Redis connection');
-        commands.disconnect();
-        // The managed redis-server flushes its AOF on SIGTERM: given its own few seconds past the deadline.
-        if (redis.managed) await redis.managed.stop();
-        // The spans still queued, within what is left of the deadline (at least a second).
-        if (tracing.on) await bounded(tracing.shutdown(), 'tracing export', 1_000);
-        log.info('stopped');
-      })();
-      return closing;
-    },
+    close: () => (closing ??= shutdown(built, { receiver, metricsServer, workerStarting })),
   };
+}
+
+/** What one process built, for its parts started later and its ordered shutdown. */
+interface Built {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly redis: ResolvedRedis;
+  readonly tracing: Tracing;
+  /** The process's own command connection (pump, queues, metrics, history of repeats). */
+  readonly commands: RedisClient;
+  readonly watch: RedisWatch;
+  /** Aborted at shutdown or a failed start-up: a part still waiting for Redis gives up. */
+  readonly stopping: AbortController;
+  readonly pump: IngestPump;
+  readonly queues: Queues;
+  readonly capture: Capture | undefined;
+  readonly duplicates: ReturnType<typeof duplicateHistory>;
+  /** The ingest stream the receiver, its spool drainer and the pump emit on. */
+  readonly ingest: IngestBus;
+  /** The parts started (the worker), closed in order. */
+  readonly parts: Part[];
+}
+
+/**
+ * The ingest stream (src/lifecycle): the webhook route, the spool drainer and the pump emit. Its observers,
+ * subscribed here only: metrics, capture (CAPTURE_DIR), the history's repeats and tracing (receipt, append, send spans).
+ */
+function ingestStream(metrics: Metrics, capture: Capture | undefined, duplicates: ReturnType<typeof duplicateHistory>): IngestBus {
+  return new IngestBus()
+    .subscribe(metrics.ingestSubscriber)
+    .subscribe(capture?.subscriber)
+    .subscribe(
+      duplicates && {
+        answered: (e) => {
+          if (e.ok && e.report.outcome === 'duplicate' && e.report.key) duplicates.onDuplicate(e.report.key);
+        },
+      },
+    )
+    .subscribe(ingestTracingObserver());
+}
+
+/** Once Redis answers (an external one), what is unsafe in its settings is said at `warn`. */
+function warnOfRedisSettings(commands: RedisClient, signal: AbortSignal, log: Logger): void {
+  whenReady(commands, signal).then(
+    async () => {
+      for (const w of await redisWarnings(commands).catch(() => [])) log.warn(w);
+    },
+    () => undefined,
+  );
+}
+
+/**
+ * The worker needs Redis (BullMQ, the pause record): it starts once Redis answers. When the first attempt
+ * succeeds it is started before startService resolves, as before.
+ */
+async function startWorkerPart(opts: ServiceOptions, built: Built, metrics: Metrics): Promise<void> {
+  if (!opts.worker) return;
+  await whenReady(built.commands, built.stopping.signal);
+  const part = await opts.worker({ redisUrl: built.redis.url, queues: built.queues, hooks: metrics.workerSubscriber });
+  if (built.stopping.signal.aborted) await part.close(0);
+  else {
+    built.parts.push(part);
+    metrics.bind({ ordered: () => part.orderBacklog() });
+  }
+}
+
+/** The receiver with its observers (metrics, capture, the caller's, history's repeats), `/metrics` and the dashboard. */
+function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics): Promise<ReceiverService> {
+  const { config, log, queues, commands } = built;
+  return startReceiver({
+    config,
+    redisUrl: built.redis.url,
+    log,
+    ingest: built.ingest,
+    extend: (app) => {
+      metrics.mount(app);
+      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } }))
+        log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+      opts.receiverOptions?.extend?.(app);
+    },
+  });
+}
+
+/** Start-up failed: what was started is stopped (the managed Redis too, letting go of the state directory). */
+async function abortStart(built: Built): Promise<void> {
+  built.stopping.abort(new Error('start-up failed'));
+  built.watch.close();
+  await built.pump.stop();
+  await Promise.allSettled(built.parts.map((p) => p.close(1_000)));
+  await built.queues.close();
+  await closeRedis(built.commands);
+  await built.redis.managed?.stop();
+  await built.tracing.shutdown().catch(() => undefined);
+}
+
+/** The ordered shutdown: HTTP first (in-flight requests finish), then pump, worker, queues, Redis, tracing. */
+async function shutdown(
+  built: Built,
+  started: { receiver: ReceiverService | undefined; metricsServer: RunningServer | undefined; workerStarting: Promise<void> | undefined },
+): Promise<void> {
+  const { config, log, capture, duplicates, parts, redis, tracing } = built;
+  const { receiver, metricsServer, workerStarting } = started;
+  // One deadline for the whole shutdown (SHUTDOWN_TIMEOUT); each stage gets what is left of it.
+  // Stopping early is safe: an active job's lock lapses and it runs again elsewhere (dedupe and steps absorb it).
+  const deadline = Date.now() + config.shutdownTimeoutMs;
+  const left = () => Math.max(0, deadline - Date.now());
+  const bounded = (p: Promise<unknown>, what: string, atLeastMs = 0) => withinDeadline(p, what, Math.max(atLeastMs, left()), log);
+  built.stopping.abort(new Error('shutting down'));
+  if (receiver) await bounded(receiver.close(left()), 'receiver');
+  if (capture) await bounded(capture.flush(), 'capture');
+  duplicates?.flush();
+  if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
+  await bounded(built.pump.stop(), 'ingest pump');
+  if (workerStarting) await bounded(workerStarting, 'worker start-up');
+  for (const p of parts) await bounded(p.close(left()), p.name);
+  await bounded(built.queues.close(), 'queues');
+  built.watch.close();
+  await bounded(closeRedis(built.commands), 'Redis connection');
+  built.commands.disconnect();
+  // The managed redis-server flushes its AOF on SIGTERM: given its own few seconds past the deadline.
+  if (redis.managed) await redis.managed.stop();
+  // The spans still queued, within what is left of the deadline (at least a second).
+  if (tracing.on) await bounded(tracing.shutdown(), 'tracing export', 1_000);
+  log.info('stopped');
+}
+
+/** Waits for `p` at most `ms`; past it, or on an error, says so at `warn` and goes on. */
+async function withinDeadline(p: Promise<unknown>, what: string, ms: number, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), ms);
+  });
+  try {
+    if ((await Promise.race([p, timeout])) === 'timeout') log.warn(`shutdown deadline reached while stopping ${what}`);
+  } catch (err) {
+    log.warn({ err: String(err) }, `error while stopping ${what}`);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,8 +1,7 @@
-import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
-import { parseEnvelope } from '../events/envelope.js';
+import type { StoredDelivery } from '../queue/delivery.js';
 import { ChangeClaims } from '../queue/change.js';
 import { markWorld, WorldMark } from '../queue/world.js';
 import type { HandlerJobData } from '../queue/jobs.js';
@@ -11,23 +10,25 @@ import { FlowControl } from '../queue/flow.js';
 import { BullFlowJobs, flowFailedListener } from '../queue/flow-adapter.js';
 import type { OrderedBacklog } from '../metrics/queue-collector.js';
 import { PRIORITIES } from '../util/priority.js';
-import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
-import type { HandlerQueues, Queues } from '../queue/queues.js';
+import { resumeIfTokenChanged, tokenHash } from '../queue/pause.js';
+import type { Queues } from '../queue/queues.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
 import { historyObserver } from '../history/observe.js';
 import { LifecycleBus, type LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts, DeliveryFacts, PlacedRun } from '../lifecycle/events.js';
-import { dispatch } from '../worker/dispatcher.js';
+import type { ApiCallFacts } from '../lifecycle/events.js';
 import { dropSecrets } from '../handler/env.js';
 import { handlerSnapshot, HandlerSet } from '../handler/set.js';
 import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
 import { startSources } from '../sources/start.js';
-import { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from '../worker/processor.js';
+import { createHandlerProcessor } from '../worker/processor.js';
+import { eventsProcessor } from '../worker/fan-out.js';
+import { handlerJobProcessor, parkedRunWaker } from '../worker/job-moves.js';
+import { startWakeSweeper } from '../worker/wake-sweeper.js';
 import { RedisStepStore } from '../worker/steps.js';
 import { WaitStore } from '../queue/waits/store.js';
 import { RunRecords } from '../queue/waits/runs.js';
 import { HandlerStateStore } from '../queue/state/store.js';
-import { eventChecks, sweepWakes } from '../worker/waits.js';
+import { eventChecks } from '../worker/waits.js';
 import { FanOutChecks } from '../queue/fan-out-check.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
@@ -120,12 +121,12 @@ export async function prepareWorker(
  * WORKER_CONCURRENCY slots of its own, so a high run never waits for a slot a
  * lower one holds. Many processes may run this at once; BullMQ's locks give
  * each job to one of them at a time, and the order lines and debounce bursts
- * live in Redis.
+ * live in Redis. What each worker does is src/worker's (fan-out.ts, processor.ts
+ * and job-moves.ts, wake-sweeper.ts); this only builds and connects them.
  */
 export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queues, 'handlers'>): Promise<WorkerService> {
-  const { config, log } = opts;
+  const { config, log, set } = opts;
   const prefix = config.queuePrefix;
-  const { set } = opts;
   // Many jobs at once each send a script or a command on it (change claims, order lines, history, the
   // limiter): auto-pipelined, those of one event-loop turn go out in one write.
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', { autoPipeline: true });
@@ -141,58 +142,20 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
   const world = new WorldMark(commands, prefix, config.workspaceApiUrl);
   const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
-  // The lifecycle stream (src/lifecycle): fan-out, each attempt, its steps and API calls. Its observers,
-  // subscribed here only: metrics (opts.hooks), the delivery history (HISTORY) and tracing (a span per
-  // fan-out and per handler attempt, the scope it runs in; one per API call).
-  const history = historyObserver(config, commands, log);
-  const lifecycle = new LifecycleBus()
-    .subscribe(opts.hooks)
-    .subscribe(history?.subscriber)
-    .subscribe(tracingObserver(config.workspaceApiUrl ?? undefined));
-  /** A call no attempt made (the poller's) is reported to the stream too. */
-  const apiObserver = lifecycle.wants('api-call')
-    ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) }
-    : {};
-  // One API client factory per process (one shared limiter, one read cache): handler runs, schedule runs, polls.
-  const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
-  // Durable sleeps and waits (src/worker/durable.ts): runs' records, the waits and their per-key event
-  // logs (kept for lookbacks as long as steps are), ctx.state.
-  const stepTtlMs = Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000;
-  const waits = new WaitStore(commands, prefix, stepTtlMs);
-  const records = new RunRecords(commands, prefix);
+  const { lifecycle, history, api } = observedWorker(opts, commands);
+  const { waits, records, steps, state, stepTtlMs } = durableStores(config, commands);
   const processJob = createHandlerProcessor({
     set,
     api,
-    steps: new RedisStepStore(commands, prefix, stepTtlMs),
+    steps,
     log,
     lifecycle,
     flow,
-    durable: {
-      records,
-      waits,
-      state: new HandlerStateStore(commands, prefix),
-      keepMs: stepTtlMs,
-      limits: { maxMs: config.dedupeTtlMs },
-      log,
-    },
+    durable: { records, waits, state, keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
   });
-  /** Promotes a parked run (`<queue>|<job id>`); one that is not parked (running, gone) is left alone. */
-  const queueByName = new Map<string, HandlerQueues[keyof HandlerQueues]>(
-    PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p], queues.handlers[p]] as const),
-  );
-  const wake = async (run: string): Promise<void> => {
-    const at = run.indexOf('|');
-    const queue = queueByName.get(run.slice(0, at));
-    if (!queue) return;
-    const job = await Job.fromId(queue, run.slice(at + 1));
-    await job?.promote().catch(() => undefined);
-  };
+  const wake = parkedRunWaker(queues.handlers);
   const waitPorts = { waits, wake, log };
-  // Wake-ups an event queued whose waker died before promoting: redone every second (after 5 s of grace).
-  const sweeper = setInterval(() => {
-    sweepWakes(waitPorts, Date.now()).catch((err: unknown) => log.debug({ err: String(err) }, 'wake sweep failed'));
-  }, 1_000);
-  sweeper.unref();
+  const stopSweeper = startWakeSweeper(waitPorts);
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
 
@@ -201,124 +164,22 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     // The change claim and the waits an event answers: one script call per delivery.
     check: eventChecks({ ...waitPorts, checks: new FanOutChecks(commands, changes, waits), handlers: () => set.current().all }),
   };
-  /** Fan-out of one delivery, its body parsed once here (for dispatch and the lifecycle's observers). */
-  const fanOut = async (job: Job<StoredDelivery>, delivery: DeliveryFacts | undefined, traceparent?: string) => {
-    const all = set.current().all;
-    // The text as stored is parsed as is (no round trip through the bytes).
-    const envelope = parseEnvelope(delivery?.raw ?? deliveryBytes(job.data), job.data.body);
-    let placed;
-    try {
-      // Off the pending fan-out set once fanned out or dead-lettered as invalid (retries exhausted: the 'failed' listener).
-      // The delivery carries its fan-out scope's trace context (tracing's fan-out span; none without) to the runs dispatch adds.
-      const carrying = job.data.traceparent === traceparent ? job.data : { ...job.data, traceparent };
-      placed = await flow.fanningOut(job.data.key, () => dispatch(carrying, all, fanOutPorts, envelope));
-    } catch (err) {
-      if (delivery) lifecycle.emit({ type: 'fanned-out', delivery, envelope, ok: false, error: err });
-      throw err;
-    }
-    if (delivery) {
-      const result = placed;
-      const runs = result.handlers.map((id): PlacedRun => ({
-        id,
-        placement: result.placed[id] ?? 'queued',
-        priority: all.find((h) => h.id === id)?.flow.priority ?? 'normal',
-      }));
-      lifecycle.emit({
-        type: 'fanned-out',
-        delivery,
-        envelope,
-        ok: true,
-        runs,
-        ...(result.duplicateChange !== undefined ? { duplicateChange: result.duplicateChange } : {}),
-      });
-    }
-    if (placed.duplicateChange)
-      log.info(
-        { delivery: job.data.key, change: placed.duplicateChange },
-        'duplicate change: another delivery of it was dispatched; no handler runs',
-      );
-    return placed;
-  };
-  const eventsWorker = new Worker<StoredDelivery>(
-    EVENTS_QUEUE,
-    async (job: Job<StoredDelivery>) => {
-      if (!lifecycle.active) return fanOut(job, undefined);
-      const delivery = deliveryFacts(job);
-      return lifecycle.within({ type: 'received', delivery }, (traceparent) => fanOut(job, delivery, traceparent));
-    },
-    { connection: connect('switchyard-events'), prefix, ...workerOptions(config) },
-  );
-
-  /** Applies the processor's decision with BullMQ (the only place that knows its job-moving calls). */
-  const apply = async (job: Job<HandlerJobData>, token: string | undefined, decision: HandlerJobDecision) => {
-    switch (decision.kind) {
-      case 'completed':
-        return decision.result;
-      case 'dead': {
-        // Dead-lettered now, whatever BullMQ's count of attempts says; what the handler threw keeps its stack (`dlq show`).
-        const dead = new UnrecoverableError(decision.reason);
-        if (decision.error?.stack) dead.stack = `${dead.name}: ${decision.reason}\n  caused by ${decision.error.stack}`;
-        throw dead;
-      }
-      case 'delay':
-        await job.moveToDelayed(decision.until, token);
-        throw new DelayedError();
-      case 'pause': {
-        const { reason, code, at } = decision;
-        const first = await pauseHandlers(commands, queues.handlers, prefix, { reason, code, at, tokenHash: currentToken });
-        if (first) log.error({ reason }, 'handler queues paused: every job is kept until they are resumed');
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-      case 'retry':
-        throw decision.error;
-      case 'wait': {
-        // Parked with BullMQ: delayed until due (BullMQ promotes it then; no waker of ours), no attempt spent,
-        // no slot, no lock. An event that answered one of its waits after it registered and before this move
-        // found the job active and could not promote it: re-read them now that it is delayed, and wake it.
-        await job.moveToDelayed(decision.until, token);
-        if (decision.waitIds.length > 0 && (await waits.states(decision.waitIds)).some((st) => st !== null && st.status !== 'pending')) {
-          await job.promote().catch(() => undefined);
-        }
-        throw new DelayedError();
-      }
-    }
-  };
-
+  const eventsWorker = new Worker<StoredDelivery>(EVENTS_QUEUE, eventsProcessor({ set, flow, ports: fanOutPorts, lifecycle, log }), {
+    connection: connect('switchyard-events'),
+    prefix,
+    ...workerOptions(config),
+  });
+  const moves = { redis: commands, queues: queues.handlers, prefix, tokenHash: currentToken, waits, log };
   const handlerWorkers = PRIORITIES.map(
     (priority) =>
-      new Worker<HandlerJobData>(
-        HANDLER_QUEUE_BY_PRIORITY[priority],
-        // Two parameters: BullMQ gives a processor that takes a third an AbortController per job, which nothing here
-        // aborts (a run's ctx.signal fires on its timeout, made by the runner only for a handler that has one).
-        async (job: Job<HandlerJobData>, token?: string) => {
-          const view: HandlerJobView = {
-            id: String(job.id),
-            data: job.data,
-            timestamp: job.timestamp,
-            attemptsMade: job.attemptsMade,
-            attempts: job.opts.attempts ?? 1,
-            queue: HANDLER_QUEUE_BY_PRIORITY[priority],
-            ...(job.attemptsMade === 0 && job.processedOn && !job.data.parked
-              ? { waitMs: job.processedOn - job.timestamp - (job.opts.delay ?? 0) }
-              : {}),
-            markParked: async () => {
-              await job.updateData({ ...job.data, parked: true });
-            },
-          };
-          return apply(job, token, await processJob(view));
-        },
-        { connection: connect(`switchyard-handlers-${priority}`), prefix, ...workerOptions(config) },
-      ),
+      new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY[priority], handlerJobProcessor(priority, processJob, moves), {
+        connection: connect(`switchyard-handlers-${priority}`),
+        prefix,
+        ...workerOptions(config),
+      }),
   );
 
-  // Jobs failed for good: flow control's part (the pending fan-out set, a dead run's key) in src/queue/flow-adapter.ts.
-  const handlerOf = (id: string) => set.current().all.find((h) => h.id === id);
-  const failed = [flowFailedListener(flow, 'events', handlerOf, log), flowFailedListener(flow, 'handlers', handlerOf, log)] as const;
-  for (const w of [eventsWorker, ...handlerWorkers]) {
-    w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
-    w.on('failed', failed[w === eventsWorker ? 0 : 1].listener);
-  }
+  const failed = listenFailures(eventsWorker, handlerWorkers, flow, set, log);
   // Timed sources (src/sources): polls, schedules and scheduled reconcile, one job scheduler wiring.
   const sources = await startSources({
     config,
@@ -333,18 +194,13 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
-  const orderedHandlers = () =>
-    set
-      .current()
-      .all.filter((h) => h.flow.orderBy !== null)
-      .map((h) => h.id);
   return {
     name: 'worker',
     events: eventsWorker,
     handlers: handlerWorkers,
-    orderBacklog: async () => Promise.all(orderedHandlers().map(async (handler) => ({ handler, ...(await flow.backlog(handler)) }))),
+    orderBacklog: async () => orderBacklog(set, flow),
     close: async () => {
-      clearInterval(sweeper);
+      stopSweeper();
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
@@ -357,38 +213,63 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   };
 }
 
-/** What the lifecycle says of an `events` job's delivery (its raw body decoded once). */
-function deliveryFacts(job: Job<StoredDelivery>): DeliveryFacts {
-  const d = job.data;
+/**
+ * The lifecycle stream (src/lifecycle): fan-out, each attempt, its steps and API calls. Its observers,
+ * subscribed here only: metrics (opts.hooks), the delivery history (HISTORY) and tracing (a span per
+ * fan-out and per handler attempt, the scope it runs in; one per API call). And the one API client
+ * factory of the process (one shared limiter, one read cache: handler runs, schedule runs, polls), whose
+ * calls no attempt made (the poller's) are reported to the stream too.
+ */
+function observedWorker(opts: WorkerServiceOptions, commands: RedisClient) {
+  const { config, log } = opts;
+  const history = historyObserver(config, commands, log);
+  const lifecycle = new LifecycleBus()
+    .subscribe(opts.hooks)
+    .subscribe(history?.subscriber)
+    .subscribe(tracingObserver(config.workspaceApiUrl ?? undefined));
+  const apiObserver = lifecycle.wants('api-call')
+    ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) }
+    : {};
+  const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
+  return { lifecycle, history, api };
+}
+
+/**
+ * Steps and durable sleeps and waits (src/worker/durable.ts): runs' records, the waits and their per-key
+ * event logs (kept for lookbacks as long as steps are), ctx.state.
+ */
+function durableStores(config: Config, commands: RedisClient) {
+  const prefix = config.queuePrefix;
+  const stepTtlMs = Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000;
   return {
-    key: d.key,
-    name: d.name,
-    receivedAt: d.receivedAt,
-    queuedAt: job.timestamp,
-    secretIndex: d.secretIndex,
-    bytes: d.body !== undefined ? Buffer.byteLength(d.body) : Math.floor(((d.bodyBase64?.length ?? 0) * 3) / 4),
-    source: d.source ?? 'webhook',
-    traceparent: d.traceparent,
-    raw: deliveryBytes(d),
-    job: { queue: job.queueName, id: job.id, attempt: job.attemptsMade + 1 },
+    stepTtlMs,
+    steps: new RedisStepStore(commands, prefix, stepTtlMs),
+    waits: new WaitStore(commands, prefix, stepTtlMs),
+    records: new RunRecords(commands, prefix),
+    state: new HandlerStateStore(commands, prefix),
   };
 }
 
-async function resumeIfTokenChanged(
-  redis: RedisClient,
-  queue: HandlerQueues,
-  prefix: string,
-  current: string | null,
-  log: Logger,
-): Promise<void> {
-  const paused = await pauseState(redis, prefix);
-  if (paused && paused.tokenHash !== current && current !== null) {
-    await resumeHandlers(redis, queue, prefix);
-    log.warn({ was: paused.code }, 'handler queues were paused for an unusable API token; a different token is configured now, resuming');
-  } else if (paused) {
-    log.error(
-      { reason: paused.reason, since: paused.at },
-      'handler queues are paused; replace the API token and restart, or run `switchyard dlq resume`',
-    );
+/**
+ * Each worker's errors logged, and its jobs failed for good handed to flow control's part (the pending
+ * fan-out set, a dead run's key) in src/queue/flow-adapter.ts; `settled()` of each listener before the
+ * connection closes.
+ */
+function listenFailures(eventsWorker: Worker, handlerWorkers: readonly Worker[], flow: FlowControl, set: HandlerSet, log: Logger) {
+  const handlerOf = (id: string) => set.current().all.find((h) => h.id === id);
+  const failed = [flowFailedListener(flow, 'events', handlerOf, log), flowFailedListener(flow, 'handlers', handlerOf, log)] as const;
+  for (const w of [eventsWorker, ...handlerWorkers]) {
+    w.on('error', (err) => log.warn({ err: err.message, queue: w.name }, 'worker error'));
+    w.on('failed', failed[w === eventsWorker ? 0 : 1].listener);
   }
+  return failed;
+}
+
+/** The backlog of the key lines of the handlers with `orderBy` (metrics). */
+async function orderBacklog(set: HandlerSet, flow: FlowControl): Promise<OrderedBacklog[]> {
+  const ordered = set
+    .current()
+    .all.filter((h) => h.flow.orderBy !== null)
+    .map((h) => h.id);
+  return Promise.all(ordered.map(async (handler) => ({ handler, ...(await flow.backlog(handler)) })));
 }

@@ -18,6 +18,7 @@ import {
   takes,
   timeMs,
   waitCall,
+  type WaitCall,
   type WorkflowLimits,
 } from '../handler/workflow-calls.js';
 import type { AttemptObserver } from '../lifecycle/bus.js';
@@ -223,40 +224,7 @@ export class DurableRun {
     }
     const { match } = call;
     const now = this.now();
-    let reached = this.reached(name);
-    if (!reached) {
-      const own = ownKey(match, this.data.event) as string;
-      const { lookback } = call;
-      const ownMs = this.receivedMs;
-      const since = lookback === true ? ownMs : lookback === false ? now : Math.max(ownMs, now - lookback);
-      const due = now + call.timeoutMs;
-      checkReach(label, due, now, ownMs, this.limits);
-      // A key function is unknown to the process that fans a later event out: the wait takes every event
-      // of the name (key `any:<name>`) and this run compares the function's keys itself (`own`, `n`: below).
-      // A keyed `where` waits under the run's own key and asks `where` about that key's events only.
-      const fnMatch = typeof match === 'function';
-      const keyed = typeof match === 'object';
-      if (fnMatch && !warned.has(`${this.handler.id}\u0000${name}`)) {
-        warned.add(`${this.handler.id}\u0000${name}`);
-        this.deps.log?.warn(
-          { handler: this.handler.id, wait: name },
-          `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): ` +
-            `every ${call.event} event wakes every run waiting this way; ` +
-            "write match: { on: 'conversation' | 'contact', where: (event) => boolean }",
-        );
-      }
-      reached = {
-        k: 'wait',
-        due,
-        since,
-        id: defaultWaitId(this.scope, name),
-        ev: call.event,
-        key: fnMatch ? `any:${call.event}` : own,
-        ...(fnMatch || keyed ? { own, n: 0 } : {}),
-      };
-      this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
-      this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: call.event });
-    }
+    let reached = this.reached(name) ?? this.reachWait(name, label, call, now);
     // A wait matched by a key function or a keyed `where` goes through the candidates one registration at a time: each event of the
     // name that another key answered (or `where` refused) is passed over (its registration forgotten) and the next one
     // registers from just after it, so register-or-answer still sees every later event exactly once.
@@ -300,6 +268,42 @@ export class DurableRun {
       }
       this.park({ name, kind: 'wait-for-event', dueAt: reached.due, waitId: id, event: reached.ev, key: reached.own ?? reached.key });
     }
+  }
+
+  /** A wait first reached now: where it registers, from when it looks back, when it times out (recorded in the run). */
+  private reachWait<E extends WorkspaceEvent['name']>(name: string, label: string, call: WaitCall<E>, now: number): Reached {
+    const { match, lookback } = call;
+    const own = ownKey(match, this.data.event) as string;
+    const ownMs = this.receivedMs;
+    const since = lookback === true ? ownMs : lookback === false ? now : Math.max(ownMs, now - lookback);
+    const due = now + call.timeoutMs;
+    checkReach(label, due, now, ownMs, this.limits);
+    // A key function is unknown to the process that fans a later event out: the wait takes every event
+    // of the name (key `any:<name>`) and this run compares the function's keys itself (`own`, `n`: below).
+    // A keyed `where` waits under the run's own key and asks `where` about that key's events only.
+    const fnMatch = typeof match === 'function';
+    const keyed = typeof match === 'object';
+    if (fnMatch && !warned.has(`${this.handler.id}\u0000${name}`)) {
+      warned.add(`${this.handler.id}\u0000${name}`);
+      this.deps.log?.warn(
+        { handler: this.handler.id, wait: name },
+        `ctx.waitForEvent("${name}") in handler "${this.handler.id}" matches with a bare key function (deprecated): ` +
+          `every ${call.event} event wakes every run waiting this way; ` +
+          "write match: { on: 'conversation' | 'contact', where: (event) => boolean }",
+      );
+    }
+    const reached: Reached = {
+      k: 'wait',
+      due,
+      since,
+      id: defaultWaitId(this.scope, name),
+      ev: call.event,
+      key: fnMatch ? `any:${call.event}` : own,
+      ...(fnMatch || keyed ? { own, n: 0 } : {}),
+    };
+    this.fresh.set(`t:${name}`, encodeReached(reached, this.scope, name));
+    this.observe?.wait({ name, kind: 'wait-for-event', dueAt: reached.due, event: call.event });
+    return reached;
   }
 
   // ── ctx.state ──

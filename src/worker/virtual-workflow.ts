@@ -131,9 +131,18 @@ function ownStateKey(policy: WorkflowPolicy, event: WorkspaceEvent): string | nu
   return policy.state === null ? null : keyOf(policy.state.key, event);
 }
 
+/** One run's virtual workflow: what its calls share. */
+interface VirtualRun {
+  readonly deps: VirtualWorkflowDeps;
+  readonly record: WorkflowRecord;
+  /** The names of the sleeps and waits begun (each once per run). */
+  readonly names: Set<string>;
+  readonly limits: WorkflowLimits;
+}
+
 /** Builds the virtual workflow context of one run and the record it fills. */
 export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: WorkflowContext; record: WorkflowRecord } {
-  const { own, events: others, policy } = deps;
+  const { own, policy } = deps;
   const stateKey = ownStateKey(policy, own.event);
   const initial = stateKey === null ? undefined : deps.state.get(stateKey);
   const record: WorkflowRecord = {
@@ -142,54 +151,7 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
     clock: own.receivedAt,
     state: initial === undefined ? null : jsonCopy(initial.value),
   };
-  const names = new Set<string>();
-  const done = (wait: VirtualWait, waitedFor: EventName | undefined, by?: Arrival): void => {
-    record.waits.push(wait);
-    deps.onEntry?.({ type: 'wait', wait, ...(waitedFor ? { waitedFor } : {}), ...(by ? { eventAt: iso(by.at) } : {}) });
-  };
-
-  const limits = deps.limits ?? limitsFromEnv();
-  /** Checks the name of a sleep or wait; its label for messages. */
-  const begin = (what: string, name: unknown): string => {
-    const label = callLabel(what, name, deps.handlerId);
-    checkName(label, name);
-    if (names.has(name as string)) throw nameTwice(label);
-    names.add(name as string);
-    return label;
-  };
-
-  /**
-   * The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when
-   * it came earlier).
-   */
-  const canceller = (due: number): Arrival | null => {
-    let first: Arrival | null = null;
-    for (const a of others) {
-      if (a.at <= own.receivedAt || a.at >= due) continue;
-      if (!policy.cancelOn.some((c) => c.event === a.event.name && sameKey(c.match, own.event, a.event))) continue;
-      if (first === null || a.at < first.at) first = a;
-    }
-    return first;
-  };
-
-  const cancel = (wait: Omit<VirtualWait, 'outcome' | 'event'>, by: Arrival, waitedFor?: EventName): Promise<never> => {
-    done({ ...wait, outcome: 'cancelled', event: jsonCopy(by.event) }, waitedFor, by);
-    record.clock = Math.max(record.clock, by.at);
-    record.cancelled = true;
-    deps.onCancel();
-    return NEVER;
-  };
-
-  const sleepTo = async (name: string, due: number): Promise<void> => {
-    const startedAt = record.clock;
-    const wait = { name, kind: 'sleep' as const, startedAt: iso(startedAt), due: iso(due) };
-    // A sleep already over does not park the run, so nothing cancels it (as in the worker).
-    const by = due > startedAt ? canceller(due) : null;
-    if (by) return cancel(wait, by);
-    record.clock = Math.max(record.clock, due);
-    done({ ...wait, outcome: 'slept' }, undefined);
-  };
-
+  const v: VirtualRun = { deps, record, names: new Set<string>(), limits: deps.limits ?? limitsFromEnv() };
   const state = virtualState({
     handlerId: deps.handlerId,
     policy,
@@ -204,59 +166,115 @@ export function virtualWorkflow(deps: VirtualWorkflowDeps): { workflow: Workflow
 
   const workflow: WorkflowContext = {
     async sleep(name: string, duration: Duration, opts?: SleepOptions): Promise<void> {
-      const label = begin('ctx.sleep', name);
+      const label = begin(v, 'ctx.sleep', name);
       const ms = durationMs(label, 'the duration', duration, true);
       const hours = sleepOptions(label, opts)?.businessHours;
       const due = hours ? addBusinessTime(hours, new Date(record.clock), ms).getTime() : record.clock + ms;
-      checkReach(label, due, record.clock, own.receivedAt, limits);
-      return sleepTo(name, due);
+      checkReach(label, due, record.clock, own.receivedAt, v.limits);
+      return sleepTo(v, name, due);
     },
     async sleepUntil(name: string, at: Date | string | number, opts?: SleepOptions): Promise<void> {
-      const label = begin('ctx.sleepUntil', name);
+      const label = begin(v, 'ctx.sleepUntil', name);
       let due = Math.max(record.clock, timeMs(label, at));
       const hours = sleepOptions(label, opts)?.businessHours;
       if (hours) due = addBusinessTime(hours, new Date(due), 0).getTime();
-      checkReach(label, due, record.clock, own.receivedAt, limits);
-      return sleepTo(name, due);
+      checkReach(label, due, record.clock, own.receivedAt, v.limits);
+      return sleepTo(v, name, due);
     },
     async waitForEvent<E extends EventName>(name: string, opts: WaitForEventOptions<E>): Promise<WorkspaceEvent<E> | null> {
-      const label = begin('ctx.waitForEvent', name);
-      const { event: wanted, match, lookback, timeoutMs } = waitCall<E>(label, opts, own.event);
-      const startedAt = record.clock;
-      const due = startedAt + timeoutMs;
-      checkReach(label, due, startedAt, own.receivedAt, limits);
-      let from: number;
-      if (lookback === true) from = own.receivedAt;
-      else if (lookback === false) from = startedAt;
-      else from = Math.max(own.receivedAt, startedAt - lookback);
-      // Events received at or after `from` (and after the run's own), before the timeout; the earliest.
-      let found: Arrival | null = null;
-      for (const a of others) {
-        if (a.event.name !== wanted || a.at <= own.receivedAt || a.at < from || a.at >= due) continue;
-        if (!sameKey(match, own.event, a.event)) continue;
-        if (found === null || a.at < found.at) found = a;
-      }
-      const wait = { name, kind: 'wait' as const, startedAt: iso(startedAt), due: iso(due) };
-      // A wait answered at once (its event came before it began) does not park the run, so nothing cancels it (as
-      // in the worker); otherwise a cancelOn event received after the run's own and before the match (or the
-      // timeout) cancels the run, winning a tie.
-      const parks = found === null || found.at > startedAt;
-      const by = parks ? canceller(found ? found.at + 1 : due) : null;
-      if (by) return cancel(wait, by, wanted);
-      if (found === null) {
-        record.clock = due;
-        done({ ...wait, outcome: 'timed_out' }, wanted);
-        return null;
-      }
-      record.clock = Math.max(record.clock, found.at);
-      done({ ...wait, outcome: 'matched', event: jsonCopy(found.event) }, wanted, found);
-      return jsonCopy(found.event) as WorkspaceEvent<E>;
+      return waitFor(v, name, opts);
     },
     get state() {
       return state;
     },
   };
   return { workflow, record };
+}
+
+/** A sleep or wait ended: recorded, and told to `onEntry`. */
+function done(v: VirtualRun, wait: VirtualWait, waitedFor: EventName | undefined, by?: Arrival): void {
+  v.record.waits.push(wait);
+  v.deps.onEntry?.({ type: 'wait', wait, ...(waitedFor ? { waitedFor } : {}), ...(by ? { eventAt: iso(by.at) } : {}) });
+}
+
+/** Checks the name of a sleep or wait; its label for messages. */
+function begin(v: VirtualRun, what: string, name: unknown): string {
+  const label = callLabel(what, name, v.deps.handlerId);
+  checkName(label, name);
+  if (v.names.has(name as string)) throw nameTwice(label);
+  v.names.add(name as string);
+  return label;
+}
+
+/**
+ * The first `cancelOn` event received after the run's own and before `due` (it cancels at its receipt, or at once when
+ * it came earlier).
+ */
+function canceller(v: VirtualRun, due: number): Arrival | null {
+  const { own, events: others, policy } = v.deps;
+  let first: Arrival | null = null;
+  for (const a of others) {
+    if (a.at <= own.receivedAt || a.at >= due) continue;
+    if (!policy.cancelOn.some((c) => c.event === a.event.name && sameKey(c.match, own.event, a.event))) continue;
+    if (first === null || a.at < first.at) first = a;
+  }
+  return first;
+}
+
+/** The run is cancelled by `by` in this sleep or wait: its pending call never settles. */
+function cancel(v: VirtualRun, wait: Omit<VirtualWait, 'outcome' | 'event'>, by: Arrival, waitedFor?: EventName): Promise<never> {
+  done(v, { ...wait, outcome: 'cancelled', event: jsonCopy(by.event) }, waitedFor, by);
+  v.record.clock = Math.max(v.record.clock, by.at);
+  v.record.cancelled = true;
+  v.deps.onCancel();
+  return NEVER;
+}
+
+async function sleepTo(v: VirtualRun, name: string, due: number): Promise<void> {
+  const startedAt = v.record.clock;
+  const wait = { name, kind: 'sleep' as const, startedAt: iso(startedAt), due: iso(due) };
+  // A sleep already over does not park the run, so nothing cancels it (as in the worker).
+  const by = due > startedAt ? canceller(v, due) : null;
+  if (by) return cancel(v, wait, by);
+  v.record.clock = Math.max(v.record.clock, due);
+  done(v, { ...wait, outcome: 'slept' }, undefined);
+}
+
+/** `ctx.waitForEvent` on the virtual clock: the earliest event it takes, else null at its timeout; or cancelled. */
+async function waitFor<E extends EventName>(v: VirtualRun, name: string, opts: WaitForEventOptions<E>): Promise<WorkspaceEvent<E> | null> {
+  const { own, events: others } = v.deps;
+  const { record } = v;
+  const label = begin(v, 'ctx.waitForEvent', name);
+  const { event: wanted, match, lookback, timeoutMs } = waitCall<E>(label, opts, own.event);
+  const startedAt = record.clock;
+  const due = startedAt + timeoutMs;
+  checkReach(label, due, startedAt, own.receivedAt, v.limits);
+  let from: number;
+  if (lookback === true) from = own.receivedAt;
+  else if (lookback === false) from = startedAt;
+  else from = Math.max(own.receivedAt, startedAt - lookback);
+  // Events received at or after `from` (and after the run's own), before the timeout; the earliest.
+  let found: Arrival | null = null;
+  for (const a of others) {
+    if (a.event.name !== wanted || a.at <= own.receivedAt || a.at < from || a.at >= due) continue;
+    if (!sameKey(match, own.event, a.event)) continue;
+    if (found === null || a.at < found.at) found = a;
+  }
+  const wait = { name, kind: 'wait' as const, startedAt: iso(startedAt), due: iso(due) };
+  // A wait answered at once (its event came before it began) does not park the run, so nothing cancels it (as
+  // in the worker); otherwise a cancelOn event received after the run's own and before the match (or the
+  // timeout) cancels the run, winning a tie.
+  const parks = found === null || found.at > startedAt;
+  const by = parks ? canceller(v, found ? found.at + 1 : due) : null;
+  if (by) return cancel(v, wait, by, wanted);
+  if (found === null) {
+    record.clock = due;
+    done(v, { ...wait, outcome: 'timed_out' }, wanted);
+    return null;
+  }
+  record.clock = Math.max(record.clock, found.at);
+  done(v, { ...wait, outcome: 'matched', event: jsonCopy(found.event) }, wanted, found);
+  return jsonCopy(found.event) as WorkspaceEvent<E>;
 }
 
 /**

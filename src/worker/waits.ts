@@ -31,7 +31,7 @@ import { matchKey } from './durable.js';
  * The race "the event answers the wait after it registered but before its job
  * is parked (moved to delayed)": the promotion here finds the job still active
  * and does nothing; the job re-reads its waits after it is moved to delayed and
- * promotes itself when one was answered (src/runtime/worker.ts `apply`). Either
+ * promotes itself when one was answered (src/worker/job-moves.ts `applyDecision`). Either
  * the event script ran before that re-read (the job sees the answer) or after
  * the job was delayed (the promotion here finds it delayed). A wake-up lost with
  * a killed worker stays queued in the store's `wake` set and is redone by

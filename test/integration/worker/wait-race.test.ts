@@ -279,7 +279,7 @@ describe("waitForEvent through the whole pipeline: the reply sent at varied poin
     expect(await p.redis.zcard(`${p.prefix}:wait:wake`)).toBe(0);
     expect(await p.redis.zcard(`${p.prefix}:${EVENTS_QUEUE}:failed`)).toBe(0);
     // Both paths were raced, and some answers came while the job was still active (their promotion refused:
-    // the job's own re-read after moveToDelayed, src/runtime/worker.ts `apply`, woke it).
+    // the job's own re-read after moveToDelayed, src/worker/job-moves.ts `applyDecision`, woke it).
     expect(parkedRuns).toBeGreaterThan(0);
     expect(promoteRefused).toBeGreaterThan(0);
     expect(ROUNDS - parkedRuns).toBeGreaterThan(0);

@@ -21,7 +21,7 @@ type Entry = Record<string, unknown> & { h: string };
 const g = globalThis as { __syWf?: Entry[]; __syWfHook?: (event: unknown) => void };
 
 /**
- * The race of a wait and its event, with the real worker (startWorker: processor, apply with
+ * The race of a wait and its event, with the real worker (startWorker: processor, applyDecision with
  * moveToDelayed, the re-read after it) and the fan-out's port (eventChecks): each run registers its
  * wait while the event that answers it is delivered at a random moment around it: before the
  * registration, between the registration and the move to delayed, or after. Every run must resume

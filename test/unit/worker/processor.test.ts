@@ -6,7 +6,8 @@ import { defineHandler, HandlerConfigError, NonRetriableError, UnrecoverableErro
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import { LifecycleBus } from '../../../src/lifecycle/bus.js';
-import { createHandlerProcessor, HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS, type HandlerJobView } from '../../../src/worker/processor.js';
+import { createHandlerProcessor, type HandlerJobView } from '../../../src/worker/processor.js';
+import { HOLD_IN_PLACE_MS, PARKED_MS, UNCLAIMED_MS } from '../../../src/worker/flow-checks.js';
 import type { OrderClaim } from '../../../src/queue/order.js';
 import { deadRunAction } from '../../../src/queue/flow-dead.js';
 import { MemoryStepStore } from '../../../src/worker/steps.js';
