@@ -10,7 +10,10 @@
 // Usage (normally spawned by run.ts):
 //   node bench/ingest/loadgen.mjs '<json options>'
 // Options: { host, port, path, connections, warmupSec, durationSec, secret,
-//            header, runId, acceptedIdsFile? }
+//            header, runId, acceptedIdsFile?, requests? }
+// `requests`: send this many in all and stop (a fixed amount of work, so a
+// whole-process timer measures it: `time node bench/ingest/loadgen.mjs ...`);
+// the duration then only bounds it.
 // Prints one JSON line with the result to stdout.
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -25,6 +28,7 @@ const durationMs = (o.durationSec ?? 10) * 1000;
 const secret = o.secret ?? 'bench-secret';
 const header = o.header ?? 'X-Service-Signature';
 const runId = o.runId ?? Date.now().toString(36);
+const requests = o.requests ?? Infinity;
 
 const TEXTS = [
   'Hi! Is my order #1043 out for delivery yet? 🚚',
@@ -93,7 +97,7 @@ function runConnection(port) {
     let cur = null;
     let sentAt = 0;
     const send = () => {
-      if (performance.now() >= measureTo) {
+      if (seq >= requests || performance.now() >= measureTo) {
         sock.end();
         return resolve();
       }

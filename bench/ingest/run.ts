@@ -39,9 +39,10 @@
 //                       interleaved; the summary gives each case's best and median
 //                       req/s and their ratios to the floor's (a shared machine's
 //                       foreign load hits single runs: compare rounds, not cases)
-//   COMPARE_BIN=<path>  a second build's bin/switchyard.js, run right after each
-//                       Switchyard case on the same settings ("switchyard B"
-//                       rows), so an A/B sees the same machine state
+//   COMPARE_BIN=<path>[,<path>...]  other builds' bin/switchyard.js, run beside
+//                       each Switchyard case on the same settings ("switchyard B",
+//                       "switchyard C" ... rows), so an A/B sees the same machine
+//                       state; with ROUNDS each round starts one case later
 //   HISTORY=on          the receiver's HISTORY setting; `on,off` runs each
 //                       Switchyard case with both, one right after the other
 //                       ("HISTORY=off" rows): what delivery history costs ingest
@@ -85,7 +86,10 @@ const REFERENCE_NAMES: Record<string, string> = {
   'verify-parse': 'read + verify + parse',
 };
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
-const COMPARE_BIN = process.env.COMPARE_BIN ? resolve(process.env.COMPARE_BIN) : undefined;
+const COMPARE_BINS = (process.env.COMPARE_BIN ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((p) => resolve(p));
 const PROFILE = process.env.PROFILE ? resolve(process.env.PROFILE) : undefined;
 const HISTORY = (process.env.HISTORY ?? 'on').split(',').filter(Boolean);
 const SECRET = 'bench-secret';
@@ -109,9 +113,10 @@ async function startBare(): Promise<{ port: number; child: ChildProcess }> {
   return { port, child };
 }
 
-async function startReference(mode: string, redisPort: number): Promise<{ port: number; child: ChildProcess }> {
+async function startReference(mode: string, redisPort: number, tag = ''): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const nodeFlags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=ref-${mode}.cpuprofile`] : [];
+  const profile = `ref-${mode}${tag.replace(' #', '-r')}.cpuprofile`;
+  const nodeFlags = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`, `--cpu-prof-name=${profile}`] : [];
   const child = start('node', [...nodeFlags, join(HERE, 'reference-server.mjs')], {
     env: { PORT: String(port), REDIS_PORT: String(redisPort), MODE: mode },
     name: `ref-${mode}`,
@@ -331,7 +336,10 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-/** Per case over the rounds: best and median req/s, their ratios to the floor's best and median, worst p99. */
+/**
+ * Per case over the rounds: best and median req/s, their ratios to the floor's best and median, each round's
+ * ratio to its own round's floor (and their median: the figure that a drifting machine moves least), worst p99.
+ */
 function bestOf(rows: Row[]): string {
   const groups = new Map<string, Row[]>();
   for (const r of rows) {
@@ -340,8 +348,8 @@ function bestOf(rows: Row[]): string {
   }
   const floorOf = (conns: number) => [...groups].find(([k]) => k.startsWith('reference: floor') && k.endsWith(`\u0000${conns}`))?.[1];
   const lines = [
-    '| case (over rounds) | conns | best req/s | median req/s | best ÷ floor best | median ÷ floor median | worst p99 ms | median CPU µs/req server · redis | other processes (cores busy) per round |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---|',
+    '| case (over rounds) | conns | best req/s | median req/s | best ÷ floor best | median ÷ floor median | rounds ÷ their floor (median) | worst p99 ms | median CPU µs/req server · redis | other processes (cores busy) per round |',
+    '|---|---:|---:|---:|---:|---:|---|---:|---|---|',
   ];
   for (const [k, rs] of groups) {
     if (rs.length < 2) continue;
@@ -349,12 +357,51 @@ function bestOf(rows: Row[]): string {
     const rps = rs.map((r) => r.load.rps);
     const f = floorOf(Number(conns))?.map((r) => r.load.rps);
     const cpu = (p: string) => fmt(median(rs.map((r) => r.load.cpuUsPerReq?.[p] ?? NaN)), 0);
+    const perRound = f && f.length === rps.length ? rps.map((x, i) => x / (f[i] as number)) : undefined;
+    const rounds = perRound ? `${perRound.map((x) => fmt(x, 2)).join(', ')} (${fmt(median(perRound), 2)}×)` : '–';
     lines.push(
       `| ${name} | ${conns} | ${fmt(Math.max(...rps), 0)} | ${fmt(median(rps), 0)} | ${f ? fmt(Math.max(...rps) / Math.max(...f), 2) + '×' : '–'} | ` +
-        `${f ? fmt(median(rps) / median(f), 2) + '×' : '–'} | ${fmt(Math.max(...rs.map((r) => r.load.p99)), 2)} | ${cpu('server')} · ${cpu('redis')} | ${rs.map((r) => fmt(r.load.foreignCores ?? NaN, 2)).join(', ')} |`,
+        `${f ? fmt(median(rps) / median(f), 2) + '×' : '–'} | ${rounds} | ${fmt(Math.max(...rs.map((r) => r.load.p99)), 2)} | ${cpu('server')} · ${cpu('redis')} | ${rs.map((r) => fmt(r.load.foreignCores ?? NaN, 2)).join(', ')} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** One reference route (bench/ingest/reference-server.mjs) on a fresh redis-server (appendfsync everysec). */
+async function referenceCase(mode: string, conns: number, tag: string): Promise<Row> {
+  const redis = await startRedis('everysec');
+  try {
+    const ref = await startReference(mode, redis.port, tag);
+    log(`reference: ${mode}, ${conns} connections${tag}`);
+    const load = await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`);
+    await stop(ref.child);
+    return { name: `reference: ${REFERENCE_NAMES[mode] ?? mode}${tag}`, connections: conns, load };
+  } finally {
+    await stop(redis.child);
+  }
+}
+
+/** One Switchyard build on a fresh redis-server; then the inbox is drained and every 202 checked to be one job. */
+async function switchyardCase(b: { label: string; bin: string; history: string }, fsync: string, conns: number, tag: string): Promise<Row> {
+  const redis = await startRedis(fsync);
+  const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
+  const name = `${b.label.replaceAll(' ', '-')}-${fsync}-c${conns}${tag.replace(' #', '-r')}`;
+  try {
+    const sy = await startSwitchyard(redis.port, name, b.bin, b.history);
+    log(`${b.label} serve (appendfsync ${fsync}), ${conns} connections${tag}`);
+    const idsFile = join(scratch, `accepted-${name}.txt`);
+    const runId = `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`;
+    const load = await runLoadWatched({ server: sy.child, redis: redis.child }, sy.port, conns, runId, idsFile);
+    const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
+    await stop(sy.child, 20_000);
+    await drainWithPump(redis.port, client);
+    const verification = await verify(client, idsFile, backlogAtEnd);
+    if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
+    return { name: `${b.label} (fsync ${fsync})${tag}`, connections: conns, load, verification };
+  } finally {
+    client.disconnect();
+    await stop(redis.child);
+  }
 }
 
 async function main(): Promise<void> {
@@ -375,62 +422,25 @@ async function main(): Promise<void> {
 
   const bins: { label: string; bin: string }[] = [
     { label: 'switchyard', bin: BIN },
-    ...(COMPARE_BIN ? [{ label: 'switchyard B', bin: COMPARE_BIN }] : []),
+    ...COMPARE_BINS.map((bin, i) => ({ label: `switchyard ${String.fromCharCode(66 + i)}`, bin })),
   ];
   const builds = bins.flatMap((b) =>
     HISTORY.map((history) => ({ ...b, history, label: history === 'on' ? b.label : `${b.label} HISTORY=${history}` })),
   );
-  // ROUNDS > 1: the reference and Switchyard cases run again, interleaved, so a burst of
-  // foreign load on a shared machine skews one round, not one case (see bestOf).
+  // One round: every reference and Switchyard case once (each on a fresh redis-server).
+  const cases: ((tag: string) => Promise<Row>)[] = [
+    // The issue's reference points, on this same harness (appendfsync everysec).
+    ...REFERENCE.flatMap((mode) => CONNECTIONS.map((conns) => (tag: string) => referenceCase(mode, conns, tag))),
+    ...FSYNC.flatMap((fsync) => CONNECTIONS.flatMap((conns) => builds.map((b) => (tag: string) => switchyardCase(b, fsync, conns, tag)))),
+  ];
+  // ROUNDS > 1: the cases run again, interleaved, so a burst of foreign load on a shared
+  // machine skews one round, not one case (see bestOf); each round starts one case later,
+  // so no case always runs first or always right after another's teardown.
   for (let round = 1; round <= ROUNDS; round++) {
     const tag = ROUNDS > 1 ? ` #${round}` : '';
-    // The issue's reference points, on this same harness (appendfsync everysec).
-    for (const mode of REFERENCE) {
-      for (const conns of CONNECTIONS) {
-        const redis = await startRedis('everysec');
-        try {
-          const ref = await startReference(mode, redis.port);
-          log(`reference: ${mode}, ${conns} connections`);
-          rows.push({
-            name: `reference: ${REFERENCE_NAMES[mode] ?? mode}${tag}`,
-            connections: conns,
-            load: await runLoadWatched({ server: ref.child, redis: redis.child }, ref.port, conns, `${mode}${conns}`),
-          });
-          await stop(ref.child);
-        } finally {
-          await stop(redis.child);
-        }
-      }
-    }
-
-    for (const fsync of FSYNC) {
-      for (const conns of CONNECTIONS) {
-        for (const { label, bin, history } of builds) {
-          const redis = await startRedis(fsync);
-          const client = new Redis({ port: redis.port, host: '127.0.0.1', maxRetriesPerRequest: null });
-          try {
-            const sy = await startSwitchyard(redis.port, `${label.replaceAll(' ', '-')}-${fsync}-c${conns}`, bin, history);
-            log(`${label} serve (appendfsync ${fsync}), ${conns} connections`);
-            const idsFile = join(scratch, `accepted-${label.replaceAll(' ', '-')}-${fsync}-${conns}.txt`);
-            const load = await runLoadWatched(
-              { server: sy.child, redis: redis.child },
-              sy.port,
-              conns,
-              `${fsync.slice(0, 2)}${conns}x${Date.now().toString(36)}`,
-              idsFile,
-            );
-            const backlogAtEnd = await client.llen(`${PREFIX}:ingest:inbox`);
-            await stop(sy.child, 20_000);
-            await drainWithPump(redis.port, client);
-            const verification = await verify(client, idsFile, backlogAtEnd);
-            if (!verification.ok) log(`VERIFY FAILED: ${JSON.stringify(verification)}`);
-            rows.push({ name: `${label} (fsync ${fsync})${tag}`, connections: conns, load, verification });
-          } finally {
-            client.disconnect();
-            await stop(redis.child);
-          }
-        }
-      }
+    for (let i = 0; i < cases.length; i++) {
+      const run = cases[(i + round - 1) % cases.length] as (tag: string) => Promise<Row>;
+      rows.push(await run(tag));
     }
   }
 

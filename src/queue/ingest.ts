@@ -8,19 +8,19 @@ export type IngestOutcome = 'accepted' | 'duplicate';
 
 /**
  * One atomic step, the only Redis work on the webhook's hot path, for a batch
- * of deliveries (group commit): append every delivery whose dedupe key is not
- * yet claimed to the inbox list, then claim those keys for DEDUPE_TTL and mark
- * them in the pending fan-out set (accepted, not fanned out yet, by receipt
- * time: src/queue/flow-pending.ts; so a durable run due after a delivery's
- * receipt waits for its fan-out, wherever it sits meanwhile). The
- * append is the first write, so a script that fails (a wrong-type inbox key,
- * an out-of-memory refusal under `noeviction`, which can only come at the
- * first write) has written nothing, and a retry is not mistaken for a
- * duplicate; after it, a `SET` on a key just seen absent cannot fail. So a
- * crash can never leave a delivery marked as seen but not stored. The dedupe
- * key is separate from the job, so it still holds after the job completed and
- * was removed. A key repeated inside one batch is a duplicate from its second
- * occurrence on.
+ * of deliveries (group commit): claim each delivery's dedupe key for
+ * DEDUPE_TTL (SET NX: one command per delivery), append the deliveries whose
+ * key was not yet claimed to the inbox list, and mark them in the pending
+ * fan-out set (accepted, not fanned out yet, by receipt time:
+ * src/queue/flow-pending.ts; so a durable run due after a delivery's receipt
+ * waits for its fan-out, wherever it sits meanwhile). A script that fails
+ * writes nothing: a claim is its first write, and Redis refuses a script for
+ * memory (`noeviction`) only at its first write; an append that fails (a
+ * wrong-type inbox key) is answered after the script has taken back its
+ * claims. So a retry is not mistaken for a duplicate, and a crash can never
+ * leave a delivery marked as seen but not stored. The dedupe key is separate
+ * from the job, so it still holds after the job completed and was removed. A
+ * key repeated inside one batch is a duplicate from its second occurrence on.
  *
  * The script is `lua/ingestBatch-n.lua`.
  */

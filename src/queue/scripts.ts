@@ -43,9 +43,16 @@ export function queueScripts(redis: RedisClient) {
     ingestBatch(k: IngestBatchKeys, batch: readonly IngestBatchItem[], dedupeTtlMs: number): Promise<string> {
       const keys = [k.inbox, k.pending];
       const args: LuaArg[] = [dedupeTtlMs, k.dedupePrefix.length];
+      // The receiver formats receivedAt once per millisecond, so a batch's deliveries mostly share it: parsed once.
+      let iso: string | undefined;
+      let ms = 0;
       for (const p of batch) {
+        if (p.receivedAt !== iso) {
+          iso = p.receivedAt;
+          ms = Date.parse(iso) || Date.now();
+        }
         keys.push(p.dedupeKey);
-        args.push(p.payload, p.receivedAt, Date.parse(p.receivedAt) || Date.now());
+        args.push(p.payload, p.receivedAt, ms);
       }
       return run.ingestBatch(keys, args) as Promise<string>;
     },

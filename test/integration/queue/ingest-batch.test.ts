@@ -39,14 +39,12 @@ const delivery = (key: string, body = `{"event_id":"${key}","event":"lead.won"}`
   body,
 });
 
-/** Script runs that touched `inbox`, as Redis itself saw them (MONITOR). */
-async function scriptRuns(inbox: string, work: () => Promise<void>): Promise<number> {
+/** The commands Redis ran while `work` ran (MONITOR: clients' commands and those a script called), as argument lists. */
+async function monitored(work: () => Promise<void>): Promise<string[][]> {
   const monitorClient = new Redis(testRedisUrl());
   const monitor = await monitorClient.monitor();
-  let runs = 0;
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (/^(evalsha|eval)$/i.test(args[0] ?? '') && args.includes(inbox)) runs++;
-  });
+  const seen: string[][] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => seen.push(args));
   try {
     await work();
     await new Promise((r) => setTimeout(r, 200)); // MONITOR lines trail the replies
@@ -54,7 +52,13 @@ async function scriptRuns(inbox: string, work: () => Promise<void>): Promise<num
     monitor.disconnect();
     monitorClient.disconnect();
   }
-  return runs;
+  return seen;
+}
+
+/** Script runs that touched `inbox`, as Redis itself saw them (MONITOR). */
+async function scriptRuns(inbox: string, work: () => Promise<void>): Promise<number> {
+  const seen = await monitored(work);
+  return seen.filter((args) => /^(evalsha|eval)$/i.test(args[0] ?? '') && args.includes(inbox)).length;
 }
 
 describe('IngestStore group commit', () => {
@@ -79,6 +83,26 @@ describe('IngestStore group commit', () => {
     const inbox = (await redis.lrange(keys.inbox, 0, -1)).map((raw) => decodeInboxItem(raw).key);
     expect(inbox).toEqual(['seen-before', 'a', 'b', 'c', 'd', 'e']);
     for (const k of ['a', 'b', 'c', 'd', 'e']) expect(await redis.pttl(keys.dedupe(k))).toBeGreaterThan(50_000);
+  });
+
+  it('claims each delivery with one command: a batch runs a SET NX per delivery, one RPUSH and one ZADD, no EXISTS', async () => {
+    const prefix = uniquePrefix('batchcalls');
+    const keys = ingestKeys(prefix);
+    const store = new IngestStore(redis, prefix, 60_000);
+    await store.put(delivery('old'));
+    const seen = await monitored(async () => {
+      await Promise.all(['n1', 'old', 'n2', 'n1', 'n3'].map((k) => store.put(delivery(k))));
+    });
+    // The commands the script called, by name (MONITOR lists them after the EVALSHA that ran them).
+    const called = seen
+      .filter((args) => args.some((a) => a.startsWith(prefix)) && !/^(evalsha|eval)$/i.test(args[0] ?? ''))
+      .map((args) => (args[0] ?? '').toUpperCase());
+    expect(called.filter((c) => c === 'SET')).toHaveLength(5);
+    expect(called.filter((c) => c !== 'SET')).toEqual(['RPUSH', 'ZADD']);
+    for (const args of seen.filter((a) => (a[0] ?? '').toUpperCase() === 'SET' && a[1]?.startsWith(prefix))) {
+      expect(args.slice(3).map((a) => a.toUpperCase())).toEqual(['NX', 'PX', '60000']);
+    }
+    expect((await redis.zrange(keys.pendingFanOut, '0', '-1')).sort()).toEqual(['n1', 'n2', 'n3', 'old']);
   });
 
   it('splits a turn into batches of at most maxBatch deliveries', async () => {
@@ -117,7 +141,7 @@ describe('IngestStore group commit', () => {
     await redis.set(keys.inbox, 'not a list'); // RPUSH fails with WRONGTYPE
     const first = await Promise.allSettled(['p', 'q'].map((k) => store.put(delivery(k))));
     expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    expect(await redis.exists(keys.dedupe('p'), keys.dedupe('q'))).toBe(0);
+    expect(await redis.exists(keys.dedupe('p'), keys.dedupe('q'), keys.pendingFanOut)).toBe(0);
     await redis.del(keys.inbox);
     expect(await Promise.all(['p', 'q'].map((k) => store.put(delivery(k))))).toEqual(['accepted', 'accepted']);
     expect(await redis.llen(keys.inbox)).toBe(2);
