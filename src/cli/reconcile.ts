@@ -8,7 +8,9 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from '../log/logger.js';
 import { snapshotSource } from '../sources/poll/snapshot.js';
 import { parseCommandArgs, str, strs } from './args.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
+import type { Config } from '../config/config.js';
+import type { RedisClient } from '../redis/connection.js';
 import { cliConfig, cliRedis } from './connect.js';
 import { eventFlags, timeFlag } from './flags.js';
 
@@ -46,92 +48,118 @@ Examples:
   switchyard reconcile --since 2025-03-04T08:00:00Z --until 2025-03-04T12:00:00Z --events message.received
 `;
 
+/** The flags of `reconcile`, checked. */
+interface ReconcileFlags {
+  since: number;
+  until: number;
+  /** Undefined: every inferable event. */
+  events: ChangeKeyEvent[] | undefined;
+  dryRun: boolean;
+  json: boolean;
+}
+
+/** The `reconcile` command line, checked (ages count back from `now`); undefined for `--help`. */
+function parseReconcile(argv: readonly string[], now: number): ReconcileFlags | undefined {
+  const { values } = parseCommandArgs(argv, {
+    since: { type: 'string' },
+    until: { type: 'string' },
+    events: { type: 'string', multiple: true },
+    event: { type: 'string', multiple: true },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) return undefined;
+  const sinceText = str(values, 'since');
+  if (sinceText === undefined)
+    throw new UsageError('--since is required: an age such as 6h or a date or timestamp such as 2025-03-04T10:00:00Z');
+  const since = timeFlag('since', sinceText, now);
+  const untilText = str(values, 'until');
+  const until = untilText === undefined ? now : timeFlag('until', untilText, now);
+  if (until <= since)
+    throw new UsageError(`--until (${new Date(until).toISOString()}) must be after --since (${new Date(since).toISOString()})`);
+  const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
+  const unsupported = names.filter((n) => !hasChangeKey(n));
+  if (unsupported.length > 0) {
+    const why = 'not a webhook (the poller derives it from listings, and its next poll catches up)';
+    throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: ${why}; inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
+  }
+  const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
+  return { since, until, events, dryRun: values['dry-run'] === true, json: values.json === true };
+}
+
+/** Refuses a window older than DEDUPE_TTL and a config without the workspace API; returns the API's URL. */
+function checkReconcileConfig(config: Config, since: number, now: number): string {
+  if (since < now - config.dedupeTtlMs) {
+    const ttlHours = Math.round(config.dedupeTtlMs / 3_600_000);
+    throw new UsageError(
+      `--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${ttlHours}h): ` +
+        'changes received before then are no longer remembered, so their handlers would run again; ' +
+        'choose a later --since, or raise DEDUPE_TTL first',
+    );
+  }
+  if (!config.workspaceApiUrl || !config.workspaceApiToken)
+    throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
+  return config.workspaceApiUrl;
+}
+
+/** Reconciles the window against this Redis's claims and prints the report. */
+async function reconcileWindow(f: ReconcileFlags, config: Config, apiUrl: string, redis: RedisClient, io: CliIo): Promise<ExitCode> {
+  let calls = 0;
+  const api = reconcileClient(config, redis, () => {
+    calls++;
+  });
+  if (!api) return EXIT.failed;
+  if (!f.json) {
+    const budget = `RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}`;
+    io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (${budget}), low priority\n`);
+  }
+  // The world of the workers of this API (a fresh sandbox is a new one): claims of another world are not this one's.
+  const world = await readWorld(redis, config.queuePrefix, apiUrl);
+  const claims = new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world));
+  const log = createLogger({ level: f.json ? 'warn' : 'info', destination: io.stderr as unknown as DestinationStream });
+  const snapshot = snapshotSource({
+    redis,
+    prefix: config.queuePrefix,
+    world: worldAt(world, null),
+    api,
+    log,
+    claims,
+    ttlMs: config.dedupeTtlMs,
+    lockMs: 120_000,
+  });
+  const report = await reconcile({
+    api,
+    claims,
+    snapshot,
+    world: worldAt(world, null),
+    sink: f.dryRun ? null : new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs),
+    window: { since: f.since, until: f.until },
+    ...(f.events ? { events: f.events } : {}),
+    apiCalls: () => calls,
+  });
+  io.stdout.write(f.json ? `${JSON.stringify(report)}\n` : formatReport(report));
+  return EXIT.ok;
+}
+
 export const reconcileCommand: Command = {
   name: 'reconcile',
   summary: 'find changes whose webhooks never arrived and enqueue them',
   help: HELP,
   async run(argv, io) {
-    const { values } = parseCommandArgs(argv, {
-      since: { type: 'string' },
-      until: { type: 'string' },
-      events: { type: 'string', multiple: true },
-      event: { type: 'string', multiple: true },
-      'dry-run': { type: 'boolean' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
+    const now = Date.now();
+    const f = parseReconcile(argv, now);
+    if (!f) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    const now = Date.now();
-    const sinceText = str(values, 'since');
-    if (sinceText === undefined)
-      throw new UsageError('--since is required: an age such as 6h or a date or timestamp such as 2025-03-04T10:00:00Z');
-    const since = timeFlag('since', sinceText, now);
-    const untilText = str(values, 'until');
-    const until = untilText === undefined ? now : timeFlag('until', untilText, now);
-    if (until <= since)
-      throw new UsageError(`--until (${new Date(until).toISOString()}) must be after --since (${new Date(since).toISOString()})`);
-    const names = eventFlags([...strs(values, 'events'), ...strs(values, 'event')]);
-    const unsupported = names.filter((n) => !hasChangeKey(n));
-    if (unsupported.length > 0) {
-      const why = 'not a webhook (the poller derives it from listings, and its next poll catches up)';
-      throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: ${why}; inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
-    }
-    const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
-    const dryRun = values['dry-run'] === true;
-
     const config = cliConfig(io);
-    if (since < now - config.dedupeTtlMs) {
-      const ttlHours = Math.round(config.dedupeTtlMs / 3_600_000);
-      throw new UsageError(
-        `--since ${new Date(since).toISOString()} reaches further back than DEDUPE_TTL (${ttlHours}h): ` +
-          'changes received before then are no longer remembered, so their handlers would run again; ' +
-          'choose a later --since, or raise DEDUPE_TTL first',
-      );
-    }
-    if (!config.workspaceApiUrl || !config.workspaceApiToken)
-      throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
+    const apiUrl = checkReconcileConfig(config, f.since, now);
     const needsRedis =
       'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, ' +
       'or a running `npm run dev` / `switchyard start` with its managed Redis';
     const redis = await cliRedis(config, needsRedis, io.cwd);
     try {
-      let calls = 0;
-      const api = reconcileClient(config, redis, () => {
-        calls++;
-      });
-      if (!api) return EXIT.failed;
-      if (!values.json) {
-        const budget = `RECONCILE_BUDGET ${config.reconcile.budget} of ${config.workspaceApiBurst}`;
-        io.stderr.write(`reconcile: at most ${reconcileBurst(config)} API calls per 10 s (${budget}), low priority\n`);
-      }
-      // The world of the workers of this API (a fresh sandbox is a new one): claims of another world are not this one's.
-      const world = await readWorld(redis, config.queuePrefix, config.workspaceApiUrl);
-      const claims = new ChangeClaims(redis, config.queuePrefix, config.dedupeTtlMs, fixedWorld(world));
-      const log = createLogger({ level: values.json ? 'warn' : 'info', destination: io.stderr as unknown as DestinationStream });
-      const snapshot = snapshotSource({
-        redis,
-        prefix: config.queuePrefix,
-        world: worldAt(world, null),
-        api,
-        log,
-        claims,
-        ttlMs: config.dedupeTtlMs,
-        lockMs: 120_000,
-      });
-      const report = await reconcile({
-        api,
-        claims,
-        snapshot,
-        world: worldAt(world, null),
-        sink: dryRun ? null : new IngestStore(redis, config.queuePrefix, config.dedupeTtlMs),
-        window: { since, until },
-        ...(events ? { events } : {}),
-        apiCalls: () => calls,
-      });
-      io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
-      return EXIT.ok;
+      return await reconcileWindow(f, config, apiUrl, redis, io);
     } finally {
       redis.disconnect();
     }

@@ -13,14 +13,14 @@ import {
   replayFailed,
   runReplay,
   type DryWriteReport,
+  type ReplayItem,
   type ReplayTarget,
 } from '../replay/index.js';
 import { dropSecrets } from '../handler/env.js';
 import { loadHandlers } from '../handler/loader.js';
-import { intFlag, parseCommandArgs, str, strs } from './args.js';
-import { EXIT, UsageError, type Command } from './command.js';
+import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
 import { cliConfig, deliveryTarget } from './connect.js';
-import { eventFlags, timeFlag } from './flags.js';
+import { parseReplay, type ReplayFlags } from './replay-flags.js';
 
 const HELP = `Usage: switchyard replay <file|dir|file.ndjson>... [options]
 
@@ -95,124 +95,105 @@ async function handlersFor(config: Config, id: string | undefined): Promise<Hand
   return [h];
 }
 
+/** Every item of the paths given (a bad file is a usage error); skipped directories are said on stderr. */
+async function readItems(f: ReplayFlags, io: CliIo): Promise<ReplayItem[]> {
+  try {
+    return await readInputs(f.paths, io.cwd, (dir) => {
+      io.stderr.write(
+        `replay: not descending into ${relative(io.cwd, dir) || dir}/ (directories starting with _ or . are read only when named)\n`,
+      );
+    });
+  } catch (err) {
+    if (err instanceof InputError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** The items chosen by --event, --handler (the events it subscribes to), --since and --limit. */
+function chooseItems(f: ReplayFlags, input: readonly ReplayItem[], handlers: readonly Handler[]): ReplayItem[] {
+  return filterItems(input, {
+    events: f.events,
+    ...(f.handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
+    ...(f.sinceMs !== undefined ? { sinceMs: f.sinceMs } : {}),
+    ...(f.limit !== undefined ? { limit: f.limit } : {}),
+  });
+}
+
+/**
+ * `--inline`: the handlers run here. `input` is every event read: one a workflow's
+ * wait or cancelOn may see, whichever are replayed.
+ */
+function inlineReplayTarget(
+  f: ReplayFlags,
+  config: Config,
+  io: CliIo,
+  run: { handlers: Handler[]; input: ReplayItem[]; dryWrites: DryWriteReport[] },
+): ReplayTarget {
+  const level = io.env['LOG_LEVEL'] ? config.logLevel : 'warn';
+  const log = createLogger({ level, destination: io.stderr });
+  const api =
+    config.workspaceApiUrl && config.workspaceApiToken
+      ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst }
+      : undefined;
+  if (!api && !f.json)
+    io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
+  return inlineTarget({
+    handlers: run.handlers,
+    api,
+    env: io.env,
+    log,
+    signal: io.stopSignal,
+    reuseKeys: f.reuseKeys,
+    dryRun: f.dryRun,
+    onDryWrite: (w) => run.dryWrites.push(w),
+    input: run.input,
+  });
+}
+
+/** Replays the items to the target and prints the summary (`--json`) or each delivery. */
+async function replayTo(
+  f: ReplayFlags,
+  io: CliIo,
+  items: ReplayItem[],
+  target: ReplayTarget,
+  dryWrites: DryWriteReport[],
+): Promise<ExitCode> {
+  const reporter = f.json ? undefined : io.stderr.isTTY && !f.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);
+  const summary = await runReplay(items, target, {
+    concurrency: f.concurrency,
+    newIds: f.newIds,
+    signal: io.stopSignal,
+    ...(reporter ? { reporter } : {}),
+  });
+  if (f.json) {
+    const writes = dryWrites.map((w) => ({ ...w, body: printableBody(w.body), dry: true }));
+    io.stdout.write(`${JSON.stringify(f.dryRun ? { ...summary, dryRun: true, writes } : summary)}\n`);
+  }
+  return replayFailed(summary) ? EXIT.failed : EXIT.ok;
+}
+
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'replay captured deliveries over HTTP, into Redis (--direct) or through the handlers here (--inline)',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(
-      argv,
-      {
-        to: { type: 'string' },
-        secret: { type: 'string' },
-        direct: { type: 'boolean' },
-        inline: { type: 'boolean' },
-        event: { type: 'string', multiple: true },
-        handler: { type: 'string' },
-        since: { type: 'string' },
-        limit: { type: 'string' },
-        concurrency: { type: 'string' },
-        'new-ids': { type: 'boolean' },
-        json: { type: 'boolean' },
-        verbose: { type: 'boolean' },
-        'reuse-keys': { type: 'boolean' },
-        'dry-run': { type: 'boolean' },
-      },
-      true,
-    );
-    if (values.help) {
+    const f = parseReplay(argv);
+    if (!f) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    if (positionals.length === 0) throw new UsageError('expected at least one fixture file, directory or .ndjson file');
-    if (values.direct && values.inline) throw new UsageError('--direct and --inline exclude each other');
-    if (values['reuse-keys'] && !values.inline)
-      throw new UsageError('--reuse-keys applies to --inline only (the receiver and workers key their own writes)');
-    if (values['dry-run'] && !values.inline) {
-      throw new UsageError(
-        '--dry-run applies to --inline only: ' +
-          'over HTTP or with --direct the handlers run in a switchyard process, whose writes are sent',
-      );
-    }
-    const to = str(values, 'to');
-    if (to !== undefined && (values.direct || values.inline))
-      throw new UsageError('--to applies to HTTP replay only (not with --direct or --inline)');
-    const limit = intFlag('limit', str(values, 'limit'), 1, Number.MAX_SAFE_INTEGER);
-    const concurrency = intFlag('concurrency', str(values, 'concurrency'), 1, 1000) ?? 8;
-    const sinceText = str(values, 'since');
-    const sinceMs = sinceText === undefined ? undefined : timeFlag('since', sinceText);
-    const events = eventFlags(strs(values, 'event'));
     const config = cliConfig(io);
     // --inline runs handler modules in this process: Switchyard's secrets now live only in `config`.
-    if (values.inline) dropSecrets(process.env);
-    const handlerId = str(values, 'handler');
-    const handlers = handlerId !== undefined || values.inline ? await handlersFor(config, handlerId) : [];
-
-    let items;
-    try {
-      items = await readInputs(positionals, io.cwd, (dir) => {
-        io.stderr.write(
-          `replay: not descending into ${relative(io.cwd, dir) || dir}/ (directories starting with _ or . are read only when named)\n`,
-        );
-      });
-    } catch (err) {
-      if (err instanceof InputError) throw new UsageError(err.message);
-      throw err;
-    }
-    // Every event read is one a workflow's wait or cancelOn may see in --inline, whichever are replayed.
-    const input = items;
-    items = filterItems(items, {
-      events,
-      ...(handlerId !== undefined ? { subscribed: handlers.flatMap((h) => [...h.on]) } : {}),
-      ...(sinceMs !== undefined ? { sinceMs } : {}),
-      ...(limit !== undefined ? { limit } : {}),
-    });
-
-    let target: ReplayTarget;
-    let close = async (): Promise<void> => {};
-    const dryRun = Boolean(values['dry-run']);
+    if (f.inline) dropSecrets(process.env);
+    const handlers = f.handlerId !== undefined || f.inline ? await handlersFor(config, f.handlerId) : [];
+    const input = await readItems(f, io);
+    const items = chooseItems(f, input, handlers);
     const dryWrites: DryWriteReport[] = [];
-    if (values.inline) {
-      const level = io.env['LOG_LEVEL'] ? config.logLevel : 'warn';
-      const log = createLogger({ level, destination: io.stderr });
-      const api =
-        config.workspaceApiUrl && config.workspaceApiToken
-          ? { baseUrl: config.workspaceApiUrl, token: config.workspaceApiToken, burst: config.workspaceApiBurst }
-          : undefined;
-      if (!api && !values.json)
-        io.stderr.write('replay --inline: WORKSPACE_API_URL / WORKSPACE_API_TOKEN unset; handlers that call the API will fail\n');
-      target = inlineTarget({
-        handlers,
-        api,
-        env: io.env,
-        log,
-        signal: io.stopSignal,
-        reuseKeys: Boolean(values['reuse-keys']),
-        dryRun,
-        onDryWrite: (w) => dryWrites.push(w),
-        input,
-      });
-    } else {
-      ({ target, close } = await deliveryTarget(
-        config,
-        { direct: Boolean(values.direct), to, secret: str(values, 'secret'), concurrency },
-        io,
-      ));
-    }
-
-    const reporter = values.json ? undefined : io.stderr.isTTY && !values.verbose ? progressReporter(io.stderr) : lineReporter(io.stdout);
+    const { target, close } = f.inline
+      ? { target: inlineReplayTarget(f, config, io, { handlers, input, dryWrites }), close: async (): Promise<void> => {} }
+      : await deliveryTarget(config, { direct: f.direct, to: f.to, secret: f.secret, concurrency: f.concurrency }, io);
     try {
-      const summary = await runReplay(items, target, {
-        concurrency,
-        newIds: Boolean(values['new-ids']),
-        signal: io.stopSignal,
-        ...(reporter ? { reporter } : {}),
-      });
-      if (values.json) {
-        const writes = dryWrites.map((w) => ({ ...w, body: printableBody(w.body), dry: true }));
-        io.stdout.write(`${JSON.stringify(dryRun ? { ...summary, dryRun: true, writes } : summary)}\n`);
-      }
-      return replayFailed(summary) ? EXIT.failed : EXIT.ok;
+      return await replayTo(f, io, items, target, dryWrites);
     } finally {
       await close();
     }

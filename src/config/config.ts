@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SIGNATURE_HEADER } from '../spec/webhooks.js';
 import { tracingSettings, type TracingSettings } from './tracing.js';
 import { parseDuration, parseSize } from '../util/units.js';
-import { isLoopbackHost } from '../util/loopback.js';
+import { checkRequirements } from './requirements.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module
@@ -323,46 +323,14 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     }
   }
   const v = parsed.success ? parsed.data : undefined;
-  // Judged from the variable itself, not the parse result: a bad value elsewhere must not make it look missing.
-  const secretsGiven = (resolved['WEBHOOK_SECRETS'] ?? '').split(',').some((s) => s.trim() !== '');
-  if (options.requireSecrets && !secretsGiven && !problems.some((p) => p.variable.startsWith('WEBHOOK_SECRETS'))) {
-    problems.push({
-      variable: 'WEBHOOK_SECRETS',
-      problem:
-        'required to verify deliveries and missing (an empty value counts as missing). Set it to the signing secret from the ' +
-        "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), " +
-        'or point WEBHOOK_SECRETS_FILE at a file holding it',
-    });
-  }
-  const hasUser = (resolved['ADMIN_USER'] ?? '').trim() !== '';
-  const hasPassword = (resolved['ADMIN_PASSWORD'] ?? '').trim() !== '';
-  if (hasUser !== hasPassword) {
-    problems.push({
-      variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER',
-      problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)',
-    });
-  }
-  const apiUrlGiven = (resolved['WORKSPACE_API_URL'] ?? '').trim() !== '';
-  const tokenGiven = (resolved['WORKSPACE_API_TOKEN'] ?? '').trim() !== '';
-  if (options.requireApiToken && apiUrlGiven && !tokenGiven && !problems.some((p) => p.variable.startsWith('WORKSPACE_API_TOKEN'))) {
-    problems.push({
-      variable: 'WORKSPACE_API_TOKEN',
-      problem:
-        'required when WORKSPACE_API_URL is set, and missing: ' +
-        'every handler run and schedule tick that calls the API would be dead-lettered. ' +
-        'Set it to a token of that workspace (or WORKSPACE_API_TOKEN_FILE to a file holding it), or unset WORKSPACE_API_URL',
-    });
-  }
-  if (options.requireApiToken && apiUrlGiven && !problems.some((p) => p.variable === 'WORKSPACE_API_URL')) {
-    const url = new URL((resolved['WORKSPACE_API_URL'] ?? '').trim());
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-      const expected = 'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear)';
-      problems.push({ variable: 'WORKSPACE_API_URL', problem: `${expected}, got http://${url.host}` });
-    }
-  }
+  checkRequirements(resolved, options, problems);
   const tracing = tracingSettings(resolved, problems);
   if (problems.length > 0 || !v) throw new ConfigError(problems);
+  return configFrom(v, tracing);
+}
 
+/** The Config of a parsed environment. */
+function configFrom(v: z.output<typeof schema>, tracing: TracingSettings | undefined): Config {
   return Object.freeze<Config>({
     port: v.PORT,
     host: v.HOST,

@@ -69,107 +69,156 @@ function parseBody(text: string | undefined): unknown {
 
 const isBody = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The records and ids one dry run made up, shared by its fetches. */
+interface DryState {
+  /** The fetch reads go to. */
+  readonly base: typeof fetch;
+  readonly root: URL;
+  /** The base URL's path without a trailing slash. */
+  readonly basePath: string;
+  readonly now: () => Date;
+  /** What this run wrote, by path (null: deleted). */
+  readonly records: Map<string, unknown>;
+  lastId: number;
+  /** The token's teammate id once read (null: unknown). */
+  teammate: number | null | undefined;
+}
+
+/** A builder's environment, with the headers of the last read it made. */
+type WriteEnv = DryEnv & { seen?: Headers };
+
 /** Creates a dry run whose reads go to `base`. */
 export function createDryRun(base: typeof fetch, opts: DryRunOptions): DryRun {
   const root = new URL(opts.baseUrl);
-  const basePath = root.pathname.replace(/\/+$/, '');
-  const now = opts.now ?? (() => new Date());
-  const records = new Map<string, unknown>();
-  let lastId = DRY_ID_BASE;
-  let teammate: number | null | undefined;
-
-  const ownAnswer = (path: string): Lookup | undefined => {
-    if (!records.has(path)) return undefined;
-    const r = records.get(path);
-    return r === null
-      ? { status: 404, json: { message: 'Not found (deleted earlier in this dry run).' } }
-      : { status: 200, json: { data: r } };
+  const s: DryState = {
+    base,
+    root,
+    basePath: root.pathname.replace(/\/+$/, ''),
+    now: opts.now ?? (() => new Date()),
+    records: new Map<string, unknown>(),
+    lastId: DRY_ID_BASE,
+    teammate: undefined,
   };
+  return { fetch: (onWrite) => (input, init) => dryFetch(s, onWrite, input, init) };
+}
 
-  /** What the builders of one write use; reads carry the write's Authorization and signal. */
-  const envFor = (sent: Headers, signal: AbortSignal | null | undefined): DryEnv & { seen?: Headers } => {
-    const env: DryEnv & { seen?: Headers } = {
-      now: () => now().toISOString(),
-      nextId: () => ++lastId,
-      own: (path) => records.get(path),
-      remember: (path, record) => void records.set(path, record),
-      async read(path, o = {}) {
-        const mine = o.body === undefined ? ownAnswer(path) : undefined;
-        if (mine) return mine;
-        const url = new URL(`${basePath}${path.split('/').map(encodeURIComponent).join('/')}`, root);
-        for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
-        const headers = new Headers({ accept: 'application/json' });
-        const auth = sent.get('authorization');
-        if (auth) headers.set('authorization', auth);
-        if (o.body !== undefined) headers.set('content-type', 'application/json');
-        try {
-          const res = await base(url.toString(), {
-            method: o.body === undefined ? 'GET' : 'POST',
-            headers,
-            ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
-            ...(signal ? { signal } : {}),
-          });
-          env.seen = res.headers;
-          return { status: res.status, json: parseBody(await res.text()), headers: res.headers };
-        } catch (err) {
-          if (signal?.aborted) throw err;
-          return { status: 0, json: undefined };
-        }
-      },
-      async teammateId() {
-        if (teammate === undefined) {
-          const l = await env.read('/me');
-          const me = found(l, Me);
-          if (me) teammate = me.user.id;
-          else if (l.status >= 400 && l.status < 500 && l.status !== 429) teammate = null;
-        }
-        return teammate ?? null;
+/** This run's own record at `path` as a read's answer (a deleted one: 404); undefined when it wrote none there. */
+function ownAnswer(s: DryState, path: string): Lookup | undefined {
+  if (!s.records.has(path)) return undefined;
+  const r = s.records.get(path);
+  return r === null
+    ? { status: 404, json: { message: 'Not found (deleted earlier in this dry run).' } }
+    : { status: 200, json: { data: r } };
+}
+
+/** What the builders of one write use; reads carry the write's Authorization and signal. */
+function writeEnv(s: DryState, sent: Headers, signal: AbortSignal | null | undefined): WriteEnv {
+  const env: WriteEnv = {
+    now: () => s.now().toISOString(),
+    nextId: () => ++s.lastId,
+    own: (path) => s.records.get(path),
+    remember: (path, record) => void s.records.set(path, record),
+    read: (path, o = {}) => readForWrite(s, env, { sent, signal }, path, o),
+    teammateId: () => teammateOf(s, env),
+  };
+  return env;
+}
+
+/** `env.read`: this run's own record, else a read of the API (status 0 when it did not answer). */
+async function readForWrite(
+  s: DryState,
+  env: WriteEnv,
+  write: { sent: Headers; signal: AbortSignal | null | undefined },
+  path: string,
+  o: { query?: Record<string, string>; body?: unknown },
+): Promise<Lookup> {
+  const mine = o.body === undefined ? ownAnswer(s, path) : undefined;
+  if (mine) return mine;
+  const url = new URL(`${s.basePath}${path.split('/').map(encodeURIComponent).join('/')}`, s.root);
+  for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
+  const headers = new Headers({ accept: 'application/json' });
+  const auth = write.sent.get('authorization');
+  if (auth) headers.set('authorization', auth);
+  if (o.body !== undefined) headers.set('content-type', 'application/json');
+  const { signal } = write;
+  try {
+    const res = await s.base(url.toString(), {
+      method: o.body === undefined ? 'GET' : 'POST',
+      headers,
+      ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+      ...(signal ? { signal } : {}),
+    });
+    env.seen = res.headers;
+    return { status: res.status, json: parseBody(await res.text()), headers: res.headers };
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return { status: 0, json: undefined };
+  }
+}
+
+/** `env.teammateId`: `GET /me` once per run; null when the API refused it. */
+async function teammateOf(s: DryState, env: WriteEnv): Promise<number | null> {
+  if (s.teammate === undefined) {
+    const l = await env.read('/me');
+    const me = found(l, Me);
+    if (me) s.teammate = me.user.id;
+    else if (l.status >= 400 && l.status < 500 && l.status !== 429) s.teammate = null;
+  }
+  return s.teammate ?? null;
+}
+
+/** The dry run's fetch: reads pass through (but for this run's own records); writes are answered here and reported. */
+async function dryFetch(
+  s: DryState,
+  onWrite: ((write: DryWrite) => void) | undefined,
+  input: Parameters<typeof fetch>[0],
+  init: Parameters<typeof fetch>[1],
+): Promise<Response> {
+  const req = input instanceof Request ? input : undefined;
+  const url = new URL(req ? req.url : input instanceof URL ? input.href : input);
+  const method = (init?.method ?? req?.method ?? 'GET').toUpperCase();
+  const path = url.pathname.startsWith(s.basePath) ? url.pathname.slice(s.basePath.length) || '/' : url.pathname;
+  if (isRead(method, path)) {
+    const mine = method === 'GET' ? ownAnswer(s, decodePath(path)) : undefined;
+    return mine ? respond(mine.status, mine.json) : s.base(input, init);
+  }
+  const sent = new Headers(init?.headers ?? req?.headers);
+  const signal = init?.signal ?? req?.signal;
+  const body = parseBody(typeof init?.body === 'string' ? init.body : undefined);
+  const hit = matchRoute(method, path);
+  const env = writeEnv(s, sent, signal);
+  const ans = await answerWrite(hit, { method, path, body, signal }, env);
+  onWrite?.({
+    op: hit?.route.op ?? null,
+    method,
+    path,
+    query: url.search.slice(1),
+    body,
+    idempotencyKey: sent.get(HEADERS.idempotencyKey),
+    status: ans.status,
+  });
+  return respond(ans.status, ans.body, env.seen);
+}
+
+/** The answer built for a write; a 400 saying why when the API has no such write or the builder failed. */
+async function answerWrite(
+  hit: ReturnType<typeof matchRoute>,
+  w: { method: string; path: string; body: unknown; signal: AbortSignal | null | undefined },
+  env: WriteEnv,
+): Promise<DryAnswer> {
+  try {
+    return hit
+      ? await hit.route.answer(hit.params, isBody(w.body) ? w.body : {}, env)
+      : { status: 400, body: { message: `dry run: the API has no ${w.method} ${w.path}; not sent, and no answer can be built for it` } };
+  } catch (err) {
+    if (w.signal?.aborted) throw err;
+    return {
+      status: 400,
+      body: {
+        message: `dry run: no answer could be built for ${w.method} ${w.path} (${(err as Error)?.message ?? String(err)}); not sent`,
       },
     };
-    return env;
-  };
-
-  return {
-    fetch: (onWrite) => async (input, init) => {
-      const req = input instanceof Request ? input : undefined;
-      const url = new URL(req ? req.url : input instanceof URL ? input.href : input);
-      const method = (init?.method ?? req?.method ?? 'GET').toUpperCase();
-      const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
-      if (isRead(method, path)) {
-        const mine = method === 'GET' ? ownAnswer(decodePath(path)) : undefined;
-        return mine ? respond(mine.status, mine.json) : base(input, init);
-      }
-      const sent = new Headers(init?.headers ?? req?.headers);
-      const signal = init?.signal ?? req?.signal;
-      const body = parseBody(typeof init?.body === 'string' ? init.body : undefined);
-      const hit = matchRoute(method, path);
-      const env = envFor(sent, signal);
-      let ans: DryAnswer;
-      try {
-        ans = hit
-          ? await hit.route.answer(hit.params, isBody(body) ? body : {}, env)
-          : { status: 400, body: { message: `dry run: the API has no ${method} ${path}; not sent, and no answer can be built for it` } };
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        ans = {
-          status: 400,
-          body: {
-            message: `dry run: no answer could be built for ${method} ${path} (${(err as Error)?.message ?? String(err)}); not sent`,
-          },
-        };
-      }
-      onWrite?.({
-        op: hit?.route.op ?? null,
-        method,
-        path,
-        query: url.search.slice(1),
-        body,
-        idempotencyKey: sent.get(HEADERS.idempotencyKey),
-        status: ans.status,
-      });
-      return respond(ans.status, ans.body, env.seen);
-    },
-  };
+  }
 }
 
 /** Body keys whose values are secrets: never printed. */

@@ -1,22 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { apiClients } from '../clients/api-clients.js';
 import { IdempotencyKeyReusedError } from '../api/errors.js';
 import type { CallEvent } from '../api/transport.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { parseEnvelope } from '../events/envelope.js';
-import type { Handler, HandlerContext } from '../handler/define.js';
+import type { Handler } from '../handler/define.js';
 import type { Logger } from '../log/logger.js';
 import { subscribers } from '../worker/dispatcher.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { runHandler, type RunOutcome } from '../worker/runner.js';
+import type { RunOutcome } from '../worker/runner.js';
 import { readHandlerSettings } from '../handler/settings.js';
-import { MemoryStepStore, type StepStore } from '../worker/steps.js';
+import { MemoryStepStore } from '../worker/steps.js';
 import type { StoredState, VirtualStateStore } from '../worker/virtual-state.js';
 import type { WorkflowEntry } from '../worker/virtual-workflow.js';
-import { createDryRun, describeDryWrite, type DryWrite } from './dry-run.js';
+import { createDryRun, describeDryWrite, type DryRun, type DryWrite } from './dry-run.js';
 import { describeEntry, inputArrivals, receiptOf, replayWorkflow } from './inline-workflow.js';
 import type { ReplayItem } from './inputs.js';
-import type { ReplayTarget } from './targets.js';
+import { inlineJob, runInline } from './inline-run.js';
+import type { ReplayOutcome, ReplayTarget } from './targets.js';
+
+export { inlineJob, runInline, type InlineRunDeps } from './inline-run.js';
 
 export interface InlineOptions {
   handlers: readonly Handler[];
@@ -92,69 +93,6 @@ export function describeCall(c: CallEvent, dry = false): string {
   return `${c.method.padEnd(6)} ${c.op} → ${status}${notes ? ` (${notes})` : ''}`;
 }
 
-/** The `handlers` job of one handler for one validated event, as fan-out makes it. */
-export function inlineJob(handler: Handler, key: string, event: WorkspaceEvent, receivedAt: string): HandlerJobData {
-  return {
-    key,
-    handlerId: handler.id,
-    receivedAt,
-    event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
-  };
-}
-
-/** What {@link runInline} needs besides the handler and its job. */
-export interface InlineRunDeps {
-  /** The API (its own fetch); undefined: a handler that calls it fails as the worker's would without WORKSPACE_API_URL. */
-  api: { baseUrl: string; token: string; burst: number; fetch: typeof fetch } | undefined;
-  steps: StepStore;
-  log: Logger;
-  settings: Readonly<Record<string, unknown>>;
-  signal: AbortSignal;
-  /** `ctx.delivery.attempt` (default 1). */
-  attempt?: number;
-  /** The handler's `retry.attempts`: a retryable failure on the last one is `dead`, as in the worker. Unset: no attempt is the last. */
-  attempts?: number;
-  /** `ctx.delivery.source` (default the job's `source`, else `webhook`); `schedule` for a schedule's run. */
-  source?: HandlerContext['delivery']['source'];
-  /** Each API call as it is made (besides the returned list). */
-  onCall?: (call: CallEvent) => void;
-}
-
-/**
- * Runs one handler on one job in this process with the worker's own runner
- * (runHandler: its context, its Idempotency-Keys, its timeout and failure
- * classification), with a per-run API client whose calls are recorded.
- * Used by `replay --inline` and by switchyard/testing's testHandler.
- */
-export async function runInline(
-  handler: Handler,
-  job: HandlerJobData,
-  deps: InlineRunDeps,
-): Promise<{ outcome: RunOutcome; calls: CallEvent[] }> {
-  const calls: CallEvent[] = [];
-  const { api } = deps;
-  const outcome = await runHandler(handler, job, {
-    api: api
-      ? (keys) =>
-          apiClients({
-            ...api,
-            onCall: (c) => {
-              calls.push(c);
-              deps.onCall?.(c);
-            },
-            log: deps.log,
-          })({ keys })
-      : undefined,
-    steps: deps.steps,
-    log: deps.log,
-    settings: deps.settings,
-    signal: deps.signal,
-    delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },
-    attempts: deps.attempts,
-  });
-  return { outcome, calls };
-}
-
 /**
  * `--inline`: no Redis at all. Validates each delivery against the catalogue
  * (an invalid one is `rejected` with the reason the worker would dead-letter
@@ -169,93 +107,147 @@ export async function runInline(
  * not a failure.
  */
 export function inlineTarget(opts: InlineOptions): ReplayTarget {
-  const steps = new MemoryStepStore();
   const now = opts.now ?? (() => new Date());
   const baseFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
-  const salt = randomBytes(12).toString('hex');
-  const dry = opts.dryRun && opts.api ? createDryRun(baseFetch, { baseUrl: opts.api.baseUrl, now }) : undefined;
-  const signal = opts.signal ?? new AbortController().signal;
-  const settings = readHandlerSettings(opts.handlers, opts.env);
-  const arrivals = inputArrivals(opts.input ?? []);
-  const states = new Map<string, VirtualStateStore>();
-  const stateOf = (id: string): VirtualStateStore => {
-    let st = states.get(id);
-    if (!st) states.set(id, (st = new Map<string, StoredState>()));
-    return st;
+  const r: InlineReplay = {
+    opts,
+    steps: new MemoryStepStore(),
+    now,
+    baseFetch,
+    salt: randomBytes(12).toString('hex'),
+    dry: opts.dryRun && opts.api ? createDryRun(baseFetch, { baseUrl: opts.api.baseUrl, now }) : undefined,
+    signal: opts.signal ?? new AbortController().signal,
+    settings: readHandlerSettings(opts.handlers, opts.env),
+    arrivals: inputArrivals(opts.input ?? []),
+    states: new Map<string, VirtualStateStore>(),
   };
-  return async (item: ReplayItem) => {
-    const envelope = parseEnvelope(item.bytes);
-    const base = { key: envelope.key, event: envelope.name };
-    const result = validateEvent(envelope);
-    if (!result.ok) {
-      return {
-        ...base,
-        kind: 'rejected',
-        detail: `${result.reason}: ${result.message}`,
-        lines: (result.issues ?? []).map((i) => `  ${i}`),
-      };
+  return (item: ReplayItem) => replayInline(r, item);
+}
+
+/** What the deliveries of one inline replay share. */
+interface InlineReplay {
+  readonly opts: InlineOptions;
+  /** In-memory steps, as the worker's Redis ones. */
+  readonly steps: MemoryStepStore;
+  readonly now: () => Date;
+  readonly baseFetch: typeof fetch;
+  /** Scopes this replay's Idempotency-Keys (see {@link runScopedFetch}). */
+  readonly salt: string;
+  /** One dry run for the whole replay (`dryRun` with an API), so its records and ids are shared. */
+  readonly dry: DryRun | undefined;
+  readonly signal: AbortSignal;
+  readonly settings: ReturnType<typeof readHandlerSettings>;
+  /** The input's events, for workflows' waits and cancelOn. */
+  readonly arrivals: ReturnType<typeof inputArrivals>;
+  /** Each handler's `ctx.state`, kept for the whole replay. */
+  readonly states: Map<string, VirtualStateStore>;
+}
+
+/** One delivery: rejected when invalid, else run by every subscribed handler (failed when any fails). */
+async function replayInline(r: InlineReplay, item: ReplayItem): Promise<ReplayOutcome> {
+  const envelope = parseEnvelope(item.bytes);
+  const base = { key: envelope.key, event: envelope.name };
+  const result = validateEvent(envelope);
+  if (!result.ok) {
+    return {
+      ...base,
+      kind: 'rejected',
+      detail: `${result.reason}: ${result.message}`,
+      lines: (result.issues ?? []).map((i) => `  ${i}`),
+    };
+  }
+  const { event } = result;
+  const targets = subscribers(r.opts.handlers, event.name);
+  if (targets.length === 0) return { ...base, kind: 'accepted', lines: ['  (no handler subscribes to this event)'] };
+  const lines: string[] = [];
+  let failed = 0;
+  // A delivery without received_at counts as received at its created_at: the clock its waits and the other events share.
+  const receivedMs = receiptOf(item, event) ?? r.now().getTime();
+  const receivedAt = item.receivedAt ?? new Date(receivedMs).toISOString();
+  for (const handler of targets) {
+    const run = await runHandlerInline(r, handler, { key: envelope.key, event, receivedMs, receivedAt });
+    if (!run.ok) failed++;
+    lines.push(...run.lines);
+  }
+  return failed > 0
+    ? { ...base, kind: 'failed', detail: `${failed} of ${targets.length} handler${targets.length === 1 ? '' : 's'} failed`, lines }
+    : { ...base, kind: 'accepted', lines };
+}
+
+/** One handler's run of a delivery: whether it did not fail, and its lines (outcome, then its timeline). */
+async function runHandlerInline(
+  r: InlineReplay,
+  handler: Handler,
+  d: { key: string; event: WorkspaceEvent; receivedMs: number; receivedAt: string },
+): Promise<{ ok: boolean; lines: string[] }> {
+  const { opts } = r;
+  const writes: DryWrite[] = [];
+  const handlerFetch = r.dry
+    ? r.dry.fetch((w) => {
+        writes.push(w);
+        opts.onDryWrite?.({ ...w, delivery: d.key, handler: handler.id });
+      })
+    : r.baseFetch;
+  const apiFetch = opts.reuseKeys ? handlerFetch : runScopedFetch(handlerFetch, r.salt);
+  // The run's API calls and its sleeps, waits and state accesses, in the order they happened.
+  const timeline: TimelineItem[] = [];
+  const wf = replayWorkflow({
+    handler,
+    event: d.event,
+    key: d.key,
+    receivedAt: d.receivedMs,
+    arrivals: r.arrivals,
+    state: stateOf(r, handler.id),
+    onEntry: (entry) => timeline.push({ entry }),
+  });
+  const { outcome } = await runInline(wf.handler, inlineJob(handler, d.key, d.event, d.receivedAt), {
+    api: opts.api && { ...opts.api, fetch: apiFetch },
+    steps: r.steps,
+    log: opts.log,
+    settings: r.settings.get(handler.id) ?? {},
+    signal: r.signal,
+    onCall: (call) => timeline.push({ call }),
+  });
+  const lines = outcomeLines(handler, outcome, wf.record()?.cancelled === true, opts.reuseKeys === true);
+  lines.push(...timelineLines(timeline, writes));
+  return { ok: outcome.ok, lines };
+}
+
+function stateOf(r: InlineReplay, id: string): VirtualStateStore {
+  let st = r.states.get(id);
+  if (!st) r.states.set(id, (st = new Map<string, StoredState>()));
+  return st;
+}
+
+/** The line of a run's outcome (and a hint for a reused Idempotency-Key). */
+function outcomeLines(handler: Handler, outcome: RunOutcome, cancelled: boolean, reuseKeys: boolean): string[] {
+  const ms = Math.round(outcome.ms);
+  if (outcome.ok && cancelled)
+    return [`  ⊘ ${handler.id} cancelled after ${ms} ms (a cancelOn event of the replay input came while it slept or waited)`];
+  if (outcome.ok) return [`  ✓ ${handler.id} completed in ${ms} ms`];
+  const lines = [`  ✗ ${handler.id} ${outcome.verdict.kind} after ${ms} ms: ${outcome.verdict.reason}`];
+  if (outcome.error instanceof IdempotencyKeyReusedError) lines.push(`    ${reuseKeys ? REUSED_HINT : SAME_RUN_HINT}`);
+  return lines;
+}
+
+/** A run's API call, or a sleep, wait or state access of its workflow. */
+type TimelineItem = { call: CallEvent } | { entry: WorkflowEntry };
+
+/** The run's timeline, each write a dry run answered under its call; writes left unmatched last. */
+function timelineLines(timeline: readonly TimelineItem[], writes: DryWrite[]): string[] {
+  const lines: string[] = [];
+  for (const t of timeline) {
+    if ('entry' in t) {
+      lines.push(`      ${describeEntry(t.entry)}`);
+      continue;
     }
-    const { event } = result;
-    const targets = subscribers(opts.handlers, event.name);
-    if (targets.length === 0) return { ...base, kind: 'accepted', lines: ['  (no handler subscribes to this event)'] };
-    const lines: string[] = [];
-    let failed = 0;
-    // A delivery without received_at counts as received at its created_at: the clock its waits and the other events share.
-    const receivedMs = receiptOf(item, event) ?? now().getTime();
-    const receivedAt = item.receivedAt ?? new Date(receivedMs).toISOString();
-    for (const handler of targets) {
-      const writes: DryWrite[] = [];
-      const handlerFetch = dry
-        ? dry.fetch((w) => {
-            writes.push(w);
-            opts.onDryWrite?.({ ...w, delivery: envelope.key, handler: handler.id });
-          })
-        : baseFetch;
-      const apiFetch = opts.reuseKeys ? handlerFetch : runScopedFetch(handlerFetch, salt);
-      // The run's API calls and its sleeps, waits and state accesses, in the order they happened.
-      const timeline: ({ call: CallEvent } | { entry: WorkflowEntry })[] = [];
-      const wf = replayWorkflow({
-        handler,
-        event,
-        key: envelope.key,
-        receivedAt: receivedMs,
-        arrivals,
-        state: stateOf(handler.id),
-        onEntry: (entry) => timeline.push({ entry }),
-      });
-      const { outcome } = await runInline(wf.handler, inlineJob(handler, envelope.key, event, receivedAt), {
-        api: opts.api && { ...opts.api, fetch: apiFetch },
-        steps,
-        log: opts.log,
-        settings: settings.get(handler.id) ?? {},
-        signal,
-        onCall: (call) => timeline.push({ call }),
-      });
-      const ms = Math.round(outcome.ms);
-      if (outcome.ok && wf.record()?.cancelled)
-        lines.push(`  ⊘ ${handler.id} cancelled after ${ms} ms (a cancelOn event of the replay input came while it slept or waited)`);
-      else if (outcome.ok) lines.push(`  ✓ ${handler.id} completed in ${ms} ms`);
-      else {
-        failed++;
-        lines.push(`  ✗ ${handler.id} ${outcome.verdict.kind} after ${ms} ms: ${outcome.verdict.reason}`);
-        if (outcome.error instanceof IdempotencyKeyReusedError) lines.push(`    ${opts.reuseKeys ? REUSED_HINT : SAME_RUN_HINT}`);
-      }
-      for (const t of timeline) {
-        if ('entry' in t) {
-          lines.push(`      ${describeEntry(t.entry)}`);
-          continue;
-        }
-        const c = t.call;
-        // A write the dry run answered is the one of the same operation reported first (a call refused before sending has status 0).
-        const i = c.status === 0 ? -1 : writes.findIndex((w) => w.op === c.op);
-        const w = i < 0 ? undefined : writes.splice(i, 1)[0];
-        lines.push(`      ${describeCall(c, w !== undefined)}`);
-        if (w) lines.push(`        ${describeDryWrite(w)}`);
-      }
-      for (const w of writes) lines.push(`        ${describeDryWrite(w)}`);
-    }
-    return failed > 0
-      ? { ...base, kind: 'failed', detail: `${failed} of ${targets.length} handler${targets.length === 1 ? '' : 's'} failed`, lines }
-      : { ...base, kind: 'accepted', lines };
-  };
+    const c = t.call;
+    // A write the dry run answered is the one of the same operation reported first (a call refused before sending has status 0).
+    const i = c.status === 0 ? -1 : writes.findIndex((w) => w.op === c.op);
+    const w = i < 0 ? undefined : writes.splice(i, 1)[0];
+    lines.push(`      ${describeCall(c, w !== undefined)}`);
+    if (w) lines.push(`        ${describeDryWrite(w)}`);
+  }
+  for (const w of writes) lines.push(`        ${describeDryWrite(w)}`);
+  return lines;
 }

@@ -34,41 +34,15 @@ export async function testHandler<N extends EventName, S extends object>(
   input: HandlerInput<NoInfer<N>>,
   options: TestHandlerOptions<S> = {},
 ): Promise<TestHandlerResult<N>> {
-  if (!isHandler(handler)) throw new TypeError('testHandler: expected a handler made by defineHandler as the first argument');
-  const attempt = options.attempt ?? 1;
-  if (!Number.isInteger(attempt) || attempt < 1)
-    throw new TypeError(`testHandler: attempt must be a positive integer, got ${String(attempt)}`);
-  if (options.api && options.sandbox) throw new TypeError('testHandler: give either api or sandbox, not both');
-  if (options.source !== undefined && !SOURCES.includes(options.source)) {
-    throw new TypeError(`testHandler: source must be one of ${SOURCES.join(', ')}, got ${JSON.stringify(options.source)}`);
-  }
+  const attempt = checkOptions(handler, options);
   const delivery: Delivery = await deliveryOf(input);
-  const event = toEvent(delivery);
-  if (!(handler.on as readonly string[]).includes(event.name)) {
-    throw new DeliveryError(
-      `${delivery.source}: is a "${event.name}" event; handler "${handler.id}" subscribes to ${handler.on.join(', ')}`,
-    );
-  }
+  const event = subscribedEvent(handler, delivery);
   const settings = testSettings(handler, options.settings, options.env ?? {});
   const fixed = options.now;
   const now = fixed === undefined ? () => new Date() : typeof fixed === 'function' ? fixed : () => fixed;
   const receivedAt = delivery.receivedAt ?? now().toISOString();
   const start = Date.parse(receivedAt);
-  const policy = handler.workflow ?? NO_WORKFLOW;
-  if (options.state !== undefined && policy.state === null) {
-    throw new TypeError(
-      `testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`,
-    );
-  }
-  const events = arrivals(options.events, start, 'testHandler');
-  // `options.state` is the value of the run's own state key when the run starts.
-  const state: VirtualStateStore = new Map();
-  const stateKey = policy.state === null ? null : keyOf(policy.state.key, event);
-  if (options.state !== undefined && stateKey !== null) state.set(stateKey, { value: jsonCopy(options.state), writtenAt: start });
-  // The run's sleeps and waits move the virtual clock; a fresh sandbox's clock moves with it.
-  const wf = withVirtualWorkflow(handler, (onCancel) =>
-    virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, state, onCancel }),
-  );
+  const wf = testWorkflow(handler, event, options, start);
   const advanced = () => {
     const r = wf.record();
     return r ? r.clock - start : 0;
@@ -76,19 +50,7 @@ export async function testHandler<N extends EventName, S extends object>(
   const { api, sandbox } = runTarget(options, () => (fixed === undefined ? Date.now() : now().getTime()) + advanced());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
   const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
-  const derived = (DERIVED_EVENT_NAMES as readonly string[]).includes(event.name);
-  const source = options.source ?? (derived ? 'poll' : 'webhook');
-  if (source === 'poll' && !derived)
-    throw new TypeError(`testHandler: source "poll" is for the derived events (${DERIVED_EVENT_NAMES.join(', ')}), not ${event.name}`);
-  // A reconciled run's delivery key is `rc:<change key>`, so its Idempotency-Keys and steps are the ones reconcile's run would have.
-  const change = source === 'reconcile' ? changeKey(event.name, event.data) : null;
-  if (source === 'reconcile' && change === null) {
-    const derivedNote = derived ? ' (a derived event: the poller makes it)' : '';
-    throw new TypeError(
-      `testHandler: reconcile never synthesizes ${event.name}${derivedNote}, or this one lacks the id or time its change key needs`,
-    );
-  }
-  const key = change === null ? parseEnvelope(delivery.bytes).key : reconcileDeliveryKey(change);
+  const { source, key } = runDelivery(event, delivery, options.source);
   const job = inlineJob(handler, key, event, receivedAt);
   const { outcome, calls } = await runInline(wf.handler, source === 'webhook' ? job : { ...job, source }, {
     // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too (the runner decides).
@@ -114,4 +76,69 @@ export async function testHandler<N extends EventName, S extends object>(
     waits: record?.waits ?? [],
     state: record?.state ?? options.state ?? null,
   };
+}
+
+/** Refuses a value that is not a handler and bad options (TypeError); returns the attempt. */
+function checkOptions<S extends object>(handler: unknown, options: TestHandlerOptions<S>): number {
+  if (!isHandler(handler)) throw new TypeError('testHandler: expected a handler made by defineHandler as the first argument');
+  const attempt = options.attempt ?? 1;
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new TypeError(`testHandler: attempt must be a positive integer, got ${String(attempt)}`);
+  if (options.api && options.sandbox) throw new TypeError('testHandler: give either api or sandbox, not both');
+  if (options.source !== undefined && !SOURCES.includes(options.source)) {
+    throw new TypeError(`testHandler: source must be one of ${SOURCES.join(', ')}, got ${JSON.stringify(options.source)}`);
+  }
+  return attempt;
+}
+
+/** The delivery's event, refused (DeliveryError) when the handler does not subscribe to it. */
+function subscribedEvent(handler: Handler, delivery: Delivery): WorkspaceEvent {
+  const event = toEvent(delivery);
+  if (!(handler.on as readonly string[]).includes(event.name)) {
+    throw new DeliveryError(
+      `${delivery.source}: is a "${event.name}" event; handler "${handler.id}" subscribes to ${handler.on.join(', ')}`,
+    );
+  }
+  return event;
+}
+
+/**
+ * The handler with a virtual workflow: its sleeps and waits move a virtual clock (a fresh
+ * sandbox's clock moves with it), its waits see `options.events`, and `options.state` is the
+ * value of the run's own state key when the run starts.
+ */
+function testWorkflow<S extends object>(handler: Handler, event: WorkspaceEvent, options: TestHandlerOptions<S>, start: number) {
+  const policy = handler.workflow ?? NO_WORKFLOW;
+  if (options.state !== undefined && policy.state === null) {
+    throw new TypeError(
+      `testHandler: state is given, but handler "${handler.id}" has no ctx.state (neither "orderBy" nor "state: { key }")`,
+    );
+  }
+  const events = arrivals(options.events, start, 'testHandler');
+  const state: VirtualStateStore = new Map();
+  const stateKey = policy.state === null ? null : keyOf(policy.state.key, event);
+  if (options.state !== undefined && stateKey !== null) state.set(stateKey, { value: jsonCopy(options.state), writtenAt: start });
+  return withVirtualWorkflow(handler, (onCancel) =>
+    virtualWorkflow({ handlerId: handler.id, policy, own: { event, receivedAt: start }, events, state, onCancel }),
+  );
+}
+
+/**
+ * The run's source (default `poll` for a derived event, else `webhook`) and delivery key.
+ * A reconciled run's key is `rc:<change key>`, so its Idempotency-Keys and steps are the
+ * ones reconcile's run would have.
+ */
+function runDelivery(event: WorkspaceEvent, delivery: Delivery, given: TestSource | undefined): { source: TestSource; key: string } {
+  const derived = (DERIVED_EVENT_NAMES as readonly string[]).includes(event.name);
+  const source = given ?? (derived ? 'poll' : 'webhook');
+  if (source === 'poll' && !derived)
+    throw new TypeError(`testHandler: source "poll" is for the derived events (${DERIVED_EVENT_NAMES.join(', ')}), not ${event.name}`);
+  const change = source === 'reconcile' ? changeKey(event.name, event.data) : null;
+  if (source === 'reconcile' && change === null) {
+    const derivedNote = derived ? ' (a derived event: the poller makes it)' : '';
+    throw new TypeError(
+      `testHandler: reconcile never synthesizes ${event.name}${derivedNote}, or this one lacks the id or time its change key needs`,
+    );
+  }
+  return { source, key: change === null ? parseEnvelope(delivery.bytes).key : reconcileDeliveryKey(change) };
 }

@@ -1,18 +1,15 @@
-import { RequestValidationError } from '../errors.js';
 import { Paginator, type PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Contact, ContactLifecycle, LabelRef } from '../../spec/schemas/contact.js';
+import { Contact, ContactLifecycle } from '../../spec/schemas/contact.js';
 import { MAX_CHARS } from '../../spec/limits.js';
 import type { SegmentRule } from '../../spec/search-rules.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
-import { all, iso, listing, one, paged, type ResourceContext } from './shared.js';
+import { contactLabels } from './contact-labels.js';
+import { contactPath, contactRefPath, type ContactRef } from './contact-ref.js';
+import { iso, listing, one, paged, type ResourceContext } from './shared.js';
 
-/**
- * A contact address: its id, or an identifier the caller already holds
- * (`id:<n>`, `email:<address>`, `phone:<number>`). Sent URL-encoded.
- */
-export type ContactRef = number | `id:${number}` | `email:${string}` | `phone:${string}`;
+export { contactRefPath, type ContactRef } from './contact-ref.js';
 
 /** Extra blocks `include` adds to each contact (their shape is not fixed by the spec). */
 export type ContactInclude = 'labels' | 'lifecycle';
@@ -60,20 +57,6 @@ export interface ContactSearch {
   include?: readonly ContactInclude[];
 }
 
-const REF = /^(id:\d+|email:.+|phone:.+)$/;
-
-/** Path segment of a contact reference, validated and URL-encoded. */
-export function contactRefPath(op: string, ref: ContactRef, field = 'contact'): string {
-  if (typeof ref === 'number') {
-    if (!Number.isInteger(ref) || ref < 1)
-      throw new RequestValidationError(field, 'a positive integer id or id:/email:/phone: identifier', op);
-    return String(ref);
-  }
-  if (typeof ref !== 'string' || !REF.test(ref))
-    throw new RequestValidationError(field, 'an id or an identifier id:<n>, email:<address>, phone:<number>', op);
-  return encodeURIComponent(ref);
-}
-
 function checkContactBody(op: string, body: ContactPatch, requireName: boolean): void {
   const c = check(op);
   if (requireName) c.required('name', body.name, MAX_CHARS.contactName);
@@ -86,9 +69,12 @@ function checkContactBody(op: string, body: ContactPatch, requireName: boolean):
 const include = (i: readonly ContactInclude[] | undefined): string | undefined => (i && i.length ? i.join(',') : undefined);
 
 export function contactsResource(ctx: ResourceContext) {
-  const { transport: t } = ctx;
-  const path = (op: string, ref: ContactRef): string => `/contacts/${contactRefPath(op, ref)}`;
+  return { ...contactReads(ctx), ...contactWrites(ctx), labels: contactLabels(ctx) };
+}
 
+/** `GET /contacts`, `GET /contacts/{ref}` and `POST /contacts/search`. */
+function contactReads(ctx: ResourceContext) {
+  const { transport: t } = ctx;
   return {
     /** `GET /contacts`: iterate contacts (newest first) or `.pages()`. */
     list(query: ContactListQuery = {}, options?: RequestOptions): Paginator<Contact> {
@@ -118,50 +104,12 @@ export function contactsResource(ctx: ResourceContext) {
       return t.request({
         op: 'contacts.get',
         method: 'GET',
-        path: path('contacts.get', ref),
+        path: contactPath('contacts.get', ref),
         query: { include: include(inc) },
         schema: one(Contact),
         repeat: 'safe',
         options,
       });
-    },
-    /** `POST /contacts` (IK): 201 with the new contact. */
-    create(body: ContactCreate, options?: WriteOptions): ApiPromise<Contact> {
-      checkContactBody('contacts.create', body, true);
-      return t.request({ op: 'contacts.create', method: 'POST', path: '/contacts', body, schema: one(Contact), repeat: 'ik', options });
-    },
-    /** `PATCH /contacts/{ref}` (IK): only the fields sent change. */
-    update(ref: ContactRef, body: ContactPatch, options?: WriteOptions): ApiPromise<Contact> {
-      checkContactBody('contacts.update', body, false);
-      return t.request({
-        op: 'contacts.update',
-        method: 'PATCH',
-        path: path('contacts.update', ref),
-        body,
-        schema: one(Contact),
-        repeat: 'ik',
-        options,
-      });
-    },
-    /**
-     * `PUT /contacts/{ref}` (IK): make the contact at the address match the body,
-     * creating it when none exists (`.withResponse()` status 201) — except `id:` refs, which never create (404).
-     */
-    upsert(ref: ContactRef, body: ContactPatch, options?: WriteOptions): ApiPromise<Contact> {
-      checkContactBody('contacts.upsert', body, false);
-      return t.request({
-        op: 'contacts.upsert',
-        method: 'PUT',
-        path: path('contacts.upsert', ref),
-        body,
-        schema: one(Contact),
-        repeat: 'ik',
-        options,
-      });
-    },
-    /** `DELETE /contacts/{ref}`: 204; the contact's conversations stay. */
-    delete(ref: ContactRef, options?: RequestOptions): ApiPromise<void> {
-      return t.request<void>({ op: 'contacts.delete', method: 'DELETE', path: path('contacts.delete', ref), repeat: 'safe', options });
     },
     /**
      * `POST /contacts/search` (a read: no Idempotency-Key, safe to retry).
@@ -189,6 +137,56 @@ export function contactsResource(ctx: ResourceContext) {
         cursor,
       );
     },
+  };
+}
+
+/** The writes: create, update, upsert, delete, merge and the lifecycle stage. */
+function contactWrites({ transport: t }: ResourceContext) {
+  return {
+    /** `POST /contacts` (IK): 201 with the new contact. */
+    create(body: ContactCreate, options?: WriteOptions): ApiPromise<Contact> {
+      checkContactBody('contacts.create', body, true);
+      return t.request({ op: 'contacts.create', method: 'POST', path: '/contacts', body, schema: one(Contact), repeat: 'ik', options });
+    },
+    /** `PATCH /contacts/{ref}` (IK): only the fields sent change. */
+    update(ref: ContactRef, body: ContactPatch, options?: WriteOptions): ApiPromise<Contact> {
+      checkContactBody('contacts.update', body, false);
+      return t.request({
+        op: 'contacts.update',
+        method: 'PATCH',
+        path: contactPath('contacts.update', ref),
+        body,
+        schema: one(Contact),
+        repeat: 'ik',
+        options,
+      });
+    },
+    /**
+     * `PUT /contacts/{ref}` (IK): make the contact at the address match the body,
+     * creating it when none exists (`.withResponse()` status 201) — except `id:` refs, which never create (404).
+     */
+    upsert(ref: ContactRef, body: ContactPatch, options?: WriteOptions): ApiPromise<Contact> {
+      checkContactBody('contacts.upsert', body, false);
+      return t.request({
+        op: 'contacts.upsert',
+        method: 'PUT',
+        path: contactPath('contacts.upsert', ref),
+        body,
+        schema: one(Contact),
+        repeat: 'ik',
+        options,
+      });
+    },
+    /** `DELETE /contacts/{ref}`: 204; the contact's conversations stay. */
+    delete(ref: ContactRef, options?: RequestOptions): ApiPromise<void> {
+      return t.request<void>({
+        op: 'contacts.delete',
+        method: 'DELETE',
+        path: contactPath('contacts.delete', ref),
+        repeat: 'safe',
+        options,
+      });
+    },
     /** `POST /contacts/merge` (IK): the loser's records move to the survivor, which is returned. */
     merge(body: { survivor: ContactRef; loser: ContactRef }, options?: WriteOptions): ApiPromise<Contact> {
       const op = 'contacts.merge';
@@ -205,52 +203,12 @@ export function contactsResource(ctx: ResourceContext) {
       return t.request({
         op,
         method: 'PUT',
-        path: `${path(op, ref)}/lifecycle`,
+        path: `${contactPath(op, ref)}/lifecycle`,
         body: { stage },
         schema: one(ContactLifecycle),
         repeat: 'ik',
         options,
       });
-    },
-    labels: {
-      /** `GET /contacts/{ref}/labels`. */
-      list(ref: ContactRef, options?: RequestOptions): ApiPromise<LabelRef[]> {
-        return t.request({
-          op: 'contacts.labels.list',
-          method: 'GET',
-          path: `${path('contacts.labels.list', ref)}/labels`,
-          schema: all(LabelRef),
-          repeat: 'safe',
-          options,
-        });
-      },
-      /** `POST /contacts/{ref}/labels` (IK): adds existing labels (ids or exact names); returns the labels after the call. */
-      add(ref: ContactRef, labels: readonly (string | number)[], options?: WriteOptions): ApiPromise<LabelRef[]> {
-        const op = 'contacts.labels.add';
-        if (!Array.isArray(labels) || labels.length < 1) check(op).fail('labels', 'at least 1 label id or name');
-        return t.request({
-          op,
-          method: 'POST',
-          path: `${path(op, ref)}/labels`,
-          body: { labels },
-          schema: all(LabelRef),
-          repeat: 'ik',
-          options,
-        });
-      },
-      /** `DELETE /contacts/{ref}/labels/{label}`: removing a label the contact lacks is not an error; returns the remaining labels. */
-      remove(ref: ContactRef, label: string | number, options?: RequestOptions): ApiPromise<LabelRef[]> {
-        const op = 'contacts.labels.remove';
-        if (label === '' || label === undefined) check(op).fail('label', 'a label id or name');
-        return t.request({
-          op,
-          method: 'DELETE',
-          path: `${path(op, ref)}/labels/${encodeURIComponent(String(label))}`,
-          schema: all(LabelRef),
-          repeat: 'safe',
-          options,
-        });
-      },
     },
   };
 }

@@ -7,10 +7,12 @@ import { worldAt, type WorldSource } from '../../queue/world.js';
 import type { RedisClient } from '../../redis/connection.js';
 import type { ContextDeps } from '../../worker/context.js';
 import { deterministicKeys } from '../../worker/idempotency.js';
-import type { TimedSource } from '../timers.js';
+import type { Job } from 'bullmq';
+import type { DerivedEventName } from '../../events/catalogue.js';
+import type { TimedSource, Timer } from '../timers.js';
 import { ChangeClaims } from '../../queue/change.js';
 import { derivedSubscriptions, pollOnce } from './poller.js';
-import { kindsFor } from './snapshot-diff.js';
+import { kindsFor, type SnapshotKind } from './snapshot-diff.js';
 import { refreshSnapshot } from './snapshot.js';
 
 /** The poll queue's job scheduler of derived events. */
@@ -42,22 +44,31 @@ const subscribed = (set: HandlerSet): string[] => set.current().all.flatMap((h) 
  * needs it.
  */
 export function pollTimer(deps: PollTimerDeps): TimedSource {
-  const { config, set, commands, log } = deps;
-  const prefix = config.queuePrefix;
+  const { config, set, commands } = deps;
   const wanted = derivedSubscriptions(set.current().all);
   const kinds = config.reconcile.snapshotEveryMs === undefined ? [] : kindsFor(subscribed(set));
-  const ingest = new IngestStore(commands, prefix, config.dedupeTtlMs);
-  const claims = new ChangeClaims(commands, prefix, config.dedupeTtlMs, deps.world ?? null);
-  const factory = deps.api;
-  const opts = { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
-  let warned = false;
-  const noApi = () => {
-    if (!warned)
-      log.warn('the poller needs WORKSPACE_API_URL and WORKSPACE_API_TOKEN; derived events and the snapshot of event fields stay off');
-    warned = true;
-    return { ran: false };
+  const timers = pollSchedulers(config, wanted, kinds);
+  const jobs: PollJobs = {
+    deps,
+    wanted,
+    ingest: new IngestStore(commands, config.queuePrefix, config.dedupeTtlMs),
+    claims: new ChangeClaims(commands, config.queuePrefix, config.dedupeTtlMs, deps.world ?? null),
+    warned: false,
   };
-  const timers = [
+  return {
+    queue: POLLS_QUEUE,
+    what: 'poll',
+    timer: { noun: 'poller', removed: 'no loaded handler needs it (derived events; SNAPSHOT_EVERY events)' },
+    timers,
+    worker: { concurrency: 1 },
+    run: timers.length === 0 ? undefined : (job) => runPollJob(jobs, job),
+  };
+}
+
+/** The job schedulers wanted: the poll while a handler subscribes to a derived event, the snapshot while one needs it. */
+function pollSchedulers(config: Config, wanted: ReadonlySet<DerivedEventName>, kinds: readonly SnapshotKind[]): Timer[] {
+  const opts = { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
+  return [
     ...(wanted.size === 0
       ? []
       : [
@@ -79,50 +90,61 @@ export function pollTimer(deps: PollTimerDeps): TimedSource {
           },
         ]),
   ];
-  return {
-    queue: POLLS_QUEUE,
-    what: 'poll',
-    timer: { noun: 'poller', removed: 'no loaded handler needs it (derived events; SNAPSHOT_EVERY events)' },
-    timers,
-    worker: { concurrency: 1 },
-    run:
-      timers.length === 0
-        ? undefined
-        : async (job) => {
-            if (!factory) return noApi();
-            const world = worldAt(deps.world ? await deps.world.current() : null, null);
-            if (job.name === SNAPSHOT_SCHEDULER_ID) {
-              const now = kindsFor(subscribed(set));
-              return refreshSnapshot(
-                {
-                  redis: commands,
-                  prefix,
-                  world,
-                  log,
-                  claims,
-                  ttlMs: config.dedupeTtlMs,
-                  // Reads only, at priority low, like the poll.
-                  api: factory(deterministicKeys('poll', 'snapshot'), 'low'),
-                  lockMs: Math.max(120_000, 2 * (config.reconcile.snapshotEveryMs ?? 0)),
-                },
-                now,
-              );
-            }
-            if (wanted.size === 0) return { ran: false };
-            return pollOnce(
-              {
-                redis: commands,
-                prefix,
-                ingest,
-                log,
-                world,
-                // Reads only, at priority low: polling yields the API budget to handler runs.
-                api: () => factory(deterministicKeys('poll', 'poller'), 'low'),
-                taskLookaheadMs: config.taskDueLookaheadMs,
-                lockMs: Math.max(60_000, 2 * config.pollEveryMs),
-              },
-              derivedSubscriptions(set.current().all),
-            );
-          },
-  };
+}
+
+/** What the poll queue's jobs share in this process. */
+interface PollJobs {
+  readonly deps: PollTimerDeps;
+  /** The derived events subscribed to at start-up. */
+  readonly wanted: ReadonlySet<DerivedEventName>;
+  readonly ingest: IngestStore;
+  readonly claims: ChangeClaims;
+  /** Whether the missing API was logged already (once per process). */
+  warned: boolean;
+}
+
+/** One job of queue `polls`: a refresh of the snapshot, or a poll of the derived events. */
+async function runPollJob(p: PollJobs, job: Job): Promise<unknown> {
+  const { config, set, commands, log } = p.deps;
+  const factory = p.deps.api;
+  if (!factory) {
+    if (!p.warned)
+      log.warn('the poller needs WORKSPACE_API_URL and WORKSPACE_API_TOKEN; derived events and the snapshot of event fields stay off');
+    p.warned = true;
+    return { ran: false };
+  }
+  const world = worldAt(p.deps.world ? await p.deps.world.current() : null, null);
+  const prefix = config.queuePrefix;
+  if (job.name === SNAPSHOT_SCHEDULER_ID) {
+    const now = kindsFor(subscribed(set));
+    return refreshSnapshot(
+      {
+        redis: commands,
+        prefix,
+        world,
+        log,
+        claims: p.claims,
+        ttlMs: config.dedupeTtlMs,
+        // Reads only, at priority low, like the poll.
+        api: factory(deterministicKeys('poll', 'snapshot'), 'low'),
+        lockMs: Math.max(120_000, 2 * (config.reconcile.snapshotEveryMs ?? 0)),
+      },
+      now,
+    );
+  }
+  if (p.wanted.size === 0) return { ran: false };
+  return pollOnce(
+    {
+      redis: commands,
+      prefix,
+      ingest: p.ingest,
+      log,
+      world,
+      // Reads only, at priority low: polling yields the API budget to handler runs.
+      api: () => factory(deterministicKeys('poll', 'poller'), 'low'),
+      taskLookaheadMs: config.taskDueLookaheadMs,
+      lockMs: Math.max(60_000, 2 * config.pollEveryMs),
+    },
+    derivedSubscriptions(set.current().all),
+  );
 }

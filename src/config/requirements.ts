@@ -1,0 +1,68 @@
+import { isLoopbackHost } from '../util/loopback.js';
+
+// The checks of loadConfig (./config.ts) that span variables or depend on the process:
+// what the schema of one variable cannot say. Each adds its problem to `problems`.
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Problems = { variable: string; problem: string }[];
+
+/** Which variables the process needs (`LoadConfigOptions`). */
+interface Needs {
+  requireSecrets?: boolean;
+  requireApiToken?: boolean;
+}
+
+const given = (env: Env, name: string): boolean => (env[name] ?? '').trim() !== '';
+
+/** Every check across variables, on the environment with its `_FILE` secrets resolved. */
+export function checkRequirements(resolved: Env, needs: Needs, problems: Problems): void {
+  if (needs.requireSecrets) secretsRequired(resolved, problems);
+  adminPair(resolved, problems);
+  if (needs.requireApiToken && given(resolved, 'WORKSPACE_API_URL')) {
+    apiTokenRequired(resolved, problems);
+    apiUrlSecure(resolved, problems);
+  }
+}
+
+function secretsRequired(resolved: Env, problems: Problems): void {
+  // Judged from the variable itself, not the parse result: a bad value elsewhere must not make it look missing.
+  const secretsGiven = (resolved['WEBHOOK_SECRETS'] ?? '').split(',').some((s) => s.trim() !== '');
+  if (secretsGiven || problems.some((p) => p.variable.startsWith('WEBHOOK_SECRETS'))) return;
+  problems.push({
+    variable: 'WEBHOOK_SECRETS',
+    problem:
+      'required to verify deliveries and missing (an empty value counts as missing). Set it to the signing secret from the ' +
+      "workspace's webhook settings, e.g. WEBHOOK_SECRETS=whsec_current,whsec_previous (first = current), " +
+      'or point WEBHOOK_SECRETS_FILE at a file holding it',
+  });
+}
+
+function adminPair(resolved: Env, problems: Problems): void {
+  const hasUser = given(resolved, 'ADMIN_USER');
+  if (hasUser === given(resolved, 'ADMIN_PASSWORD')) return;
+  problems.push({
+    variable: hasUser ? 'ADMIN_PASSWORD' : 'ADMIN_USER',
+    problem: 'ADMIN_USER and ADMIN_PASSWORD must be set together (the dashboard stays off when both are unset)',
+  });
+}
+
+function apiTokenRequired(resolved: Env, problems: Problems): void {
+  if (given(resolved, 'WORKSPACE_API_TOKEN') || problems.some((p) => p.variable.startsWith('WORKSPACE_API_TOKEN'))) return;
+  problems.push({
+    variable: 'WORKSPACE_API_TOKEN',
+    problem:
+      'required when WORKSPACE_API_URL is set, and missing: ' +
+      'every handler run and schedule tick that calls the API would be dead-lettered. ' +
+      'Set it to a token of that workspace (or WORKSPACE_API_TOKEN_FILE to a file holding it), or unset WORKSPACE_API_URL',
+  });
+}
+
+/** Plain http only for a loopback host (a WORKSPACE_API_URL the schema refused is left to its problem). */
+function apiUrlSecure(resolved: Env, problems: Problems): void {
+  if (problems.some((p) => p.variable === 'WORKSPACE_API_URL')) return;
+  const url = new URL((resolved['WORKSPACE_API_URL'] ?? '').trim());
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    const expected = 'expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear)';
+    problems.push({ variable: 'WORKSPACE_API_URL', problem: `${expected}, got http://${url.host}` });
+  }
+}
