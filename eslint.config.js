@@ -43,6 +43,16 @@ export default defineConfig(
     },
   },
   {
+    // No function of src/ is over 80 lines (blank and comment lines not counted): a longer one is split into
+    // named functions that say what each part does. Tables are the exception: the sandbox's seed data and the
+    // metric definitions read best as one list each.
+    files: ['src/**/*.ts'],
+    ignores: ['src/sandbox/seed/acme.ts', 'src/sandbox/seed/other.ts', 'src/metrics/definitions.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     files: ['src/**'],
     ignores: ['src/cli/main.ts'],
     rules: {
