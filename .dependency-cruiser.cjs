@@ -2,7 +2,7 @@
 // and of `npm test`). Every folder of src/ has a layer below and a list of the
 // layers it may import; an import of anything else in src/ fails the check.
 //
-//   cli ─> runtime ─> tools (capture, spool, admin, metrics, history; replay, doctor for cli)
+//   cli ─> runtime ─> tools (capture, spool, admin, metrics, history; replay for cli)
 //                       │            metrics, history, telemetry ──> lifecycle <── worker
 //                       ├─> receiver ──> queue <── worker ──> api
 //                       │                            └──> handler kit ──> api
@@ -44,9 +44,8 @@ const L = {
   metrics: '^src/metrics/',
   // Delivery history: a subscriber of the worker's lifecycle stream (and the receiver's repeats), wired by runtime; read by the CLI and admin.
   history: '^src/history/',
-  // CLI services: what `switchyard replay` and `switchyard doctor` run.
+  // CLI services: what `switchyard replay` runs (doctor's checks live in cli/).
   replay: '^src/replay/',
-  doctor: '^src/doctor/',
   // `switchyard/testing`: helpers for handler authors' tests.
   testing: '^src/testing/',
   // `switchyard`: the public handler kit entry.
@@ -97,7 +96,6 @@ const allowed = {
   // No worker or runtime module: what the worker does reaches it as lifecycle events.
   history: [L.lifecycle, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
   replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
-  doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
   testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, L.recipes, ...bottom, L.shared],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
@@ -147,7 +145,7 @@ module.exports = {
       severity: 'error',
       comment: 'runtime wires the service; the sandbox, test kit, CLI services and public entry are not part of it.',
       from: { path: L.runtime },
-      to: { path: [L.sandbox, L.testing, L.replay, L.doctor, L.index] },
+      to: { path: [L.sandbox, L.testing, L.replay, L.index] },
     },
     {
       name: 'layer-unplaced',

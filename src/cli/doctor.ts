@@ -1,7 +1,7 @@
 import { configuredApiClients } from '../clients/api-clients.js';
 import { printableLines } from '../util/printable.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
+import { checkApi, checkRedis, checkSettings, type Check } from './doctor-checks.js';
 import type { Handler } from '../handler/define.js';
 import type { Schedule } from '../handler/schedule.js';
 import { dropSecrets, handlerEnv } from '../handler/env.js';
