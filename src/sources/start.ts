@@ -7,9 +7,9 @@ import type { RedisClient } from '../redis/connection.js';
 import type { ContextDeps } from '../worker/context.js';
 import type { LifecycleBus } from '../lifecycle/bus.js';
 import { RedisStepStore } from '../worker/steps.js';
-import { pollTimer } from './poll/timer.js';
-import { reconcileTimer } from './reconcile/timer.js';
-import { scheduleTimers } from './schedule/timer.js';
+import { pollTimer } from './poll/poll-timer.js';
+import { reconcileTimer } from './reconcile/reconcile-timer.js';
+import { scheduleTimers } from './schedule/schedule-timers.js';
 import { startTimers, type Timers } from './timers.js';
 
 export interface SourcesOptions {

@@ -19,7 +19,7 @@ import {
 
 /**
  * The poller of derived events: one poll per tick across every worker process
- * (a BullMQ job scheduler on the `polls` queue, see src/sources/poll/timer.ts),
+ * (a BullMQ job scheduler on the `polls` queue, see src/sources/poll/poll-timer.ts),
  * guarded by a lock so a slow poll never overlaps the next one. Its cursor
  * and snapshot live in Redis under the queue prefix; each change becomes a
  * delivery with a deterministic key put through the ingest script (dedupe by

@@ -21,7 +21,7 @@ export interface ScheduleProcessorDeps {
  * A schedule's run as a plain function: the schedule runs through the
  * handlers' runner (timeout, failure classification, logging) as a handler of
  * no event, with `ctx.tick` added; the decision is applied by the BullMQ
- * adapter (src/sources/schedule/timer.ts) like a handler job's.
+ * adapter (src/sources/schedule/schedule-timers.ts) like a handler job's.
  */
 export function createScheduleProcessor(
   deps: ScheduleProcessorDeps,
