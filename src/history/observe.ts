@@ -17,7 +17,7 @@ import {
   type StepRecord,
   type WaitRecord,
 } from './record.js';
-import { HistoryWriter, type Receipt } from './store.js';
+import { HistoryWriter, type Receipt } from './writer.js';
 
 /** What one attempt collected while it ran: its API calls and steps (made when the first one comes). */
 interface RunRecord {

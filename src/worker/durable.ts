@@ -24,8 +24,8 @@ import type { AttemptObserver } from '../lifecycle/bus.js';
 import type { Logger } from '../log/logger.js';
 import type { HandlerJobData } from '../queue/jobs.js';
 import type { ParkedRun, RunRecords } from '../queue/waits/runs.js';
-import type { HandlerStateStore, StateValue } from '../queue/state/store.js';
-import type { WaitState, WaitStore } from '../queue/waits/store.js';
+import type { HandlerStateStore, StateValue } from '../queue/state/state-store.js';
+import type { WaitState, WaitStore } from '../queue/waits/wait-store.js';
 import { decodeReached, defaultWaitId, encodeReached, type Reached } from '../queue/waits/reached.js';
 import { addBusinessTime } from '../recipes/business-time.js';
 

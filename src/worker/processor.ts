@@ -9,7 +9,7 @@ import type { AttemptObserver, LifecycleBus } from '../lifecycle/bus.js';
 import type { AttemptDecision, AttemptRef } from '../lifecycle/events.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { cancelId, DurableRun, matchKey, type DurableDeps } from './durable.js';
-import type { WaitState } from '../queue/waits/store.js';
+import type { WaitState } from '../queue/waits/wait-store.js';
 import { checkDue, type DueCheck } from './hold.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 

@@ -2,7 +2,7 @@ import type { WorkspaceEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler/define.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredDelivery } from '../queue/delivery.js';
-import type { WaitStore, WokenRun } from '../queue/waits/store.js';
+import type { WaitStore, WokenRun } from '../queue/waits/wait-store.js';
 import { matchKey } from './durable.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaitStore } from '../../../src/queue/waits/store.js';
+import { WaitStore } from '../../../src/queue/waits/wait-store.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 const HOUR = 3_600_000;
