@@ -21,7 +21,7 @@ import { dispatch } from '../worker/dispatcher.js';
 import { dropSecrets } from '../handler/env.js';
 import { handlerSnapshot, HandlerSet } from '../handler/set.js';
 import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
-import { startSources } from '../sources/start.js';
+import { startSources } from '../sources/start-sources.js';
 import { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from '../worker/processor.js';
 import { RedisStepStore } from '../worker/steps.js';
 import { WaitStore } from '../queue/waits/wait-store.js';
