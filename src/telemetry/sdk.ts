@@ -5,7 +5,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import type { TracingSettings } from '../config/tracing.js';
 
 /**
- * The OpenTelemetry SDK: imported (dynamically, by start.ts) only when tracing
+ * The OpenTelemetry SDK: imported (dynamically, by start-tracing.ts) only when tracing
  * is on. Registers the global tracer provider and an AsyncLocalStorage context
  * manager, with a BatchSpanProcessor in front of the OTLP/HTTP exporter of the
  * configured encoding.
