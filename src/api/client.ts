@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { randomIdempotencyKey, type IdempotencyKeyGenerator } from './idempotency.js';
+import { randomIdempotencyKey, type IdempotencyKeyGenerator } from './idempotency-key.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import { LIMITER_PRIORITIES, createMemoryRateLimiter, type LimiterPriority, type RateLimiter } from './rate-limiter.js';
 import { createRedisRateLimiter } from './rate-limiter-redis.js';

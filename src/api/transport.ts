@@ -15,7 +15,7 @@ import {
   errorFromResponse,
   parseResetHeader,
 } from './errors.js';
-import type { IdempotencyKeyGenerator } from './idempotency.js';
+import type { IdempotencyKeyGenerator } from './idempotency-key.js';
 import type { LimiterPriority, Permit, RateLimiter } from './rate-limiter.js';
 import { apiPromise, rateLimitInfo, type ApiPromise, type ApiResponse } from './response.js';
 import { backoffMs, mayRetry, type ApiRetryOptions } from './retry.js';

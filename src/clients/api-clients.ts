@@ -7,7 +7,7 @@
  * @module
  */
 import { createApiClient, type ApiClient } from '../api/client.js';
-import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import type { IdempotencyKeyGenerator } from '../api/idempotency-key.js';
 import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
 import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
 import type { ApiRetryOptions } from '../api/retry.js';

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
+import type { IdempotencyKeyGenerator } from '../api/idempotency-key.js';
 import type { CallEvent, WriteMemo } from '../api/transport.js';
 import type { LimiterPriority } from '../api/rate-limiter.js';
 import type { Config } from '../config/config.js';

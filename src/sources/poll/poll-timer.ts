@@ -6,7 +6,7 @@ import { POLLS_QUEUE } from '../../queue/names.js';
 import { worldAt, type WorldSource } from '../../queue/world.js';
 import type { RedisClient } from '../../redis/connection.js';
 import type { ContextDeps } from '../../worker/context.js';
-import { deterministicKeys } from '../../worker/idempotency.js';
+import { deterministicKeys } from '../../worker/derived-keys.js';
 import type { TimedSource } from '../timers.js';
 import { ChangeClaims } from '../../queue/change.js';
 import { derivedSubscriptions, pollOnce } from './poller.js';
