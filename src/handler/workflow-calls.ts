@@ -2,7 +2,7 @@ import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type Worksp
 import { closest } from '../util/closest.js';
 import { formatDuration, parseDuration } from '../util/units.js';
 import { HandlerConfigError } from './errors.js';
-import { KEY_SOURCES, keyOf, type BuiltinKey, type KeyOption } from './flow.js';
+import { KEY_SOURCES, keyOf, type BuiltinKey, type KeyOption } from './run-policy.js';
 import type { MatchOption, SleepOptions } from './workflow.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRedactor, type Redactor } from '../pii/redact.js';
 import type { Config } from '../config/config.js';
 import { isEventName } from '../events/catalogue.js';
-import { keyOf } from '../handler/flow.js';
+import { keyOf } from '../handler/run-policy.js';
 import type { LifecycleSubscriber } from '../lifecycle/bus.js';
 import type { AttemptDecision, AttemptEndedEvent, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
 import type { Logger } from '../log/logger.js';

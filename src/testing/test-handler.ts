@@ -11,7 +11,7 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
-import { keyOf } from '../handler/flow.js';
+import { keyOf } from '../handler/run-policy.js';
 import { NO_WORKFLOW } from '../handler/workflow-policy.js';
 import { jsonCopy, type VirtualStateStore } from '../worker/virtual-state.js';
 import { virtualWorkflow, withVirtualWorkflow } from '../worker/virtual-workflow.js';

@@ -3,7 +3,7 @@ import { jobIdFor, parseEnvelope, type Envelope } from '../events/envelope.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { changeKey } from '../events/change-key.js';
 import type { Handler } from '../handler/define.js';
-import { keyOf } from '../handler/flow.js';
+import { keyOf } from '../handler/run-policy.js';
 import type { ChangeClaimant } from '../queue/change.js';
 import type { FlowControl } from '../queue/flow.js';
 import { orderMember, type QueuedJob } from '../queue/order.js';

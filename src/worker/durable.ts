@@ -3,7 +3,7 @@ import { jobIdFor } from '../events/envelope.js';
 import type { WorkspaceEvent } from '../events/catalogue.js';
 import type { Handler } from '../handler/define.js';
 import { HandlerConfigError } from '../handler/errors.js';
-import { keyOf } from '../handler/flow.js';
+import { keyOf } from '../handler/run-policy.js';
 import { checkStateValue, stateLabel, type StateSchema } from '../handler/state-value.js';
 import type { MatchOption, SleepOptions, WaitForEventOptions } from '../handler/workflow.js';
 import {

@@ -1,6 +1,6 @@
 import type { WorkspaceEvent } from '../events/catalogue.js';
 import { HandlerConfigError } from '../handler/errors.js';
-import { keyOf } from '../handler/flow.js';
+import { keyOf } from '../handler/run-policy.js';
 import { checkStateValue, stateLabel } from '../handler/state-value.js';
 import type { HandlerState } from '../handler/workflow.js';
 import type { WorkflowPolicy } from '../handler/workflow-policy.js';

@@ -1,6 +1,6 @@
 import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
 import type { Handler, HandlerContext } from '../handler/define.js';
-import { keyOf } from '../handler/flow.js';
+import { keyOf } from '../handler/run-policy.js';
 import type { Duration } from '../handler/options.js';
 import type { MatchOption, SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
 import {

@@ -1,6 +1,6 @@
 import type { Handler, HandlerContext } from '../../handler/define.js';
 import type { Schedule, ScheduleContext } from '../../handler/schedule.js';
-import { DEFAULT_FLOW } from '../../handler/flow.js';
+import { DEFAULT_RUN_POLICY } from '../../handler/run-policy.js';
 import type { Logger } from '../../log/logger.js';
 import type { HandlerJobData } from '../../queue/jobs.js';
 import { scheduleKey, tickOf, type ScheduleJobView } from '../../queue/jobs.js';
@@ -91,7 +91,7 @@ export function scheduleHandler(schedule: Schedule, tick: string): Handler {
     settings: schedule.settings,
     retry: schedule.retry,
     timeoutMs: schedule.timeoutMs,
-    flow: { ...DEFAULT_FLOW, priority: schedule.priority },
+    flow: { ...DEFAULT_RUN_POLICY, priority: schedule.priority },
     async handle(_event: unknown, ctx: HandlerContext<Readonly<Record<string, unknown>>>) {
       // The handler ctx's getters (api) stay lazy: `tick` is added on an object that inherits them.
       const scheduled = Object.create(ctx, { tick: { value: tick, enumerable: true } }) as ScheduleContext<
