@@ -13,7 +13,7 @@ import { productsResource } from './resources/products.js';
 import { one, type ResourceContext } from './resources/shared.js';
 import { tasksResource } from './resources/tasks.js';
 import type { ApiPromise } from './response.js';
-import { DEFAULT_RETRY, type ApiRetryOptions } from './retry.js';
+import { DEFAULT_API_RETRY, type ApiRetryOptions } from './retry.js';
 import { Me } from '../spec/schemas/me.js';
 import { createTransport, type ApiLogger, type CallEvent, type RequestOptions, type WriteMemo } from './transport.js';
 
@@ -105,7 +105,7 @@ export function createApiClient(options: ApiClientOptions) {
     now,
     sleep,
     timeoutMs,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry: { ...DEFAULT_API_RETRY, ...options.retry },
     limiter,
     priority,
     idempotencyKey: options.idempotencyKey ?? randomIdempotencyKey,

@@ -10,7 +10,7 @@ export type { ApiPromise, ApiResponse, RateLimitInfo } from './response.js';
 export { Paginator, type Page, type PageQuery } from './pagination.js';
 export type { ApiLogger, CallEvent, HttpMethod, RequestOptions, WriteOptions } from './transport.js';
 export { checkBaseUrl } from './transport.js';
-export { DEFAULT_RETRY, type ApiRetryOptions } from './retry.js';
+export { DEFAULT_API_RETRY, type ApiRetryOptions } from './retry.js';
 export { randomIdempotencyKey, type IdempotencyContext, type IdempotencyKeyGenerator } from './idempotency-key.js';
 export {
   BURST_WINDOW_MS,
