@@ -1,4 +1,4 @@
-import { DelayedError, Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError as BullmqUnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
@@ -253,7 +253,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
         return decision.result;
       case 'dead': {
         // Dead-lettered now, whatever BullMQ's count of attempts says; what the handler threw keeps its stack (`dlq show`).
-        const dead = new UnrecoverableError(decision.reason);
+        const dead = new BullmqUnrecoverableError(decision.reason);
         if (decision.error?.stack) dead.stack = `${dead.name}: ${decision.reason}\n  caused by ${decision.error.stack}`;
         throw dead;
       }

@@ -1,4 +1,4 @@
-import { UnrecoverableError } from 'bullmq';
+import { UnrecoverableError as BullmqUnrecoverableError } from 'bullmq';
 import { jobIdFor, parseEnvelope, type Envelope } from '../events/envelope.js';
 import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
 import { changeKey } from '../events/change-key.js';
@@ -13,7 +13,7 @@ import type { HandlerJobData } from '../queue/jobs.js';
 import { activeTraceparent, tracingState } from '../telemetry/index.js';
 
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
-export class InvalidDeliveryError extends UnrecoverableError {
+export class InvalidDeliveryError extends BullmqUnrecoverableError {
   readonly code = 'invalid_delivery';
   constructor(
     readonly reason: string,

@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError as BullmqUnrecoverableError, type Job } from 'bullmq';
 import type { HandlerSet } from '../../handler/set.js';
 import type { Logger } from '../../log/logger.js';
 import type { LifecycleBus } from '../../lifecycle/bus.js';
@@ -69,7 +69,7 @@ export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
               case 'completed':
                 return decision.result;
               case 'dead':
-                throw new UnrecoverableError(decision.reason);
+                throw new BullmqUnrecoverableError(decision.reason);
               case 'delay':
                 await job.moveToDelayed(decision.until, token);
                 throw new DelayedError();
