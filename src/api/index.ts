@@ -50,14 +50,33 @@ export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersRes
 export type { ProductListQuery, ProductsResource } from './resources/products.js';
 export type { TaskCreate, TaskListQuery, TaskPatch, TasksResource } from './resources/tasks.js';
 export type { LeadCreate, LeadListQuery, LeadsResource } from './resources/leads.js';
-export * from '../spec/schemas/common.js';
-export * from '../spec/schemas/contact.js';
-export * from '../spec/schemas/conversation.js';
-export * from '../spec/schemas/message.js';
-export * from '../spec/schemas/lead.js';
-export * from '../spec/schemas/me.js';
-export * from '../spec/schemas/deal.js';
-export * from '../spec/schemas/order.js';
-export * from '../spec/schemas/product.js';
-export * from '../spec/schemas/task.js';
-export * from '../spec/search-rules.js';
+export {
+  DecimalString,
+  Id,
+  page,
+  single,
+  Timestamp,
+  Contact,
+  ContactLifecycle,
+  LabelRef,
+  LifecycleStage,
+  Assignee,
+  ClosingNote,
+  Conversation,
+  ConversationStatus,
+  Message,
+  Lead,
+  Me,
+  Deal,
+  DealStatus,
+  Order,
+  OrderLine,
+  OrderStatus,
+  PaymentStatus,
+  Product,
+  ProductVariant,
+  Task,
+} from '../spec/schemas/index.js';
+export { SEGMENT_OPERATORS, type SegmentAttribute, segmentOperators, type SegmentRule, VALUELESS_OPERATORS } from '../spec/index.js';
+export { asSentence } from './sentence.js';
+export type { WriteMemo } from './transport.js';

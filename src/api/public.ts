@@ -41,4 +41,4 @@ export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersRes
 export type { ProductListQuery, ProductsResource } from './resources/products.js';
 export type { TaskCreate, TaskListQuery, TaskPatch, TasksResource } from './resources/tasks.js';
 export type { LeadCreate, LeadListQuery, LeadsResource } from './resources/leads.js';
-export type { SegmentAttribute, SegmentRule } from '../spec/search-rules.js';
+export type { SegmentAttribute, SegmentRule } from '../spec/index.js';

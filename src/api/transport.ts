@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { isLoopbackHost } from '../util/loopback.js';
+import { isLoopbackHost } from '../util/index.js';
 import { describeMismatch, malformedRecords } from './mismatch.js';
-import { HEADERS } from '../spec/headers.js';
+import { HEADERS } from '../spec/index.js';
 import {
   ApiError,
   NetworkError,

@@ -1,9 +1,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseEnvelope } from '../events/envelope.js';
-import { toFixture } from '../events/fixture.js';
-import type { ReceiverHooks } from '../receiver/outcomes.js';
-import { createRedactor } from '../pii/redact.js';
+import { parseEnvelope, toFixture } from '../events/index.js';
+import type { ReceiverHooks } from '../receiver/index.js';
+import { createRedactor } from '../pii/index.js';
 
 /** What capture needs from a logger (a pino logger fits). */
 export interface CaptureLog {

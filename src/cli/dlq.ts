@@ -1,7 +1,12 @@
 import { Queue } from 'bullmq';
-import { QUEUE_NAMES, EVENTS_QUEUE, SCHEDULES_QUEUE, isHandlerQueue, type QueueName } from '../queue/names.js';
-import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
+  QUEUE_NAMES,
+  EVENTS_QUEUE,
+  SCHEDULES_QUEUE,
+  isHandlerQueue,
+  type QueueName,
+  handlerQueueList,
+  openHandlerQueues,
   listDead,
   pauseStatus,
   purgeDead,
@@ -11,12 +16,11 @@ import {
   type DeadEntry,
   type DeadFilter,
   type DlqQueues,
-} from '../queue/dlq.js';
-import { printable as p, printableLines } from '../util/printable.js';
-import { parseDuration } from '../util/units.js';
+} from '../queue/index.js';
+import { printable as p, printableLines, parseDuration } from '../util/index.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
-import type { Config } from '../config/config.js';
+import type { Config } from '../config/index.js';
 import { cliConfig, cliRedis } from './connect.js';
 import { unknownHandler } from './dlq-handler.js';
 import { eventFlags, timeFlag } from './flags.js';

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
-import type { Config } from '../config/config.js';
-import type { Handler } from '../handler/define.js';
-import { createLogger } from '../log/logger.js';
+import type { Config } from '../config/index.js';
+import { type Handler, dropSecrets, loadHandlers } from '../handler/index.js';
+import { createLogger } from '../log/index.js';
 import {
   filterItems,
   inlineTarget,
@@ -15,8 +15,6 @@ import {
   type DryWriteReport,
   type ReplayTarget,
 } from '../replay/index.js';
-import { dropSecrets } from '../handler/env.js';
-import { loadHandlers } from '../handler/loader.js';
 import { intFlag, parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget } from './connect.js';

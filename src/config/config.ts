@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { SIGNATURE_HEADER } from '../spec/webhooks.js';
+import { SIGNATURE_HEADER } from '../spec/index.js';
 import { tracingSettings, type TracingSettings } from './tracing.js';
-import { parseDuration, parseSize } from '../util/units.js';
-import { isLoopbackHost } from '../util/loopback.js';
+import { parseDuration, parseSize, isLoopbackHost } from '../util/index.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module

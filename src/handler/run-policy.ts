@@ -1,10 +1,9 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
 import { formatDuration, type Duration } from './options.js';
-import { parseDuration } from '../util/units.js';
-import { PRIORITIES, type Priority } from '../util/priority.js';
+import { parseDuration, PRIORITIES, type Priority } from '../util/index.js';
 
 /** Which of the API budget a handler's runs get first: `high` before `normal` before `low`. */
-export { PRIORITIES, type Priority } from '../util/priority.js';
+export { PRIORITIES, type Priority } from '../util/index.js';
 
 /** A built-in key: the event's conversation id or contact id (see {@link KEY_SOURCES}). */
 export type BuiltinKey = 'conversation' | 'contact';

@@ -1,5 +1,5 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
-import type { BusinessHours } from '../recipes/business-hours.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
+import type { BusinessHours } from '../recipes/index.js';
 import type { BuiltinKey, KeyOption } from './run-policy.js';
 import type { Jsonified } from './jsonified.js';
 import type { Duration } from './options.js';

@@ -1,4 +1,4 @@
-import type { ReceiverHooks } from '../receiver/outcomes.js';
+import type { ReceiverHooks } from '../receiver/index.js';
 import type { WorkerHooks } from './worker-hooks.js';
 
 type Hook<A extends unknown[]> = ((...args: A) => void) | undefined;

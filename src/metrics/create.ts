@@ -1,13 +1,13 @@
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { ReceiverHooks } from '../receiver/outcomes.js';
-import type { LifecycleSubscriber } from '../lifecycle/bus.js';
+import type { ReceiverHooks } from '../receiver/index.js';
+import type { LifecycleSubscriber } from '../lifecycle/index.js';
 import { defineMetrics } from './definitions.js';
 import { queueGauges, type MetricSources } from './queue-collector.js';
 import { receiverHooksFor } from './receiver-hooks.js';
 import { workerHooksFor, workerObserver, type PauseFlag, type WorkerHooks } from './worker-hooks.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {

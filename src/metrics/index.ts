@@ -3,3 +3,4 @@ export { createMetricsApp } from './app.js';
 export { composeReceiverHooks, composeWorkerHooks } from './compose.js';
 export { DELIVERY_OUTCOMES } from './definitions.js';
 export { safeLabel } from './labels.js';
+export type { OrderedBacklog } from './queue-collector.js';

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from '../receiver/outcomes.js';
+import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from '../receiver/index.js';
 import type { MetricSet } from './definitions.js';
 
 /**

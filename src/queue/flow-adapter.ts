@@ -1,10 +1,10 @@
 import { Job, UnrecoverableError as BullmqUnrecoverableError } from 'bullmq';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { DeadPolicy } from './flow-dead.js';
 import type { StoredDelivery } from './delivery.js';
 import type { HandlerJobData } from './jobs.js';
 import type { FlowControl } from './flow.js';
-import { PRIORITIES } from '../util/priority.js';
+import { PRIORITIES } from '../util/index.js';
 import type { FlowJobs } from './flow.js';
 import type { QueuedJob } from './order.js';
 import type { HandlerQueues } from './queues.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 
 /** Why the handler queues are paused (an unusable API token), as stored in Redis. */
 export interface PauseRecord {

@@ -1,10 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'hono';
-import type { Config } from '../config/config.js';
-import { parseEnvelope } from '../events/envelope.js';
-import type { Logger } from '../log/logger.js';
-import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/delivery.js';
-import { verify } from '../events/signature.js';
+import type { Config } from '../config/index.js';
+import { parseEnvelope, verify } from '../events/index.js';
+import type { Logger } from '../log/index.js';
+import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/index.js';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { readBody, readNodeBody } from './body.js';
 import type { DeliveryOutcome, DeliveryReport, ReceiverHooks } from './outcomes.js';

@@ -1,18 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { apiClients } from '../clients/api-clients.js';
-import { IdempotencyKeyReusedError } from '../api/errors.js';
-import type { CallEvent } from '../api/transport.js';
-import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
-import { parseEnvelope } from '../events/envelope.js';
-import type { Handler, HandlerContext } from '../handler/define.js';
-import type { Logger } from '../log/logger.js';
-import { subscribers } from '../worker/dispatcher.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { runHandler, type RunOutcome } from '../worker/runner.js';
-import { readHandlerSettings } from '../handler/settings.js';
-import { MemoryStepStore, type StepStore } from '../worker/steps.js';
-import type { StoredState, VirtualStateStore } from '../worker/virtual-state.js';
-import type { WorkflowEntry } from '../worker/virtual-workflow.js';
+import { apiClients } from '../clients/index.js';
+import { IdempotencyKeyReusedError, type CallEvent } from '../api/index.js';
+import { validateEvent, type WorkspaceEvent, parseEnvelope } from '../events/index.js';
+import { type Handler, type HandlerContext, readHandlerSettings } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  subscribers,
+  runHandler,
+  type RunOutcome,
+  MemoryStepStore,
+  type StepStore,
+  type StoredState,
+  type VirtualStateStore,
+  type WorkflowEntry,
+} from '../worker/index.js';
+import type { HandlerJobData } from '../queue/index.js';
 import { createDryRun, describeDryWrite, type DryWrite } from './dry-run.js';
 import { describeEntry, inputArrivals, receiptOf, replayWorkflow } from './inline-workflow.js';
 import type { ReplayItem } from './inputs.js';

@@ -1,13 +1,10 @@
 import type { Hono } from 'hono';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import { IngestStore } from '../queue/ingest.js';
-import { ingestKeys } from '../queue/names.js';
-import { createReceiverApp } from '../receiver/app.js';
-import type { ReceiverHooks } from '../receiver/outcomes.js';
-import type { DeliverySink } from '../queue/delivery.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { IngestStore, ingestKeys, type DeliverySink } from '../queue/index.js';
+import { createReceiverApp, type ReceiverHooks } from '../receiver/index.js';
 import { traceSink } from '../telemetry/index.js';
-import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { closeRedis, createRedisConnection } from '../redis/index.js';
 import { DiskSpool, SpoolDrainer, spoolingSink } from '../spool/index.js';
 import { listen, type RunningServer } from './http.js';
 import { firstAttempt } from './redis-watch.js';

@@ -1,13 +1,10 @@
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import type { IngestPump } from '../queue/pump.js';
-import { openQueues } from '../queue/queues.js';
-import { redisWarnings } from '../redis/checks.js';
-import { closeRedis, createRedisConnection } from '../redis/connection.js';
-import { maskRedisUrl } from '../redis/describe.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { type IngestPump, openQueues } from '../queue/index.js';
+import { redisWarnings, closeRedis, createRedisConnection, maskRedisUrl } from '../redis/index.js';
 import { mountAdmin } from '../admin/index.js';
 import { createCapture, type Capture } from '../capture/index.js';
-import { duplicateHistory } from '../history/observe.js';
+import { duplicateHistory } from '../history/index.js';
 import { composeReceiverHooks, createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis } from './redis.js';

@@ -1,33 +1,45 @@
 import { DelayedError, Job, UnrecoverableError as BullmqUnrecoverableError, WaitingError, Worker } from 'bullmq';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
-import { parseEnvelope } from '../events/envelope.js';
-import { ChangeClaims } from '../queue/change.js';
-import { markWorld, WorldMark } from '../queue/world.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
-import { FlowControl } from '../queue/flow.js';
-import { BullFlowJobs, flowFailedListener } from '../queue/flow-adapter.js';
-import type { OrderedBacklog } from '../metrics/queue-collector.js';
-import { PRIORITIES } from '../util/priority.js';
-import { pauseHandlers, pauseState, resumeHandlers, tokenHash } from '../queue/pause.js';
-import type { HandlerQueues, Queues } from '../queue/queues.js';
-import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
-import { historyObserver } from '../history/observe.js';
-import { LifecycleBus, type LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts, DeliveryFacts, PlacedRun } from '../lifecycle/events.js';
-import { dispatch } from '../worker/dispatcher.js';
-import { dropSecrets } from '../handler/env.js';
-import { handlerSnapshot, HandlerSet } from '../handler/set.js';
-import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
-import { startSources } from '../sources/start-sources.js';
-import { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from '../worker/processor.js';
-import { RedisStepStore } from '../worker/steps.js';
-import { WaitStore } from '../queue/waits/wait-store.js';
-import { RunRecords } from '../queue/waits/runs.js';
-import { HandlerStateStore } from '../queue/state/state-store.js';
-import { eventWaits, sweepWakes } from '../worker/waits.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  deliveryBytes,
+  type StoredDelivery,
+  ChangeClaims,
+  markWorld,
+  WorldMark,
+  type HandlerJobData,
+  EVENTS_QUEUE,
+  HANDLER_QUEUE_BY_PRIORITY,
+  FlowControl,
+  BullFlowJobs,
+  flowFailedListener,
+  pauseHandlers,
+  pauseState,
+  resumeHandlers,
+  tokenHash,
+  type HandlerQueues,
+  type Queues,
+  WaitStore,
+  RunRecords,
+  HandlerStateStore,
+} from '../queue/index.js';
+import { parseEnvelope } from '../events/index.js';
+import type { OrderedBacklog } from '../metrics/index.js';
+import { PRIORITIES } from '../util/index.js';
+import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/index.js';
+import { historyObserver } from '../history/index.js';
+import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts, type DeliveryFacts, type PlacedRun } from '../lifecycle/index.js';
+import {
+  dispatch,
+  createHandlerProcessor,
+  type HandlerJobDecision,
+  type HandlerJobView,
+  RedisStepStore,
+  eventWaits,
+  sweepWakes,
+} from '../worker/index.js';
+import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers } from '../handler/index.js';
+import { startSources } from '../sources/index.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';

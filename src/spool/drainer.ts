@@ -1,5 +1,5 @@
-import type { Logger } from '../log/logger.js';
-import type { IngestStore } from '../queue/ingest.js';
+import type { Logger } from '../log/index.js';
+import type { IngestStore } from '../queue/index.js';
 import type { DiskSpool } from './spool.js';
 
 /**

@@ -10,8 +10,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
+import type { LifecycleSubscriber, ApiCallFacts, AttemptRef, DeliveryFacts } from '../lifecycle/index.js';
 import { tracingState } from './state.js';
 
 /*

@@ -6,9 +6,9 @@ import {
   RateLimitedError,
   TokenExpiredError,
   UnauthorizedError,
-} from '../api/errors.js';
-import { asSentence } from '../api/sentence.js';
-import { isNonRetriable } from '../handler/errors.js';
+  asSentence,
+} from '../api/index.js';
+import { isNonRetriable } from '../handler/index.js';
 
 /** What the worker does with a failed handler run. */
 export type Verdict =

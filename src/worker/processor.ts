@@ -1,17 +1,13 @@
-import type { Logger } from '../log/logger.js';
-import { jobIdFor } from '../events/envelope.js';
-import type { Handler } from '../handler/define.js';
-import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
-import type { FlowControl } from '../queue/flow.js';
+import type { Logger } from '../log/index.js';
+import { jobIdFor } from '../events/index.js';
+import type { Handler, HandlerSet } from '../handler/index.js';
+import type { HandlerJobData, OrderRef, FlowControl, WaitState } from '../queue/index.js';
 import type { ContextDeps } from './context.js';
-import type { HandlerSet } from '../handler/set.js';
-import type { AttemptObserver, LifecycleBus } from '../lifecycle/bus.js';
-import type { AttemptDecision, AttemptRef } from '../lifecycle/events.js';
+import type { AttemptObserver, LifecycleBus, AttemptDecision, AttemptRef } from '../lifecycle/index.js';
 import { runHandler, type RunOutcome } from './runner.js';
 import { cancelId, DurableRun, matchKey, type DurableDeps } from './durable.js';
-import type { WaitState } from '../queue/waits/wait-store.js';
 import { checkDue, type DueCheck } from './hold.js';
-import { sleep as defaultSleep } from '../util/sleep.js';
+import { sleep as defaultSleep } from '../util/index.js';
 
 /** The part of a `handlers` job the processor reads (a BullMQ Job has all of it). */
 export interface HandlerJobView {

@@ -1,8 +1,7 @@
-import type { WorkspaceEvent } from '../events/catalogue.js';
-import type { Handler } from '../handler/define.js';
-import type { Logger } from '../log/logger.js';
-import type { StoredDelivery } from '../queue/delivery.js';
-import type { WaitStore, WokenRun } from '../queue/waits/wait-store.js';
+import type { WorkspaceEvent } from '../events/index.js';
+import type { Handler } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
+import type { StoredDelivery, WaitStore, WokenRun } from '../queue/index.js';
 import { matchKey } from './durable.js';
 
 /**

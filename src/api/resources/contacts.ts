@@ -1,9 +1,8 @@
 import { RequestValidationError } from '../errors.js';
 import { Paginator, type PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Contact, ContactLifecycle, LabelRef } from '../../spec/schemas/contact.js';
-import { MAX_CHARS } from '../../spec/limits.js';
-import type { SegmentRule } from '../../spec/search-rules.js';
+import { Contact, ContactLifecycle, LabelRef } from '../../spec/schemas/index.js';
+import { MAX_CHARS, type SegmentRule } from '../../spec/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { all, iso, listing, one, paged, type ResourceContext } from './shared.js';

@@ -1,5 +1,5 @@
-import { LuaScripts } from '../../util/lua.js';
-import type { RedisClient } from '../../redis/connection.js';
+import { LuaScripts } from '../../util/index.js';
+import type { RedisClient } from '../../redis/index.js';
 
 /**
  * Durable waits in Redis: sleeps and waits for an event of a match key

@@ -1,6 +1,5 @@
 import { backoffDelay, DEFAULT_WEBHOOK_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
-import type { WebhookEventName as EventName } from '../../spec/events.js';
-import { SIGNATURE_HEADER } from '../../spec/webhooks.js';
+import { type WebhookEventName as EventName, SIGNATURE_HEADER } from '../../spec/index.js';
 import { envelope, type Envelope } from './envelope.js';
 import { signatureOf } from './signing.js';
 

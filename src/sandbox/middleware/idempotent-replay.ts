@@ -1,4 +1,4 @@
-import { HEADERS } from '../../spec/headers.js';
+import { HEADERS } from '../../spec/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
 import { canonicalBody } from '../idempotency-store.js';

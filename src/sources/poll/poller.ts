@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiClient } from '../../api/client.js';
-import type { Paginator } from '../../api/pagination.js';
-import type { DerivedEventName } from '../../events/catalogue.js';
-import type { Handler } from '../../handler/define.js';
-import type { Logger } from '../../log/logger.js';
-import type { IngestStore } from '../../queue/ingest.js';
-import type { RedisClient } from '../../redis/connection.js';
+import type { ApiClient, Paginator } from '../../api/index.js';
+import type { DerivedEventName } from '../../events/index.js';
+import type { Handler } from '../../handler/index.js';
+import type { Logger } from '../../log/index.js';
+import type { IngestStore } from '../../queue/index.js';
+import type { RedisClient } from '../../redis/index.js';
 import {
   decodeSeen,
   derivedDelivery,

@@ -1,14 +1,14 @@
-import type { Handler, HandlerContext } from '../../handler/define.js';
-import type { Schedule, ScheduleContext } from '../../handler/schedule.js';
-import { DEFAULT_RUN_POLICY } from '../../handler/run-policy.js';
-import type { Logger } from '../../log/logger.js';
-import type { HandlerJobData } from '../../queue/jobs.js';
-import { scheduleKey, tickOf, type ScheduleJobView } from '../../queue/jobs.js';
-import type { ContextDeps } from '../../worker/context.js';
-import type { HandlerSet } from '../../handler/set.js';
-import type { HandlerJobDecision } from '../../worker/processor.js';
-import { runHandler } from '../../worker/runner.js';
-import { onAttempt } from '../../worker/classify.js';
+import {
+  type Handler,
+  type HandlerContext,
+  type Schedule,
+  type ScheduleContext,
+  DEFAULT_RUN_POLICY,
+  type HandlerSet,
+} from '../../handler/index.js';
+import type { Logger } from '../../log/index.js';
+import { type HandlerJobData, scheduleKey, tickOf, type ScheduleJobView } from '../../queue/index.js';
+import { type ContextDeps, type HandlerJobDecision, runHandler, onAttempt } from '../../worker/index.js';
 
 export interface ScheduleProcessorDeps {
   readonly set: Pick<HandlerSet, 'current'>;
