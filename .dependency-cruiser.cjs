@@ -101,6 +101,70 @@ const allowed = {
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
 
+/**
+ * Surfaces (docs/architecture.md, "Surfaces"). Every top-level folder of src/ shows
+ * the rest of src/ one file, its index.ts: an import from another folder names that
+ * file, never one inside the folder; imports inside a folder are direct, and a
+ * folder never imports its own index.ts. The rule is per top-level folder: its
+ * sub-folders (queue/lua, queue/waits, api/resources, sources/poll, sandbox/routes, …)
+ * are part of it and show nothing of their own, with one exception, SUB_AREAS.
+ * Where a folder's index.ts is a package entry (sandbox: `switchyard/sandbox`,
+ * testing: `switchyard/testing`), what the rest of src/ takes beyond the public names
+ * goes through its internal.ts, so the public entry never grows internal names.
+ */
+const SURFACE = '^src/[^/]+/index\\.ts$';
+const INTERNAL_SURFACE = '^src/(sandbox|testing)/internal\\.ts$';
+// spec/schemas, the resource schemas (the client's reading of the answers' shapes), is
+// an area of its own with its own index.ts: the sandbox may use spec/index.ts (the
+// vocabulary), never the schemas, so spec/index.ts must not carry them.
+const SUB_AREAS = { specSchemas: '^src/spec/schemas/' };
+// The package entries (package.json "exports") and the public-*.ts files that
+// switchyard/api is made of: src/index.ts re-exports `export * from './api/public-errors.js'`,
+// so a new error class reaches `switchyard` and `switchyard/api` alike.
+const ENTRIES = '^src/(index|api/public|sandbox/index|testing/index)\\.ts$';
+const PUBLIC_PARTS = '^src/api/public[\\w-]*\\.ts$';
+const MSG =
+  "import it from the folder's index.ts (or internal.ts for sandbox, testing), exporting the name there if it is missing; " +
+  'node /work/notes/surface/codemod.mjs does both';
+
+const surfaceRules = [
+  {
+    name: 'surface-only',
+    severity: 'error',
+    comment: `An import from another folder of src/ reaches into one of its files: ${MSG}.`,
+    from: { path: '^src/([^/]+)/', pathNot: ENTRIES },
+    to: { path: '^src/', pathNot: ['^src/$1/', SURFACE, INTERNAL_SURFACE, `${SUB_AREAS.specSchemas}index\\.ts$`] },
+  },
+  {
+    name: 'surface-only-entries',
+    severity: 'error',
+    comment: `A package entry reaches into another folder's file: ${MSG}; or take it from that folder's public entry (src/api/public*.ts).`,
+    from: { path: '^src/(?:(api|sandbox|testing)/)?(?:index|public)\\.ts$', pathNot: '^src/api/index\\.ts$' },
+    to: { path: '^src/', pathNot: ['^src/$1/', SURFACE, INTERNAL_SURFACE, `${SUB_AREAS.specSchemas}index\\.ts$`, PUBLIC_PARTS] },
+  },
+  {
+    name: 'surface-only-into-sub-area',
+    severity: 'error',
+    comment: 'spec/schemas is an area of its own: from outside it, import src/spec/schemas/index.ts.',
+    from: { path: '^src/', pathNot: SUB_AREAS.specSchemas },
+    to: { path: SUB_AREAS.specSchemas, pathNot: `${SUB_AREAS.specSchemas}index\\.ts$` },
+  },
+  {
+    name: 'surface-only-out-of-sub-area',
+    severity: 'error',
+    comment: 'spec/schemas is an area of its own: what it takes from the rest of spec/ comes from src/spec/index.ts.',
+    from: { path: SUB_AREAS.specSchemas },
+    to: { path: '^src/spec/', pathNot: [SUB_AREAS.specSchemas, '^src/spec/index\\.ts$'] },
+  },
+  {
+    name: 'no-own-surface',
+    severity: 'error',
+    comment: "A module imports its own folder's index.ts: import the file that declares the name (the index is for other folders).",
+    from: { path: '^src/([^/]+)/', pathNot: [SURFACE, INTERNAL_SURFACE, SUB_AREAS.specSchemas] },
+    to: { path: '^src/$1/(index|internal)\\.ts$' },
+  },
+];
+
 const layerRules = Object.entries(allowed).map(([layer, may]) => ({
   name: `layer-${layer}`,
   severity: 'error',
@@ -168,6 +232,7 @@ module.exports = {
       from: { path: '^src/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
+    ...surfaceRules,
     ...layerRules,
   ],
   options: {
