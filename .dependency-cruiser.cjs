@@ -9,7 +9,9 @@
 //                       └─> sources (poll, schedule, reconcile) ──> worker, queue, api
 //   everything ──> config, log, pii ──> events ──> spec ──> util   (the bottom)
 //   sandbox ──> spec, util only
-// Every rule is by folder (the one file named: index.ts, the package entry).
+// Every layer rule is by folder (the one file named: index.ts, the package entry).
+// Besides the layers, the surface rules (surfaceRules below): an import from another
+// folder names that folder's index.ts, never a file inside it.
 // docs/architecture.md ("Layers") describes the same rows.
 //
 // Type-only imports count like any other import (tsPreCompilationDeps).
@@ -124,8 +126,7 @@ const SUB_AREAS = { specSchemas: '^src/spec/schemas/' };
 const ENTRIES = '^src/(index|api/public|sandbox/index|testing/index)\\.ts$';
 const PUBLIC_PARTS = '^src/api/public[\\w-]*\\.ts$';
 const MSG =
-  "import it from the folder's index.ts (or internal.ts for sandbox, testing), exporting the name there if it is missing; " +
-  'node /work/notes/surface/codemod.mjs does both';
+  "import it from the folder's index.ts (internal.ts for sandbox and testing), adding the name to that file's exports if it is missing";
 
 const surfaceRules = [
   {
