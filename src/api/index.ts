@@ -50,33 +50,8 @@ export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersRes
 export type { ProductListQuery, ProductsResource } from './resources/products.js';
 export type { TaskCreate, TaskListQuery, TaskPatch, TasksResource } from './resources/tasks.js';
 export type { LeadCreate, LeadListQuery, LeadsResource } from './resources/leads.js';
-export {
-  DecimalString,
-  Id,
-  page,
-  single,
-  Timestamp,
-  Contact,
-  ContactLifecycle,
-  LabelRef,
-  LifecycleStage,
-  Assignee,
-  ClosingNote,
-  Conversation,
-  ConversationStatus,
-  Message,
-  Lead,
-  Me,
-  Deal,
-  DealStatus,
-  Order,
-  OrderLine,
-  OrderStatus,
-  PaymentStatus,
-  Product,
-  ProductVariant,
-  Task,
-} from '../spec/schemas/index.js';
+// The resource schemas, every one (they are the client's reading of the answers).
+export * from '../spec/schemas/index.js';
 export { SEGMENT_OPERATORS, type SegmentAttribute, segmentOperators, type SegmentRule, VALUELESS_OPERATORS } from '../spec/index.js';
 export { asSentence } from './sentence.js';
 export type { WriteMemo } from './transport.js';
