@@ -9,7 +9,9 @@
 //                       └─> sources (poll, schedule, reconcile) ──> worker, queue, api
 //   everything ──> config, log, pii ──> events ──> spec ──> util   (the bottom)
 //   sandbox ──> spec, util only
-// Every rule is by folder (the one file named: index.ts, the package entry).
+// Every layer rule is by folder (the one file named: index.ts, the package entry).
+// Besides the layers, the surface rules (surfaceRules below): an import from another
+// folder names that folder's index.ts, never a file inside it.
 // docs/architecture.md ("Layers") describes the same rows.
 //
 // Type-only imports count like any other import (tsPreCompilationDeps).
@@ -43,9 +45,8 @@ const L = {
   metrics: '^src/metrics/',
   // Delivery history: a subscriber of the worker's lifecycle stream (and the receiver's repeats), wired by runtime; read by the CLI and admin.
   history: '^src/history/',
-  // CLI services: what `switchyard replay` and `switchyard doctor` run.
+  // CLI services: what `switchyard replay` runs (doctor's checks live in cli/).
   replay: '^src/replay/',
-  doctor: '^src/doctor/',
   // `switchyard/testing`: helpers for handler authors' tests.
   testing: '^src/testing/',
   // `switchyard`: the public handler kit entry.
@@ -97,11 +98,73 @@ const allowed = {
   // No worker or runtime module: what the worker does reaches it as lifecycle events.
   history: [L.lifecycle, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
   replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
-  doctor: [L.api, L.handlerKit, L.queue, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
   testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, L.recipes, ...bottom, L.shared],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],
 };
+
+/**
+ * Surfaces (docs/architecture.md, "Surfaces"). Every top-level folder of src/ shows
+ * the rest of src/ one file, its index.ts: an import from another folder names that
+ * file, never one inside the folder; imports inside a folder are direct, and a
+ * folder never imports its own index.ts. The rule is per top-level folder: its
+ * sub-folders (queue/lua, queue/waits, api/resources, sources/poll, sandbox/routes, …)
+ * are part of it and show nothing of their own, with one exception, SUB_AREAS.
+ * Where a folder's index.ts is a package entry (sandbox: `switchyard/sandbox`,
+ * testing: `switchyard/testing`), what the rest of src/ takes beyond the public names
+ * goes through its internal.ts, so the public entry never grows internal names.
+ */
+const SURFACE = '^src/[^/]+/index\\.ts$';
+const INTERNAL_SURFACE = '^src/(sandbox|testing)/internal\\.ts$';
+// spec/schemas, the resource schemas (the client's reading of the answers' shapes), is
+// an area of its own with its own index.ts: the sandbox may use spec/index.ts (the
+// vocabulary), never the schemas, so spec/index.ts must not carry them.
+const SUB_AREAS = { specSchemas: '^src/spec/schemas/' };
+// The package entries (package.json "exports") and the public-*.ts files that
+// switchyard/api is made of: src/index.ts re-exports `export * from './api/public-errors.js'`,
+// so a new error class reaches `switchyard` and `switchyard/api` alike.
+const ENTRIES = '^src/(index|api/public|sandbox/index|testing/index)\\.ts$';
+const PUBLIC_PARTS = '^src/api/public[\\w-]*\\.ts$';
+const MSG =
+  "import it from the folder's index.ts (internal.ts for sandbox and testing), adding the name to that file's exports if it is missing";
+
+const surfaceRules = [
+  {
+    name: 'surface-only',
+    severity: 'error',
+    comment: `An import from another folder of src/ reaches into one of its files: ${MSG}.`,
+    from: { path: '^src/([^/]+)/', pathNot: ENTRIES },
+    to: { path: '^src/', pathNot: ['^src/$1/', SURFACE, INTERNAL_SURFACE, `${SUB_AREAS.specSchemas}index\\.ts$`] },
+  },
+  {
+    name: 'surface-only-entries',
+    severity: 'error',
+    comment: `A package entry reaches into another folder's file: ${MSG}; or take it from that folder's public entry (src/api/public*.ts).`,
+    from: { path: '^src/(?:(api|sandbox|testing)/)?(?:index|public)\\.ts$', pathNot: '^src/api/index\\.ts$' },
+    to: { path: '^src/', pathNot: ['^src/$1/', SURFACE, INTERNAL_SURFACE, `${SUB_AREAS.specSchemas}index\\.ts$`, PUBLIC_PARTS] },
+  },
+  {
+    name: 'surface-only-into-sub-area',
+    severity: 'error',
+    comment: 'spec/schemas is an area of its own: from outside it, import src/spec/schemas/index.ts.',
+    from: { path: '^src/', pathNot: SUB_AREAS.specSchemas },
+    to: { path: SUB_AREAS.specSchemas, pathNot: `${SUB_AREAS.specSchemas}index\\.ts$` },
+  },
+  {
+    name: 'surface-only-out-of-sub-area',
+    severity: 'error',
+    comment: 'spec/schemas is an area of its own: what it takes from the rest of spec/ comes from src/spec/index.ts.',
+    from: { path: SUB_AREAS.specSchemas },
+    to: { path: '^src/spec/', pathNot: [SUB_AREAS.specSchemas, '^src/spec/index\\.ts$'] },
+  },
+  {
+    name: 'no-own-surface',
+    severity: 'error',
+    comment: "A module imports its own folder's index.ts: import the file that declares the name (the index is for other folders).",
+    from: { path: '^src/([^/]+)/', pathNot: [SURFACE, INTERNAL_SURFACE, SUB_AREAS.specSchemas] },
+    to: { path: '^src/$1/(index|internal)\\.ts$' },
+  },
+];
 
 const layerRules = Object.entries(allowed).map(([layer, may]) => ({
   name: `layer-${layer}`,
@@ -147,7 +210,7 @@ module.exports = {
       severity: 'error',
       comment: 'runtime wires the service; the sandbox, test kit, CLI services and public entry are not part of it.',
       from: { path: L.runtime },
-      to: { path: [L.sandbox, L.testing, L.replay, L.doctor, L.index] },
+      to: { path: [L.sandbox, L.testing, L.replay, L.index] },
     },
     {
       name: 'layer-unplaced',
@@ -170,6 +233,7 @@ module.exports = {
       from: { path: '^src/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
+    ...surfaceRules,
     ...layerRules,
   ],
   options: {

@@ -50,10 +50,23 @@ export {
   type StateZodSchema,
   type WaitForEventOptions,
   type WorkflowContext,
-} from './handler/define.js';
-export { EVENT_NAMES, isEventName, type EventName, type EventData, type WorkspaceEvent } from './events/catalogue.js';
-export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './events/catalogue.js';
-export { defineSchedule, isSchedule, type Schedule, type ScheduleContext, type ScheduleDefinition } from './handler/schedule.js';
+  defineSchedule,
+  isSchedule,
+  type Schedule,
+  type ScheduleContext,
+  type ScheduleDefinition,
+} from './handler/index.js';
+export {
+  EVENT_NAMES,
+  isEventName,
+  type EventName,
+  type EventData,
+  type WorkspaceEvent,
+  DERIVED_EVENT_NAMES,
+  isDerivedEvent,
+  type DerivedEventName,
+  type WebhookEventName,
+} from './events/index.js';
 export {
   parseBusinessHours,
   isOpen,

@@ -1,9 +1,19 @@
 import type { Context, Hono } from 'hono';
-import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter, type DeliverySummary, type Trace } from '../history/read.js';
-import type { AttemptEntry, CallRecord, FanOutEntry, StepRecord } from '../history/record.js';
-import { relative } from '../history/timeline.js';
-import type { RedisClient } from '../redis/connection.js';
-import { readSince } from '../util/units.js';
+import {
+  listDeliveries,
+  PENDING_STATES,
+  readTrace,
+  type DeliveryFilter,
+  type DeliverySummary,
+  type Trace,
+  type AttemptEntry,
+  type CallRecord,
+  type FanOutEntry,
+  type StepRecord,
+  relative,
+} from '../history/index.js';
+import type { RedisClient } from '../redis/index.js';
+import { readSince } from '../util/index.js';
 import { escapeHtml, page } from './page.js';
 
 /** Where the history of deliveries is read from (the queues' Redis and prefix). */

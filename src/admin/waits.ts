@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import { formatDuration } from '../util/units.js';
-import { RunRecords, type ParkedRun } from '../queue/waits/runs.js';
+import { formatDuration } from '../util/index.js';
+import { RunRecords, type ParkedRun } from '../queue/index.js';
 import type { HistorySource } from './deliveries.js';
 import { escapeHtml, page } from './page.js';
 

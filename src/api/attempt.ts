@@ -1,5 +1,5 @@
 import { describeMismatch, malformedRecords } from './mismatch.js';
-import { HEADERS } from '../spec/headers.js';
+import { HEADERS } from '../spec/index.js';
 import { NetworkError, TimeoutError, UnexpectedResponseError, errorFromResponse, parseResetHeader } from './errors.js';
 import type { Permit } from './rate-limiter.js';
 import { rateLimitInfo, type ApiResponse, type RateLimitInfo } from './response.js';

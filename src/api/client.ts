@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
-import { randomIdempotencyKey, type IdempotencyKeyGenerator } from './idempotency.js';
-import { sleep as defaultSleep } from '../util/sleep.js';
+import { randomIdempotencyKey, type IdempotencyKeyGenerator } from './idempotency-key.js';
+import { sleep as defaultSleep } from '../util/index.js';
 import { LIMITER_PRIORITIES, createMemoryRateLimiter, type LimiterPriority, type RateLimiter } from './rate-limiter.js';
 import { createRedisRateLimiter } from './rate-limiter-redis.js';
 import { contactsResource } from './resources/contacts.js';
@@ -13,8 +13,8 @@ import { productsResource } from './resources/products.js';
 import { one, type ResourceContext } from './resources/shared.js';
 import { tasksResource } from './resources/tasks.js';
 import type { ApiPromise } from './response.js';
-import { DEFAULT_RETRY, type ApiRetryOptions } from './retry.js';
-import { Me } from '../spec/schemas/me.js';
+import { DEFAULT_API_RETRY, type ApiRetryOptions } from './retry.js';
+import { Me } from '../spec/schemas/index.js';
 import { createTransport, type ApiLogger, type CallEvent, type RequestOptions, type WriteMemo } from './transport.js';
 
 /** Options of {@link createApiClient}. Only `baseUrl` and `token` are required. */
@@ -105,7 +105,7 @@ export function createApiClient(options: ApiClientOptions) {
     now,
     sleep,
     timeoutMs,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    retry: { ...DEFAULT_API_RETRY, ...options.retry },
     limiter,
     priority,
     idempotencyKey: options.idempotencyKey ?? randomIdempotencyKey,

@@ -7,8 +7,7 @@
  * service's own `message` field and the operation name, never from headers.
  */
 
-import { HEADERS } from '../spec/headers.js';
-import { BURST_WINDOW_MS } from '../spec/limits.js';
+import { HEADERS, BURST_WINDOW_MS } from '../spec/index.js';
 import type { MalformedRecord } from './mismatch.js';
 
 /** Details shared by every error that came from (or instead of) an HTTP answer. */

@@ -10,8 +10,8 @@ export type { ApiPromise, ApiResponse, RateLimitInfo } from './response.js';
 export { Paginator, type Page, type PageQuery } from './pagination.js';
 export type { ApiLogger, CallEvent, HttpMethod, RequestOptions, WriteOptions } from './transport.js';
 export { checkBaseUrl } from './transport.js';
-export { DEFAULT_RETRY, type ApiRetryOptions } from './retry.js';
-export { randomIdempotencyKey, type IdempotencyContext, type IdempotencyKeyGenerator } from './idempotency.js';
+export { DEFAULT_API_RETRY, type ApiRetryOptions } from './retry.js';
+export { randomIdempotencyKey, type IdempotencyContext, type IdempotencyKeyGenerator } from './idempotency-key.js';
 export {
   BURST_WINDOW_MS,
   LIMITER_PRIORITIES,
@@ -50,14 +50,8 @@ export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersRes
 export type { ProductListQuery, ProductsResource } from './resources/products.js';
 export type { TaskCreate, TaskListQuery, TaskPatch, TasksResource } from './resources/tasks.js';
 export type { LeadCreate, LeadListQuery, LeadsResource } from './resources/leads.js';
-export * from '../spec/schemas/common.js';
-export * from '../spec/schemas/contact.js';
-export * from '../spec/schemas/conversation.js';
-export * from '../spec/schemas/message.js';
-export * from '../spec/schemas/lead.js';
-export * from '../spec/schemas/me.js';
-export * from '../spec/schemas/deal.js';
-export * from '../spec/schemas/order.js';
-export * from '../spec/schemas/product.js';
-export * from '../spec/schemas/task.js';
-export * from '../spec/search-rules.js';
+// The resource schemas, every one (they are the client's reading of the answers).
+export * from '../spec/schemas/index.js';
+export { SEGMENT_OPERATORS, type SegmentAttribute, segmentOperators, type SegmentRule, VALUELESS_OPERATORS } from '../spec/index.js';
+export { asSentence } from './sentence.js';
+export type { WriteMemo } from './transport.js';

@@ -13,7 +13,7 @@ export type { Paginator, Page, PageQuery } from './pagination.js';
 export type { ApiLogger, CallEvent, HttpMethod, RequestOptions, WriteOptions } from './transport.js';
 /** The client's `retry` (HTTP attempts of one call); a handler's `retry` is `RetryOptions` of `switchyard`. */
 export type { ApiRetryOptions } from './retry.js';
-export type { IdempotencyContext, IdempotencyKeyGenerator } from './idempotency.js';
+export type { IdempotencyContext, IdempotencyKeyGenerator } from './idempotency-key.js';
 /** The shape of a custom limiter (`rateLimiter` option); the built-in ones are chosen by `redis`/`burst`. */
 export type { LimiterPriority, Permit, RateLimiter, RateLimitObservation } from './rate-limiter.js';
 export type {
@@ -41,4 +41,4 @@ export type { OrderCreate, OrderLineInput, OrderListQuery, OrderPatch, OrdersRes
 export type { ProductListQuery, ProductsResource } from './resources/products.js';
 export type { TaskCreate, TaskListQuery, TaskPatch, TasksResource } from './resources/tasks.js';
 export type { LeadCreate, LeadListQuery, LeadsResource } from './resources/leads.js';
-export type { SegmentAttribute, SegmentRule } from '../spec/search-rules.js';
+export type { SegmentAttribute, SegmentRule } from '../spec/index.js';

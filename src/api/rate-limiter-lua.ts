@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { LuaScripts } from '../util/lua.js';
+import { LuaScripts } from '../util/index.js';
 
 /**
  * Typed calls of the shared rate limiter's Lua scripts (`./lua/*.lua`, which

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { sleep as defaultSleep } from '../util/sleep.js';
+import { sleep as defaultSleep } from '../util/index.js';
 import {
   BURST_WINDOW_MS,
   LIMITER_PRIORITIES,

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PRIORITIES, type Priority } from '../util/priority.js';
-import { BURST_WINDOW_MS } from '../spec/limits.js';
-import { sleep as defaultSleep } from '../util/sleep.js';
+import { PRIORITIES, type Priority, sleep as defaultSleep } from '../util/index.js';
+import { BURST_WINDOW_MS } from '../spec/index.js';
 import { admit, afterGrant, amongNextGrants, nextTat, pacedWaitMs, type Admission } from './rate-limiter-rules.js';
 
 export { SHARE_PASSED_OVER } from './rate-limiter-rules.js';

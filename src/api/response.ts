@@ -1,4 +1,4 @@
-import { HEADERS } from '../spec/headers.js';
+import { HEADERS } from '../spec/index.js';
 
 /** Rate-limit state reported by an answer's headers (absent headers stay undefined). */
 export interface RateLimitInfo {

@@ -17,7 +17,8 @@ export interface ApiRetryOptions {
   maxMs: number;
 }
 
-export const DEFAULT_RETRY: ApiRetryOptions = { maxAttempts: 4, baseMs: 250, maxMs: 30_000 };
+/** The client's own retry of a call (not a handler's job retry, which is the handler kit's DEFAULT_RETRY). */
+export const DEFAULT_API_RETRY: ApiRetryOptions = { maxAttempts: 4, baseMs: 250, maxMs: 30_000 };
 
 /**
  * Whether a failed attempt may be repeated. Only errors marked `retryable`

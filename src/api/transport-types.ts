@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { IdempotencyKeyGenerator } from './idempotency.js';
+import type { IdempotencyKeyGenerator } from './idempotency-key.js';
 import type { LimiterPriority, RateLimiter } from './rate-limiter.js';
 import type { ApiPromise } from './response.js';
 import type { ApiError } from './errors.js';

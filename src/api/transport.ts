@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../util/loopback.js';
+import { isLoopbackHost } from '../util/index.js';
 import {
   ApiError,
   NetworkError,

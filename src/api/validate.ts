@@ -1,7 +1,6 @@
-import { BUTTONS, MAX_CHARS, MONEY, PER_PAGE } from '../spec/limits.js';
+import { BUTTONS, MAX_CHARS, MONEY, PER_PAGE, SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/index.js';
 import { DATE_FORM, DATE_OR_TIMESTAMP_FORM, dateOrTimestampProblem, dateProblem, TIMESTAMP_FORM, timestampProblem } from './dates.js';
 import { RequestValidationError } from './errors.js';
-import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../spec/search-rules.js';
 
 /** `Array.isArray` that keeps the declared element type (the built-in narrows a readonly array to `any[]`). */
 const isArray = (value: unknown): value is readonly unknown[] => Array.isArray(value);

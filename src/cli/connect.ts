@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig, type Config } from '../config/config.js';
-import { connectForCommand, type RedisClient } from '../redis/connection.js';
-import { IngestStore } from '../queue/ingest.js';
+import { loadConfig, type Config } from '../config/index.js';
+import { connectForCommand, type RedisClient } from '../redis/index.js';
+import { IngestStore } from '../queue/index.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
 import { UsageError, type CliIo } from './command.js';
 import { urlFlag } from './flags.js';

@@ -1,13 +1,11 @@
-import { loadConfig } from '../config/config.js';
-import { devPlan, type DevSandboxPlan } from '../runtime/dev-env.js';
-import { watchHandlers } from '../handler/watch-reload.js';
-import { loadWorker } from '../runtime/worker.js';
-import { newWorldName } from '../queue/world.js';
+import { loadConfig } from '../config/index.js';
+import { devPlan, type DevSandboxPlan, loadWorker, lockStateDir, StateDirBusyError, type StateOwner } from '../runtime/index.js';
+import { watchHandlers } from '../handler/index.js';
+import { newWorldName } from '../queue/index.js';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../sandbox/index.js';
-import { KeptStateError } from '../sandbox/keeper.js';
+import { KeptStateError } from '../sandbox/internal.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type CliIo, type Command, type ExitCode } from './command.js';
-import { lockStateDir, StateDirBusyError, type StateOwner } from '../runtime/state-lock.js';
 import { join, resolve } from 'node:path';
 import { processLogger, runService } from './run-service.js';
 

@@ -1,9 +1,7 @@
-import type { Config } from '../config/config.js';
-import { dropSecrets } from '../handler/env.js';
-import { loadHandlerDir } from '../handler/loader.js';
-import { listDead, type DlqQueues } from '../queue/dlq.js';
-import { closest } from '../util/closest.js';
-import { printable } from '../util/printable.js';
+import type { Config } from '../config/index.js';
+import { dropSecrets, loadHandlerDir } from '../handler/index.js';
+import { listDead, type DlqQueues } from '../queue/index.js';
+import { closest, printable } from '../util/index.js';
 
 /** The handler and schedule ids of HANDLERS_DIR, or why they could not be read. */
 async function moduleIds(config: Config): Promise<{ ids: string[]; problem: string | null }> {

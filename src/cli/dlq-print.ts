@@ -1,6 +1,5 @@
-import type { DeadDetail, DeadEntry } from '../queue/dlq.js';
-import { EVENTS_QUEUE, SCHEDULES_QUEUE } from '../queue/names.js';
-import { printable as p, printableLines } from '../util/printable.js';
+import { type DeadDetail, type DeadEntry, EVENTS_QUEUE, SCHEDULES_QUEUE } from '../queue/index.js';
+import { printable as p, printableLines } from '../util/index.js';
 
 // How `switchyard dlq` prints dead jobs: the table of \`list\` and the details of \`show\`.
 

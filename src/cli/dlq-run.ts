@@ -1,7 +1,10 @@
 import { Queue } from 'bullmq';
-import { EVENTS_QUEUE, SCHEDULES_QUEUE, isHandlerQueue } from '../queue/names.js';
-import { handlerQueueList, openHandlerQueues } from '../queue/queues.js';
 import {
+  EVENTS_QUEUE,
+  SCHEDULES_QUEUE,
+  isHandlerQueue,
+  handlerQueueList,
+  openHandlerQueues,
   listDead,
   pauseStatus,
   purgeDead,
@@ -11,10 +14,10 @@ import {
   type DeadEntry,
   type DeadFilter,
   type DlqQueues,
-} from '../queue/dlq.js';
-import { printable as p } from '../util/printable.js';
+} from '../queue/index.js';
+import { printable as p } from '../util/index.js';
 import { EXIT, UsageError, type CliIo, type ExitCode } from './command.js';
-import type { Config } from '../config/config.js';
+import type { Config } from '../config/index.js';
 import { cliConfig, cliRedis } from './connect.js';
 import { unknownHandler } from './dlq-handler.js';
 import { details, table } from './dlq-print.js';

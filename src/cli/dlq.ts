@@ -1,6 +1,5 @@
-import { QUEUE_NAMES, type QueueName } from '../queue/names.js';
-import type { DeadFilter } from '../queue/dlq.js';
-import { parseDuration } from '../util/units.js';
+import { QUEUE_NAMES, type QueueName, type DeadFilter } from '../queue/index.js';
+import { parseDuration } from '../util/index.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { DLQ_SUBCOMMANDS, type DlqRequest } from './dlq-run.js';

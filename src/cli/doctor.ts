@@ -1,11 +1,8 @@
-import { configuredApiClients } from '../clients/api-clients.js';
-import { printableLines } from '../util/printable.js';
-import { ConfigError, loadConfig } from '../config/config.js';
-import { checkApi, checkRedis, checkSettings, type Check } from '../doctor/checks.js';
-import type { Handler } from '../handler/define.js';
-import type { Schedule } from '../handler/schedule.js';
-import { dropSecrets, handlerEnv } from '../handler/env.js';
-import { loadHandlerDir } from '../handler/loader.js';
+import { configuredApiClients } from '../clients/index.js';
+import { printableLines } from '../util/index.js';
+import { ConfigError, loadConfig } from '../config/index.js';
+import { checkApi, checkRedis, checkSettings, type Check } from './doctor-checks.js';
+import { type Handler, type Schedule, dropSecrets, handlerEnv, loadHandlerDir } from '../handler/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 

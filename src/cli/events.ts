@@ -1,5 +1,4 @@
-import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/catalogue.js';
-import { eventFields } from '../events/fields.js';
+import { EVENT_NAMES, isEventName, suggestEventName, type EventName, eventFields } from '../events/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 

@@ -1,5 +1,5 @@
-import { isEventName, suggestEventName } from '../events/catalogue.js';
-import { readSince } from '../util/units.js';
+import { isEventName, suggestEventName } from '../events/index.js';
+import { readSince } from '../util/index.js';
 import { UsageError } from './command.js';
 
 /** `--event a,b --event c`, each checked against the catalogue. */

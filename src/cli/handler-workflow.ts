@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Handler } from '../handler/define.js';
-import { formatDuration } from '../util/units.js';
+import type { Handler } from '../handler/index.js';
+import { formatDuration } from '../util/index.js';
 
 /**
  * A handler's workflow as `switchyard handlers` shows it (JSON: match keys as 'conversation', 'contact', 'function', or

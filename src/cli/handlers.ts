@@ -1,14 +1,23 @@
 import { relative } from 'node:path';
-import type { Handler } from '../handler/define.js';
-import { HandlerSettingsError } from '../handler/errors.js';
-import { describeRetry, formatDuration } from '../handler/options.js';
-import { describeFlow, type FlowPolicy, type KeyOption } from '../handler/flow.js';
-import { parseSettings, settingVariables, type SettingVariable } from '../handler/settings.js';
-import { dropSecrets, handlerEnv } from '../handler/env.js';
-import { loadHandlerDir } from '../handler/loader.js';
-import { isDerivedEvent } from '../events/catalogue.js';
-import { describeSchedule, type Schedule } from '../handler/schedule.js';
-import { nextRun } from '../sources/schedule/repeat.js';
+import {
+  type Handler,
+  HandlerSettingsError,
+  describeRetry,
+  formatDuration,
+  describeRunPolicy,
+  type FlowPolicy,
+  type KeyOption,
+  parseSettings,
+  settingVariables,
+  type SettingVariable,
+  dropSecrets,
+  handlerEnv,
+  loadHandlerDir,
+  describeSchedule,
+  type Schedule,
+} from '../handler/index.js';
+import { isDerivedEvent } from '../events/index.js';
+import { nextRun } from '../sources/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 import { cliConfig } from './connect.js';
@@ -173,7 +182,7 @@ export const handlersCommand: Command = {
           `  settings:  ${r.settings.length ? list(r.settings.map(describeSetting)) : '(none)'}\n` +
           (r.settingsProblems.length ? `  invalid:   ${list(r.settingsProblems)}\n` : '') +
           `  retry:     ${describeRetry(r.retry)}\n  timeout:   ${r.timeoutMs === null ? '(none)' : formatDuration(r.timeoutMs)}\n` +
-          `  flow:      ${describeFlow(flows.get(r.id) as FlowPolicy)}\n` +
+          `  flow:      ${describeRunPolicy(flows.get(r.id) as FlowPolicy)}\n` +
           `  workflow:  ${describeWorkflow(r.workflow).length ? list(describeWorkflow(r.workflow)) : '(none)'}\n` +
           `  file:      ${r.file}\n`,
       );

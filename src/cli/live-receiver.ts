@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Config } from '../config/config.js';
-import { living, startTicks } from '../runtime/state-lock.js';
+import type { Config } from '../config/index.js';
+import { living, startTicks } from '../runtime/index.js';
 
 /**
  * Where a running `switchyard dev` (or `start`) receives, kept in

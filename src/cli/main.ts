@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config/config.js';
+import { ConfigError } from '../config/index.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { commands } from './registry.js';
 

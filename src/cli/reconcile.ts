@@ -1,16 +1,13 @@
-import { CHANGE_KEY_EVENTS, hasChangeKey, type ChangeKeyEvent } from '../events/change-key.js';
-import { ChangeClaims } from '../queue/change.js';
-import { fixedWorld, readWorld, worldAt } from '../queue/world.js';
-import { IngestStore } from '../queue/ingest.js';
-import { formatReport, reconcile, reconcileClient } from '../sources/reconcile/index.js';
-import { reconcileBurst } from '../clients/budget.js';
+import { CHANGE_KEY_EVENTS, hasChangeKey, type ChangeKeyEvent } from '../events/index.js';
+import { ChangeClaims, fixedWorld, readWorld, worldAt, IngestStore } from '../queue/index.js';
+import { formatReport, reconcile, reconcileClient, snapshotSource } from '../sources/index.js';
+import { reconcileBurst } from '../clients/index.js';
 import type { DestinationStream } from 'pino';
-import { createLogger } from '../log/logger.js';
-import { snapshotSource } from '../sources/poll/snapshot.js';
+import { createLogger } from '../log/index.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
-import type { Config } from '../config/config.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { Config } from '../config/index.js';
+import type { RedisClient } from '../redis/index.js';
 import { cliConfig, cliRedis } from './connect.js';
 import { eventFlags, timeFlag } from './flags.js';
 

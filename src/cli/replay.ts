@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
-import type { Config } from '../config/config.js';
-import type { Handler } from '../handler/define.js';
-import { createLogger } from '../log/logger.js';
+import type { Config } from '../config/index.js';
+import { type Handler, dropSecrets, loadHandlers } from '../handler/index.js';
+import { createLogger } from '../log/index.js';
 import {
   filterItems,
   inlineTarget,
@@ -16,8 +16,6 @@ import {
   type ReplayItem,
   type ReplayTarget,
 } from '../replay/index.js';
-import { dropSecrets } from '../handler/env.js';
-import { loadHandlers } from '../handler/loader.js';
 import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
 import { cliConfig, deliveryTarget } from './connect.js';
 import { parseReplay, type ReplayFlags } from './replay-flags.js';

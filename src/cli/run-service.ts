@@ -1,8 +1,7 @@
-import type { Config } from '../config/config.js';
-import { createLogger, type Logger } from '../log/logger.js';
-import { RedisServerMissingError } from '../redis/managed.js';
-import { startService, type ServiceOptions } from '../runtime/service.js';
-import { StateDirBusyError } from '../runtime/state-lock.js';
+import type { Config } from '../config/index.js';
+import { createLogger, type Logger } from '../log/index.js';
+import { RedisServerMissingError } from '../redis/index.js';
+import { startService, type ServiceOptions, StateDirBusyError } from '../runtime/index.js';
 import { EXIT, type CliIo, type ExitCode } from './command.js';
 import { recordReceiver } from './live-receiver.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox/index.js';
-import { SeedExtras } from '../sandbox/seed/index.js';
+import { SeedExtras } from '../sandbox/internal.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { urlFlag } from './flags.js';

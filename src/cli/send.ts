@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BuildError, buildDelivery } from '../replay/index.js';
-import { sign } from '../events/signature.js';
-import { printable } from '../util/printable.js';
+import { sign } from '../events/index.js';
+import { printable } from '../util/index.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget, signingSecret } from './connect.js';

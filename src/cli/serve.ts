@@ -1,6 +1,6 @@
 import { parseCommandArgs } from './args.js';
 import type { Command } from './command.js';
-import { loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/index.js';
 import { runService } from './run-service.js';
 
 export const serveCommand: Command = {

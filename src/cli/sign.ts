@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { sign } from '../events/signature.js';
+import { sign } from '../events/index.js';
 import { parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, signingSecret } from './connect.js';

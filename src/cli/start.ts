@@ -1,8 +1,8 @@
 import { parseCommandArgs } from './args.js';
 import type { Command } from './command.js';
-import { loadConfig } from '../config/config.js';
+import { loadConfig } from '../config/index.js';
 import { processLogger, runService } from './run-service.js';
-import { prepareWorker } from '../runtime/worker.js';
+import { prepareWorker } from '../runtime/index.js';
 
 export const startCommand: Command = {
   name: 'start',

@@ -1,17 +1,23 @@
-import type { Config } from '../config/config.js';
+import type { Config } from '../config/index.js';
 import { Queue } from 'bullmq';
-import { jobIdFor } from '../events/envelope.js';
-import { formatDuration } from '../handler/options.js';
-import { historyKeys, parseJobId } from '../history/keys.js';
-import { listDeliveries, PENDING_STATES, readTrace, type DeliveryFilter } from '../history/read.js';
-import { formatDeliveries, formatTrace } from '../history/timeline.js';
-import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE } from '../queue/names.js';
-import { parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/jobs.js';
-import type { RedisClient } from '../redis/connection.js';
+import { jobIdFor } from '../events/index.js';
+import { formatDuration } from '../handler/index.js';
+import {
+  historyKeys,
+  parseJobId,
+  listDeliveries,
+  PENDING_STATES,
+  readTrace,
+  type DeliveryFilter,
+  formatDeliveries,
+  formatTrace,
+} from '../history/index.js';
+import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE, parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/index.js';
+import type { RedisClient } from '../redis/index.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../util/index.js';
 import { eventFlags, timeFlag } from './flags.js';
 
 const TRACE_HELP = `Usage: switchyard trace <delivery key | job id> [--json]

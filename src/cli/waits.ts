@@ -1,6 +1,5 @@
-import { printable } from '../util/printable.js';
-import { formatDuration, parseDuration } from '../util/units.js';
-import { RunRecords, type ParkedRun } from '../queue/waits/runs.js';
+import { printable, formatDuration, parseDuration } from '../util/index.js';
+import { RunRecords, type ParkedRun } from '../queue/index.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';

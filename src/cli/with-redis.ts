@@ -1,5 +1,5 @@
-import type { Config } from '../config/config.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { Config } from '../config/index.js';
+import type { RedisClient } from '../redis/index.js';
 import type { CliIo } from './command.js';
 import { cliConfig, cliRedis } from './connect.js';
 

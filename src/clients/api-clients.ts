@@ -6,15 +6,20 @@
  * use with its priority, budget and Idempotency-Keys.
  * @module
  */
-import { createApiClient, type ApiClient } from '../api/client.js';
-import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
-import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
-import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
-import type { ApiRetryOptions } from '../api/retry.js';
-import type { CallEvent, WriteMemo } from '../api/transport.js';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import type { RedisClient } from '../redis/connection.js';
+import {
+  createApiClient,
+  type ApiClient,
+  type IdempotencyKeyGenerator,
+  type LimiterPriority,
+  type RateLimiter,
+  createRedisRateLimiter,
+  type ApiRetryOptions,
+  type CallEvent,
+  type WriteMemo,
+} from '../api/index.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/index.js';
 import { catchUpLimiter, reconcileBurst } from './budget.js';
 import { ReadCache } from './read-cache.js';
 

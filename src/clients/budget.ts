@@ -5,10 +5,9 @@
  * client builder, src/clients/api-clients.ts.
  * @module
  */
-import type { LimiterPriority, RateLimiter } from '../api/rate-limiter.js';
-import { createRedisRateLimiter } from '../api/rate-limiter-redis.js';
-import type { Config } from '../config/config.js';
-import type { RedisClient } from '../redis/connection.js';
+import { type LimiterPriority, type RateLimiter, createRedisRateLimiter } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import type { RedisClient } from '../redis/index.js';
 
 /** The longest a call's slot counts as in flight: the clients' request timeout (src/clients/api-clients.ts). */
 const TIMEOUT_MS = 30_000;

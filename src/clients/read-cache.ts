@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/index.js';
 
 /** Reads worth sharing between handlers of one delivery (records fetched by id). */
 const CACHED_READS = new Set([

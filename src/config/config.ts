@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { SIGNATURE_HEADER } from '../spec/webhooks.js';
+import { SIGNATURE_HEADER } from '../spec/index.js';
 import { tracingSettings, type TracingSettings } from './tracing.js';
-import { parseDuration, parseSize } from '../util/units.js';
+import { parseDuration, parseSize } from '../util/index.js';
 import { checkRequirements } from './requirements.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../util/loopback.js';
+import { isLoopbackHost } from '../util/index.js';
 
 // The checks of loadConfig (./config.ts) that span variables or depend on the process:
 // what the schema of one variable cannot say. Each adds its problem to `problems`.

@@ -1,12 +1,7 @@
 import type { z } from 'zod';
-import { Contact, ContactLifecycle } from '../spec/schemas/contact.js';
-import { Conversation } from '../spec/schemas/conversation.js';
-import { Lead } from '../spec/schemas/lead.js';
-import { Message } from '../spec/schemas/message.js';
-import { Order, OrderStatus } from '../spec/schemas/order.js';
-import { Task } from '../spec/schemas/task.js';
-import { DERIVED_EVENT_NAMES, EVENT_NAMES, type DerivedEventName, type EventName } from '../spec/events.js';
-import { closest } from '../util/closest.js';
+import { Contact, ContactLifecycle, Conversation, Lead, Message, Order, OrderStatus, Task } from '../spec/schemas/index.js';
+import { DERIVED_EVENT_NAMES, EVENT_NAMES, type DerivedEventName, type EventName } from '../spec/index.js';
+import { closest } from '../util/index.js';
 import type { Envelope, EnvelopeProblem } from './envelope.js';
 
 /**
@@ -21,7 +16,7 @@ export {
   type DerivedEventName,
   type EventName,
   type WebhookEventName,
-} from '../spec/events.js';
+} from '../spec/index.js';
 
 const DERIVED_SET: ReadonlySet<string> = new Set(DERIVED_EVENT_NAMES);
 

@@ -1,4 +1,4 @@
-import type { EventName } from '../spec/events.js';
+import type { EventName } from '../spec/index.js';
 
 /**
  * The change key of an event: which change upstream the event reports,

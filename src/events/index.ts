@@ -15,3 +15,19 @@ export {
   type WorkspaceEvent,
 } from './catalogue.js';
 export { eventFields, type EventField } from './fields.js';
+export { bytesOf, textOrBase64 } from './body.js';
+export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './catalogue.js';
+export {
+  CHANGE_KEY_EVENTS,
+  SNAPSHOT_EVENTS,
+  changeKey,
+  hasChangeKey,
+  instant,
+  isRepeatableChange,
+  reconcileDeliveryKey,
+  reconciledAfter,
+  type ChangeKeyEvent,
+  type SnapshotEvent,
+} from './change-key.js';
+export { parseJobId } from './envelope.js';
+export { sign, verify } from './signature.js';

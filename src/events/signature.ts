@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { SIGNATURE_PREFIX } from '../spec/webhooks.js';
+import { SIGNATURE_PREFIX } from '../spec/index.js';
 
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 

@@ -1,5 +1,5 @@
-import { ABILITIES, type Ability } from '../spec/abilities.js';
-import { closest } from '../util/closest.js';
+import { ABILITIES, type Ability } from '../spec/index.js';
+import { closest } from '../util/index.js';
 import { retryPolicy, timeoutMs, type RetryPolicy } from './options.js';
 import { settingsSchemaProblem } from './settings.js';
 

@@ -1,19 +1,19 @@
-import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
-import type { Ability } from '../spec/abilities.js';
-import { closest } from '../util/closest.js';
-import type { ApiClient } from '../api/client.js';
-import type { Logger } from '../log/logger.js';
+import { EVENT_NAMES, isEventName, suggestEventName, type EventName, type WorkspaceEvent } from '../events/index.js';
+import type { Ability } from '../spec/index.js';
+import { closest } from '../util/index.js';
+import type { ApiClient } from '../api/index.js';
+import type { Logger } from '../log/index.js';
 import { HandlerDefinitionError } from './errors.js';
 import type { Jsonified } from './jsonified.js';
 import type { Duration, RetryOptions, RetryPolicy } from './options.js';
 import { commonOptions } from './common.js';
-import { flowPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
+import { runPolicy, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './run-policy.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import type { CancelOnEntry, StateOf, StateOptions, StateZodSchema, WorkflowContext } from './workflow.js';
 import { workflowPolicy, type WorkflowPolicy } from './workflow-policy.js';
 
 /** Token abilities (the API's vocabulary, kept in src/spec); a handler lists those it needs. */
-export { ABILITIES, type Ability } from '../spec/abilities.js';
+export { ABILITIES, type Ability } from '../spec/index.js';
 
 /**
  * The handler kit's errors: a bad definition, bad settings, a run past its timeout, and those a handler
@@ -31,7 +31,15 @@ export {
 } from './errors.js';
 export { DEFAULT_RETRY, type Duration, type RetryOptions, type RetryPolicy } from './options.js';
 export type { SettingsOf, SettingsSchema } from './settings.js';
-export { KEY_SOURCES, PRIORITIES, type BuiltinKey, type DebounceOptions, type FlowPolicy, type KeyOption, type Priority } from './flow.js';
+export {
+  KEY_SOURCES,
+  PRIORITIES,
+  type BuiltinKey,
+  type DebounceOptions,
+  type FlowPolicy,
+  type KeyOption,
+  type Priority,
+} from './run-policy.js';
 export type { Jsonified } from './jsonified.js';
 export type {
   CancelOnEntry,
@@ -274,7 +282,7 @@ export function defineHandler<
     const hint = closest(name, [...DEFINITION_KEYS]);
     if (hint) fail(`unknown option "${name}"; did you mean "${hint}"?`);
   }
-  const flow = flowPolicy(input as Record<string, unknown>, on as EventName[], fail);
+  const flow = runPolicy(input as Record<string, unknown>, on as EventName[], fail);
   const workflow = workflowPolicy(input as Record<string, unknown>, flow.orderBy, fail, on as EventName[]);
   if (typeof handle !== 'function') fail('"handle" must be a function (event, ctx) => Promise<void>');
   const run = handle as (event: unknown, ctx: HandlerContext<SettingsOf<S>>) => unknown;

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { closest } from '../util/closest.js';
+import { closest } from '../util/index.js';
 import { isHandler, type Handler } from './define.js';
 import { isSchedule, type Schedule } from './schedule.js';
 import { describeLoadFailure } from './load-error.js';

@@ -1,4 +1,4 @@
-import { parseDuration } from '../util/units.js';
+import { parseDuration, formatDuration } from '../util/index.js';
 
 /** A duration: milliseconds, or text such as `'2s'`, `'500ms'`, `'5m'`. */
 export type Duration = number | string;
@@ -26,8 +26,6 @@ export interface RetryPolicy {
  * 17 minutes (1 022 s) of back-off before the job is dead-lettered.
  */
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ attempts: 10, backoff: Object.freeze({ type: 'exponential', delay: 2_000 }) });
-
-import { formatDuration } from '../util/units.js';
 
 export { formatDuration };
 

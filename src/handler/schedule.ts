@@ -1,8 +1,6 @@
 import { getNextMillis } from 'bullmq';
-import type { Ability } from '../spec/abilities.js';
-import { closest } from '../util/closest.js';
-import { parseDuration } from '../util/units.js';
-import { PRIORITIES, type Priority } from '../util/priority.js';
+import type { Ability } from '../spec/index.js';
+import { closest, parseDuration, PRIORITIES, type Priority } from '../util/index.js';
 import type { HandlerContext, NoSettings } from './define.js';
 import { HandlerDefinitionError } from './errors.js';
 import { formatDuration, type Duration, type RetryOptions, type RetryPolicy } from './options.js';

@@ -1,6 +1,6 @@
-import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/catalogue.js';
-import { parseDuration } from '../util/units.js';
-import type { KeyOption } from './flow.js';
+import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/index.js';
+import { parseDuration } from '../util/index.js';
+import type { KeyOption } from './run-policy.js';
 import { MATCH_FORMS, matchOption, unknownOption } from './workflow-calls.js';
 import type { MatchOption } from './workflow.js';
 import type { StateSchema } from './state-value.js';

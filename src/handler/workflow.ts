@@ -1,6 +1,6 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
-import type { BusinessHours } from '../recipes/business-hours.js';
-import type { BuiltinKey, KeyOption } from './flow.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
+import type { BusinessHours } from '../recipes/index.js';
+import type { BuiltinKey, KeyOption } from './run-policy.js';
 import type { Jsonified } from './jsonified.js';
 import type { Duration } from './options.js';
 import type { z } from 'zod';

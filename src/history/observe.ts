@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { createRedactor, type Redactor } from '../pii/redact.js';
-import type { Config } from '../config/config.js';
-import { isEventName } from '../events/catalogue.js';
-import { keyOf } from '../handler/flow.js';
-import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { AttemptDecision, AttemptEndedEvent, AttemptRef, DeliveryFacts, FannedOutEvent, StepEvent } from '../lifecycle/events.js';
-import type { Logger } from '../log/logger.js';
-import type { RedisClient } from '../redis/connection.js';
+import { createRedactor, type Redactor } from '../pii/index.js';
+import type { Config } from '../config/index.js';
+import { isEventName } from '../events/index.js';
+import { keyOf } from '../handler/index.js';
+import type {
+  LifecycleSubscriber,
+  AttemptDecision,
+  AttemptEndedEvent,
+  AttemptRef,
+  DeliveryFacts,
+  FannedOutEvent,
+  StepEvent,
+} from '../lifecycle/index.js';
+import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/index.js';
 import {
   callRecord,
   cleanText,
@@ -17,7 +24,7 @@ import {
   type StepRecord,
   type WaitRecord,
 } from './record.js';
-import { HistoryWriter, type Receipt } from './store.js';
+import { HistoryWriter, type Receipt } from './writer.js';
 
 /** What one attempt collected while it ran: its API calls and steps (made when the first one comes). */
 interface RunRecord {

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../redis/connection.js';
-import { parseScheduleRef, scheduleKey } from '../queue/jobs.js';
+import type { RedisClient } from '../redis/index.js';
+import { parseScheduleRef, scheduleKey } from '../queue/index.js';
 import { historyKeys, parseJobId } from './keys.js';
 import type { HistoryEntry } from './record.js';
 

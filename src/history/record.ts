@@ -1,5 +1,5 @@
-import type { ApiCallFacts, WaitEvent } from '../lifecycle/events.js';
-import { redactText } from '../log/logger.js';
+import type { ApiCallFacts, WaitEvent } from '../lifecycle/index.js';
+import { redactText } from '../log/index.js';
 
 /**
  * What the history of one delivery holds, entry by entry. Times are epoch ms.

@@ -1,4 +1,4 @@
-import { printable as p, printableLines } from '../util/printable.js';
+import { printable as p, printableLines } from '../util/index.js';
 import type { DeliverySummary, Trace } from './read.js';
 import type { AttemptEntry, CallRecord, FanOutEntry, StepRecord, WaitRecord } from './record.js';
 

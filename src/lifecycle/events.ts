@@ -1,4 +1,4 @@
-import type { Envelope } from '../events/envelope.js';
+import type { Envelope } from '../events/index.js';
 
 /*
  * The lifecycle of work in a worker process, as one typed stream of events.

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { EMAIL_FIELDS, maskPersonalText, PHONE_FIELDS } from '../pii/mask.js';
+import { EMAIL_FIELDS, maskPersonalText, PHONE_FIELDS } from '../pii/index.js';
 
 export type { Logger } from 'pino';
 

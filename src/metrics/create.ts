@@ -1,13 +1,12 @@
 import type { Queue } from 'bullmq';
 import type { Context, Hono } from 'hono';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
+import type { LifecycleSubscriber, IngestSubscriber } from '../lifecycle/index.js';
 import { defineMetrics } from './definitions.js';
 import { ingestSubscriber } from './ingest-subscriber.js';
 import { queueGauges, type MetricSources } from './queue-collector.js';
 import { workerRecorder, workerSubscriber, type PauseFlag, type WorkerRecorder } from './worker-subscriber.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {

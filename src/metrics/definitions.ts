@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DeliveryOutcome } from '../lifecycle/ingest-events.js';
+import type { DeliveryOutcome } from '../lifecycle/index.js';
 
 /** Every delivery outcome, pre-set to 0 so each series exists from the first scrape. */
 export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = [

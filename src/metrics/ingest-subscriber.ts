@@ -1,5 +1,4 @@
-import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
-import type { DeliveryOutcome } from '../lifecycle/ingest-events.js';
+import type { IngestSubscriber, DeliveryOutcome } from '../lifecycle/index.js';
 import type { MetricSet } from './definitions.js';
 
 /**

@@ -1,10 +1,8 @@
 import type { Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
-import { ingestKeys } from '../queue/names.js';
-import { pauseState } from '../queue/pause.js';
-import { RunRecords } from '../queue/waits/runs.js';
+import { ingestKeys, pauseState, RunRecords } from '../queue/index.js';
 import type { PauseFlag } from './worker-subscriber.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 
 /** What the scrape-time gauges read; either part may be bound after start-up. */
 export interface MetricSources {

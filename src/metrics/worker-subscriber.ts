@@ -1,5 +1,4 @@
-import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts, RunReport, WaitEvent } from '../lifecycle/events.js';
+import type { LifecycleSubscriber, ApiCallFacts, RunReport, WaitEvent } from '../lifecycle/index.js';
 import type { MetricSet } from './definitions.js';
 import { safeLabel, statusLabel } from './labels.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isEventName, type EventName } from '../events/catalogue.js';
+import { isEventName, type EventName } from '../events/index.js';
 import { EMAIL_FIELDS, PHONE_FIELDS, replaceEmails, replacePhones } from './mask.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../redis/connection.js';
-import { isRepeatableChange, reconciledAfter } from '../events/change-key.js';
+import type { RedisClient } from '../redis/index.js';
+import { isRepeatableChange, reconciledAfter } from '../events/index.js';
 import { runFanOutCheck, type ScriptPart } from './scripts.js';
 import { worldAt, type WorldSource } from './world.js';
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 import type { DebounceRef, HandlerJobData } from './jobs.js';
 import { QUEUE_SCRIPTS } from './scripts.js';
 

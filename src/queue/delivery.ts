@@ -1,4 +1,4 @@
-import { bytesOf, textOrBase64 } from '../events/body.js';
+import { bytesOf, textOrBase64 } from '../events/index.js';
 
 /**
  * A verified delivery as stored in Redis: the exact raw body (UTF-8 text, or

@@ -1,6 +1,6 @@
 import type { Job, Queue } from 'bullmq';
-import { jobIdFor } from '../events/envelope.js';
-import type { RedisClient } from '../redis/connection.js';
+import { jobIdFor } from '../events/index.js';
+import type { RedisClient } from '../redis/index.js';
 import type { HandlerJobData } from './jobs.js';
 import { FlowControl } from './flow.js';
 import { BullFlowJobs } from './flow-adapter.js';
@@ -17,7 +17,7 @@ import {
 } from './names.js';
 import { scheduleKey, tickOf, type ScheduleJobData } from './jobs.js';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
-import { PRIORITIES } from '../util/priority.js';
+import { PRIORITIES } from '../util/index.js';
 
 /**
  * The dead-letter queue is the failed sets of the BullMQ queues: `events`

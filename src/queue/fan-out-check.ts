@@ -1,7 +1,7 @@
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 import type { ChangeClaimant, ChangeClaims } from './change.js';
 import { runFanOutCheck, type AnsweredWait, type FanOutCheckReply, type FanOutCheckSection } from './scripts.js';
-import type { WaitEvent, WaitStore } from './waits/store.js';
+import type { WaitEvent, WaitStore } from './waits/wait-store.js';
 
 /** An event as the waits part takes it: the body and match keys are made only when its name is watched. */
 export interface CheckedEvent extends Pick<WaitEvent, 'deliveryKey' | 'name' | 'receivedAt'> {

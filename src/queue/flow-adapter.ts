@@ -1,10 +1,10 @@
-import { Job, UnrecoverableError } from 'bullmq';
-import type { Logger } from '../log/logger.js';
+import { Job, UnrecoverableError as BullmqUnrecoverableError } from 'bullmq';
+import type { Logger } from '../log/index.js';
 import type { DeadPolicy } from './flow-dead.js';
 import type { StoredDelivery } from './delivery.js';
 import type { HandlerJobData } from './jobs.js';
 import type { FlowControl } from './flow.js';
-import { PRIORITIES } from '../util/priority.js';
+import { PRIORITIES } from '../util/index.js';
 import type { FlowJobs } from './flow.js';
 import type { QueuedJob } from './order.js';
 import type { HandlerQueues } from './queues.js';
@@ -41,7 +41,7 @@ export class BullFlowJobs implements FlowJobs {
   }
 
   failsForGood(err: unknown): boolean {
-    return err instanceof UnrecoverableError;
+    return err instanceof BullmqUnrecoverableError;
   }
 }
 
@@ -50,7 +50,7 @@ export function failedForGood(
   job: { readonly attemptsMade: number; readonly opts: { readonly attempts?: number | undefined } },
   err: Error,
 ): boolean {
-  return err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+  return err instanceof BullmqUnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { HandlerJobData } from './jobs.js';
 
-/** What an ordered handler says of its dead runs (its `onDead` option, src/handler/flow.ts). */
+/** What an ordered handler says of its dead runs (its `onDead` option, src/handler/run-policy.ts). */
 export type OnDead = 'release' | 'block';
 
 /** The part of a handler the dead-run decision reads (a Handler has it). */

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 import { ingestKeys } from './names.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Logger } from '../log/logger.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/index.js';
 import { DebounceBursts, type Burst } from './debounce.js';
 import { deadRunAction, type DeadPolicy } from './flow-dead.js';
 import { oldestPendingFanOut, PendingFanOutClears } from './flow-pending.js';

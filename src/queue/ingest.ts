@@ -1,7 +1,7 @@
 import type { StoredDelivery } from './delivery.js';
 import { encodeInboxItem } from './inbox-item.js';
 import { ingestKeys } from './names.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 import { queueScripts } from './scripts.js';
 
 export type IngestOutcome = 'accepted' | 'duplicate';

@@ -1,4 +1,4 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
 
 /** Data of a `handlers` job: one handler's run for one validated delivery. */
 export interface HandlerJobData {

@@ -1,4 +1,4 @@
-import type { Priority } from '../util/priority.js';
+import type { Priority } from '../util/index.js';
 
 /** Queue of verified deliveries: one job per delivery, fanned out by the dispatcher. */
 export const EVENTS_QUEUE = 'events';

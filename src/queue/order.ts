@@ -1,6 +1,6 @@
 import type { JobsOptions } from 'bullmq';
-import type { RedisClient } from '../redis/connection.js';
-import type { Priority } from '../util/priority.js';
+import type { RedisClient } from '../redis/index.js';
+import type { Priority } from '../util/index.js';
 import type { HandlerJobData, OrderRef } from './jobs.js';
 import { decodeInboxItem } from './inbox-item.js';
 import { ingestKeys } from './names.js';

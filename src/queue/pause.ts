@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { handlerQueueList, type HandlerQueues } from './queues.js';
-import type { RedisClient } from '../redis/connection.js';
-import type { Logger } from '../log/logger.js';
+import type { RedisClient } from '../redis/index.js';
+import type { Logger } from '../log/index.js';
 
 /** Why the handler queues are paused (an unusable API token), as stored in Redis. */
 export interface PauseRecord {

@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { JobsOptions, Queue } from 'bullmq';
-import type { Logger } from '../log/logger.js';
-import { jobIdFor } from '../events/envelope.js';
+import type { Logger } from '../log/index.js';
+import { jobIdFor } from '../events/index.js';
 import type { StoredDelivery } from './delivery.js';
 import { decodeInboxItem } from './inbox-item.js';
 import { EVENTS_JOB_OPTIONS } from './job-options.js';
 import { trimPendingFanOut } from './flow-pending.js';
 import { ingestKeys } from './names.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 import { queueScripts } from './scripts.js';
-import { sleep } from '../util/sleep.js';
-import type { IngestBus } from '../lifecycle/ingest-bus.js';
-import type { PumpFacts } from '../lifecycle/ingest-events.js';
+import { sleep } from '../util/index.js';
+import type { IngestBus, PumpFacts } from '../lifecycle/index.js';
 
 /** One `events` job of a batch. */
 interface PumpJob {

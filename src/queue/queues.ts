@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
-import { PRIORITIES, type Priority } from '../util/priority.js';
+import { PRIORITIES, type Priority } from '../util/index.js';
 import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY, POLLS_QUEUE, RECONCILE_QUEUE, SCHEDULES_QUEUE } from './names.js';
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 
 /** The handler-run queue of each priority. */
 export type HandlerQueues = { readonly [P in Priority]: Queue };

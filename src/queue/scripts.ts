@@ -1,5 +1,5 @@
-import { LuaScripts, type LuaArg } from '../util/lua.js';
-import type { RedisClient } from '../redis/connection.js';
+import { LuaScripts, type LuaArg } from '../util/index.js';
+import type { RedisClient } from '../redis/index.js';
 
 /**
  * Typed calls of the ingest path's Lua scripts (`./lua/*.lua`, which document

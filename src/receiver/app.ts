@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { mountHealth, type ReadinessProbe } from './health.js';
 import { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
 

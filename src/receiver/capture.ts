@@ -1,10 +1,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseEnvelope } from '../events/envelope.js';
-import { toFixture } from '../events/fixture.js';
-import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
-import type { StoringFacts } from '../lifecycle/ingest-events.js';
-import { createRedactor } from '../pii/redact.js';
+import { parseEnvelope, toFixture } from '../events/index.js';
+import type { IngestSubscriber, StoringFacts } from '../lifecycle/index.js';
+import { createRedactor } from '../pii/index.js';
 
 /** What capture needs from a logger (a pino logger fits). */
 export interface CaptureLog {

@@ -1,6 +1,10 @@
 export { createReceiverApp, type ReceiverAppOptions } from './app.js';
 export { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
-export type { DeliverySink } from '../queue/delivery.js';
+export type { DeliverySink } from '../queue/index.js';
 export { readBody, type BodyResult, type BodyFailure } from './body.js';
-export type { DeliveryOutcome, DeliveryReport } from '../lifecycle/ingest-events.js';
+export type { DeliveryOutcome, DeliveryReport } from '../lifecycle/index.js';
 export type { ReadinessProbe } from './health.js';
+export { createCapture, type Capture } from './capture.js';
+export { SpoolDrainer } from './spool-drainer.js';
+export { spoolingSink } from './spool-sink.js';
+export { DiskSpool } from './spool.js';

@@ -1,6 +1,6 @@
-import type { Logger } from '../log/logger.js';
-import type { IngestBus } from '../lifecycle/ingest-bus.js';
-import type { IngestStore } from '../queue/ingest.js';
+import type { Logger } from '../log/index.js';
+import type { IngestBus } from '../lifecycle/index.js';
+import type { IngestStore } from '../queue/index.js';
 import type { DiskSpool } from './spool.js';
 
 /**

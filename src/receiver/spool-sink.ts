@@ -1,5 +1,5 @@
-import type { Logger } from '../log/logger.js';
-import type { DeliverySink, StoredDelivery } from '../queue/delivery.js';
+import type { Logger } from '../log/index.js';
+import type { DeliverySink, StoredDelivery } from '../queue/index.js';
 import type { DiskSpool } from './spool.js';
 
 /**

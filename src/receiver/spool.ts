@@ -13,7 +13,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { StoredDelivery } from '../queue/delivery.js';
+import type { StoredDelivery } from '../queue/index.js';
 
 /** The spool refused a delivery: it is over SPOOL_MAX_BYTES (the receiver answers 503). */
 export class SpoolFullError extends Error {

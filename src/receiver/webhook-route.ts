@@ -1,14 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 import type { Context } from 'hono';
-import type { Config } from '../config/config.js';
-import { parseEnvelope } from '../events/envelope.js';
-import type { Logger } from '../log/logger.js';
-import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/delivery.js';
-import { verify } from '../events/signature.js';
+import type { Config } from '../config/index.js';
+import { parseEnvelope, verify } from '../events/index.js';
+import type { Logger } from '../log/index.js';
+import { KEPT_HEADERS, type DeliverySink, type StoredDelivery } from '../queue/index.js';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { readBody, readNodeBody } from './body.js';
-import type { IngestBus } from '../lifecycle/ingest-bus.js';
-import type { DeliveryOutcome, DeliveryReport, RequestFacts, StoreOutcome, StoringFacts } from '../lifecycle/ingest-events.js';
+import type { IngestBus, DeliveryOutcome, DeliveryReport, RequestFacts, StoreOutcome, StoringFacts } from '../lifecycle/index.js';
 
 export interface WebhookRouteDeps {
   config: Pick<Config, 'webhookSecrets' | 'signatureHeader' | 'maxBodyBytes' | 'bodyTimeoutMs'>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDuration } from '../util/units.js';
+import { parseDuration } from '../util/index.js';
 import { BUSINESS_HOURS_EXAMPLE, BusinessHoursError, parseBusinessHours, type BusinessHours } from './business-hours.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { sleep } from '../util/sleep.js';
+import { sleep } from '../util/index.js';
 import { maskRedisUrl } from './describe.js';
 
 /** A standalone/Sentinel connection or a Cluster client: BullMQ and Switchyard accept either. */

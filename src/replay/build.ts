@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isEventName, suggestEventName, validateEvent, type EventName, type ValidationResult } from '../events/catalogue.js';
-import { parseEnvelope } from '../events/envelope.js';
-import { Fixture, fixtureBytes } from '../events/fixture.js';
+import {
+  isEventName,
+  suggestEventName,
+  validateEvent,
+  type EventName,
+  type ValidationResult,
+  parseEnvelope,
+  Fixture,
+  fixtureBytes,
+} from '../events/index.js';
 import { freshId } from './filter.js';
 
 /** A bad `send` request (unknown event, bad --set); the CLI maps it to exit 2. */

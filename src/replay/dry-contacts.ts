@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Contact, LabelRef, LifecycleStage } from '../spec/schemas/contact.js';
+import { Contact, LabelRef, LifecycleStage } from '../spec/schemas/index.js';
 import {
   data,
   found,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HttpMethod } from '../api/transport.js';
+import type { HttpMethod } from '../api/index.js';
 
 /**
  * What the answers of `replay --inline --dry-run` are built from: the request,

@@ -1,5 +1,4 @@
-import { Order, OrderStatus, PaymentStatus, type OrderLine } from '../spec/schemas/order.js';
-import { Product } from '../spec/schemas/product.js';
+import { Order, OrderStatus, PaymentStatus, type OrderLine, Product } from '../spec/schemas/index.js';
 import {
   cents,
   centsOf,

@@ -1,9 +1,4 @@
-import { Contact } from '../spec/schemas/contact.js';
-import { Conversation } from '../spec/schemas/conversation.js';
-import { Deal } from '../spec/schemas/deal.js';
-import type { Lead } from '../spec/schemas/lead.js';
-import type { Message } from '../spec/schemas/message.js';
-import { Task } from '../spec/schemas/task.js';
+import { Contact, Conversation, Deal, type Lead, type Message, Task } from '../spec/schemas/index.js';
 import { contactPath } from './dry-contacts.js';
 import {
   cents,

@@ -1,5 +1,5 @@
-import { HEADERS } from '../spec/headers.js';
-import { Me } from '../spec/schemas/me.js';
+import { HEADERS } from '../spec/index.js';
+import { Me } from '../spec/schemas/index.js';
 import { DRY_ID_BASE, found, type Body, type DryAnswer, type DryEnv, type Lookup } from './dry-kit.js';
 import { decodePath, isRead, matchRoute } from './dry-shapes.js';
 

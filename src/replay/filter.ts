@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseEnvelope } from '../events/envelope.js';
+import { parseEnvelope } from '../events/index.js';
 import type { ReplayItem } from './inputs.js';
 
 /** Which items to replay; every criterion given must hold. */
@@ -14,7 +14,7 @@ export interface ReplayFilter {
 }
 
 /** `--since`: a duration back from now or a date (src/util/units.ts). */
-export { parseSince } from '../util/units.js';
+export { parseSince } from '../util/index.js';
 
 /** When the item happened: the fixture's `received_at`, else the envelope's `created_at`. */
 export function itemTime(item: ReplayItem): number | null {

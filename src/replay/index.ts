@@ -13,3 +13,5 @@ export {
 } from './dry-run.js';
 export { runReplay, replayFailed, formatSummary, lineReporter, progressReporter, type ReplaySummary, type ReplayReporter } from './run.js';
 export { buildDelivery, applySet, parseSetValue, defaultEnvelope, BuildError, type BuiltDelivery } from './build.js';
+export { FIXTURES_DIR } from './build.js';
+export { inlineJob, runInline, type InlineRunDeps } from './inline.js';

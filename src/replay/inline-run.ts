@@ -1,11 +1,10 @@
-import { apiClients } from '../clients/api-clients.js';
-import type { CallEvent } from '../api/transport.js';
-import type { WorkspaceEvent } from '../events/catalogue.js';
-import type { Handler, HandlerContext } from '../handler/define.js';
-import type { Logger } from '../log/logger.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { runHandler, type RunOutcome } from '../worker/runner.js';
-import type { StepStore } from '../worker/steps.js';
+import { apiClients } from '../clients/index.js';
+import type { CallEvent } from '../api/index.js';
+import type { WorkspaceEvent } from '../events/index.js';
+import type { Handler, HandlerContext } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
+import type { HandlerJobData } from '../queue/index.js';
+import { runHandler, type RunOutcome, type StepStore } from '../worker/index.js';
 
 // One handler run in this process, as the worker runs it: used by `replay --inline`
 // (./inline.ts, which re-exports these) and by switchyard/testing.

@@ -1,11 +1,15 @@
-import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
-import { parseEnvelope } from '../events/envelope.js';
-import type { Handler } from '../handler/define.js';
-import { NO_WORKFLOW } from '../handler/workflow-policy.js';
-import { maskPersonalText } from '../pii/mask.js';
-import { formatDuration } from '../util/units.js';
-import type { VirtualStateStore } from '../worker/virtual-state.js';
-import { virtualWorkflow, withVirtualWorkflow, type Arrival, type WorkflowEntry, type WorkflowRecord } from '../worker/virtual-workflow.js';
+import { validateEvent, type WorkspaceEvent, parseEnvelope } from '../events/index.js';
+import { type Handler, NO_WORKFLOW } from '../handler/index.js';
+import { maskPersonalText } from '../pii/index.js';
+import { formatDuration } from '../util/index.js';
+import {
+  type VirtualStateStore,
+  virtualWorkflow,
+  withVirtualWorkflow,
+  type Arrival,
+  type WorkflowEntry,
+  type WorkflowRecord,
+} from '../worker/index.js';
 import { printableBody } from './dry-run.js';
 import type { ReplayItem } from './inputs.js';
 

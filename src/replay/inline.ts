@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { IdempotencyKeyReusedError } from '../api/errors.js';
-import type { CallEvent } from '../api/transport.js';
-import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
-import { parseEnvelope } from '../events/envelope.js';
-import type { Handler } from '../handler/define.js';
-import type { Logger } from '../log/logger.js';
-import { subscribers } from '../worker/dispatcher.js';
-import type { RunOutcome } from '../worker/runner.js';
-import { readHandlerSettings } from '../handler/settings.js';
-import { MemoryStepStore } from '../worker/steps.js';
-import type { StoredState, VirtualStateStore } from '../worker/virtual-state.js';
-import type { WorkflowEntry } from '../worker/virtual-workflow.js';
+import { IdempotencyKeyReusedError, type CallEvent } from '../api/index.js';
+import { validateEvent, type WorkspaceEvent, parseEnvelope } from '../events/index.js';
+import { type Handler, readHandlerSettings } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  subscribers,
+  type RunOutcome,
+  MemoryStepStore,
+  type StoredState,
+  type VirtualStateStore,
+  type WorkflowEntry,
+} from '../worker/index.js';
 import { createDryRun, describeDryWrite, type DryRun, type DryWrite } from './dry-run.js';
 import { describeEntry, inputArrivals, receiptOf, replayWorkflow } from './inline-workflow.js';
 import type { ReplayItem } from './inputs.js';

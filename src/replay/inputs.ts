@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { Fixture, fixtureBytes } from '../events/fixture.js';
+import { Fixture, fixtureBytes } from '../events/index.js';
 
 /** One delivery to replay: its exact bytes and where it came from. */
 export interface ReplayItem {

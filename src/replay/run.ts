@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { printable, printableLines } from '../util/printable.js';
+import { printable, printableLines } from '../util/index.js';
 import { withNewId } from './filter.js';
 import type { ReplayItem } from './inputs.js';
 import type { ReplayOutcome, ReplayOutcomeKind, ReplayTarget } from './targets.js';

@@ -1,7 +1,5 @@
-import { parseEnvelope } from '../events/envelope.js';
-import { encodeBody, KEPT_HEADERS, type StoredDelivery } from '../queue/delivery.js';
-import type { IngestStore } from '../queue/ingest.js';
-import { sign } from '../events/signature.js';
+import { parseEnvelope, sign } from '../events/index.js';
+import { encodeBody, KEPT_HEADERS, type StoredDelivery, type IngestStore } from '../queue/index.js';
 import { keepAlivePoster, type Poster } from './http-post.js';
 import type { ReplayItem } from './inputs.js';
 

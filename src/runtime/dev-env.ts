@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../config/config.js';
+import { ConfigError } from '../config/index.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,9 +1,8 @@
-import type { Config } from '../config/config.js';
-import type { IngestBus } from '../lifecycle/ingest-bus.js';
-import type { Logger } from '../log/logger.js';
-import { IngestPump } from '../queue/pump.js';
-import type { Queues } from '../queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../redis/connection.js';
+import type { Config } from '../config/index.js';
+import type { IngestBus } from '../lifecycle/index.js';
+import type { Logger } from '../log/index.js';
+import { IngestPump, type Queues } from '../queue/index.js';
+import { createRedisConnection, type RedisClient } from '../redis/index.js';
 
 /**
  * The ingest pump of a process: moves the inbox into the `events` queue on a

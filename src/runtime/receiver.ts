@@ -1,15 +1,10 @@
 import type { Hono } from 'hono';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import { IngestStore } from '../queue/ingest.js';
-import { ingestKeys } from '../queue/names.js';
-import { createReceiverApp } from '../receiver/app.js';
-import type { IngestBus } from '../lifecycle/ingest-bus.js';
-import type { DeliverySink } from '../queue/delivery.js';
-import { closeRedis, createRedisConnection } from '../redis/connection.js';
-import { DiskSpool } from '../receiver/spool.js';
-import { SpoolDrainer } from '../receiver/spool-drainer.js';
-import { spoolingSink } from '../receiver/spool-sink.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { IngestStore, ingestKeys, type DeliverySink } from '../queue/index.js';
+import { createReceiverApp, DiskSpool, SpoolDrainer, spoolingSink } from '../receiver/index.js';
+import type { IngestBus } from '../lifecycle/index.js';
+import { closeRedis, createRedisConnection } from '../redis/index.js';
 import { listen, type RunningServer } from './http.js';
 import { firstAttempt } from './redis-watch.js';
 

@@ -1,6 +1,5 @@
-import type { Logger } from '../log/logger.js';
-import type { RedisClient } from '../redis/connection.js';
-import { maskRedisUrl } from '../redis/describe.js';
+import type { Logger } from '../log/index.js';
+import { type RedisClient, maskRedisUrl } from '../redis/index.js';
 
 export interface RedisWatchOptions {
   /** The REDIS_URL in use; logged with its password masked. */

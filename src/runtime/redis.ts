@@ -1,9 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import { startManagedRedis, type ManagedRedis } from '../redis/managed.js';
-import { findServerOn, stopFoundServer } from '../redis/orphan.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { startManagedRedis, type ManagedRedis, findServerOn, stopFoundServer } from '../redis/index.js';
 import { lockStateDir } from './state-lock.js';
 
 export interface ResolvedRedis {

@@ -1,11 +1,8 @@
-import type { ApiClient } from '../api/client.js';
-import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
-import type { CallEvent, WriteMemo } from '../api/transport.js';
-import type { LimiterPriority } from '../api/rate-limiter.js';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import type { RedisClient } from '../redis/connection.js';
-import { configuredApiClients } from '../clients/api-clients.js';
+import type { ApiClient, IdempotencyKeyGenerator, CallEvent, WriteMemo, LimiterPriority } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/index.js';
+import { configuredApiClients } from '../clients/index.js';
 
 /**
  * The API client factory of a worker process, built by the one builder

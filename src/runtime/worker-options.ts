@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.js';
+import type { Config } from '../config/index.js';
 
 /**
  * A crashed worker's active job counts as stalled once its lock lapses, then runs again.

@@ -1,35 +1,41 @@
 import { Worker } from 'bullmq';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../log/logger.js';
-import type { StoredDelivery } from '../queue/delivery.js';
-import { ChangeClaims } from '../queue/change.js';
-import { markWorld, WorldMark } from '../queue/world.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { EVENTS_QUEUE, HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
-import { FlowControl } from '../queue/flow.js';
-import { BullFlowJobs, flowFailedListener } from '../queue/flow-adapter.js';
-import type { OrderedBacklog } from '../metrics/queue-collector.js';
-import { PRIORITIES } from '../util/priority.js';
-import { resumeIfTokenChanged, tokenHash } from '../queue/pause.js';
-import type { Queues } from '../queue/queues.js';
-import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
-import { historyObserver } from '../history/observe.js';
-import { LifecycleBus, type LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts } from '../lifecycle/events.js';
-import { dropSecrets } from '../handler/env.js';
-import { handlerSnapshot, HandlerSet } from '../handler/set.js';
-import { loadHandlerDir, selectHandlers } from '../handler/loader.js';
-import { startSources } from '../sources/start.js';
-import { createHandlerProcessor } from '../worker/processor.js';
-import { eventsProcessor } from '../worker/fan-out.js';
-import { handlerJobProcessor, parkedRunWaker } from '../worker/job-moves.js';
-import { startWakeSweeper } from '../worker/wake-sweeper.js';
-import { RedisStepStore } from '../worker/steps.js';
-import { WaitStore } from '../queue/waits/store.js';
-import { RunRecords } from '../queue/waits/runs.js';
-import { HandlerStateStore } from '../queue/state/store.js';
-import { eventChecks } from '../worker/waits.js';
-import { FanOutChecks } from '../queue/fan-out-check.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  type StoredDelivery,
+  ChangeClaims,
+  markWorld,
+  WorldMark,
+  type HandlerJobData,
+  EVENTS_QUEUE,
+  HANDLER_QUEUE_BY_PRIORITY,
+  FlowControl,
+  BullFlowJobs,
+  flowFailedListener,
+  resumeIfTokenChanged,
+  tokenHash,
+  type Queues,
+  WaitStore,
+  RunRecords,
+  HandlerStateStore,
+  FanOutChecks,
+} from '../queue/index.js';
+import type { OrderedBacklog } from '../metrics/index.js';
+import { PRIORITIES } from '../util/index.js';
+import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/index.js';
+import { historyObserver } from '../history/index.js';
+import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../lifecycle/index.js';
+import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers } from '../handler/index.js';
+import { startSources } from '../sources/index.js';
+import {
+  createHandlerProcessor,
+  eventsProcessor,
+  handlerJobProcessor,
+  parkedRunWaker,
+  startWakeSweeper,
+  RedisStepStore,
+  eventChecks,
+} from '../worker/index.js';
 import { workerApiFactory } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MONEY } from '../spec/limits.js';
+import { MONEY } from '../spec/index.js';
 
 /**
  * Money: requests carry JSON numbers, responses two-decimal strings (spec:

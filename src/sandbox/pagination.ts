@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PER_PAGE } from '../spec/limits.js';
+import { PER_PAGE } from '../spec/index.js';
 import { ApiError } from './errors.js';
 
 /** A page as the API answers it: `{data, meta: {next_cursor, per_page}}`. */

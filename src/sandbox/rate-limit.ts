@@ -1,4 +1,4 @@
-import { BURST_WINDOW_MS } from '../spec/limits.js';
+import { BURST_WINDOW_MS } from '../spec/index.js';
 
 /** Result of one counted request. */
 export interface BurstResult {

@@ -1,5 +1,5 @@
 import type { SavedEvents, WebhookEmitter } from './events/emitter.js';
-import type { Entry } from './idempotency.js';
+import type { Entry } from './idempotency-store.js';
 import { IdSequence } from './ids.js';
 import type { QuotaEntry } from './rate-limit.js';
 import type { SandboxSettings, SandboxState } from './state.js';

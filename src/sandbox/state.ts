@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SandboxClock } from './clock.js';
 import { FaultInjector } from './faults.js';
 import { IdSequence } from './ids.js';
-import { IdempotencyStore } from './idempotency.js';
+import { IdempotencyStore } from './idempotency-store.js';
 import { BurstLimiter, QuotaTracker } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
 import { buildSeed, type SeedExtras } from './seed/index.js';

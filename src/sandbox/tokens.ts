@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ABILITIES, type Ability } from '../spec/abilities.js';
+import { ABILITIES, type Ability } from '../spec/index.js';
 import type { Token } from './types.js';
 
 /** Every ability: the full-access and legacy keys carry these. */

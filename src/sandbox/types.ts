@@ -4,8 +4,8 @@
  * (ISO timestamps, two-decimal strings), so arithmetic never touches floats.
  */
 
-import type { Ability } from '../spec/abilities.js';
 import type {
+  Ability,
   AssigneeType,
   ConversationPriority,
   ConversationStatus,
@@ -14,7 +14,7 @@ import type {
   MessageDirection,
   OrderStatus,
   PaymentStatus,
-} from '../spec/enums.js';
+} from '../spec/index.js';
 
 export type { ConversationStatus, OrderStatus };
 

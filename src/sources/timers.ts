@@ -1,6 +1,6 @@
 import { Queue, Worker, type Job, type JobSchedulerJson, type WorkerOptions } from 'bullmq';
-import type { Logger } from '../log/logger.js';
-import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/connection.js';
+import type { Logger } from '../log/index.js';
+import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/index.js';
 
 /** When a timer ticks: a fixed interval, or a cron pattern in a time zone (BullMQ's repeat options). */
 export type Repeat = { every: number } | { pattern: string; tz?: string };

@@ -1,6 +1,5 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import type { IngestSubscriber } from '../lifecycle/ingest-bus.js';
-import type { PumpFacts, RequestFacts, StoringFacts } from '../lifecycle/ingest-events.js';
+import type { IngestSubscriber, PumpFacts, RequestFacts, StoringFacts } from '../lifecycle/index.js';
 import { contextOf, fail, traceparentOf, tracer } from './spans.js';
 import { tracingState } from './state.js';
 

@@ -2,10 +2,10 @@ import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TracingSettings } from '../config/tracing.js';
+import type { TracingSettings } from '../config/index.js';
 
 /**
- * The OpenTelemetry SDK: imported (dynamically, by start.ts) only when tracing
+ * The OpenTelemetry SDK: imported (dynamically, by start-tracing.ts) only when tracing
  * is on. Registers the global tracer provider and an AsyncLocalStorage context
  * manager, with a BatchSpanProcessor in front of the OTLP/HTTP exporter of the
  * configured encoding.

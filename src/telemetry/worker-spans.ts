@@ -1,6 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-import type { LifecycleSubscriber } from '../lifecycle/bus.js';
-import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../lifecycle/events.js';
+import type { LifecycleSubscriber, ApiCallFacts, AttemptRef, DeliveryFacts } from '../lifecycle/index.js';
 import { contextOf, fail, traceparentOf, tracer } from './spans.js';
 import { tracingState } from './state.js';
 

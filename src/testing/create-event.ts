@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
-import { isEventName, suggestEventName, validateEvent, type EventData, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
-import { parseEnvelope } from '../events/envelope.js';
-import { defaultEnvelope } from '../replay/build.js';
+import {
+  isEventName,
+  suggestEventName,
+  validateEvent,
+  type EventData,
+  type EventName,
+  type WorkspaceEvent,
+  parseEnvelope,
+} from '../events/index.js';
+import { defaultEnvelope } from '../replay/index.js';
 import { DeliveryError } from './delivery.js';
 
 /**

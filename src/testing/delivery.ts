@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { isEventName, suggestEventName, validateEvent, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
-import { parseEnvelope } from '../events/envelope.js';
-import { FIXTURES_DIR } from '../replay/build.js';
-import { KEPT_HEADERS } from '../queue/delivery.js';
-import { InputError, itemFromText } from '../replay/inputs.js';
+import { isEventName, suggestEventName, validateEvent, type EventName, type WorkspaceEvent, parseEnvelope } from '../events/index.js';
+import { FIXTURES_DIR, InputError, itemFromText } from '../replay/index.js';
+import { KEPT_HEADERS } from '../queue/index.js';
 import { signBody } from './signing.js';
-import { SIGNATURE_HEADER } from '../spec/webhooks.js';
+import { SIGNATURE_HEADER } from '../spec/index.js';
 
 /** A delivery a test cannot use: an unreadable or malformed file, or a body that is not a valid event. */
 export class DeliveryError extends Error {

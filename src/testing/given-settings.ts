@@ -1,9 +1,5 @@
 import type { z } from 'zod';
-import type { Handler } from '../handler/define.js';
-import { HandlerSettingsError } from '../handler/errors.js';
-import { settingProblems, settingsInput } from '../handler/settings.js';
-import { handlerEnv } from '../handler/env.js';
-import { readHandlerSettings } from '../handler/settings.js';
+import { type Handler, HandlerSettingsError, settingProblems, settingsInput, handlerEnv, readHandlerSettings } from '../handler/index.js';
 
 type Primitive = string | number | boolean | bigint | null | undefined;
 

@@ -1,4 +1,4 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
 import { loadFixture, type Delivery } from './delivery.js';
 
 /**

@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/index.js';
 
 /** pino's level names. */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';

@@ -1,6 +1,6 @@
-import { createApiClient, type ApiClient, type ApiClientOptions } from '../api/client.js';
+import { createApiClient, type ApiClient, type ApiClientOptions } from '../api/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { API_BASE } from '../sandbox/paths.js';
+import { API_BASE } from '../sandbox/internal.js';
 
 /**
  * The base URL the in-process sandbox is called at. Nominal: nothing listens

@@ -1,4 +1,4 @@
-import { sign as signWith } from '../events/signature.js';
+import { sign as signWith } from '../events/index.js';
 
 /**
  * The signature header's value for `body`, as the workspace signs it:

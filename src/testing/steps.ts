@@ -1,4 +1,4 @@
-import type { StepStore } from '../worker/steps.js';
+import type { StepStore } from '../worker/index.js';
 
 /** One `ctx.step` of a run: its name, its stored result, and whether it came from the store (done by an earlier run) instead of running. */
 export interface StepRecord {

@@ -1,5 +1,5 @@
-import type { CallEvent } from '../api/transport.js';
-import type { InlineRunDeps } from '../replay/inline.js';
+import type { CallEvent } from '../api/index.js';
+import type { InlineRunDeps } from '../replay/index.js';
 import { createSandbox, type Sandbox } from '../sandbox/index.js';
 import { IN_PROCESS_BASE_URL, sandboxFetch, sandboxToken } from './sandbox-api.js';
 import type { TestCall, TestHandlerOptions } from './types.js';

@@ -1,9 +1,14 @@
-import { DERIVED_EVENT_NAMES, type EventName, type WorkspaceEvent } from '../events/catalogue.js';
-import { changeKey, reconcileDeliveryKey } from '../events/change-key.js';
-import { parseEnvelope } from '../events/envelope.js';
-import { isHandler, type Handler } from '../handler/define.js';
-import { inlineJob, runInline } from '../replay/inline.js';
-import { MemoryStepStore } from '../worker/steps.js';
+import {
+  DERIVED_EVENT_NAMES,
+  type EventName,
+  type WorkspaceEvent,
+  changeKey,
+  reconcileDeliveryKey,
+  parseEnvelope,
+} from '../events/index.js';
+import { isHandler, type Handler, keyOf, NO_WORKFLOW } from '../handler/index.js';
+import { inlineJob, runInline } from '../replay/index.js';
+import { MemoryStepStore, jsonCopy, type VirtualStateStore, virtualWorkflow, withVirtualWorkflow } from '../worker/index.js';
 import { DeliveryError, toEvent, type Delivery } from './delivery.js';
 import { deliveryOf, type HandlerInput } from './input.js';
 import { memoryLogger } from './memory-log.js';
@@ -11,10 +16,6 @@ import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
-import { keyOf } from '../handler/flow.js';
-import { NO_WORKFLOW } from '../handler/workflow-policy.js';
-import { jsonCopy, type VirtualStateStore } from '../worker/virtual-state.js';
-import { virtualWorkflow, withVirtualWorkflow } from '../worker/virtual-workflow.js';
 import { arrivals } from './workflow.js';
 
 const SOURCES: readonly TestSource[] = ['webhook', 'reconcile', 'poll'];

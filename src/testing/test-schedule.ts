@@ -1,14 +1,12 @@
-import { isSchedule, type Schedule } from '../handler/schedule.js';
-import { runInline } from '../replay/inline.js';
-import { scheduleHandler, scheduleRunJob } from '../sources/schedule/processor.js';
-import { MemoryStepStore } from '../worker/steps.js';
-import { onAttempt } from '../worker/classify.js';
+import { isSchedule, type Schedule } from '../handler/index.js';
+import { runInline } from '../replay/index.js';
+import { scheduleHandler, scheduleRunJob } from '../sources/index.js';
+import { MemoryStepStore, onAttempt, withVirtualWorkflow } from '../worker/index.js';
 import { memoryLogger } from './memory-log.js';
 import { testSettings } from './given-settings.js';
 import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
-import { withVirtualWorkflow } from '../worker/virtual-workflow.js';
 import { refusedWorkflow } from './workflow.js';
 
 /** The tick `at` names (ms), or a TypeError saying what is expected. */

@@ -1,8 +1,7 @@
-import type { HttpMethod } from '../api/transport.js';
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import type { HttpMethod } from '../api/index.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import type { StepStore } from '../worker/steps.js';
-import type { VirtualWait } from '../worker/virtual-workflow.js';
+import type { StepStore, VirtualWait } from '../worker/index.js';
 import type { LogLevel, LogLine } from './memory-log.js';
 import type { SettingsInput } from './given-settings.js';
 import type { StepRecord } from './steps.js';

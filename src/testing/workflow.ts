@@ -1,8 +1,6 @@
-import { isEventName, type WorkspaceEvent } from '../events/catalogue.js';
-import { HandlerConfigError } from '../handler/errors.js';
-import type { HandlerState, WorkflowContext } from '../handler/workflow.js';
-import { durationOf, timeOf, type Arrival } from '../worker/virtual-workflow.js';
-import { jsonCopy } from '../worker/virtual-state.js';
+import { isEventName, type WorkspaceEvent } from '../events/index.js';
+import { HandlerConfigError, type HandlerState, type WorkflowContext } from '../handler/index.js';
+import { durationOf, timeOf, type Arrival, jsonCopy } from '../worker/index.js';
 import type { TestEventInput } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { UnrecoverableError } from 'bullmq';
+import { UnrecoverableError as BullmqUnrecoverableError } from 'bullmq';
 import {
   ApiError,
   LegacyKeyRetiredError,
@@ -6,9 +6,9 @@ import {
   RateLimitedError,
   TokenExpiredError,
   UnauthorizedError,
-} from '../api/errors.js';
-import { asSentence } from '../api/sentence.js';
-import { isNonRetriable } from '../handler/errors.js';
+  asSentence,
+} from '../api/index.js';
+import { isNonRetriable } from '../handler/index.js';
 
 /** What the worker does with a failed handler run. */
 export type Verdict =
@@ -28,7 +28,7 @@ const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.m
  * vs dead-letter). Network, 5xx and 409 retry; 429 waits for
  * the shared limiter without spending an attempt; 4xx validation, 404 and a
  * handler's NonRetriableError (HandlerConfigError and the deprecated
- * UnrecoverableError among them; for one release bullmq's UnrecoverableError
+ * UnrecoverableError among them; for one release bullmq's UnrecoverableError, imported here as BullmqUnrecoverableError
  * too, thrown by a handler that imports it from bullmq) dead-letter; an
  * expired, revoked or retired token pauses the queue. Anything else — a
  * HandlerTimeoutError, a plain Error — retries.
@@ -45,7 +45,7 @@ export function classify(err: unknown, now: () => number = Date.now): Verdict {
   if (err instanceof RateLimitedError) {
     return { kind: 'delay', ms: Math.max(250, err.retryAfterMs ?? 10_000), reason: 'API rate limit (429); waiting for Retry-After' };
   }
-  if (isNonRetriable(err) || err instanceof UnrecoverableError) return { kind: 'dead', reason: describe(err) };
+  if (isNonRetriable(err) || err instanceof BullmqUnrecoverableError) return { kind: 'dead', reason: describe(err) };
   if (err instanceof ApiError) {
     return err.retryable ? { kind: 'retry', reason: describe(err) } : { kind: 'dead', reason: `${describe(err)}${fieldErrors(err)}` };
   }

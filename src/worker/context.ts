@@ -1,16 +1,12 @@
-import type { ApiClient } from '../api/client.js';
-import type { WriteMemo } from '../api/transport.js';
-import type { IdempotencyKeyGenerator } from '../api/idempotency.js';
-import { jobIdFor } from '../events/envelope.js';
-import type { HandlerApi, HandlerContext, Jsonified } from '../handler/define.js';
-import { HandlerConfigError } from '../handler/errors.js';
-import type { AttemptObserver } from '../lifecycle/bus.js';
-import type { Logger } from '../log/logger.js';
-import { currentStep, deterministicKeys } from './idempotency.js';
+import type { ApiClient, WriteMemo, IdempotencyKeyGenerator } from '../api/index.js';
+import { jobIdFor } from '../events/index.js';
+import { type HandlerApi, type HandlerContext, type Jsonified, HandlerConfigError, type HandlerState } from '../handler/index.js';
+import type { AttemptObserver } from '../lifecycle/index.js';
+import type { Logger } from '../log/index.js';
+import { currentStep, deterministicKeys } from './derived-keys.js';
 import type { DurableRun } from './durable.js';
-import type { HandlerState } from '../handler/workflow.js';
 import type { StepStore } from './steps.js';
-import type { Priority } from '../util/priority.js';
+import type { Priority } from '../util/index.js';
 
 export interface ContextDeps {
   /**

@@ -1,19 +1,20 @@
-import { UnrecoverableError } from 'bullmq';
-import { jobIdFor, parseEnvelope, type Envelope } from '../events/envelope.js';
-import { validateEvent, type WorkspaceEvent } from '../events/catalogue.js';
-import { changeKey } from '../events/change-key.js';
-import type { Handler } from '../handler/define.js';
-import { keyOf } from '../handler/flow.js';
-import type { ChangeClaimant } from '../queue/change.js';
+import { UnrecoverableError as BullmqUnrecoverableError } from 'bullmq';
+import { jobIdFor, parseEnvelope, type Envelope, validateEvent, type WorkspaceEvent, changeKey } from '../events/index.js';
+import { type Handler, keyOf } from '../handler/index.js';
+import {
+  type ChangeClaimant,
+  type FlowControl,
+  orderMember,
+  type QueuedJob,
+  deliveryBytes,
+  type StoredDelivery,
+  handlerJobOptions,
+  type HandlerJobData,
+} from '../queue/index.js';
 import type { EventCheck } from './waits.js';
-import type { FlowControl } from '../queue/flow.js';
-import { orderMember, type QueuedJob } from '../queue/order.js';
-import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
-import { handlerJobOptions } from '../queue/job-options.js';
-import type { HandlerJobData } from '../queue/jobs.js';
 
 /** Why an `events` job was dead-lettered without fan-out (shown by `dlq list`). */
-export class InvalidDeliveryError extends UnrecoverableError {
+export class InvalidDeliveryError extends BullmqUnrecoverableError {
   readonly code = 'invalid_delivery';
   constructor(
     readonly reason: string,

@@ -1,12 +1,15 @@
-import type { WriteMemo } from '../api/transport.js';
-import { jobIdFor } from '../events/envelope.js';
-import type { WorkspaceEvent } from '../events/catalogue.js';
-import type { Handler } from '../handler/define.js';
-import { HandlerConfigError } from '../handler/errors.js';
-import { keyOf } from '../handler/flow.js';
-import { checkStateValue, stateLabel, type StateSchema } from '../handler/state-value.js';
-import type { MatchOption, SleepOptions, WaitForEventOptions } from '../handler/workflow.js';
+import type { WriteMemo } from '../api/index.js';
+import { jobIdFor, type WorkspaceEvent } from '../events/index.js';
 import {
+  type Handler,
+  HandlerConfigError,
+  keyOf,
+  checkStateValue,
+  stateLabel,
+  type StateSchema,
+  type MatchOption,
+  type SleepOptions,
+  type WaitForEventOptions,
   callLabel,
   checkName,
   checkReach,
@@ -20,15 +23,23 @@ import {
   waitCall,
   type WaitCall,
   type WorkflowLimits,
-} from '../handler/workflow-calls.js';
-import type { AttemptObserver } from '../lifecycle/bus.js';
-import type { Logger } from '../log/logger.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import type { ParkedRun, RunRecords } from '../queue/waits/runs.js';
-import type { HandlerStateStore, StateValue } from '../queue/state/store.js';
-import type { WaitState, WaitStore } from '../queue/waits/store.js';
-import { decodeReached, defaultWaitId, encodeReached, type Reached } from '../queue/waits/reached.js';
-import { addBusinessTime } from '../recipes/business-time.js';
+} from '../handler/index.js';
+import type { AttemptObserver } from '../lifecycle/index.js';
+import type { Logger } from '../log/index.js';
+import {
+  type HandlerJobData,
+  type ParkedRun,
+  type RunRecords,
+  type HandlerStateStore,
+  type StateValue,
+  type WaitState,
+  type WaitStore,
+  decodeReached,
+  defaultWaitId,
+  encodeReached,
+  type Reached,
+} from '../queue/index.js';
+import { addBusinessTime } from '../recipes/index.js';
 
 /**
  * The durable part of one handler attempt (`ctx.sleep`, `ctx.sleepUntil`,

@@ -1,11 +1,9 @@
 import type { Job } from 'bullmq';
-import { parseEnvelope } from '../events/envelope.js';
-import type { HandlerSet } from '../handler/set.js';
-import type { LifecycleBus } from '../lifecycle/bus.js';
-import type { DeliveryFacts, PlacedRun } from '../lifecycle/events.js';
-import type { Logger } from '../log/logger.js';
-import { deliveryBytes, type StoredDelivery } from '../queue/delivery.js';
-import type { FlowControl } from '../queue/flow.js';
+import { parseEnvelope } from '../events/index.js';
+import type { HandlerSet } from '../handler/index.js';
+import type { LifecycleBus, DeliveryFacts, PlacedRun } from '../lifecycle/index.js';
+import type { Logger } from '../log/index.js';
+import { deliveryBytes, type StoredDelivery, type FlowControl } from '../queue/index.js';
 import { dispatch, type FanOutPorts } from './dispatcher.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Handler } from '../handler/define.js';
-import type { AttemptObserver } from '../lifecycle/bus.js';
-import type { HandlerJobData, OrderRef } from '../queue/jobs.js';
+import type { Handler } from '../handler/index.js';
+import type { AttemptObserver } from '../lifecycle/index.js';
+import type { HandlerJobData, OrderRef } from '../queue/index.js';
 import type { ContextDeps } from './context.js';
 import type { HandlerJobDecision, HandlerJobView, Processing, SkipReason } from './handler-job.js';
 

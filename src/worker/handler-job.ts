@@ -1,9 +1,7 @@
-import type { Logger } from '../log/logger.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import type { FlowControl } from '../queue/flow.js';
-import type { HandlerSet } from '../handler/set.js';
-import type { LifecycleBus } from '../lifecycle/bus.js';
-import type { AttemptDecision } from '../lifecycle/events.js';
+import type { Logger } from '../log/index.js';
+import type { HandlerJobData, FlowControl } from '../queue/index.js';
+import type { HandlerSet } from '../handler/index.js';
+import type { LifecycleBus, AttemptDecision } from '../lifecycle/index.js';
 import type { ContextDeps } from './context.js';
 import type { DurableDeps } from './durable.js';
 

@@ -1,4 +1,4 @@
-import type { WaitState } from '../queue/waits/store.js';
+import type { WaitState } from '../queue/index.js';
 import type { DurableRun, ParkedIn } from './durable.js';
 
 /**

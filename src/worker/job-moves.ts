@@ -1,12 +1,8 @@
-import { DelayedError, Job, UnrecoverableError, WaitingError, type Processor } from 'bullmq';
-import type { Logger } from '../log/logger.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import { HANDLER_QUEUE_BY_PRIORITY } from '../queue/names.js';
-import { pauseHandlers } from '../queue/pause.js';
-import type { HandlerQueues } from '../queue/queues.js';
-import type { WaitStore } from '../queue/waits/store.js';
-import type { RedisClient } from '../redis/connection.js';
-import { PRIORITIES, type Priority } from '../util/priority.js';
+import { DelayedError, Job, UnrecoverableError as BullmqUnrecoverableError, WaitingError, type Processor } from 'bullmq';
+import type { Logger } from '../log/index.js';
+import { type HandlerJobData, HANDLER_QUEUE_BY_PRIORITY, pauseHandlers, type HandlerQueues, type WaitStore } from '../queue/index.js';
+import type { RedisClient } from '../redis/index.js';
+import { PRIORITIES, type Priority } from '../util/index.js';
 import type { HandlerJobDecision, HandlerJobView } from './handler-job.js';
 
 /**
@@ -70,7 +66,7 @@ async function applyDecision(job: Job<HandlerJobData>, token: string | undefined
       return decision.result;
     case 'dead': {
       // Dead-lettered now, whatever BullMQ's count of attempts says; what the handler threw keeps its stack (`dlq show`).
-      const dead = new UnrecoverableError(decision.reason);
+      const dead = new BullmqUnrecoverableError(decision.reason);
       if (decision.error?.stack) dead.stack = `${dead.name}: ${decision.reason}\n  caused by ${decision.error.stack}`;
       throw dead;
     }

@@ -1,9 +1,8 @@
-import type { Handler } from '../handler/define.js';
-import { HandlerTimeoutError } from '../handler/errors.js';
-import type { Logger } from '../log/logger.js';
+import { type Handler, HandlerTimeoutError } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
 import { classify, onAttempt, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
-import { eventOf, type HandlerJobData } from '../queue/jobs.js';
+import { eventOf, type HandlerJobData } from '../queue/index.js';
 
 export type RunOutcome =
   | { readonly ok: true; readonly ms: number }

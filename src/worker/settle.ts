@@ -1,7 +1,6 @@
-import type { Handler } from '../handler/define.js';
-import type { AttemptObserver } from '../lifecycle/bus.js';
-import type { HandlerJobData } from '../queue/jobs.js';
-import type { WaitState } from '../queue/waits/store.js';
+import type { Handler } from '../handler/index.js';
+import type { AttemptObserver } from '../lifecycle/index.js';
+import type { HandlerJobData, WaitState } from '../queue/index.js';
 import { cancelId, matchKey, type DurableRun, type ParkedIn, type ParkRequest } from './durable.js';
 import type { HandlerJobDecision, HandlerJobView, Processing } from './handler-job.js';
 import type { DueCheck, PendingDelivery } from './hold.js';

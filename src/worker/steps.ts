@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/connection.js';
+import type { RedisClient } from '../redis/index.js';
 /**
  * Where `ctx.step` results live: one entry per (delivery, handler, step name).
  * A stored result is returned on every later attempt, so a step's writes

@@ -1,9 +1,5 @@
-import type { WorkspaceEvent } from '../events/catalogue.js';
-import { HandlerConfigError } from '../handler/errors.js';
-import { keyOf } from '../handler/flow.js';
-import { checkStateValue, stateLabel } from '../handler/state-value.js';
-import type { HandlerState } from '../handler/workflow.js';
-import type { WorkflowPolicy } from '../handler/workflow-policy.js';
+import type { WorkspaceEvent } from '../events/index.js';
+import { HandlerConfigError, keyOf, checkStateValue, stateLabel, type HandlerState, type WorkflowPolicy } from '../handler/index.js';
 
 /**
  * `ctx.state` without Redis, for runs on a virtual clock (switchyard/testing's

@@ -1,9 +1,13 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
-import type { Handler, HandlerContext } from '../handler/define.js';
-import { keyOf } from '../handler/flow.js';
-import type { Duration } from '../handler/options.js';
-import type { MatchOption, SleepOptions, WaitForEventOptions, WorkflowContext } from '../handler/workflow.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
 import {
+  type Handler,
+  type HandlerContext,
+  keyOf,
+  type Duration,
+  type MatchOption,
+  type SleepOptions,
+  type WaitForEventOptions,
+  type WorkflowContext,
   callLabel,
   checkName,
   checkReach,
@@ -18,9 +22,9 @@ import {
   timeValue,
   waitCall,
   type WorkflowLimits,
-} from '../handler/workflow-calls.js';
-import type { WorkflowPolicy } from '../handler/workflow-policy.js';
-import { addBusinessTime } from '../recipes/business-time.js';
+  type WorkflowPolicy,
+} from '../handler/index.js';
+import { addBusinessTime } from '../recipes/index.js';
 import { jsonCopy, virtualState, type StateAccess, type VirtualStateStore } from './virtual-state.js';
 
 /**

@@ -1,10 +1,7 @@
-import type { WorkspaceEvent } from '../events/catalogue.js';
-import type { Handler } from '../handler/define.js';
-import type { Logger } from '../log/logger.js';
-import type { StoredDelivery } from '../queue/delivery.js';
-import type { ChangeClaimant } from '../queue/change.js';
-import type { FanOutChecks } from '../queue/fan-out-check.js';
-import type { WaitStore, WokenRun } from '../queue/waits/store.js';
+import type { WorkspaceEvent } from '../events/index.js';
+import type { Handler } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
+import type { StoredDelivery, ChangeClaimant, FanOutChecks, WaitStore, WokenRun } from '../queue/index.js';
 import { matchKey } from './durable.js';
 
 /**

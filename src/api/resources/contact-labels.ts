@@ -1,5 +1,5 @@
 import type { ApiPromise } from '../response.js';
-import { LabelRef } from '../../spec/schemas/contact.js';
+import { LabelRef } from '../../spec/schemas/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { contactPath, type ContactRef } from './contact-ref.js';

@@ -1,8 +1,7 @@
 import { Paginator, type PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Contact, ContactLifecycle } from '../../spec/schemas/contact.js';
-import { MAX_CHARS } from '../../spec/limits.js';
-import type { SegmentRule } from '../../spec/search-rules.js';
+import { Contact, ContactLifecycle } from '../../spec/schemas/index.js';
+import { MAX_CHARS, type SegmentRule } from '../../spec/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { contactLabels } from './contact-labels.js';

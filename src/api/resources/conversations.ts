@@ -6,9 +6,9 @@ import {
   CONVERSATION_STATUSES,
   type AssigneeType,
   type ConversationPriority,
-} from '../../spec/enums.js';
-import { MAX_CHARS } from '../../spec/limits.js';
-import { ClosingNote, Conversation, type ConversationStatus } from '../../spec/schemas/conversation.js';
+  MAX_CHARS,
+} from '../../spec/index.js';
+import { ClosingNote, Conversation, type ConversationStatus } from '../../spec/schemas/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { TIMESTAMP_FORM } from '../dates.js';
 import { check } from '../validate.js';

@@ -1,7 +1,7 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { MAX_CHARS } from '../../spec/limits.js';
-import { Deal, type DealStatus } from '../../spec/schemas/deal.js';
+import { MAX_CHARS } from '../../spec/index.js';
+import { Deal, type DealStatus } from '../../spec/schemas/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { idPath, listing, one, paged, type ResourceContext } from './shared.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { Paginator } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { LEAD_OUTCOMES, type LeadOutcome } from '../../spec/enums.js';
-import { Lead } from '../../spec/schemas/lead.js';
+import { LEAD_OUTCOMES, type LeadOutcome } from '../../spec/index.js';
+import { Lead } from '../../spec/schemas/index.js';
 import type { RequestOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { one, type ResourceContext } from './shared.js';

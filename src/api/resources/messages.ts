@@ -1,8 +1,7 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { OUTGOING_MESSAGE_TYPES } from '../../spec/enums.js';
-import { MAX_CHARS } from '../../spec/limits.js';
-import { Message } from '../../spec/schemas/message.js';
+import { OUTGOING_MESSAGE_TYPES, MAX_CHARS } from '../../spec/index.js';
+import { Message } from '../../spec/schemas/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check, type Check } from '../validate.js';
 import { idPath, listing, one, paged, type ResourceContext } from './shared.js';

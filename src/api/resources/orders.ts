@@ -1,8 +1,7 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { ORDER_STATUSES } from '../../spec/enums.js';
-import { MAX_CHARS } from '../../spec/limits.js';
-import { Order, type OrderStatus, type PaymentStatus } from '../../spec/schemas/order.js';
+import { ORDER_STATUSES, MAX_CHARS } from '../../spec/index.js';
+import { Order, type OrderStatus, type PaymentStatus } from '../../spec/schemas/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { check } from '../validate.js';
 import { idPath, iso, listing, one, paged, type ResourceContext } from './shared.js';

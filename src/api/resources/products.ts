@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Product } from '../../spec/schemas/product.js';
+import { Product } from '../../spec/schemas/index.js';
 import type { RequestOptions } from '../transport.js';
 import { idPath, listing, one, paged, type ResourceContext } from './shared.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RequestValidationError } from '../errors.js';
-import { page, single } from '../../spec/schemas/common.js';
+import { page, single } from '../../spec/schemas/index.js';
 import { Paginator, type Page, type PageQuery } from '../pagination.js';
 import type { QueryValue, RequestOptions, Transport } from '../transport.js';
 import { check } from '../validate.js';

@@ -1,6 +1,6 @@
 import type { Paginator, PageQuery } from '../pagination.js';
 import type { ApiPromise } from '../response.js';
-import { Task } from '../../spec/schemas/task.js';
+import { Task } from '../../spec/schemas/index.js';
 import type { RequestOptions, WriteOptions } from '../transport.js';
 import { TIMESTAMP_FORM } from '../dates.js';
 import { check } from '../validate.js';

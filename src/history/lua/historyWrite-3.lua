@@ -1,5 +1,5 @@
 -- One history write of one delivery, in one command: summary fields, the new entries, the time index,
--- the list trimmed to the newest entries, both keys living HISTORY_TTL from now (src/history/store.ts).
+-- the list trimmed to the newest entries, both keys living HISTORY_TTL from now (src/history/writer.ts).
 -- KEYS: summary (hash), entries (list), index (zset).
 -- ARGV: ttl_ms, max_entries, index_score ('' = not indexed), member (the delivery key),
 --       trim_before ('' = no trim of the index), n_set, n_set field/value pairs (HSET),

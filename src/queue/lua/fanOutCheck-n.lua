@@ -1,6 +1,6 @@
 -- The checks of deliveries at fan-out, one after the other in one call (src/queue/fan-out-check.ts):
 -- for each, the claim of its change key (change.ts), then, when it holds the claim, the durable
--- waits it answers (waits/store.ts). Either part may be left out.
+-- waits it answers (waits/wait-store.ts). Either part may be left out.
 -- ARGV[1]: the number of deliveries; then a section per delivery: its parts ('c', 'w' or 'cw'), the
 -- claim's 8 arguments (part 'c'), then the waits' (part 'w').
 -- KEYS, per delivery in the same order: the change claim (part 'c'); then the waits' state, wake (zset

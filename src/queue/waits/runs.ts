@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../redis/connection.js';
-import { parseJobId } from '../../events/envelope.js';
+import type { RedisClient } from '../../redis/index.js';
+import { parseJobId } from '../../events/index.js';
 import { decodeReached } from './reached.js';
 
 /**

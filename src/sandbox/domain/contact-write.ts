@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CHARS } from '../../spec/limits.js';
+import { MAX_CHARS } from '../../spec/index.js';
 import { strictBody, tooLong } from '../validation.js';
 import { invalid } from '../errors.js';
 import type { ContactAddress } from './contacts.js';

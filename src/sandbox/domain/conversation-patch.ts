@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import { ASSIGNEE_TYPES, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES } from '../../spec/enums.js';
-import { MAX_CHARS } from '../../spec/limits.js';
+import {
+  ASSIGNEE_TYPES,
+  CONVERSATION_PRIORITIES,
+  CONVERSATION_STATUSES,
+  MAX_CHARS,
+  type WebhookEventName as EventName,
+} from '../../spec/index.js';
 import { strictBody, Timestamp, tooLong } from '../validation.js';
 import { invalid, invalidMany } from '../errors.js';
-import type { WebhookEventName as EventName } from '../../spec/events.js';
 import type { Conversation, Workspace } from '../types.js';
 import { liveThread } from './records.js';
 import { aiAgentIn, teamIn, teammateIn } from './refs.js';

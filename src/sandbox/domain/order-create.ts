@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CHARS, MONEY } from '../../spec/limits.js';
+import { MAX_CHARS, MONEY } from '../../spec/index.js';
 import { strictBody, tooLong } from '../validation.js';
 import { invalid, invalidMany, type FieldErrors } from '../errors.js';
 import type { IdSequence } from '../ids.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { OUTGOING_MESSAGE_TYPES } from '../../spec/enums.js';
-import { BUTTONS, MAX_CHARS } from '../../spec/limits.js';
+import { OUTGOING_MESSAGE_TYPES, BUTTONS, MAX_CHARS } from '../../spec/index.js';
 import { strictBody, tooLong } from '../validation.js';
 import { invalid } from '../errors.js';
 import { checkAttachmentUrl } from './attachment-url.js';

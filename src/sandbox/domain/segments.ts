@@ -4,7 +4,7 @@ import { invalidMany, type FieldErrors } from '../errors.js';
 import type { Contact, SegmentRule, Workspace } from '../types.js';
 import { labelIn } from './contacts.js';
 import { stageIn } from './lifecycle.js';
-import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../../spec/search-rules.js';
+import { SEGMENT_OPERATORS, segmentOperators, VALUELESS_OPERATORS } from '../../spec/index.js';
 
 /** A compiled rule: a predicate over a contact. */
 export type Predicate = (c: Contact) => boolean;

@@ -10,8 +10,8 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
-/** Defaults for the CLI: 1 s, 2 s, 4 s … capped at 30 s, 8 attempts. Tests inject shorter ones. */
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 30_000, maxAttempts: 8, timeoutMs: 10_000 };
+/** The sandbox's webhook redelivery, defaults for the CLI: 1 s, 2 s, 4 s … capped at 30 s, 8 attempts. Tests inject shorter ones. */
+export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 30_000, maxAttempts: 8, timeoutMs: 10_000 };
 
 /** Delay after the `attempt`-th failed attempt (1-based): base · 2^(attempt-1), capped. */
 export function backoffDelay(policy: RetryPolicy, attempt: number): number {

@@ -1,6 +1,5 @@
-import { backoffDelay, DEFAULT_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
-import type { WebhookEventName as EventName } from '../../spec/events.js';
-import { SIGNATURE_HEADER } from '../../spec/webhooks.js';
+import { backoffDelay, DEFAULT_WEBHOOK_RETRY, isDelivered, type RetryPolicy } from './backoff.js';
+import { type WebhookEventName as EventName, SIGNATURE_HEADER } from '../../spec/index.js';
 import { envelope, type Envelope } from './envelope.js';
 import { signatureOf } from './signing.js';
 
@@ -75,7 +74,7 @@ export class WebhookEmitter {
     this.secret = options.secret ?? null;
     if (this.url && !this.secret) throw new Error('a webhook URL needs a signing secret');
     this.fetchImpl = options.fetch ?? fetch;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = { ...DEFAULT_WEBHOOK_RETRY, ...options.retry };
     this.clock = options.clock ?? Date.now;
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookEventName as EventName } from '../../spec/events.js';
+import type { WebhookEventName as EventName } from '../../spec/index.js';
 
 /** The canonical envelope Switchyard documents: `{id, event, created_at, data}`. */
 export interface Envelope {

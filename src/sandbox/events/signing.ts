@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { SIGNATURE_PREFIX } from '../../spec/webhooks.js';
+import { SIGNATURE_PREFIX } from '../../spec/index.js';
 
 /**
  * The signature header's value for a delivery: the prefix and the hex

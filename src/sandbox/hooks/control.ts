@@ -4,7 +4,7 @@ import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { SeedExtras } from '../seed/index.js';
 import { describeToken } from '../tokens.js';
-import { parseDuration } from '../../util/units.js';
+import { parseDuration } from '../../util/index.js';
 import { body, check, readJson, Timestamp } from '../validation.js';
 import { listWorkspaces } from './workspaces.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CHARS } from '../../spec/limits.js';
+import { MAX_CHARS } from '../../spec/index.js';
 import type { Deps } from '../context.js';
 import { contactIn, parseAddress, findByAddress } from '../domain/contacts.js';
 import { emitCreated } from '../domain/contact-write.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { LEAD_OUTCOMES } from '../../spec/enums.js';
+import { LEAD_OUTCOMES } from '../../spec/index.js';
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { body } from '../validation.js';

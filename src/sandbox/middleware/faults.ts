@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Ctx, SandboxEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { SandboxState } from '../state.js';
-import { sleep } from '../../util/sleep.js';
+import { sleep } from '../../util/index.js';
 
 /**
  * Evaluates the `/_sandbox/faults` rules for the call (before authentication,

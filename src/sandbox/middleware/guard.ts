@@ -2,10 +2,10 @@ import type { MiddlewareHandler } from 'hono';
 import type { Ctx, Deps, SandboxEnv } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { GateRequest, PhoneUse } from '../domain/phone-use.js';
-import type { Ability } from '../../spec/abilities.js';
+import type { Ability } from '../../spec/index.js';
 import { maskPhones } from '../views/contacts.js';
 import { faultDelay } from './faults.js';
-import { idempotently } from './idempotency.js';
+import { idempotently } from './idempotent-replay.js';
 
 /** What the view-phone check may read: path and query parameters, and the body when it is JSON. */
 async function gateRequest(c: Ctx): Promise<GateRequest> {

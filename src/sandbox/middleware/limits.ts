@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { HEADERS } from '../../spec/headers.js';
+import { HEADERS } from '../../spec/index.js';
 import type { SandboxEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { type BurstResult, type QuotaResult } from '../rate-limit.js';

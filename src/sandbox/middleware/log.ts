@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { HEADERS } from '../../spec/headers.js';
+import { HEADERS } from '../../spec/index.js';
 import type { SandboxEnv } from '../context.js';
 import type { SandboxState } from '../state.js';
 import { tokenHash } from '../tokens.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { PER_PAGE } from '../../spec/limits.js';
+import { PER_PAGE } from '../../spec/index.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { phoneUse } from '../domain/phone-use.js';
 import { compileMatch } from '../domain/segments.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { CONVERSATION_STATUSES } from '../../spec/enums.js';
+import { CONVERSATION_STATUSES } from '../../spec/index.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactIn } from '../domain/contacts.js';
 import { applyConversationPatch, ConversationPatch } from '../domain/conversation-patch.js';

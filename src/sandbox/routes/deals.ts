@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { DEAL_STATUSES } from '../../spec/enums.js';
-import { MAX_CHARS } from '../../spec/limits.js';
+import { DEAL_STATUSES, MAX_CHARS } from '../../spec/index.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { applyStage } from '../domain/deals.js';
 import { contactIdIn, pipelineIn, teammateIn } from '../domain/refs.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { LEAD_OUTCOMES } from '../../spec/enums.js';
+import { LEAD_OUTCOMES } from '../../spec/index.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { contactIdIn } from '../domain/refs.js';
 import { invalid } from '../errors.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { MAX_CHARS } from '../../spec/limits.js';
+import { MAX_CHARS } from '../../spec/index.js';
 import { caller, type Deps, type SandboxEnv } from '../context.js';
 import { compose, outsideWindow, SendBody } from '../domain/outbound.js';
 import { addMessage } from '../domain/records.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../spec/enums.js';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../spec/index.js';
 import { caller, type Ctx, type Deps, type SandboxEnv } from '../context.js';
 import { buildLines, checkPaymentMethod, checkTotal, NewOrder } from '../domain/order-create.js';
 import { moveOrder, OPEN_ORDER_STATUSES, refuseStatusField } from '../domain/order-status.js';

@@ -1,7 +1,6 @@
-import type { DerivedEventName } from '../../events/catalogue.js';
-import type { StoredDelivery } from '../../queue/delivery.js';
-import type { Order } from '../../spec/schemas/order.js';
-import type { Task } from '../../spec/schemas/task.js';
+import type { DerivedEventName } from '../../events/index.js';
+import type { StoredDelivery } from '../../queue/index.js';
+import type { Order, Task } from '../../spec/schemas/index.js';
 
 /**
  * The poller's diffing, pure: what a listing page means against what was seen

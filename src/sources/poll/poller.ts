@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiClient } from '../../api/client.js';
-import type { Paginator } from '../../api/pagination.js';
-import type { DerivedEventName } from '../../events/catalogue.js';
-import type { Handler } from '../../handler/define.js';
-import type { Logger } from '../../log/logger.js';
-import type { IngestStore } from '../../queue/ingest.js';
-import type { RedisClient } from '../../redis/connection.js';
+import type { ApiClient, Paginator } from '../../api/index.js';
+import type { DerivedEventName } from '../../events/index.js';
+import type { Handler } from '../../handler/index.js';
+import type { Logger } from '../../log/index.js';
+import type { IngestStore } from '../../queue/index.js';
+import type { RedisClient } from '../../redis/index.js';
 import {
   decodeSeen,
   derivedDelivery,
@@ -19,7 +18,7 @@ import {
 
 /**
  * The poller of derived events: one poll per tick across every worker process
- * (a BullMQ job scheduler on the `polls` queue, see src/sources/poll/timer.ts),
+ * (a BullMQ job scheduler on the `polls` queue, see src/sources/poll/poll-timer.ts),
  * guarded by a lock so a slow poll never overlaps the next one. Its cursor
  * and snapshot live in Redis under the queue prefix; each change becomes a
  * delivery with a deterministic key put through the ingest script (dedupe by

@@ -1,4 +1,4 @@
-import { changeKey, type SnapshotEvent } from '../../events/change-key.js';
+import { changeKey, type SnapshotEvent } from '../../events/index.js';
 
 /**
  * The snapshot's diffing, pure: the fields whose changes are events, kept per

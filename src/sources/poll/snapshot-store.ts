@@ -1,5 +1,5 @@
-import type { RedisClient } from '../../redis/connection.js';
-import type { SnapshotEvent } from '../../events/change-key.js';
+import type { RedisClient } from '../../redis/index.js';
+import type { SnapshotEvent } from '../../events/index.js';
 import type { SnapshotChange, SnapshotKind, Stage } from './snapshot-diff.js';
 
 /**

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiClient } from '../../api/client.js';
-import type { Page, Paginator } from '../../api/pagination.js';
-import { reconcileDeliveryKey, SNAPSHOT_EVENTS } from '../../events/change-key.js';
-import type { Logger } from '../../log/logger.js';
-import type { ChangeClaims } from '../../queue/change.js';
-import type { RedisClient } from '../../redis/connection.js';
+import type { ApiClient, Page, Paginator } from '../../api/index.js';
+import { reconcileDeliveryKey, SNAPSHOT_EVENTS } from '../../events/index.js';
+import type { Logger } from '../../log/index.js';
+import type { ChangeClaims } from '../../queue/index.js';
+import type { RedisClient } from '../../redis/index.js';
 import { pollKeys } from './poller.js';
 import {
   diffContacts,

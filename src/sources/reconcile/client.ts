@@ -1,8 +1,7 @@
-import type { ApiClient } from '../../api/client.js';
-import type { CallEvent } from '../../api/transport.js';
-import type { Config } from '../../config/config.js';
-import type { RedisClient } from '../../redis/connection.js';
-import { configuredApiClients, type ApiCall } from '../../clients/api-clients.js';
+import type { ApiClient, CallEvent } from '../../api/index.js';
+import type { Config } from '../../config/index.js';
+import type { RedisClient } from '../../redis/index.js';
+import { configuredApiClients, type ApiCall } from '../../clients/index.js';
 
 /**
  * Reconcile's part of a client: priority `low` at the shared limiter (the one

@@ -1,4 +1,4 @@
-import { changeKey, instant, type ChangeKeyEvent } from '../../events/change-key.js';
+import { changeKey, instant, type ChangeKeyEvent } from '../../events/index.js';
 
 /**
  * What `switchyard reconcile` infers from the API's listings: which events a

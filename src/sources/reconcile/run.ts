@@ -1,8 +1,7 @@
-import { CHANGE_KEY_EVENTS, reconcileDeliveryKey, SNAPSHOT_EVENTS, type ChangeKeyEvent } from '../../events/change-key.js';
-import { printable } from '../../util/printable.js';
+import { CHANGE_KEY_EVENTS, reconcileDeliveryKey, SNAPSHOT_EVENTS, type ChangeKeyEvent } from '../../events/index.js';
+import { printable } from '../../util/index.js';
 import type { SnapshotChange } from '../poll/snapshot-diff.js';
-import type { ChangeClaims } from '../../queue/change.js';
-import type { DeliverySink } from '../../queue/delivery.js';
+import type { ChangeClaims, DeliverySink } from '../../queue/index.js';
 import type { Window } from './infer.js';
 import { synthesize } from './synthesize.js';
 import { inferChanges, type ReconcileApi } from './walk.js';

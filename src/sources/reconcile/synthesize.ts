@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { StoredDelivery } from '../../queue/delivery.js';
-import { reconcileDeliveryKey } from '../../events/change-key.js';
+import type { StoredDelivery } from '../../queue/index.js';
+import { reconcileDeliveryKey } from '../../events/index.js';
 import type { Inferred } from './infer.js';
 
 export { reconcileDeliveryKey };

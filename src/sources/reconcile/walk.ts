@@ -1,5 +1,5 @@
-import type { ApiClient } from '../../api/client.js';
-import type { ChangeKeyEvent } from '../../events/change-key.js';
+import type { ApiClient } from '../../api/index.js';
+import type { ChangeKeyEvent } from '../../events/index.js';
 import {
   inferContact,
   inferConversation,

@@ -1,14 +1,14 @@
-import type { Handler, HandlerContext } from '../../handler/define.js';
-import type { Schedule, ScheduleContext } from '../../handler/schedule.js';
-import { DEFAULT_FLOW } from '../../handler/flow.js';
-import type { Logger } from '../../log/logger.js';
-import type { HandlerJobData } from '../../queue/jobs.js';
-import { scheduleKey, tickOf, type ScheduleJobView } from '../../queue/jobs.js';
-import type { ContextDeps } from '../../worker/context.js';
-import type { HandlerSet } from '../../handler/set.js';
-import type { HandlerJobDecision } from '../../worker/processor.js';
-import { runHandler } from '../../worker/runner.js';
-import { onAttempt } from '../../worker/classify.js';
+import {
+  type Handler,
+  type HandlerContext,
+  type Schedule,
+  type ScheduleContext,
+  DEFAULT_RUN_POLICY,
+  type HandlerSet,
+} from '../../handler/index.js';
+import type { Logger } from '../../log/index.js';
+import { type HandlerJobData, scheduleKey, tickOf, type ScheduleJobView } from '../../queue/index.js';
+import { type ContextDeps, type HandlerJobDecision, runHandler, onAttempt } from '../../worker/index.js';
 
 export interface ScheduleProcessorDeps {
   readonly set: Pick<HandlerSet, 'current'>;
@@ -21,7 +21,7 @@ export interface ScheduleProcessorDeps {
  * A schedule's run as a plain function: the schedule runs through the
  * handlers' runner (timeout, failure classification, logging) as a handler of
  * no event, with `ctx.tick` added; the decision is applied by the BullMQ
- * adapter (src/sources/schedule/timer.ts) like a handler job's.
+ * adapter (src/sources/schedule/schedule-timers.ts) like a handler job's.
  */
 export function createScheduleProcessor(
   deps: ScheduleProcessorDeps,
@@ -91,7 +91,7 @@ export function scheduleHandler(schedule: Schedule, tick: string): Handler {
     settings: schedule.settings,
     retry: schedule.retry,
     timeoutMs: schedule.timeoutMs,
-    flow: { ...DEFAULT_FLOW, priority: schedule.priority },
+    flow: { ...DEFAULT_RUN_POLICY, priority: schedule.priority },
     async handle(_event: unknown, ctx: HandlerContext<Readonly<Record<string, unknown>>>) {
       // The handler ctx's getters (api) stay lazy: `tick` is added on an object that inherits them.
       const scheduled = Object.create(ctx, { tick: { value: tick, enumerable: true } }) as ScheduleContext<

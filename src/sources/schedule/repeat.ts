@@ -1,5 +1,5 @@
 import { getNextMillis } from 'bullmq';
-import type { Schedule } from '../../handler/schedule.js';
+import type { Schedule } from '../../handler/index.js';
 import type { Repeat } from '../timers.js';
 
 /** The BullMQ repeat options of a schedule: its job scheduler ticks by them. */

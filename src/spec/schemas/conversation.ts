@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ASSIGNEE_TYPES, CONVERSATION_STATUSES } from '../enums.js';
+import { ASSIGNEE_TYPES, CONVERSATION_STATUSES } from '../index.js';
 import { Id, Timestamp } from './common.js';
 
 export const ConversationStatus = z.enum(CONVERSATION_STATUSES);

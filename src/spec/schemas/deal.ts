@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEAL_STATUSES } from '../enums.js';
+import { DEAL_STATUSES } from '../index.js';
 import { DecimalString, Id, Timestamp } from './common.js';
 
 export const DealStatus = z.enum(DEAL_STATUSES);

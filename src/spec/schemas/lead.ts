@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LEAD_OUTCOMES } from '../enums.js';
+import { LEAD_OUTCOMES } from '../index.js';
 import { Id } from './common.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGE_DIRECTIONS } from '../enums.js';
+import { MESSAGE_DIRECTIONS } from '../index.js';
 import { Id, Timestamp } from './common.js';
 
 export const Message = z.looseObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_STATUSES, PAYMENT_STATUSES } from '../enums.js';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../index.js';
 import { DecimalString, Id, Timestamp } from './common.js';
 
 export const OrderStatus = z.enum(ORDER_STATUSES);

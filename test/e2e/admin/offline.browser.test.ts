@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAdmin } from '../../../src/admin/index.js';
-import { HistoryWriter } from '../../../src/history/store.js';
+import { HistoryWriter } from '../../../src/history/writer.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { listen, type RunningServer } from '../../../src/runtime/http.js';

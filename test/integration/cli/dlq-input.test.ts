@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dlqCommand } from '../../../src/cli/dlq.js';
 import { deliveriesCommand, traceCommand } from '../../../src/cli/trace.js';
-import { HistoryWriter } from '../../../src/history/store.js';
+import { HistoryWriter } from '../../../src/history/writer.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { memoryIo } from '../../support/io.js';

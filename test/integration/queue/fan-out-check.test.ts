@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeClaims, changeClaimKey } from '../../../src/queue/change.js';
 import { FanOutChecks, type CheckedEvent } from '../../../src/queue/fan-out-check.js';
-import { WaitStore } from '../../../src/queue/waits/store.js';
+import { WaitStore } from '../../../src/queue/waits/wait-store.js';
 import { fixedWorld } from '../../../src/queue/world.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 

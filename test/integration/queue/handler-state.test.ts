@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HandlerStateStore } from '../../../src/queue/state/store.js';
+import { HandlerStateStore } from '../../../src/queue/state/state-store.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
 describe('handler state (real Redis)', () => {

@@ -4,7 +4,7 @@ import { conversationBody, deliveryId } from '../../support/events.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
-import { HandlerStateStore } from '../../../src/queue/state/store.js';
+import { HandlerStateStore } from '../../../src/queue/state/state-store.js';
 import { MISUSE_REASONS, misuseReason } from '../../support/workflow-misuse.js';
 
 const DIR = fileURLToPath(new URL('../../support/handlers/workflow-calls', import.meta.url));

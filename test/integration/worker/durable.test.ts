@@ -7,7 +7,7 @@ import { testRedisUrl } from '../../support/redis.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { RunRecords } from '../../../src/queue/waits/runs.js';
 import { retryDead } from '../../../src/queue/dlq.js';
-import { HandlerStateStore } from '../../../src/queue/state/store.js';
+import { HandlerStateStore } from '../../../src/queue/state/state-store.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
 import { loadHandlerDir } from '../../../src/handler/loader.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';

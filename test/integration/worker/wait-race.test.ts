@@ -22,7 +22,7 @@ import { conversationBody, deliveryId, messageBody } from '../../support/events.
 import { handlerJobCounts, sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { WaitStore } from '../../../src/queue/waits/store.js';
+import { WaitStore } from '../../../src/queue/waits/wait-store.js';
 import { RunRecords } from '../../../src/queue/waits/runs.js';
 import { EVENTS_QUEUE } from '../../../src/queue/names.js';
 import { jobIdFor } from '../../../src/events/envelope.js';

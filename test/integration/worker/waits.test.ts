@@ -8,7 +8,7 @@ import { loadHandlerDir } from '../../../src/handler/loader.js';
 import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
 import type { HandlerJobData } from '../../../src/queue/jobs.js';
 import { handlerQueueList, openHandlerQueues, type HandlerQueues } from '../../../src/queue/queues.js';
-import { WaitStore } from '../../../src/queue/waits/store.js';
+import { WaitStore } from '../../../src/queue/waits/wait-store.js';
 import { startWorker, type WorkerService } from '../../../src/runtime/worker.js';
 import { eventChecks, sweepWakes } from '../../../src/worker/waits.js';
 import { ChangeClaims } from '../../../src/queue/change.js';

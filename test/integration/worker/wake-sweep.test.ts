@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationBody, deliveryId, messageBody } from '../../support/events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
-import { WaitStore } from '../../../src/queue/waits/store.js';
+import { WaitStore } from '../../../src/queue/waits/wait-store.js';
 import { RunRecords } from '../../../src/queue/waits/runs.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { WFF_HANDLERS } from '../../support/faults/workflows.js';

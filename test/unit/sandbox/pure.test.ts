@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAddress, phoneKey } from '../../../src/sandbox/domain/contacts.js';
 import { backoffDelay, isDelivered } from '../../../src/sandbox/events/backoff.js';
-import { canonicalBody, IdempotencyStore } from '../../../src/sandbox/idempotency.js';
+import { canonicalBody, IdempotencyStore } from '../../../src/sandbox/idempotency-store.js';
 import { money, toCents } from '../../../src/sandbox/money.js';
 import { paginate } from '../../../src/sandbox/pagination.js';
 import { BurstLimiter, nextMonthStart } from '../../../src/sandbox/rate-limit.js';

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITER_SCRIPTS } from '../../../src/api/rate-limiter-lua.js';
 import { HISTORY_SCRIPTS } from '../../../src/history/scripts.js';
 import { QUEUE_SCRIPTS } from '../../../src/queue/scripts.js';
-import { STATE_SCRIPTS } from '../../../src/queue/state/store.js';
-import { WAIT_SCRIPTS } from '../../../src/queue/waits/store.js';
+import { STATE_SCRIPTS } from '../../../src/queue/state/state-store.js';
+import { WAIT_SCRIPTS } from '../../../src/queue/waits/wait-store.js';
 import { LUA_FILE_NAME, LuaScriptError, LuaScripts, parseLuaFileName } from '../../../src/util/lua.js';
 
 const SRC = fileURLToPath(new URL('../../../src', import.meta.url));

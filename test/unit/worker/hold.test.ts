@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkDue, HOLD_MAX_MS, holdStep, type PendingDelivery } from '../../../src/worker/hold.js';
 import type { ParkedIn } from '../../../src/worker/durable.js';
-import type { WaitState } from '../../../src/queue/waits/store.js';
+import type { WaitState } from '../../../src/queue/waits/wait-store.js';
 
 const DUE = 1_000_000;
 const wait: ParkedIn = {

@@ -10,7 +10,7 @@
 -- JSON {n, at, b}), names (hash event name -> 1).
 -- A state keeps who to wake as `run`, or, when that is `<queue>|<the id up to
 -- its first ':'>` (a run's waits are `<job id>:w:<name>`), as `q` = the queue
--- alone (waitEvent and store.ts put it back together).
+-- alone (waitEvent and wait-store.ts put it back together).
 -- ARGV: wait id, event name ('' for a sleep), since ms (events received after it
 -- match), due ms ('' for none), match key (`any:<event name>`: every event of the name, for a
 -- wait whose run compares a key function itself), run (who to wake), cancel ('1': a

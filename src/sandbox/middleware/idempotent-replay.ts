@@ -1,7 +1,7 @@
-import { HEADERS } from '../../spec/headers.js';
+import { HEADERS } from '../../spec/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../errors.js';
-import { canonicalBody } from '../idempotency.js';
+import { canonicalBody } from '../idempotency-store.js';
 import { apiPath } from '../paths.js';
 import type { SandboxState } from '../state.js';
 

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_MEMORY_MS } from '../spec/limits.js';
+import { IDEMPOTENCY_MEMORY_MS } from '../spec/index.js';
 
 /** A remembered first answer, replayed byte for byte. */
 export interface StoredAnswer {

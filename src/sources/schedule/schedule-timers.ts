@@ -1,13 +1,9 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import type { HandlerSet } from '../../handler/set.js';
-import type { Logger } from '../../log/logger.js';
-import type { LifecycleBus } from '../../lifecycle/bus.js';
-import type { AttemptRef } from '../../lifecycle/events.js';
-import { scheduleKey, tickOf, type ScheduleJobData, type ScheduleJobView } from '../../queue/jobs.js';
-import { SCHEDULES_QUEUE } from '../../queue/names.js';
-import type { ContextDeps } from '../../worker/context.js';
-import type { HandlerJobDecision } from '../../worker/processor.js';
-import type { StepStore } from '../../worker/steps.js';
+import { DelayedError, UnrecoverableError as BullmqUnrecoverableError, type Job } from 'bullmq';
+import type { HandlerSet } from '../../handler/index.js';
+import type { Logger } from '../../log/index.js';
+import type { LifecycleBus, AttemptRef } from '../../lifecycle/index.js';
+import { scheduleKey, tickOf, type ScheduleJobData, type ScheduleJobView, SCHEDULES_QUEUE } from '../../queue/index.js';
+import type { ContextDeps, HandlerJobDecision, StepStore } from '../../worker/index.js';
 import type { TimedSource } from '../timers.js';
 import { createScheduleProcessor } from './processor.js';
 import { repeatOptions } from './repeat.js';
@@ -69,7 +65,7 @@ export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
               case 'completed':
                 return decision.result;
               case 'dead':
-                throw new UnrecoverableError(decision.reason);
+                throw new BullmqUnrecoverableError(decision.reason);
               case 'delay':
                 await job.moveToDelayed(decision.until, token);
                 throw new DelayedError();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { defineLoose, definitionError } from '../../support/definitions.js';
 import { KEY_SOURCES } from '../../../src/handler/define.js';
-import { describeFlow, keyOf } from '../../../src/handler/flow.js';
+import { describeRunPolicy, keyOf } from '../../../src/handler/run-policy.js';
 import { EVENT_NAMES } from '../../../src/events/catalogue.js';
 import { createEvent } from '../../../src/testing/index.js';
 
@@ -17,16 +17,16 @@ describe('flow options of a handler definition', () => {
       debounce: null,
       onDead: 'release',
     });
-    expect(describeFlow(defineLoose(base).flow)).toBe('priority normal');
+    expect(describeRunPolicy(defineLoose(base).flow)).toBe('priority normal');
   });
 
   test('every option, durations as text or milliseconds', () => {
     const h = defineLoose({ ...base, priority: 'high', orderBy: 'contact', skipStale: true, onDead: 'block', maxAge: '10m' });
     expect(h.flow).toMatchObject({ priority: 'high', orderBy: 'contact', skipStale: true, onDead: 'block', maxAgeMs: 600_000 });
-    expect(describeFlow(h.flow)).toBe('priority high · orderBy contact (dead run blocks its key) · skipStale · maxAge 10m');
+    expect(describeRunPolicy(h.flow)).toBe('priority high · orderBy contact (dead run blocks its key) · skipStale · maxAge 10m');
     const d = defineLoose({ ...base, priority: 'low', debounce: { key: 'conversation', wait: 2_000 } });
     expect(d.flow.debounce).toMatchObject({ key: 'conversation', waitMs: 2_000, maxWaitMs: 20_000 });
-    expect(describeFlow(d.flow)).toBe('priority low · debounce conversation wait 2s maxWait 20s');
+    expect(describeRunPolicy(d.flow)).toBe('priority low · debounce conversation wait 2s maxWait 20s');
   });
 
   test.each([

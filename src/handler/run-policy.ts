@@ -1,10 +1,9 @@
-import type { EventName, WorkspaceEvent } from '../events/catalogue.js';
+import type { EventName, WorkspaceEvent } from '../events/index.js';
 import { formatDuration, type Duration } from './options.js';
-import { parseDuration } from '../util/units.js';
-import { PRIORITIES, type Priority } from '../util/priority.js';
+import { parseDuration, PRIORITIES, type Priority } from '../util/index.js';
 
 /** Which of the API budget a handler's runs get first: `high` before `normal` before `low`. */
-export { PRIORITIES, type Priority } from '../util/priority.js';
+export { PRIORITIES, type Priority } from '../util/index.js';
 
 /** A built-in key: the event's conversation id or contact id (see {@link KEY_SOURCES}). */
 export type BuiltinKey = 'conversation' | 'contact';
@@ -22,7 +21,11 @@ export interface DebounceOptions<N extends EventName = EventName> {
   readonly maxWait?: Duration;
 }
 
-/** A handler's flow settings with defaults applied (durations in milliseconds). */
+/**
+ * A handler's run policy (priority, orderBy, maxAge, skipStale, debounce, onDead) with defaults
+ * applied, durations in milliseconds. Its public name, `FlowPolicy`, and `Handler.flow` stay as
+ * published; queue/flow*.ts is the flow control that carries it out.
+ */
 export interface FlowPolicy {
   readonly priority: Priority;
   readonly orderBy: KeyOption | null;
@@ -33,7 +36,7 @@ export interface FlowPolicy {
   readonly onDead: 'release' | 'block';
 }
 
-export const DEFAULT_FLOW: FlowPolicy = Object.freeze({
+export const DEFAULT_RUN_POLICY: FlowPolicy = Object.freeze({
   priority: 'normal',
   orderBy: null,
   maxAgeMs: null,
@@ -96,7 +99,7 @@ function keyOption(name: string, value: unknown, on: readonly EventName[], fail:
 }
 
 /** Validates the flow options of a definition; `fail` throws the definition error naming the handler. */
-export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly EventName[], fail: (msg: string) => never): FlowPolicy {
+export function runPolicy(def: Readonly<Record<string, unknown>>, on: readonly EventName[], fail: (msg: string) => never): FlowPolicy {
   const { priority = 'normal', orderBy, maxAge, skipStale = false, debounce, onDead } = def;
   if (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority)) {
     fail(`"priority" must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
@@ -145,7 +148,7 @@ export function flowPolicy(def: Readonly<Record<string, unknown>>, on: readonly 
 }
 
 /** One line for `switchyard handlers`, e.g. `priority high · orderBy conversation · maxAge 10m`. */
-export function describeFlow(p: FlowPolicy): string {
+export function describeRunPolicy(p: FlowPolicy): string {
   const key = (k: KeyOption) => (typeof k === 'function' ? 'function' : k);
   const parts = [`priority ${p.priority}`];
   if (p.orderBy) parts.push(`orderBy ${key(p.orderBy)}${p.onDead === 'block' ? ' (dead run blocks its key)' : ''}`);

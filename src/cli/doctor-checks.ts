@@ -1,13 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import type { Config } from '../config/config.js';
-import type { Handler } from '../handler/define.js';
-import { HandlerSettingsError } from '../handler/errors.js';
-import type { Schedule } from '../handler/schedule.js';
-import { parseSettings } from '../handler/settings.js';
-import { redisWarnings } from '../redis/checks.js';
-import { closeRedis, createRedisConnection } from '../redis/connection.js';
+import { type ApiClient, ApiError } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import { type Handler, HandlerSettingsError, type Schedule, parseSettings } from '../handler/index.js';
+import { redisWarnings, closeRedis, createRedisConnection } from '../redis/index.js';
 
 /** One line of the doctor's report. */
 export interface Check {

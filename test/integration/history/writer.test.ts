@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTrace } from '../../../src/history/read.js';
 import type { AttemptEntry } from '../../../src/history/record.js';
-import { HistoryWriter, type FanOutFacts, type Receipt } from '../../../src/history/store.js';
+import { HistoryWriter, type FanOutFacts, type Receipt } from '../../../src/history/writer.js';
 import { memoryLogger } from '../../support/service.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 

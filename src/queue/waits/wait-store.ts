@@ -1,5 +1,5 @@
-import { LuaScripts } from '../../util/lua.js';
-import type { RedisClient } from '../../redis/connection.js';
+import { LuaScripts } from '../../util/index.js';
+import type { RedisClient } from '../../redis/index.js';
 import { runFanOutCheck, type AnsweredWait, type ScriptPart } from '../scripts.js';
 
 /**

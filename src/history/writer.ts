@@ -1,6 +1,6 @@
-import type { Logger } from '../log/logger.js';
-import type { RedisClient } from '../redis/connection.js';
-import type { LuaArg } from '../util/lua.js';
+import type { Logger } from '../log/index.js';
+import type { RedisClient } from '../redis/index.js';
+import type { LuaArg } from '../util/index.js';
 import { HISTORY_SCRIPTS } from './scripts.js';
 import { historyKeys, parseJobId } from './keys.js';
 import { attemptJson, type AttemptEntry, type HistoryEntry } from './record.js';

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { IdempotencyContext, IdempotencyKeyGenerator } from '../api/idempotency.js';
+import type { IdempotencyContext, IdempotencyKeyGenerator } from '../api/index.js';
 
 /** The step a piece of handler code runs in ('' outside any step). */
 export const currentStep = new AsyncLocalStorage<string>();

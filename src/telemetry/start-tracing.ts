@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import pino from 'pino';
-import type { TracingSettings } from '../config/tracing.js';
+import type { TracingSettings } from '../config/index.js';
 import { logTraceFields } from './spans.js';
 import { tracingState } from './state.js';
 

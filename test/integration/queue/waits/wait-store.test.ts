@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WaitStore } from '../../../src/queue/waits/store.js';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { WaitStore } from '../../../../src/queue/waits/wait-store.js';
+import { testRedisUrl, uniquePrefix } from '../../../support/redis.js';
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-11-26T10:00:00Z');

@@ -1,15 +1,14 @@
 import type { WorkerOptions } from 'bullmq';
-import type { Config } from '../config/config.js';
-import type { HandlerSet } from '../handler/set.js';
-import type { Logger } from '../log/logger.js';
-import type { WorldSource } from '../queue/world.js';
-import type { RedisClient } from '../redis/connection.js';
-import type { ContextDeps } from '../worker/context.js';
-import type { LifecycleBus } from '../lifecycle/bus.js';
-import { RedisStepStore } from '../worker/steps.js';
-import { pollTimer } from './poll/timer.js';
-import { reconcileTimer } from './reconcile/timer.js';
-import { scheduleTimers } from './schedule/timer.js';
+import type { Config } from '../config/index.js';
+import type { HandlerSet } from '../handler/index.js';
+import type { Logger } from '../log/index.js';
+import type { WorldSource } from '../queue/index.js';
+import type { RedisClient } from '../redis/index.js';
+import { type ContextDeps, RedisStepStore } from '../worker/index.js';
+import type { LifecycleBus } from '../lifecycle/index.js';
+import { pollTimer } from './poll/poll-timer.js';
+import { reconcileTimer } from './reconcile/reconcile-timer.js';
+import { scheduleTimers } from './schedule/schedule-timers.js';
 import { startTimers, type Timers } from './timers.js';
 
 export interface SourcesOptions {

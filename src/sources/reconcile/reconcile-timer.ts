@@ -1,10 +1,7 @@
-import type { Config } from '../../config/config.js';
-import type { Logger } from '../../log/logger.js';
-import { ChangeClaims } from '../../queue/change.js';
-import { IngestStore } from '../../queue/ingest.js';
-import { RECONCILE_QUEUE } from '../../queue/names.js';
-import { worldAt, type WorldSource } from '../../queue/world.js';
-import type { RedisClient } from '../../redis/connection.js';
+import type { Config } from '../../config/index.js';
+import type { Logger } from '../../log/index.js';
+import { ChangeClaims, IngestStore, RECONCILE_QUEUE, worldAt, type WorldSource } from '../../queue/index.js';
+import type { RedisClient } from '../../redis/index.js';
 import type { TimedSource } from '../timers.js';
 import { reconcileClient } from './client.js';
 import { reconcile } from './run.js';

@@ -1,0 +1,3 @@
+/** The surface of src/config/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
+export { ConfigError, loadConfig, type Config } from './config.js';
+export { TRACING_PROTOCOLS, tracingSettings, type TracingProtocol, type TracingSettings } from './tracing.js';

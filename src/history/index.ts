@@ -1,0 +1,6 @@
+/** The surface of src/history/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
+export { historyKeys, parseJobId } from './keys.js';
+export { duplicateHistory, historyObserver } from './observe.js';
+export { PENDING_STATES, listDeliveries, readTrace, type DeliveryFilter, type DeliverySummary, type Trace } from './read.js';
+export type { AttemptEntry, CallRecord, FanOutEntry, StepRecord } from './record.js';
+export { formatDeliveries, formatTrace, relative } from './timeline.js';

@@ -1,0 +1,24 @@
+/** The surface of src/worker/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
+export { onAttempt } from './classify.js';
+export type { ContextDeps } from './context.js';
+export { deterministicKeys } from './derived-keys.js';
+export { dispatch, subscribers } from './dispatcher.js';
+export { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from './processor.js';
+export { runHandler, type RunOutcome } from './runner.js';
+export { MemoryStepStore, RedisStepStore, type StepStore } from './steps.js';
+export { jsonCopy, type StoredState, type VirtualStateStore } from './virtual-state.js';
+export {
+  durationOf,
+  timeOf,
+  virtualWorkflow,
+  withVirtualWorkflow,
+  type Arrival,
+  type VirtualWait,
+  type WorkflowEntry,
+  type WorkflowRecord,
+} from './virtual-workflow.js';
+export { sweepWakes } from './waits.js';
+export { eventsProcessor } from './fan-out.js';
+export { handlerJobProcessor, parkedRunWaker } from './job-moves.js';
+export { eventChecks } from './waits.js';
+export { startWakeSweeper } from './wake-sweeper.js';
