@@ -42,8 +42,13 @@ if (found.length === 0) {
   process.exit(dirs.length === 0 ? 1 : 0);
 }
 
-/** src/-relative path with forward slashes. */
-const srcPath = (file) => relative(SRC, file).split(sep).join('/');
+/** src/-relative path with forward slashes (of a copy of the repository elsewhere too: the part after its src/). */
+function srcPath(file) {
+  const own = relative(SRC, file).split(sep).join('/');
+  if (!own.startsWith('..')) return own;
+  const posix = file.split(sep).join('/');
+  return posix.includes('/src/') ? posix.slice(posix.lastIndexOf('/src/') + 5) : own;
+}
 /** The top-level folder of src/ a module is in ('(src)' for src/*.ts). */
 const folderOf = (path) => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '(src)');
 const pct = (covered, total) => (total === 0 ? 100 : (100 * covered) / total);
