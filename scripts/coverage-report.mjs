@@ -26,6 +26,13 @@ const args = process.argv.slice(2);
 const filesOf = args[0] === '--files' ? args[1] : undefined;
 const dirs = filesOf === undefined ? args : args.slice(2);
 
+/** src/-relative path with forward slashes (of a copy of the repository elsewhere too: the part after its src/). */
+function srcPath(file) {
+  const own = relative(SRC, file).split(sep).join('/');
+  if (!own.startsWith('..')) return own;
+  const posix = file.split(sep).join('/');
+  return posix.includes('/src/') ? posix.slice(posix.lastIndexOf('/src/') + 5) : own;
+}
 const map = libCoverage.createCoverageMap({});
 const found = [];
 for (const dir of dirs) {
@@ -34,7 +41,9 @@ for (const dir of dirs) {
     console.log(`coverage: no ${file} (that vitest run wrote no coverage); the figures below leave it out`);
     continue;
   }
-  map.merge(JSON.parse(readFileSync(file, 'utf8')));
+  // Keyed by the module's place in src/, so runs of another copy of the repository merge with this one's.
+  const data = Object.values(JSON.parse(readFileSync(file, 'utf8'))).map((fc) => ({ ...fc, path: join(SRC, srcPath(fc.path)) }));
+  map.merge(Object.fromEntries(data.map((fc) => [fc.path, fc])));
   found.push(dir);
 }
 if (found.length === 0) {
@@ -42,13 +51,6 @@ if (found.length === 0) {
   process.exit(dirs.length === 0 ? 1 : 0);
 }
 
-/** src/-relative path with forward slashes (of a copy of the repository elsewhere too: the part after its src/). */
-function srcPath(file) {
-  const own = relative(SRC, file).split(sep).join('/');
-  if (!own.startsWith('..')) return own;
-  const posix = file.split(sep).join('/');
-  return posix.includes('/src/') ? posix.slice(posix.lastIndexOf('/src/') + 5) : own;
-}
 /** The top-level folder of src/ a module is in ('(src)' for src/*.ts). */
 const folderOf = (path) => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '(src)');
 const pct = (covered, total) => (total === 0 ? 100 : (100 * covered) / total);
