@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisWarnings } from '../../../src/redis/checks.js';
-import { closeRedis, createRedisConnection, type RedisClient } from '../../../src/redis/connection.js';
+import { closeRedis, connectForCommand, type RedisClient } from '../../../src/redis/connection.js';
 import { startManagedRedis, type ManagedRedis } from '../../../src/redis/managed.js';
 
 // The warnings about an external Redis's settings, read from a redis-server of this
@@ -15,7 +15,7 @@ describe('redisWarnings', () => {
 
   beforeAll(async () => {
     server = await startManagedRedis({ dir });
-    redis = createRedisConnection(server.url);
+    redis = await connectForCommand(server.url);
   });
   afterAll(async () => {
     if (redis) await closeRedis(redis);
