@@ -20,17 +20,29 @@
 # leaves lint out. Arguments (`npm test -- <files or vitest options>`) go to
 # the first vitest run, and a run with arguments runs neither lint nor faults.
 # VITEST_MAX_WORKERS=N: test files of the first run at once (vitest.config.ts).
+# Both vitest runs collect V8 line coverage of src/ (each into its own
+# test-results/coverage/<run>/), and scripts/coverage-report.mjs prints the
+# merged per-folder table just before the closing line (in-process code only;
+# test/README.md, "Coverage"). SKIP_COVERAGE=1 leaves it out, and so does a run
+# with arguments.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh test
 
 mkdir -p test-results
 rm -f test-results/vitest.json test-results/faults.json test-results/lint.json test-results/worktree.json test-results/faults.log
+rm -rf test-results/coverage
+# coverage RUN: the vitest options that write the coverage of one run (none when not asked for).
+coverage() {
+  if [ -z "${SKIP_COVERAGE:-}" ] && [ "$ARGS" -eq 0 ]; then echo "--coverage.enabled --coverage.reportsDirectory=test-results/coverage/$1"; fi
+}
+ARGS=$#
 sh scripts/worktree-check.sh snapshot test-results/worktree.before
 set +e
 status=0
 reports=""
 faults_pid=""
+covered=test-results/coverage/main
 # The fault suite runs in the background, where sh ignores Ctrl-C: stop it with the run.
 stop_faults() { [ -z "$faults_pid" ] || kill "$faults_pid" 2>/dev/null || true; }
 trap 'stop_faults; exit 130' INT
@@ -40,10 +52,13 @@ if [ -z "${SKIP_LINT:-}" ] && [ $# -eq 0 ]; then
   reports=test-results/lint.json
 fi
 if [ -z "${SKIP_FAULTS:-}" ] && [ $# -eq 0 ]; then
-  node_modules/.bin/vitest run --project faults --reporter=default --reporter=json --outputFile.json=test-results/faults.json >test-results/faults.log 2>&1 &
+  # shellcheck disable=SC2046 # the options are words
+  node_modules/.bin/vitest run --project faults $(coverage faults) --reporter=default --reporter=json --outputFile.json=test-results/faults.json >test-results/faults.log 2>&1 &
   faults_pid=$!
+  covered="$covered test-results/coverage/faults"
 fi
-npx vitest run --project unit --project integration --project e2e --project types \
+# shellcheck disable=SC2046 # the options are words
+npx vitest run --project unit --project integration --project e2e --project types $(coverage main) \
   --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
 [ $? -eq 0 ] || status=1
 reports="$reports test-results/vitest.json"
@@ -58,6 +73,8 @@ fi
 echo
 sh scripts/worktree-check.sh compare test-results/worktree.before test-results/worktree.json || status=1
 [ ! -f test-results/worktree.json ] || reports="$reports test-results/worktree.json"
+# shellcheck disable=SC2086 # a list of directories
+[ -z "$(coverage main)" ] || node scripts/coverage-report.mjs $covered
 set -e
 node scripts/totals.mjs $reports || status=1
 exit $status
