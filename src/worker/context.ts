@@ -97,7 +97,10 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
     sleepUntil: (name, at, opts) => (durable ? durable.sleepUntil(name, at, opts) : noDurable('ctx.sleepUntil')),
     waitForEvent: (name, opts) => (durable ? durable.waitForEvent(name, opts) : noDurable('ctx.waitForEvent')),
     state,
-    log: deps.log,
+    // Read through: the runner makes the run's child logger on first use.
+    get log() {
+      return deps.log;
+    },
     delivery: deps.delivery,
     debounced: deps.debounced ?? null,
     settings: deps.settings,
