@@ -58,19 +58,13 @@ export function handlerApi(client: ApiClient): HandlerApi {
 
 /** Builds the `ctx` of one handler run. */
 export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record<string, unknown>>> {
-  const scope = jobIdFor(deps.delivery.key, deps.handlerId);
-  const used = new Set<string>();
+  // What only some runs use (steps, ctx.state) is made on first use: most runs touch neither.
+  let scope: string | undefined;
+  let used: Set<string> | undefined;
+  let state: HandlerState | undefined;
   let api: HandlerApi | undefined;
   let idle: AbortSignal | undefined;
   const durable = deps.durable;
-  const state: HandlerState = {
-    get: async () => (durable ? await durable.stateGet() : noDurable('ctx.state')),
-    set: async (value) => {
-      if (!durable) noDurable('ctx.state');
-      await durable.stateWrite('set', () => value as never);
-    },
-    update: async (fn) => (durable ? await durable.stateWrite('update', (c) => fn(c ?? null) as never) : noDurable('ctx.state')),
-  };
   return {
     get api(): HandlerApi {
       if (!deps.api) {
@@ -92,8 +86,13 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
     sleep: (name, duration, opts) => (durable ? durable.sleep(name, duration, opts) : noDurable('ctx.sleep')),
     sleepUntil: (name, at, opts) => (durable ? durable.sleepUntil(name, at, opts) : noDurable('ctx.sleepUntil')),
     waitForEvent: (name, opts) => (durable ? durable.waitForEvent(name, opts) : noDurable('ctx.waitForEvent')),
-    state,
-    log: deps.log,
+    get state(): HandlerState {
+      return (state ??= stateOf(durable));
+    },
+    // Read through: the runner makes the run's child logger on first use.
+    get log() {
+      return deps.log;
+    },
     delivery: deps.delivery,
     debounced: deps.debounced ?? null,
     settings: deps.settings,
@@ -102,6 +101,8 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
     },
     async step<T>(name: string, fn: () => Promise<T>): Promise<Jsonified<T>> {
       if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step needs a non-empty name');
+      used ??= new Set<string>();
+      scope ??= jobIdFor(deps.delivery.key, deps.handlerId);
       if (used.has(name)) throw new TypeError(`ctx.step "${name}" ran twice in one run: step names must be unique within a handler`);
       if (currentStep.getStore()) throw new TypeError(`ctx.step "${name}" is nested inside "${currentStep.getStore()}": steps cannot nest`);
       durable?.guard();
@@ -120,5 +121,17 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       // The first run too gets the value back from JSON, so every run sees the same shape.
       return (JSON.parse(stored) as { v?: Jsonified<T> }).v as Jsonified<T>;
     },
+  };
+}
+
+/** `ctx.state`: the run's durable state (src/worker/durable.ts), or calls that throw where runs cannot park. */
+function stateOf(durable: DurableRun | undefined): HandlerState {
+  return {
+    get: async () => (durable ? await durable.stateGet() : noDurable('ctx.state')),
+    set: async (value) => {
+      if (!durable) noDurable('ctx.state');
+      await durable.stateWrite('set', () => value as never);
+    },
+    update: async (fn) => (durable ? await durable.stateWrite('update', (c) => fn(c ?? null) as never) : noDurable('ctx.state')),
   };
 }

@@ -80,4 +80,6 @@ export interface Processing {
   readonly sleep: (ms: number) => Promise<void>;
   /** Handlers this process does not run whose jobs it already warned about (once each). */
   readonly unclaimedWarned: Set<string>;
+  /** `deps.durable` with the clock, built once for every run's DurableRun (undefined without durable deps). */
+  readonly durableDeps?: DurableDeps | undefined;
 }

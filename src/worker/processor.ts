@@ -24,12 +24,14 @@ export type { FlowPorts, HandlerJobDecision, HandlerJobView, HandlerProcessorDep
 export function createHandlerProcessor(
   deps: HandlerProcessorDeps,
 ): (job: HandlerJobView, signal?: AbortSignal) => Promise<HandlerJobDecision> {
+  const now = deps.now ?? Date.now;
   const p: Processing = {
     deps,
-    now: deps.now ?? Date.now,
+    now,
     random: deps.random ?? Math.random,
     sleep: deps.sleep ?? ((ms: number) => defaultSleep(ms)),
     unclaimedWarned: new Set<string>(),
+    durableDeps: deps.durable ? { ...deps.durable, now } : undefined,
   };
   const bus = deps.lifecycle;
   if (!bus) return (job, signal) => runJob(p, job, signal, undefined);
@@ -68,10 +70,10 @@ async function durablePart(
   data: HandlerJobData,
   observe: AttemptObserver | undefined,
 ): Promise<DurablePart | undefined> {
-  const dd = p.deps.durable;
+  const dd = p.durableDeps;
   if (!dd) return undefined;
   const run = new DurableRun(
-    { ...dd, now: p.now },
+    dd,
     handler,
     data,
     `${job.queue ?? 'handlers'}|${job.id}`,

@@ -25,36 +25,48 @@ export async function runHandler(
   },
 ): Promise<RunOutcome> {
   const started = performance.now();
-  const log = deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt });
+  // The run's child logger, made on first use: a run that logs nothing (a quiet level, a handler that does
+  // not read ctx.log) does not pay for its bindings.
+  let child: Logger | undefined;
+  const runLog = (): Logger =>
+    (child ??= deps.log.child({ delivery: job.key, event: job.event.name, handler: handler.id, attempt: deps.delivery.attempt }));
   // The run's signal: the job's, and with a timeout, aborted by either (AbortSignal.any costs ~30 µs a call on Node 20).
   const timeout = handler.timeoutMs === null ? undefined : new AbortController();
   const unfollow = timeout === undefined || deps.signal === undefined ? undefined : follow(deps.signal, timeout);
   const signal = timeout === undefined ? deps.signal : timeout.signal;
-  const ctx = createContext({ ...deps, log, signal, handlerId: handler.id });
+  const ctx = createContext({
+    ...deps,
+    get log() {
+      return runLog();
+    },
+    signal,
+    handlerId: handler.id,
+  });
   try {
     await (timeout === undefined
       ? handler.handle(eventOf(job), ctx)
-      : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, log));
+      : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, runLog));
     const ms = performance.now() - started;
     if (deps.durable?.parked) {
       // It asked to sleep or wait and swallowed the signal: parked all the same (its return is ignored).
-      log.warn(
+      runLog().warn(
         { wait: deps.durable.parked.name },
         'handler returned normally after a sleep or wait parked it (it caught the park signal); parked anyway',
       );
       return { ok: true, ms };
     }
-    log.info({ outcome: 'completed', ms: Math.round(ms) }, 'handler done');
+    if (deps.log.isLevelEnabled('info')) runLog().info({ outcome: 'completed', ms: Math.round(ms) }, 'handler done');
     return { ok: true, ms };
   } catch (error) {
     const ms = performance.now() - started;
     if (deps.durable?.parked) {
-      log.debug({ wait: deps.durable.parked.name, ms: Math.round(ms) }, 'handler parked (sleep or wait)');
+      if (deps.log.isLevelEnabled('debug'))
+        runLog().debug({ wait: deps.durable.parked.name, ms: Math.round(ms) }, 'handler parked (sleep or wait)');
       return { ok: true, ms };
     }
     const verdict = onAttempt(classify(error), deps.delivery.attempt, deps.attempts);
     const level = verdict.kind === 'retry' || verdict.kind === 'delay' ? 'warn' : 'error';
-    log[level]({ outcome: verdict.kind, reason: verdict.reason, ms: Math.round(ms) }, 'handler failed');
+    runLog()[level]({ outcome: verdict.kind, reason: verdict.reason, ms: Math.round(ms) }, 'handler failed');
     return { ok: false, ms, verdict, error };
   } finally {
     unfollow?.();
@@ -77,7 +89,7 @@ function follow(signal: AbortSignal, ctrl: AbortController): () => void {
  * `ctrl`). The run itself cannot be stopped from outside: how it ends later is
  * logged, never left as an unhandled rejection.
  */
-async function withTimeout(run: Promise<void>, handler: Handler, ctrl: AbortController, log: Logger): Promise<void> {
+async function withTimeout(run: Promise<void>, handler: Handler, ctrl: AbortController, log: () => Logger): Promise<void> {
   const ms = handler.timeoutMs;
   if (ms === null) return run;
   let timer: NodeJS.Timeout | undefined;
@@ -94,8 +106,8 @@ async function withTimeout(run: Promise<void>, handler: Handler, ctrl: AbortCont
     clearTimeout(timer);
     if (ctrl.signal.aborted) {
       run.then(
-        () => log.warn({ timeoutMs: ms }, 'handler finished after its timeout; its run already failed'),
-        (err: unknown) => log.debug({ err: err instanceof Error ? err.message : String(err) }, 'handler failed after its timeout'),
+        () => log().warn({ timeoutMs: ms }, 'handler finished after its timeout; its run already failed'),
+        (err: unknown) => log().debug({ err: err instanceof Error ? err.message : String(err) }, 'handler failed after its timeout'),
       );
     }
   }

@@ -51,7 +51,7 @@ export async function settle(
   ) {
     writes.push(dd.waits.forget([...durable.run.waitIds, ...durable.cancels]));
   }
-  await Promise.all(writes);
+  if (writes.length > 0) await Promise.all(writes);
   // What the run means for its key's line and its burst.
   const flow = p.deps.flow;
   const order = data.order;

@@ -223,3 +223,49 @@ describe('the context', () => {
     expect(seen['limiter']).toBeUndefined();
   });
 });
+
+describe("the run's logger", () => {
+  function quietRun(handler: Handler, level: string) {
+    const { log, lines } = memoryLogger(level);
+    let children = 0;
+    const child = log.child.bind(log);
+    log.child = ((...args: Parameters<typeof log.child>) => {
+      children += 1;
+      return child(...args);
+    }) as typeof log.child;
+    const outcome = runHandler(handler, job, {
+      api: undefined,
+      steps: new MemoryStepStore(),
+      log,
+      settings: {},
+      signal: undefined,
+      delivery: { key: job.key, receivedAt: job.receivedAt, attempt: 1, source: 'webhook' },
+    });
+    return { outcome, lines, children: () => children };
+  }
+
+  test('a run that logs nothing at its level builds no child logger', async () => {
+    const quiet = defineHandler({ id: 'quiet', on: ['lead.won'], handle: () => undefined });
+    const r = quietRun(quiet, 'warn');
+    expect((await r.outcome).ok).toBe(true);
+    expect(r.children()).toBe(0);
+    expect(r.lines).toEqual([]);
+  });
+
+  test("ctx.log and the runner's own lines carry the run's bindings, one child per run", async () => {
+    const talks = defineHandler({
+      id: 'talks',
+      on: ['lead.won'],
+      handle: (_e, ctx) => {
+        ctx.log.info('hello');
+        ctx.log.info('again');
+      },
+    });
+    const r = quietRun(talks, 'info');
+    expect((await r.outcome).ok).toBe(true);
+    expect(r.children()).toBe(1);
+    const lines = r.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l['msg'])).toEqual(['hello', 'again', 'handler done']);
+    for (const l of lines) expect(l).toMatchObject({ delivery: job.key, event: 'lead.won', handler: 'talks', attempt: 1 });
+  });
+});
