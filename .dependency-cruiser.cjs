@@ -2,7 +2,7 @@
 // and of `npm test`). Every folder of src/ has a layer below and a list of the
 // layers it may import; an import of anything else in src/ fails the check.
 //
-//   cli ─> runtime ─> tools (admin, metrics, history; replay, doctor for cli)
+//   cli ─> runtime ─> tools (admin, metrics, history; replay for cli; doctor's checks are in cli/)
 //                       │            metrics, history, telemetry ──> lifecycle <── worker, receiver, queue (pump)
 //                       ├─> receiver ──> queue <── worker ──> api
 //                       │                            └──> handler kit ──> api
