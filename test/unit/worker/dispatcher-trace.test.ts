@@ -3,22 +3,11 @@ import { defineHandler } from '../../../src/handler/define.js';
 import type { StoredDelivery } from '../../../src/queue/delivery.js';
 import type { QueuedJob } from '../../../src/queue/order.js';
 import { dispatch, type FanOutPorts } from '../../../src/worker/dispatcher.js';
-import { eventBody } from '../../support/events.js';
+import { eventBody, messageData } from '../../support/events.js';
 
 const TP = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
 const handlers = ['a', 'b'].map((id) => defineHandler({ id, on: ['message.received'], handle: async () => {} }));
-const message = {
-  id: 9,
-  conversation_id: 2,
-  type: 'message',
-  direction: 'inbound',
-  sender_type: 'contact',
-  user_id: null,
-  body: 'hi',
-  content_type: 'text',
-  status: null,
-  created_at: '2026-01-01T00:00:00Z',
-};
+const message = messageData('message.received', 2, 'hi', Date.parse('2026-01-01T00:00:00Z'));
 
 function delivery(traceparent?: string): StoredDelivery {
   return {
