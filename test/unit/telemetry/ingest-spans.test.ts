@@ -1,10 +1,9 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { IngestBus } from '../../../src/lifecycle/ingest-bus.js';
 import type { PumpFacts, RequestFacts, StoringFacts } from '../../../src/lifecycle/ingest-events.js';
-import { ingestTracingObserver, tracingState } from '../../../src/telemetry/index.js';
+import { ingestTracingObserver } from '../../../src/telemetry/index.js';
+import { inMemoryTracing } from '../../support/tracing.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 const request: RequestFacts = { method: 'POST', path: '/webhooks', route: '/webhooks' };
@@ -25,22 +24,8 @@ const pumped = (key: string, traceparent: string | undefined, batch = 2): PumpFa
 });
 
 describe('tracing as a subscriber of the ingest stream', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const manager = new AsyncLocalStorageContextManager();
-
-  beforeAll(() => {
-    context.setGlobalContextManager(manager.enable());
-    tracingState.on = true;
-    tracingState.tracer = provider.getTracer('test');
-  });
+  const { exporter, provider } = inMemoryTracing();
   beforeEach(() => exporter.reset());
-  afterAll(async () => {
-    tracingState.on = false;
-    tracingState.tracer = undefined;
-    context.disable();
-    await provider.shutdown();
-  });
 
   it('receipt (a new trace, the scope the route runs in) → append (its child; the stored delivery carries it) → one send per delivery (each the child of its own append)', async () => {
     const bus = new IngestBus().subscribe(ingestTracingObserver());

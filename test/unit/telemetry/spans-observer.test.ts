@@ -1,10 +1,9 @@
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
 import { LifecycleBus } from '../../../src/lifecycle/bus.js';
 import type { ApiCallFacts, AttemptRef, DeliveryFacts } from '../../../src/lifecycle/events.js';
-import { activeTraceparent, tracingObserver, tracingState } from '../../../src/telemetry/index.js';
+import { activeTraceparent, tracingObserver } from '../../../src/telemetry/index.js';
+import { inMemoryTracing } from '../../support/tracing.js';
 
 const PUMP = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const call = (over: Partial<ApiCallFacts> = {}): ApiCallFacts => ({
@@ -25,21 +24,7 @@ const call = (over: Partial<ApiCallFacts> = {}): ApiCallFacts => ({
 });
 
 describe('tracing as a lifecycle subscriber', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const manager = new AsyncLocalStorageContextManager();
-
-  beforeAll(() => {
-    context.setGlobalContextManager(manager.enable());
-    tracingState.on = true;
-    tracingState.tracer = provider.getTracer('test');
-  });
-  afterAll(async () => {
-    tracingState.on = false;
-    tracingState.tracer = undefined;
-    context.disable();
-    await provider.shutdown();
-  });
+  const { exporter } = inMemoryTracing();
 
   it('fan-out span (child of the pump span) is the scope fan-out runs in; the handler-run span (child of the traceparent fan-out gave its job) the scope of the attempt; API calls are its children', async () => {
     const bus = new LifecycleBus().subscribe(tracingObserver('http://api.test:8080/v1/'));
