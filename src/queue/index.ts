@@ -25,6 +25,7 @@ export {
   scheduleKey,
   tickOf,
   type HandlerJobData,
+  type RerunRef,
   type OrderRef,
   type ScheduleJobData,
   type ScheduleJobView,

@@ -21,6 +21,24 @@ export interface HandlerJobData {
   readonly traceparent?: string;
   /** Set once the run parked in a sleep or wait: it has a record to resume from (src/queue/waits/runs.ts). */
   readonly parked?: true;
+  /** Set for a run started by `switchyard rerun`: a new run of a delivery that already ran (see {@link RerunRef}). */
+  readonly rerun?: RerunRef;
+}
+
+/**
+ * A re-run of one delivery by one handler (`switchyard rerun`): a new run, not a retry. Its Idempotency-Keys and
+ * step results derive from `id`, not from the delivery key alone, so it can write again; its history is linked to
+ * the original run's (`of`) and to its batch.
+ */
+export interface RerunRef {
+  /** This re-run's id, unique per re-run of one delivery by one handler. */
+  readonly id: string;
+  /** The original run's job id (`d/<key>/<handler>`). */
+  readonly of: string;
+  /** The batch that started it; absent for a re-run of one delivery. */
+  readonly batch?: string;
+  /** Re-run from this step: the steps before it return what they returned in the original run. */
+  readonly fromStep?: string;
 }
 
 /** Where a run stands in its key's line. */
