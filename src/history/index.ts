@@ -4,3 +4,4 @@ export { duplicateHistory, historyObserver } from './observe.js';
 export { PENDING_STATES, listDeliveries, readTrace, type DeliveryFilter, type DeliverySummary, type Trace } from './read.js';
 export type { AttemptEntry, CallRecord, FanOutEntry, StepRecord } from './record.js';
 export { formatDeliveries, formatTrace, relative } from './timeline.js';
+export { runNoteWriter } from './operator.js';
