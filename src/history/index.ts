@@ -1,4 +1,5 @@
 /** The surface of src/history/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
+export { KeptBodyError, packBody, readKeptBodies, readKeptDeliveries, unpackBody } from './bodies.js';
 export { historyKeys, parseJobId } from './keys.js';
 export { duplicateHistory, historyObserver } from './observe.js';
 export { PENDING_STATES, listDeliveries, readTrace, type DeliveryFilter, type DeliverySummary, type Trace } from './read.js';
