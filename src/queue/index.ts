@@ -41,6 +41,7 @@ export {
   RunRefError,
   cancelCommandFor,
   cancelParkedRuns,
+  filterParkedRuns,
   matchesRunFilter,
   orphanedRuns,
   resolveParkedRun,
