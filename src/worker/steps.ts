@@ -22,7 +22,7 @@ export interface StepStore {
 }
 
 /** How long step results are kept: past any retry horizon (DEDUPE_TTL) and as long as the history (HISTORY_TTL), plus a day. */
-export function stepTtlMs(t: { readonly dedupeTtlMs: number; readonly historyTtlMs: number }): number {
+export function stepResultsTtlMs(t: { readonly dedupeTtlMs: number; readonly historyTtlMs: number }): number {
   return Math.max(t.dedupeTtlMs, t.historyTtlMs, 7 * 86_400_000) + 86_400_000;
 }
 
@@ -40,7 +40,7 @@ function parseOrder(entries: readonly string[]): CompletedStep[] {
   return out;
 }
 
-/** Redis-backed steps; entries (and each run's order list) expire after `ttlMs` ({@link stepTtlMs}). */
+/** Redis-backed steps; entries (and each run's order list) expire after `ttlMs` ({@link stepResultsTtlMs}). */
 export class RedisStepStore implements StepStore {
   constructor(
     private readonly redis: RedisClient,
