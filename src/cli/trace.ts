@@ -12,7 +12,15 @@ import {
   formatDeliveries,
   formatTrace,
 } from '../history/index.js';
-import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE, parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/index.js';
+import {
+  EVENTS_QUEUE,
+  ingestKeys,
+  SCHEDULES_QUEUE,
+  parseRerunJobId,
+  parseScheduleRef,
+  scheduleJobId,
+  scheduleKey,
+} from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
@@ -35,7 +43,10 @@ attempt with its steps and API calls.
 The reference is a delivery key (the envelope id, or sha256:… of the body) or
 a job id as BullMQ, \`dlq list\` and the logs show it (d/<key>, d/<key>/<handler>,
 or a debounced burst's b/… job once it ran); for a schedule run, its key
-schedule:<id>:<tick ISO> or its job id repeat:<id>:<tick ms>.
+schedule:<id>:<tick ISO> or its job id repeat:<id>:<tick ms>; for a re-run
+(\`switchyard rerun\`), its job id r/<key>/<handler>/<rerun id>, which the
+trace of the original lists ("rerun <id> (batch …)"); a re-run's own trace
+says "rerun of <original>, batch …" and shows its attempts.
 When nothing is recorded it says why: HISTORY=off, kept no longer (older than
 HISTORY_TTL), received or run but not recorded, not run yet, or unknown.
 Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
@@ -77,7 +88,9 @@ export const traceCommand: Command = {
         // Not run or not fanned out yet (history starts then): say so when its job is waiting.
         const waiting = scheduled
           ? await scheduledOnly(redis, prefix, scheduled)
-          : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
+          : parseRerunJobId(ref)
+            ? null
+            : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
         if (waiting && !waiting.ran) {
           const scheduleRun =
             `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\n` +
@@ -178,6 +191,14 @@ async function whyNothing(
       '`switchyard deliveries --event schedule` lists the runs kept)'
     );
   }
+  const rerun = parseRerunJobId(ref);
+  if (rerun) {
+    return (
+      `no attempt of this re-run of ${rerun.key} by handler "${rerun.handlerId}" is recorded: not run yet, ` +
+      `run while HISTORY was off, or longer ago than HISTORY_TTL (${formatDuration(ttl)}); ` +
+      `\`switchyard trace ${rerun.key}\` lists the re-runs kept`
+    );
+  }
   const key = parseJobId(ref)?.key ?? ref;
   const prefix = config.queuePrefix;
   const [receivedAt, indexed] = await Promise.all([
@@ -221,7 +242,8 @@ const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--j
 Deliveries in the history (HISTORY_TTL, 7 days by default), newest first, with
 each subscribed handler's latest state; schedule runs among them (EVENT
 schedule, received at their tick, HANDLERS the schedule and its latest state).
-\`switchyard trace <key>\` shows one.
+A handler's latest re-run (\`switchyard rerun\`) is shown beside its state
+(stepper:completed (rerun r1:completed)); \`switchyard trace <key>\` shows one.
 Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
 
 Filters (every one given must hold):
