@@ -2,16 +2,7 @@ import type { Config } from '../config/index.js';
 import { Queue } from 'bullmq';
 import { jobIdFor } from '../events/index.js';
 import { formatDuration } from '../handler/index.js';
-import {
-  historyKeys,
-  parseJobId,
-  listDeliveries,
-  PENDING_STATES,
-  readTrace,
-  type DeliveryFilter,
-  formatDeliveries,
-  formatTrace,
-} from '../history/index.js';
+import { historyKeys, parseJobId, readTrace, formatTrace } from '../history/index.js';
 import {
   EVENTS_QUEUE,
   ingestKeys,
@@ -22,11 +13,10 @@ import {
   scheduleKey,
 } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { intFlag, parseCommandArgs, str } from './args.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
 import { printable } from '../util/index.js';
-import { eventFlags, timeFlag } from './flags.js';
 
 const TRACE_HELP = `Usage: switchyard trace <delivery key | job id> [--json]
 
@@ -36,7 +26,9 @@ received (size, which secret verified it) and queued, which handlers fan-out
 placed it with, and each handler attempt — start, end, outcome, the error,
 the steps it ran or took from the store, and every API call (method, path,
 status, Idempotency-Key, replayed or not, duration, rate-limiter wait).
-Times are relative to receipt. No body is kept unless HISTORY_BODIES=true.
+Times are relative to receipt. No body is shown unless HISTORY_BODIES=true (a
+redacted copy); the exact body kept for \`deliveries --where\` and \`rerun\`
+(KEEP_BODIES) is never printed.
 A schedule's run for one tick has the same history: its tick, then each
 attempt with its steps and API calls.
 
@@ -220,104 +212,3 @@ async function whyNothing(
     "an older one's history has expired too; `switchyard deliveries` lists what is kept)"
   );
 }
-
-const OUTCOMES = [
-  'completed',
-  'skipped',
-  'retry',
-  'delay',
-  'dead',
-  'pause',
-  'wait',
-  'cancelled',
-  'error',
-  'pending',
-  'invalid',
-  'no_handlers',
-  ...PENDING_STATES,
-];
-
-const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--json]
-
-Deliveries in the history (HISTORY_TTL, 7 days by default), newest first, with
-each subscribed handler's latest state; schedule runs among them (EVENT
-schedule, received at their tick, HANDLERS the schedule and its latest state).
-A handler's latest re-run (\`switchyard rerun\`) is shown beside its state
-(stepper:completed (rerun r1:completed)); \`switchyard trace <key>\` shows one.
-Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
-
-Filters (every one given must hold):
-  --event NAME           the event name, or schedule (the runs of schedules)
-  --conversation ID      the event's conversation id
-  --contact ID           the event's contact id
-  --handler ID           a handler subscribed to it, or a schedule
-  --outcome STATE        a handler's latest state (with --handler: that handler's): completed, skipped,
-                         retry, delay, dead, pause, wait (sleeping or waiting), cancelled, error; pending (placed, not run yet); or the
-                         delivery's: invalid (dead-lettered without fan-out), no_handlers
-  --since AGE|DATE       received within AGE (30m, 2h, 7d) or at/after DATE
-  --limit N              at most N rows (default 50)
-  --json                 machine-readable output
-
-Examples:
-  switchyard deliveries --conversation 812 --since 1h
-  switchyard deliveries --handler follow-up-task --outcome dead
-  switchyard deliveries --event schedule --since 1d
-`;
-
-export const deliveriesCommand: Command = {
-  name: 'deliveries',
-  summary: 'list deliveries in the history, newest first, filtered by event, conversation, contact, handler, outcome',
-  help: DELIVERIES_HELP,
-  async run(argv, io) {
-    const { values } = parseCommandArgs(argv, {
-      event: { type: 'string' },
-      conversation: { type: 'string' },
-      contact: { type: 'string' },
-      handler: { type: 'string' },
-      outcome: { type: 'string' },
-      since: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      io.stdout.write(DELIVERIES_HELP);
-      return EXIT.ok;
-    }
-    const f: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
-    const event = str(values, 'event');
-    // `schedule`: the runs of schedules (their EVENT column).
-    if (event !== undefined) f.event = event === 'schedule' ? event : eventFlags([event])[0];
-    for (const name of ['conversation', 'contact'] as const) {
-      const v = str(values, name);
-      if (v === undefined) continue;
-      if (!/^\d+$/.test(v.trim())) throw new UsageError(`--${name}: expected a numeric id, got "${v}"`);
-      f[name] = v.trim();
-    }
-    const handler = str(values, 'handler');
-    if (handler) f.handler = handler;
-    const outcome = str(values, 'outcome');
-    if (outcome !== undefined) {
-      if (!OUTCOMES.includes(outcome)) throw new UsageError(`--outcome: expected one of ${OUTCOMES.join(', ')}, got "${outcome}"`);
-      f.outcome = outcome;
-    }
-    const since = str(values, 'since');
-    if (since !== undefined) f.since = timeFlag('since', since);
-    const limit = intFlag('limit', str(values, 'limit'), 1, 10_000);
-    if (limit !== undefined) f.limit = limit;
-    return withRedis(io, 'deliveries', async (redis, prefix) => {
-      const r = await listDeliveries(redis, prefix, f);
-      if (values.json) io.stdout.write(`${JSON.stringify(r)}\n`);
-      else {
-        io.stdout.write(formatDeliveries(r.deliveries));
-        if (r.more) {
-          io.stdout.write(
-            r.deliveries.length >= (f.limit ?? 50)
-              ? `(the newest ${r.deliveries.length} shown; --limit for more)\n`
-              : `(stopped after reading ${r.scanned} deliveries; narrow with --since for older ones)\n`,
-          );
-        }
-      }
-      return EXIT.ok;
-    });
-  },
-};
