@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/index.js';
+import { sendNow, type RedisClient } from '../redis/index.js';
 import { ingestKeys } from './names.js';
 
 /**
@@ -57,7 +57,7 @@ export class PendingFanOutClears {
       this.#settle.push({ resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => this.#flush());
+        process.nextTick(() => this.#flush());
       }
     });
   }
@@ -68,7 +68,9 @@ export class PendingFanOutClears {
     this.#keys = [];
     this.#settle = [];
     this.#scheduled = false;
-    clearPendingFanOut(this.redis, this.prefix, ...keys).then(
+    // Sent at once, in its own write: on the worker's auto-pipelined connection the turn's pipeline would only
+    // add an ioredis Pipeline and a wait for the next turn to this command, which carries the turn's clears already.
+    sendNow(this.redis, 'zrem', [ingestKeys(this.prefix).pendingFanOut, ...keys]).then(
       () => {
         for (const s of settle) s.resolve();
       },

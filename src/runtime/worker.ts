@@ -19,6 +19,7 @@ import {
   RunRecords,
   HandlerStateStore,
   FanOutChecks,
+  FAN_OUT_CHECK_SCRIPT,
 } from '../queue/index.js';
 import type { OrderedBacklog } from '../metrics/index.js';
 import { PRIORITIES } from '../util/index.js';
@@ -135,7 +136,12 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const prefix = config.queuePrefix;
   // Many jobs at once each send a script or a command on it (change claims, order lines, history, the
   // limiter): auto-pipelined, those of one event-loop turn go out in one write.
-  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', { autoPipeline: true });
+  // The fan-out checks gather a turn's deliveries into one script call themselves: sent at once (so are the pending
+  // fan-out clears, src/queue/flow-pending.ts).
+  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', {
+    autoPipeline: true,
+    unpipelined: [FAN_OUT_CHECK_SCRIPT],
+  });
   /** The BullMQ workers' own connections, closed after them. */
   const owned = ownedConnections(opts.redisUrl, 'worker');
   const connect = (name: string): RedisClient => owned.connect(name);
