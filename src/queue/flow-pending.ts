@@ -30,16 +30,12 @@ export async function oldestPendingFanOut(redis: RedisClient, prefix: string): P
   return r.length >= 2 ? { key: r[0] as string, at: Number(r[1]) } : null;
 }
 
-/** Takes deliveries off the set: they were fanned out, or will never be. */
-export async function clearPendingFanOut(redis: RedisClient, prefix: string, ...deliveryKeys: string[]): Promise<void> {
-  if (deliveryKeys.length > 0) await redis.zrem(ingestKeys(prefix).pendingFanOut, ...deliveryKeys);
-}
-
 /**
- * The worker's clears of the set, gathered: the deliveries fanned out within
- * one turn of the event loop leave it in one ZREM (one command, not one per
- * delivery). Each caller's promise settles with the command that carried its
- * key, so a fan-out still ends only once its delivery is off the set.
+ * The worker's clears of the set (deliveries fanned out, or that never will be),
+ * gathered: the deliveries fanned out within one tick (the callbacks run before
+ * the next process.nextTick) leave it in one ZREM, one command and one write, not
+ * one per delivery. Each caller's promise settles with the command that carried
+ * its key, so a fan-out still ends only once its delivery is off the set.
  */
 export class PendingFanOutClears {
   #keys: string[] = [];

@@ -37,7 +37,7 @@ describe('commands sent at once on an auto-pipelined connection', () => {
     const [, removed] = await Promise.all([r.zadd(key, 4, 'd'), sendNow(r, 'zrem', [key, 'a', 'b', 'd'])]);
     // The ZADD of `d` was held for the turn's pipeline: the ZREM ran first and found two of its three members.
     expect(removed).toBe(2);
-    expect(await r.zrange(key, 0, -1)).toEqual(['c', 'd']);
+    expect(await r.zrange(key, '0', '-1')).toEqual(['c', 'd']);
     expect(await sendNow(r, 'zscore', [key, 'c'])).toBe('3');
   });
 });
