@@ -134,10 +134,10 @@ export async function prepareWorker(
 export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queues, 'handlers'>): Promise<WorkerService> {
   const { config, log, set } = opts;
   const prefix = config.queuePrefix;
-  // Many jobs at once each send a script or a command on it (change claims, order lines, history, the
-  // limiter): auto-pipelined, those of one event-loop turn go out in one write.
-  // The fan-out checks gather a turn's deliveries into one script call themselves: sent at once (so are the pending
-  // fan-out clears, src/queue/flow-pending.ts).
+  // Many jobs at once each send a script or a command on it (order lines, history, the limiter): auto-pipelined,
+  // those of one event-loop turn go out in one write. The fan-out checks (change claims and waits) gather a tick's
+  // deliveries into one script call themselves, and so do the pending fan-out clears (src/queue/flow-pending.ts):
+  // those are sent at once, without a pipeline of their own and without waiting for the turn's end.
   const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', {
     autoPipeline: true,
     unpipelined: [FAN_OUT_CHECK_SCRIPT],
