@@ -19,6 +19,7 @@ import {
   RunRecords,
   HandlerStateStore,
   FanOutChecks,
+  FAN_OUT_CHECK_SCRIPT,
 } from '../queue/index.js';
 import type { OrderedBacklog } from '../metrics/index.js';
 import { PRIORITIES } from '../util/index.js';
@@ -134,9 +135,14 @@ export async function prepareWorker(
 export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queues, 'handlers'>): Promise<WorkerService> {
   const { config, log, set } = opts;
   const prefix = config.queuePrefix;
-  // Many jobs at once each send a script or a command on it (change claims, order lines, history, the
-  // limiter): auto-pipelined, those of one event-loop turn go out in one write.
-  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', { autoPipeline: true });
+  // Many jobs at once each send a script or a command on it (order lines, history, the limiter): auto-pipelined,
+  // those of one event-loop turn go out in one write. The fan-out checks (change claims and waits) gather a tick's
+  // deliveries into one script call themselves, and so do the pending fan-out clears (src/queue/flow-pending.ts):
+  // those are sent at once, without a pipeline of their own and without waiting for the turn's end.
+  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', {
+    autoPipeline: true,
+    unpipelined: [FAN_OUT_CHECK_SCRIPT],
+  });
   /** The BullMQ workers' own connections, closed after them. */
   const owned = ownedConnections(opts.redisUrl, 'worker');
   const connect = (name: string): RedisClient => owned.connect(name);
