@@ -59,6 +59,8 @@ const srcLine = (cf) => {
 };
 const keyOf = (cf) =>
   `${cf.functionName || '(anonymous)'}  ${where(cf.url)}:${where(cf.url).startsWith('src/') ? srcLine(cf) : cf.lineNumber + 1}`;
+/** Switchyard's own code: src/ (through tsx) or the built dist/ (run.ts runs dist/). */
+const ours = (file) => file.startsWith('src/') || file.startsWith('dist/');
 const inWindow = (t) => windows.some((w) => t >= w.startUs && t <= w.endUs);
 const self = new Map();
 let ts = prof.startTime;
@@ -85,13 +87,13 @@ for (const [id, t] of self) {
   const k = keyOf(cf);
   fn.set(k, (fn.get(k) ?? 0) + t);
   group.set(where(cf.url), (group.get(where(cf.url)) ?? 0) + t);
-  if (where(cf.url).startsWith('src/')) srcSelf.set(k, (srcSelf.get(k) ?? 0) + t);
+  if (ours(where(cf.url))) srcSelf.set(k, (srcSelf.get(k) ?? 0) + t);
   // Total time: every src/ function on the sample's stack, once per stack.
   const seen = new Set();
   for (let p = id; p !== undefined; p = parent.get(p)) {
     const pcf = byId.get(p).callFrame;
     const file = where(pcf.url);
-    if (!file.startsWith('src/')) continue;
+    if (!ours(file)) continue;
     const pk = keyOf(pcf);
     if (!seen.has(pk)) {
       seen.add(pk);
@@ -117,6 +119,6 @@ console.log(
 );
 console.log(`\nTop ${top} functions by self time (in spans):\n${list(fn)}`);
 console.log(`\nSelf time by package / file:\n${list(group, 25)}`);
-console.log(`\nSwitchyard src/ functions by self time:\n${list(srcSelf)}`);
-console.log(`\nSwitchyard src/ functions by total (inclusive) time:\n${list(srcTotal)}`);
-console.log(`\nSwitchyard src/ files by total (inclusive) time:\n${list(fileTotal)}`);
+console.log(`\nSwitchyard src/ and dist/ functions by self time:\n${list(srcSelf)}`);
+console.log(`\nSwitchyard src/ and dist/ functions by total (inclusive) time:\n${list(srcTotal)}`);
+console.log(`\nSwitchyard src/ and dist/ files by total (inclusive) time:\n${list(fileTotal)}`);

@@ -1,7 +1,8 @@
 // Counts the commands this process sends to Redis, per connection name and command (a script by its sha's
-// first 8 characters), by wrapping ioredis' Redis.prototype.sendCommand. For benchmarks only (CLIENTCMDS=1):
+// first 8 characters), and its socket writes, by wrapping ioredis' Redis.prototype.sendCommand. For benchmarks only (CLIENTCMDS=1):
 // Redis' own commandstats count what scripts call too; this counts what crosses the client, where each
 // command costs the process its ioredis and BullMQ work.
+import { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 
 export interface ClientCommandCounter {
@@ -17,6 +18,14 @@ export function countClientCommands(): ClientCommandCounter {
   let on = false;
   const proto = Redis.prototype as unknown as { sendCommand: Send };
   const send = proto.sendCommand;
+  // Socket writes of this process (every connection: ioredis writes a command, a pipeline or an auto-pipelined
+  // batch in one write), counted as `(socket writes)`: each costs a system call and wakes redis-server.
+  const socket = Socket.prototype as unknown as { write: (...args: unknown[]) => boolean };
+  const write = socket.write;
+  socket.write = function (this: Socket, ...args: unknown[]) {
+    if (on) counts.set('(socket writes)', (counts.get('(socket writes)') ?? 0) + 1);
+    return write.apply(this, args);
+  };
   proto.sendCommand = function (this: Redis, command, stream) {
     if (on) {
       const script = command.name === 'evalsha' ? `:${String(command.args[0]).slice(0, 8)}` : '';

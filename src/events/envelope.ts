@@ -78,8 +78,13 @@ export function parseEnvelope(bytes: Uint8Array, text?: string): Envelope {
  * fixed prefix: `%`, `:` and `/` are percent-encoded and `/` separates parts.
  */
 export function jobIdFor(key: string, handlerId?: string): string {
-  const esc = (s: string) => s.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\//g, '%2F');
-  return handlerId === undefined ? `d/${esc(key)}` : `d/${esc(key)}/${esc(handlerId)}`;
+  return handlerId === undefined ? `d/${escapeIdPart(key)}` : `d/${escapeIdPart(key)}/${escapeIdPart(handlerId)}`;
+}
+
+/** One part of a job id: `%`, `:` and `/` percent-encoded; a part with none of them (the usual key) is itself. */
+function escapeIdPart(s: string): string {
+  if (!/[%:/]/.test(s)) return s;
+  return s.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\//g, '%2F');
 }
 
 /** The key (and handler id) a {@link jobIdFor} id was made of; null for any other id. */

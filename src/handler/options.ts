@@ -1,4 +1,4 @@
-import { parseDuration, formatDuration } from '../util/index.js';
+import { durationOption, formatDuration } from '../util/index.js';
 
 /** A duration: milliseconds, or text such as `'2s'`, `'500ms'`, `'5m'`. */
 export type Duration = number | string;
@@ -46,11 +46,6 @@ export function describeRetry(policy: RetryPolicy): string {
   return `${policy.attempts} attempts, ${wait} (dead-lettered after ~${formatDuration(retryHorizonMs(policy))} of back-off)`;
 }
 
-function duration(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
-  return typeof value === 'string' ? parseDuration(value) : null;
-}
-
 /** Validates `retry`; `fail` throws the definition error naming the handler. */
 export function retryPolicy(input: unknown, fail: (msg: string) => never): RetryPolicy {
   if (input === undefined) return DEFAULT_RETRY;
@@ -67,7 +62,7 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
   if (typeof type !== 'string' || !BACKOFF_TYPES.includes(type)) {
     fail(`"retry.backoff" must be { type: 'exponential' | 'fixed', delay }, got type ${JSON.stringify(type)}`);
   }
-  const ms = duration(delay);
+  const ms = durationOption(delay, true);
   if (ms === null)
     fail(`"retry.backoff.delay" must be a duration such as '2s', '500ms' or a number of milliseconds, got ${JSON.stringify(delay)}`);
   return Object.freeze({ attempts, backoff: Object.freeze({ type: type as RetryPolicy['backoff']['type'], delay: ms }) });
@@ -76,8 +71,8 @@ export function retryPolicy(input: unknown, fail: (msg: string) => never): Retry
 /** Validates `timeout`: a positive duration, or undefined for none. */
 export function timeoutMs(input: unknown, fail: (msg: string) => never): number | null {
   if (input === undefined) return null;
-  const ms = duration(input);
-  if (ms === null || ms <= 0)
+  const ms = durationOption(input, false);
+  if (ms === null)
     fail(`"timeout" must be a positive duration such as '30s', '2m' or a number of milliseconds, got ${JSON.stringify(input)}`);
   return ms;
 }

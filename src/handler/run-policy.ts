@@ -1,6 +1,6 @@
 import type { EventName, WorkspaceEvent } from '../events/index.js';
 import { formatDuration, type Duration } from './options.js';
-import { parseDuration, PRIORITIES, type Priority } from '../util/index.js';
+import { durationOption, PRIORITIES, type Priority } from '../util/index.js';
 
 /** Which of the API budget a handler's runs get first: `high` before `normal` before `low`. */
 export { PRIORITIES, type Priority } from '../util/index.js';
@@ -80,11 +80,6 @@ export function keyOf(option: KeyOption, event: { name: EventName; data: unknown
   return typeof v === 'number' || (typeof v === 'string' && v !== '') ? `${option}:${v}` : null;
 }
 
-function duration(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? Math.round(value) : null;
-  return typeof value === 'string' ? parseDuration(value) : null;
-}
-
 function keyOption(name: string, value: unknown, on: readonly EventName[], fail: (msg: string) => never): KeyOption {
   if (typeof value === 'function') return value as KeyOption;
   if (value !== 'conversation' && value !== 'contact') {
@@ -107,7 +102,7 @@ export function runPolicy(def: Readonly<Record<string, unknown>>, on: readonly E
   const order = orderBy === undefined ? null : keyOption('orderBy', orderBy, on, fail);
   let maxAgeMs: number | null = null;
   if (maxAge !== undefined) {
-    maxAgeMs = duration(maxAge);
+    maxAgeMs = durationOption(maxAge, false);
     if (maxAgeMs === null)
       fail(`"maxAge" must be a positive duration such as '10m' or a number of milliseconds, got ${JSON.stringify(maxAge)}`);
   }
@@ -123,9 +118,9 @@ export function runPolicy(def: Readonly<Record<string, unknown>>, on: readonly E
     const { key, wait, maxWait, ...rest } = debounce as Record<string, unknown>;
     const extra = Object.keys(rest)[0];
     if (extra !== undefined) fail(`"debounce" has an unknown option "${extra}"; expected key, wait and maxWait`);
-    const waitMs = duration(wait);
+    const waitMs = durationOption(wait, false);
     if (waitMs === null) fail(`"debounce.wait" must be a positive duration such as '5s', got ${JSON.stringify(wait)}`);
-    const maxWaitMs = maxWait === undefined ? waitMs * 10 : duration(maxWait);
+    const maxWaitMs = maxWait === undefined ? waitMs * 10 : durationOption(maxWait, false);
     if (maxWaitMs === null || maxWaitMs < waitMs) {
       fail(`"debounce.maxWait" must be a duration of at least debounce.wait (${formatDuration(waitMs)}), got ${JSON.stringify(maxWait)}`);
     }

@@ -1,5 +1,5 @@
 import { EVENT_NAMES, isEventName, suggestEventName, type EventName } from '../events/index.js';
-import { parseDuration } from '../util/index.js';
+import { durationOption } from '../util/index.js';
 import type { KeyOption } from './run-policy.js';
 import { MATCH_FORMS, matchOption, unknownOption } from './workflow-calls.js';
 import type { MatchOption } from './workflow.js';
@@ -38,11 +38,6 @@ function noUnknownKeys(
 ): void {
   const problem = unknownOption(`"${name}"`, value, allowed);
   if (problem !== null) fail(problem);
-}
-
-function positiveDuration(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? Math.round(value) : null;
-  return typeof value === 'string' ? parseDuration(value) : null;
 }
 
 /**
@@ -98,7 +93,7 @@ export function workflowPolicy(
     }
     let ttlMs = DEFAULT_STATE_TTL_MS;
     if (ttl !== undefined) {
-      const ms = positiveDuration(ttl);
+      const ms = durationOption(ttl, false);
       if (ms === null) fail(`"state.ttl" must be a positive duration such as '30d' or a number of milliseconds, got ${show(ttl)}`);
       ttlMs = ms;
     }

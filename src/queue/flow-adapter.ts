@@ -17,6 +17,12 @@ export class BullFlowJobs implements FlowJobs {
   constructor(private readonly queues: HandlerQueues) {}
 
   async add(jobs: readonly QueuedJob[]): Promise<void> {
+    // The common fan-out, one run: its script call, without a pass over the priorities.
+    if (jobs.length === 1) {
+      const [job] = jobs as [QueuedJob];
+      await this.queues[job.priority].add(job.name, job.data, job.opts);
+      return;
+    }
     await Promise.all(
       PRIORITIES.map(async (p) => {
         const mine = jobs.filter((j) => j.priority === p);

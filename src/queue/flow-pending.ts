@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis/index.js';
+import { sendNow, type RedisClient } from '../redis/index.js';
 import { ingestKeys } from './names.js';
 
 /**
@@ -30,16 +30,12 @@ export async function oldestPendingFanOut(redis: RedisClient, prefix: string): P
   return r.length >= 2 ? { key: r[0] as string, at: Number(r[1]) } : null;
 }
 
-/** Takes deliveries off the set: they were fanned out, or will never be. */
-export async function clearPendingFanOut(redis: RedisClient, prefix: string, ...deliveryKeys: string[]): Promise<void> {
-  if (deliveryKeys.length > 0) await redis.zrem(ingestKeys(prefix).pendingFanOut, ...deliveryKeys);
-}
-
 /**
- * The worker's clears of the set, gathered: the deliveries fanned out within
- * one turn of the event loop leave it in one ZREM (one command, not one per
- * delivery). Each caller's promise settles with the command that carried its
- * key, so a fan-out still ends only once its delivery is off the set.
+ * The worker's clears of the set (deliveries fanned out, or that never will be),
+ * gathered: the deliveries fanned out within one tick (the callbacks run before
+ * the next process.nextTick) leave it in one ZREM, one command and one write, not
+ * one per delivery. Each caller's promise settles with the command that carried
+ * its key, so a fan-out still ends only once its delivery is off the set.
  */
 export class PendingFanOutClears {
   #keys: string[] = [];
@@ -57,7 +53,7 @@ export class PendingFanOutClears {
       this.#settle.push({ resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => this.#flush());
+        process.nextTick(() => this.#flush());
       }
     });
   }
@@ -68,7 +64,9 @@ export class PendingFanOutClears {
     this.#keys = [];
     this.#settle = [];
     this.#scheduled = false;
-    clearPendingFanOut(this.redis, this.prefix, ...keys).then(
+    // Sent at once, in its own write: on the worker's auto-pipelined connection the turn's pipeline would only
+    // add an ioredis Pipeline and a wait for the next turn to this command, which carries the turn's clears already.
+    sendNow(this.redis, 'zrem', [ingestKeys(this.prefix).pendingFanOut, ...keys]).then(
       () => {
         for (const s of settle) s.resolve();
       },

@@ -20,7 +20,9 @@ export { BullFlowJobs, flowFailedListener } from './flow-adapter.js';
 export { FlowControl } from './flow.js';
 export {
   eventOf,
+  parseRerunJobId,
   parseScheduleRef,
+  rerunJobId,
   scheduleJobId,
   scheduleKey,
   tickOf,
@@ -60,4 +62,5 @@ export { WaitStore, type WaitState, type WokenRun } from './waits/wait-store.js'
 export { WorldMark, fixedWorld, markWorld, newWorldName, readWorld, worldAt, type WorldSource } from './world.js';
 export type { DeadDetail } from './dlq.js';
 export { FanOutChecks } from './fan-out-check.js';
+export { FAN_OUT_CHECK_SCRIPT } from './scripts.js';
 export { resumeIfTokenChanged } from './pause.js';

@@ -1,4 +1,4 @@
-import type { EventName, WorkspaceEvent } from '../events/index.js';
+import { jobIdFor, type EventName, type WorkspaceEvent } from '../events/index.js';
 
 /** Data of a `handlers` job: one handler's run for one validated delivery. */
 export interface HandlerJobData {
@@ -28,7 +28,10 @@ export interface HandlerJobData {
 /**
  * A re-run of one delivery by one handler (`switchyard rerun`): a new run, not a retry. Its Idempotency-Keys and
  * step results derive from `id`, not from the delivery key alone, so it can write again; its history is linked to
- * the original run's (`of`) and to its batch.
+ * the original run's (`of`) and to its batch. Its job id is {@link rerunJobId} (also how `trace` names it); its data
+ * is the original's delivery (key, handlerId, receivedAt, event, source): the worker runs it outside its key's
+ * order line and debounce burst (`order` and `debounce` are ignored) and without the maxAge and skipStale checks
+ * (src/worker/flow-checks.ts), and a re-run that has not parked yet should not carry `parked`.
  */
 export interface RerunRef {
   /** This re-run's id, unique per re-run of one delivery by one handler. */
@@ -39,6 +42,25 @@ export interface RerunRef {
   readonly batch?: string;
   /** Re-run from this step: the steps before it return what they returned in the original run. */
   readonly fromStep?: string;
+}
+
+/**
+ * The job id of a re-run, and how `trace` names it: `r/<key>/<handler>/<rerun id>`, escaped as {@link jobIdFor}
+ * escapes (the original's `d/<key>/<handler>` with `r/` and the re-run's id). Its `ctx.step` results, durable
+ * record and history live under it, so a retry of the re-run job finds them and a new re-run does not.
+ */
+export function rerunJobId(key: string, handlerId: string, rerunId: string): string {
+  return `r/${jobIdFor(key, handlerId).slice(2)}/${jobIdFor(rerunId).slice(2)}`;
+}
+
+/** The delivery key, handler and re-run id a {@link rerunJobId} names; null for anything else. */
+export function parseRerunJobId(ref: string): { key: string; handlerId: string; rerunId: string } | null {
+  const m = /^r\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(ref);
+  if (!m) return null;
+  const unesc = (s: string): string | null =>
+    /%(?!25|3A|2F)/i.test(s) ? null : s.replace(/%3A/gi, ':').replace(/%2F/gi, '/').replace(/%25/g, '%');
+  const [key, handlerId, rerunId] = [unesc(m[1] as string), unesc(m[2] as string), unesc(m[3] as string)];
+  return key === null || handlerId === null || rerunId === null ? null : { key, handlerId, rerunId };
 }
 
 /** Where a run stands in its key's line. */

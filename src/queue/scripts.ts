@@ -85,6 +85,9 @@ export interface AnsweredWait {
   readonly run: string;
 }
 
+/** The fan-out check script's command name on a client (the worker's connection sends it outside its auto-pipelining). */
+export const FAN_OUT_CHECK_SCRIPT = 'fanOutCheck';
+
 /** What {@link runFanOutCheck} answers (`./lua/fanOutCheck-n.lua`). */
 export interface FanOutCheckReply {
   /** This delivery holds its change's claim (or none was asked); false: another delivery of the change does, no wait was looked at. */
@@ -117,7 +120,7 @@ export async function runFanOutCheck(redis: RedisClient, sections: readonly FanO
       args.push(...part.args);
     }
   }
-  const flat = (await callsOn(redis).fanOutCheck(keys, args)) as (number | string)[];
+  const flat = (await callsOn(redis)[FAN_OUT_CHECK_SCRIPT](keys, args)) as (number | string)[];
   const replies: FanOutCheckReply[] = [];
   for (let i = 0; i < flat.length;) {
     const claimed = flat[i] === 1;

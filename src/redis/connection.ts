@@ -1,4 +1,4 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, Command, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { sleep } from '../util/index.js';
 import { maskRedisUrl } from './describe.js';
 
@@ -90,12 +90,20 @@ export interface ConnectionOptions {
    * never for BullMQ's connections (its maintainers advise against it) nor for one that blocks.
    */
   readonly autoPipeline?: boolean;
+  /**
+   * Commands (a script by its name) an auto-pipelined connection sends at once, each in its own write: for
+   * callers that gather a turn's worth into one call themselves, for which the turn's pipeline would only add
+   * its own cost (an ioredis Pipeline object and a wait for the next turn).
+   */
+  readonly unpipelined?: readonly string[];
 }
 
 /** Opens an ioredis connection (or Cluster client) for the given role. */
 export function createRedisConnection(url: string, role: ConnectionRole, name?: string, opts: ConnectionOptions = {}): RedisClient {
   const cluster = clusterFromUrl(url);
-  const pipelining = opts.autoPipeline ? { enableAutoPipelining: true } : {};
+  const pipelining = opts.autoPipeline
+    ? { enableAutoPipelining: true, ...(opts.unpipelined ? { autoPipeliningIgnoredCommands: [...opts.unpipelined] } : {}) }
+    : {};
   if (cluster) return createCluster(cluster, role, name, pipelining);
   const base = redisOptionsFromUrl(url);
   const roleOptions: Record<ConnectionRole, RedisOptions> = {
@@ -129,7 +137,7 @@ function createCluster(
   c: NonNullable<ReturnType<typeof clusterFromUrl>>,
   role: ConnectionRole,
   name: string | undefined,
-  pipelining: { enableAutoPipelining?: boolean },
+  pipelining: { enableAutoPipelining?: boolean; autoPipeliningIgnoredCommands?: string[] },
 ): Cluster {
   const perNode: Record<ConnectionRole, RedisOptions> = {
     producer: { ...c.redisOptions, connectTimeout: 1_000, commandTimeout: 1_000, maxRetriesPerRequest: 1 },
@@ -144,6 +152,16 @@ function createCluster(
     ...pipelining,
   };
   return new Cluster(c.nodes, options);
+}
+
+/**
+ * Sends one command at once in its own write, also on an auto-pipelined connection (whose other commands
+ * wait for the turn's pipeline): for a caller that gathers a turn's worth into this one command itself.
+ */
+export function sendNow(redis: RedisClient, name: string, args: readonly (string | number)[]): Promise<unknown> {
+  const command = new Command(name, [...args], { replyEncoding: 'utf8', keyPrefix: redis.options.keyPrefix });
+  void redis.sendCommand(command);
+  return command.promise;
 }
 
 /** A Redis a one-shot command could not reach; the message names the URL (password masked) and why. */

@@ -19,6 +19,7 @@ import {
   RunRecords,
   HandlerStateStore,
   FanOutChecks,
+  FAN_OUT_CHECK_SCRIPT,
 } from '../queue/index.js';
 import type { OrderedBacklog } from '../metrics/index.js';
 import { PRIORITIES } from '../util/index.js';
@@ -34,6 +35,7 @@ import {
   parkedRunWaker,
   startWakeSweeper,
   RedisStepStore,
+  stepResultsTtlMs,
   eventChecks,
 } from '../worker/index.js';
 import { workerApiFactory } from './worker-api.js';
@@ -134,9 +136,14 @@ export async function prepareWorker(
 export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queues, 'handlers'>): Promise<WorkerService> {
   const { config, log, set } = opts;
   const prefix = config.queuePrefix;
-  // Many jobs at once each send a script or a command on it (change claims, order lines, history, the
-  // limiter): auto-pipelined, those of one event-loop turn go out in one write.
-  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', { autoPipeline: true });
+  // Many jobs at once each send a script or a command on it (order lines, history, the limiter): auto-pipelined,
+  // those of one event-loop turn go out in one write. The fan-out checks (change claims and waits) gather a tick's
+  // deliveries into one script call themselves, and so do the pending fan-out clears (src/queue/flow-pending.ts):
+  // those are sent at once, without a pipeline of their own and without waiting for the turn's end.
+  const commands = createRedisConnection(opts.redisUrl, 'worker', 'switchyard-worker', {
+    autoPipeline: true,
+    unpipelined: [FAN_OUT_CHECK_SCRIPT],
+  });
   /** The BullMQ workers' own connections, closed after them. */
   const owned = ownedConnections(opts.redisUrl, 'worker');
   const connect = (name: string): RedisClient => owned.connect(name);
@@ -160,7 +167,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     flow,
     durable: { records, waits, state, keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
   });
-  const waitPorts = { waits, wake: parkedRunWaker(queues.handlers), log };
+  const wake = parkedRunWaker(queues.handlers);
+  const waitPorts = { waits, wake, log };
   const stopSweeper = startWakeSweeper(waitPorts);
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
@@ -199,12 +207,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     world,
   });
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  void warnOrphanedRuns(
-    commands,
-    prefix,
-    set.current().all.map((h) => h.id),
-    log,
-  );
+  void warnOrphanedRuns(commands, prefix, set.current().all, log);
 
   return {
     name: 'worker',
@@ -255,7 +258,8 @@ function durableStores(config: Config, commands: RedisClient) {
   const stepTtlMs = Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000;
   return {
     stepTtlMs,
-    steps: new RedisStepStore(commands, prefix, stepTtlMs),
+    // Step results stay readable as long as the history (HISTORY_TTL) for `rerun --from-step`.
+    steps: new RedisStepStore(commands, prefix, stepResultsTtlMs({ dedupeTtlMs: config.dedupeTtlMs, historyTtlMs: config.history.ttlMs })),
     waits: new WaitStore(commands, prefix, stepTtlMs),
     records: new RunRecords(commands, prefix),
     state: new HandlerStateStore(commands, prefix),

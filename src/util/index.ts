@@ -6,4 +6,4 @@ export { LuaScripts, type LuaArg } from './lua.js';
 export { printable, printableLines } from './printable.js';
 export { PRIORITIES, type Priority } from './priority.js';
 export { sleep } from './sleep.js';
-export { formatDuration, parseDuration, parseSince, parseSize, readSince } from './units.js';
+export { durationOption, formatDuration, parseDuration, parseSince, parseSize, readSince } from './units.js';

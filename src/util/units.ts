@@ -20,6 +20,22 @@ export function parseDuration(text: string): number | null {
   return Number.isFinite(ms) ? Math.round(ms) : null;
 }
 
+/**
+ * A duration as handler options take it: milliseconds (a number) or text (`'15m'`). Null when it is neither, is
+ * negative, or is zero where zero is not allowed: the same rule for `0` and `'0s'`.
+ */
+export function durationOption(value: unknown, allowZero: boolean): number | null {
+  const ms =
+    typeof value === 'number'
+      ? Number.isFinite(value)
+        ? Math.round(value)
+        : null
+      : typeof value === 'string'
+        ? parseDuration(value)
+        : null;
+  return ms !== null && (ms > 0 || (allowZero && ms === 0)) ? ms : null;
+}
+
 const FORMAT_UNITS: readonly [string, number][] = [
   ['d', 86_400_000],
   ['h', 3_600_000],

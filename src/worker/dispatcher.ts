@@ -109,49 +109,94 @@ export async function dispatch(
   const createdMs = event.createdAt ? Date.parse(event.createdAt) : Number.NaN;
   // The event's place in time: its creation, else its receipt.
   const at = Number.isFinite(createdMs) ? createdMs : receivedMs;
-  const now: QueuedJob[] = [];
-  // The trace context the delivery carries into fan-out (its fan-out scope's, tracing on): each run continues it.
-  const traceparent = delivery.traceparent;
-  // A reconciled change is late already: catch-up work, it never takes a live event's slot.
-  const caughtUp = delivery.source === 'reconcile';
-  await Promise.all(
-    targets.map(async (h) => {
-      const data: HandlerJobData = {
-        key: delivery.key,
-        handlerId: h.id,
-        receivedAt: delivery.receivedAt,
-        event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
-        ...(traceparent === undefined ? {} : { traceparent }),
-        ...(delivery.source ? { source: delivery.source } : {}),
-      };
-      const jobId = jobIdFor(delivery.key, h.id);
-      const job = (d: HandlerJobData, id: string, delay = 0): QueuedJob => ({
-        priority: caughtUp ? 'low' : h.flow.priority,
-        name: h.id,
-        data: d,
-        opts: { ...handlerJobOptions(h.retry), jobId: id, ...(delay > 0 ? { delay } : {}) },
-      });
-      const { debounce, orderBy } = h.flow;
-      const debounceKey = debounce ? keyOf(debounce.key, event) : null;
-      if (debounce && debounceKey !== null) {
-        const r = await ports.flow.fold(data, jobId, debounceKey, at, debounce.waitMs, debounce.maxWaitMs);
-        if (r.kind === 'open') now.push(job({ ...data, debounce: { key: debounceKey } }, r.jobId, r.delayMs));
-        placed[h.id] = r.kind === 'open' ? 'debounced' : r.kind;
-        return;
-      }
-      const orderKey = orderBy ? keyOf(orderBy, event) : null;
-      if (orderKey !== null) {
-        const ordered = { ...data, order: { key: orderKey, member: orderMember(receivedMs, jobId), at } };
-        const r = await ports.flow.enqueue(job(ordered, jobId), ordered.order);
-        if (r === 'add') now.push(job(ordered, jobId));
-        placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
-        return;
-      }
-      now.push(job(data, jobId));
-      placed[h.id] = 'queued';
-    }),
-  );
+  const placing: Placing = {
+    delivery,
+    event,
+    flow: ports.flow,
+    at,
+    receivedMs,
+    // A reconciled change is late already: catch-up work, it never takes a live event's slot.
+    caughtUp: delivery.source === 'reconcile',
+    now: [],
+    placed,
+  };
+  // Runs of debounced and ordered handlers wait for their burst or line; the others are placed at once.
+  const flowPlaced: Promise<void>[] = [];
+  for (const h of targets) {
+    try {
+      const placement = placeRun(h, placing);
+      if (placement) flowPlaced.push(placement);
+    } catch (err) {
+      // A handler's key function threw: the others' placements still start, and fan-out fails with the first error.
+      flowPlaced.push(Promise.reject(err));
+    }
+  }
+  if (flowPlaced.length > 0) await Promise.all(flowPlaced);
+  const { now } = placing;
   if (now.length > 0) await ports.flow.addJobs(now);
   await answering;
   return { handlers: targets.map((h) => h.id), placed };
+}
+
+/** One delivery's fan-out as its runs are placed: the runs to add now, and how each handler's run was placed. */
+interface Placing {
+  readonly delivery: StoredDelivery;
+  readonly event: WorkspaceEvent;
+  readonly flow: FanOutPorts['flow'];
+  /** The event's place in time: its creation, else its receipt (ms). */
+  readonly at: number;
+  readonly receivedMs: number;
+  readonly caughtUp: boolean;
+  readonly now: QueuedJob[];
+  readonly placed: Record<string, Placement>;
+}
+
+/**
+ * Places one handler's run: a plain run's job goes with those added now (undefined: placed); a debounced one
+ * is folded into its key's burst, an ordered one put in its key's line (the promise of that placement).
+ */
+function placeRun(h: Handler, c: Placing): Promise<void> | undefined {
+  const { delivery, event } = c;
+  // The trace context the delivery carries into fan-out (its fan-out scope's, tracing on): each run continues it.
+  const traceparent = delivery.traceparent;
+  const data: HandlerJobData = {
+    key: delivery.key,
+    handlerId: h.id,
+    receivedAt: delivery.receivedAt,
+    event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
+    ...(traceparent === undefined ? {} : { traceparent }),
+    ...(delivery.source ? { source: delivery.source } : {}),
+  };
+  const jobId = jobIdFor(delivery.key, h.id);
+  const { debounce, orderBy } = h.flow;
+  const debounceKey = debounce ? keyOf(debounce.key, event) : null;
+  if (debounce && debounceKey !== null) {
+    return (async () => {
+      const r = await c.flow.fold(data, jobId, debounceKey, c.at, debounce.waitMs, debounce.maxWaitMs);
+      if (r.kind === 'open') c.now.push(queuedJob(h, c.caughtUp, { ...data, debounce: { key: debounceKey } }, r.jobId, r.delayMs));
+      c.placed[h.id] = r.kind === 'open' ? 'debounced' : r.kind;
+    })();
+  }
+  const orderKey = orderBy ? keyOf(orderBy, event) : null;
+  if (orderKey !== null) {
+    return (async () => {
+      const ordered = { ...data, order: { key: orderKey, member: orderMember(c.receivedMs, jobId), at: c.at } };
+      const r = await c.flow.enqueue(queuedJob(h, c.caughtUp, ordered, jobId), ordered.order);
+      if (r === 'add') c.now.push(queuedJob(h, c.caughtUp, ordered, jobId));
+      c.placed[h.id] = r === 'add' ? 'ordered' : r === 'wait' ? 'waiting' : 'repeat';
+    })();
+  }
+  c.now.push(queuedJob(h, c.caughtUp, data, jobId));
+  c.placed[h.id] = 'queued';
+  return undefined;
+}
+
+/** A run's job in the queue of its handler's priority (a reconciled change's in the low one), with its handler's retries. */
+function queuedJob(h: Handler, caughtUp: boolean, data: HandlerJobData, jobId: string, delay = 0): QueuedJob {
+  return {
+    priority: caughtUp ? 'low' : h.flow.priority,
+    name: h.id,
+    data,
+    opts: { ...handlerJobOptions(h.retry), jobId, ...(delay > 0 ? { delay } : {}) },
+  };
 }

@@ -13,7 +13,8 @@ import { matchKey } from './durable.js';
  * parked job promoted).
  *
  * Cost for a delivery nobody waits on: that one script call (shared with the
- * change claim) on the worker's auto-pipelined connection, in which the waits
+ * change claim, and with the checks of the deliveries fanned out in the same
+ * tick; sent at once, outside the connection's auto-pipelining), in which the waits
  * part is one HGET; its body and match keys are not even sent. Only *watched*
  * event names are logged: a name becomes watched when a loaded handler has it
  * in `cancelOn` (at start-up and after a reload) or when a run first registers

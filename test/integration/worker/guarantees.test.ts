@@ -74,7 +74,8 @@ describe('never lose, never repeat (signed deliveries in, writes observed at the
     for (const b of bodies) expect((await deliver(p.receiverUrl, b)).status).toBe(202);
     const paused = await waitFor(() => pauseState(p.redis, p.prefix), 10_000);
     expect(paused.code).toBe('token_expired');
-    expect(await p.handlers.isPaused()).toBe(true);
+    // The reason is recorded first (SET NX), then the queues pause: wait for the second write too.
+    await waitFor(async () => (await p.handlers.isPaused()) || null, 10_000);
     await new Promise((r) => setTimeout(r, 300));
     const counts = await p.handlers.getJobCounts('failed', 'completed', 'wait', 'active', 'delayed');
     expect(counts['failed']).toBe(0);

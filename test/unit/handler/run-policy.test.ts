@@ -34,6 +34,8 @@ describe('flow options of a handler definition', () => {
     [{ orderBy: 'thread' }, `"orderBy" must be 'conversation', 'contact' or a function (event) => key, got "thread"`],
     [{ maxAge: 'soon' }, `"maxAge" must be a positive duration such as '10m'`],
     [{ maxAge: 0 }, `"maxAge" must be a positive duration`],
+    [{ maxAge: '0s' }, `"maxAge" must be a positive duration`],
+    [{ debounce: { key: 'contact', wait: '0ms' } }, `"debounce.wait" must be a positive duration`],
     [{ skipStale: true }, '"skipStale" needs "orderBy"'],
     [{ skipStale: 'yes', orderBy: 'contact' }, '"skipStale" must be true or false'],
     [{ onDead: 'block' }, '"onDead" needs "orderBy"'],

@@ -102,6 +102,7 @@ describe('workflow options of a handler definition', () => {
       `handler "sla": "state.ttl" must be a positive duration such as '30d' or a number of milliseconds, got 0`,
     ],
     [{ state: { key: 'conversation', ttl: 'a month' } }, `handler "sla": "state.ttl" must be a positive duration`],
+    [{ state: { key: 'conversation', ttl: '0d' } }, `handler "sla": "state.ttl" must be a positive duration`],
     [
       { state: { key: 'contact' } },
       `handler "sla": "state.key: 'contact'" cannot be used with "message.received" (in "on"): that event carries no contact id`,
