@@ -6,6 +6,7 @@ import { boardApp } from './board.js';
 import { mountDeliveries, type HistorySource } from './deliveries.js';
 import { mountWaits } from './waits.js';
 import { selfOnly } from './offline.js';
+import { sameOriginWrites } from './guard.js';
 
 /** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
 export interface AdminCredentials {
@@ -54,6 +55,9 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   };
   app.use(basePath, auth);
   app.use(`${basePath}/*`, auth);
+  // After the login: a form another site posts here carries the login too (src/admin/guard.ts).
+  app.use(basePath, sameOriginWrites());
+  app.use(`${basePath}/*`, sameOriginWrites());
   app.use(`${basePath}/*`, async (c, next) => {
     await next();
     // Job data holds raw webhook bodies: keep them out of shared caches.
