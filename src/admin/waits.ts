@@ -3,6 +3,7 @@ import { formatDuration } from '../util/index.js';
 import { RunRecords, type ParkedRun } from '../queue/index.js';
 import type { HistorySource } from './deliveries.js';
 import { escapeHtml, page } from './page.js';
+import { actionButtons, doneNotice, mountWaitActions, type WaitActions } from './waits-actions.js';
 
 /** Rows the page shows at most (the soonest due). */
 const MAX_ROWS = 500;
@@ -11,11 +12,13 @@ const MAX_ROWS = 500;
  * The waits view beside the board (`<base>/waits`): the handler runs parked
  * now in a durable sleep or wait, soonest due first, each linked to its
  * delivery's timeline; filtered by handler and kind. Server-rendered, no
- * script; everything shown is escaped.
+ * script; everything shown is escaped. With `actions`, each row has a Cancel and a Wake button
+ * (./waits-actions.ts), done in the name of `actor`.
  */
-export function mountWaits(app: Hono, basePath: string, source: HistorySource): void {
+export function mountWaits(app: Hono, basePath: string, source: HistorySource, actions?: { ops: WaitActions; actor: string }): void {
   const root = `${basePath}/waits`;
   app.get(`${root}/`, (c) => c.redirect(root));
+  if (actions) mountWaitActions(app, basePath, source, actions.ops, actions.actor);
   app.get(root, async (c) => {
     const handler = c.req.query('handler')?.trim() || undefined;
     const kindQuery = c.req.query('kind')?.trim() || undefined;
@@ -33,13 +36,13 @@ export function mountWaits(app: Hono, basePath: string, source: HistorySource): 
     const now = Date.now();
     const runs = all.filter((r) => (handler === undefined || r.handler === handler) && (kind === undefined || r.kind === kind));
     const shown = runs.slice(0, MAX_ROWS);
-    const shownRows = shown.map((r) => rowHtml(r, basePath, now)).join('');
+    const shownRows = shown.map((r) => rowHtml(r, basePath, now, actions !== undefined)).join('');
     const table =
       all.length === 0
         ? '<p class="empty">No run is sleeping or waiting.</p>'
         : runs.length === 0
           ? `<p class="empty">No parked run matches (${all.length} parked in all).</p>`
-          : `<table class="waits"><thead>${WAITS_HEAD}</thead><tbody>${shownRows}</tbody></table>`;
+          : `<table class="waits"><thead>${waitsHead(actions !== undefined)}</thead><tbody>${shownRows}</tbody></table>`;
     const more =
       runs.length > shown.length
         ? `<p class="more">The ${shown.length} soonest due of ${runs.length} shown; filter by handler or kind for the rest.</p>`
@@ -48,13 +51,15 @@ export function mountWaits(app: Hono, basePath: string, source: HistorySource): 
       `<p class="muted">${all.length} run${all.length === 1 ? '' : 's'} parked in a durable sleep or wait ` +
       '(ctx.sleep, ctx.sleepUntil, ctx.waitForEvent), soonest due first. ' +
       'A parked run holds no worker slot, lock or API budget; a wait times out at its due time unless its event comes first.</p>';
-    return c.html(page('Waits', basePath, `<h1>Waits</h1>${intro}${form}${table}${more}`));
+    const notice = doneNotice(c.req.query('done'), c.req.query('run'));
+    return c.html(page('Waits', basePath, `<h1>Waits</h1>${notice}${intro}${form}${table}${more}`));
   });
 }
 
-const WAITS_HEAD = '<tr><th>Due</th><th>Handler</th><th>Kind</th><th>Name</th><th>Waiting for</th><th>Delivery</th></tr>';
+const waitsHead = (withActions: boolean) =>
+  `<tr><th>Due</th><th>Handler</th><th>Kind</th><th>Name</th><th>Waiting for</th><th>Delivery</th>${withActions ? '<th></th>' : ''}</tr>`;
 
-function rowHtml(r: ParkedRun, basePath: string, now: number): string {
+function rowHtml(r: ParkedRun, basePath: string, now: number, withActions: boolean): string {
   const due = new Date(r.dueAt).toISOString();
   const inMs = r.dueAt - now;
   const when = inMs < 0 ? `overdue ${formatDuration(-inMs)}` : `in ${formatDuration(inMs)}`;
@@ -64,6 +69,7 @@ function rowHtml(r: ParkedRun, basePath: string, now: number): string {
   return (
     `<tr><td>${time}</td><td>${escapeHtml(r.handler)}</td>` +
     `<td>${r.kind === 'sleep' ? 'sleep' : 'wait'}</td><td>${escapeHtml(r.name)}</td><td>${target}</td>` +
-    `<td><a class="key" href="${escapeHtml(delivery)}">${escapeHtml(r.deliveryKey)}</a></td></tr>`
+    `<td><a class="key" href="${escapeHtml(delivery)}">${escapeHtml(r.deliveryKey)}</a></td>` +
+    `${withActions ? `<td>${actionButtons(r, `${basePath}/waits`)}</td>` : ''}</tr>`
   );
 }
