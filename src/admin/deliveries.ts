@@ -1,15 +1,9 @@
 import type { Context, Hono } from 'hono';
 import { listDeliveries, readTrace, relative, type DeliverySummary } from '../history/index.js';
-import type { RedisClient } from '../redis/index.js';
-import { escapeHtml, page } from './page.js';
+import { escapeHtml, page, problemList, type HistorySource } from './page.js';
+import { mountRerunStart, rerunForm, type AdminRerun } from './rerun.js';
 import { readSelection, selectionFields } from './selection.js';
 import { stateBadge, timelineHtml } from './timeline.js';
-
-/** Where the history of deliveries is read from (the queues' Redis and prefix). */
-export interface HistorySource {
-  readonly redis: RedisClient;
-  readonly prefix: string;
-}
 
 /**
  * The deliveries view beside the board: server-rendered HTML, no script, no
@@ -19,10 +13,12 @@ export interface HistorySource {
  *   <base>/deliveries                 the list, newest first, with a search form
  *   <base>/deliveries/<key>           the timeline of one delivery (key URL-encoded)
  *   <base>/deliveries/job/<job id>    redirects to the timeline of the job's delivery
+ *   <base>/deliveries/rerun           with `rerun`: the plan of a rerun of the deliveries listed, and its start (./rerun.ts)
  */
-export function mountDeliveries(app: Hono, basePath: string, history: HistorySource): void {
+export function mountDeliveries(app: Hono, basePath: string, history: HistorySource, rerun?: { deps: AdminRerun; by: string }): void {
   const root = `${basePath}/deliveries`;
-  app.get(root, (c) => listPage(c, basePath, history));
+  app.get(root, (c) => listPage(c, basePath, history, rerun?.deps));
+  if (rerun) mountRerunStart(app, basePath, history, rerun.deps, rerun.by);
   app.get(`${root}/`, (c) => c.redirect(root));
   // Job ids hold slashes (d/<key>/<handler>): the parameter takes the rest of the path.
   app.get(`${root}/job/:id{.+}`, async (c) => {
@@ -55,7 +51,7 @@ export function mountDeliveries(app: Hono, basePath: string, history: HistorySou
   });
 }
 
-async function listPage(c: Context, basePath: string, history: HistorySource): Promise<Response> {
+async function listPage(c: Context, basePath: string, history: HistorySource, rerun: AdminRerun | undefined): Promise<Response> {
   const root = `${basePath}/deliveries`;
   const job = c.req.query('job')?.trim();
   if (job) return c.redirect(`${root}/job/${encodeURIComponent(job)}`);
@@ -79,12 +75,8 @@ async function listPage(c: Context, basePath: string, history: HistorySource): P
     ? `The newest ${r.deliveries.length} shown; narrow the search for more.`
     : `Stopped after reading ${r.scanned} deliveries; narrow with since for older ones.`;
   const more = r.more ? `<p class="more">${moreText}</p>` : '';
-  return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}${table}${more}`));
-}
-
-/** Problems with what was asked, in words. */
-export function problemList(problems: readonly string[]): string {
-  return `<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`;
+  const again = rerun && r.deliveries.length > 0 ? rerunForm(rerun, sel.values, root) : '';
+  return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}${table}${more}${again}`));
 }
 
 const DELIVERIES_HEAD = '<tr><th>Key</th><th>Event</th><th>Received</th><th>Conversation</th><th>Contact</th><th>Handlers</th></tr>';

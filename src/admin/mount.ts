@@ -3,7 +3,10 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import { boardApp } from './board.js';
-import { mountDeliveries, type HistorySource } from './deliveries.js';
+import { mountDeliveries } from './deliveries.js';
+import type { HistorySource } from './page.js';
+import type { AdminRerun } from './rerun.js';
+import { mountReruns } from './reruns.js';
 import { mountWaits } from './waits.js';
 import { selfOnly } from './offline.js';
 import { sameOriginWrites } from './guard.js';
@@ -31,6 +34,12 @@ export interface AdminOptions {
    * Undefined: the board only.
    */
   history?: HistorySource;
+  /**
+   * With `history`: the deliveries page can start a rerun of the deliveries it lists (plan, confirm, progress
+   * at `<basePath>/reruns`) with the handlers loaded in this process. Undefined: the batches are listed and can
+   * be cancelled, but none is started here.
+   */
+  rerun?: AdminRerun;
 }
 
 /**
@@ -70,8 +79,11 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   app.get(`${basePath}/`, (c) => c.redirect(basePath));
   // Before the board's routes: its sub-app answers its own UI paths only, but the deliveries paths stay ours.
   if (opts.history) {
-    mountDeliveries(app, basePath, opts.history);
+    // Who acts, as the history and the batches record it: the one login the admin has (ADMIN_USER).
+    const by = `admin:${opts.admin.user}`;
+    mountDeliveries(app, basePath, opts.history, opts.rerun ? { deps: opts.rerun, by } : undefined);
     mountWaits(app, basePath, opts.history);
+    mountReruns(app, basePath, opts.history, by);
   }
   app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));
   return true;

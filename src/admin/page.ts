@@ -1,4 +1,11 @@
 /** The admin pages' shared frame: escaping, the style sheet, the header with its links. */
+import type { RedisClient } from '../redis/index.js';
+
+/** Where the history of deliveries is read from (the queues' Redis and prefix). */
+export interface HistorySource {
+  readonly redis: RedisClient;
+  readonly prefix: string;
+}
 
 /** `&`, `<`, `>`, `"`, `'` as entities: safe in text and in quoted attributes. */
 export function escapeHtml(value: string | number | null | undefined): string {
@@ -41,7 +48,8 @@ progress{width:24em;height:1.2em}
 function nav(basePath: string): string {
   const queues = `<a href="${escapeHtml(basePath)}">Queues</a>`;
   const deliveries = `<a href="${escapeHtml(`${basePath}/deliveries`)}">Deliveries</a>`;
-  return `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a>`;
+  const reruns = `<a href="${escapeHtml(`${basePath}/reruns`)}">Reruns</a>`;
+  return `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a> · ${reruns}`;
 }
 
 /**
@@ -56,4 +64,9 @@ export function page(title: string, basePath: string, body: string, refreshSecon
     `<header><span class="title">Switchyard</span><nav>${nav(basePath)}</nav></header>` +
     `<main>${body}</main></body></html>`
   );
+}
+
+/** Problems with what was asked, in words. */
+export function problemList(problems: readonly string[]): string {
+  return `<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`;
 }

@@ -1,8 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { formatDuration } from '../util/index.js';
 import { RunRecords, type ParkedRun } from '../queue/index.js';
-import type { HistorySource } from './deliveries.js';
-import { escapeHtml, page } from './page.js';
+import { escapeHtml, page, type HistorySource } from './page.js';
 
 /** What the waits page does to one parked run; false when it is not parked (any more). */
 export interface WaitActions {

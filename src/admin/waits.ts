@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
 import { formatDuration } from '../util/index.js';
 import { RunRecords, type ParkedRun } from '../queue/index.js';
-import type { HistorySource } from './deliveries.js';
-import { escapeHtml, page } from './page.js';
+import { escapeHtml, page, type HistorySource } from './page.js';
 import { actionButtons, doneNotice, mountWaitActions, type WaitActions } from './waits-actions.js';
 
 /** Rows the page shows at most (the soonest due). */
