@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { Worker, type Queue } from 'bullmq';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import {
@@ -27,6 +27,8 @@ import { historyObserver } from '../history/index.js';
 import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../lifecycle/index.js';
 import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers } from '../handler/index.js';
 import { startSources } from '../sources/index.js';
+import { rerunBurst } from '../clients/index.js';
+import { eventsJobBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
 import {
   createHandlerProcessor,
   eventsProcessor,
@@ -36,7 +38,7 @@ import {
   RedisStepStore,
   eventChecks,
 } from '../worker/index.js';
-import { workerApiFactory } from './worker-api.js';
+import { workerApiFactories } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';
 
@@ -148,11 +150,12 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
   const world = new WorldMark(commands, prefix, config.workspaceApiUrl);
   const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
-  const { lifecycle, history, api } = observedWorker(opts, commands);
+  const { lifecycle, history, api, rerunApi } = observedWorker(opts, commands);
   const { waits, records, steps, state, stepTtlMs } = durableStores(config, commands);
   const processJob = createHandlerProcessor({
     set,
     api,
+    rerunApi,
     steps,
     log,
     lifecycle,
@@ -198,6 +201,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     lifecycle,
     world,
   });
+  const reruns = rerunFeeder(config, commands, queues.handlers.low, set, log);
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
 
   return {
@@ -207,6 +211,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     orderBacklog: async () => orderBacklog(set, flow),
     close: async () => {
       stopSweeper();
+      await reruns.stop();
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
@@ -236,8 +241,8 @@ function observedWorker(opts: WorkerServiceOptions, commands: RedisClient) {
   const apiObserver = lifecycle.wants('api-call')
     ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) }
     : {};
-  const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
-  return { lifecycle, history, api };
+  const factories = workerApiFactories({ ...opts, ...apiObserver }, commands);
+  return { lifecycle, history, api: factories?.live, rerunApi: factories?.rerun };
 }
 
 /**
@@ -269,6 +274,23 @@ function listenFailures(eventsWorker: Worker, handlerWorkers: readonly Worker[],
     w.on('failed', failed[w === eventsWorker ? 0 : 1].listener);
   }
   return failed;
+}
+
+/**
+ * `switchyard rerun` batches (src/rerun): every worker feeds them into `handlers-low` (one worker at a time
+ * per batch, by lease) and records how their runs ended.
+ */
+function rerunFeeder(config: Config, commands: RedisClient, low: Queue, set: HandlerSet, log: Logger) {
+  const prefix = config.queuePrefix;
+  return startRerunFeeder({
+    redis: commands,
+    prefix,
+    queue: low,
+    handlers: () => set.current().all,
+    bodies: eventsJobBodies(commands, prefix),
+    window: feedWindow(rerunBurst(config)),
+    log,
+  });
 }
 
 /** The backlog of the key lines of the handlers with `orderBy` (metrics). */

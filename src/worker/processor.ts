@@ -128,9 +128,10 @@ interface RunInputs {
 
 /** Runs the handler (src/worker/runner.ts) and reports the run to the attempt's observer. */
 async function run(p: Processing, job: HandlerJobView, handler: Handler, data: HandlerJobData, r: RunInputs): Promise<RunOutcome> {
+  // A reconciled delivery or a re-run (`switchyard rerun`) is catch-up work: low priority, within its own budget.
   const outcome = await runHandler(handler, data, {
-    api: p.deps.api,
-    priority: data.source === 'reconcile' ? 'low' : handler.flow.priority,
+    api: data.rerun ? (p.deps.rerunApi ?? p.deps.api) : p.deps.api,
+    priority: data.source === 'reconcile' || data.rerun ? 'low' : handler.flow.priority,
     steps: p.deps.steps,
     log: p.deps.log,
     settings: r.version.settings.get(handler.id) ?? {},
