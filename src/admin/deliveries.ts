@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { listDeliveries, readTrace, relative, type DeliverySummary } from '../history/index.js';
 import { escapeHtml, page, problemList, type HistorySource } from './page.js';
-import { mountRerunStart, rerunForm, type AdminRerun } from './rerun.js';
+import { mountRerunStart, NO_RERUN_HERE, rerunForm, type AdminRerun } from './rerun.js';
 import { readSelection, selectionFields } from './selection.js';
 import { stateBadge, timelineHtml } from './timeline.js';
 
@@ -75,7 +75,7 @@ async function listPage(c: Context, basePath: string, history: HistorySource, re
     ? `The newest ${r.deliveries.length} shown; narrow the search for more.`
     : `Stopped after reading ${r.scanned} deliveries; narrow with since for older ones.`;
   const more = r.more ? `<p class="more">${moreText}</p>` : '';
-  const again = rerun && r.deliveries.length > 0 ? rerunForm(rerun, sel.values, root) : '';
+  const again = r.deliveries.length === 0 ? '' : rerun ? rerunForm(rerun, sel.values, root) : NO_RERUN_HERE;
   return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}${table}${more}${again}`));
 }
 

@@ -120,10 +120,16 @@ function planHtml(plan: RerunPlan, sel: Selection, basePath: string, path: strin
   );
 }
 
+/** Below the list of a process that runs no handler (`serve`): where reruns start instead. */
+export const NO_RERUN_HERE =
+  '<p class="muted">Reruns start from the admin of a process that runs the handlers (start, dev), or with <code>switchyard rerun</code>; ' +
+  'this one only receives.</p>';
+
 /** Below the list: run the deliveries listed (the same filters and query box) again with a handler, after its plan. */
 export function rerunForm(rerun: AdminRerun, values: Selection['values'], root: string): string {
   const ids = rerun.handlers().map((h) => h.id);
-  if (ids.length === 0) return '';
+  if (ids.length === 0)
+    return '<p class="muted">No handler is loaded in this process, so no rerun can start here; `switchyard rerun` can.</p>';
   const { handler, ...rest } = values;
   const options = ids.map((id) => `<option${id === handler ? ' selected' : ''}>${escapeHtml(id)}</option>`).join('');
   return (

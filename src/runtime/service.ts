@@ -13,7 +13,8 @@ import { firstAttempt, watchRedis, whenReady, type RedisWatch } from './redis-wa
 import { startPump } from './pump.js';
 import { ingestTracingObserver, startTracing, type Tracing } from '../telemetry/index.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
-import type { StartWorkerPart } from './worker.js';
+import type { StartWorkerPart, WorkerService } from './worker.js';
+import { rerunBurst } from '../clients/index.js';
 
 /** A running piece of the service that can be stopped (the worker plugs in here). */
 export interface Part {
@@ -143,6 +144,8 @@ interface Built {
   readonly ingest: IngestBus;
   /** The parts started (the worker), closed in order. */
   readonly parts: Part[];
+  /** The worker part once started: the admin re-runs its handlers. */
+  worker?: WorkerService;
 }
 
 /**
@@ -184,6 +187,7 @@ async function startWorkerPart(opts: ServiceOptions, built: Built, metrics: Metr
   if (built.stopping.signal.aborted) await part.close(0);
   else {
     built.parts.push(part);
+    built.worker = part;
     metrics.bind({ ordered: () => part.orderBacklog() });
   }
 }
@@ -198,7 +202,15 @@ function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics)
     ingest: built.ingest,
     extend: (app) => {
       metrics.mount(app);
-      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } }))
+      // Reruns start from the admin where handlers are loaded (a process with a worker); the budget is the workers'.
+      const rerun = opts.worker
+        ? {
+            handlers: () => built.worker?.loaded() ?? [],
+            budget: { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) },
+          }
+        : undefined;
+      const history = { redis: commands, prefix: config.queuePrefix };
+      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, ...(rerun ? { rerun } : {}) }))
         log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
       opts.receiverOptions?.extend?.(app);
     },

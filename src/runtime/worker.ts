@@ -25,7 +25,7 @@ import { PRIORITIES } from '../util/index.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/index.js';
 import { historyObserver } from '../history/index.js';
 import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../lifecycle/index.js';
-import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers } from '../handler/index.js';
+import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers, type Handler } from '../handler/index.js';
 import { startSources } from '../sources/index.js';
 import { rerunBurst } from '../clients/index.js';
 import { eventsJobBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
@@ -68,6 +68,8 @@ export interface WorkerService {
   readonly handlers: readonly Worker[];
   /** Backlog of the key lines of the handlers with `orderBy` (metrics). */
   orderBacklog(): Promise<OrderedBacklog[]>;
+  /** The handler modules loaded now (all of them, as fan-out sees them): the ones the admin can re-run. */
+  loaded(): readonly Handler[];
   close(graceMs: number): Promise<void>;
 }
 
@@ -209,6 +211,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     events: eventsWorker,
     handlers: handlerWorkers,
     orderBacklog: async () => orderBacklog(set, flow),
+    loaded: () => set.current().all,
     close: async () => {
       stopSweeper();
       await reruns.stop();
