@@ -84,8 +84,9 @@ function planProblems(c: Context, basePath: string, sel: Selection, problems: re
 /** The budget sentence: how long the calls take at the re-runs' share. */
 function budgetText(plan: RerunPlan): string {
   const b = plan.budget;
-  const time = plan.calls === 0 ? 'no API call is expected' : `about ${formatDuration(plan.estimatedMs)}`;
-  return `${time} at the re-runs' share of the API budget (${Math.round(b.share * 100)} % of ${b.burst} calls per 10 s: ${b.callsPer10s} calls per 10 s, at low priority)`;
+  const share = `the re-runs' share of the API budget (${Math.round(b.share * 100)} % of ${b.burst} calls per 10 s: ${b.callsPer10s} calls per 10 s, at low priority)`;
+  if (plan.calls === 0) return `Their original runs made no API call, so they should take no time of ${share}.`;
+  return `At ${share} their ${plan.calls} API calls take about ${formatDuration(plan.estimatedMs)}.`;
 }
 
 function planHtml(plan: RerunPlan, sel: Selection, basePath: string, path: string): string {
@@ -115,7 +116,7 @@ function planHtml(plan: RerunPlan, sel: Selection, basePath: string, path: strin
   return (
     `<h1>Rerun <code>${escapeHtml(plan.handler)}</code>: the plan</h1>${backLink(basePath, sel)}<div class="confirm">` +
     `<p>Each delivery below runs <strong>${escapeHtml(plan.handler)}</strong> again as a new run (new Idempotency-Keys, so it writes again), ` +
-    `its history linked to the original. ${escapeHtml(budgetText(plan))}.</p>${table}${unmeasured}${skipped}${more}` +
+    `its history linked to the original. ${escapeHtml(budgetText(plan))}</p>${table}${unmeasured}${skipped}${more}` +
     `<p class="muted">The selection is read again when you confirm.</p>${confirm}</div>`
   );
 }
