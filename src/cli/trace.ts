@@ -6,7 +6,6 @@ import {
   historyKeys,
   parseJobId,
   listDeliveries,
-  PENDING_STATES,
   readTrace,
   type DeliveryFilter,
   formatDeliveries,
@@ -14,11 +13,11 @@ import {
 } from '../history/index.js';
 import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE, parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { intFlag, parseCommandArgs, str } from './args.js';
+import { intFlag, parseCommandArgs, str, strs } from './args.js';
+import { DELIVERY_FILTER_OPTIONS, deliveryFilters } from './delivery-filters.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
 import { printable } from '../util/index.js';
-import { eventFlags, timeFlag } from './flags.js';
 
 const TRACE_HELP = `Usage: switchyard trace <delivery key | job id> [--json]
 
@@ -200,22 +199,6 @@ async function whyNothing(
   );
 }
 
-const OUTCOMES = [
-  'completed',
-  'skipped',
-  'retry',
-  'delay',
-  'dead',
-  'pause',
-  'wait',
-  'cancelled',
-  'error',
-  'pending',
-  'invalid',
-  'no_handlers',
-  ...PENDING_STATES,
-];
-
 const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--json]
 
 Deliveries in the history (HISTORY_TTL, 7 days by default), newest first, with
@@ -248,12 +231,8 @@ export const deliveriesCommand: Command = {
   help: DELIVERIES_HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
-      event: { type: 'string' },
-      conversation: { type: 'string' },
-      contact: { type: 'string' },
+      ...DELIVERY_FILTER_OPTIONS,
       handler: { type: 'string' },
-      outcome: { type: 'string' },
-      since: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -261,25 +240,13 @@ export const deliveriesCommand: Command = {
       io.stdout.write(DELIVERIES_HELP);
       return EXIT.ok;
     }
-    const f: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {};
-    const event = str(values, 'event');
+    if (strs(values, 'event').length > 1) throw new UsageError('--event: give one event name (or schedule)');
+    const { events, ...rest } = deliveryFilters(values, true);
+    const f: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = { ...rest };
     // `schedule`: the runs of schedules (their EVENT column).
-    if (event !== undefined) f.event = event === 'schedule' ? event : eventFlags([event])[0];
-    for (const name of ['conversation', 'contact'] as const) {
-      const v = str(values, name);
-      if (v === undefined) continue;
-      if (!/^\d+$/.test(v.trim())) throw new UsageError(`--${name}: expected a numeric id, got "${v}"`);
-      f[name] = v.trim();
-    }
+    if (events[0] !== undefined) f.event = events[0];
     const handler = str(values, 'handler');
     if (handler) f.handler = handler;
-    const outcome = str(values, 'outcome');
-    if (outcome !== undefined) {
-      if (!OUTCOMES.includes(outcome)) throw new UsageError(`--outcome: expected one of ${OUTCOMES.join(', ')}, got "${outcome}"`);
-      f.outcome = outcome;
-    }
-    const since = str(values, 'since');
-    if (since !== undefined) f.since = timeFlag('since', since);
     const limit = intFlag('limit', str(values, 'limit'), 1, 10_000);
     if (limit !== undefined) f.limit = limit;
     return withRedis(io, 'deliveries', async (redis, prefix) => {
