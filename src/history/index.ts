@@ -6,3 +6,4 @@ export { PENDING_STATES, findDeliveries, listDeliveries, type DeliveryFilter, ty
 export { readTrace, type DeliverySummary, type Trace } from './read.js';
 export type { AttemptEntry, CallRecord, FanOutEntry, StepRecord } from './record.js';
 export { formatDeliveries, formatTrace, relative } from './timeline.js';
+export { runNoteWriter } from './operator.js';
