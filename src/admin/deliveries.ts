@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import { listDeliveries, readTrace, relative, type DeliverySummary } from '../history/index.js';
+import { listDeliveries, readTrace, relative, type DeliveryListing, type DeliverySummary } from '../history/index.js';
 import { escapeHtml, page, problemList, type HistorySource } from './page.js';
 import { mountRerunStart, NO_RERUN_HERE, rerunForm, type AdminRerun } from './rerun.js';
 import { readSelection, selectionFields } from './selection.js';
@@ -75,8 +75,18 @@ async function listPage(c: Context, basePath: string, history: HistorySource, re
     ? `The newest ${r.deliveries.length} shown; narrow the search for more.`
     : `Stopped after reading ${r.scanned} deliveries; narrow with since for older ones.`;
   const more = r.more ? `<p class="more">${moreText}</p>` : '';
+  const content = filter.where ? `<p class="more">${escapeHtml(contentNote(r, filter.where.events))}</p>` : '';
   const again = r.deliveries.length === 0 ? '' : rerun ? rerunForm(rerun, sel.values, root) : NO_RERUN_HERE;
-  return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}${table}${more}${again}`));
+  return c.html(page('Deliveries', basePath, `<h1>Deliveries</h1>${form}${table}${more}${content}${again}`));
+}
+
+/** What a content query read, as the CLI's last line says it. */
+function contentNote(r: DeliveryListing, events: readonly string[]): string {
+  const of = events.length === 1 ? `${events[0]} ` : '';
+  let note = `The query box read ${r.scanned} deliveries of the history${r.more ? ' before stopping' : ', all of them'}`;
+  if (r.withoutBody > 0) note += `; ${r.withoutBody} ${of}deliveries had no kept body and could not be matched (KEEP_BODIES)`;
+  if (r.unreadable > 0) note += `; ${r.unreadable} kept bodies could not be read (written by another version, or damaged)`;
+  return `${note}.`;
 }
 
 const DELIVERIES_HEAD = '<tr><th>Key</th><th>Event</th><th>Received</th><th>Conversation</th><th>Contact</th><th>Handlers</th></tr>';

@@ -1,3 +1,4 @@
+import { EVENT_NAMES, parseWhere, parseWheres, suggestEventName, WhereError, type EventName, type WhereQuery } from '../events/index.js';
 import { PENDING_STATES, type DeliveryFilter } from '../history/index.js';
 import { readSince } from '../util/index.js';
 import { escapeHtml } from './page.js';
@@ -42,7 +43,11 @@ export function readSelection(get: (name: string) => string | undefined): Select
   }
   const problems: string[] = [];
   const filter: Filter = {};
-  if (values.event) filter.event = values.event;
+  if (values.event) {
+    const problem = eventProblem(values.event);
+    if (problem) problems.push(problem);
+    else filter.event = values.event;
+  }
   if (values.handler) filter.handler = values.handler;
   if (values.outcome) {
     if (OUTCOMES.includes(values.outcome)) filter.outcome = values.outcome;
@@ -68,7 +73,43 @@ export function readSelection(get: (name: string) => string | undefined): Select
     if ('problem' in w) problems.push(`where: ${w.problem}`);
     else where = w.terms;
   }
+  if (where.length > 0 && problems.length === 0) {
+    const parsed = whereQuery(where, filter.event);
+    if ('problems' in parsed) problems.push(...parsed.problems);
+    else filter.where = parsed.query;
+  }
   return { values, filter, where, problems };
+}
+
+/** An event name the catalogue does not know (or `schedule`, the schedule runs), in words with a did-you-mean. */
+function eventProblem(event: string): string | null {
+  if (event === 'schedule' || (EVENT_NAMES as readonly string[]).includes(event)) return null;
+  const hint = suggestEventName(event);
+  return `event: no event "${event}" in the catalogue${hint ? `; did you mean "${hint}"?` : ''} (switchyard events lists them)`;
+}
+
+/** The query box's terms as the CLI's `--where`: every term's problem at once, then the query of all of them. */
+function whereQuery(terms: readonly string[], event: string | undefined): { query: WhereQuery } | { problems: string[] } {
+  if (event === 'schedule') return { problems: ['where: reads an event body, and a schedule run has none (clear event schedule)'] };
+  const scope = event as EventName | undefined;
+  const said = (err: unknown) => {
+    if (!(err instanceof WhereError)) throw err;
+    return err.message.replace(/^--where /, 'where ');
+  };
+  const problems: string[] = [];
+  for (const t of terms) {
+    try {
+      parseWhere(t, scope);
+    } catch (err) {
+      problems.push(said(err));
+    }
+  }
+  if (problems.length) return { problems };
+  try {
+    return { query: parseWheres(terms, scope) };
+  } catch (err) {
+    return { problems: [said(err)] };
+  }
 }
 
 /** The selection as a query string (links from the list to the rerun plan and back). */
