@@ -8,6 +8,7 @@ import type { HistorySource } from './page.js';
 import type { AdminRerun } from './rerun.js';
 import { mountReruns } from './reruns.js';
 import { mountWaits } from './waits.js';
+import type { WaitOps } from './waits-actions.js';
 import { selfOnly } from './offline.js';
 import { sameOriginWrites } from './guard.js';
 
@@ -40,6 +41,11 @@ export interface AdminOptions {
    * be cancelled, but none is started here.
    */
   rerun?: AdminRerun;
+  /**
+   * With `history`: the waits page has a Cancel and a Wake button per parked run (the handler queues, and where
+   * each cancel and wake is recorded: the history's writer). Undefined: the page lists the runs only.
+   */
+  waits?: WaitOps;
 }
 
 /**
@@ -82,7 +88,7 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
     // Who acts, as the history and the batches record it: the one login the admin has (ADMIN_USER).
     const by = `admin:${opts.admin.user}`;
     mountDeliveries(app, basePath, opts.history, opts.rerun ? { deps: opts.rerun, by } : undefined);
-    mountWaits(app, basePath, opts.history);
+    mountWaits(app, basePath, opts.history, opts.waits ? { ops: opts.waits, actor: { who: opts.admin.user, via: 'admin' } } : undefined);
     mountReruns(app, basePath, opts.history, by);
   }
   app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));

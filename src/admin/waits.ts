@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { formatDuration } from '../util/index.js';
-import { RunRecords, type ParkedRun } from '../queue/index.js';
+import { RunRecords, type ParkedRun, type RunActor } from '../queue/index.js';
 import { escapeHtml, page, type HistorySource } from './page.js';
-import { actionButtons, doneNotice, mountWaitActions, type WaitActions } from './waits-actions.js';
+import { actionButtons, doneNotice, mountWaitActions, type WaitOps } from './waits-actions.js';
 
 /** Rows the page shows at most (the soonest due). */
 const MAX_ROWS = 500;
@@ -14,7 +14,7 @@ const MAX_ROWS = 500;
  * script; everything shown is escaped. With `actions`, each row has a Cancel and a Wake button
  * (./waits-actions.ts), done in the name of `actor`.
  */
-export function mountWaits(app: Hono, basePath: string, source: HistorySource, actions?: { ops: WaitActions; actor: string }): void {
+export function mountWaits(app: Hono, basePath: string, source: HistorySource, actions?: { ops: WaitOps; actor: RunActor }): void {
   const root = `${basePath}/waits`;
   app.get(`${root}/`, (c) => c.redirect(root));
   if (actions) mountWaitActions(app, basePath, source, actions.ops, actions.actor);

@@ -3,7 +3,7 @@ import type { Logger } from '../log/index.js';
 import { type IngestPump, openQueues, type Queues } from '../queue/index.js';
 import { redisWarnings, closeRedis, createRedisConnection, type RedisClient, maskRedisUrl } from '../redis/index.js';
 import { mountAdmin } from '../admin/index.js';
-import { duplicateHistory } from '../history/index.js';
+import { duplicateHistory, runNoteWriter } from '../history/index.js';
 import { IngestBus } from '../lifecycle/index.js';
 import { createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
 import { createCapture, type Capture } from '../receiver/index.js';
@@ -210,7 +210,10 @@ function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics)
           }
         : undefined;
       const history = { redis: commands, prefix: config.queuePrefix };
-      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, ...(rerun ? { rerun } : {}) }))
+      // The waits page's Cancel and Wake, recorded in the history when it is on.
+      const notes = config.history.enabled ? runNoteWriter(commands, config.queuePrefix, config.history.ttlMs) : undefined;
+      const waits = { queues: queues.handlers, ...(notes ? { history: notes } : {}) };
+      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, waits, ...(rerun ? { rerun } : {}) }))
         log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
       opts.receiverOptions?.extend?.(app);
     },
