@@ -107,7 +107,7 @@ Examples:
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, content);
     }
-    const cd = shown === '.' ? '' : `cd ${shown} && `;
+    const cd = shown === '.' ? '' : `cd ${shellWord(shown)} && `;
     const listed = [...Object.keys(files), ...('vendored' in source ? [`vendor/${source.vendored}`] : [])];
     const next =
       `next:\n  ${cd}npm install\n  npm test       # the example handler's test\n` +
@@ -116,3 +116,8 @@ Examples:
     return EXIT.ok;
   },
 };
+
+/** A path as one word a POSIX shell reads back unchanged: as is when it is safe, else in single quotes. */
+export function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}

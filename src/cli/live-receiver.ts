@@ -1,5 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { living, startTicks } from '../runtime/index.js';
 
@@ -33,9 +33,10 @@ export function recordReceiver(
   const file = fileOf(config, cwd);
   const me: LiveReceiver = { pid: process.pid, since: startTicks(process.pid), command, url: `${baseUrl}${config.webhookPath}` };
   try {
+    mkdirSync(dirname(file), { recursive: true }); // `start` on REDIS_URL may be the first to use the state directory
     writeFileSync(file, `${JSON.stringify(me)}\n`);
   } catch {
-    return () => undefined; // no state directory to write to: other terminals fall back to PORT
+    return () => undefined; // no state directory can be written (read-only): other terminals fall back to PORT
   }
   return () => {
     if (readReceiver(file)?.pid === process.pid) rmSync(file, { force: true });

@@ -13,7 +13,8 @@ import { sendCommand } from './send.js';
 import { serveCommand } from './serve.js';
 import { signCommand } from './sign.js';
 import { startCommand } from './start.js';
-import { deliveriesCommand, traceCommand } from './trace.js';
+import { deliveriesCommand } from './deliveries.js';
+import { traceCommand } from './trace.js';
 import { waitsCommand } from './waits.js';
 import { workCommand } from './work.js';
 

@@ -2,19 +2,10 @@ import type { Config } from '../config/index.js';
 import { Queue } from 'bullmq';
 import { jobIdFor } from '../events/index.js';
 import { formatDuration } from '../handler/index.js';
-import {
-  historyKeys,
-  parseJobId,
-  listDeliveries,
-  readTrace,
-  type DeliveryFilter,
-  formatDeliveries,
-  formatTrace,
-} from '../history/index.js';
+import { historyKeys, parseJobId, readTrace, formatTrace } from '../history/index.js';
 import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE, parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { intFlag, parseCommandArgs, str, strs } from './args.js';
-import { DELIVERY_FILTER_OPTIONS, deliveryFilters } from './delivery-filters.js';
+import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
 import { printable } from '../util/index.js';
@@ -198,71 +189,3 @@ async function whyNothing(
     "an older one's history has expired too; `switchyard deliveries` lists what is kept)"
   );
 }
-
-const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--json]
-
-Deliveries in the history (HISTORY_TTL, 7 days by default), newest first, with
-each subscribed handler's latest state; schedule runs among them (EVENT
-schedule, received at their tick, HANDLERS the schedule and its latest state).
-\`switchyard trace <key>\` shows one.
-Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
-
-Filters (every one given must hold):
-  --event NAME           the event name, or schedule (the runs of schedules)
-  --conversation ID      the event's conversation id
-  --contact ID           the event's contact id
-  --handler ID           a handler subscribed to it, or a schedule
-  --outcome STATE        a handler's latest state (with --handler: that handler's): completed, skipped,
-                         retry, delay, dead, pause, wait (sleeping or waiting), cancelled, error; pending (placed, not run yet); or the
-                         delivery's: invalid (dead-lettered without fan-out), no_handlers
-  --since AGE|DATE       received within AGE (30m, 2h, 7d) or at/after DATE
-  --limit N              at most N rows (default 50)
-  --json                 machine-readable output
-
-Examples:
-  switchyard deliveries --conversation 812 --since 1h
-  switchyard deliveries --handler follow-up-task --outcome dead
-  switchyard deliveries --event schedule --since 1d
-`;
-
-export const deliveriesCommand: Command = {
-  name: 'deliveries',
-  summary: 'list deliveries in the history, newest first, filtered by event, conversation, contact, handler, outcome',
-  help: DELIVERIES_HELP,
-  async run(argv, io) {
-    const { values } = parseCommandArgs(argv, {
-      ...DELIVERY_FILTER_OPTIONS,
-      handler: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-    });
-    if (values.help) {
-      io.stdout.write(DELIVERIES_HELP);
-      return EXIT.ok;
-    }
-    if (strs(values, 'event').length > 1) throw new UsageError('--event: give one event name (or schedule)');
-    const { events, ...rest } = deliveryFilters(values, true);
-    const f: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = { ...rest };
-    // `schedule`: the runs of schedules (their EVENT column).
-    if (events[0] !== undefined) f.event = events[0];
-    const handler = str(values, 'handler');
-    if (handler) f.handler = handler;
-    const limit = intFlag('limit', str(values, 'limit'), 1, 10_000);
-    if (limit !== undefined) f.limit = limit;
-    return withRedis(io, 'deliveries', async (redis, prefix) => {
-      const r = await listDeliveries(redis, prefix, f);
-      if (values.json) io.stdout.write(`${JSON.stringify(r)}\n`);
-      else {
-        io.stdout.write(formatDeliveries(r.deliveries));
-        if (r.more) {
-          io.stdout.write(
-            r.deliveries.length >= (f.limit ?? 50)
-              ? `(the newest ${r.deliveries.length} shown; --limit for more)\n`
-              : `(stopped after reading ${r.scanned} deliveries; narrow with --since for older ones)\n`,
-          );
-        }
-      }
-      return EXIT.ok;
-    });
-  },
-};

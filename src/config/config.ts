@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { SIGNATURE_HEADER } from '../spec/index.js';
 import { tracingSettings, type TracingSettings } from './tracing.js';
-import { parseDuration, parseSize } from '../util/index.js';
+import { formatDuration, parseDuration, parseSize } from '../util/index.js';
 import { checkRequirements } from './requirements.js';
 
 /**
@@ -51,8 +51,18 @@ export interface Config {
   readonly pollEveryMs: number;
   /** `task.due` fires this long before a task's due_at (0: when it passes). */
   readonly taskDueLookaheadMs: number;
-  /** Per-delivery history (`switchyard trace`, `deliveries`): on/off, how long it is kept, whether redacted bodies are kept. */
-  readonly history: { readonly enabled: boolean; readonly ttlMs: number; readonly bodies: boolean };
+  /**
+   * Per-delivery history (`switchyard trace`, `deliveries`): on/off, how long it is kept, whether redacted bodies are kept
+   * (HISTORY_BODIES, shown by `trace`), and how long each delivery's exact body is kept for `deliveries --where` and
+   * `rerun` (KEEP_BODIES, ms; 0: none kept; `keepBodiesSet`: KEEP_BODIES was given, not defaulted to HISTORY_TTL).
+   */
+  readonly history: {
+    readonly enabled: boolean;
+    readonly ttlMs: number;
+    readonly bodies: boolean;
+    readonly keepBodiesMs: number;
+    readonly keepBodiesSet: boolean;
+  };
   /**
    * Scheduled reconcile (src/reconcile): every `everyMs` (undefined: off), over the last `windowMs`; `budget`: share of the API burst;
    * `snapshotEveryMs`: how often workers refresh the snapshot of event fields (SNAPSHOT_EVERY; undefined: off).
@@ -268,6 +278,18 @@ const schema = z.object({
   HISTORY: oneOf(['on', 'off', 'true', 'false'] as const, 'on', 'on or off'),
   HISTORY_TTL: duration('7d'),
   HISTORY_BODIES: bool,
+  KEEP_BODIES: optionalText.transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const ms = v.toLowerCase() === 'off' ? 0 : parseDuration(v);
+    if (ms === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a duration such as 7d, 48h or 30m, or 0 (or off) to keep no body (default: HISTORY_TTL), got "${v}"`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  }),
   RECONCILE_EVERY: optionalDuration,
   RECONCILE_WINDOW: optionalDuration,
   SNAPSHOT_EVERY: optionalText.transform((v, ctx) => {
@@ -333,6 +355,12 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
   const v = parsed.success ? parsed.data : undefined;
   checkRequirements(resolved, options, problems);
   const tracing = tracingSettings(resolved, problems);
+  if (v && v.KEEP_BODIES !== undefined && v.KEEP_BODIES > v.HISTORY_TTL) {
+    problems.push({
+      variable: 'KEEP_BODIES',
+      problem: `expected at most HISTORY_TTL (${formatDuration(v.HISTORY_TTL)}): a kept body is found through its delivery's history, got "${formatDuration(v.KEEP_BODIES)}"`,
+    });
+  }
   if (problems.length > 0 || !v) throw new ConfigError(problems);
   return configFrom(v, tracing);
 }
@@ -370,7 +398,13 @@ function configFrom(v: z.output<typeof schema>, tracing: TracingSettings | undef
     tracing,
     pollEveryMs: v.POLL_EVERY,
     taskDueLookaheadMs: v.TASK_DUE_LOOKAHEAD,
-    history: Object.freeze({ enabled: v.HISTORY === 'on' || v.HISTORY === 'true', ttlMs: v.HISTORY_TTL, bodies: v.HISTORY_BODIES }),
+    history: Object.freeze({
+      enabled: v.HISTORY === 'on' || v.HISTORY === 'true',
+      ttlMs: v.HISTORY_TTL,
+      bodies: v.HISTORY_BODIES,
+      keepBodiesMs: v.KEEP_BODIES ?? v.HISTORY_TTL,
+      keepBodiesSet: v.KEEP_BODIES !== undefined,
+    }),
     reconcile: Object.freeze({
       everyMs: v.RECONCILE_EVERY,
       windowMs: v.RECONCILE_WINDOW ?? 2 * (v.RECONCILE_EVERY ?? 900_000),

@@ -15,6 +15,17 @@ export {
   type WorkspaceEvent,
 } from './catalogue.js';
 export { eventFields, type EventField } from './fields.js';
+export {
+  WHERE_OPS,
+  WhereError,
+  matchesCondition,
+  matchesWhere,
+  parseWhere,
+  parseWheres,
+  type WhereCondition,
+  type WhereOp,
+  type WhereQuery,
+} from './where.js';
 export { bytesOf, textOrBase64 } from './body.js';
 export { DERIVED_EVENT_NAMES, isDerivedEvent, type DerivedEventName, type WebhookEventName } from './catalogue.js';
 export {

@@ -1,6 +1,8 @@
 /** The surface of src/history/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
+export { KeptBodyError, packBody, readKeptBodies, readKeptDeliveries, unpackBody } from './bodies.js';
 export { historyKeys, parseJobId } from './keys.js';
 export { duplicateHistory, historyObserver } from './observe.js';
-export { PENDING_STATES, listDeliveries, readTrace, type DeliveryFilter, type DeliverySummary, type Trace } from './read.js';
+export { PENDING_STATES, findDeliveries, listDeliveries, type DeliveryFilter, type DeliveryListing, type ScanStats } from './list.js';
+export { readTrace, type DeliverySummary, type Trace } from './read.js';
 export type { AttemptEntry, CallRecord, FanOutEntry, StepRecord } from './record.js';
 export { formatDeliveries, formatTrace, relative } from './timeline.js';

@@ -8,10 +8,13 @@
  *   <prefix>:hist:e:<key>   LIST  entries (JSON): fan-out, attempts (steps, API calls), body
  *   <prefix>:hist:index     ZSET  receivedAt (ms) → key, newest first for `deliveries`; trimmed by HISTORY_TTL
  *   <prefix>:hist:j:<job>   STRING the delivery key of a job whose id does not name it (debounced bursts, schedule runs)
+ *   <prefix>:hist:b:<key>   STRING the body exactly as received, compressed (./bodies.ts), for `deliveries --where` and
+ *                                 `rerun`; expires KEEP_BODIES after fan-out wrote it (not HISTORY_BODIES's redacted copy,
+ *                                 which is an entry of hist:e)
  *
  * A schedule's run for one tick is a delivery here too: key `schedule:<id>:<tick ISO>`, received at the tick.
  *
- * Each per-delivery key expires HISTORY_TTL after its last write.
+ * Each per-delivery key expires HISTORY_TTL after its last write (a kept body: KEEP_BODIES, at most HISTORY_TTL).
  */
 export function historyKeys(prefix: string) {
   return {
@@ -19,6 +22,7 @@ export function historyKeys(prefix: string) {
     entries: (key: string) => `${prefix}:hist:e:${key}`,
     index: `${prefix}:hist:index`,
     job: (jobId: string) => `${prefix}:hist:j:${jobId}`,
+    body: (key: string) => `${prefix}:hist:b:${key}`,
     /** Every history key (for SCAN). */
     pattern: `${prefix}:hist:*`,
   };

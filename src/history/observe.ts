@@ -43,7 +43,8 @@ function bodyRedactor(config: Config): Redactor | undefined {
 
 /** The history writer of a process, or undefined when HISTORY=off. */
 export function historyWriter(config: Config, redis: RedisClient, log: Logger): HistoryWriter | undefined {
-  return config.history.enabled ? new HistoryWriter(redis, { prefix: config.queuePrefix, ttlMs: config.history.ttlMs }, log) : undefined;
+  const { enabled, ttlMs, keepBodiesMs } = config.history;
+  return enabled ? new HistoryWriter(redis, { prefix: config.queuePrefix, ttlMs, keepBodiesMs }, log) : undefined;
 }
 
 /**
@@ -107,7 +108,11 @@ interface HistoryState {
  */
 export function historyObserver(config: Config, redis: RedisClient, log: Logger): HistoryObserver | undefined {
   const writer = historyWriter(config, redis, log);
-  if (!writer) return undefined;
+  if (!writer) {
+    if (config.history.keepBodiesSet && config.history.keepBodiesMs > 0)
+      log.warn('KEEP_BODIES is set but HISTORY=off: no body is kept (bodies are kept with the history); set HISTORY=on to keep them');
+    return undefined;
+  }
   const h: HistoryState = { writer, redactor: bodyRedactor(config), runs: new WeakMap(), takenAt: new WeakMap(), log };
   const subscriber: LifecycleSubscriber = {
     received: ({ delivery }) => {
@@ -226,6 +231,7 @@ function fannedOut(h: HistoryState, e: FannedOutEvent): void {
       handlers: e.runs,
       ...(e.duplicateChange !== undefined ? { duplicateChange: e.duplicateChange } : {}),
       ...(h.redactor ? { body: redactedBody(h, d) } : {}),
+      raw: d.raw,
       ...(h.takenAt.has(d) ? { at: h.takenAt.get(d) } : {}),
     });
   } catch (err) {

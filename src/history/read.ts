@@ -38,7 +38,8 @@ const iso = (v: string | undefined): string | null =>
   v === undefined || !Number.isFinite(Number(v)) ? null : new Date(Number(v)).toISOString();
 const num = (v: string | undefined): number | null => (v === undefined || !Number.isFinite(Number(v)) ? null : Number(v));
 
-function summaryOf(key: string, h: Record<string, string>): DeliverySummary {
+/** The summary of `key` from its summary hash. */
+export function summaryOf(key: string, h: Record<string, string>): DeliverySummary {
   const handlers: Record<string, string> = {};
   for (const [f, v] of Object.entries(h)) if (f.startsWith('h:')) handlers[f.slice(2)] = v;
   return {
@@ -105,71 +106,4 @@ export async function readTrace(redis: RedisClient, prefix: string, ref: string)
     };
   }
   return null;
-}
-
-/** Every criterion given must hold. */
-export interface DeliveryFilter {
-  readonly event?: string;
-  readonly conversation?: string;
-  readonly contact?: string;
-  /** A handler subscribed to it. */
-  readonly handler?: string;
-  /**
-   * A handler's latest state (with `handler`: that handler's), or the delivery's state (`invalid`, `no_handlers`);
-   * `pending`: placed, not yet run.
-   */
-  readonly outcome?: string;
-  /** Received at or after (epoch ms). */
-  readonly since?: number;
-  /** Most listed (default 50). */
-  readonly limit?: number;
-  /** Most index entries read before giving up (default 20 000): the listing stays bounded on a large history. */
-  readonly scanMax?: number;
-}
-
-/** The states a run has before it ran (its placement by fan-out). */
-export const PENDING_STATES: readonly string[] = ['queued', 'ordered', 'waiting', 'debounced', 'folded', 'repeat'];
-
-function matches(s: DeliverySummary, f: DeliveryFilter): boolean {
-  if (f.event !== undefined && s.event !== f.event) return false;
-  if (f.conversation !== undefined && s.conversation !== f.conversation) return false;
-  if (f.contact !== undefined && s.contact !== f.contact) return false;
-  if (f.handler !== undefined && !(f.handler in s.handlers)) return false;
-  if (f.outcome !== undefined) {
-    const states =
-      f.handler !== undefined ? [s.handlers[f.handler] as string] : [...Object.values(s.handlers), ...(s.state ? [s.state] : [])];
-    const ok = f.outcome === 'pending' ? states.some((x) => PENDING_STATES.includes(x)) : states.includes(f.outcome);
-    if (!ok) return false;
-  }
-  return true;
-}
-
-/** Deliveries in the history matching the filter, newest first; `scanned` index entries were read, `more` when the scan stopped early. */
-export async function listDeliveries(
-  redis: RedisClient,
-  prefix: string,
-  f: DeliveryFilter = {},
-): Promise<{ deliveries: DeliverySummary[]; scanned: number; more: boolean }> {
-  const keys = historyKeys(prefix);
-  const limit = f.limit ?? 50;
-  const scanMax = f.scanMax ?? 20_000;
-  const page = 200;
-  const out: DeliverySummary[] = [];
-  let scanned = 0;
-  for (let offset = 0; out.length < limit && scanned < scanMax; offset += page) {
-    const members = await redis.zrevrangebyscore(keys.index, '+inf', f.since ?? '-inf', 'LIMIT', offset, page);
-    if (members.length === 0) return { deliveries: out, scanned, more: false };
-    scanned += members.length;
-    const p = redis.pipeline();
-    for (const m of members) p.hgetall(keys.summary(m));
-    const rows = (await p.exec()) ?? [];
-    for (let i = 0; i < members.length && out.length < limit; i++) {
-      const h = rows[i]?.[1] as Record<string, string> | undefined;
-      if (!h || Object.keys(h).length === 0) continue; // expired; the index is trimmed on the next batch
-      const s = summaryOf(members[i] as string, h);
-      if (matches(s, f)) out.push(s);
-    }
-    if (members.length < page) return { deliveries: out, scanned, more: false };
-  }
-  return { deliveries: out, scanned, more: true };
 }

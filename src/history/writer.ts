@@ -3,6 +3,7 @@ import type { RedisClient } from '../redis/index.js';
 import type { LuaArg } from '../util/index.js';
 import { HISTORY_SCRIPTS } from './scripts.js';
 import { historyKeys, parseJobId } from './keys.js';
+import { packBody } from './bodies.js';
 import { attemptJson, type AttemptEntry, type HistoryEntry } from './record.js';
 
 /** How long a write waits for others to share its pipeline (ms). */
@@ -25,6 +26,8 @@ export interface HistoryOptions {
   readonly prefix: string;
   /** How long a delivery's history is kept after its last write (HISTORY_TTL). */
   readonly ttlMs: number;
+  /** How long each fanned-out delivery's exact body is kept (KEEP_BODIES; 0 or absent: none kept). */
+  readonly keepBodiesMs?: number;
 }
 
 /** The receipt of a delivery, as its `events` job holds it. */
@@ -48,6 +51,8 @@ export interface FanOutFacts {
   readonly duplicateChange?: string;
   /** HISTORY_BODIES: the redacted body. */
   readonly body?: string;
+  /** The body exactly as received: kept (compressed, ./bodies.ts) for KEEP_BODIES when that is on. */
+  readonly raw?: Uint8Array;
   /**
    * When fan-out began (the `events` worker took the delivery), epoch ms; default: when this is written.
    * The runs it placed may start before fan-out ends, so its entry is dated by its start, before theirs.
@@ -197,8 +202,10 @@ export class HistoryWriter {
     };
   }
 
-  /** Fan-out placed the runs (or found no subscriber). */
+  /** Fan-out placed the runs (or found no subscriber); the body is kept when KEEP_BODIES is on. */
   fannedOut(key: string, receipt: Receipt, facts: FanOutFacts, now = Date.now()): void {
+    const keepMs = this.opts.keepBodiesMs ?? 0;
+    if (facts.raw && keepMs > 0) this.pipe().set(this.keys.body(key), packBody(facts.raw), 'PX', keepMs);
     const r = this.received(receipt);
     const state =
       facts.duplicateChange !== undefined ? ['state', 'duplicate_change'] : facts.handlers.length === 0 ? ['state', 'no_handlers'] : [];

@@ -1,5 +1,5 @@
 /** The surface of src/rerun/ for the rest of src/ (docs/architecture.md, "Surfaces"): `switchyard rerun`'s engine. @module */
-export { eventOfBody, eventsJobBodies, firstOf, type BodyReader } from './bodies.js';
+export { eventOfBody, eventsJobBodies, firstOf, keptBodies, rerunBodies, type BodyReader } from './bodies.js';
 export {
   listReruns,
   rerunFailures,

@@ -28,7 +28,7 @@ import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../li
 import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers } from '../handler/index.js';
 import { startSources } from '../sources/index.js';
 import { rerunBurst } from '../clients/index.js';
-import { eventsJobBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
+import { rerunBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
 import {
   createHandlerProcessor,
   eventsProcessor,
@@ -287,7 +287,7 @@ function rerunFeeder(config: Config, commands: RedisClient, low: Queue, set: Han
     prefix,
     queue: low,
     handlers: () => set.current().all,
-    bodies: eventsJobBodies(commands, prefix),
+    bodies: rerunBodies(commands, prefix),
     window: feedWindow(rerunBurst(config)),
     log,
   });

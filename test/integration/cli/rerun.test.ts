@@ -65,6 +65,14 @@ describe('switchyard rerun', () => {
     expect(r.out).not.toContain('started');
   });
 
+  it('--where selects by the kept body, as deliveries --where does', async () => {
+    const r = await run(['--handler', 'rerun-note', '--where', 'data.body~order 2', '--dry-run', '--json']);
+    expect((JSON.parse(r.out) as { items: number }).items).toBe(1);
+    const text = await run(['--handler', 'rerun-note', '--where', 'data.body~order 2', '--dry-run']);
+    expect(text.out).toContain("rerun plan: handler rerun-note, 1 deliveries to run again as new runs (--where 'data.body~order 2')");
+    await expect(run(['--handler', 'rerun-note', '--where', 'data.bdy~x', '--dry-run'])).rejects.toThrow(/data\.bdy/);
+  });
+
   it('refuses without a terminal and without --yes, an unknown handler, an event the handler does not handle', async () => {
     await expect(run(['--handler', 'rerun-note'])).rejects.toThrow(
       /refusing to start a rerun without confirmation: stdin is not a terminal; pass --yes/,
@@ -102,12 +110,12 @@ describe('switchyard rerun', () => {
 
   it('"y" on a terminal starts it; Ctrl-C stops following and leaves the batch running; cancel removes what did not start', async () => {
     await p.handlerQueues.low.pause();
-    const before = await p.redis.zrange(`${p.prefix}:rerun:batches`, 0, -1);
+    const before = await p.redis.zrange(`${p.prefix}:rerun:batches`, '0', '-1');
     try {
       const stop = new AbortController();
       const pending = run(['--handler', 'rerun-note'], { input: 'y\n', tty: true, signal: stop.signal });
       const batch = await waitFor(
-        async () => (await p.redis.zrange(`${p.prefix}:rerun:batches`, 0, -1)).find((b) => !before.includes(b)),
+        async () => (await p.redis.zrange(`${p.prefix}:rerun:batches`, '0', '-1')).find((b) => !before.includes(b)),
         10_000,
         50,
       );

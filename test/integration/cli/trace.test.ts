@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dlqCommand } from '../../../src/cli/dlq.js';
-import { deliveriesCommand, traceCommand } from '../../../src/cli/trace.js';
+import { deliveriesCommand } from '../../../src/cli/deliveries.js';
+import { traceCommand } from '../../../src/cli/trace.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import type { DeliverySummary, Trace } from '../../../src/history/read.js';
 import { readTrace } from '../../../src/history/read.js';

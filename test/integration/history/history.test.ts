@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readKeptBodies } from '../../../src/history/bodies.js';
 import { historyKeys } from '../../../src/history/keys.js';
 import { readTrace, type Trace } from '../../../src/history/read.js';
 import { MAX_ENTRY_BYTES, type AttemptEntry } from '../../../src/history/record.js';
@@ -21,9 +22,13 @@ function message(conv: number, text: string): string {
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 const attempts = (t: Trace) => t.entries.filter((e): e is AttemptEntry => e.kind === 'attempt');
 
-/** Every byte stored under the history keys of a prefix. */
+/**
+ * Every byte stored under the history keys of a prefix, but the kept bodies (`hist:b:*`, KEEP_BODIES): those are the
+ * bodies as received, personal data included, by design (docs/operations.md).
+ */
 async function historyBytes(redis: Redis, prefix: string): Promise<string> {
-  const keys = await redis.keys(historyKeys(prefix).pattern);
+  const bodyKeys = historyKeys(prefix).body('');
+  const keys = (await redis.keys(historyKeys(prefix).pattern)).filter((k) => !k.startsWith(bodyKeys));
   let all = '';
   for (const k of keys) {
     const type = await redis.type(k);
@@ -82,6 +87,16 @@ describe('delivery history through the pipeline', () => {
     // Kept HISTORY_TTL (7 days by default) from the last write.
     expect(t.expiresInMs).toBeGreaterThan(6 * 86_400_000);
     expect(await p.redis.pttl(historyKeys(p.prefix).entries(key))).toBeGreaterThan(6 * 86_400_000);
+  });
+
+  it('keeps the body exactly as received for the re-runs (KEEP_BODIES, HISTORY_TTL by default)', async () => {
+    const body = message(conv, 'plain');
+    expect((await deliver(p.receiverUrl, body)).status).toBe(202);
+    const key = keyOf(body);
+    await traced(p, key, (x) => x.handlers['traced-note'] === 'completed');
+    const [kept] = await readKeptBodies(p.redis, p.prefix, [key]);
+    expect(kept?.toString('utf8')).toBe(body);
+    expect(await p.redis.pttl(historyKeys(p.prefix).body(key))).toBeGreaterThan(6 * 86_400_000);
   });
 
   it('a retried run shows each attempt; the second takes the step from the store and its write is a replay with the same Idempotency-Key', async () => {

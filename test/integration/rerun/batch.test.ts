@@ -50,7 +50,7 @@ describe('rerun batches', () => {
     (await p.handlerQueues.low.getJobs(['completed', 'waiting', 'active', 'delayed', 'prioritized', 'failed'])) as Job<HandlerJobData>[];
 
   it('plans from the history: deliveries per event, the calls of their original runs, the time at the share', async () => {
-    const plan = await planRerun(deps, { handler: 'rerun-note', events: ['message.received'] });
+    const plan = await planRerun(deps, { handler: 'rerun-note', event: 'message.received' });
     expect(plan.items.map((i) => i.key).sort()).toEqual([...keys].sort());
     expect(plan.byEvent).toEqual([{ event: 'message.received', deliveries: 6, calls: 6 }]);
     expect(plan.calls).toBe(6);
@@ -59,8 +59,8 @@ describe('rerun batches', () => {
 
   it('refuses a handler not in the project or an event it does not handle, saying which', async () => {
     await expect(planRerun(deps, { handler: 'rerun-nte' })).rejects.toThrow(/no handler "rerun-nte".*did you mean "rerun-note"/);
-    await expect(planRerun(deps, { handler: 'rerun-note', events: ['lead.won'] })).rejects.toThrow(RerunSelectionError);
-    await expect(planRerun(deps, { handler: 'rerun-note', events: ['lead.won'] })).rejects.toThrow(
+    await expect(planRerun(deps, { handler: 'rerun-note', event: 'lead.won' })).rejects.toThrow(RerunSelectionError);
+    await expect(planRerun(deps, { handler: 'rerun-note', event: 'lead.won' })).rejects.toThrow(
       /does not handle lead.won; it is subscribed to message.received/,
     );
   });

@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/command.js';
-import { InitError, initCommand } from '../../../src/cli/init.js';
+import { InitError, initCommand, shellWord } from '../../../src/cli/init.js';
 import { memoryIo } from '../../support/io.js';
 
 // `switchyard init` run as a function in a temporary directory. The default source
@@ -50,7 +51,7 @@ describe('switchyard init', () => {
     ];
     for (const f of files) expect(readFileSync(join(dir, 'My Handlers', f), 'utf8').length).toBeGreaterThan(0);
     expect(out).toContain(`created ${files.length} files in My Handlers:`);
-    expect(out).toContain('cd My Handlers && npm install');
+    expect(out).toContain("cd 'My Handlers' && npm install");
     const pkg = manifest('My Handlers');
     // The directory's name made into an npm package name.
     expect(pkg.name).toBe('my-handlers');
@@ -123,5 +124,18 @@ describe('switchyard init', () => {
     );
     await expect(init('proj', '--frm', 'x')).rejects.toThrow(UsageError);
     await expect(init('proj', '--frm', 'x')).rejects.toThrow(/Unknown option '--frm'/);
+  });
+});
+
+describe('shellWord', () => {
+  it.each(['My Handlers', "Zoe's bots", 'a$b`c\\d"e', 'plain-dir/sub_1.x', '../ünïcode dir'])(
+    'is read back by sh as one word: %s',
+    (path) => {
+      expect(execFileSync('sh', ['-c', `printf %s ${shellWord(path)}`], { encoding: 'utf8' })).toBe(path);
+    },
+  );
+
+  it('leaves a path with nothing to quote as it is', () => {
+    expect(shellWord('my-handlers/sub.dir')).toBe('my-handlers/sub.dir');
   });
 });

@@ -49,4 +49,12 @@ describe('the live receiver record', () => {
     writeFileSync(join(stateDir, 'receiver.json'), '{"pid":');
     expect(liveReceiver({ stateDir }, '/')).toBeNull();
   });
+
+  it('creates the state directory when the process is the first to use it (`start` on REDIS_URL)', () => {
+    const stateDir = join(home(), '.switchyard');
+    const forget = recordReceiver({ stateDir, webhookPath: '/webhooks' }, '/', 'start', 'http://127.0.0.1:3301');
+    expect(liveReceiver({ stateDir }, '/')).toMatchObject({ command: 'start', url: 'http://127.0.0.1:3301/webhooks' });
+    forget();
+    expect(existsSync(join(stateDir, 'receiver.json'))).toBe(false);
+  });
 });

@@ -126,6 +126,26 @@ describe('loadConfig', () => {
     }
   });
 
+  it('KEEP_BODIES: HISTORY_TTL by default, 0 or off keeps none, at most HISTORY_TTL, a bad value refused saying so', () => {
+    expect(loadConfig({}).history).toMatchObject({ keepBodiesMs: 7 * 86_400_000, keepBodiesSet: false });
+    expect(loadConfig({ HISTORY_TTL: '2d' }).history).toMatchObject({ keepBodiesMs: 2 * 86_400_000, keepBodiesSet: false });
+    expect(loadConfig({ KEEP_BODIES: '36h' }).history).toMatchObject({ keepBodiesMs: 36 * 3_600_000, keepBodiesSet: true });
+    for (const off of ['0', 'off', 'OFF'])
+      expect(loadConfig({ KEEP_BODIES: off }).history).toMatchObject({ keepBodiesMs: 0, keepBodiesSet: true });
+    expect(problemsOf({ KEEP_BODIES: 'a week' }, false)).toEqual([
+      {
+        variable: 'KEEP_BODIES',
+        problem: 'expected a duration such as 7d, 48h or 30m, or 0 (or off) to keep no body (default: HISTORY_TTL), got "a week"',
+      },
+    ]);
+    expect(problemsOf({ KEEP_BODIES: '14d' }, false)).toEqual([
+      {
+        variable: 'KEEP_BODIES',
+        problem: 'expected at most HISTORY_TTL (7d): a kept body is found through its delivery\'s history, got "14d"',
+      },
+    ]);
+  });
+
   it('never puts a secret value in an error message', () => {
     const err = (() => {
       try {
