@@ -17,7 +17,7 @@ import { testRedisUrl } from '../../support/redis.js';
 import { deliver } from '../../support/service.js';
 import { waitFor } from '../../support/wait.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun-batch', import.meta.url));
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 const BATCH = /started (rr-[0-9a-z]+-[0-9a-f]{4})/;
 

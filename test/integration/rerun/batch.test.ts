@@ -21,7 +21,7 @@ import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipelin
 import { deliver } from '../../support/service.js';
 import { waitFor } from '../../support/wait.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun-batch', import.meta.url));
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 
 describe('rerun batches', () => {
