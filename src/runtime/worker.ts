@@ -36,6 +36,7 @@ import {
   parkedRunWaker,
   startWakeSweeper,
   RedisStepStore,
+  stepResultsTtlMs,
   eventChecks,
 } from '../worker/index.js';
 import { workerApiFactories } from './worker-api.js';
@@ -254,7 +255,8 @@ function durableStores(config: Config, commands: RedisClient) {
   const stepTtlMs = Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000;
   return {
     stepTtlMs,
-    steps: new RedisStepStore(commands, prefix, stepTtlMs),
+    // Step results stay readable as long as the history (HISTORY_TTL) for `rerun --from-step`.
+    steps: new RedisStepStore(commands, prefix, stepResultsTtlMs({ dedupeTtlMs: config.dedupeTtlMs, historyTtlMs: config.history.ttlMs })),
     waits: new WaitStore(commands, prefix, stepTtlMs),
     records: new RunRecords(commands, prefix),
     state: new HandlerStateStore(commands, prefix),

@@ -145,11 +145,12 @@ describe('switchyard rerun', () => {
     await expect(run([key, '--handler', 'rerun-note', '--set', 'data.body=42'])).rejects.toThrow(
       /the event would be not a valid event \(invalid_data\)/,
     );
-    const r = await run([key, '--handler', 'rerun-note', '--from-step', 'note', '--set', 'data.body=fixed text', '--detach']);
+    const r = await run([key, '--handler', 'rerun-note', '--from-step', 'note', '--set', 'data.body=fixed text']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
       new RegExp(`rerun r1-\\S+: rerun-note on ${key} from step "note", event edited \\(data.body\\), a new run of d/${key}/rerun-note`),
     );
+    expect(r.out).toContain(`completed\n  see it: switchyard trace ${key}`);
     const job = (await lowJobs()).find((j) => j.data.rerun?.fromStep === 'note');
     expect(job?.data).toMatchObject({
       key,
@@ -157,6 +158,9 @@ describe('switchyard rerun', () => {
       rerun: { of: `d/${key}/rerun-note`, fromStep: 'note' },
       event: { data: { body: 'fixed text' } },
     });
+    // The note step ran fresh on the edited event: a new note says so.
+    const notes = (await p.requests({ method: 'POST' })).filter((q) => q.status === 201 && !q.replay);
+    expect(notes.map((q) => (q.body as { body: string }).body)).toContain('seen: fixed text');
     expect(job?.data.rerun?.batch).toBeUndefined();
   });
 });

@@ -66,6 +66,8 @@ describe('rerun batches', () => {
   });
 
   it('runs each delivery once more as a new run in handlers-low, fed by the worker, and ends the batch', async () => {
+    const writes = async () => (await p.requests({ method: 'POST' })).filter((r) => r.status === 201 && !r.replay);
+    expect(await writes()).toHaveLength(6);
     const started = await startRerun(deps, { handler: 'rerun-note' });
     expect(started.total).toBe(6);
     const done = await waitFor(
@@ -77,6 +79,10 @@ describe('rerun batches', () => {
       100,
     );
     expect(done).toMatchObject({ total: 6, fed: 6, done: 6, failed: 0, cancelled: 0, open: 0, handler: 'rerun-note' });
+    // New runs, not retries: each wrote its note again, with Idempotency-Keys of its own.
+    const all = await writes();
+    expect(all).toHaveLength(12);
+    expect(new Set(all.map((r) => r.idempotency_key)).size).toBe(12);
     const mine = (await rerunJobs()).filter((j) => j.data.rerun?.batch === started.batch);
     expect(mine.map((j) => j.data.key).sort()).toEqual([...keys].sort());
     for (const j of mine) {
