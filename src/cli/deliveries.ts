@@ -89,7 +89,8 @@ const DELIVERIES_HELP = `Usage: switchyard deliveries [filters] [--limit N] [--j
 Deliveries in the history (HISTORY_TTL, 7 days by default), newest first, with
 each subscribed handler's latest state; schedule runs among them (EVENT
 schedule, received at their tick, HANDLERS the schedule and its latest state).
-\`switchyard trace <key>\` shows one.
+A handler's latest re-run (\`switchyard rerun\`) is shown beside its state
+(stepper:completed (rerun r1:completed)); \`switchyard trace <key>\` shows one.
 Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
 
 Filters (every one given must hold):

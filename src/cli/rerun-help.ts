@@ -1,3 +1,5 @@
+import { DELIVERY_FILTER_HELP } from './deliveries.js';
+
 /** `switchyard rerun --help`. */
 export const HELP = `Usage: switchyard rerun --handler ID [filters] [--dry-run] [--yes] [--detach]
        switchyard rerun <delivery> --handler ID [--from-step NAME] [--set path=value]...
@@ -27,13 +29,12 @@ as are deliveries whose body is not kept. Needs REDIS_URL (and QUEUE_PREFIX)
 like \`switchyard dlq\`, and the project's handler modules (HANDLERS_DIR).
 
 Filters (every one given must hold; as \`switchyard deliveries\` has them):
-  --handler ID            the handler to run again (required); it must be subscribed to the events
-  --event NAME            only these events (repeatable, or a,b); default every event the handler handles
-  --conversation ID       the event's conversation id
-  --contact ID            the event's contact id
-  --outcome STATE         the handler's latest state: completed, dead, skipped, …
-  --since AGE|DATE        received within AGE (30m, 2h, 7d) or at/after DATE
+  --handler ID            the handler to run again (required); it must handle the events selected
+${DELIVERY_FILTER_HELP.split('\n')
+  .filter((l) => !l.startsWith('  --handler'))
+  .join('\n')}
   --limit N               at most N deliveries, newest first (default 100000)
+  Without --event: every event the handler handles. --outcome is the handler's latest state.
 
 Options:
   --dry-run               print the plan; start nothing
@@ -53,6 +54,7 @@ Batches:
 Examples:
   switchyard rerun --handler note-on-message --since 2025-03-04T09:00:00Z --outcome completed --dry-run
   switchyard rerun --handler note-on-message --event message.received --since 6h --yes
+  switchyard rerun --handler refund-note --where 'data.body~refund' --since 2d --dry-run
   switchyard rerun status rr-mb2x9k1c-4f7a
   switchyard rerun evt_01HZX3 --handler lead-won-task --from-step create-task --set data.amount=1200
 `;

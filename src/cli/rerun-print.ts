@@ -1,5 +1,5 @@
 import { formatDuration } from '../handler/index.js';
-import type { RerunPlan, RerunStatus } from '../rerun/index.js';
+import type { RerunPlan, RerunSelection, RerunStatus } from '../rerun/index.js';
 import { printable } from '../util/index.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -11,7 +11,8 @@ export function formatPlan(plan: RerunPlan): string {
     (e) => `  ${e.event.padEnd(28)} ${n(e.deliveries).padStart(8)} deliveries ${n(e.calls).padStart(9)} API calls`,
   );
   const lines = [
-    `rerun plan: handler ${plan.handler}, ${n(plan.items.length)} deliveries to run again as new runs`,
+    `rerun plan: handler ${plan.handler}, ${n(plan.items.length)} deliveries to run again as new runs` +
+      (describeSelection(plan.selection) ? ` (${describeSelection(plan.selection)})` : ''),
     ...rows,
     ...(rows.length > 1
       ? [`  ${'total'.padEnd(28)} ${n(plan.items.length).padStart(8)} deliveries ${n(plan.calls).padStart(9)} API calls`]
@@ -36,10 +37,7 @@ export function progressLine(s: RerunStatus): string {
 
 /** `rerun status` of one batch. */
 export function formatStatus(s: RerunStatus, failures: readonly { index: number; key: string; reason: string }[]): string {
-  const sel = Object.entries(s.selection)
-    .filter(([k]) => k !== 'handler')
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : k === 'since' ? new Date(Number(v)).toISOString() : String(v)}`)
-    .join(' ');
+  const sel = describeSelection(s.selection);
   const lines = [
     `batch     ${s.batch}`,
     `handler   ${s.handler}${sel ? `  (${sel})` : ''}`,
@@ -54,6 +52,16 @@ export function formatStatus(s: RerunStatus, failures: readonly { index: number;
     lines.push(`(\`switchyard trace <key>\` shows a run; \`switchyard dlq list --queue handlers-low\` the dead ones)`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The filters of a selection as flags (`--event message.received --where data.body~refund`). */
+export function describeSelection(sel: RerunSelection): string {
+  const out: string[] = [];
+  for (const k of ['event', 'conversation', 'contact', 'outcome'] as const) if (sel[k] !== undefined) out.push(`--${k} ${String(sel[k])}`);
+  if (sel.since !== undefined) out.push(`--since ${new Date(sel.since).toISOString()}`);
+  for (const c of sel.where?.conditions ?? []) out.push(`--where '${c.text}'`);
+  if (sel.limit !== undefined) out.push(`--limit ${sel.limit}`);
+  return printable(out.join(' '));
 }
 
 /** `rerun status` without a batch: the batches kept, newest first. */

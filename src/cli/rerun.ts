@@ -19,7 +19,7 @@ import {
 import { intFlag, parseCommandArgs, str, strs, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
 import { cliConfig } from './connect.js';
-import { DELIVERY_FILTER_OPTIONS, deliveryFilters } from './delivery-filters.js';
+import { DELIVERY_FILTER_OPTIONS, deliveryFilterFlags } from './deliveries.js';
 import { HELP } from './rerun-help.js';
 import { rerunOne } from './rerun-one.js';
 import { formatBatches, formatPlan, formatStatus } from './rerun-print.js';
@@ -28,7 +28,6 @@ import { withRedis } from './with-redis.js';
 
 const OPTIONS = {
   ...DELIVERY_FILTER_OPTIONS,
-  handler: { type: 'string' },
   limit: { type: 'string' },
   'dry-run': { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
@@ -62,11 +61,12 @@ export const rerunCommand: Command = {
   },
 };
 
-/** The filters as a selection. */
+/** The filters as a selection (checked as `deliveries` checks them). */
 function selectionOf(values: ParsedArgs['values'], handler: string): RerunSelection {
-  const { events, ...f } = deliveryFilters(values);
+  const { handler: _h, ...f } = deliveryFilterFlags(values);
+  if (f.event === 'schedule') throw new UsageError('--event schedule: a schedule run is not a delivery; rerun runs handlers on deliveries');
   const limit = intFlag('limit', str(values, 'limit'), 1, 1_000_000);
-  return { handler, ...(events.length ? { events } : {}), ...f, ...(limit !== undefined ? { limit } : {}) };
+  return { handler, ...f, ...(limit !== undefined ? { limit } : {}) };
 }
 
 /** Runs `fn` with the engine's deps: Redis, the project's handlers, the re-runs' budget. */
@@ -137,7 +137,7 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
 }
 
 async function one(io: CliIo, values: ParsedArgs['values'], delivery: string, handler: string): Promise<ExitCode> {
-  const filters = Object.keys(DELIVERY_FILTER_OPTIONS).filter((k) => values[k] !== undefined);
+  const filters = Object.keys(DELIVERY_FILTER_OPTIONS).filter((k) => k !== 'handler' && values[k] !== undefined);
   if (filters.length)
     throw new UsageError(`--${filters[0]}: filters select a batch; with a delivery, give only --handler, --from-step and --set`);
   return withDeps(io, (deps) =>

@@ -3,7 +3,15 @@ import { Queue } from 'bullmq';
 import { jobIdFor } from '../events/index.js';
 import { formatDuration } from '../handler/index.js';
 import { historyKeys, parseJobId, readTrace, formatTrace } from '../history/index.js';
-import { EVENTS_QUEUE, ingestKeys, SCHEDULES_QUEUE, parseScheduleRef, scheduleJobId, scheduleKey } from '../queue/index.js';
+import {
+  EVENTS_QUEUE,
+  ingestKeys,
+  SCHEDULES_QUEUE,
+  parseRerunJobId,
+  parseScheduleRef,
+  scheduleJobId,
+  scheduleKey,
+} from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
@@ -25,7 +33,10 @@ attempt with its steps and API calls.
 The reference is a delivery key (the envelope id, or sha256:… of the body) or
 a job id as BullMQ, \`dlq list\` and the logs show it (d/<key>, d/<key>/<handler>,
 or a debounced burst's b/… job once it ran); for a schedule run, its key
-schedule:<id>:<tick ISO> or its job id repeat:<id>:<tick ms>.
+schedule:<id>:<tick ISO> or its job id repeat:<id>:<tick ms>; for a re-run
+(\`switchyard rerun\`), its job id r/<key>/<handler>/<rerun id>, which the
+trace of the original lists ("rerun <id> (batch …)"); a re-run's own trace
+says "rerun of <original>, batch …" and shows its attempts.
 When nothing is recorded it says why: HISTORY=off, kept no longer (older than
 HISTORY_TTL), received or run but not recorded, not run yet, or unknown.
 Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
@@ -67,7 +78,9 @@ export const traceCommand: Command = {
         // Not run or not fanned out yet (history starts then): say so when its job is waiting.
         const waiting = scheduled
           ? await scheduledOnly(redis, prefix, scheduled)
-          : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
+          : parseRerunJobId(ref)
+            ? null
+            : await queuedOnly(redis, prefix, parseJobId(ref)?.key ?? ref);
         if (waiting && !waiting.ran) {
           const scheduleRun =
             `schedule run ${printable(waiting.key)}\ntick     ${waiting.receivedAt}\n` +
@@ -166,6 +179,14 @@ async function whyNothing(
       `no run of schedule "${scheduled.id}" for tick ${new Date(scheduled.tickMs).toISOString()} is known ` +
       '(not one of its ticks, or run while HISTORY was off and its job since removed; ' +
       '`switchyard deliveries --event schedule` lists the runs kept)'
+    );
+  }
+  const rerun = parseRerunJobId(ref);
+  if (rerun) {
+    return (
+      `no attempt of this re-run of ${rerun.key} by handler "${rerun.handlerId}" is recorded: not run yet, ` +
+      `run while HISTORY was off, or longer ago than HISTORY_TTL (${formatDuration(ttl)}); ` +
+      `\`switchyard trace ${rerun.key}\` lists the re-runs kept`
     );
   }
   const key = parseJobId(ref)?.key ?? ref;

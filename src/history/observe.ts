@@ -178,7 +178,8 @@ function record(h: HistoryState, e: AttemptEndedEvent, o: Pick<AttemptEntry, 'ou
     calls: run?.calls ?? [],
     ...(run && run.waits.length > 0 ? { waits: run.waits } : {}),
   };
-  h.writer.attempt(ref.key, entry, ref.jobId);
+  if (ref.rerun) h.writer.rerunAttempt(ref.key, ref.event, ref.rerun, entry, ref.jobId);
+  else h.writer.attempt(ref.key, entry, ref.jobId);
 }
 
 /** An attempt that ended with a decision: its outcome as the history names it. */

@@ -2,6 +2,7 @@ import type { RedisClient } from '../redis/index.js';
 import { parseScheduleRef, scheduleKey } from '../queue/index.js';
 import { historyKeys, parseJobId } from './keys.js';
 import type { HistoryEntry } from './record.js';
+import { rerunOf, rerunsOf, type RerunLink, type RerunOf } from './rerun-link.js';
 
 /** The summary of one delivery, as `deliveries` lists it. */
 export interface DeliverySummary {
@@ -24,6 +25,10 @@ export interface DeliverySummary {
   /** Each subscribed handler's latest: its placement until it ran, then the outcome of its latest attempt. */
   readonly handlers: Readonly<Record<string, string>>;
   readonly duplicates: number;
+  /** Its re-runs (`switchyard rerun`), oldest first; absent when it has none. */
+  readonly reruns?: readonly RerunLink[];
+  /** A re-run's own history: the run it re-ran (absent for a delivery). */
+  readonly rerunOf?: RerunOf;
 }
 
 /** Everything `trace` shows of one delivery. */
@@ -55,7 +60,15 @@ export function summaryOf(key: string, h: Record<string, string>): DeliverySumma
     state: h['state'] ?? null,
     handlers,
     duplicates: num(h['duplicates']) ?? 0,
+    ...rerunFields(h),
   };
+}
+
+/** The re-run links of a summary, only when it has any. */
+function rerunFields(h: Record<string, string>): Pick<DeliverySummary, 'reruns' | 'rerunOf'> {
+  const reruns = rerunsOf(h);
+  const of = rerunOf(h);
+  return { ...(reruns.length > 0 ? { reruns } : {}), ...(of ? { rerunOf: of } : {}) };
 }
 
 /** The time an entry is shown at: an attempt's start, anything else's `at`. */

@@ -1,6 +1,7 @@
 import { printable as p, printableLines } from '../util/index.js';
 import type { DeliverySummary, Trace } from './read.js';
 import type { AttemptEntry, CallRecord, FanOutEntry, OperatorEntry, StepRecord, WaitRecord } from './record.js';
+import type { RerunLink, RerunOf } from './rerun-link.js';
 
 /** `+12 ms`, `+3.4 s`, `+5m 02s`, `+2h 10m` after `t0`. */
 export function relative(ms: number): string {
@@ -92,9 +93,23 @@ function attemptLines(a: AttemptEntry): string[] {
   return out;
 }
 
+/** A re-run's own trace: what it re-ran. */
+function rerunOfLine(r: RerunOf): string {
+  const from = r.fromStep ? `, from step ${p(r.fromStep)}` : '';
+  return `rerun of ${p(r.key)} (run ${p(r.job)}), ${r.batch ? `batch ${p(r.batch)}` : 'no batch'}${from}`;
+}
+
+/** One re-run on its original's trace. */
+function rerunLine(r: RerunLink): string {
+  const from = r.fromStep ? `, from step ${p(r.fromStep)}` : '';
+  const batch = r.batch ? `batch ${p(r.batch)}` : 'no batch';
+  return `rerun    ${p(r.id)} (${batch}${from}) of ${p(r.handler)}: ${p(r.outcome)}  → switchyard trace ${p(r.ref)}`;
+}
+
 /** `switchyard trace`'s text: the delivery (or schedule run), then each entry with its time relative to receipt (the tick). */
 export function formatTrace(t: Trace): string {
-  const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
+  const first = t.entries[0];
+  const t0 = t.receivedAt ? Date.parse(t.receivedAt) : first ? (first.kind === 'attempt' ? first.startedAt : first.at) : 0;
   const lines: string[] = [];
   const schedule = t.source === 'schedule';
   const facts = [
@@ -105,7 +120,8 @@ export function formatTrace(t: Trace): string {
   if (schedule) {
     lines.push(`schedule run ${p(t.key)}`);
     if (t.receivedAt) lines.push(`tick     ${p(t.receivedAt)}  (run by the schedules queue; not a delivery from the workspace)`);
-  } else lines.push(`delivery ${p(t.key)}  ${facts.join('  ')}`);
+  } else if (t.rerunOf) lines.push(`rerun    ${p(t.key)}  ${facts.join('  ')}`, rerunOfLine(t.rerunOf));
+  else lines.push(`delivery ${p(t.key)}  ${facts.join('  ')}`);
   if (t.receivedAt && !schedule) {
     const made = t.source !== null && t.source !== 'webhook';
     const bytes = t.bytes !== null ? `  ${t.bytes} bytes` : '';
@@ -113,6 +129,7 @@ export function formatTrace(t: Trace): string {
     const origin = made ? `  source ${p(t.source)} (made by Switchyard, not sent by the workspace)` : verified;
     lines.push(`received ${p(t.receivedAt)}${bytes}${origin}`);
   }
+  for (const r of t.reruns ?? []) lines.push(rerunLine(r));
   if (t.duplicates > 0) lines.push(`repeats  ${t.duplicates} (answered 200 duplicate; nothing more was done)`);
   const handlers = Object.entries(t.handlers);
   if (handlers.length) lines.push(`${schedule ? 'schedule' : 'handlers'} ${handlers.map(([h, s]) => `${p(h)}: ${p(s)}`).join(', ')}`);
@@ -146,6 +163,12 @@ export function formatTrace(t: Trace): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A handler's latest re-run on a `deliveries` row: ` (rerun <id>:<outcome>)`, or nothing. */
+function rerunState(r: DeliverySummary, handler: string): string {
+  const last = (r.reruns ?? []).filter((x) => x.handler === handler).at(-1);
+  return last ? ` (rerun ${last.id}:${last.outcome})` : '';
+}
+
 /** `switchyard deliveries`' table. */
 export function formatDeliveries(rows: readonly DeliverySummary[], now = Date.now()): string {
   if (rows.length === 0) return 'no deliveries in the history match\n';
@@ -160,7 +183,7 @@ export function formatDeliveries(rows: readonly DeliverySummary[], now = Date.no
       r.state === 'invalid'
         ? 'invalid'
         : Object.entries(r.handlers)
-            .map(([h, s]) => `${h}:${s}`)
+            .map(([h, s]) => `${h}:${s}${rerunState(r, h)}`)
             .join(' ') ||
           (r.state ?? '-'),
     ].map(p),

@@ -5,6 +5,8 @@ import { HISTORY_SCRIPTS } from './scripts.js';
 import { historyKeys, parseJobId } from './keys.js';
 import { packBody } from './bodies.js';
 import { attemptJson, type AttemptEntry, type HistoryEntry } from './record.js';
+import { rerunJobId } from '../queue/index.js';
+import { rerunField, rerunValue } from './rerun-link.js';
 
 /** How long a write waits for others to share its pipeline (ms). */
 export const BATCH_MS = 10;
@@ -28,6 +30,14 @@ export interface HistoryOptions {
   readonly ttlMs: number;
   /** How long each fanned-out delivery's exact body is kept (KEEP_BODIES; 0 or absent: none kept). */
   readonly keepBodiesMs?: number;
+}
+
+/** What a re-run's attempt says of its re-run (src/queue/jobs.ts RerunRef). */
+export interface RerunAttemptLink {
+  readonly id: string;
+  readonly of: string;
+  readonly batch?: string | undefined;
+  readonly fromStep?: string | undefined;
 }
 
 /** The receipt of a delivery, as its `events` job holds it. */
@@ -271,6 +281,33 @@ export class HistoryWriter {
     const named = parseJobId(jobId);
     if (!named || named.key !== key) this.pipe().set(this.keys.job(jobId), key, 'PX', this.opts.ttlMs);
     this.write(key, { set: [`h:${entry.handler}`, entry.outcome], entries: [attemptJson(entry)] }, Date.now());
+  }
+
+  /**
+   * One attempt of a re-run ended (`switchyard rerun`; ./rerun-link.ts): written to the re-run's own history
+   * (its job id, linked to the original), and its latest state on the original delivery's summary.
+   */
+  rerunAttempt(key: string, event: string, link: RerunAttemptLink, entry: AttemptEntry, jobId: string, now = Date.now()): void {
+    const own = rerunJobId(key, entry.handler, link.id);
+    if (jobId !== own) this.pipe().set(this.keys.job(jobId), own, 'PX', this.opts.ttlMs);
+    const opt = [...(link.batch ? ['batch', link.batch] : []), ...(link.fromStep ? ['fromStep', link.fromStep] : [])];
+    this.write(
+      own,
+      {
+        set: ['rerunOf', key, 'rerunJob', link.of, 'rerunId', link.id, ...opt, 'event', event, `h:${entry.handler}`, entry.outcome],
+        entries: [attemptJson(entry)],
+      },
+      now,
+    );
+    const value = rerunValue({
+      id: link.id,
+      handler: entry.handler,
+      batch: link.batch ?? null,
+      fromStep: link.fromStep ?? null,
+      outcome: entry.outcome,
+      at: entry.at,
+    });
+    this.write(key, { set: [rerunField(own), value], entries: [] }, now);
   }
 
   /** Repeats of deliveries already taken (the receiver answered 200 duplicate). */

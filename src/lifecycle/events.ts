@@ -82,6 +82,8 @@ export interface AttemptRef {
   readonly waitMs?: number;
   /** A schedule's run: its tick (ms). */
   readonly tick?: number;
+  /** A re-run (`switchyard rerun`; src/queue/jobs.ts RerunRef): its id, the original run's job id, its batch. */
+  readonly rerun?: { readonly id: string; readonly of: string; readonly batch?: string; readonly fromStep?: string };
 }
 
 export interface AttemptStartedEvent {

@@ -20,7 +20,9 @@ export { BullFlowJobs, flowFailedListener } from './flow-adapter.js';
 export { FlowControl } from './flow.js';
 export {
   eventOf,
+  parseRerunJobId,
   parseScheduleRef,
+  rerunJobId,
   scheduleJobId,
   scheduleKey,
   tickOf,

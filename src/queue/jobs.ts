@@ -1,4 +1,4 @@
-import type { EventName, WorkspaceEvent } from '../events/index.js';
+import { jobIdFor, type EventName, type WorkspaceEvent } from '../events/index.js';
 
 /** Data of a `handlers` job: one handler's run for one validated delivery. */
 export interface HandlerJobData {
@@ -39,6 +39,25 @@ export interface RerunRef {
   readonly batch?: string;
   /** Re-run from this step: the steps before it return what they returned in the original run. */
   readonly fromStep?: string;
+}
+
+/**
+ * The job id of a re-run, and how `trace` names it: `r/<key>/<handler>/<rerun id>`, escaped as {@link jobIdFor}
+ * escapes (the original's `d/<key>/<handler>` with `r/` and the re-run's id). Its `ctx.step` results, durable
+ * record and history live under it, so a retry of the re-run job finds them and a new re-run does not.
+ */
+export function rerunJobId(key: string, handlerId: string, rerunId: string): string {
+  return `r/${jobIdFor(key, handlerId).slice(2)}/${jobIdFor(rerunId).slice(2)}`;
+}
+
+/** The delivery key, handler and re-run id a {@link rerunJobId} names; null for anything else. */
+export function parseRerunJobId(ref: string): { key: string; handlerId: string; rerunId: string } | null {
+  const m = /^r\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(ref);
+  if (!m) return null;
+  const unesc = (s: string): string | null =>
+    /%(?!25|3A|2F)/i.test(s) ? null : s.replace(/%3A/gi, ':').replace(/%2F/gi, '/').replace(/%25/g, '%');
+  const [key, handlerId, rerunId] = [unesc(m[1] as string), unesc(m[2] as string), unesc(m[3] as string)];
+  return key === null || handlerId === null || rerunId === null ? null : { key, handlerId, rerunId };
 }
 
 /** Where a run stands in its key's line. */

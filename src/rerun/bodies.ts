@@ -2,6 +2,7 @@ import { parseEnvelope, validateEvent, type Envelope, type WorkspaceEvent } from
 import { EVENTS_QUEUE, deliveryBytes, type StoredDelivery } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { jobIdFor } from '../events/index.js';
+import { readKeptBodies } from '../history/index.js';
 
 /** The raw bodies of deliveries by key, as received; a key missing from the answer has none kept. */
 export type BodyReader = (keys: readonly string[]) => Promise<ReadonlyMap<string, Buffer>>;
@@ -28,6 +29,24 @@ export function eventsJobBodies(redis: RedisClient, prefix: string): BodyReader 
     return out;
   };
 }
+
+/**
+ * The bodies the history keeps (KEEP_BODIES, src/history/bodies.ts); one that cannot be read back (another
+ * version's form, damaged) counts as not kept.
+ */
+export function keptBodies(redis: RedisClient, prefix: string): BodyReader {
+  return async (keys) => {
+    const out = new Map<string, Buffer>();
+    const one = async (ks: readonly string[]) =>
+      (await readKeptBodies(redis, prefix, ks)).forEach((b, i) => b && out.set(ks[i] as string, b));
+    await one(keys).catch(() => Promise.all(keys.map((k) => one([k]).catch(() => undefined))));
+    return out;
+  };
+}
+
+/** The bodies a rerun reads: the history's kept ones, else those of the `events` jobs still in Redis. */
+export const rerunBodies = (redis: RedisClient, prefix: string): BodyReader =>
+  firstOf(keptBodies(redis, prefix), eventsJobBodies(redis, prefix));
 
 /** The first reader's bodies, then the next one's for the keys it did not have. */
 export function firstOf(...readers: readonly BodyReader[]): BodyReader {

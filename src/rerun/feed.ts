@@ -4,7 +4,7 @@ import { handlerJobOptions, type HandlerJobData } from '../queue/index.js';
 import { decodeItem } from './batch.js';
 import { eventOfBody } from './bodies.js';
 import type { FeedContext } from './context.js';
-import { rerunJobId, rerunKeys, rerunRunId } from './keys.js';
+import { itemJobId, rerunKeys, rerunRunId } from './keys.js';
 import { RERUN_SCRIPTS } from './scripts.js';
 import type { RerunItem } from './selection.js';
 
@@ -18,7 +18,7 @@ type Fed =
 /**
  * Adds the next items of a running batch to the queue, up to its window of open runs, then records
  * the feed (src/rerun/lua/rerunAdvance-3.lua). The jobs go first, with ids of their own
- * (`r/<batch>/<index>`): a feed repeated after a crash between the two adds nothing, and a run is never
+ * (`r/<key>/<handler>/<batch>.<index>`): a feed repeated after a crash between the two adds nothing, and a run is never
  * skipped. An item that cannot run (its body not kept any more, no longer a valid event, its handler
  * not loaded or not subscribed) ends as failed, with why. Returns how many runs it added.
  */
@@ -51,7 +51,7 @@ export async function feedBatch(ctx: FeedContext, batch: string): Promise<number
   // Another feeder recorded this feed first (the same jobs: nothing doubled), or the batch ended meanwhile.
   const now = await ctx.redis.hmget(keys.meta(batch), 'state', 'next');
   if (now[0] === 'running' || now[0] === 'cancelling') return 0;
-  await Promise.all(added.map((i) => ctx.queue.remove(rerunJobId(batch, i)).catch(() => 0)));
+  await Promise.all(added.map((i) => ctx.queue.remove(itemJobId(batch, i, items[i - next]?.key ?? '', handlerId ?? '')).catch(() => 0)));
   ctx.log?.warn({ batch, removed: added.length }, 'rerun batch ended while it was fed: the runs just added were removed');
   return 0;
 }
@@ -79,6 +79,6 @@ function feedItem(
     event: { id: event.id, name: event.name, createdAt: event.createdAt, data: event.data },
     rerun: { id: rerunRunId(batch, index), of: jobIdFor(item.key, handler.id), batch },
   };
-  const opts = { ...handlerJobOptions(handler.retry), jobId: rerunJobId(batch, index), priority: RERUN_JOB_PRIORITY };
+  const opts = { ...handlerJobOptions(handler.retry), jobId: itemJobId(batch, index, item.key, handler.id), priority: RERUN_JOB_PRIORITY };
   return { index, job: { name: handler.id, data, opts } };
 }

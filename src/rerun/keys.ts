@@ -1,3 +1,5 @@
+import { rerunJobId } from '../queue/index.js';
+
 /**
  * Where `switchyard rerun` batches live, under the queue prefix (so a
  * `{switchyard}` prefix keeps them in one Cluster slot with the queues):
@@ -28,11 +30,15 @@ export function rerunKeys(prefix: string) {
 /** How long an ended batch stays readable (`rerun status`): 7 days. */
 export const BATCH_KEEP_MS = 7 * 86_400_000;
 
-/** The job id of item `index` of `batch`: the same on every feed, so a repeated feed adds nothing. */
-export const rerunJobId = (batch: string, index: number): string => `r/${batch}/${index}`;
-
 /** The re-run id of item `index` of `batch` (its Idempotency-Keys and steps derive from it: src/worker). */
 export const rerunRunId = (batch: string, index: number): string => `${batch}.${index}`;
+
+/**
+ * The job id of item `index` of `batch` (`r/<key>/<handler>/<batch>.<index>`, src/queue/jobs.ts): the same on
+ * every feed, so a repeated feed adds nothing.
+ */
+export const itemJobId = (batch: string, index: number, key: string, handler: string): string =>
+  rerunJobId(key, handler, rerunRunId(batch, index));
 
 /** A batch id: `rr-` and a time-ordered, random tail (`rr-mb2x9k1c-4f7a`). */
 export function newBatchId(now = Date.now(), random = Math.random): string {

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { jobIdFor } from '../events/index.js';
 import { parseJobId, readTrace, type AttemptEntry } from '../history/index.js';
-import { HANDLER_QUEUE_BY_PRIORITY, handlerJobOptions, type HandlerJobData } from '../queue/index.js';
-import { eventOfBody, eventsJobBodies } from './bodies.js';
+import { HANDLER_QUEUE_BY_PRIORITY, handlerJobOptions, rerunJobId, type HandlerJobData } from '../queue/index.js';
+import { eventOfBody, rerunBodies } from './bodies.js';
 import type { RerunDeps } from './deps.js';
 import { RERUN_JOB_PRIORITY } from './feed.js';
 import { newBatchId } from './keys.js';
@@ -45,7 +45,7 @@ export async function rerunDelivery(deps: RerunDeps, one: OneRerun): Promise<Sta
     );
   }
   if (one.fromStep !== undefined) checkStep(trace.entries, handler.id, key, one.fromStep);
-  const bodies = await (deps.bodies ?? eventsJobBodies(deps.redis, deps.prefix))([key]);
+  const bodies = await (deps.bodies ?? rerunBodies(deps.redis, deps.prefix))([key]);
   const body = bodies.get(key);
   if (!body)
     throw new RerunSelectionError(`the body of delivery "${key}" is not kept (received before bodies were kept, or kept no longer)`);
@@ -64,7 +64,7 @@ export async function rerunDelivery(deps: RerunDeps, one: OneRerun): Promise<Sta
     event,
     rerun: { id: rerunId, of, ...(one.fromStep !== undefined ? { fromStep: one.fromStep } : {}) },
   };
-  const jobId = `r/one/${rerunId}`;
+  const jobId = rerunJobId(key, handler.id, rerunId);
   const queue = new Queue(HANDLER_QUEUE_BY_PRIORITY.low, { connection: deps.redis, prefix: deps.prefix });
   try {
     await queue.add(handler.id, data, { ...handlerJobOptions(handler.retry), jobId, priority: RERUN_JOB_PRIORITY });

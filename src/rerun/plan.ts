@@ -1,6 +1,6 @@
 import { historyKeys, type AttemptEntry } from '../history/index.js';
 import type { RerunBudget, RerunDeps } from './deps.js';
-import { eventsJobBodies } from './bodies.js';
+import { rerunBodies } from './bodies.js';
 import { selectDeliveries, type RerunItem, type RerunSelection } from './selection.js';
 
 /** What a rerun would do, shown before it starts (`rerun --dry-run`, the admin's confirmation). */
@@ -31,7 +31,7 @@ const CHUNK = 500;
 export async function planRerun(deps: RerunDeps, selection: RerunSelection): Promise<RerunPlan> {
   const sel = await selectDeliveries(deps, selection);
   const skipped = new Map(sel.skipped);
-  const bodies = deps.bodies ?? eventsJobBodies(deps.redis, deps.prefix);
+  const bodies = deps.bodies ?? rerunBodies(deps.redis, deps.prefix);
   const items: RerunItem[] = [];
   const calls = new Map<string, number | null>();
   for (let i = 0; i < sel.items.length; i += CHUNK) {

@@ -1,24 +1,15 @@
 import { suggestEventName } from '../events/index.js';
 import type { Handler } from '../handler/index.js';
-import { PENDING_STATES, listDeliveries, type DeliverySummary } from '../history/index.js';
+import { PENDING_STATES, listDeliveries, type DeliveryFilter, type DeliverySummary } from '../history/index.js';
 import { closest } from '../util/index.js';
 import type { RerunDeps } from './deps.js';
 
-/** Which deliveries to run again, and by which handler: the `deliveries` filters. */
-export interface RerunSelection {
-  /** The handler to run again (its id, as `switchyard handlers` lists it). */
-  readonly handler: string;
-  /** Event names (default: every event the handler subscribes to). */
-  readonly events?: readonly string[];
-  readonly conversation?: string;
-  readonly contact?: string;
-  /** The handler's latest state on the delivery (`completed`, `dead`, …); `pending` and `wait` cannot be re-run. */
-  readonly outcome?: string;
-  /** Received at or after (epoch ms). */
-  readonly since?: number;
-  /** At most this many deliveries (default 100 000), newest first. */
-  readonly limit?: number;
-}
+/**
+ * Which deliveries to run again, and by which handler: the `deliveries` filters (`--event`, `--conversation`,
+ * `--contact`, `--outcome`: the handler's latest state, `--since`, `--where`: the content of the kept body).
+ * Without `event`, every event the handler subscribes to. At most `limit` deliveries (default 100 000), newest first.
+ */
+export type RerunSelection = { readonly handler: string } & Omit<DeliveryFilter, 'handler' | 'scanMax'>;
 
 /** One delivery of a batch's frozen selection. */
 export interface RerunItem {
@@ -50,11 +41,19 @@ export function selectedHandler(handlers: readonly Handler[], selection: RerunSe
         (hint ? `; did you mean "${hint}"?` : ids.length ? ` (handlers: ${ids.join(', ')})` : ' (no handler modules were found)'),
     );
   }
-  for (const e of selection.events ?? []) {
-    if ((h.on as readonly string[]).includes(e)) continue;
+  const asked = selection.event !== undefined ? [selection.event] : (selection.where?.events ?? []);
+  const handled = asked.filter((e) => (h.on as readonly string[]).includes(e));
+  if (selection.event !== undefined && handled.length === 0) {
+    const e = selection.event;
     const hint = suggestEventName(e);
     throw new RerunSelectionError(
       `handler "${h.id}" does not handle ${e}${hint && hint !== e ? ` (did you mean "${hint}"?)` : ''}; it is subscribed to ${h.on.join(', ')}`,
+    );
+  }
+  if (selection.event === undefined && selection.where && handled.length === 0) {
+    throw new RerunSelectionError(
+      `--where ${selection.where.conditions.map((c) => c.text).join(' ')}: only events ${asked.join(', ')} have those fields, ` +
+        `and handler "${h.id}" handles none of them (it is subscribed to ${h.on.join(', ')})`,
     );
   }
   if (selection.outcome !== undefined && NOT_RUN.has(selection.outcome === 'pending' ? 'queued' : selection.outcome)) {
@@ -79,20 +78,19 @@ export interface Selected {
 /** Reads the selection from the delivery history, newest first; runs not run yet and other handlers' events are left out. */
 export async function selectDeliveries(deps: RerunDeps, selection: RerunSelection): Promise<Selected> {
   const handler = selectedHandler(deps.handlers, selection);
-  const events = new Set<string>(selection.events?.length ? selection.events : handler.on);
+  const events = new Set<string>(selection.event !== undefined ? [selection.event] : handler.on);
   const limit = selection.limit ?? 100_000;
+  const { handler: _h, ...filter } = selection;
   const listed = await listDeliveries(deps.redis, deps.prefix, {
+    ...filter,
     handler: handler.id,
-    ...(events.size === 1 ? { event: [...events][0] as string } : {}),
-    ...(selection.conversation !== undefined ? { conversation: selection.conversation } : {}),
-    ...(selection.contact !== undefined ? { contact: selection.contact } : {}),
-    ...(selection.outcome !== undefined ? { outcome: selection.outcome } : {}),
-    ...(selection.since !== undefined ? { since: selection.since } : {}),
     limit,
     scanMax: Math.max(limit * 20, 1_000_000),
   });
   const skipped = new Map<string, number>();
-  const skip = (why: string) => skipped.set(why, (skipped.get(why) ?? 0) + 1);
+  const skip = (why: string, n = 1) => skipped.set(why, (skipped.get(why) ?? 0) + n);
+  if (listed.withoutBody > 0) skip('its body is not kept, so --where cannot match it (KEEP_BODIES)', listed.withoutBody);
+  if (listed.unreadable > 0) skip('its kept body could not be read (another version, or damaged)', listed.unreadable);
   const summaries: DeliverySummary[] = [];
   for (const s of listed.deliveries) {
     const state = s.handlers[handler.id] ?? '';

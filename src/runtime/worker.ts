@@ -28,7 +28,7 @@ import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../li
 import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers, type Handler } from '../handler/index.js';
 import { startSources } from '../sources/index.js';
 import { rerunBurst } from '../clients/index.js';
-import { eventsJobBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
+import { rerunBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
 import {
   createHandlerProcessor,
   eventsProcessor,
@@ -36,6 +36,7 @@ import {
   parkedRunWaker,
   startWakeSweeper,
   RedisStepStore,
+  stepResultsTtlMs,
   eventChecks,
 } from '../worker/index.js';
 import { workerApiFactories } from './worker-api.js';
@@ -257,7 +258,8 @@ function durableStores(config: Config, commands: RedisClient) {
   const stepTtlMs = Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000;
   return {
     stepTtlMs,
-    steps: new RedisStepStore(commands, prefix, stepTtlMs),
+    // Step results stay readable as long as the history (HISTORY_TTL) for `rerun --from-step`.
+    steps: new RedisStepStore(commands, prefix, stepResultsTtlMs({ dedupeTtlMs: config.dedupeTtlMs, historyTtlMs: config.history.ttlMs })),
     waits: new WaitStore(commands, prefix, stepTtlMs),
     records: new RunRecords(commands, prefix),
     state: new HandlerStateStore(commands, prefix),
@@ -290,7 +292,7 @@ function rerunFeeder(config: Config, commands: RedisClient, low: Queue, set: Han
     prefix,
     queue: low,
     handlers: () => set.current().all,
-    bodies: eventsJobBodies(commands, prefix),
+    bodies: rerunBodies(commands, prefix),
     window: feedWindow(rerunBurst(config)),
     log,
   });

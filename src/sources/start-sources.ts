@@ -4,7 +4,7 @@ import type { HandlerSet } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import type { WorldSource } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { type ContextDeps, RedisStepStore } from '../worker/index.js';
+import { type ContextDeps, RedisStepStore, stepResultsTtlMs } from '../worker/index.js';
 import type { LifecycleBus } from '../lifecycle/index.js';
 import { pollTimer } from './poll/poll-timer.js';
 import { reconcileTimer } from './reconcile/reconcile-timer.js';
@@ -36,7 +36,11 @@ export interface SourcesOptions {
 export async function startSources(opts: SourcesOptions): Promise<Timers> {
   const { config, log, set, commands, lifecycle } = opts;
   const { schedules } = set.current();
-  const steps = new RedisStepStore(commands, config.queuePrefix, Math.max(config.dedupeTtlMs, 7 * 86_400_000) + 86_400_000);
+  const steps = new RedisStepStore(
+    commands,
+    config.queuePrefix,
+    stepResultsTtlMs({ dedupeTtlMs: config.dedupeTtlMs, historyTtlMs: config.history.ttlMs }),
+  );
   const timers = await startTimers({
     redisUrl: opts.redisUrl,
     commands,

@@ -1,10 +1,11 @@
 import type { ApiClient, WriteMemo, IdempotencyKeyGenerator } from '../api/index.js';
-import { jobIdFor } from '../events/index.js';
 import { type HandlerApi, type HandlerContext, type Jsonified, HandlerConfigError, type HandlerState } from '../handler/index.js';
 import type { AttemptObserver } from '../lifecycle/index.js';
 import type { Logger } from '../log/index.js';
-import { currentStep, deterministicKeys } from './derived-keys.js';
+import type { RerunRef } from '../queue/index.js';
+import { currentStep, deterministicKeys, runScope } from './derived-keys.js';
 import type { DurableRun } from './durable.js';
+import { FromStepError, type FromStep } from './from-step.js';
 import type { StepStore } from './steps.js';
 import type { Priority } from '../util/index.js';
 
@@ -32,6 +33,10 @@ export interface ContextDeps {
   log: Logger;
   delivery: HandlerContext['delivery'];
   handlerId: string;
+  /** A re-run (`switchyard rerun`): its own Idempotency-Keys and step scope, derived from its id. */
+  rerun?: RerunRef | undefined;
+  /** A re-run from a step: the steps before it are read from the original run (./from-step.ts). */
+  fromStep?: FromStep | null | undefined;
   /** The handler's settings, parsed when the handler modules were loaded. */
   settings: Readonly<Record<string, unknown>>;
   /** Aborted when the run is to stop (its timeout); absent: a signal that never fires, made only if the handler reads it. */
@@ -74,7 +79,7 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       const observe = deps.observe;
       api ??= handlerApi(
         deps.api(
-          deterministicKeys(deps.delivery.key, deps.handlerId),
+          deterministicKeys(deps.delivery.key, deps.handlerId, deps.rerun?.id),
           deps.priority ?? 'normal',
           deps.delivery.source,
           observe ? (e) => observe.call(e) : undefined,
@@ -102,12 +107,16 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
     async step<T>(name: string, fn: () => Promise<T>): Promise<Jsonified<T>> {
       if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step needs a non-empty name');
       used ??= new Set<string>();
-      scope ??= jobIdFor(deps.delivery.key, deps.handlerId);
+      scope ??= runScope({ key: deps.delivery.key, rerun: deps.rerun }, deps.handlerId);
       if (used.has(name)) throw new TypeError(`ctx.step "${name}" ran twice in one run: step names must be unique within a handler`);
       if (currentStep.getStore()) throw new TypeError(`ctx.step "${name}" is nested inside "${currentStep.getStore()}": steps cannot nest`);
       durable?.guard();
       used.add(name);
-      let stored = await deps.steps.get(scope, name);
+      // A re-run from a step: a step the original completed before it returns what it returned then.
+      const from = deps.fromStep?.before.has(name) ? deps.fromStep : undefined;
+      let stored = await deps.steps.get(from ? from.scope : scope, name);
+      if (from && stored === null)
+        throw new FromStepError(`rerun from step "${from.name}": the original run's result of step "${name}" is gone (expired)`);
       if (stored !== null) {
         deps.observe?.step(name, 'stored');
         deps.log.debug({ step: name }, 'step already done; using its stored result');

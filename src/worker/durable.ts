@@ -1,5 +1,5 @@
 import type { WriteMemo } from '../api/index.js';
-import { jobIdFor, type WorkspaceEvent } from '../events/index.js';
+import type { WorkspaceEvent } from '../events/index.js';
 import {
   type Handler,
   HandlerConfigError,
@@ -41,6 +41,7 @@ import {
   waitIdsOf,
 } from '../queue/index.js';
 import { addBusinessTime } from '../recipes/index.js';
+import { runScope } from './derived-keys.js';
 
 /**
  * The durable part of one handler attempt (`ctx.sleep`, `ctx.sleepUntil`,
@@ -142,7 +143,7 @@ export class DurableRun {
     private readonly loaded: ReadonlyMap<string, string>,
     private readonly observe: AttemptObserver | undefined,
   ) {
-    this.scope = jobIdFor(data.key, handler.id);
+    this.scope = runScope(data, handler.id);
     this.now = deps.now ?? Date.now;
     // Every wait id the run registered (a function-matched wait one per candidate passed over): forgotten when it ends.
     for (const id of waitIdsOf(this.scope, loaded)) this.waitIds.add(id);

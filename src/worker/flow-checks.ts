@@ -8,7 +8,8 @@ import type { HandlerJobDecision, HandlerJobView, Processing, SkipReason } from 
  * The processor's checks before a handler runs: whether this process runs it
  * at all, its debounce burst, its turn in its key's order line, and its
  * handler's `skipStale` and `maxAge`. Each ends the job with a decision, or
- * lets the run go on with the data it runs with.
+ * lets the run go on with the data it runs with. A re-run (`switchyard rerun`)
+ * passes none of them: see {@link rerunGoesOn}.
  */
 
 /** How long an ordered run held for an earlier delivery's fan-out waits in its worker slot before it lets the slot go. */
@@ -56,6 +57,7 @@ export async function flowChecks(
   signal: AbortSignal | undefined,
   observe: AttemptObserver | undefined,
 ): Promise<HandlerJobDecision | RunGoesOn> {
+  if (job.data.rerun) return rerunGoesOn(job.data);
   const flow = p.deps.flow;
   let data = job.data;
   let debounced: ContextDeps['debounced'] = null;
@@ -85,6 +87,18 @@ export async function flowChecks(
     }
   }
   return { kind: 'run', data, debounced };
+}
+
+/**
+ * A re-run is deliberate, so none of the checks that protect live deliveries from old or repeated work
+ * applies: not maxAge (its event is old on purpose), not skipStale, not already_completed (it runs a
+ * delivery that completed), not burst_gone. It takes no place in its key's order line and no debounce
+ * burst (their bookkeeping is the live runs'): it runs its own delivery's event alone, so it neither
+ * waits behind live runs of its key nor holds them up, nor folds a live event into its run.
+ */
+function rerunGoesOn(data: HandlerJobData): RunGoesOn {
+  const { order: _order, debounce: _debounce, ...own } = data;
+  return { kind: 'run', data: own, debounced: null };
 }
 
 /** An ordered run's turn in its key's line: null when it is its turn (and its event not stale), else what becomes of the job. */

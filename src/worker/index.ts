@@ -1,11 +1,20 @@
 /** The surface of src/worker/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
 export { onAttempt } from './classify.js';
 export type { ContextDeps } from './context.js';
-export { deterministicKeys } from './derived-keys.js';
+export { deterministicKeys, runScope } from './derived-keys.js';
 export { dispatch, subscribers } from './dispatcher.js';
 export { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from './processor.js';
 export { runHandler, type RunOutcome } from './runner.js';
-export { MemoryStepStore, RedisStepStore, type StepStore } from './steps.js';
+export { FromStepError, type FromStep } from './from-step.js';
+export {
+  MemoryStepStore,
+  RedisStepStore,
+  originalSteps,
+  stepResultsTtlMs,
+  type CompletedStep,
+  type KeptStep,
+  type StepStore,
+} from './steps.js';
 export { jsonCopy, type StoredState, type VirtualStateStore } from './virtual-state.js';
 export {
   durationOf,

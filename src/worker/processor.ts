@@ -1,4 +1,3 @@
-import { jobIdFor } from '../events/index.js';
 import type { Handler, HandlerSnapshot } from '../handler/index.js';
 import type { HandlerJobData } from '../queue/index.js';
 import type { AttemptObserver, AttemptRef } from '../lifecycle/index.js';
@@ -6,6 +5,7 @@ import { runHandler, type RunOutcome } from './runner.js';
 import type { ContextDeps } from './context.js';
 import { cancelId, DurableRun } from './durable.js';
 import { checkDue } from './hold.js';
+import { runScope } from './derived-keys.js';
 import { sleep as defaultSleep } from '../util/index.js';
 import type { HandlerJobDecision, HandlerJobView, HandlerProcessorDeps, Processing } from './handler-job.js';
 import { flowChecks, unclaimed } from './flow-checks.js';
@@ -77,7 +77,7 @@ async function durablePart(
     handler,
     data,
     `${job.queue ?? 'handlers'}|${job.id}`,
-    data.parked || job.data.parked ? await dd.records.load(jobScope(data, handler.id)) : new Map(),
+    data.parked || job.data.parked ? await dd.records.load(runScope(data, handler.id)) : new Map(),
     observe,
   );
   const cancels = handler.workflow.cancelOn.length > 0 ? handler.workflow.cancelOn.map((_, i) => cancelId(run.scope, i)) : [];
@@ -128,9 +128,10 @@ interface RunInputs {
 
 /** Runs the handler (src/worker/runner.ts) and reports the run to the attempt's observer. */
 async function run(p: Processing, job: HandlerJobView, handler: Handler, data: HandlerJobData, r: RunInputs): Promise<RunOutcome> {
-  // A reconciled delivery or a re-run (`switchyard rerun`) is catch-up work: low priority, within its own budget.
   const outcome = await runHandler(handler, data, {
+    // A re-run (`switchyard rerun`) spends the re-runs' own share of the API budget (RERUN_SHARE).
     api: data.rerun ? (p.deps.rerunApi ?? p.deps.api) : p.deps.api,
+    // A reconciled delivery and a re-run yield to live traffic.
     priority: data.source === 'reconcile' || data.rerun ? 'low' : handler.flow.priority,
     steps: p.deps.steps,
     log: p.deps.log,
@@ -147,11 +148,6 @@ async function run(p: Processing, job: HandlerJobView, handler: Handler, data: H
   return outcome;
 }
 
-/** The scope of a run (its steps, its record): its job id as fan-out made it. */
-function jobScope(data: HandlerJobData, handlerId: string): string {
-  return jobIdFor(data.key, handlerId);
-}
-
 /** A handler job's attempt as the lifecycle names it. */
 function attemptOf(job: HandlerJobView): AttemptRef {
   const { data } = job;
@@ -166,6 +162,7 @@ function attemptOf(job: HandlerJobView): AttemptRef {
     attempts: job.attempts,
     startedAt: Date.now(),
     traceparent: data.traceparent,
+    ...(data.rerun ? { rerun: data.rerun } : {}),
     ...(job.waitMs !== undefined ? { waitMs: job.waitMs } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { type Handler, HandlerTimeoutError } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import { classify, onAttempt, type Verdict } from './classify.js';
 import { createContext, type ContextDeps } from './context.js';
+import { fromStepPlan, type FromStep } from './from-step.js';
 import { eventOf, type HandlerJobData } from '../queue/index.js';
 
 export type RunOutcome =
@@ -34,6 +35,8 @@ export async function runHandler(
   const timeout = handler.timeoutMs === null ? undefined : new AbortController();
   const unfollow = timeout === undefined || deps.signal === undefined ? undefined : follow(deps.signal, timeout);
   const signal = timeout === undefined ? deps.signal : timeout.signal;
+  // A re-run from a step: checked before the handler runs (a FromStepError is dead-lettered, nothing run).
+  let fromStep: FromStep | null = null;
   const ctx = createContext({
     ...deps,
     get log() {
@@ -41,8 +44,13 @@ export async function runHandler(
     },
     signal,
     handlerId: handler.id,
+    rerun: job.rerun,
+    get fromStep() {
+      return fromStep;
+    },
   });
   try {
+    if (job.rerun?.fromStep !== undefined) fromStep = await fromStepPlan(deps.steps, job);
     await (timeout === undefined
       ? handler.handle(eventOf(job), ctx)
       : withTimeout(handler.handle(eventOf(job), ctx), handler, timeout, runLog));

@@ -1,6 +1,15 @@
 import type { RedisClient } from '../redis/index.js';
+
+/** A step a run completed, in the order its run completed them. */
+export interface CompletedStep {
+  readonly name: string;
+  /** When its result was stored (ms since epoch). */
+  readonly completedAt: number;
+}
+
 /**
- * Where `ctx.step` results live: one entry per (delivery, handler, step name).
+ * Where `ctx.step` results live: one entry per (run scope, step name), and the
+ * order in which each run completed its steps (what `rerun --from-step` replays).
  * A stored result is returned on every later attempt, so a step's writes
  * happen once even after the API's 24-hour idempotency memory has passed.
  */
@@ -8,18 +17,45 @@ export interface StepStore {
   /** The stored JSON text of a step, or null when it never completed. */
   get(scope: string, step: string): Promise<string | null>;
   set(scope: string, step: string, json: string): Promise<void>;
+  /** The steps of `scope` that completed, first completed first; absent: the store does not keep the order. */
+  completed?(scope: string): Promise<CompletedStep[]>;
 }
 
-/** Redis-backed steps; entries expire after `ttlMs` (longer than any retry horizon). */
+/** How long step results are kept: past any retry horizon (DEDUPE_TTL) and as long as the history (HISTORY_TTL), plus a day. */
+export function stepResultsTtlMs(t: { readonly dedupeTtlMs: number; readonly historyTtlMs: number }): number {
+  return Math.max(t.dedupeTtlMs, t.historyTtlMs, 7 * 86_400_000) + 86_400_000;
+}
+
+/** `<ms> <name>` entries of a run's order list, the first of each name kept. */
+function parseOrder(entries: readonly string[]): CompletedStep[] {
+  const seen = new Set<string>();
+  const out: CompletedStep[] = [];
+  for (const e of entries) {
+    const sp = e.indexOf(' ');
+    const name = e.slice(sp + 1);
+    if (sp < 0 || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, completedAt: Number(e.slice(0, sp)) });
+  }
+  return out;
+}
+
+/** Redis-backed steps; entries (and each run's order list) expire after `ttlMs` ({@link stepResultsTtlMs}). */
 export class RedisStepStore implements StepStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   private key(scope: string, step: string): string {
     return `${this.prefix}:step:${scope}:${step}`;
+  }
+
+  /** The run's completion order: a list of `<ms> <name>` (under `steps:`, apart from the results under `step:`). */
+  private orderKey(scope: string): string {
+    return `${this.prefix}:steps:${scope}`;
   }
 
   get(scope: string, step: string): Promise<string | null> {
@@ -27,19 +63,56 @@ export class RedisStepStore implements StepStore {
   }
 
   async set(scope: string, step: string, json: string): Promise<void> {
-    await this.redis.set(this.key(scope, step), json, 'PX', this.ttlMs);
+    const order = this.orderKey(scope);
+    await this.redis
+      .multi()
+      .set(this.key(scope, step), json, 'PX', this.ttlMs)
+      .rpush(order, `${this.now()} ${step}`)
+      .pexpire(order, this.ttlMs)
+      .exec();
   }
+
+  async completed(scope: string): Promise<CompletedStep[]> {
+    return parseOrder(await this.redis.lrange(this.orderKey(scope), 0, -1));
+  }
+}
+
+/** A run's completed steps, in order, and whether each one's result is still kept. */
+export interface KeptStep extends CompletedStep {
+  readonly kept: boolean;
+}
+
+/**
+ * The steps a run completed (its job id, `d/<key>/<handler>`, or a re-run's `r/…`), first completed first, each
+ * with whether its result is still kept: what `rerun --from-step` can start from. Empty when the run completed
+ * no step, or its results expired.
+ */
+export async function originalSteps(redis: RedisClient, prefix: string, jobId: string): Promise<KeptStep[]> {
+  const store = new RedisStepStore(redis, prefix, 0);
+  const steps = await store.completed(jobId);
+  if (steps.length === 0) return [];
+  const p = redis.pipeline();
+  for (const s of steps) p.exists(`${prefix}:step:${jobId}:${s.name}`);
+  const found = (await p.exec()) ?? [];
+  return steps.map((s, i) => ({ ...s, kept: found[i]?.[1] === 1 }));
 }
 
 /** In-process steps: `replay --inline` and tests that need no Redis. */
 export class MemoryStepStore implements StepStore {
   private readonly entries = new Map<string, string>();
+  private readonly order = new Map<string, CompletedStep[]>();
 
   async get(scope: string, step: string): Promise<string | null> {
     return this.entries.get(`${scope}\u0000${step}`) ?? null;
   }
 
   async set(scope: string, step: string, json: string): Promise<void> {
-    this.entries.set(`${scope}\u0000${step}`, json);
+    const k = `${scope}\u0000${step}`;
+    if (!this.entries.has(k)) this.order.set(scope, [...(this.order.get(scope) ?? []), { name: step, completedAt: Date.now() }]);
+    this.entries.set(k, json);
+  }
+
+  async completed(scope: string): Promise<CompletedStep[]> {
+    return [...(this.order.get(scope) ?? [])];
   }
 }

@@ -17,7 +17,7 @@ import { testRedisUrl } from '../../support/redis.js';
 import { deliver } from '../../support/service.js';
 import { waitFor } from '../../support/wait.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun-batch', import.meta.url));
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 const BATCH = /started (rr-[0-9a-z]+-[0-9a-f]{4})/;
 
@@ -65,6 +65,14 @@ describe('switchyard rerun', () => {
     expect(r.out).not.toContain('started');
   });
 
+  it('--where selects by the kept body, as deliveries --where does', async () => {
+    const r = await run(['--handler', 'rerun-note', '--where', 'data.body~order 2', '--dry-run', '--json']);
+    expect((JSON.parse(r.out) as { items: number }).items).toBe(1);
+    const text = await run(['--handler', 'rerun-note', '--where', 'data.body~order 2', '--dry-run']);
+    expect(text.out).toContain("rerun plan: handler rerun-note, 1 deliveries to run again as new runs (--where 'data.body~order 2')");
+    await expect(run(['--handler', 'rerun-note', '--where', 'data.bdy~x', '--dry-run'])).rejects.toThrow(/data\.bdy/);
+  });
+
   it('refuses without a terminal and without --yes, an unknown handler, an event the handler does not handle', async () => {
     await expect(run(['--handler', 'rerun-note'])).rejects.toThrow(
       /refusing to start a rerun without confirmation: stdin is not a terminal; pass --yes/,
@@ -102,12 +110,12 @@ describe('switchyard rerun', () => {
 
   it('"y" on a terminal starts it; Ctrl-C stops following and leaves the batch running; cancel removes what did not start', async () => {
     await p.handlerQueues.low.pause();
-    const before = await p.redis.zrange(`${p.prefix}:rerun:batches`, 0, -1);
+    const before = await p.redis.zrange(`${p.prefix}:rerun:batches`, '0', '-1');
     try {
       const stop = new AbortController();
       const pending = run(['--handler', 'rerun-note'], { input: 'y\n', tty: true, signal: stop.signal });
       const batch = await waitFor(
-        async () => (await p.redis.zrange(`${p.prefix}:rerun:batches`, 0, -1)).find((b) => !before.includes(b)),
+        async () => (await p.redis.zrange(`${p.prefix}:rerun:batches`, '0', '-1')).find((b) => !before.includes(b)),
         10_000,
         50,
       );
@@ -137,11 +145,12 @@ describe('switchyard rerun', () => {
     await expect(run([key, '--handler', 'rerun-note', '--set', 'data.body=42'])).rejects.toThrow(
       /the event would be not a valid event \(invalid_data\)/,
     );
-    const r = await run([key, '--handler', 'rerun-note', '--from-step', 'note', '--set', 'data.body=fixed text', '--detach']);
+    const r = await run([key, '--handler', 'rerun-note', '--from-step', 'note', '--set', 'data.body=fixed text']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
       new RegExp(`rerun r1-\\S+: rerun-note on ${key} from step "note", event edited \\(data.body\\), a new run of d/${key}/rerun-note`),
     );
+    expect(r.out).toContain(`completed\n  see it: switchyard trace ${key}`);
     const job = (await lowJobs()).find((j) => j.data.rerun?.fromStep === 'note');
     expect(job?.data).toMatchObject({
       key,
@@ -149,6 +158,9 @@ describe('switchyard rerun', () => {
       rerun: { of: `d/${key}/rerun-note`, fromStep: 'note' },
       event: { data: { body: 'fixed text' } },
     });
+    // The note step ran fresh on the edited event: a new note says so.
+    const notes = (await p.requests({ method: 'POST' })).filter((q) => q.status === 201 && !q.replay);
+    expect(notes.map((q) => (q.body as { body: string }).body)).toContain('seen: fixed text');
     expect(job?.data.rerun?.batch).toBeUndefined();
   });
 });

@@ -21,7 +21,7 @@ import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipelin
 import { deliver } from '../../support/service.js';
 import { waitFor } from '../../support/wait.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun-batch', import.meta.url));
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 
 describe('rerun batches', () => {
@@ -50,7 +50,7 @@ describe('rerun batches', () => {
     (await p.handlerQueues.low.getJobs(['completed', 'waiting', 'active', 'delayed', 'prioritized', 'failed'])) as Job<HandlerJobData>[];
 
   it('plans from the history: deliveries per event, the calls of their original runs, the time at the share', async () => {
-    const plan = await planRerun(deps, { handler: 'rerun-note', events: ['message.received'] });
+    const plan = await planRerun(deps, { handler: 'rerun-note', event: 'message.received' });
     expect(plan.items.map((i) => i.key).sort()).toEqual([...keys].sort());
     expect(plan.byEvent).toEqual([{ event: 'message.received', deliveries: 6, calls: 6 }]);
     expect(plan.calls).toBe(6);
@@ -59,13 +59,15 @@ describe('rerun batches', () => {
 
   it('refuses a handler not in the project or an event it does not handle, saying which', async () => {
     await expect(planRerun(deps, { handler: 'rerun-nte' })).rejects.toThrow(/no handler "rerun-nte".*did you mean "rerun-note"/);
-    await expect(planRerun(deps, { handler: 'rerun-note', events: ['lead.won'] })).rejects.toThrow(RerunSelectionError);
-    await expect(planRerun(deps, { handler: 'rerun-note', events: ['lead.won'] })).rejects.toThrow(
+    await expect(planRerun(deps, { handler: 'rerun-note', event: 'lead.won' })).rejects.toThrow(RerunSelectionError);
+    await expect(planRerun(deps, { handler: 'rerun-note', event: 'lead.won' })).rejects.toThrow(
       /does not handle lead.won; it is subscribed to message.received/,
     );
   });
 
   it('runs each delivery once more as a new run in handlers-low, fed by the worker, and ends the batch', async () => {
+    const writes = async () => (await p.requests({ method: 'POST' })).filter((r) => r.status === 201 && !r.replay);
+    expect(await writes()).toHaveLength(6);
     const started = await startRerun(deps, { handler: 'rerun-note' });
     expect(started.total).toBe(6);
     const done = await waitFor(
@@ -77,6 +79,10 @@ describe('rerun batches', () => {
       100,
     );
     expect(done).toMatchObject({ total: 6, fed: 6, done: 6, failed: 0, cancelled: 0, open: 0, handler: 'rerun-note' });
+    // New runs, not retries: each wrote its note again, with Idempotency-Keys of its own.
+    const all = await writes();
+    expect(all).toHaveLength(12);
+    expect(new Set(all.map((r) => r.idempotency_key)).size).toBe(12);
     const mine = (await rerunJobs()).filter((j) => j.data.rerun?.batch === started.batch);
     expect(mine.map((j) => j.data.key).sort()).toEqual([...keys].sort());
     for (const j of mine) {
