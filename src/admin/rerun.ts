@@ -53,23 +53,13 @@ export function mountRerunStart(app: Hono, basePath: string, history: HistorySou
   });
 }
 
-/** The page's selection as the engine's; its handler is the one run again. */
+/** The page's selection as the engine's (the same filters and query box); its handler is the one run again. */
 function toRerunSelection(sel: Selection): { selection: RerunSelection } | { problems: readonly string[] } {
   const problems = [...sel.problems];
-  if (!sel.filter.handler) problems.push('handler: choose the handler to run again');
-  if (sel.where.length > 0) problems.push('where: a rerun cannot select by content yet; clear the query box or use the CLI');
-  if (problems.length) return { problems };
-  const f = sel.filter;
-  return {
-    selection: {
-      handler: f.handler as string,
-      ...(f.event !== undefined ? { events: [f.event] } : {}),
-      ...(f.conversation !== undefined ? { conversation: f.conversation } : {}),
-      ...(f.contact !== undefined ? { contact: f.contact } : {}),
-      ...(f.outcome !== undefined ? { outcome: f.outcome } : {}),
-      ...(f.since !== undefined ? { since: f.since } : {}),
-    },
-  };
+  const { handler, ...filter } = sel.filter;
+  if (!handler) problems.push('handler: choose the handler to run again');
+  if (problems.length || !handler) return { problems };
+  return { selection: { ...filter, handler } };
 }
 
 function backLink(basePath: string, sel: Selection): string {

@@ -65,7 +65,7 @@ function listRow(s: RerunStatus, root: string): string {
 function stateText(s: RerunStatus): string {
   switch (s.state) {
     case 'running':
-      return s.etaMs === null ? 'running' : `running, about ${formatDuration(s.etaMs)} left`;
+      return s.etaMs === null || s.etaMs <= 0 ? 'running' : `running, about ${formatDuration(s.etaMs)} left`;
     case 'cancelling':
       return `cancelled${s.cancelledBy ? ` by ${s.cancelledBy}` : ''}; ${s.open} run${s.open === 1 ? '' : 's'} already started finishing`;
     case 'cancelled':

@@ -11,7 +11,7 @@ import { messageBody } from '../../support/events.js';
 import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipeline.js';
 import { deliver, waitFor } from '../../support/service.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun-batch', import.meta.url));
 const admin = { user: 'ops', password: 'pw-admin-where-41d0' };
 const auth = { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` };
 const keyOf = (body: string) => (JSON.parse(body) as { id: string }).id;

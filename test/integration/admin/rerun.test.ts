@@ -14,7 +14,7 @@ import { sandboxCall, startPipeline, type Pipeline } from '../../support/pipelin
 import { deliver } from '../../support/service.js';
 import { waitFor } from '../../support/wait.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun', import.meta.url));
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/rerun-batch', import.meta.url));
 const admin = { user: 'ops', password: 'pw-admin-rerun-7c2e' };
 const auth = { Authorization: `Basic ${Buffer.from(`${admin.user}:${admin.password}`).toString('base64')}` };
 const ORIGIN = 'http://switchyard.local';
