@@ -27,24 +27,38 @@ const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-where-'));
 
 interface Run {
   seconds: number;
+  /** CPU seconds of the CLI process (user + system) and of redis-server during the run. */
+  cliCpu: number;
+  redisCpu: number;
   rssMb: number;
   rows: number;
   scanned: number;
   withoutBody: number;
 }
 
-/** One CLI run, timed by /usr/bin/time: wall seconds and peak RSS (KB → MB), with what the --json output says. */
-function query(url: string, args: string[]): Run {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', 'node', BIN, 'deliveries', ...args, '--json'], {
+/** redis-server's CPU seconds so far (INFO cpu). */
+async function redisCpu(r: Redis): Promise<number> {
+  const info = await r.info('cpu');
+  const f = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return f('used_cpu_sys') + f('used_cpu_user');
+}
+
+/** One CLI run, timed by /usr/bin/time: wall seconds, CPU seconds and peak RSS (KB → MB), with what the --json output says. */
+async function query(r: Redis, url: string, args: string[]): Promise<Run> {
+  const before = await redisCpu(r);
+  const res = spawnSync('/usr/bin/time', ['-f', '%e %U %S %M', 'node', BIN, 'deliveries', ...args, '--json'], {
     env: { ...process.env, REDIS_URL: url, QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (r.status !== 0) throw new Error(`deliveries ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  const [seconds, kb] = (r.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-  const out = JSON.parse(r.stdout) as { deliveries: unknown[]; scanned: number; withoutBody: number };
+  const redis = Math.round(((await redisCpu(r)) - before) * 100) / 100;
+  if (res.status !== 0) throw new Error(`deliveries ${args.join(' ')} exited ${res.status}: ${res.stderr}`);
+  const [seconds, user, sys, kb] = (res.stderr.trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+  const out = JSON.parse(res.stdout) as { deliveries: unknown[]; scanned: number; withoutBody: number };
   return {
     seconds: seconds ?? NaN,
+    cliCpu: Math.round(((user ?? 0) + (sys ?? 0)) * 100) / 100,
+    redisCpu: redis,
     rssMb: Math.round((kb ?? 0) / 102.4) / 10,
     rows: out.deliveries.length,
     scanned: out.scanned,
@@ -80,7 +94,8 @@ async function main(): Promise<void> {
     };
     const results: Record<string, Run & { rounds: number[] }> = {};
     for (const [name, args] of Object.entries(cases)) {
-      const runs = Array.from({ length: ROUNDS }, () => query(redis.url, args));
+      const runs: Run[] = [];
+      for (let i = 0; i < ROUNDS; i++) runs.push(await query(r, redis.url, args));
       const m = runs.find((x) => x.seconds === median(runs.map((y) => y.seconds))) as Run;
       results[name] = { ...m, rssMb: Math.max(...runs.map((x) => x.rssMb)), rounds: runs.map((x) => x.seconds) };
       log(`${name}: ${JSON.stringify(results[name])}`);

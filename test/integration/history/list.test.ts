@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWheres } from '../../../src/events/where.js';
 import { historyKeys } from '../../../src/history/keys.js';
 import { findDeliveries, listDeliveries, type DeliveryFilter } from '../../../src/history/list.js';
+import type { AttemptOutcome } from '../../../src/history/record.js';
 import { HistoryWriter, type Receipt } from '../../../src/history/writer.js';
 import { eventBody, messageData, newEventId } from '../../support/events.js';
 import { memoryLogger } from '../../support/service.js';
@@ -52,7 +53,7 @@ describe('listing deliveries by content (real redis-server)', () => {
     at: number,
     event: string,
     data: object,
-    o: { writer?: HistoryWriter; conversation?: string; outcome?: string; key?: string } = {},
+    o: { writer?: HistoryWriter; conversation?: string; outcome?: AttemptOutcome; key?: string } = {},
   ): string {
     const key = o.key ?? newEventId();
     const raw = Buffer.from(eventBody(event, data, { id: key, createdMs: at }));
