@@ -18,7 +18,6 @@ import {
 } from '../rerun/index.js';
 import { intFlag, parseCommandArgs, str, strs, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
-import { cliConfig } from './connect.js';
 import { DELIVERY_FILTER_OPTIONS, deliveryFilterFlags } from './deliveries.js';
 import { HELP } from './rerun-help.js';
 import { rerunOne } from './rerun-one.js';
@@ -71,10 +70,10 @@ function selectionOf(values: ParsedArgs['values'], handler: string): RerunSelect
 
 /** Runs `fn` with the engine's deps: Redis, the project's handlers, the re-runs' budget. */
 async function withDeps(io: CliIo, fn: (deps: RerunDeps, config: Config) => Promise<ExitCode>): Promise<ExitCode> {
-  const config = cliConfig(io);
-  dropSecrets(process.env); // handler modules run their top-level code in this process
-  const { handlers } = await loadHandlerDir(config.handlersDir);
-  return withRedis(io, 'rerun', async (redis: RedisClient, prefix: string) => {
+  // Redis first: loading the handler modules drops Switchyard's secrets (REDIS_URL among them) from the environment.
+  return withRedis(io, 'rerun', async (redis: RedisClient, prefix: string, config: Config) => {
+    dropSecrets(process.env); // handler modules run their top-level code in this process
+    const { handlers } = await loadHandlerDir(config.handlersDir);
     const budget = { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) };
     const deps: RerunDeps = { redis, prefix, handlers: handlers.map((l) => l.handler), budget, by: `cli:${who()}` };
     try {

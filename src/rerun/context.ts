@@ -20,7 +20,8 @@ export interface FeedContext {
 }
 
 /**
- * The window of runs a batch keeps in the queue: twice the calls the re-runs may make per 10 s (so the
- * budget's window never waits for a run to be added), at least 8, at most 200.
+ * The window of runs a batch keeps in the queue: the calls the re-runs may make in 5 s (so the budget's
+ * window never waits for a run to be added; runs that make no call are fed as fast as they end), at least
+ * 16, at most 200. Small, so a cancel has little to remove and the low queue's slots stay free for others.
  */
-export const feedWindow = (callsPer10s: number): number => Math.min(200, Math.max(8, 2 * callsPer10s));
+export const feedWindow = (callsPer10s: number): number => Math.min(200, Math.max(16, Math.ceil(callsPer10s / 2)));

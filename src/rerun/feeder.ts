@@ -5,7 +5,7 @@ import { rerunKeys } from './keys.js';
 import { trackBatch } from './track.js';
 
 export interface FeederOptions {
-  /** How often it looks at the running batches (default 500 ms). */
+  /** How often it looks at the running batches (default 250 ms). */
   readonly everyMs?: number;
   /** How long a batch stays with one feeder without a renewal (default 10 s): a killed worker's batches move on after that. */
   readonly leaseMs?: number;
@@ -65,7 +65,7 @@ export function startRerunFeeder(ctx: FeedContext, opts: FeederOptions = {}): Re
       .finally(() => {
         current = null;
       });
-  }, opts.everyMs ?? 500);
+  }, opts.everyMs ?? 250);
   timer.unref();
   return {
     turn: () => (current ??= turn().finally(() => (current = null))),

@@ -141,7 +141,7 @@ describe('rerun batches', () => {
     } finally {
       await p.handlerQueues.low.resume();
     }
-    // The worker's feeder looks at the batch every 500 ms: it feeds a cancelled batch no more.
+    // The worker's feeder looks at the batch every 250 ms: it feeds a cancelled batch no more.
     await new Promise((r) => setTimeout(r, 1_200));
     expect((await rerunStatus(deps, batch)).fed).toBe(fedAtCancel);
   });
