@@ -41,6 +41,7 @@ export { decodeReached, defaultWaitId, encodeReached, waitIdsOf, type Reached } 
 export {
   CANCEL_ON_IDS,
   RunRefError,
+  cancelCommandFor,
   cancelParkedRuns,
   matchesRunFilter,
   orphanedRuns,

@@ -42,6 +42,7 @@ import {
 import { workerApiFactories } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';
+import { warnOrphanedRuns } from './orphaned-runs.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -165,8 +166,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     flow,
     durable: { records, waits, state, keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
   });
-  const wake = parkedRunWaker(queues.handlers);
-  const waitPorts = { waits, wake, log };
+  const waitPorts = { waits, wake: parkedRunWaker(queues.handlers), log };
   const stopSweeper = startWakeSweeper(waitPorts);
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
@@ -206,6 +206,12 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   });
   const reruns = rerunFeeder(config, commands, queues.handlers.low, set, log);
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
+  void warnOrphanedRuns(
+    commands,
+    prefix,
+    set.current().all.map((h) => h.id),
+    log,
+  );
 
   return {
     name: 'worker',

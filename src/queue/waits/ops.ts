@@ -130,6 +130,11 @@ export async function orphanedRuns(deps: Pick<ParkedRunDeps, 'redis' | 'prefix'>
   return (await new RunRecords(deps.redis, deps.prefix).parked()).filter((r) => !ids.has(r.handler));
 }
 
+/** The command that cancels every parked run of `handler` (start-up's warning, `switchyard doctor`, the admin page). */
+export function cancelCommandFor(handler: string): string {
+  return `switchyard waits cancel --handler ${handler} --yes`;
+}
+
 /** Cancels the runs given (or those the filter selects now), one after the other; what became of each. */
 export async function cancelParkedRuns(
   deps: ParkedRunDeps,
