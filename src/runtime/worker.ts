@@ -206,12 +206,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   });
   const reruns = rerunFeeder(config, commands, queues.handlers.low, set, log);
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  void warnOrphanedRuns(
-    commands,
-    prefix,
-    set.current().all.map((h) => h.id),
-    log,
-  );
+  const loaded = set.current().all.map((h) => h.id);
+  void warnOrphanedRuns(commands, prefix, loaded, log);
 
   return {
     name: 'worker',
