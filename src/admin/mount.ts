@@ -88,7 +88,11 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
     // Who acts, as the history and the batches record it: the one login the admin has (ADMIN_USER).
     const by = `admin:${opts.admin.user}`;
     mountDeliveries(app, basePath, opts.history, opts.rerun ? { deps: opts.rerun, by } : undefined);
-    mountWaits(app, basePath, opts.history, opts.waits ? { ops: opts.waits, actor: { who: opts.admin.user, via: 'admin' } } : undefined);
+    const actor = { who: opts.admin.user, via: 'admin' };
+    mountWaits(app, basePath, opts.history, {
+      ...(opts.waits ? { actions: { ops: opts.waits, actor } } : {}),
+      ...(opts.rerun ? { loaded: opts.rerun.handlers } : {}),
+    });
     mountReruns(app, basePath, opts.history, by);
   }
   app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));
