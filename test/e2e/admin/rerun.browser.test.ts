@@ -71,6 +71,7 @@ describe.skipIf(skip)('rerun from the deliveries page in headless chromium', () 
       const rows = page.locator('table.deliveries tbody tr');
       await expect.poll(() => rows.count()).toBe(2);
       expect(await page.locator('table.deliveries').innerText()).not.toContain(wrong);
+      await page.screenshot({ path: `${OUT}rerun-list.png`, fullPage: true });
 
       // The plan: nothing runs before the confirm.
       await page.locator('form.rerun select[name="handler"]').selectOption('rerun-note');
