@@ -16,14 +16,16 @@ import {
 } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { parseDuration, printable } from '../util/index.js';
-import { parseCommandArgs, str, type ParsedArgs } from './args.js';
+import { parseWheres, WhereError, type WhereQuery } from '../events/index.js';
+import { parseCommandArgs, str, strs, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type ExitCode } from './command.js';
 import { confirm } from './confirm.js';
 import { formatWaits, waitRows } from './waits-table.js';
 import { withRedis } from './with-redis.js';
 
 export const CANCEL_HELP = `Usage: switchyard waits cancel <run> [--handler ID] [--actor NAME] [--reason TEXT] [--json]
-       switchyard waits cancel [--handler ID] [--kind sleep|wait] [--due-within AGE] [--yes] [--actor NAME] [--reason TEXT] [--json]
+       switchyard waits cancel [--handler ID] [--kind sleep|wait] [--due-within AGE] [--where PATH OP VALUE]…
+                               [--yes] [--actor NAME] [--reason TEXT] [--json]
 
 Cancels parked runs: each is ended for good where it sleeps or waits (no
 further step of it runs, its job is removed, its waits and cancelOn entries
@@ -43,6 +45,10 @@ Options:
   --handler ID       the run of this handler (with <run>); this handler's runs (without)
   --kind KIND        sleep or wait (without <run>)
   --due-within AGE   runs due within AGE from now (without <run>)
+  --where PATH OP VALUE  runs whose own event matches (without <run>; repeatable, all must hold):
+                     data.conversation_id=38, 'data.body~refund' (contains), data.status!=open,
+                     paths as \`switchyard events\` lists them; read from the run's job, so no
+                     kept body is needed
   --yes              cancel the selected runs without asking
   --actor NAME       who cancels, as the history records it (default: the OS user)
   --reason TEXT      why, recorded beside it
@@ -51,6 +57,7 @@ Options:
 Examples:
   switchyard waits cancel evt_01HZX3 --handler sla-escalation --reason "bad deploy"
   switchyard waits cancel --handler old-follow-up --yes
+  switchyard waits cancel --handler sla-escalation --where data.conversation_id=38
 `;
 
 export const WAKE_HELP = `Usage: switchyard waits wake <run> [--handler ID] [--actor NAME] [--reason TEXT] [--json]
@@ -78,6 +85,7 @@ const OPTIONS = {
   handler: { type: 'string' },
   kind: { type: 'string' },
   'due-within': { type: 'string' },
+  where: { type: 'string', multiple: true },
   yes: { type: 'boolean' },
   actor: { type: 'string' },
   reason: { type: 'string' },
@@ -98,7 +106,7 @@ function actorOf(values: ParsedArgs['values'], env: CliIo['env']): RunActor {
   return { who, via: 'cli', ...(reason ? { reason } : {}) };
 }
 
-/** --handler, --kind and --due-within as a filter of parked runs (`waits`, `waits cancel`). */
+/** --handler, --kind, --due-within and --where as a filter of parked runs (`waits`, `waits cancel`). */
 export function runFilterFlags(values: ParsedArgs['values']): RunFilter {
   const kind = str(values, 'kind');
   if (kind !== undefined && !(kind in KINDS)) throw new UsageError(`--kind: expected sleep or wait, got "${kind}"`);
@@ -106,7 +114,16 @@ export function runFilterFlags(values: ParsedArgs['values']): RunFilter {
   const dueWithinMs = due === undefined ? undefined : parseDuration(due);
   if (dueWithinMs === null) throw new UsageError(`--due-within: expected a duration such as 30s, 15m, 2h or 3d, got "${due}"`);
   const handler = str(values, 'handler');
+  const where = strs(values, 'where');
+  let query: WhereQuery | undefined;
+  try {
+    query = where.length > 0 ? parseWheres(where) : undefined;
+  } catch (err) {
+    if (err instanceof WhereError) throw new UsageError(err.message);
+    throw err;
+  }
   return {
+    ...(query === undefined ? {} : { where: query }),
     ...(handler === undefined ? {} : { handler }),
     ...(kind === undefined ? {} : { kind: KINDS[kind as keyof typeof KINDS] }),
     ...(dueWithinMs === undefined ? {} : { dueWithinMs }),
@@ -168,11 +185,11 @@ export async function cancelCommand(argv: readonly string[], io: CliIo): Promise
   if (positionals.length > 1) throw new UsageError(`cancel takes one run, got ${positionals.length}: ${positionals.join(' ')}`);
   const [ref] = positionals;
   const filter = runFilterFlags(values);
-  if (ref !== undefined && (filter.kind !== undefined || filter.dueWithinMs !== undefined))
-    throw new UsageError('--kind and --due-within select runs: give them without <run>');
+  if (ref !== undefined && (filter.kind !== undefined || filter.dueWithinMs !== undefined || filter.where !== undefined))
+    throw new UsageError('--kind, --due-within and --where select runs: give them without <run>');
   if (ref === undefined && Object.keys(filter).length === 0)
     throw new UsageError(
-      'name a run (a delivery key or job id as `switchyard waits` shows it), or select runs with --handler, --kind or --due-within',
+      'name a run (a delivery key or job id as `switchyard waits` shows it), or select runs with --handler, --kind, --due-within or --where',
     );
   const actor = actorOf(values, io.env);
   return withRedis(io, 'waits cancel', async (redis, prefix, config) => {

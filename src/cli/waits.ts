@@ -1,14 +1,14 @@
-import { RunRecords } from '../queue/index.js';
+import { filterParkedRuns, openHandlerQueues, RunRecords } from '../queue/index.js';
 import { intFlag, parseCommandArgs, str } from './args.js';
 import { EXIT, type Command } from './command.js';
 import { cancelCommand, runFilterFlags, wakeCommand } from './waits-ops.js';
-import { formatWaits, selectWaits } from './waits-table.js';
+import { formatWaits, waitRows } from './waits-table.js';
 import { withRedis } from './with-redis.js';
 
 export { formatWaits, selectWaits, type WaitRow } from './waits-table.js';
 
-const WAITS_HELP = `Usage: switchyard waits [--handler ID] [--kind sleep|wait] [--due-within AGE] [--limit N] [--json]
-       switchyard waits cancel <run> | --handler ID [--kind …] [--due-within …] [--yes]
+const WAITS_HELP = `Usage: switchyard waits [--handler ID] [--kind sleep|wait] [--due-within AGE] [--where PATH OP VALUE]… [--limit N] [--json]
+       switchyard waits cancel <run> | --handler ID [--kind …] [--due-within …] [--where …] [--yes]
        switchyard waits wake <run>
 
 The handler runs parked now in a durable sleep (ctx.sleep, ctx.sleepUntil)
@@ -29,6 +29,8 @@ Options:
   --handler ID       only this handler's runs
   --kind KIND        sleep (ctx.sleep, ctx.sleepUntil) or wait (ctx.waitForEvent)
   --due-within AGE   only runs due within AGE from now (30s, 15m, 2h, 3d)
+  --where PATH OP VALUE  only runs whose own event matches (repeatable): data.conversation_id=38,
+                     'data.body~refund' (contains), data.status!=open (as \`deliveries --where\`)
   --limit N          at most N rows (default 50; --json lists them all unless given)
   --json             one JSON object: { now, total, waits: [...] } (due times in ms and ISO)
 
@@ -51,6 +53,7 @@ export const waitsCommand: Command = {
       handler: { type: 'string' },
       kind: { type: 'string' },
       'due-within': { type: 'string' },
+      where: { type: 'string', multiple: true },
       limit: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -63,7 +66,7 @@ export const waitsCommand: Command = {
     return withRedis(io, 'waits', async (redis, prefix) => {
       const now = Date.now();
       const all = await new RunRecords(redis, prefix).parked();
-      const rows = selectWaits(all, now, filter);
+      const rows = waitRows(await filterParkedRuns({ queues: openHandlerQueues(redis, prefix), now: () => now }, all, filter), now);
       if (values.json) {
         io.stdout.write(`${JSON.stringify({ now, total: all.length, waits: limit === undefined ? rows : rows.slice(0, limit) })}\n`);
       } else {

@@ -43,6 +43,7 @@ export {
   RunRefError,
   cancelCommandFor,
   cancelParkedRuns,
+  filterParkedRuns,
   matchesRunFilter,
   orphanedRuns,
   resolveParkedRun,

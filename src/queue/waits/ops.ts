@@ -1,4 +1,5 @@
 import { Job, type Queue } from 'bullmq';
+import { matchesWhere, type WhereQuery } from '../../events/index.js';
 import type { RedisClient } from '../../redis/index.js';
 import { PRIORITIES, sleep } from '../../util/index.js';
 import { BullFlowJobs } from '../flow-adapter.js';
@@ -65,6 +66,8 @@ export interface RunFilter {
   readonly kind?: ParkedRun['kind'];
   /** Due within this many ms from now. */
   readonly dueWithinMs?: number;
+  /** The run's own event (its job's data: no kept body needed) satisfies these conditions (`--where`, src/events/where.ts). */
+  readonly where?: WhereQuery;
 }
 
 export interface CancelResult {
@@ -95,7 +98,7 @@ const BUSY_POLL_MS = 100;
 /** How long the marker of a removed ordered run's place stays (a repeated fan-out of it adds nothing meanwhile). */
 const RELEASED_MARKER_MS = 7 * 86_400_000;
 
-/** Whether a parked run passes the filter. */
+/** Whether a parked run passes the filter's handler, kind and due time (its `where` is {@link filterParkedRuns}'). */
 export function matchesRunFilter(r: ParkedRun, f: RunFilter, now: number): boolean {
   return (
     (f.handler === undefined || r.handler === f.handler) &&
@@ -104,10 +107,51 @@ export function matchesRunFilter(r: ParkedRun, f: RunFilter, now: number): boole
   );
 }
 
-/** The parked runs that pass the filter, soonest due first. */
-export async function selectParkedRuns(deps: Pick<ParkedRunDeps, 'redis' | 'prefix' | 'now'>, f: RunFilter): Promise<ParkedRun[]> {
+/** Jobs read at once for `where`. */
+const WHERE_READS = 50;
+
+/**
+ * The runs that pass the filter, in their order. `where` reads each remaining run's event from its job (the
+ * handler queues); a run whose job is gone does not match.
+ */
+export async function filterParkedRuns(
+  deps: Pick<ParkedRunDeps, 'queues' | 'now'>,
+  runs: readonly ParkedRun[],
+  f: RunFilter,
+): Promise<ParkedRun[]> {
   const now = (deps.now ?? Date.now)();
-  return (await new RunRecords(deps.redis, deps.prefix).parked()).filter((r) => matchesRunFilter(r, f, now));
+  const passed = runs.filter((r) => matchesRunFilter(r, f, now));
+  const { where } = f;
+  if (!where) return passed;
+  const byName = queuesByName(deps.queues);
+  const out: ParkedRun[] = [];
+  for (let i = 0; i < passed.length; i += WHERE_READS) {
+    const chunk = passed.slice(i, i + WHERE_READS);
+    const jobs = await Promise.all(
+      chunk.map(async (r) => {
+        const q = byName.get(r.queue);
+        return q ? Job.fromId<HandlerJobData>(q, r.jobId) : undefined;
+      }),
+    );
+    chunk.forEach((r, j) => {
+      const event = jobs[j]?.data?.event;
+      if (event && matchesWhere(where, event.name, event.data)) out.push(r);
+    });
+  }
+  return out;
+}
+
+/** The parked runs that pass the filter, soonest due first. */
+export async function selectParkedRuns(
+  deps: Pick<ParkedRunDeps, 'redis' | 'prefix' | 'queues' | 'now'>,
+  f: RunFilter,
+): Promise<ParkedRun[]> {
+  return filterParkedRuns(deps, await new RunRecords(deps.redis, deps.prefix).parked(), f);
+}
+
+/** The handler queues by name. */
+function queuesByName(queues: HandlerQueues): Map<string, Queue> {
+  return new Map(PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p] as string, queues[p]]));
 }
 
 /**
@@ -185,7 +229,7 @@ class RunOps {
     this.records = new RunRecords(deps.redis, deps.prefix);
     this.lua = WAIT_SCRIPTS.on(deps.redis);
     this.now = deps.now ?? Date.now;
-    this.byName = new Map(PRIORITIES.map((p) => [HANDLER_QUEUE_BY_PRIORITY[p] as string, deps.queues[p]]));
+    this.byName = queuesByName(deps.queues);
     const base = `${deps.prefix}:wait:`;
     this.k = { state: `${base}state`, wake: `${base}wake`, on: `${base}on:`, due: parkedKey(deps.prefix) };
   }

@@ -76,14 +76,48 @@ describe('switchyard waits cancel | wake', () => {
     expect((await waits(['cancel', '--handler', 'nobody'])).out).toBe('No parked run matches: nothing to cancel.\n');
   });
 
+  it("--where selects by the run's own event (from its job): listed, then only those cancelled; a bad path says what to write", async () => {
+    const a = await park('conversation.opened');
+    const b = await park('conversation.opened');
+    const convOf = async (key: string) => {
+      const trace = await readTrace(p.redis, p.prefix, key);
+      return trace?.conversation as string;
+    };
+    const listed = await waits(['--where', `data.id=${await convOf(b)}`, '--json']);
+    expect((JSON.parse(listed.out) as { waits: { deliveryKey: string }[] }).waits.map((w) => w.deliveryKey)).toEqual([b]);
+    const done = await waits([
+      'cancel',
+      '--handler',
+      'ops-sleeper',
+      '--where',
+      `data.id=${await convOf(b)}`,
+      '--where',
+      'data.status=open',
+      '--yes',
+    ]);
+    expect(done.code).toBe(0);
+    expect(done.out).toMatch(
+      new RegExp(`^1 parked run matches:\n[^]*\ncancelled ops-sleeper in sleep nap, delivery ${b}\n1 of 1 run cancelled by `),
+    );
+    await expect(waits(['cancel', '--where', 'data.conversationid=5'])).rejects.toThrow(
+      /--where "data.conversationid=5": no event of the catalogue has a field "data.conversationid"; did you mean data.conversation_id/,
+    );
+    await expect(waits(['cancel', a, '--where', 'data.id=1'])).rejects.toThrow(
+      '--kind, --due-within and --where select runs: give them without <run>',
+    );
+    expect((await waits(['cancel', a])).code).toBe(0);
+  });
+
   it('one run: by delivery key or job id; the OS user is who did it, with the reason given', async () => {
     const key = await park('conversation.opened');
     const unknown = await waits(['cancel', 'evt_nope']);
     expect(unknown.code).toBe(1);
     expect(unknown.err).toMatch(/^no parked run is named "evt_nope": give the delivery key/);
     expect((await waits(['cancel', key, '--handler', 'ops-waiter'])).code).toBe(1);
-    await expect(waits(['cancel', key, '--kind', 'sleep'])).rejects.toThrow('--kind and --due-within select runs: give them without <run>');
-    await expect(waits(['cancel'])).rejects.toThrow(/name a run .* or select runs with --handler, --kind or --due-within/);
+    await expect(waits(['cancel', key, '--kind', 'sleep'])).rejects.toThrow(
+      '--kind, --due-within and --where select runs: give them without <run>',
+    );
+    await expect(waits(['cancel'])).rejects.toThrow(/name a run .* or select runs with --handler, --kind, --due-within or --where/);
     const done = await waits(['cancel', key, '--reason', 'stuck since 1.4.2']);
     expect(done.code).toBe(0);
     expect(done.out).toBe(`cancelled ops-sleeper in sleep nap, delivery ${key}\n1 of 1 run cancelled by ${userInfo().username}.\n`);
