@@ -1,4 +1,12 @@
-import { relative, type AttemptEntry, type CallRecord, type FanOutEntry, type StepRecord, type Trace } from '../history/index.js';
+import {
+  operatorLine,
+  relative,
+  type AttemptEntry,
+  type CallRecord,
+  type FanOutEntry,
+  type StepRecord,
+  type Trace,
+} from '../history/index.js';
 import { escapeHtml } from './page.js';
 
 /** The timeline of one delivery (`<base>/deliveries/<key>`): its facts, then receipt, fan-out, attempts with steps and calls. */
@@ -68,22 +76,6 @@ function fanoutHtml(e: FanOutEntry): string {
   return e.handlers.map((h) => `${escapeHtml(h.id)} (${escapeHtml(h.placement)}, ${escapeHtml(h.priority)})`).join(', ');
 }
 
-type OperatorEntry = Extract<Trace['entries'][number], { kind: 'operator' }>;
-
-/** An operator's cancel or wake of the delivery's parked run (the waits page, `switchyard waits`): what, who, why. */
-function operatorHtml(e: OperatorEntry): string {
-  const what = `${e.waitKind === 'sleep' ? 'sleep' : 'wait'} <code>${escapeHtml(e.wait)}</code>`;
-  const who = `by <strong>${escapeHtml(e.by)}</strong> (${escapeHtml(e.via)})${e.reason ? `: ${escapeHtml(e.reason)}` : ''}`;
-  if (e.action === 'cancel') return `<strong>${escapeHtml(e.handler)}</strong> cancelled in ${what} ${who}; no further step runs`;
-  const ends =
-    e.waitKind === 'sleep'
-      ? 'ends now'
-      : e.outcome === 'matched'
-        ? 'had an event already: it returns it'
-        : 'returns null now, as if it timed out';
-  return `<strong>${escapeHtml(e.handler)}</strong> woken in ${what} ${who}: it ${ends}`;
-}
-
 /** The page body of one delivery's timeline. */
 export function timelineHtml(t: Trace, root: string): string {
   const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
@@ -124,7 +116,7 @@ export function timelineHtml(t: Trace, root: string): string {
         items.push({ at: e.at, cls: 'body', html: `body (redacted):<pre>${escapeHtml(e.body)}</pre>` });
         break;
       case 'operator':
-        items.push({ at: e.at, cls: 'operator', html: operatorHtml(e) });
+        items.push({ at: e.at, cls: 'operator', html: escapeHtml(operatorLine(e)) });
         break;
     }
   }

@@ -98,7 +98,7 @@ describe('Cancel and Wake on /admin/waits', () => {
       wait: 'nap',
     });
     const timeline = await (await get(`/admin/deliveries/${encodeURIComponent(keys.opened as string)}`)).text();
-    expect(timeline).toContain('cancelled in sleep <code>nap</code> by <strong>ops</strong> (admin): customer left; no further step runs');
+    expect(timeline).toContain('admin-sleeper  cancelled in sleep nap by ops (admin): customer left; no further step runs');
     // Once more: it is not parked any more, and nothing is done.
     const again = await post('/admin/waits/cancel', { run: sleeper.scope });
     expect(again.status).toBe(404);
