@@ -76,6 +76,29 @@ function fanoutHtml(e: FanOutEntry): string {
   return e.handlers.map((h) => `${escapeHtml(h.id)} (${escapeHtml(h.placement)}, ${escapeHtml(h.priority)})`).join(', ');
 }
 
+/** A re-run's link to the run it re-ran, and an original's to each of its re-runs, with their batches. */
+function rerunFacts(t: Trace, root: string): [string, string][] {
+  const reruns = root.replace(/\/deliveries$/, '/reruns');
+  const link = (href: string, text: string) => `<a class="key" href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+  const batch = (b: string | null) => (b ? `batch ${link(`${reruns}/${encodeURIComponent(b)}`, b)}` : 'no batch');
+  const from = (s: string | null) => (s ? `, from step <code>${escapeHtml(s)}</code>` : '');
+  const out: [string, string][] = [];
+  const of = t.rerunOf;
+  if (of)
+    out.push([
+      'rerun of',
+      `${link(`${root}/${encodeURIComponent(of.key)}`, of.key)} (run <code>${escapeHtml(of.job)}</code>), ${batch(of.batch)}${from(of.fromStep)}`,
+    ]);
+  for (const r of t.reruns ?? []) {
+    const self = link(`${root}/${encodeURIComponent(r.ref)}`, r.id);
+    out.push([
+      'rerun',
+      `${self} of <strong>${escapeHtml(r.handler)}</strong> (${batch(r.batch)}${from(r.fromStep)}): ${stateBadge(r.outcome)}`,
+    ]);
+  }
+  return out;
+}
+
 /** The page body of one delivery's timeline. */
 export function timelineHtml(t: Trace, root: string): string {
   const t0 = t.receivedAt ? Date.parse(t.receivedAt) : (t.entries[0]?.at ?? 0);
@@ -95,6 +118,7 @@ export function timelineHtml(t: Trace, root: string): string {
   if (handlers.length) facts.push(['handlers', handlers.map(([h, s]) => `${escapeHtml(h)} ${stateBadge(s)}`).join(', ')]);
   if (t.state === 'invalid') facts.push(['state', `${stateBadge('invalid')} dead-lettered in the events queue without fan-out`]);
   if (t.expiresInMs !== null) facts.push(['kept', `${escapeHtml(Math.round(t.expiresInMs / 3_600_000))} h more (HISTORY_TTL)`]);
+  facts.push(...rerunFacts(t, root));
 
   const items: { at: number; cls: string; html: string }[] = [];
   if (t.receivedAt) items.push({ at: t0, cls: 'receipt', html: schedule ? 'tick' : 'received' });

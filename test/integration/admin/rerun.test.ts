@@ -111,6 +111,16 @@ describe('reruns from the admin', () => {
     expect(done).toContain('by admin:ops');
     expect(await notes()).toBe(before + 4);
     expect(await (await get('/admin/reruns')).text()).toContain(batch);
+    // Each original's timeline links its re-run and the batch; the re-run's links back.
+    const original = await (await get(`/admin/deliveries/${encodeURIComponent(keys[0] as string)}`)).text();
+    expect(original).toContain(`href="/admin/reruns/${encodeURIComponent(batch)}"`);
+    const ref = /<dt>rerun<\/dt><dd><a class="key" href="([^"]+)">/.exec(original)?.[1] as string;
+    expect(ref).toMatch(/^\/admin\/deliveries\/r%2F/);
+    const rerunPage = await get(ref.replace(/&#38;/g, '&'));
+    expect(rerunPage.status).toBe(200);
+    expect(await rerunPage.text()).toContain(
+      `<dt>rerun of</dt><dd><a class="key" href="/admin/deliveries/${encodeURIComponent(keys[0] as string)}">`,
+    );
   });
 
   it('cancels a running batch from its page: runs not started are dropped, the cancel is recorded as the admin', async () => {
