@@ -26,7 +26,9 @@ received (size, which secret verified it) and queued, which handlers fan-out
 placed it with, and each handler attempt — start, end, outcome, the error,
 the steps it ran or took from the store, and every API call (method, path,
 status, Idempotency-Key, replayed or not, duration, rate-limiter wait).
-Times are relative to receipt. No body is kept unless HISTORY_BODIES=true.
+Times are relative to receipt. No body is shown unless HISTORY_BODIES=true (a
+redacted copy); the exact body kept for \`deliveries --where\` and \`rerun\`
+(KEEP_BODIES) is never printed.
 A schedule's run for one tick has the same history: its tick, then each
 attempt with its steps and API calls.
 

@@ -1,9 +1,10 @@
-import { matchesWhere, parseEnvelope, type WhereQuery } from '../events/index.js';
+import { matchesWhere, parseEnvelope, type EventName, type WhereQuery } from '../events/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { KeptBodyError, readKeptBodies } from './bodies.js';
+import { KeptBodyError, unpackBody } from './bodies.js';
 import { historyKeys } from './keys.js';
 import { summaryOf, type DeliverySummary } from './read.js';
 import { indexPages } from './scan.js';
+import { HISTORY_SCRIPTS } from './scripts.js';
 
 /** Every criterion given must hold. */
 export interface DeliveryFilter {
@@ -69,8 +70,11 @@ function matches(s: DeliverySummary, f: DeliveryFilter): boolean {
   return true;
 }
 
-/** The summaries of one page of index members that pass the summary filters (an expired one is skipped: the index is trimmed later). */
-async function summaries(redis: RedisClient, prefix: string, members: readonly string[], f: DeliveryFilter): Promise<DeliverySummary[]> {
+/** The summary filters only the full summary can answer (a handler's state): read with HGETALL before the bodies. */
+const needsSummary = (f: DeliveryFilter): boolean => f.handler !== undefined || f.outcome !== undefined;
+
+/** The summaries of `members` (an expired one, whose index entry is trimmed later, left out), in order. */
+async function summaries(redis: RedisClient, prefix: string, members: readonly string[]): Promise<DeliverySummary[]> {
   const keys = historyKeys(prefix);
   const p = redis.pipeline();
   for (const m of members) p.hgetall(keys.summary(m));
@@ -78,55 +82,67 @@ async function summaries(redis: RedisClient, prefix: string, members: readonly s
   const out: DeliverySummary[] = [];
   members.forEach((m, i) => {
     const h = rows[i]?.[1] as Record<string, string> | undefined;
-    if (h && Object.keys(h).length > 0) {
-      const s = summaryOf(m, h);
-      if (matches(s, f)) out.push(s);
-    }
+    if (h && Object.keys(h).length > 0) out.push(summaryOf(m, h));
   });
   return out;
 }
 
-/** The kept bodies of `keys`, one round trip; an unreadable one is an error in its place. */
-async function bodiesOf(redis: RedisClient, prefix: string, keys: readonly string[]): Promise<(Buffer | null | KeptBodyError)[]> {
-  try {
-    return await readKeptBodies(redis, prefix, keys);
-  } catch (err) {
-    if (!(err instanceof KeptBodyError)) throw err;
-    // Rare (a body of another version's form): read them one by one to tell which.
-    return Promise.all(
-      keys.map((k) =>
-        readKeptBodies(redis, prefix, [k]).then(
-          ([b]) => b ?? null,
-          (e: unknown) => (e instanceof KeptBodyError ? e : Promise.reject(e)),
-        ),
-      ),
-    );
-  }
-}
+type BodiesCall = (keys: number, ...args: string[]) => Promise<(Buffer | number | null)[]>;
 
-/** Of `candidates`, those whose kept body satisfies `where`, counting in `stats` those without one. */
+/**
+ * Of `members`, the keys whose kept body satisfies `where` (and whose summary the event, conversation and contact
+ * filters), in order: one `keptBodies` script call sends only the bodies that can match (src/history/lua), so the
+ * client reads no summary and sends no command per delivery. Counts those without a body, or with an unreadable one.
+ */
 async function byContent(
   redis: RedisClient,
   prefix: string,
-  candidates: readonly DeliverySummary[],
-  where: WhereQuery,
+  members: readonly string[],
+  f: DeliveryFilter & { where: WhereQuery },
+  stats: ScanStats,
+): Promise<string[]> {
+  const keys = historyKeys(prefix);
+  HISTORY_SCRIPTS.on(redis);
+  const call = (redis as unknown as { keptBodiesBuffer: BodiesCall }).keptBodiesBuffer.bind(redis);
+  const events = f.event !== undefined ? (f.where.events.includes(f.event as EventName) ? [f.event] : []) : f.where.events;
+  if (events.length === 0) return [];
+  const args = [...members.flatMap((m) => [keys.summary(m), keys.body(m)]), f.conversation ?? '', f.contact ?? '', ...events];
+  const bodies = await call(members.length * 2, ...args);
+  return members.filter((key, i) => {
+    const body = bodies[i];
+    if (body === null || body === undefined) return false;
+    if (typeof body === 'number') {
+      stats.withoutBody++;
+      return false;
+    }
+    let raw: Buffer;
+    try {
+      raw = unpackBody(key, body);
+    } catch (err) {
+      if (!(err instanceof KeptBodyError)) throw err;
+      stats.unreadable++;
+      return false;
+    }
+    const env = parseEnvelope(raw);
+    return env.name !== null && matchesWhere(f.where, env.name, env.data);
+  });
+}
+
+/** One page's matches, in order: by the summary filters, then (with `where`) by content. */
+async function pageMatches(
+  redis: RedisClient,
+  prefix: string,
+  members: readonly string[],
+  f: DeliveryFilter,
   stats: ScanStats,
 ): Promise<DeliverySummary[]> {
-  const bodies = await bodiesOf(
-    redis,
-    prefix,
-    candidates.map((s) => s.key),
-  );
-  return candidates.filter((s, i) => {
-    const body = bodies[i];
-    if (body === null || body === undefined) stats.withoutBody++;
-    else if (body instanceof KeptBodyError) stats.unreadable++;
-    else {
-      const env = parseEnvelope(body);
-      return matchesWhere(where, env.name ?? s.event, env.data);
-    }
-    return false;
-  });
+  const where = f.where;
+  if (!where) return (await summaries(redis, prefix, members)).filter((s) => matches(s, f));
+  const candidates = needsSummary(f) ? (await summaries(redis, prefix, members)).filter((s) => matches(s, f)).map((s) => s.key) : members;
+  if (candidates.length === 0) return [];
+  const found = await byContent(redis, prefix, candidates, { ...f, where }, stats);
+  // The few that matched: their summaries for the listing (one that expired meanwhile is left out).
+  return found.length === 0 ? [] : summaries(redis, prefix, found);
 }
 
 /**
@@ -142,16 +158,20 @@ export async function* findDeliveries(
 ): AsyncGenerator<DeliverySummary> {
   const scanMax = f.scanMax ?? (f.where ? Number.POSITIVE_INFINITY : 20_000);
   const page = f.where ? 500 : 200;
+  // One page ahead: Redis reads the next page while this one is matched here (a rejection is handled when awaited).
+  let ahead: Promise<DeliverySummary[]> | undefined;
   for await (const members of indexPages(redis, historyKeys(prefix).index, f.since, page)) {
     stats.scanned += members.length;
-    const passed = await summaries(redis, prefix, members, f);
-    const found = f.where && passed.length > 0 ? await byContent(redis, prefix, passed, f.where, stats) : passed;
-    for (const s of found) yield s;
+    const next = pageMatches(redis, prefix, members, f, stats);
+    next.catch(() => undefined);
+    if (ahead) for (const s of await ahead) yield s;
+    ahead = next;
     if (stats.scanned >= scanMax) {
       stats.capped = true;
-      return;
+      break;
     }
   }
+  if (ahead) for (const s of await ahead) yield s;
 }
 
 /** Deliveries in the history matching the filter, newest first, at most `f.limit` (50); `more` when the scan stopped early. */

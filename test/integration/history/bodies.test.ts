@@ -74,7 +74,7 @@ describe('kept bodies (real redis-server)', () => {
     waitFor(async () => (await redis.exists(historyKeys(prefix).summary(key))) === 1 || null);
 
   it('keeps the exact bytes at fan-out, compressed, for HISTORY_TTL by default; the readers give them back in order', async () => {
-    const { prefix, fanOut } = observer({});
+    const { prefix, fanOut, lines } = observer({ LOG_LEVEL: 'debug' });
     const text = eventBody('message.received', messageData('message.received', 38, 'a refund, please — zoe@example.com, +44 20 7946 0958'));
     // Not UTF-8: kept as the bytes, not as text.
     const odd = Buffer.concat([Buffer.from(text), Buffer.from([0xff, 0xfe])]);
@@ -90,6 +90,8 @@ describe('kept bodies (real redis-server)', () => {
     const stored = await redis.getBuffer(historyKeys(prefix).body(a.key));
     expect(stored!.byteLength).toBeLessThan(Buffer.byteLength(text));
     expect(stored!.includes(Buffer.from('zoe@example.com'))).toBe(false);
+    // Never logged (the subscriber's logger is at debug).
+    expect(lines.join('')).not.toMatch(/zoe@example\.com|7946|refund/);
     const ttl = await redis.pttl(historyKeys(prefix).body(a.key));
     expect(ttl).toBeGreaterThan(6 * 86_400_000);
     expect(ttl).toBeLessThanOrEqual(7 * 86_400_000);

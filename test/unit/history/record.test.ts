@@ -89,12 +89,20 @@ describe('history records', () => {
 
 describe('history settings', () => {
   const base = { WEBHOOK_SECRETS: 's' };
-  it('defaults: on, kept 7 days, no bodies', () => {
-    expect(loadConfig(base).history).toEqual({ enabled: true, ttlMs: 7 * 86_400_000, bodies: false });
+  it('defaults: on, kept 7 days, no redacted bodies, the exact bodies kept as long as the history (KEEP_BODIES)', () => {
+    expect(loadConfig(base).history).toEqual({
+      enabled: true,
+      ttlMs: 7 * 86_400_000,
+      bodies: false,
+      keepBodiesMs: 7 * 86_400_000,
+      keepBodiesSet: false,
+    });
     expect(loadConfig({ ...base, HISTORY: 'off', HISTORY_TTL: '12h', HISTORY_BODIES: 'true' }).history).toEqual({
       enabled: false,
       ttlMs: 12 * 3_600_000,
       bodies: true,
+      keepBodiesMs: 12 * 3_600_000,
+      keepBodiesSet: false,
     });
   });
   it('bad values name the variable and what it expects', () => {
