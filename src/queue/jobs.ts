@@ -28,7 +28,10 @@ export interface HandlerJobData {
 /**
  * A re-run of one delivery by one handler (`switchyard rerun`): a new run, not a retry. Its Idempotency-Keys and
  * step results derive from `id`, not from the delivery key alone, so it can write again; its history is linked to
- * the original run's (`of`) and to its batch.
+ * the original run's (`of`) and to its batch. Its job id is {@link rerunJobId} (also how `trace` names it); its data
+ * is the original's delivery (key, handlerId, receivedAt, event, source): the worker runs it outside its key's
+ * order line and debounce burst (`order` and `debounce` are ignored) and without the maxAge and skipStale checks
+ * (src/worker/flow-checks.ts), and a re-run that has not parked yet should not carry `parked`.
  */
 export interface RerunRef {
   /** This re-run's id, unique per re-run of one delivery by one handler. */

@@ -1,4 +1,4 @@
-import type { StepStore } from '../worker/index.js';
+import type { CompletedStep, StepStore } from '../worker/index.js';
 
 /** One `ctx.step` of a run: its name, its stored result, and whether it came from the store (done by an earlier run) instead of running. */
 export interface StepRecord {
@@ -26,6 +26,29 @@ export function recordingSteps(store: StepStore): { store: StepStore; steps: Ste
         await store.set(scope, step, json);
         steps.push({ name: step, result: value(json), reused: false });
       },
+      ...(store.completed ? { completed: store.completed.bind(store) } : {}),
+      ...(store.kept ? { kept: store.kept.bind(store) } : {}),
     },
+  };
+}
+
+/**
+ * `store` with an original run (`scope`) that completed the steps of `previous` in order, returning its values,
+ * then `fromStep`: what a re-run from that step reads (testHandler's `fromStep` and `previous`). Nothing is written
+ * to `store` for it.
+ */
+export function previousSteps(store: StepStore, scope: string, fromStep: string, previous: Readonly<Record<string, unknown>>): StepStore {
+  const names = Object.keys(previous);
+  const order: CompletedStep[] = [...names, fromStep].map((name) => ({ name, completedAt: 0 }));
+  return {
+    get: async (s, step) => (s === scope && Object.hasOwn(previous, step) ? JSON.stringify({ v: previous[step] }) : store.get(s, step)),
+    set: (s, step, json) => store.set(s, step, json),
+    completed: async (s) => (s === scope ? order : ((await store.completed?.(s)) ?? [])),
+    kept: async (s, steps) =>
+      s === scope
+        ? steps.map((step) => Object.hasOwn(previous, step))
+        : store.kept
+          ? store.kept(s, steps)
+          : Promise.all(steps.map(async (step) => (await store.get(s, step)) !== null)),
   };
 }

@@ -3,6 +3,7 @@ import {
   type EventName,
   type WorkspaceEvent,
   changeKey,
+  jobIdFor,
   reconcileDeliveryKey,
   parseEnvelope,
 } from '../events/index.js';
@@ -13,7 +14,7 @@ import { DeliveryError, toEvent, type Delivery } from './delivery.js';
 import { deliveryOf, type HandlerInput } from './input.js';
 import { memoryLogger } from './memory-log.js';
 import { testSettings } from './given-settings.js';
-import { recordingSteps } from './steps.js';
+import { previousSteps, recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
 import { arrivals } from './workflow.js';
@@ -50,9 +51,11 @@ export async function testHandler<N extends EventName, S extends object>(
   };
   const { api, sandbox } = runTarget(options, () => (fixed === undefined ? Date.now() : now().getTime()) + advanced());
   const { log, lines } = memoryLogger(options.logLevel ?? 'info');
-  const { store, steps } = recordingSteps(options.steps ?? new MemoryStepStore());
   const { source, key } = runDelivery(event, delivery, options.source);
-  const job = inlineJob(handler, key, event, receivedAt);
+  const rerun = fromStepOf(handler.id, key, options);
+  const given = options.steps ?? new MemoryStepStore();
+  const { store, steps } = recordingSteps(rerun ? previousSteps(given, rerun.of, rerun.fromStep, options.previous ?? {}) : given);
+  const job = { ...inlineJob(handler, key, event, receivedAt), ...(rerun ? { rerun } : {}) };
   const { outcome, calls } = await runInline(wf.handler, source === 'webhook' ? job : { ...job, source }, {
     // A retryable failure on the handler's last allowed attempt is dead-lettered by the worker, so it is here too (the runner decides).
     api,
@@ -64,6 +67,10 @@ export async function testHandler<N extends EventName, S extends object>(
     attempts: handler.retry.attempts,
   });
   const record = wf.record();
+  if (rerun && outcome.ok && !steps.some((s) => s.name === rerun.fromStep)) {
+    const ran = steps.length ? steps.map((s) => `"${s.name}"`).join(', ') : 'none';
+    throw new TypeError(`testHandler: the run never reached step "${rerun.fromStep}" (fromStep); the steps it ran: ${ran}`);
+  }
   return {
     outcome: outcome.ok ? (record?.cancelled ? 'cancelled' : 'completed') : outcome.verdict.kind,
     error: outcome.ok ? undefined : outcome.error,
@@ -90,6 +97,32 @@ function checkOptions<S extends object>(handler: unknown, options: TestHandlerOp
     throw new TypeError(`testHandler: source must be one of ${SOURCES.join(', ')}, got ${JSON.stringify(options.source)}`);
   }
   return attempt;
+}
+
+/** `fromStep` and `previous`: the run as a re-run from that step (the original's results are `previous`); null without. */
+function fromStepOf<S extends object>(
+  handlerId: string,
+  key: string,
+  options: TestHandlerOptions<S>,
+): { id: string; of: string; fromStep: string } | null {
+  const { fromStep, previous } = options;
+  if (fromStep === undefined) {
+    if (previous !== undefined)
+      throw new TypeError('testHandler: previous is given without fromStep; it is what the steps before fromStep returned');
+    return null;
+  }
+  if (typeof fromStep !== 'string' || fromStep === '') {
+    throw new TypeError(`testHandler: fromStep must be a step name (a non-empty string), got ${JSON.stringify(fromStep)}`);
+  }
+  if (previous !== undefined && (typeof previous !== 'object' || previous === null || Array.isArray(previous))) {
+    throw new TypeError('testHandler: previous must be an object of step name → the result that step returned, e.g. { lookup: 38 }');
+  }
+  if (previous && Object.hasOwn(previous, fromStep)) {
+    throw new TypeError(
+      `testHandler: previous gives a result for "${fromStep}", the step the run starts from; it runs fresh, so leave it out`,
+    );
+  }
+  return { id: 'test', of: jobIdFor(key, handlerId), fromStep };
 }
 
 /** The delivery's event, refused (DeliveryError) when the handler does not subscribe to it. */

@@ -91,6 +91,14 @@ export interface TestHandlerOptions<Settings extends object = object> extends Te
   readonly events?: readonly TestEventInput[];
   /** `ctx.state`'s value for the run's key when the run starts (default none: `get()` gives null). */
   readonly state?: unknown;
+  /**
+   * Run as `switchyard rerun --from-step NAME` runs it: the steps named in `previous` return what `previous` gives
+   * (as the original run's results would), this step and what follows run fresh. The run's Idempotency-Keys and
+   * step results are a re-run's (its own, not the delivery's).
+   */
+  readonly fromStep?: string;
+  /** With `fromStep`: what each step before it returned in the original run, in the order they completed. */
+  readonly previous?: Readonly<Record<string, unknown>>;
 }
 
 /**

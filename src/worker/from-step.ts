@@ -50,8 +50,10 @@ export async function fromStepPlan(steps: StepStore, job: HandlerJobData): Promi
     throw new FromStepError(`${what}: the original run never completed step "${name}" (${ran}); nothing was run`);
   }
   const before = done.slice(0, at).map((s) => s.name);
-  const gone: string[] = [];
-  for (const s of before) if ((await steps.get(scope, s)) === null) gone.push(s);
+  const kept = steps.kept
+    ? await steps.kept(scope, before)
+    : await Promise.all(before.map(async (s) => (await steps.get(scope, s)) !== null));
+  const gone = before.filter((_, i) => !kept[i]);
   if (gone.length > 0) {
     throw new FromStepError(
       `${what}: the results of ${gone.map((s) => `"${s}"`).join(', ')} from the original run are gone (expired); nothing was run`,

@@ -19,6 +19,8 @@ export interface StepStore {
   set(scope: string, step: string, json: string): Promise<void>;
   /** The steps of `scope` that completed, first completed first; absent: the store does not keep the order. */
   completed?(scope: string): Promise<CompletedStep[]>;
+  /** Whether each step's result is kept (a check, not a read: a test kit's store does not note it as a step of the run). */
+  kept?(scope: string, steps: readonly string[]): Promise<boolean[]>;
 }
 
 /** How long step results are kept: past any retry horizon (DEDUPE_TTL) and as long as the history (HISTORY_TTL), plus a day. */
@@ -75,6 +77,13 @@ export class RedisStepStore implements StepStore {
   async completed(scope: string): Promise<CompletedStep[]> {
     return parseOrder(await this.redis.lrange(this.orderKey(scope), 0, -1));
   }
+
+  async kept(scope: string, steps: readonly string[]): Promise<boolean[]> {
+    if (steps.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const s of steps) p.exists(this.key(scope, s));
+    return ((await p.exec()) ?? []).map((r) => r[1] === 1);
+  }
 }
 
 /** A run's completed steps, in order, and whether each one's result is still kept. */
@@ -90,11 +99,11 @@ export interface KeptStep extends CompletedStep {
 export async function originalSteps(redis: RedisClient, prefix: string, jobId: string): Promise<KeptStep[]> {
   const store = new RedisStepStore(redis, prefix, 0);
   const steps = await store.completed(jobId);
-  if (steps.length === 0) return [];
-  const p = redis.pipeline();
-  for (const s of steps) p.exists(`${prefix}:step:${jobId}:${s.name}`);
-  const found = (await p.exec()) ?? [];
-  return steps.map((s, i) => ({ ...s, kept: found[i]?.[1] === 1 }));
+  const kept = await store.kept(
+    jobId,
+    steps.map((s) => s.name),
+  );
+  return steps.map((s, i) => ({ ...s, kept: kept[i] === true }));
 }
 
 /** In-process steps: `replay --inline` and tests that need no Redis. */
@@ -114,5 +123,9 @@ export class MemoryStepStore implements StepStore {
 
   async completed(scope: string): Promise<CompletedStep[]> {
     return [...(this.order.get(scope) ?? [])];
+  }
+
+  async kept(scope: string, steps: readonly string[]): Promise<boolean[]> {
+    return steps.map((s) => this.entries.has(`${scope}\u0000${s}`));
   }
 }

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../../redis/index.js';
 import { parseJobId } from '../../events/index.js';
 import { decodeReached } from './reached.js';
+import { parseRerunJobId } from '../jobs.js';
 
 /**
  * What a run that sleeps or waits remembers between its attempts, in Redis:
@@ -66,7 +67,8 @@ function parkedRun(scope: string, dueAt: number, p: string | null, reached: stri
   if (p === null || reached === null) return null;
   const [queue, name, jobId] = JSON.parse(p) as [string, string, string?];
   const t = decodeReached(reached, scope, name);
-  const of = parseJobId(scope);
+  // A delivery's run (`d/<key>/<handler>`) or a re-run's (`r/<key>/<handler>/<rerun id>`).
+  const of = parseJobId(scope) ?? parseRerunJobId(scope);
   const key = t.own ?? t.key;
   return {
     scope,

@@ -7,6 +7,7 @@ import { deliver, waitFor } from '../../support/service.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { OrderGate, orderKeys } from '../../../src/queue/order.js';
 import { rerunJobId, type HandlerJobData, type RerunRef } from '../../../src/queue/jobs.js';
+import { RunRecords } from '../../../src/queue/waits/runs.js';
 
 /**
  * Re-runs (`switchyard rerun`, issue 34) as the worker runs them: handler jobs whose data carries `rerun`, added
@@ -147,6 +148,21 @@ describe('a re-run is a new run of a delivery, not a retry', () => {
     // The line is over, and the re-run left nothing in its bookkeeping (no marker of a run of the line).
     expect(await p.redis.exists(orderKeys(p.prefix, 'in-line', `conversation:${line}`).done(reId))).toBe(0);
     expect(await new OrderGate(p.redis, p.prefix, { doneTtlMs: 60_000 }).backlog('in-line')).toEqual({ keys: 0, pending: 0, longest: 0 });
+  });
+
+  it('a re-run of a parked run parks beside it with a record of its own, not in its place', async () => {
+    const key = await send(p, conversationBody('conversation.closed', 5_501, 'nap'));
+    const original = await waitFor(async () => {
+      const job = await p.handlers.getJob(jobIdFor(key, 'napper'));
+      return (await job?.isDelayed()) ? job : undefined;
+    });
+    const reId = await rerun(p, original, { id: 'nap' });
+    await waitFor(async () => (await p.handlers.getJob(reId))?.isDelayed());
+    const parked = (await new RunRecords(p.redis, p.prefix).parked()).filter((r) => r.name === 'nap');
+    expect(parked.map((r) => [r.scope, r.jobId, r.handler, r.deliveryKey]).sort()).toEqual([
+      [jobIdFor(key, 'napper'), jobIdFor(key, 'napper'), 'napper', key],
+      [reId, reId, 'napper', key],
+    ]);
   });
 
   it("does not take a live debounce burst: it runs its own delivery's event alone, and the live burst runs as before", async () => {

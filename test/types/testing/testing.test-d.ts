@@ -127,4 +127,15 @@ describe('switchyard/testing types', () => {
     expectTypeOf<TestWait['event']>().toEqualTypeOf<WorkspaceEvent | undefined>();
     expectTypeOf<TestScheduleOptions>().not.toHaveProperty('events');
   });
+
+  test('a re-run from a step: fromStep names the step, previous what the steps before it returned', () => {
+    void testHandler(awayReply, 'message.received', { fromStep: 'reply', previous: { lookup: { id: 38 }, count: 2 } });
+    // @ts-expect-error fromStep is a step name
+    void testHandler(awayReply, 'message.received', { fromStep: 2 });
+    // @ts-expect-error previous maps step names to results, not a list
+    void testHandler(awayReply, 'message.received', { fromStep: 'reply', previous: [1, 2] });
+    expectTypeOf<TestHandlerOptions['fromStep']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<TestHandlerOptions['previous']>().toEqualTypeOf<Readonly<Record<string, unknown>> | undefined>();
+    expectTypeOf<TestScheduleOptions>().not.toHaveProperty('fromStep');
+  });
 });
