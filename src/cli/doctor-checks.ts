@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { type ApiClient, ApiError } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import { type Handler, HandlerSettingsError, type Schedule, parseSettings } from '../handler/index.js';
-import { redisWarnings, closeRedis, createRedisConnection } from '../redis/index.js';
+import { cancelCommandFor, orphanedRuns, RunRecords } from '../queue/index.js';
+import { redisWarnings, closeRedis, createRedisConnection, type RedisClient } from '../redis/index.js';
 
 /** One line of the doctor's report. */
 export interface Check {
@@ -11,6 +12,18 @@ export interface Check {
   readonly detail: string;
   /** What to do about a warn or fail. */
   readonly fix?: string;
+}
+
+/** Resolves once the connection is ready, or fails after 3 s. */
+function ready(redis: RedisClient): Promise<void> {
+  return new Promise<void>((res, rej) => {
+    if (redis.status === 'ready') return res();
+    const t = setTimeout(() => rej(new Error('no answer within 3 s')), 3_000);
+    redis.once('ready', () => {
+      clearTimeout(t);
+      res();
+    });
+  });
 }
 
 /** Redis: reachable, version (BullMQ needs ≥ 5), eviction off, persistence on. */
@@ -37,14 +50,7 @@ export async function checkRedis(config: Config, which: (bin: string) => string 
   const redis = createRedisConnection(config.redisUrl, 'producer', 'switchyard-doctor');
   redis.on('error', () => undefined);
   try {
-    await new Promise<void>((res, rej) => {
-      if (redis.status === 'ready') return res();
-      const t = setTimeout(() => rej(new Error('no answer within 3 s')), 3_000);
-      redis.once('ready', () => {
-        clearTimeout(t);
-        res();
-      });
-    });
+    await ready(redis);
     const info = await redis.info('server');
     const version = /redis_version:([\d.]+)/.exec(info)?.[1] ?? 'unknown';
     const major = Number(version.split('.')[0]);
@@ -67,6 +73,40 @@ export async function checkRedis(config: Config, which: (bin: string) => string 
         fix: 'check REDIS_URL, network and credentials',
       },
     ];
+  } finally {
+    await closeRedis(redis);
+  }
+}
+
+/**
+ * Parked runs (REDIS_URL set and reachable): those of a handler that no module of HANDLERS_DIR defines any more
+ * (`defined`: every handler id of the directory, whatever HANDLERS narrows) are warned about, one line per
+ * handler, with the command that cancels them: nothing will run them. Nothing is said without REDIS_URL or
+ * when Redis does not answer (the redis check says so).
+ */
+export async function checkParkedRuns(config: Config, defined: readonly string[]): Promise<Check[]> {
+  if (!config.redisUrl) return [];
+  const redis = createRedisConnection(config.redisUrl, 'producer', 'switchyard-doctor');
+  redis.on('error', () => undefined);
+  try {
+    await ready(redis);
+    const source = { redis, prefix: config.queuePrefix };
+    const [parked, orphans] = await Promise.all([new RunRecords(redis, config.queuePrefix).count(), orphanedRuns(source, defined)]);
+    if (orphans.length === 0) {
+      return [{ name: 'parked runs', status: 'ok', detail: `${parked} parked in a sleep or wait, each of a handler HANDLERS_DIR defines` }];
+    }
+    const counts = new Map<string, number>();
+    for (const r of orphans) counts.set(r.handler, (counts.get(r.handler) ?? 0) + 1);
+    return [...counts].map(([handler, n]) => ({
+      name: `parked runs of ${handler}`,
+      status: 'warn',
+      detail:
+        `${n} run${n === 1 ? ' is' : 's are'} parked for handler "${handler}", which no module in ${config.handlersDir} defines ` +
+        `(removed or renamed): nothing will run ${n === 1 ? 'it' : 'them'}`,
+      fix: `cancel ${n === 1 ? 'it' : 'them'}: ${cancelCommandFor(handler)} (\`switchyard waits --handler ${handler}\` lists ${n === 1 ? 'it' : 'them'})`,
+    }));
+  } catch {
+    return [];
   } finally {
     await closeRedis(redis);
   }

@@ -1,8 +1,8 @@
 import { configuredApiClients } from '../clients/index.js';
 import { printableLines } from '../util/index.js';
 import { ConfigError, loadConfig } from '../config/index.js';
-import { checkApi, checkRedis, checkSettings, type Check } from './doctor-checks.js';
-import { type Handler, type Schedule, dropSecrets, handlerEnv, loadHandlerDir } from '../handler/index.js';
+import { checkApi, checkParkedRuns, checkRedis, checkSettings, type Check } from './doctor-checks.js';
+import { type Handler, type Schedule, dropSecrets, handlerEnv, loadHandlerDir, selectHandlers } from '../handler/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
 
@@ -15,9 +15,10 @@ export const doctorCommand: Command = {
 
 Checks the configuration, the settings of the loaded handlers and schedules
 (parsed from the environment as the worker will), Redis (version, eviction
-policy, persistence), the API token (GET /me) and whether its abilities cover
-what the loaded handlers and schedules declare, and prints what to fix. Exits
-1 when any check fails.
+policy, persistence), runs parked for a handler no module defines any more
+(with the command that cancels them), the API token (GET /me) and whether its
+abilities cover what the loaded handlers and schedules declare, and prints
+what to fix. Exits 1 when any check fails.
 
 Example:
   REDIS_URL=redis://127.0.0.1:6379 WORKSPACE_API_URL=http://127.0.0.1:4010/api/v1 \\
@@ -45,10 +46,15 @@ Example:
     if (config) {
       let handlers: Handler[] = [];
       let schedules: Schedule[] = [];
+      // Every handler the directory defines (HANDLERS narrows what one process runs, not what exists).
+      let defined: string[] | undefined;
       try {
         dropSecrets(process.env); // handler modules run their top-level code in this process
-        const dir = await loadHandlerDir(config.handlersDir, config.handlers);
-        handlers = dir.handlers.map((l) => l.handler);
+        const dir = await loadHandlerDir(config.handlersDir);
+        defined = dir.handlers.map((l) => l.handler.id);
+        handlers = (config.handlers ? selectHandlers(dir.handlers, config.handlers, config.handlersDir) : dir.handlers).map(
+          (l) => l.handler,
+        );
         schedules = dir.schedules.map((l) => l.schedule);
         checks.push({
           name: 'handlers',
@@ -65,6 +71,7 @@ Example:
         checks.push({ name: 'handlers', status: 'fail', detail: (err as Error).message });
       }
       checks.push(...(await checkRedis(config)));
+      if (defined) checks.push(...(await checkParkedRuns(config, defined)));
       // A URL the client refuses (plain http to another host) is a failed check of the list, not an abort.
       let api;
       let refused: string | undefined;

@@ -40,6 +40,12 @@ function noUnknownKeys(
   if (problem !== null) fail(problem);
 }
 
+/**
+ * The most `cancelOn` entries a handler declares: a run's entries are `<scope>:c:0` … in the wait store, and
+ * cancelling a parked run forgets that many (src/queue/waits/ops.ts CANCEL_ON_IDS, the same number).
+ */
+export const MAX_CANCEL_ON = 64;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -58,6 +64,7 @@ export function workflowPolicy(
   const { cancelOn = [], state, waitsFor = [] } = def;
   const own = on.map((event) => ({ event, role: 'in "on"' }));
   if (!Array.isArray(cancelOn)) fail(`"cancelOn" must be an array of { event, match }, got ${show(cancelOn)}`);
+  if (cancelOn.length > MAX_CANCEL_ON) fail(`"cancelOn" has ${cancelOn.length} entries; a handler may declare at most ${MAX_CANCEL_ON}`);
   const entries = (cancelOn as unknown[]).map((entry, i) => {
     const name = `cancelOn[${i}]`;
     if (!isRecord(entry)) return fail(`"${name}" must be an object { event, match }, got ${show(entry)}`);

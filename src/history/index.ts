@@ -5,4 +5,5 @@ export { duplicateHistory, historyObserver } from './observe.js';
 export { PENDING_STATES, findDeliveries, listDeliveries, type DeliveryFilter, type DeliveryListing, type ScanStats } from './list.js';
 export { readTrace, type DeliverySummary, type Trace } from './read.js';
 export type { AttemptEntry, CallRecord, FanOutEntry, StepRecord } from './record.js';
-export { formatDeliveries, formatTrace, relative } from './timeline.js';
+export { formatDeliveries, formatTrace, operatorLine, relative } from './timeline.js';
+export { runNoteWriter } from './operator.js';

@@ -1,4 +1,5 @@
 import type { ApiCallFacts, WaitEvent } from '../lifecycle/index.js';
+import type { RunNote } from '../queue/index.js';
 import { redactText } from '../log/index.js';
 
 /**
@@ -8,7 +9,12 @@ import { redactText } from '../log/index.js';
  * are masked as the log masks them, and no body is kept unless
  * HISTORY_BODIES=true (then redacted as captures are).
  */
-export type HistoryEntry = FanOutEntry | InvalidEntry | AttemptEntry | BodyEntry;
+export type HistoryEntry = FanOutEntry | InvalidEntry | AttemptEntry | BodyEntry | OperatorEntry;
+
+/** An operator cancelled or woke the delivery's parked run (`switchyard waits cancel|wake`, the admin's waits page): who, why. */
+export interface OperatorEntry extends RunNote {
+  readonly kind: 'operator';
+}
 
 /** The events worker placed one run per subscribed handler. */
 export interface FanOutEntry {

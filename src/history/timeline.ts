@@ -1,6 +1,6 @@
 import { printable as p, printableLines } from '../util/index.js';
 import type { DeliverySummary, Trace } from './read.js';
-import type { AttemptEntry, CallRecord, FanOutEntry, StepRecord, WaitRecord } from './record.js';
+import type { AttemptEntry, CallRecord, FanOutEntry, OperatorEntry, StepRecord, WaitRecord } from './record.js';
 import type { RerunLink, RerunOf } from './rerun-link.js';
 
 /** `+12 ms`, `+3.4 s`, `+5m 02s`, `+2h 10m` after `t0`. */
@@ -55,6 +55,15 @@ export function waitLine(w: WaitRecord): string {
     case 'cancelled':
       return `cancelled by ${p(w.eventKey ?? '?')}${w.event ? ` (${p(w.event)}, cancelOn)` : ''}: no further step ran`;
   }
+}
+
+/** An operator's cancel or wake of the parked run (`switchyard trace`). */
+export function operatorLine(e: OperatorEntry): string {
+  const what = `${e.waitKind === 'sleep' ? 'sleep' : 'wait'} ${p(e.wait)}`;
+  const who = `by ${p(e.by)} (${p(e.via)})${e.reason ? `: ${p(e.reason)}` : ''}`;
+  if (e.action === 'cancel') return `${p(e.handler)}  cancelled in ${what} ${who}; no further step runs`;
+  const ends = e.waitKind === 'sleep' ? 'ends now' : 'returns null now, as if it timed out';
+  return `${p(e.handler)}  woken in ${what} ${who}: it ${ends}`;
 }
 
 function stepSource(source: StepRecord['source']): string {
@@ -144,6 +153,9 @@ export function formatTrace(t: Trace): string {
       }
       case 'body':
         lines.push(`  ${at(e.at)} body (redacted):`, ...printableLines(e.body).map((l) => `               ${l}`));
+        break;
+      case 'operator':
+        lines.push(`  ${at(e.at)} ${operatorLine(e)}`);
         break;
     }
   }

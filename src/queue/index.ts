@@ -37,7 +37,26 @@ export { orderMember, type QueuedJob } from './order.js';
 export { pauseHandlers, pauseState, resumeHandlers, tokenHash } from './pause.js';
 export { handlerQueueList, openHandlerQueues, type HandlerQueues } from './queues.js';
 export { HandlerStateStore, type StateValue } from './state/state-store.js';
-export { decodeReached, defaultWaitId, encodeReached, type Reached } from './waits/reached.js';
+export { decodeReached, defaultWaitId, encodeReached, waitIdsOf, type Reached } from './waits/reached.js';
+export {
+  CANCEL_ON_IDS,
+  RunRefError,
+  cancelCommandFor,
+  cancelParkedRuns,
+  filterParkedRuns,
+  matchesRunFilter,
+  orphanedRuns,
+  resolveParkedRun,
+  selectParkedRuns,
+  wakeParkedRun,
+  type CancelResult,
+  type ParkedRunDeps,
+  type RunActor,
+  type RunFilter,
+  type RunNote,
+  type RunNoteSink,
+  type WakeResult,
+} from './waits/ops.js';
 export { RunRecords, type ParkedRun } from './waits/runs.js';
 export { WaitStore, type WaitState, type WokenRun } from './waits/wait-store.js';
 export { WorldMark, fixedWorld, markWorld, newWorldName, readWorld, worldAt, type WorldSource } from './world.js';

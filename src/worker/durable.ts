@@ -38,6 +38,7 @@ import {
   defaultWaitId,
   encodeReached,
   type Reached,
+  waitIdsOf,
 } from '../queue/index.js';
 import { addBusinessTime } from '../recipes/index.js';
 import { runScope } from './derived-keys.js';
@@ -145,11 +146,7 @@ export class DurableRun {
     this.scope = runScope(data, handler.id);
     this.now = deps.now ?? Date.now;
     // Every wait id the run registered (a function-matched wait one per candidate passed over): forgotten when it ends.
-    for (const [f, v] of loaded) {
-      if (!f.startsWith('t:')) continue;
-      const r = decodeReached(v, this.scope, f.slice(2));
-      if (r.id) for (let n = 0; n <= (r.n ?? 0); n++) this.waitIds.add(n === 0 ? r.id : `${r.id}:${n}`);
-    }
+    for (const id of waitIdsOf(this.scope, loaded)) this.waitIds.add(id);
   }
 
   private field(name: string): string | undefined {
@@ -399,6 +396,11 @@ export class DurableRun {
       };
     }
     return null;
+  }
+
+  /** Who cancelled the run while it was parked (`x` in its record: src/queue/waits/ops.ts), or null. */
+  cancelledBy(): string | null {
+    return this.loaded.get('x') ?? null;
   }
 
   /** Remembers when the run was first held past the due time of `name` (saved with the record). */

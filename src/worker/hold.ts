@@ -66,10 +66,22 @@ export function holdStep(heldMs: number): number {
 
 /**
  * What a resumed run does before its handler runs again: cancelled (a cancelOn
- * entry was answered), held (see above), or run. `cancels`: the wait ids of its
+ * entry was answered, or an operator cancelled it), held (see above), or run. `cancels`: the wait ids of its
  * cancelOn entries.
  */
-export async function checkDue(run: Pick<DurableRun, 'parkedIn'>, cancels: readonly string[], deps: DueFenceDeps): Promise<DueCheck> {
+export async function checkDue(
+  run: Pick<DurableRun, 'parkedIn'> & Partial<Pick<DurableRun, 'cancelledBy'>>,
+  cancels: readonly string[],
+  deps: DueFenceDeps,
+): Promise<DueCheck> {
+  // Cancelled by an operator while parked (`switchyard waits cancel`), and taken by this worker before its job was removed.
+  const by = run.cancelledBy?.() ?? null;
+  if (by !== null) {
+    return {
+      kind: 'cancelled',
+      hit: { status: 'cancelled', key: '', event: '', run: '', match: { deliveryKey: by, receivedAt: deps.now, body: '' } },
+    };
+  }
   const parkedIn = run.parkedIn();
   const answerable = parkedIn !== null && parkedIn.dueAt <= deps.now && (parkedIn.waitId !== undefined || cancels.length > 0);
   // The set is read before the waits' states: a delivery gone from it was fanned out, and fan-out answers the

@@ -28,6 +28,20 @@ export interface Reached {
 /** The WaitStore id of a run's wait `name` unless its record says otherwise. */
 export const defaultWaitId = (scope: string, name: string): string => `${scope}:w:${name}`;
 
+/**
+ * Every WaitStore id a run registered, from its record's fields (`t:<name>`): a wait's id, and for a wait
+ * matched by a function or a keyed `where` one more per candidate passed over (`<id>:<n>`).
+ */
+export function waitIdsOf(scope: string, fields: ReadonlyMap<string, string>): string[] {
+  const ids: string[] = [];
+  for (const [f, v] of fields) {
+    if (!f.startsWith('t:')) continue;
+    const r = decodeReached(v, scope, f.slice(2));
+    if (r.id) for (let n = 0; n <= (r.n ?? 0); n++) ids.push(n === 0 ? r.id : `${r.id}:${n}`);
+  }
+  return ids;
+}
+
 const b36 = (n: number) => Math.round(n).toString(36);
 
 export function encodeReached(r: Reached, scope: string, name: string): string {

@@ -21,6 +21,9 @@ import { parseRerunJobId } from '../jobs.js';
  *             src/worker/hold.ts: the hold's cap counts from there)
  *   p         while the run is parked: `[queue, name]` (`[queue, name, job id]`
  *             when its job id is not its scope)
+ *   x         the run was cancelled by an operator while parked (`switchyard
+ *             waits cancel`, the admin's waits page: ./ops.ts): who; a worker
+ *             that takes its job after that ends it cancelled before any step
  *
  * The hash lives as long as the run can still wait plus the dedupe window, and
  * survives a dead letter, so `dlq retry` does not wait again for what the run
@@ -124,6 +127,14 @@ export class RunRecords {
       ops.push(this.redis.hdel(k, 'p'));
     }
     await Promise.all(ops);
+  }
+
+  /** The run of `scope` if it is parked now (null when it is not, or its record is gone). */
+  async one(scope: string): Promise<ParkedRun | null> {
+    const [dueAt, p] = await Promise.all([this.redis.zscore(this.parkedKey, scope), this.redis.hget(this.key(scope), 'p')]);
+    if (dueAt === null || p === null) return null;
+    const name = (JSON.parse(p) as string[])[1] as string;
+    return parkedRun(scope, Number(dueAt), p, await this.redis.hget(this.key(scope), `t:${name}`));
   }
 
   /** How many runs are parked now. */

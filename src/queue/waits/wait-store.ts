@@ -23,7 +23,13 @@ import { runFanOutCheck, type AnsweredWait, type ScriptPart } from '../scripts.j
  * promotes at that time ({@link WaitStore.settle}).
  */
 
-export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), ['waitRegister', 'waitSettle', 'waitForget']);
+export const WAIT_SCRIPTS = new LuaScripts(new URL('./lua/', import.meta.url), [
+  'waitRegister',
+  'waitSettle',
+  'waitForget',
+  'runCancel',
+  'runWake',
+]);
 const SCRIPTS = WAIT_SCRIPTS;
 
 /** `cancelled`: a run's cancelOn entry that a matching event answered. */

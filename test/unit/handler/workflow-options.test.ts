@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { defineLoose, definitionError } from '../../support/definitions.js';
-import { DEFAULT_STATE_TTL_MS } from '../../../src/handler/workflow-policy.js';
+import { DEFAULT_STATE_TTL_MS, MAX_CANCEL_ON } from '../../../src/handler/workflow-policy.js';
+import { CANCEL_ON_IDS } from '../../../src/queue/waits/ops.js';
 
 /** `cancelOn`, `state` and `waitsFor` of a handler definition: normalized into `handler.workflow`, or refused naming the handler and the option. */
 const base = { id: 'sla', on: ['message.received'], handle() {} };
@@ -9,6 +10,13 @@ describe('workflow options of a handler definition', () => {
   test('defaults: no cancelOn, no state; orderBy gives the state its key', () => {
     expect(defineLoose(base).workflow).toEqual({ cancelOn: [], state: null, waitsFor: [] });
     expect(defineLoose({ ...base, orderBy: 'conversation' }).workflow.state).toEqual({ key: 'conversation', ttlMs: DEFAULT_STATE_TTL_MS });
+  });
+
+  test('at most 64 cancelOn entries: as many as cancelling a parked run forgets (src/queue/waits/ops.ts)', () => {
+    const entries = (n: number) => Array.from({ length: n }, () => ({ event: 'conversation.closed', match: 'conversation' }));
+    expect(defineLoose({ ...base, cancelOn: entries(64) }).workflow.cancelOn).toHaveLength(64);
+    expect(definitionError({ ...base, cancelOn: entries(65) })).toContain('"cancelOn" has 65 entries; a handler may declare at most 64');
+    expect(MAX_CANCEL_ON).toBe(CANCEL_ON_IDS);
   });
 
   test('cancelOn entries and state with a key and a ttl (text or milliseconds)', () => {
