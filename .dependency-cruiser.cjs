@@ -2,7 +2,7 @@
 // and of `npm test`). Every folder of src/ has a layer below and a list of the
 // layers it may import; an import of anything else in src/ fails the check.
 //
-//   cli ─> runtime ─> tools (admin, metrics, history; replay for cli; doctor's checks are in cli/)
+//   cli ─> runtime ─> tools (admin, metrics, history, rerun; replay for cli; doctor's checks are in cli/)
 //                       │            metrics, history, telemetry ──> lifecycle <── worker, receiver, queue (pump)
 //                       ├─> receiver ──> queue <── worker ──> api
 //                       │                            └──> handler kit ──> api
@@ -47,6 +47,8 @@ const L = {
   history: '^src/history/',
   // CLI services: what `switchyard replay` runs (doctor's checks live in cli/).
   replay: '^src/replay/',
+  // `switchyard rerun`'s engine: plans from the history, durable batches, the workers' feeder; the CLI, admin and runtime use it.
+  rerun: '^src/rerun/',
   // `switchyard/testing`: helpers for handler authors' tests.
   testing: '^src/testing/',
   // `switchyard`: the public handler kit entry.
@@ -86,8 +88,8 @@ const allowed = {
   // lifecycle: the pump emits on the ingest stream.
   queue: [L.lifecycle, ...bottom, L.redis, L.shared],
   receiver: [L.lifecycle, L.queue, ...bottom, L.redis, L.shared],
-  // admin reads the delivery history for its deliveries view (history imports no admin module).
-  admin: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history],
+  // admin reads the delivery history for its deliveries view (history imports no admin module), and starts reruns.
+  admin: [L.receiver, L.queue, ...bottom, L.redis, L.shared, L.history, L.rerun],
   // workflow.ts names the recipes' BusinessHours type (ctx.sleep's businessHours option).
   handlerKit: [L.api, L.recipes, ...bottom, L.shared],
   recipes: [L.handlerKit, ...bottom],
@@ -98,6 +100,8 @@ const allowed = {
   // No worker or runtime module: what the worker does reaches it as lifecycle events.
   history: [L.lifecycle, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
   replay: [L.clients, L.worker, L.queue, L.api, L.handlerKit, ...bottom, L.redis, L.shared],
+  // Reads the history (plans, a run's steps), adds handler jobs; no worker or runtime module.
+  rerun: [L.history, L.queue, L.handlerKit, ...bottom, L.redis, L.shared],
   // sources: testSchedule runs a schedule as the worker does (its job and its handler adapter).
   testing: [L.replay, L.sandbox, L.sources, L.worker, L.api, L.queue, L.handlerKit, L.recipes, ...bottom, L.shared],
   index: [L.handlerKit, L.recipes, L.api, ...bottom],

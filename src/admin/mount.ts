@@ -3,9 +3,14 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import { boardApp } from './board.js';
-import { mountDeliveries, type HistorySource } from './deliveries.js';
+import { mountDeliveries } from './deliveries.js';
+import type { HistorySource } from './page.js';
+import type { AdminRerun } from './rerun.js';
+import { mountReruns } from './reruns.js';
 import { mountWaits } from './waits.js';
+import type { WaitOps } from './waits-actions.js';
 import { selfOnly } from './offline.js';
+import { sameOriginWrites } from './guard.js';
 
 /** Dashboard credentials (`ADMIN_USER` / `ADMIN_PASSWORD`, i.e. `config.admin`). */
 export interface AdminCredentials {
@@ -30,6 +35,17 @@ export interface AdminOptions {
    * Undefined: the board only.
    */
   history?: HistorySource;
+  /**
+   * With `history`: the deliveries page can start a rerun of the deliveries it lists (plan, confirm, progress
+   * at `<basePath>/reruns`) with the handlers loaded in this process. Undefined: the batches are listed and can
+   * be cancelled, but none is started here.
+   */
+  rerun?: AdminRerun;
+  /**
+   * With `history`: the waits page has a Cancel and a Wake button per parked run (the handler queues, and where
+   * each cancel and wake is recorded: the history's writer). Undefined: the page lists the runs only.
+   */
+  waits?: WaitOps;
 }
 
 /**
@@ -54,6 +70,9 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   };
   app.use(basePath, auth);
   app.use(`${basePath}/*`, auth);
+  // After the login: a form another site posts here carries the login too (src/admin/guard.ts).
+  app.use(basePath, sameOriginWrites());
+  app.use(`${basePath}/*`, sameOriginWrites());
   app.use(`${basePath}/*`, async (c, next) => {
     await next();
     // Job data holds raw webhook bodies: keep them out of shared caches.
@@ -66,8 +85,15 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   app.get(`${basePath}/`, (c) => c.redirect(basePath));
   // Before the board's routes: its sub-app answers its own UI paths only, but the deliveries paths stay ours.
   if (opts.history) {
-    mountDeliveries(app, basePath, opts.history);
-    mountWaits(app, basePath, opts.history);
+    // Who acts, as the history and the batches record it: the one login the admin has (ADMIN_USER).
+    const by = `admin:${opts.admin.user}`;
+    mountDeliveries(app, basePath, opts.history, opts.rerun ? { deps: opts.rerun, by } : undefined);
+    const actor = { who: opts.admin.user, via: 'admin' };
+    mountWaits(app, basePath, opts.history, {
+      ...(opts.waits ? { actions: { ops: opts.waits, actor } } : {}),
+      ...(opts.rerun ? { loaded: opts.rerun.handlers } : {}),
+    });
+    mountReruns(app, basePath, opts.history, by);
   }
   app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));
   return true;

@@ -1,4 +1,11 @@
 /** The admin pages' shared frame: escaping, the style sheet, the header with its links. */
+import type { RedisClient } from '../redis/index.js';
+
+/** Where the history of deliveries is read from (the queues' Redis and prefix). */
+export interface HistorySource {
+  readonly redis: RedisClient;
+  readonly prefix: string;
+}
 
 /** `&`, `<`, `>`, `"`, `'` as entities: safe in text and in quoted attributes. */
 export function escapeHtml(value: string | number | null | undefined): string {
@@ -30,20 +37,36 @@ ol.timeline>li.failed{border-left-color:#cf222e}ol.timeline>li.outcome-completed
 .at{min-width:6em;color:#57606a;font-family:ui-monospace,monospace}.what{flex:1;min-width:0}
 tr.call.failed td{background:#ffebe9}tr.call.failed .mark{color:#cf222e;font-weight:700}tr.call .mark{color:#1a7f37}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.5em}
+.notice{background:#dafbe1;border:1px solid #1a7f37;padding:.5em .8em;margin:.6em 0}
+.confirm{background:#fff;border:1px solid #d0d7de;border-left:4px solid #bf8700;padding:.6em 1em;margin:.6em 0}
+form.inline{display:inline;margin:0}
+button.danger{color:#a40e26}
+textarea{font:12px ui-monospace,monospace;padding:.3em}
+progress{width:24em;height:1.2em}
 `;
 
 function nav(basePath: string): string {
   const queues = `<a href="${escapeHtml(basePath)}">Queues</a>`;
   const deliveries = `<a href="${escapeHtml(`${basePath}/deliveries`)}">Deliveries</a>`;
-  return `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a>`;
+  const reruns = `<a href="${escapeHtml(`${basePath}/reruns`)}">Reruns</a>`;
+  return `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a> · ${reruns}`;
 }
 
-/** A whole page: `title`, the header linking the queue board, the deliveries and the waits, then `body` (already escaped HTML). */
-export function page(title: string, basePath: string, body: string): string {
+/**
+ * A whole page: `title`, the header linking the queue board, the deliveries and the waits, then `body` (already
+ * escaped HTML). `refreshSeconds`: the browser reloads it that often (a batch's progress; the pages run no script).
+ */
+export function page(title: string, basePath: string, body: string, refreshSeconds?: number): string {
+  const refresh = refreshSeconds ? `<meta http-equiv="refresh" content="${escapeHtml(refreshSeconds)}">` : '';
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}` +
     `<title>${escapeHtml(title)} · Switchyard</title><style>${CSS}</style></head><body>` +
     `<header><span class="title">Switchyard</span><nav>${nav(basePath)}</nav></header>` +
     `<main>${body}</main></body></html>`
   );
+}
+
+/** Problems with what was asked, in words. */
+export function problemList(problems: readonly string[]): string {
+  return `<ul class="problems">${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`;
 }

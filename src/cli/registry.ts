@@ -7,6 +7,7 @@ import { handlersCommand } from './handlers.js';
 import { initCommand } from './init.js';
 import { reconcileCommand } from './reconcile.js';
 import { replayCommand } from './replay.js';
+import { rerunCommand } from './rerun.js';
 import { sandboxCommand } from './sandbox.js';
 import { sendCommand } from './send.js';
 import { serveCommand } from './serve.js';
@@ -33,6 +34,7 @@ export const commands: readonly Command[] = [
   dlqCommand,
   traceCommand,
   deliveriesCommand,
+  rerunCommand,
   waitsCommand,
   reconcileCommand,
   doctorCommand,

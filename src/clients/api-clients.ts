@@ -20,7 +20,7 @@ import {
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { catchUpLimiter, reconcileBurst } from './budget.js';
+import { catchUpLimiter, reconcileBurst, rerunBurst } from './budget.js';
 import { ReadCache } from './read-cache.js';
 
 /** Per-request timeout of the clients built here (also the longest a call's rate-limit slot counts as in flight). */
@@ -33,6 +33,8 @@ export interface SharedLimits {
   readonly prefix: string;
   /** Calls per 10 s of the catch-up window (reconcileBurst(): RECONCILE_BUDGET of the burst). */
   readonly catchUpBurst: number;
+  /** Calls per 10 s of the re-runs' window (rerunBurst(): RERUN_SHARE of the burst); default the catch-up burst. */
+  readonly rerunBurst?: number;
 }
 
 /** What every client of one process shares. */
@@ -64,9 +66,10 @@ export interface ApiCall {
   readonly keys?: IdempotencyKeyGenerator;
   /**
    * `catch-up`: each call also takes a slot of the catch-up window (RECONCILE_BUDGET) first:
-   * reconcile's listings and the runs of the deliveries it synthesized. Default `live`.
+   * reconcile's listings and the runs of the deliveries it synthesized. `rerun`: the same in the re-runs'
+   * window (RERUN_SHARE): the runs of `switchyard rerun` batches. Default `live`.
    */
-  readonly budget?: 'live' | 'catch-up';
+  readonly budget?: 'live' | 'catch-up' | 'rerun';
   /** Order of waiters inside the catch-up window (default `low`; reconcile's own listings go first: `high`). */
   readonly budgetPriority?: LimiterPriority;
   /** Observes this client's attempts (besides the process's `onCall`). */
@@ -96,11 +99,14 @@ export function apiClients(opts: ApiClientsOptions): ApiClients {
         ...(opts.pace ? { paceBelowHigh: true } : {}),
       })
     : undefined;
-  const catchUp = new Map<LimiterPriority, RateLimiter>();
-  const catchUpAt = (p: LimiterPriority): RateLimiter => {
-    let l = catchUp.get(p);
-    if (!l && shared && limiter)
-      catchUp.set(p, (l = catchUpLimiter({ redis: shared.redis, token, prefix: shared.prefix, burst: shared.catchUpBurst }, limiter, p)));
+  const own = new Map<string, RateLimiter>();
+  const ownAt = (window: 'reconcile' | 'rerun', p: LimiterPriority): RateLimiter => {
+    let l = own.get(`${window}|${p}`);
+    if (!l && shared && limiter) {
+      const windowBurst = window === 'rerun' ? (shared.rerunBurst ?? shared.catchUpBurst) : shared.catchUpBurst;
+      l = catchUpLimiter({ redis: shared.redis, token, prefix: shared.prefix, burst: windowBurst, window }, limiter, p);
+      own.set(`${window}|${p}`, l);
+    }
     return l ?? (limiter as RateLimiter);
   };
   const cache = opts.readCache ? new ReadCache() : undefined;
@@ -112,7 +118,9 @@ export function apiClients(opts: ApiClientsOptions): ApiClients {
             for (const f of observers) f(e);
           }
         : observers[0];
-    const rateLimiter = limiter && call.budget === 'catch-up' ? catchUpAt(call.budgetPriority ?? 'low') : limiter;
+    const budget = call.budget ?? 'live';
+    const rateLimiter =
+      limiter && budget !== 'live' ? ownAt(budget === 'rerun' ? 'rerun' : 'reconcile', call.budgetPriority ?? 'low') : limiter;
     const client = createApiClient({
       baseUrl,
       token,
@@ -133,16 +141,18 @@ export function apiClients(opts: ApiClientsOptions): ApiClients {
 
 /**
  * {@link apiClients} on the configuration: WORKSPACE_API_URL, _TOKEN and
- * _BURST; with `redis`, the limits of QUEUE_PREFIX and RECONCILE_BUDGET shared
+ * _BURST; with `redis`, the limits of QUEUE_PREFIX, RECONCILE_BUDGET and RERUN_SHARE shared
  * with every process. Undefined when the URL or the token is unset.
  */
 export function configuredApiClients(
-  config: Pick<Config, 'workspaceApiUrl' | 'workspaceApiToken' | 'workspaceApiBurst' | 'queuePrefix' | 'reconcile'>,
+  config: Pick<Config, 'workspaceApiUrl' | 'workspaceApiToken' | 'workspaceApiBurst' | 'queuePrefix' | 'reconcile'> &
+    Partial<Pick<Config, 'rerun'>>,
   redis: RedisClient | undefined,
   opts: Omit<ApiClientsOptions, 'baseUrl' | 'token' | 'burst' | 'shared'> = {},
 ): ApiClients | undefined {
   const { workspaceApiUrl: baseUrl, workspaceApiToken: token, workspaceApiBurst: burst } = config;
   if (!baseUrl || !token) return undefined;
-  const shared = redis ? { redis, prefix: config.queuePrefix, catchUpBurst: reconcileBurst(config) } : undefined;
+  const rerun = config.rerun ? { rerunBurst: rerunBurst({ workspaceApiBurst: config.workspaceApiBurst, rerun: config.rerun }) } : {};
+  const shared = redis ? { redis, prefix: config.queuePrefix, catchUpBurst: reconcileBurst(config), ...rerun } : undefined;
   return apiClients({ ...opts, baseUrl, token, burst, shared });
 }

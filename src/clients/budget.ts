@@ -48,6 +48,14 @@ export function reconcileBurst(config: Pick<Config, 'workspaceApiBurst' | 'recon
   return Math.max(1, Math.floor(config.workspaceApiBurst * config.reconcile.budget));
 }
 
+/** Calls the runs of `switchyard rerun` batches may make per 10 s: RERUN_SHARE of WORKSPACE_API_BURST, at least 1. */
+export function rerunBurst(config: Pick<Config, 'workspaceApiBurst' | 'rerun'>): number {
+  return Math.max(1, Math.floor(config.workspaceApiBurst * config.rerun.share));
+}
+
+/** The two budget windows of their own: reconcile's (RECONCILE_BUDGET) and the re-runs' (RERUN_SHARE). */
+export type BudgetWindow = 'reconcile' | 'rerun';
+
 /**
  * The limiter of catch-up work, given the shared one: reconcile's listings and
  * the handler runs of the deliveries it synthesized take a slot of one window,
@@ -55,10 +63,12 @@ export function reconcileBurst(config: Pick<Config, 'workspaceApiBurst' | 'recon
  * the shared slot. So everything reconcile causes stays within RECONCILE_BUDGET
  * and live traffic keeps the rest of the burst: priority alone orders waiters
  * but reserves nothing (low work that filled the window makes high work wait
- * for it to slide).
+ * for it to slide). The runs of `switchyard rerun` batches do the same in a
+ * window of their own (`window: 'rerun'`, `<QUEUE_PREFIX>:rerun-rate:`, of
+ * rerunBurst() calls per 10 s).
  */
 export function catchUpLimiter(
-  own: { redis: RedisClient; token: string; prefix: string; burst: number },
+  own: { redis: RedisClient; token: string; prefix: string; burst: number; window?: BudgetWindow },
   shared: RateLimiter,
   budgetPriority: LimiterPriority = 'low',
 ): RateLimiter {
@@ -66,7 +76,7 @@ export function catchUpLimiter(
     redis: own.redis,
     token: own.token,
     burst: own.burst,
-    prefix: `${own.prefix}:reconcile-rate:`,
+    prefix: `${own.prefix}:${own.window ?? 'reconcile'}-rate:`,
     inflightMs: TIMEOUT_MS,
   });
   return budgetedLimiter(shared, window, budgetPriority);

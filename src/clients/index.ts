@@ -1,3 +1,3 @@
 /** The surface of src/clients/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
 export { apiClients, configuredApiClients, type ApiCall } from './api-clients.js';
-export { reconcileBurst } from './budget.js';
+export { reconcileBurst, rerunBurst } from './budget.js';

@@ -73,6 +73,8 @@ export interface Config {
     readonly budget: number;
     readonly snapshotEveryMs?: number | undefined;
   };
+  /** `switchyard rerun` batches: `share` of the API burst their runs may use (RERUN_SHARE; own window, low priority). */
+  readonly rerun: { readonly share: number };
 }
 
 /** Every configuration problem at once; `message` lists each variable and what it expects. */
@@ -305,6 +307,12 @@ const schema = z.object({
     'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)',
     (v) => v,
   ).transform(Number),
+  RERUN_SHARE: checked(
+    '0.5',
+    (v) => Number(v) > 0 && Number(v) <= 1,
+    'expected a share of the API burst above 0 and at most 1, such as 0.5 (default 0.5)',
+    (v) => v,
+  ).transform(Number),
 });
 
 type Env = Record<string, string | undefined>;
@@ -403,5 +411,6 @@ function configFrom(v: z.output<typeof schema>, tracing: TracingSettings | undef
       budget: v.RECONCILE_BUDGET,
       snapshotEveryMs: v.SNAPSHOT_EVERY,
     }),
+    rerun: Object.freeze({ share: v.RERUN_SHARE }),
   });
 }

@@ -5,20 +5,14 @@ import type { RedisClient } from '../redis/index.js';
 /**
  * At a worker's start-up: warns once per handler that has runs parked in Redis but is defined by no module of
  * HANDLERS_DIR (removed or renamed): nothing will run them (at their due time they are dead-lettered as
- * unclaimed), so the warning says how many and the command that cancels them. `loaded`: every handler the
+ * unclaimed), so the warning says how many and the command that cancels them. `loaded`: every handler id the
  * directory defines (not only those HANDLERS narrows this process to: other workers run those). Reading the
  * parked runs fails quietly (debug): it is advice, not start-up.
  */
-export async function warnOrphanedRuns(
-  redis: RedisClient,
-  prefix: string,
-  loaded: readonly { readonly id: string }[],
-  log: Logger,
-): Promise<void> {
+export async function warnOrphanedRuns(redis: RedisClient, prefix: string, loaded: Iterable<string>, log: Logger): Promise<void> {
   try {
     const counts = new Map<string, number>();
-    const ids = loaded.map((h) => h.id);
-    for (const r of await orphanedRuns({ redis, prefix }, ids)) counts.set(r.handler, (counts.get(r.handler) ?? 0) + 1);
+    for (const r of await orphanedRuns({ redis, prefix }, loaded)) counts.set(r.handler, (counts.get(r.handler) ?? 0) + 1);
     for (const [handler, runs] of counts) {
       const command = cancelCommandFor(handler);
       log.warn(

@@ -3,7 +3,7 @@ import type { Logger } from '../log/index.js';
 import { type IngestPump, openQueues, type Queues } from '../queue/index.js';
 import { redisWarnings, closeRedis, createRedisConnection, type RedisClient, maskRedisUrl } from '../redis/index.js';
 import { mountAdmin } from '../admin/index.js';
-import { duplicateHistory } from '../history/index.js';
+import { duplicateHistory, runNoteWriter } from '../history/index.js';
 import { IngestBus } from '../lifecycle/index.js';
 import { createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
 import { createCapture, type Capture } from '../receiver/index.js';
@@ -13,7 +13,8 @@ import { firstAttempt, watchRedis, whenReady, type RedisWatch } from './redis-wa
 import { startPump } from './pump.js';
 import { ingestTracingObserver, startTracing, type Tracing } from '../telemetry/index.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
-import type { StartWorkerPart } from './worker.js';
+import type { StartWorkerPart, WorkerService } from './worker.js';
+import { rerunBurst } from '../clients/index.js';
 
 /** A running piece of the service that can be stopped (the worker plugs in here). */
 export interface Part {
@@ -143,6 +144,8 @@ interface Built {
   readonly ingest: IngestBus;
   /** The parts started (the worker), closed in order. */
   readonly parts: Part[];
+  /** The worker part once started: the admin re-runs its handlers. */
+  worker?: WorkerService;
 }
 
 /**
@@ -184,6 +187,7 @@ async function startWorkerPart(opts: ServiceOptions, built: Built, metrics: Metr
   if (built.stopping.signal.aborted) await part.close(0);
   else {
     built.parts.push(part);
+    built.worker = part;
     metrics.bind({ ordered: () => part.orderBacklog() });
   }
 }
@@ -198,7 +202,18 @@ function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics)
     ingest: built.ingest,
     extend: (app) => {
       metrics.mount(app);
-      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history: { redis: commands, prefix: config.queuePrefix } }))
+      // Reruns start from the admin where handlers are loaded (a process with a worker); the budget is the workers'.
+      const rerun = opts.worker
+        ? {
+            handlers: () => built.worker?.loaded() ?? [],
+            budget: { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) },
+          }
+        : undefined;
+      const history = { redis: commands, prefix: config.queuePrefix };
+      // The waits page's Cancel and Wake, recorded in the history when it is on.
+      const notes = config.history.enabled ? runNoteWriter(commands, config.queuePrefix, config.history.ttlMs) : undefined;
+      const waits = { queues: queues.handlers, ...(notes ? { history: notes } : {}) };
+      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, waits, ...(rerun ? { rerun } : {}) }))
         log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
       opts.receiverOptions?.extend?.(app);
     },

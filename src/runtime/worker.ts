@@ -1,4 +1,4 @@
-import { Worker } from 'bullmq';
+import { Worker, type Queue } from 'bullmq';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import {
@@ -26,8 +26,10 @@ import { PRIORITIES } from '../util/index.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/index.js';
 import { historyObserver } from '../history/index.js';
 import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../lifecycle/index.js';
-import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers } from '../handler/index.js';
+import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers, type Handler } from '../handler/index.js';
 import { startSources } from '../sources/index.js';
+import { rerunBurst } from '../clients/index.js';
+import { rerunBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
 import {
   createHandlerProcessor,
   eventsProcessor,
@@ -38,7 +40,7 @@ import {
   stepResultsTtlMs,
   eventChecks,
 } from '../worker/index.js';
-import { workerApiFactory } from './worker-api.js';
+import { workerApiFactories } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';
 import { warnOrphanedRuns } from './orphaned-runs.js';
@@ -69,6 +71,8 @@ export interface WorkerService {
   readonly handlers: readonly Worker[];
   /** Backlog of the key lines of the handlers with `orderBy` (metrics). */
   orderBacklog(): Promise<OrderedBacklog[]>;
+  /** The handler modules loaded now (all of them, as fan-out sees them): the ones the admin can re-run. */
+  loaded(): readonly Handler[];
   close(graceMs: number): Promise<void>;
 }
 
@@ -156,19 +160,19 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   if (opts.freshWorld && config.workspaceApiUrl) await markWorld(commands, prefix, config.workspaceApiUrl, opts.freshWorld);
   const world = new WorldMark(commands, prefix, config.workspaceApiUrl);
   const changes = new ChangeClaims(commands, prefix, config.dedupeTtlMs, world);
-  const { lifecycle, history, api } = observedWorker(opts, commands);
+  const { lifecycle, history, api, rerunApi } = observedWorker(opts, commands);
   const { waits, records, steps, state, stepTtlMs } = durableStores(config, commands);
   const processJob = createHandlerProcessor({
     set,
     api,
+    rerunApi,
     steps,
     log,
     lifecycle,
     flow,
     durable: { records, waits, state, keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
   });
-  const wake = parkedRunWaker(queues.handlers);
-  const waitPorts = { waits, wake, log };
+  const waitPorts = { waits, wake: parkedRunWaker(queues.handlers), log };
   const stopSweeper = startWakeSweeper(waitPorts);
 
   await resumeIfTokenChanged(commands, queues.handlers, prefix, currentToken, log);
@@ -206,16 +210,20 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     lifecycle,
     world,
   });
+  const reruns = rerunFeeder(config, commands, queues.handlers.low, set, log);
   log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  void warnOrphanedRuns(commands, prefix, set.current().all, log);
+  const loaded = set.current().all.map((h) => h.id);
+  void warnOrphanedRuns(commands, prefix, loaded, log);
 
   return {
     name: 'worker',
     events: eventsWorker,
     handlers: handlerWorkers,
     orderBacklog: async () => orderBacklog(set, flow),
+    loaded: () => set.current().all,
     close: async () => {
       stopSweeper();
+      await reruns.stop();
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));
       await sources.close();
@@ -245,8 +253,8 @@ function observedWorker(opts: WorkerServiceOptions, commands: RedisClient) {
   const apiObserver = lifecycle.wants('api-call')
     ? { onCall: (call: ApiCallFacts) => lifecycle.emit({ type: 'api-call', attempt: undefined, call }) }
     : {};
-  const api = workerApiFactory({ ...opts, ...apiObserver }, commands);
-  return { lifecycle, history, api };
+  const factories = workerApiFactories({ ...opts, ...apiObserver }, commands);
+  return { lifecycle, history, api: factories?.live, rerunApi: factories?.rerun };
 }
 
 /**
@@ -279,6 +287,23 @@ function listenFailures(eventsWorker: Worker, handlerWorkers: readonly Worker[],
     w.on('failed', failed[w === eventsWorker ? 0 : 1].listener);
   }
   return failed;
+}
+
+/**
+ * `switchyard rerun` batches (src/rerun): every worker feeds them into `handlers-low` (one worker at a time
+ * per batch, by lease) and records how their runs ended.
+ */
+function rerunFeeder(config: Config, commands: RedisClient, low: Queue, set: HandlerSet, log: Logger) {
+  const prefix = config.queuePrefix;
+  return startRerunFeeder({
+    redis: commands,
+    prefix,
+    queue: low,
+    handlers: () => set.current().all,
+    bodies: rerunBodies(commands, prefix),
+    window: feedWindow(rerunBurst(config)),
+    log,
+  });
 }
 
 /** The backlog of the key lines of the handlers with `orderBy` (metrics). */

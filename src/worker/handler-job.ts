@@ -56,6 +56,8 @@ export interface HandlerProcessorDeps {
    */
   readonly set: Pick<HandlerSet, 'current'>;
   readonly api: ContextDeps['api'];
+  /** The clients of re-runs (a job with `rerun`): within the re-runs' own share of the API budget (RERUN_SHARE); default `api`. */
+  readonly rerunApi?: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
   /** The lifecycle stream: each attempt, its steps and API calls (metrics, history, tracing subscribe). */

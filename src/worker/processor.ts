@@ -129,7 +129,8 @@ interface RunInputs {
 /** Runs the handler (src/worker/runner.ts) and reports the run to the attempt's observer. */
 async function run(p: Processing, job: HandlerJobView, handler: Handler, data: HandlerJobData, r: RunInputs): Promise<RunOutcome> {
   const outcome = await runHandler(handler, data, {
-    api: p.deps.api,
+    // A re-run (`switchyard rerun`) spends the re-runs' own share of the API budget (RERUN_SHARE).
+    api: data.rerun ? (p.deps.rerunApi ?? p.deps.api) : p.deps.api,
     // A reconciled delivery and a re-run yield to live traffic.
     priority: data.source === 'reconcile' || data.rerun ? 'low' : handler.flow.priority,
     steps: p.deps.steps,

@@ -69,6 +69,7 @@ describe.skipIf(skip)('admin pages request nothing from other hosts (headless ch
     `/admin/deliveries/${KEY}`,
     `/admin/deliveries/job/d/${KEY}/notes`,
     '/admin/waits',
+    '/admin/reruns',
   ];
 
   it.each(PAGES)('%s loads with requests to its own origin only', async (path) => {

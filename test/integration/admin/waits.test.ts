@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAdmin } from '../../../src/admin/index.js';
+import { defineHandler } from '../../../src/handler/define.js';
 import { EVENTS_QUEUE, HANDLERS_QUEUE } from '../../../src/queue/names.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
 import { encodeReached } from '../../../src/queue/waits/reached.js';
@@ -93,5 +94,23 @@ describe('waits view (/admin/waits)', () => {
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('kind: expected sleep or wait');
     expect((await get('/admin/waits', false)).status).toBe(401);
+  });
+
+  it('marks the runs of handlers no loaded module defines, with the command that cancels them', async () => {
+    const loaded = ['review-request', 'sla-escalation'].map((id) => defineHandler({ id, on: ['conversation.opened'], async handle() {} }));
+    const withHandlers = new Hono();
+    mountAdmin(withHandlers, {
+      queues,
+      admin,
+      history: { redis, prefix },
+      rerun: { handlers: () => loaded, budget: { burst: 100, share: 0.5, callsPer10s: 50 } },
+    });
+    const html = await (await withHandlers.request('/admin/waits', { headers })).text();
+    expect(html).toContain('1 parked run belongs to handlers no module of this process defines');
+    expect(html).toContain('<code>switchyard waits cancel --handler odd</code>');
+    expect(html).toContain('<td>odd <span class="state bad">not loaded</span></td>');
+    expect(html).toContain('<td>review-request</td>');
+    // Without the loaded handlers (a process without a worker), nothing is marked.
+    expect(await (await get('/admin/waits')).text()).not.toContain('not loaded');
   });
 });

@@ -35,4 +35,23 @@ describe('configuredApiClients with shared limits', () => {
     expect(await keys('reconcile-rate')).not.toEqual([]);
     expect(f.calls).toHaveLength(3);
   });
+
+  it("a rerun client spends the re-runs' own window (RERUN_SHARE of the burst), not reconcile's", async () => {
+    const prefix = uniquePrefix('apibudget');
+    const f = fakeFetch(() => ({ body: { data: contact(7) } }));
+    const config = {
+      workspaceApiUrl: 'http://127.0.0.1:1/api/v1',
+      workspaceApiToken: 'tok',
+      workspaceApiBurst: 30,
+      queuePrefix: prefix,
+      reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 },
+      rerun: { share: 0.5 },
+    };
+    const clients = configuredApiClients(config, redis, { fetch: f.fetch });
+    const keys = async (window: string) => redis.keys(`${prefix}:${window}:*`);
+    await clients?.({ budget: 'rerun', priority: 'low' }).contacts.get(7);
+    expect(await keys('rerun-rate')).not.toEqual([]);
+    expect(await keys('reconcile-rate')).toEqual([]);
+    expect(await keys('api-rate')).not.toEqual([]);
+  });
 });
