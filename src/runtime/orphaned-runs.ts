@@ -1,3 +1,5 @@
+import type { Config } from '../config/index.js';
+import type { HandlerSnapshot } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import { cancelCommandFor, orphanedRuns } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -24,4 +26,19 @@ export async function warnOrphanedRuns(redis: RedisClient, prefix: string, loade
   } catch (err) {
     log.debug({ err: err instanceof Error ? err.message : String(err) }, 'could not look for runs parked for handlers no longer loaded');
   }
+}
+
+/**
+ * A worker's start-up lines: the handlers it runs and its concurrency, then (in the background) the warning about
+ * runs parked for handlers that no module of the directory defines (`snapshot.all`: every module, whatever HANDLERS
+ * narrows).
+ */
+export function workerStarted(snapshot: HandlerSnapshot, config: Config, redis: RedisClient, log: Logger): void {
+  log.info({ handlers: [...snapshot.handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
+  void warnOrphanedRuns(
+    redis,
+    config.queuePrefix,
+    snapshot.all.map((h) => h.id),
+    log,
+  );
 }

@@ -43,7 +43,7 @@ import {
 import { workerApiFactories } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
 import { tracingObserver } from '../telemetry/index.js';
-import { warnOrphanedRuns } from './orphaned-runs.js';
+import { workerStarted } from './orphaned-runs.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -150,7 +150,6 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   });
   /** The BullMQ workers' own connections, closed after them. */
   const owned = ownedConnections(opts.redisUrl, 'worker');
-  const connect = (name: string): RedisClient => owned.connect(name);
   commands.on('error', (err: Error) => log.debug({ err: err.message }, 'worker redis connection error'));
   const currentToken = tokenHash(config.workspaceApiToken);
   // Markers that a run finished or a delivery was folded are kept as long as deliveries are deduplicated.
@@ -183,7 +182,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     check: eventChecks({ ...waitPorts, checks: new FanOutChecks(commands, changes, waits), handlers: () => set.current().all }),
   };
   const eventsWorker = new Worker<StoredDelivery>(EVENTS_QUEUE, eventsProcessor({ set, flow, ports: fanOutPorts, lifecycle, log }), {
-    connection: connect('switchyard-events'),
+    connection: owned.connect('switchyard-events'),
     prefix,
     ...workerOptions(config),
   });
@@ -191,7 +190,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
   const handlerWorkers = PRIORITIES.map(
     (priority) =>
       new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY[priority], handlerJobProcessor(priority, processJob, moves), {
-        connection: connect(`switchyard-handlers-${priority}`),
+        connection: owned.connect(`switchyard-handlers-${priority}`),
         prefix,
         ...workerOptions(config),
       }),
@@ -211,9 +210,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     world,
   });
   const reruns = rerunFeeder(config, commands, queues.handlers.low, set, log);
-  log.info({ handlers: [...set.current().handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  const loaded = set.current().all.map((h) => h.id);
-  void warnOrphanedRuns(commands, prefix, loaded, log);
+  workerStarted(set.current(), config, commands, log);
 
   return {
     name: 'worker',

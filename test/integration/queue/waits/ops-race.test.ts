@@ -56,14 +56,26 @@ describe('a cancel or a wake racing the run waking', () => {
   };
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /**
-   * `fn` for each run, {@link BATCH} at a time (so an event's way to its run stays as long as for one), the j-th
-   * of a batch given a delay j/(BATCH-1) of `spreadMs`: from before the waking reaches the run to after it went on.
+   * `fn` for each run, {@link BATCH} at a time (so an event's way to its run stays about as long as for one), the
+   * j-th of a batch given a delay j/(BATCH-1) of the spread: from before the waking reaches the run to after it
+   * went on. The spread starts at `spreadMs` and adapts to the machine's load: doubled after a batch in which the
+   * waking never came `first`, halved after one in which it always did, so both orders keep happening.
    */
-  const raced = async <T>(runs: readonly ParkedRun[], spreadMs: number, fn: (run: ParkedRun, i: number, delay: number) => Promise<T>) => {
+  const raced = async <T>(
+    runs: readonly ParkedRun[],
+    spreadMs: number,
+    fn: (run: ParkedRun, i: number, delay: number) => Promise<T>,
+    first: (result: T) => boolean,
+  ) => {
     const out: T[] = [];
+    let spread = spreadMs;
     for (let b = 0; b < runs.length; b += BATCH) {
       const batch = runs.slice(b, b + BATCH);
-      out.push(...(await Promise.all(batch.map((run, j) => fn(run, b + j, (j * spreadMs) / (BATCH - 1))))));
+      const results = await Promise.all(batch.map((run, j) => fn(run, b + j, (j * spread) / (BATCH - 1))));
+      const firsts = results.filter(first).length;
+      if (firsts === 0) spread *= 2;
+      else if (firsts === results.length) spread /= 2;
+      out.push(...results);
     }
     return out;
   };
@@ -91,17 +103,22 @@ describe('a cancel or a wake racing the run waking', () => {
     const convs = Array.from({ length: ROUNDS }, (_, i) => 9_000 + i);
     const keys = await Promise.all(convs.map((c) => send(conversationBody('conversation.assigned', c, null))));
     const runs = await parked(keys, 'ops-waiter');
-    const results = await raced(runs, 2 * (await answerTime(8_999)), async (run, i, delay) => {
-      const reply = messageBody('message.received', convs[i] as number, `reply ${i}`);
-      const [cancel] = await Promise.all([
-        (async () => {
-          await pause(delay);
-          return (await cancelParkedRuns(deps, [run], OPERATOR))[0];
-        })(),
-        send(reply),
-      ]);
-      return { run, status: cancel?.status, reply: deliveryId(reply) };
-    });
+    const results = await raced(
+      runs,
+      2 * (await answerTime(8_999)),
+      async (run, i, delay) => {
+        const reply = messageBody('message.received', convs[i] as number, `reply ${i}`);
+        const [cancel] = await Promise.all([
+          (async () => {
+            await pause(delay);
+            return (await cancelParkedRuns(deps, [run], OPERATOR))[0];
+          })(),
+          send(reply),
+        ]);
+        return { run, status: cancel?.status, reply: deliveryId(reply) };
+      },
+      (r) => r.status === 'finished',
+    );
     for (const r of results) await waitFor(() => over(r.run), 20_000, 20);
     const cancelled = results.filter((r) => r.status === 'cancelled');
     const answered = results.filter((r) => r.status === 'finished');
@@ -120,17 +137,20 @@ describe('a cancel or a wake racing the run waking', () => {
       Array.from({ length: ROUNDS }, (_, i) => send(conversationBody('conversation.opened', 9_500 + i, null))),
     );
     const runs = await parked(keys, 'ops-sleeper');
-    const results = await Promise.all(
-      runs.map(async (run, i) => {
+    const results = await raced(
+      runs,
+      60,
+      async (run, _i, delay) => {
         const [cancel, wake] = await Promise.all([
           (async () => {
-            await pause(i * 3);
+            await pause(delay);
             return (await cancelParkedRuns(deps, [run], OPERATOR))[0];
           })(),
           wakeParkedRun(deps, run, OPERATOR),
         ]);
         return { run, cancel: cancel?.status, wake: wake.status };
-      }),
+      },
+      (r) => r.cancel === 'finished',
     );
     for (const r of results) await waitFor(() => over(r.run), 20_000, 20);
     const cancelled = results.filter((r) => r.cancel === 'cancelled');
@@ -152,17 +172,22 @@ describe('a cancel or a wake racing the run waking', () => {
     const convs = Array.from({ length: ROUNDS }, (_, i) => 9_800 + i);
     const keys = await Promise.all(convs.map((c) => send(conversationBody('conversation.assigned', c, null))));
     const runs = await parked(keys, 'ops-waiter');
-    const results = await raced(runs, 2 * (await answerTime(9_799)), async (run, i, delay) => {
-      const reply = messageBody('message.received', convs[i] as number, `reply ${i}`);
-      const [wake] = await Promise.all([
-        (async () => {
-          await pause(delay);
-          return wakeParkedRun(deps, run, OPERATOR);
-        })(),
-        send(reply),
-      ]);
-      return { run, wake: wake.status, reply: deliveryId(reply) };
-    });
+    const results = await raced(
+      runs,
+      2 * (await answerTime(9_799)),
+      async (run, i, delay) => {
+        const reply = messageBody('message.received', convs[i] as number, `reply ${i}`);
+        const [wake] = await Promise.all([
+          (async () => {
+            await pause(delay);
+            return wakeParkedRun(deps, run, OPERATOR);
+          })(),
+          send(reply),
+        ]);
+        return { run, wake: wake.status, reply: deliveryId(reply) };
+      },
+      (r) => r.wake !== 'timeout',
+    );
     for (const r of results) await waitFor(async () => tally(r.run.deliveryKey).after === 1, 20_000, 20);
     for (const r of results) await waitFor(() => over(r.run), 20_000, 20);
     const nulls = results.filter((r) => r.wake === 'timeout');
