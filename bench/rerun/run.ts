@@ -30,6 +30,7 @@ import { createSandbox } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { BIN, build, freePort, log, machine, pool, sleep, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
+import { liveCustomers, summary } from '../lib/live.js';
 
 const env = (name: string, def: number) => Number(process.env[name] ?? def);
 const N = env('N', 5000);
@@ -44,12 +45,6 @@ const SECRET = 'bench-rerun-secret';
 const PREFIX = 'benchrr';
 const HANDLERS = fileURLToPath(new URL('./handlers', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-rerun-'));
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number);
-};
-const summary = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), max: Math.max(...xs) });
 
 /** Every entry of the sandbox's request log (it keeps the last 5 000), harvested by sequence number. */
 function harvester(list: () => LoggedRequest[]) {
@@ -110,7 +105,16 @@ async function main(): Promise<void> {
     env: { ...common, WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     keepStdout: true,
   });
-  await until('receiver', async () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 30_000, 200);
+  await until(
+    'receiver',
+    async () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    30_000,
+    200,
+  );
   const url = `http://127.0.0.1:${port}/webhooks`;
   const worker = (burst: number, name: string): ChildProcess =>
     start(process.execPath, [BIN, 'work'], { name, env: { ...common, WORKSPACE_API_BURST: String(burst) } });
@@ -138,7 +142,10 @@ async function main(): Promise<void> {
   const bulkWrites = (from: number) =>
     log_
       .entries()
-      .filter((e) => e.seq > from && e.method === 'POST' && /\/notes$/.test(e.path) && String((e.body as { body?: string })?.body).startsWith('bulk '));
+      .filter(
+        (e) =>
+          e.seq > from && e.method === 'POST' && /\/notes$/.test(e.path) && String((e.body as { body?: string })?.body).startsWith('bulk '),
+      );
   await until('originals written', async () => (log_.harvest(), bulkWrites(0).length >= N), 1_800_000, 500);
   log(`phase 0: ${N} originals written`);
   await stop(first);
@@ -151,23 +158,13 @@ async function main(): Promise<void> {
   sandbox.emitter.configure(url, SECRET);
   const workers = Array.from({ length: WORKERS }, (_, i) => worker(BURST, `work-${i + 1}`));
   await sleep(5_000);
-  const sentAt = new Map<number, number>();
-  let live = true;
-  let n = 0;
-  const traffic = (async () => {
-    const every = 1000 / RATE;
-    let next = Date.now();
-    while (live) {
-      next += every;
-      const t0 = Date.now();
-      const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${n++}` }, channel_id: channel, body: 'hello?' }).catch(
-        () => ({}),
-      )) as { data?: { conversation?: { id: number } } };
-      const id = r.data?.conversation?.id;
-      if (id !== undefined) sentAt.set(id, t0);
-      await sleep(Math.max(0, next - Date.now()));
-    }
-  })();
+  const customers = liveCustomers(async (n) => {
+    const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${n}` }, channel_id: channel, body: 'hello?' }).catch(
+      () => ({}),
+    )) as { data?: { conversation?: { id: number } } };
+    return r.data?.conversation?.id;
+  }, RATE);
+  const { sentAt } = customers;
   const b0 = Date.now();
   await sleep(BASELINE_S * 1000);
   const b1 = Date.now();
@@ -201,8 +198,7 @@ async function main(): Promise<void> {
   }
   const r1 = Date.now();
   await sleep(3_000);
-  live = false;
-  await traffic;
+  await customers.stop();
   await sleep(3_000);
   log_.harvest();
   log_.stop();
