@@ -63,6 +63,7 @@ import { HandlerSet, handlerSnapshot } from '../../src/handler/set.js';
 import { loadHandlers } from '../../src/handler/loader.js';
 import { log, machine, machineBusy, sleep, startRedis, stopAll, until } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
+import { liveCustomers, summary } from '../lib/live.js';
 import { partC } from './snapshot.js';
 
 const env = (name: string, def: number) => Number(process.env[name] ?? def);
@@ -209,12 +210,6 @@ async function partA(): Promise<Json> {
 
 // ───────────────────────────── part B ─────────────────────────────
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number);
-};
-const summary = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), max: Math.max(...xs) });
-
 async function partB(): Promise<Json> {
   const LOST = env('LOST', 200),
     RATE = env('RATE', 1),
@@ -309,22 +304,13 @@ async function partB(): Promise<Json> {
     );
 
   // Live traffic: RATE new customers a second; each one's send time per conversation.
-  const sentAt = new Map<number, number>();
-  let live = true;
-  let seq = 0;
-  const traffic = (async () => {
-    const every = 1000 / RATE;
-    let next = Date.now();
-    while (live) {
-      next += every;
-      const t0 = Date.now();
-      const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${seq++}` }, channel_id: whatsapp, body: 'hello?' })) as {
-        conversation: { id: number };
-      };
-      sentAt.set(r.conversation.id, t0);
-      await sleep(Math.max(0, next - Date.now()));
-    }
-  })();
+  const customers = liveCustomers(async (n) => {
+    const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${n}` }, channel_id: whatsapp, body: 'hello?' })) as {
+      conversation: { id: number };
+    };
+    return r.conversation.id;
+  }, RATE);
+  const { sentAt } = customers;
   const latencies = async (from: number, to: number) => {
     const replies = (await call(
       'GET',
@@ -375,8 +361,7 @@ async function partB(): Promise<Json> {
   const r2 = Date.now();
   // A few seconds more of live traffic, then let its last replies land.
   await sleep(3000);
-  live = false;
-  await traffic;
+  await customers.stop();
   await sleep(3000);
   const busy = (machineBusy() - busy0) / ((Date.now() - b0) / 1000);
 

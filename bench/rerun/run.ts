@@ -30,6 +30,7 @@ import { createSandbox } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { BIN, build, freePort, log, machine, pool, sleep, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
+import { liveCustomers, summary } from '../lib/live.js';
 
 const env = (name: string, def: number) => Number(process.env[name] ?? def);
 const N = env('N', 5000);
@@ -44,12 +45,6 @@ const SECRET = 'bench-rerun-secret';
 const PREFIX = 'benchrr';
 const HANDLERS = fileURLToPath(new URL('./handlers', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-rerun-'));
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : (s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number);
-};
-const summary = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), max: Math.max(...xs) });
 
 /** Every entry of the sandbox's request log (it keeps the last 5 000), harvested by sequence number. */
 function harvester(list: () => LoggedRequest[]) {
@@ -163,23 +158,13 @@ async function main(): Promise<void> {
   sandbox.emitter.configure(url, SECRET);
   const workers = Array.from({ length: WORKERS }, (_, i) => worker(BURST, `work-${i + 1}`));
   await sleep(5_000);
-  const sentAt = new Map<number, number>();
-  let live = true;
-  let n = 0;
-  const traffic = (async () => {
-    const every = 1000 / RATE;
-    let next = Date.now();
-    while (live) {
-      next += every;
-      const t0 = Date.now();
-      const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${n++}` }, channel_id: channel, body: 'hello?' }).catch(
-        () => ({}),
-      )) as { data?: { conversation?: { id: number } } };
-      const id = r.data?.conversation?.id;
-      if (id !== undefined) sentAt.set(id, t0);
-      await sleep(Math.max(0, next - Date.now()));
-    }
-  })();
+  const customers = liveCustomers(async (n) => {
+    const r = (await call('POST', '/_sandbox/inbound', { contact: { name: `Live ${n}` }, channel_id: channel, body: 'hello?' }).catch(
+      () => ({}),
+    )) as { data?: { conversation?: { id: number } } };
+    return r.data?.conversation?.id;
+  }, RATE);
+  const { sentAt } = customers;
   const b0 = Date.now();
   await sleep(BASELINE_S * 1000);
   const b1 = Date.now();
@@ -213,8 +198,7 @@ async function main(): Promise<void> {
   }
   const r1 = Date.now();
   await sleep(3_000);
-  live = false;
-  await traffic;
+  await customers.stop();
   await sleep(3_000);
   log_.harvest();
   log_.stop();

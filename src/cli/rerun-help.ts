@@ -29,11 +29,12 @@ as are deliveries whose body is not kept. Needs REDIS_URL (and QUEUE_PREFIX)
 like \`switchyard dlq\`, and the project's handler modules (HANDLERS_DIR).
 
 Filters (every one given must hold; as \`switchyard deliveries\` has them):
-  --handler ID            the handler to run again (required); it must handle the events selected
+  --handler ID           the handler to run again (required); it must handle the events selected
 ${DELIVERY_FILTER_HELP.split('\n')
-  .filter((l) => !l.startsWith('  --handler'))
+  .filter((l) => l !== '' && !l.startsWith('  --handler'))
+  .map((l) => l.replace(', or schedule (the runs of schedules)', ''))
   .join('\n')}
-  --limit N               at most N deliveries, newest first (default 100000)
+  --limit N              at most N deliveries, newest first (default 100000)
   Without --event: every event the handler handles. --outcome is the handler's latest state.
 
 Options:

@@ -6,6 +6,15 @@ import { RECONCILE_CALL } from '../../../src/sources/reconcile/client.js';
 import { contact, fakeFetch } from '../../support/fake-fetch.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 
+/** The settings the builder reads: burst 30, RECONCILE_BUDGET 0.2. */
+const configOf = (prefix: string) => ({
+  workspaceApiUrl: 'http://127.0.0.1:1/api/v1',
+  workspaceApiToken: 'tok',
+  workspaceApiBurst: 30,
+  queuePrefix: prefix,
+  reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 },
+});
+
 describe('configuredApiClients with shared limits', () => {
   let redis: Redis;
   beforeAll(() => {
@@ -16,13 +25,7 @@ describe('configuredApiClients with shared limits', () => {
   it('a catch-up client spends the reconcile window, a live one does not', async () => {
     const prefix = uniquePrefix('apibudget');
     const f = fakeFetch(() => ({ body: { data: contact(7) } }));
-    const config = {
-      workspaceApiUrl: 'http://127.0.0.1:1/api/v1',
-      workspaceApiToken: 'tok',
-      workspaceApiBurst: 30,
-      queuePrefix: prefix,
-      reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 },
-    };
+    const config = configOf(prefix);
     const clients = configuredApiClients(config, redis, { fetch: f.fetch });
     const keys = async (window: string) => redis.keys(`${prefix}:${window}:*`);
 
@@ -39,14 +42,7 @@ describe('configuredApiClients with shared limits', () => {
   it("a rerun client spends the re-runs' own window (RERUN_SHARE of the burst), not reconcile's", async () => {
     const prefix = uniquePrefix('apibudget');
     const f = fakeFetch(() => ({ body: { data: contact(7) } }));
-    const config = {
-      workspaceApiUrl: 'http://127.0.0.1:1/api/v1',
-      workspaceApiToken: 'tok',
-      workspaceApiBurst: 30,
-      queuePrefix: prefix,
-      reconcile: { everyMs: undefined, windowMs: 1, budget: 0.2 },
-      rerun: { share: 0.5 },
-    };
+    const config = { ...configOf(prefix), rerun: { share: 0.5 } };
     const clients = configuredApiClients(config, redis, { fetch: f.fetch });
     const keys = async (window: string) => redis.keys(`${prefix}:${window}:*`);
     await clients?.({ budget: 'rerun', priority: 'low' }).contacts.get(7);
