@@ -18,7 +18,7 @@ export interface CliIo {
 /** One CLI command. Files in src/cli/ export one of these; only main.ts calls process.exit. */
 export interface Command {
   readonly name: string;
-  readonly summary: string;
+  /** (Its one-line summary is in ./registry.ts, which lists the commands without loading them.) */
   /** Full `--help` text: usage, options, at least one example. */
   readonly help: string;
   run(argv: readonly string[], io: CliIo): Promise<ExitCode>;

@@ -131,7 +131,6 @@ function footer(r: DeliveryListing, f: DeliveryFilter): string {
 
 export const deliveriesCommand: Command = {
   name: 'deliveries',
-  summary: 'list deliveries in the history, newest first, filtered by event, conversation, contact, handler, outcome, content',
   help: DELIVERIES_HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, { ...DELIVERY_FILTER_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } });

@@ -92,7 +92,6 @@ function worldOf(sandbox: Sandbox, kept: boolean): string {
 /** `switchyard dev`: receiver, worker, managed Redis and the sandbox in one process; handler modules reload on save. */
 export const devCommand: Command = {
   name: 'dev',
-  summary: 'run receiver, worker and sandbox for development; reload handlers on save',
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, { 'keep-sandbox': { type: 'boolean' } });

@@ -109,7 +109,6 @@ function parseDlq(argv: readonly string[], io: CliIo): DlqRequest | undefined {
 
 export const dlqCommand: Command = {
   name: 'dlq',
-  summary: 'list, show, retry, purge dead-lettered jobs; resume a paused handlers queue',
   help: HELP,
   async run(argv, io) {
     const r = parseDlq(argv, io);

@@ -10,7 +10,6 @@ const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check configuration, handler and schedule settings, Redis, the API token and abilities',
   help: `Usage: switchyard doctor [--json]
 
 Checks the configuration, the settings of the loaded handlers and schedules

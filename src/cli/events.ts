@@ -17,7 +17,6 @@ Example:
 
 export const eventsCommand: Command = {
   name: 'events',
-  summary: 'list event names and their data fields',
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, { names: { type: 'boolean' }, json: { type: 'boolean' } }, true);

@@ -139,7 +139,6 @@ function describeSetting(s: SettingVariable): string {
 
 export const handlersCommand: Command = {
   name: 'handlers',
-  summary: 'list the loaded handlers with their events, abilities, settings and retries',
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, { json: { type: 'boolean' } });

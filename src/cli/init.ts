@@ -59,7 +59,6 @@ const packageName = (dir: string) =>
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'create a project for your own handlers (package.json, handlers/, a test, Dockerfile)',
   help: `Usage: switchyard init [dir] [--force] [--from SPEC]
 
 Creates a project for your own handlers in dir (default: the current

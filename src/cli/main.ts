@@ -47,11 +47,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${version()}\n`);
     process.exit(EXIT.ok);
   }
-  const command: Command | undefined = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`switchyard: unknown command "${name}"\n\n${USAGE()}`);
     process.exit(EXIT.usage);
   }
+  const command: Command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(command.help);
     process.exit(EXIT.ok);

@@ -140,7 +140,6 @@ async function reconcileWindow(f: ReconcileFlags, config: Config, apiUrl: string
 
 export const reconcileCommand: Command = {
   name: 'reconcile',
-  summary: 'find changes whose webhooks never arrived and enqueue them',
   help: HELP,
   async run(argv, io) {
     const now = Date.now();

@@ -172,7 +172,6 @@ async function replayTo(
 
 export const replayCommand: Command = {
   name: 'replay',
-  summary: 'replay captured deliveries over HTTP, into Redis (--direct) or through the handlers here (--inline)',
   help: HELP,
   async run(argv, io) {
     const f = parseReplay(argv);

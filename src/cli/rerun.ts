@@ -38,7 +38,6 @@ const OPTIONS = {
 
 export const rerunCommand: Command = {
   name: 'rerun',
-  summary: 'run a handler again on deliveries it ran (a plan first; durable batches; status, cancel; one delivery from a step)',
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, OPTIONS, true);

@@ -60,7 +60,6 @@ function untilStopped(io: CliIo): Promise<void> {
 /** `switchyard sandbox`: run the simulator until the process is asked to stop. */
 export const sandboxCommand: Command = {
   name: 'sandbox',
-  summary: 'run the stateful workspace API simulator that emits signed events',
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {

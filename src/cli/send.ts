@@ -33,7 +33,6 @@ Examples:
 
 export const sendCommand: Command = {
   name: 'send',
-  summary: 'build, sign and send a delivery for any event (defaults from the fixtures)',
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(

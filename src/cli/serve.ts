@@ -5,7 +5,6 @@ import { runService } from './run-service.js';
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'run the webhook receiver only (HTTP → verified, deduplicated, queued)',
   help: `Usage: switchyard serve
 
 Runs the HTTP receiver: POST $WEBHOOK_PATH verifies the signature, deduplicates

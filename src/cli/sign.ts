@@ -29,7 +29,6 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
 
 export const signCommand: Command = {
   name: 'sign',
-  summary: 'print the signature header for a body (for curl)',
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, { secret: { type: 'string' }, value: { type: 'boolean' } }, true);

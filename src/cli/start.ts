@@ -6,7 +6,6 @@ import { prepareWorker } from '../runtime/index.js';
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run receiver and worker in one process',
   help: `Usage: switchyard start
 
 Runs the webhook receiver and the worker in one process on one Redis

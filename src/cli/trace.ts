@@ -54,7 +54,6 @@ Examples:
 
 export const traceCommand: Command = {
   name: 'trace',
-  summary: 'what happened to one delivery: receipt, fan-out, each handler attempt and its API calls',
   help: TRACE_HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, true);

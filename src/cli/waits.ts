@@ -44,7 +44,6 @@ Examples:
 
 export const waitsCommand: Command = {
   name: 'waits',
-  summary: 'runs parked in a durable sleep or wait, soonest due first; cancel or wake them',
   help: WAITS_HELP,
   async run(argv, io) {
     if (argv[0] === 'cancel') return cancelCommand(argv.slice(1), io);

@@ -6,7 +6,6 @@ import { prepareWorker } from '../runtime/index.js';
 
 export const workCommand: Command = {
   name: 'work',
-  summary: 'run workers only (validate, fan out, run handlers)',
   help: `Usage: switchyard work
 
 Runs the BullMQ workers on REDIS_URL: validates each stored delivery, fans it
