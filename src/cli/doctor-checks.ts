@@ -79,14 +79,15 @@ export async function checkRedis(config: Config, which: (bin: string) => string 
 }
 
 /**
- * Parked runs (REDIS_URL set and reachable): those of a handler that no module of HANDLERS_DIR defines any more
- * (`defined`: every handler id of the directory, whatever HANDLERS narrows) are warned about, one line per
- * handler, with the command that cancels them: nothing will run them. Nothing is said without REDIS_URL or
- * when Redis does not answer (the redis check says so).
+ * Parked runs (in the Redis at `redisUrl`: REDIS_URL, or the managed one of a `dev`/`start` running in this
+ * project): those of a handler that no module of HANDLERS_DIR defines any more (`defined`: every handler id of
+ * the directory, whatever HANDLERS narrows) are warned about, one line per handler, with the command that
+ * cancels them: nothing will run them. Nothing is said without a Redis or when it does not answer (the redis
+ * check says so).
  */
-export async function checkParkedRuns(config: Config, defined: readonly string[]): Promise<Check[]> {
-  if (!config.redisUrl) return [];
-  const redis = createRedisConnection(config.redisUrl, 'producer', 'switchyard-doctor');
+export async function checkParkedRuns(config: Config, defined: readonly string[], redisUrl: string | null): Promise<Check[]> {
+  if (!redisUrl) return [];
+  const redis = createRedisConnection(redisUrl, 'producer', 'switchyard-doctor');
   redis.on('error', () => undefined);
   try {
     await ready(redis);

@@ -5,6 +5,7 @@ import { checkApi, checkParkedRuns, checkRedis, checkSettings, type Check } from
 import { type Handler, type Schedule, dropSecrets, handlerEnv, loadHandlerDir, selectHandlers } from '../handler/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, type Command } from './command.js';
+import { cliRedisUrl } from './connect.js';
 
 const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
 
@@ -70,7 +71,7 @@ Example:
         checks.push({ name: 'handlers', status: 'fail', detail: (err as Error).message });
       }
       checks.push(...(await checkRedis(config)));
-      if (defined) checks.push(...(await checkParkedRuns(config, defined)));
+      if (defined) checks.push(...(await checkParkedRuns(config, defined, cliRedisUrl(config, io.cwd))));
       // A URL the client refuses (plain http to another host) is a failed check of the list, not an abort.
       let api;
       let refused: string | undefined;

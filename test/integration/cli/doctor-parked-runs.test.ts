@@ -4,6 +4,9 @@
  * cancels them; runs of handlers the directory defines are fine, also when
  * HANDLERS narrows this process to others.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorCommand } from '../../../src/cli/doctor.js';
@@ -28,7 +31,7 @@ describe('switchyard doctor: parked runs of handlers no longer defined', () => {
   });
   afterAll(async () => p?.close());
 
-  const doctor = async (env: Record<string, string>) => {
+  const doctor = async (env: Record<string, string | undefined>) => {
     const io = memoryIo({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: p.prefix, WEBHOOK_SECRETS: 's', ...env });
     const code = await doctorCommand.run(['--json'], io);
     return { code, checks: (JSON.parse(io.out()) as { checks: Check[] }).checks };
@@ -51,6 +54,19 @@ describe('switchyard doctor: parked runs of handlers no longer defined', () => {
       expect(checks.filter((c) => c.name.startsWith('parked runs'))).toEqual([
         { name: 'parked runs', status: 'ok', detail: '2 parked in a sleep or wait, each of a handler HANDLERS_DIR defines' },
       ]);
+    }
+  });
+
+  it('finds them in the managed Redis of a dev running in the project when REDIS_URL is unset', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'sy-doctor-'));
+    try {
+      mkdirSync(join(project, '.switchyard'));
+      // What a running `npm run dev` / `switchyard start` leaves for the project's other commands.
+      writeFileSync(join(project, '.switchyard', 'redis.url'), `${testRedisUrl()}\n`);
+      const { checks } = await doctor({ REDIS_URL: undefined, HANDLERS_DIR: OTHERS, SWITCHYARD_HOME: join(project, '.switchyard') });
+      expect(checks.find((c) => c.name === 'parked runs of ops-sleeper')).toMatchObject({ status: 'warn' });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
   });
 });
