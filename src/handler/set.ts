@@ -54,6 +54,7 @@ export function handlerSnapshot(
  */
 export class HandlerSet {
   #current: HandlerSnapshot;
+  readonly #listeners = new Set<(change: HandlerSetChange, next: HandlerSnapshot) => void>();
 
   constructor(initial: HandlerSnapshot) {
     this.#current = initial;
@@ -71,7 +72,7 @@ export class HandlerSet {
     const timing = new Map(this.#current.schedules.map((s) => [s.id, describeSchedule(s)]));
     const sched = next.schedules.map((s) => s.id);
     this.#current = next;
-    return {
+    const change: HandlerSetChange = {
       ids,
       added: ids.filter((id) => !before.has(id)),
       removed: [...before].filter((id) => !next.handlers.has(id)),
@@ -82,5 +83,13 @@ export class HandlerSet {
         retimed: next.schedules.filter((s) => timing.has(s.id) && timing.get(s.id) !== describeSchedule(s)).map((s) => s.id),
       },
     };
+    for (const listener of this.#listeners) listener(change, next);
+    return change;
+  }
+
+  /** Calls `listener` after each {@link replace}; the returned function stops it. */
+  onReplace(listener: (change: HandlerSetChange, next: HandlerSnapshot) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
   }
 }

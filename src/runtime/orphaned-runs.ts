@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import type { HandlerSnapshot } from '../handler/index.js';
+import type { HandlerSet, HandlerSnapshot } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import { cancelCommandFor, orphanedRuns } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -30,15 +30,22 @@ export async function warnOrphanedRuns(redis: RedisClient, prefix: string, loade
 
 /**
  * A worker's start-up lines: the handlers it runs and its concurrency, then (in the background) the warning about
- * runs parked for handlers that no module of the directory defines (`snapshot.all`: every module, whatever HANDLERS
- * narrows).
+ * runs parked for handlers that no module of the directory defines (`all`: every module, whatever HANDLERS
+ * narrows); the same warning again when a reload (`switchyard dev`) removes a handler. Returns what stops the
+ * latter.
  */
-export function workerStarted(snapshot: HandlerSnapshot, config: Config, redis: RedisClient, log: Logger): void {
+export function workerStarted(set: HandlerSet, config: Config, redis: RedisClient, log: Logger): () => void {
+  const snapshot = set.current();
   log.info({ handlers: [...snapshot.handlers.keys()], concurrency: config.workerConcurrency }, 'worker started');
-  void warnOrphanedRuns(
-    redis,
-    config.queuePrefix,
-    snapshot.all.map((h) => h.id),
-    log,
-  );
+  const warn = (s: HandlerSnapshot) =>
+    void warnOrphanedRuns(
+      redis,
+      config.queuePrefix,
+      s.all.map((h) => h.id),
+      log,
+    );
+  warn(snapshot);
+  return set.onReplace((change, next) => {
+    if (change.removed.length > 0) warn(next);
+  });
 }

@@ -210,7 +210,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     world,
   });
   const reruns = rerunFeeder(config, commands, queues.handlers.low, set, log);
-  workerStarted(set.current(), config, commands, log);
+  const stopWatching = [stopSweeper, workerStarted(set, config, commands, log)];
 
   return {
     name: 'worker',
@@ -219,7 +219,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     orderBacklog: async () => orderBacklog(set, flow),
     loaded: () => set.current().all,
     close: async () => {
-      stopSweeper();
+      for (const stop of stopWatching) stop();
       await reruns.stop();
       // Worker.close() waits for active jobs to finish; the caller bounds the wait.
       await Promise.allSettled([eventsWorker, ...handlerWorkers].map((w) => w.close()));

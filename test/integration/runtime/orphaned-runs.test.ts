@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationBody } from '../../support/events.js';
 import { startPipeline, type Pipeline } from '../../support/pipeline.js';
-import { deliver, waitFor } from '../../support/service.js';
+import { deliver, memoryLogger, testConfig, waitFor } from '../../support/service.js';
 import { RunRecords } from '../../../src/queue/waits/runs.js';
+import { loadHandlerDir } from '../../../src/handler/loader.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
+import { workerStarted } from '../../../src/runtime/orphaned-runs.js';
 
 const OPS = fileURLToPath(new URL('../../support/handlers/waits-ops', import.meta.url));
 const OTHERS = fileURLToPath(new URL('../../support/handlers/waits-cli', import.meta.url));
@@ -47,5 +50,35 @@ describe('start-up: runs parked for handlers no longer defined', () => {
       '1 run is parked for handler "ops-waiter", which no module in HANDLERS_DIR defines: nothing will run it; ' +
         'cancel it with: switchyard waits cancel --handler ops-waiter --yes',
     );
+  });
+
+  it('warns again when a reload (switchyard dev) removes a handler whose runs are parked', async () => {
+    const snapshotOf = async (dir: string) =>
+      handlerSnapshot(
+        (await loadHandlerDir(dir)).handlers.map((l) => l.handler),
+        undefined,
+        {},
+      );
+    const set = new HandlerSet(await snapshotOf(OPS));
+    const { log, lines } = memoryLogger();
+    const warned = () => lines.filter((l) => l.includes('which no module in HANDLERS_DIR defines'));
+    const stop = workerStarted(set, testConfig({ QUEUE_PREFIX: first.prefix }), later!.redis, log);
+    try {
+      expect(lines.some((l) => l.includes('worker started'))).toBe(true);
+      set.replace(await snapshotOf(OPS)); // nothing removed: nothing to say
+      set.replace(await snapshotOf(OTHERS)); // ops-sleeper and ops-waiter removed, their runs still parked
+      await waitFor(async () => warned().length === 2, 10_000, 20);
+      expect(
+        warned()
+          .map((l) => (JSON.parse(l) as { handler: string }).handler)
+          .sort(),
+      ).toEqual(['ops-sleeper', 'ops-waiter']);
+    } finally {
+      stop();
+    }
+    set.replace(await snapshotOf(OPS));
+    set.replace(await snapshotOf(OTHERS));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(warned()).toHaveLength(2); // stopped: no more warnings
   });
 });
