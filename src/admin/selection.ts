@@ -1,25 +1,9 @@
 import { EVENT_NAMES, parseWhere, parseWheres, suggestEventName, WhereError, type EventName, type WhereQuery } from '../events/index.js';
-import { PENDING_STATES, type DeliveryFilter } from '../history/index.js';
+import { DELIVERY_OUTCOMES, type DeliveryFilter } from '../history/index.js';
 import { readSince } from '../util/index.js';
 import { escapeHtml } from './page.js';
 import { whereTerms } from './where-box.js';
 
-/** What `switchyard deliveries --outcome` takes. */
-export const OUTCOMES = [
-  'completed',
-  'skipped',
-  'retry',
-  'delay',
-  'dead',
-  'pause',
-  'wait',
-  'cancelled',
-  'error',
-  'pending',
-  'invalid',
-  'no_handlers',
-  ...PENDING_STATES,
-];
 /** The search fields of the deliveries page, as the CLI's filters; `where` is the query box. */
 export const FIELDS = ['event', 'handler', 'outcome', 'conversation', 'contact', 'since', 'where'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -50,8 +34,8 @@ export function readSelection(get: (name: string) => string | undefined): Select
   }
   if (values.handler) filter.handler = values.handler;
   if (values.outcome) {
-    if (OUTCOMES.includes(values.outcome)) filter.outcome = values.outcome;
-    else problems.push(`outcome: expected one of ${OUTCOMES.join(', ')}`);
+    if (DELIVERY_OUTCOMES.includes(values.outcome)) filter.outcome = values.outcome;
+    else problems.push(`outcome: expected one of ${DELIVERY_OUTCOMES.join(', ')}`);
   }
   for (const name of ['conversation', 'contact'] as const) {
     const v = values[name];
@@ -131,7 +115,7 @@ export function selectionFields(values: Values): string {
   const input = (name: Field, label: string, hint: string) =>
     `<label>${label}<input name="${name}" value="${escapeHtml(values[name] ?? '')}" placeholder="${escapeHtml(hint)}"></label>`;
   const outcomeSelect = `<label>outcome<select name="outcome"><option value="">any</option>${[
-    ...new Set([...OUTCOMES, ...(values.outcome ? [values.outcome] : [])]),
+    ...new Set([...DELIVERY_OUTCOMES, ...(values.outcome ? [values.outcome] : [])]),
   ]
     .map((o) => `<option${o === values.outcome ? ' selected' : ''}>${escapeHtml(o)}</option>`)
     .join('')}</select></label>`;

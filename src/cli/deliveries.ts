@@ -1,25 +1,9 @@
 import { parseWheres, WhereError, type EventName } from '../events/index.js';
-import { formatDeliveries, listDeliveries, PENDING_STATES, type DeliveryFilter, type DeliveryListing } from '../history/index.js';
+import { formatDeliveries, listDeliveries, DELIVERY_OUTCOMES, type DeliveryFilter, type DeliveryListing } from '../history/index.js';
 import { intFlag, parseCommandArgs, str, strs, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { eventFlags, timeFlag } from './flags.js';
 import { withRedis } from './with-redis.js';
-
-const OUTCOMES = [
-  'completed',
-  'skipped',
-  'retry',
-  'delay',
-  'dead',
-  'pause',
-  'wait',
-  'cancelled',
-  'error',
-  'pending',
-  'invalid',
-  'no_handlers',
-  ...PENDING_STATES,
-];
 
 /** The options of the delivery filters (`deliveries`; `rerun` takes the same), for `parseCommandArgs`. */
 export const DELIVERY_FILTER_OPTIONS = {
@@ -66,7 +50,8 @@ export function deliveryFilterFlags(values: ParsedArgs['values']): DeliveryFilte
   if (handler) f.handler = handler;
   const outcome = str(values, 'outcome');
   if (outcome !== undefined) {
-    if (!OUTCOMES.includes(outcome)) throw new UsageError(`--outcome: expected one of ${OUTCOMES.join(', ')}, got "${outcome}"`);
+    if (!DELIVERY_OUTCOMES.includes(outcome))
+      throw new UsageError(`--outcome: expected one of ${DELIVERY_OUTCOMES.join(', ')}, got "${outcome}"`);
     f.outcome = outcome;
   }
   const since = str(values, 'since');

@@ -55,6 +55,26 @@ export interface DeliveryListing extends ScanStats {
 /** The states a run has before it ran (its placement by fan-out). */
 export const PENDING_STATES: readonly string[] = ['queued', 'ordered', 'waiting', 'debounced', 'folded', 'repeat'];
 
+/**
+ * What `--outcome` (and the dashboard's outcome field) takes: a handler's latest state, `pending` (placed, not run
+ * yet) or one of the placements, or the delivery's own (`invalid`, `no_handlers`).
+ */
+export const DELIVERY_OUTCOMES: readonly string[] = [
+  'completed',
+  'skipped',
+  'retry',
+  'delay',
+  'dead',
+  'pause',
+  'wait',
+  'cancelled',
+  'error',
+  'pending',
+  'invalid',
+  'no_handlers',
+  ...PENDING_STATES,
+];
+
 function matches(s: DeliverySummary, f: DeliveryFilter): boolean {
   if (f.event !== undefined && s.event !== f.event) return false;
   if (f.conversation !== undefined && s.conversation !== f.conversation) return false;
