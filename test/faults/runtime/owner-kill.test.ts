@@ -139,21 +139,20 @@ describe('a killed dev/start and its managed redis-server', () => {
       ['-c', `redis-server --port ${redisPort} --bind 127.0.0.1 --dir '${data}' --appendonly yes --save '' >/dev/null 2>&1 &`],
       { cwd },
     );
-    const client = new Redis({ port: redisPort, host: '127.0.0.1', lazyConnect: true, retryStrategy: (n) => (n > 50 ? null : 50) });
-    client.on('error', () => undefined);
-    try {
-      await waitFor(async () => {
-        try {
-          await client.connect();
-          return true;
-        } catch {
-          return false;
-        }
-      }, 10_000);
-      await client.set('left-behind', 'kept');
-    } finally {
-      client.disconnect();
-    }
+    // A fresh client per try: one that failed (the server not listening yet on a loaded machine) reconnects on its
+    // own, and a second connect() on it is refused, so polling one client could never see the server come up.
+    await waitFor(async () => {
+      const probe = new Redis({ port: redisPort, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        return (await probe.set('left-behind', 'kept')) === 'OK';
+      } catch {
+        return false;
+      } finally {
+        probe.disconnect();
+      }
+    }, 20_000);
     writeFileSync(join(cwd, '.switchyard', 'redis.url'), `redis://127.0.0.1:${redisPort}\n`);
     const [orphan] = redisServersOn(data);
     expect(orphan).toBeGreaterThan(0);

@@ -79,10 +79,8 @@ describe('switchyard waits cancel | wake', () => {
   it("--where selects by the run's own event (from its job): listed, then only those cancelled; a bad path says what to write", async () => {
     const a = await park('conversation.opened');
     const b = await park('conversation.opened');
-    const convOf = async (key: string) => {
-      const trace = await readTrace(p.redis, p.prefix, key);
-      return trace?.conversation as string;
-    };
+    // The history's fan-out entry is written in the background (batched): wait for it, not only for the run.
+    const convOf = (key: string) => waitFor(async () => (await readTrace(p.redis, p.prefix, key))?.conversation, 10_000, 20);
     const listed = await waits(['--where', `data.id=${await convOf(b)}`, '--json']);
     expect((JSON.parse(listed.out) as { waits: { deliveryKey: string }[] }).waits.map((w) => w.deliveryKey)).toEqual([b]);
     const done = await waits([

@@ -8,6 +8,7 @@ import { HISTORY_SCRIPTS } from '../../../src/history/scripts.js';
 import { QUEUE_SCRIPTS } from '../../../src/queue/scripts.js';
 import { STATE_SCRIPTS } from '../../../src/queue/state/state-store.js';
 import { WAIT_SCRIPTS } from '../../../src/queue/waits/wait-store.js';
+import { RERUN_SCRIPTS } from '../../../src/rerun/scripts.js';
 import { LUA_FILE_NAME, LuaScriptError, LuaScripts, parseLuaFileName } from '../../../src/util/lua.js';
 
 const SRC = fileURLToPath(new URL('../../../src', import.meta.url));
@@ -17,6 +18,7 @@ const REGISTERED = [
   ...HISTORY_SCRIPTS.scripts.values(),
   ...WAIT_SCRIPTS.scripts.values(),
   ...STATE_SCRIPTS.scripts.values(),
+  ...RERUN_SCRIPTS.scripts.values(),
 ];
 
 describe('Lua script files', () => {
