@@ -99,11 +99,13 @@ export class LuaScripts<N extends string> {
     let names = defined.get(redis);
     if (!names) defined.set(redis, (names = new Set()));
     const calls = {} as Record<N, LuaCall>;
+    const added: string[] = [];
     for (const [name, s] of this.scripts) {
       if (!names.has(name)) {
         if (name in redis) throw new LuaScriptError(`cannot define Lua script ${name}: the Redis client already has a member of that name`);
         redis.defineCommand(name, s.numberOfKeys === null ? { lua: s.lua } : { lua: s.lua, numberOfKeys: s.numberOfKeys });
         names.add(name);
+        added.push(name);
       }
       const command = (redis as unknown as Record<string, (...args: LuaArg[]) => Promise<unknown>>)[name] as (
         ...args: LuaArg[]
@@ -116,6 +118,7 @@ export class LuaScripts<N extends string> {
         return command.call(redis, ...keys, ...args);
       };
     }
+    if (added.length > 0) givePendingAutoPipelines(redis, added);
     return calls;
   }
 
@@ -133,5 +136,28 @@ export class LuaScripts<N extends string> {
     const call = command as (...a: LuaArg[]) => unknown;
     if (s.numberOfKeys === null) call.call(pipeline, keys.length, ...keys, ...args);
     else call.call(pipeline, ...keys, ...args);
+  }
+}
+
+/**
+ * ioredis gives a pipeline its client's commands when the pipeline is made. An auto-pipeline (enableAutoPipelining)
+ * made before `defineCommand`, and not sent yet, lacks the new script: a call of it queued there keeps its callback
+ * but no command, so the pipeline answers one result short and ioredis throws an uncaught TypeError ("results[i] is
+ * not iterable", redis/ioredis#1931). The scripts just defined are given to those pipelines as their constructor
+ * gives them (the method, its Buffer form, the script by its SHA for a NOSCRIPT retry).
+ */
+function givePendingAutoPipelines(redis: Client, added: readonly string[]): void {
+  const client = redis as unknown as {
+    _autoPipelines?: Map<string, Record<string, unknown>>;
+    scriptsSet?: Record<string, { sha: string }>;
+  } & Record<string, unknown>;
+  for (const pipeline of client._autoPipelines?.values() ?? []) {
+    const bySha = pipeline['_shaToScript'] as Record<string, unknown> | undefined;
+    for (const name of added) {
+      pipeline[name] = client[name];
+      pipeline[`${name}Buffer`] = client[`${name}Buffer`];
+      const script = client.scriptsSet?.[name];
+      if (script && bySha) bySha[script.sha] = script;
+    }
   }
 }

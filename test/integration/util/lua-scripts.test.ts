@@ -315,6 +315,37 @@ describe('Lua scripts on a single redis-server', () => {
   });
 });
 
+describe('Lua scripts defined on an auto-pipelined connection while its pipeline waits (redis/ioredis#1931)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-lua-ap-'));
+  let server: ManagedRedis;
+  beforeAll(async () => {
+    server = await startManagedRedis({ dir });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a script defined after the turn's pipeline was made runs in it, and every answer comes back", async () => {
+    const scripts = mkdtempSync(join(tmpdir(), 'sy-lua-late-'));
+    const redis = createRedisConnection(server.url, 'worker', 'late-scripts', { autoPipeline: true });
+    try {
+      await redis.ping();
+      writeFileSync(join(scripts, 'lateEcho-1.lua'), "return 'late:' .. KEYS[1]\n");
+      const late = new LuaScripts(pathToFileURL(`${scripts}/`), ['lateEcho']);
+      // One turn: a command makes the auto-pipeline, then the script is defined and called into that same pipeline.
+      const first = redis.set('late-before', '1');
+      const calls = late.on(redis);
+      const echoed = calls.lateEcho(['k1']);
+      const after = redis.get('late-before');
+      expect(await Promise.all([first, echoed, after])).toEqual(['OK', 'late:k1', '1']);
+    } finally {
+      await closeRedis(redis);
+      rmSync(scripts, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('Lua scripts on Redis Cluster', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
