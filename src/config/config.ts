@@ -4,12 +4,13 @@ import { SIGNATURE_HEADER } from '../spec/index.js';
 import { tracingSettings, type TracingSettings } from './tracing.js';
 import { formatDuration, parseDuration, parseSize } from '../util/index.js';
 import { checkRequirements } from './requirements.js';
+import { DEFAULT_WORKSPACE, readWorkspacesFile, type WorkspaceFields, type WorkspaceSpec } from './workspaces.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module
  * receives a `Config`; nothing else reads `process.env`.
  */
-export interface Config {
+export interface Config extends WorkspaceFields {
   readonly port: number;
   readonly host: string;
   readonly webhookPath: string;
@@ -307,6 +308,7 @@ const schema = z.object({
     'expected a share of the API burst above 0 and at most 1, such as 0.2 (default 0.2)',
     (v) => v,
   ).transform(Number),
+  WORKSPACES_FILE: optionalText,
   RERUN_SHARE: checked(
     '0.5',
     (v) => Number(v) > 0 && Number(v) <= 1,
@@ -361,13 +363,18 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
       problem: `expected at most HISTORY_TTL (${formatDuration(v.HISTORY_TTL)}): a kept body is found through its delivery's history, got "${formatDuration(v.KEEP_BODIES)}"`,
     });
   }
+  const workspaces = v?.WORKSPACES_FILE ? readWorkspacesFile(v.WORKSPACES_FILE, resolved, { burst: v.WORKSPACE_API_BURST }, problems) : undefined;
   if (problems.length > 0 || !v) throw new ConfigError(problems);
-  return configFrom(v, tracing);
+  return configFrom(v, tracing, workspaces);
 }
 
 /** The Config of a parsed environment. */
-function configFrom(v: z.output<typeof schema>, tracing: TracingSettings | undefined): Config {
+function configFrom(v: z.output<typeof schema>, tracing: TracingSettings | undefined, workspaces: WorkspaceSpec[] | undefined): Config {
   return Object.freeze<Config>({
+    workspaceId: DEFAULT_WORKSPACE,
+    workspaceWeight: 1,
+    workspaces: workspaces ? Object.freeze(workspaces) : undefined,
+    workspacesFile: workspaces ? v.WORKSPACES_FILE : undefined,
     port: v.PORT,
     host: v.HOST,
     webhookPath: v.WEBHOOK_PATH,

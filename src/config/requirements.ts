@@ -16,11 +16,28 @@ const given = (env: Env, name: string): boolean => (env[name] ?? '').trim() !== 
 
 /** Every check across variables, on the environment with its `_FILE` secrets resolved. */
 export function checkRequirements(resolved: Env, needs: Needs, problems: Problems): void {
+  if (given(resolved, 'WORKSPACES_FILE')) {
+    // The file names each workspace's secrets, URL and token: the one-workspace variables would be ignored.
+    workspacesFileAlone(resolved, problems);
+    adminPair(resolved, problems);
+    return;
+  }
   if (needs.requireSecrets) secretsRequired(resolved, problems);
   adminPair(resolved, problems);
   if (needs.requireApiToken && given(resolved, 'WORKSPACE_API_URL')) {
     apiTokenRequired(resolved, problems);
     apiUrlSecure(resolved, problems);
+  }
+}
+
+/** WORKSPACES_FILE replaces the one-workspace variables: given beside it, one of them would be silently ignored. */
+function workspacesFileAlone(resolved: Env, problems: Problems): void {
+  for (const name of ['WEBHOOK_SECRETS', 'WEBHOOK_SECRETS_FILE', 'WORKSPACE_API_URL', 'WORKSPACE_API_TOKEN', 'WORKSPACE_API_TOKEN_FILE']) {
+    if (!given(resolved, name)) continue;
+    problems.push({
+      variable: name,
+      problem: `set together with WORKSPACES_FILE, which names each workspace's own ${name.startsWith('WEBHOOK') ? 'secrets' : name.includes('URL') ? 'apiUrl' : 'token'}; expected one or the other: unset ${name}`,
+    });
   }
 }
 

@@ -72,6 +72,8 @@ export interface HandlerProcessorDeps {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Durable sleeps, waits, cancelOn and ctx.state (src/worker/durable.ts); absent: those calls throw. */
   readonly durable?: Omit<DurableDeps, 'now'> | undefined;
+  /** The workspace the runs belong to (`ctx.workspace`); default `default` (DEFAULT_WORKSPACE, src/config). */
+  readonly workspace?: { readonly id: string } | undefined;
 }
 
 /** What every run of one processor shares: its deps, with the clock, jitter and pause defaulted, and the handlers it warned of. */
