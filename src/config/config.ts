@@ -363,7 +363,9 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
       problem: `expected at most HISTORY_TTL (${formatDuration(v.HISTORY_TTL)}): a kept body is found through its delivery's history, got "${formatDuration(v.KEEP_BODIES)}"`,
     });
   }
-  const workspaces = v?.WORKSPACES_FILE ? readWorkspacesFile(v.WORKSPACES_FILE, resolved, { burst: v.WORKSPACE_API_BURST }, problems) : undefined;
+  const workspaces = v?.WORKSPACES_FILE
+    ? readWorkspacesFile(v.WORKSPACES_FILE, resolved, { burst: v.WORKSPACE_API_BURST }, problems)
+    : undefined;
   if (problems.length > 0 || !v) throw new ConfigError(problems);
   return configFrom(v, tracing, workspaces);
 }

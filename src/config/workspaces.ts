@@ -132,7 +132,9 @@ const entry = z
     token: z.string().min(1).optional(),
     tokenEnv: z.string().min(1).optional(),
     tokenFile: z.string().min(1).optional(),
-    secrets: z.array(z.string().min(1, 'expected a non-empty secret')).min(1, 'expected at least one webhook secret (the current one first)'),
+    secrets: z
+      .array(z.string().min(1, 'expected a non-empty secret'))
+      .min(1, 'expected at least one webhook secret (the current one first)'),
     burst: z.number().int().min(1).max(10_000).optional(),
     weight: z.number().int().min(1).max(100).optional(),
   })
@@ -244,7 +246,9 @@ function entryUrl(v: string, say: (problem: string) => void): string | undefined
     return undefined;
   }
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
-    say(`expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got ${u.protocol}//${u.host}`);
+    say(
+      `expected https (plain http only for a local sandbox on 127.0.0.1 or localhost: the token must not travel in clear), got ${u.protocol}//${u.host}`,
+    );
     return undefined;
   }
   return v.replace(/\/+$/, '');
