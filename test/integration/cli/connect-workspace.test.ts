@@ -1,0 +1,220 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError, type Command } from '../../../src/cli/command.js';
+import { deliveriesCommand } from '../../../src/cli/deliveries.js';
+import { dlqCommand } from '../../../src/cli/dlq.js';
+import { reconcileCommand } from '../../../src/cli/reconcile.js';
+import { replayCommand } from '../../../src/cli/replay.js';
+import { recordReceiver } from '../../../src/cli/live-receiver.js';
+import { rerunCommand } from '../../../src/cli/rerun.js';
+import { sendCommand } from '../../../src/cli/send.js';
+import { traceCommand } from '../../../src/cli/trace.js';
+import { waitsCommand } from '../../../src/cli/waits.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
+import { selectWorkspace } from '../../../src/config/workspaces.js';
+import type { DeliverySummary } from '../../../src/history/read.js';
+import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
+import { loadHandlerDir } from '../../../src/handler/loader.js';
+import type { DeadEntry } from '../../../src/queue/dlq.js';
+import { buildDelivery } from '../../../src/replay/index.js';
+import { startService, type RunningService } from '../../../src/runtime/service.js';
+import { startWorker } from '../../../src/runtime/worker.js';
+import { memoryIo } from '../../support/io.js';
+import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { memoryLogger, waitFor } from '../../support/service.js';
+
+// `--workspace` of the CLI on a deployment of two workspaces (WORKSPACES_FILE): each workspace's
+// deliveries arrive at its own receiver path, signed with its own secret (`send --workspace`), and
+// deliveries, trace and dlq read only that workspace's history and queues. Each workspace runs as
+// its own service on its workspace's Config (as the runtime runs each workspace's part).
+
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/flaky', import.meta.url));
+const flags = globalThis as { __syFlakyBroken?: boolean };
+const dir = mkdtempSync(join(tmpdir(), 'sy-cli-workspaces-'));
+const file = join(dir, 'workspaces.json');
+const base = uniquePrefix('cliws');
+const workspaces = [
+  { id: 'acme', apiUrl: 'http://127.0.0.1:9/api/v1', token: 'tok_acme', secrets: ['whsec_acme_now', 'whsec_acme_old'] },
+  { id: 'beta', apiUrl: 'http://127.0.0.1:9/api/v1', token: 'tok_beta', secrets: ['whsec_beta_now'] },
+];
+writeFileSync(file, JSON.stringify({ workspaces }));
+const env = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: base, WORKSPACES_FILE: file, HANDLERS_DIR: HANDLERS };
+
+async function run(cmd: Command, extra: Record<string, string>, ...argv: string[]) {
+  const io = memoryIo({ ...env, ...extra });
+  const code = await cmd.run(argv, io);
+  return { code, out: io.out(), err: io.err() };
+}
+/** The UsageError (exit 2 in main.ts) a command line is refused with. */
+async function refused(cmd: Command, ...argv: string[]): Promise<string> {
+  const err = await cmd.run(argv, memoryIo(env)).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(UsageError);
+  return (err as Error).message;
+}
+
+describe('--workspace on a deployment of two workspaces', () => {
+  const services: RunningService[] = [];
+  const port: Record<string, string> = {};
+  const keys: Record<string, string[]> = { acme: [], beta: [] };
+  const listed = async (ws: string) =>
+    (JSON.parse((await run(deliveriesCommand, {}, '--json', '--workspace', ws)).out) as { deliveries: DeliverySummary[] }).deliveries
+      .map((d) => d.key)
+      .sort();
+  const dead = async (ws: string) =>
+    (JSON.parse((await run(dlqCommand, {}, 'list', '--json', '--workspace', ws)).out) as { entries: DeadEntry[] }).entries;
+
+  beforeAll(async () => {
+    flags.__syFlakyBroken = true;
+    const deployment = loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', INGEST_PUMP: 'on' });
+    for (const { id } of workspaces) {
+      const config: Config = selectWorkspace(deployment, id);
+      const { log } = memoryLogger();
+      const service = await startService({
+        config,
+        log,
+        receiver: true,
+        worker: async ({ redisUrl, queues, hooks }) => {
+          const loaded = await loadHandlerDir(HANDLERS);
+          const set = new HandlerSet(
+            handlerSnapshot(
+              loaded.handlers.map((l) => l.handler),
+              undefined,
+              env,
+              [],
+            ),
+          );
+          return startWorker({ config, redisUrl, log, hooks, set }, queues);
+        },
+      });
+      services.push(service);
+      port[id] = new URL(service.receiver?.http.url as string).port;
+    }
+    // Each delivery to its workspace's receiver path, signed with its secret: `send --workspace` finds both.
+    for (const [ws, leads] of [
+      ['acme', [101, 102]],
+      ['beta', [201]],
+    ] as const) {
+      for (const lead of leads) {
+        const r = await run(sendCommand, { PORT: port[ws] as string }, 'lead.won', '--set', `data.id=${lead}`, '--workspace', ws);
+        expect(r).toMatchObject({ code: 0, out: expect.stringMatching(/^accepted lead\.won /) });
+        keys[ws]?.push((r.out.split(' ')[2] as string).trim());
+      }
+    }
+    await waitFor(async () => (await dead('acme')).length === 2 && (await dead('beta')).length === 1, 20_000, 50);
+  });
+  afterAll(async () => {
+    delete flags.__syFlakyBroken;
+    await Promise.allSettled(services.map((s) => s.close()));
+  });
+
+  it('deliveries lists only the workspace’s own deliveries', async () => {
+    await waitFor(async () => (await listed('acme')).length === 2 && (await listed('beta')).length === 1, 10_000, 50);
+    expect(await listed('acme')).toEqual([...(keys['acme'] as string[])].sort());
+    expect(await listed('beta')).toEqual(keys['beta']);
+  });
+
+  it('trace finds a delivery in its own workspace only', async () => {
+    const key = keys['acme']?.[0] as string;
+    const own = await run(traceCommand, {}, key, '--workspace', 'acme');
+    expect(own.code).toBe(0);
+    expect(own.out).toMatch(new RegExp(`^delivery ${key}  lead\\.won`));
+    const other = await run(traceCommand, {}, key, '--workspace', 'beta');
+    expect(other.code).toBe(1);
+    expect(other.err).toMatch(/^trace: nothing recorded for /);
+  });
+
+  it('dlq list, show and purge work on the workspace’s own queues', async () => {
+    expect((await dead('acme')).map((e) => e.key).sort()).toEqual([...(keys['acme'] as string[])].sort());
+    expect((await dead('beta')).map((e) => e.reason)).toEqual([expect.stringMatching(/broken on lead 201/)]);
+    const show = await run(dlqCommand, {}, 'show', keys['beta']?.[0] as string, '--workspace', 'acme');
+    expect(show.code).toBe(1);
+    const purged = await run(dlqCommand, {}, 'purge', '--all', '--workspace', 'beta');
+    expect(purged.code).toBe(0);
+    expect(await dead('beta')).toEqual([]);
+    expect(await dead('acme')).toHaveLength(2);
+  });
+
+  it('send signs with the workspace’s own secret for its own path: another workspace’s receiver refuses it', async () => {
+    // To acme's receiver, as beta: /webhooks/beta is not acme's path.
+    const r = await run(sendCommand, { PORT: port['acme'] as string }, 'lead.won', '--workspace', 'beta');
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/HTTP 404/);
+    // acme's path, beta's secret: refused by acme's verification.
+    const url = `http://127.0.0.1:${port['acme']}/webhooks/acme`;
+    const wrong = await run(sendCommand, {}, 'lead.won', '--workspace', 'beta', '--to', url);
+    expect(wrong.out).toMatch(/HTTP 401/);
+  });
+
+  it('send delivers to <WEBHOOK_PATH>/<id> of the dev/start running in the project (its record names the deployment’s path)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sy-cli-live-'));
+    const forget = recordReceiver({ stateDir: home, webhookPath: '/webhooks' }, '/', 'start', `http://127.0.0.1:${port['beta']}`);
+    try {
+      const r = await run(sendCommand, { SWITCHYARD_HOME: home }, 'lead.won', '--set', 'data.id=203', '--workspace', 'beta');
+      expect(r.err).toContain(`note: delivering to the running switchyard start here (pid ${process.pid})`);
+      expect(r).toMatchObject({ code: 0, out: expect.stringMatching(/^accepted lead\.won /) });
+      const key = (r.out.split(' ')[2] as string).trim();
+      await waitFor(async () => (await listed('beta')).includes(key), 10_000, 50);
+    } finally {
+      forget();
+    }
+  });
+
+  it('send --direct and replay --direct put deliveries into the workspace’s own inbox', async () => {
+    const before = await listed('beta');
+    const body = buildDelivery('lead.won', { sets: ['data.id=202'] });
+    const path = join(dir, 'lead-202.json');
+    writeFileSync(path, body.bytes);
+    const r = await run(replayCommand, {}, path, '--direct', '--workspace', 'beta', '--json');
+    expect(r.code).toBe(0);
+    await waitFor(async () => (await listed('beta')).length === before.length + 1, 10_000, 50);
+    expect(await listed('beta')).toContain(body.key);
+    expect(await listed('acme')).not.toContain(body.key);
+  });
+
+  it('every command refuses to guess among two workspaces, listing them; an unknown id gets a did-you-mean', async () => {
+    const choose = 'this deployment serves 2 workspaces (acme, beta): say which with --workspace <id>';
+    expect(await refused(deliveriesCommand)).toBe(choose);
+    expect(await refused(traceCommand, 'evt_x')).toBe(choose);
+    expect(await refused(waitsCommand)).toBe(choose);
+    expect(await refused(waitsCommand, 'cancel', 'evt_x')).toBe(choose);
+    expect(await refused(waitsCommand, 'wake', 'evt_x')).toBe(choose);
+    expect(await refused(dlqCommand, 'list')).toBe(choose);
+    expect(await refused(dlqCommand, 'resume')).toBe(choose);
+    expect(await refused(reconcileCommand, '--since', '1h')).toBe(choose);
+    expect(await refused(rerunCommand, 'status')).toBe(choose);
+    expect(await refused(rerunCommand, 'cancel', 'rr-x')).toBe(choose);
+    expect(await refused(rerunCommand, '--handler', 'flaky', '--dry-run')).toBe(choose);
+    expect(await refused(sendCommand, 'lead.won')).toBe(choose);
+    expect(await refused(replayCommand, join(dir, 'lead-202.json'))).toBe(choose);
+    expect(await refused(deliveriesCommand, '--workspace', 'acem')).toMatch(
+      /^--workspace acem: no such workspace in .*workspaces\.json \(did you mean acme\?\); expected one of acme, beta$/,
+    );
+  });
+
+  it('waits, rerun status and reconcile --dry-run read the chosen workspace', async () => {
+    const waits = await run(waitsCommand, {}, '--json', '--workspace', 'acme');
+    expect(JSON.parse(waits.out)).toMatchObject({ total: 0, waits: [] });
+    const reruns = await run(rerunCommand, {}, 'status', '--json', '--workspace', 'beta');
+    expect(JSON.parse(reruns.out)).toEqual([]);
+  });
+});
+
+describe('--workspace on a deployment of one', () => {
+  it('is optional, default is accepted, any other id is refused', async () => {
+    const one = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('cliws1') };
+    const ok = await deliveriesCommand.run(['--json', '--workspace', 'default'], memoryIo(one));
+    expect(ok).toBe(0);
+    const err = await deliveriesCommand.run(['--workspace', 'acme'], memoryIo(one)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/^--workspace acme: this deployment serves one workspace \(no WORKSPACES_FILE\)/);
+  });
+});
