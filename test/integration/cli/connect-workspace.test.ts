@@ -23,6 +23,7 @@ import { buildDelivery } from '../../../src/replay/index.js';
 import { startService, type RunningService } from '../../../src/runtime/service.js';
 import { startWorker } from '../../../src/runtime/worker.js';
 import { memoryIo } from '../../support/io.js';
+import { match } from '../../support/match.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
 
@@ -102,7 +103,7 @@ describe('--workspace on a deployment of two workspaces', () => {
     ] as const) {
       for (const lead of leads) {
         const r = await run(sendCommand, { PORT: port[ws] as string }, 'lead.won', '--set', `data.id=${lead}`, '--workspace', ws);
-        expect(r).toMatchObject({ code: 0, out: expect.stringMatching(/^accepted lead\.won /) });
+        expect(r).toMatchObject({ code: 0, out: match.stringMatching(/^accepted lead\.won /) });
         keys[ws]?.push((r.out.split(' ')[2] as string).trim());
       }
     }
@@ -157,7 +158,7 @@ describe('--workspace on a deployment of two workspaces', () => {
     try {
       const r = await run(sendCommand, { SWITCHYARD_HOME: home }, 'lead.won', '--set', 'data.id=203', '--workspace', 'beta');
       expect(r.err).toContain(`note: delivering to the running switchyard start here (pid ${process.pid})`);
-      expect(r).toMatchObject({ code: 0, out: expect.stringMatching(/^accepted lead\.won /) });
+      expect(r).toMatchObject({ code: 0, out: match.stringMatching(/^accepted lead\.won /) });
       const key = (r.out.split(' ')[2] as string).trim();
       await waitFor(async () => (await listed('beta')).includes(key), 10_000, 50);
     } finally {
