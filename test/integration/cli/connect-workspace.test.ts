@@ -13,15 +13,12 @@ import { rerunCommand } from '../../../src/cli/rerun.js';
 import { sendCommand } from '../../../src/cli/send.js';
 import { traceCommand } from '../../../src/cli/trace.js';
 import { waitsCommand } from '../../../src/cli/waits.js';
-import { loadConfig, type Config } from '../../../src/config/config.js';
-import { selectWorkspace } from '../../../src/config/workspaces.js';
+import { loadConfig } from '../../../src/config/config.js';
 import type { DeliverySummary } from '../../../src/history/read.js';
-import { HandlerSet, handlerSnapshot } from '../../../src/handler/set.js';
-import { loadHandlerDir } from '../../../src/handler/loader.js';
 import type { DeadEntry } from '../../../src/queue/dlq.js';
 import { buildDelivery } from '../../../src/replay/index.js';
 import { startService, type RunningService } from '../../../src/runtime/service.js';
-import { startWorker } from '../../../src/runtime/worker.js';
+import { prepareWorker } from '../../../src/runtime/worker.js';
 import { memoryIo } from '../../support/io.js';
 import { match } from '../../support/match.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
@@ -29,8 +26,8 @@ import { memoryLogger, waitFor } from '../../support/service.js';
 
 // `--workspace` of the CLI on a deployment of two workspaces (WORKSPACES_FILE): each workspace's
 // deliveries arrive at its own receiver path, signed with its own secret (`send --workspace`), and
-// deliveries, trace and dlq read only that workspace's history and queues. Each workspace runs as
-// its own service on its workspace's Config (as the runtime runs each workspace's part).
+// deliveries, trace and dlq read only that workspace's history and queues. The deployment runs as
+// one service (receiver and worker) serving both, as `switchyard start` runs it.
 
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/flaky', import.meta.url));
 const flags = globalThis as { __syFlakyBroken?: boolean };
@@ -60,8 +57,9 @@ async function refused(cmd: Command, ...argv: string[]): Promise<string> {
 }
 
 describe('--workspace on a deployment of two workspaces', () => {
-  const services: RunningService[] = [];
-  const port: Record<string, string> = {};
+  let service: RunningService;
+  let receiver: { PORT: string };
+  let lines: string[];
   const keys: Record<string, string[]> = { acme: [], beta: [] };
   const listed = async (ws: string) =>
     (JSON.parse((await run(deliveriesCommand, {}, '--json', '--workspace', ws)).out) as { deliveries: DeliverySummary[] }).deliveries
@@ -72,37 +70,25 @@ describe('--workspace on a deployment of two workspaces', () => {
 
   beforeAll(async () => {
     flags.__syFlakyBroken = true;
-    const deployment = loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', INGEST_PUMP: 'on' });
-    for (const { id } of workspaces) {
-      const config: Config = selectWorkspace(deployment, id);
-      const { log } = memoryLogger();
-      const service = await startService({
-        config,
-        log,
-        receiver: true,
-        worker: async ({ redisUrl, queues, hooks }) => {
-          const loaded = await loadHandlerDir(HANDLERS);
-          const set = new HandlerSet(
-            handlerSnapshot(
-              loaded.handlers.map((l) => l.handler),
-              undefined,
-              env,
-              [],
-            ),
-          );
-          return startWorker({ config, redisUrl, log, hooks, set }, queues);
-        },
-      });
-      services.push(service);
-      port[id] = new URL(service.receiver?.http.url as string).port;
-    }
+    const runtimeEnv = { ...env, PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s' };
+    const deployment = loadConfig(runtimeEnv, { requireSecrets: true });
+    const logged = memoryLogger();
+    lines = logged.lines;
+    service = await startService({
+      config: deployment,
+      log: logged.log,
+      receiver: true,
+      worker: await prepareWorker(deployment, logged.log, runtimeEnv),
+    });
+    const port = new URL(service.receiver?.http.url as string).port;
+    receiver = { PORT: port };
     // Each delivery to its workspace's receiver path, signed with its secret: `send --workspace` finds both.
     for (const [ws, leads] of [
       ['acme', [101, 102]],
       ['beta', [201]],
     ] as const) {
       for (const lead of leads) {
-        const r = await run(sendCommand, { PORT: port[ws] as string }, 'lead.won', '--set', `data.id=${lead}`, '--workspace', ws);
+        const r = await run(sendCommand, receiver, 'lead.won', '--set', `data.id=${lead}`, '--workspace', ws);
         expect(r).toMatchObject({ code: 0, out: match.stringMatching(/^accepted lead\.won /) });
         keys[ws]?.push((r.out.split(' ')[2] as string).trim());
       }
@@ -111,7 +97,7 @@ describe('--workspace on a deployment of two workspaces', () => {
   });
   afterAll(async () => {
     delete flags.__syFlakyBroken;
-    await Promise.allSettled(services.map((s) => s.close()));
+    await service?.close();
   });
 
   it('deliveries lists only the workspace’s own deliveries', async () => {
@@ -141,20 +127,16 @@ describe('--workspace on a deployment of two workspaces', () => {
     expect(await dead('acme')).toHaveLength(2);
   });
 
-  it('send signs with the workspace’s own secret for its own path: another workspace’s receiver refuses it', async () => {
-    // To acme's receiver, as beta: /webhooks/beta is not acme's path.
-    const r = await run(sendCommand, { PORT: port['acme'] as string }, 'lead.won', '--workspace', 'beta');
-    expect(r.code).toBe(1);
-    expect(r.out).toMatch(/HTTP 404/);
-    // acme's path, beta's secret: refused by acme's verification.
-    const url = `http://127.0.0.1:${port['acme']}/webhooks/acme`;
+  it('send signs with the workspace’s own secret: sent to another workspace’s path, it is refused', async () => {
+    const url = `http://127.0.0.1:${receiver.PORT}/webhooks/acme`;
     const wrong = await run(sendCommand, {}, 'lead.won', '--workspace', 'beta', '--to', url);
+    expect(wrong.code).toBe(1);
     expect(wrong.out).toMatch(/HTTP 401/);
   });
 
   it('send delivers to <WEBHOOK_PATH>/<id> of the dev/start running in the project (its record names the deployment’s path)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'sy-cli-live-'));
-    const forget = recordReceiver({ stateDir: home, webhookPath: '/webhooks' }, '/', 'start', `http://127.0.0.1:${port['beta']}`);
+    const forget = recordReceiver({ stateDir: home, webhookPath: '/webhooks' }, '/', 'start', `http://127.0.0.1:${receiver.PORT}`);
     try {
       const r = await run(sendCommand, { SWITCHYARD_HOME: home }, 'lead.won', '--set', 'data.id=203', '--workspace', 'beta');
       expect(r.err).toContain(`note: delivering to the running switchyard start here (pid ${process.pid})`);
@@ -178,6 +160,11 @@ describe('--workspace on a deployment of two workspaces', () => {
     expect(await listed('acme')).not.toContain(body.key);
   });
 
+  it('no token or secret of the file is in any line the service logged', () => {
+    expect(lines.join('')).toMatch(/receiver listening/);
+    for (const w of workspaces) for (const value of [w.token, ...w.secrets]) expect(lines.join('')).not.toContain(value);
+  });
+
   it('every command refuses to guess among two workspaces, listing them; an unknown id gets a did-you-mean', async () => {
     const choose = 'this deployment serves 2 workspaces (acme, beta): say which with --workspace <id>';
     expect(await refused(deliveriesCommand)).toBe(choose);
@@ -198,7 +185,7 @@ describe('--workspace on a deployment of two workspaces', () => {
     );
   });
 
-  it('waits, rerun status and reconcile --dry-run read the chosen workspace', async () => {
+  it('waits and rerun status read the chosen workspace', async () => {
     const waits = await run(waitsCommand, {}, '--json', '--workspace', 'acme');
     expect(JSON.parse(waits.out)).toMatchObject({ total: 0, waits: [] });
     const reruns = await run(rerunCommand, {}, 'status', '--json', '--workspace', 'beta');
