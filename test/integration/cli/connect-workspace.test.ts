@@ -19,9 +19,11 @@ import type { DeadEntry } from '../../../src/queue/dlq.js';
 import { buildDelivery } from '../../../src/replay/index.js';
 import { startService, type RunningService } from '../../../src/runtime/service.js';
 import { prepareWorker } from '../../../src/runtime/worker.js';
+import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { memoryIo } from '../../support/io.js';
 import { match } from '../../support/match.js';
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { T } from '../../support/sandbox.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
 
 // `--workspace` of the CLI on a deployment of two workspaces (WORKSPACES_FILE): each workspace's
@@ -30,6 +32,7 @@ import { memoryLogger, waitFor } from '../../support/service.js';
 // one service (receiver and worker) serving both, as `switchyard start` runs it.
 
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/flaky', import.meta.url));
+const RECIPES = fileURLToPath(new URL('../../../handlers', import.meta.url));
 const flags = globalThis as { __syFlakyBroken?: boolean };
 const dir = mkdtempSync(join(tmpdir(), 'sy-cli-workspaces-'));
 const file = join(dir, 'workspaces.json');
@@ -190,6 +193,53 @@ describe('--workspace on a deployment of two workspaces', () => {
     expect(JSON.parse(waits.out)).toMatchObject({ total: 0, waits: [] });
     const reruns = await run(rerunCommand, {}, 'status', '--json', '--workspace', 'beta');
     expect(JSON.parse(reruns.out)).toEqual([]);
+  });
+});
+
+describe('--workspace: the API of the chosen workspace, with its token', () => {
+  let api: RunningSandbox;
+  let apiEnv: Record<string, string>;
+  beforeAll(async () => {
+    api = await createSandbox().listen(0, '127.0.0.1');
+    const apiFile = join(dir, 'sandbox-workspaces.json');
+    const entry = (id: string, token: string) => ({ id, apiUrl: api.baseUrl, token, secrets: [`whsec_${id}`] });
+    writeFileSync(apiFile, JSON.stringify({ workspaces: [entry('acme', T.full), entry('other', T.other)] }));
+    apiEnv = { REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('cliwsapi'), WORKSPACES_FILE: apiFile, HANDLERS_DIR: RECIPES };
+  });
+  afterAll(async () => api?.close());
+
+  /** How many API calls the sandbox logged for each seeded workspace's full-access token. */
+  const calls = async () => {
+    const count = async (label: string) => {
+      const r = await fetch(`${api.url}/_sandbox/requests?token=${label}`);
+      return ((await r.json()) as { data: unknown[] }).data.length;
+    };
+    return { acme: await count('full'), other: await count('other-workspace-full') };
+  };
+  const runApi = async (cmd: Command, ...argv: string[]) => {
+    const io = memoryIo(apiEnv);
+    const code = await cmd.run(argv, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+
+  it('reconcile reads the chosen workspace’s API with its token only', async () => {
+    const before = await calls();
+    const r = await runApi(reconcileCommand, '--since', '1h', '--dry-run', '--json', '--workspace', 'other');
+    expect(r.code).toBe(0);
+    const after = await calls();
+    expect(after.other).toBeGreaterThan(before.other);
+    expect(after.acme).toBe(before.acme);
+  });
+
+  it('replay --inline runs the handlers against the chosen workspace’s API with its token only', async () => {
+    const body = buildDelivery('lead.won', { sets: ['data.id=901'] });
+    const path = join(dir, 'lead-901.json');
+    writeFileSync(path, body.bytes);
+    const before = await calls();
+    await runApi(replayCommand, path, '--inline', '--handler', 'lead-won', '--workspace', 'acme');
+    const after = await calls();
+    expect(after.acme).toBeGreaterThan(before.acme);
+    expect(after.other).toBe(before.other);
   });
 });
 
