@@ -11,6 +11,8 @@ import { replayCommand } from '../../../src/cli/replay.js';
 import { recordReceiver } from '../../../src/cli/live-receiver.js';
 import { rerunCommand } from '../../../src/cli/rerun.js';
 import { sendCommand } from '../../../src/cli/send.js';
+import { signCommand } from '../../../src/cli/sign.js';
+import { sign } from '../../../src/events/signature.js';
 import { traceCommand } from '../../../src/cli/trace.js';
 import { waitsCommand } from '../../../src/cli/waits.js';
 import { loadConfig } from '../../../src/config/config.js';
@@ -186,6 +188,16 @@ describe('--workspace on a deployment of two workspaces', () => {
     expect(await refused(deliveriesCommand, '--workspace', 'acem')).toMatch(
       /^--workspace acem: no such workspace in .*workspaces\.json \(did you mean acme\?\); expected one of acme, beta$/,
     );
+  });
+
+  it('sign signs with the workspace’s current secret; --secret needs no workspace', async () => {
+    const path = join(dir, 'body.json');
+    writeFileSync(path, '{"id":"evt_sign"}');
+    const own = await run(signCommand, {}, path, '--value', '--workspace', 'acme');
+    expect(own.out).toBe(`${sign('whsec_acme_now', Buffer.from('{"id":"evt_sign"}'))}\n`);
+    const given = await run(signCommand, {}, path, '--value', '--secret', 'x');
+    expect(given.out).toBe(`${sign('x', Buffer.from('{"id":"evt_sign"}'))}\n`);
+    expect(await refused(signCommand, path)).toBe('this deployment serves 2 workspaces (acme, beta): say which with --workspace <id>');
   });
 
   it('waits and rerun status read the chosen workspace', async () => {
