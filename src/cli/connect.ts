@@ -14,7 +14,11 @@ import { liveReceiver } from './live-receiver.js';
  * A workspace it cannot choose (none given among several, an unknown id) is a UsageError (exit 2) listing the ids.
  */
 export function cliConfig(io: CliIo, workspace?: string): Config {
-  const config = loadConfig(io.env, { requireSecrets: false });
+  return chooseWorkspace(loadConfig(io.env, { requireSecrets: false }), workspace);
+}
+
+/** `selectWorkspace` for a command line: a choice it cannot make is a UsageError (exit 2, with the usage). */
+export function chooseWorkspace(config: Config, workspace: string | undefined): Config {
   try {
     return selectWorkspace(config, workspace);
   } catch (err) {
@@ -99,9 +103,9 @@ function liveUrl(config: Config, io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>): str
   const live = liveReceiver(config, io.cwd);
   if (!live) return undefined;
   const receiverFile = join(config.stateDir, 'receiver.json');
-  const running = `the running switchyard ${live.command} here (pid ${live.pid}) at ${live.url} (${receiverFile})`;
   // Its URL is the deployment's WEBHOOK_PATH: a workspace of many is received at <WEBHOOK_PATH>/<id>.
   const url = config.workspaces ? `${live.url.replace(/\/+$/, '')}/${config.workspaceId}` : live.url;
+  const running = `the running switchyard ${live.command} here (pid ${live.pid}) at ${url} (${receiverFile})`;
   io.stderr.write(`note: delivering to ${running}; --to or PORT to send elsewhere\n`);
   return url;
 }

@@ -1,7 +1,7 @@
 import { configuredApiClients } from '../clients/index.js';
-import { WorkspaceChoiceError, selectWorkspace, workspaceConfigs, type Config } from '../config/index.js';
+import { workspaceConfigs, type Config } from '../config/index.js';
 import type { Handler, Schedule } from '../handler/index.js';
-import { UsageError } from './command.js';
+import { chooseWorkspace } from './connect.js';
 import { checkApi, checkParkedRuns, type Check } from './doctor-checks.js';
 
 // The checks of `switchyard doctor` that are each workspace's own: its API token and abilities against the
@@ -18,13 +18,7 @@ export interface DoctorContext {
 
 /** The workspaces to check: the one `--workspace` names, else every one of the deployment. */
 export function doctorWorkspaces(config: Config, id: string | undefined): Config[] {
-  if (id === undefined) return workspaceConfigs(config);
-  try {
-    return [selectWorkspace(config, id)];
-  } catch (err) {
-    if (err instanceof WorkspaceChoiceError) throw new UsageError(err.message);
-    throw err;
-  }
+  return id === undefined ? workspaceConfigs(config) : [chooseWorkspace(config, id)];
 }
 
 /** One workspace's checks, each naming the workspace in a deployment of many. */

@@ -144,7 +144,9 @@ describe('--workspace on a deployment of two workspaces', () => {
     const forget = recordReceiver({ stateDir: home, webhookPath: '/webhooks' }, '/', 'start', `http://127.0.0.1:${receiver.PORT}`);
     try {
       const r = await run(sendCommand, { SWITCHYARD_HOME: home }, 'lead.won', '--set', 'data.id=203', '--workspace', 'beta');
-      expect(r.err).toContain(`note: delivering to the running switchyard start here (pid ${process.pid})`);
+      expect(r.err).toContain(
+        `note: delivering to the running switchyard start here (pid ${process.pid}) at http://127.0.0.1:${receiver.PORT}/webhooks/beta`,
+      );
       expect(r).toMatchObject({ code: 0, out: match.stringMatching(/^accepted lead\.won /) });
       const key = (r.out.split(' ')[2] as string).trim();
       await waitFor(async () => (await listed('beta')).includes(key), 10_000, 50);
