@@ -20,6 +20,7 @@ export {
   type HandlerContext,
   type HandlerDefinition,
   type HandlerState,
+  type HandlerWorkspace,
   type Jsonified,
   type KeyedMatch,
   type MatchOption,

@@ -4,7 +4,7 @@ import type { HandlerSet } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import type { WorldSource } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { type ContextDeps, RedisStepStore, stepResultsTtlMs } from '../worker/index.js';
+import { type ContextDeps, RedisStepStore, runWorkspace, stepResultsTtlMs } from '../worker/index.js';
 import type { LifecycleBus } from '../lifecycle/index.js';
 import { pollTimer } from './poll/poll-timer.js';
 import { reconcileTimer } from './reconcile/reconcile-timer.js';
@@ -49,7 +49,7 @@ export async function startSources(opts: SourcesOptions): Promise<Timers> {
     workerOptions: opts.workerOptions,
     sources: [
       pollTimer({ config, set, commands, log, api: opts.api, world: opts.world }),
-      scheduleTimers({ set, api: opts.api, steps, log, lifecycle }),
+      scheduleTimers({ set, api: opts.api, steps, log, lifecycle, workspace: runWorkspace(config.workspaceId) }),
       reconcileTimer({ config, commands, log, world: opts.world }),
     ],
   });

@@ -5,6 +5,7 @@ import {
   type ScheduleContext,
   DEFAULT_RUN_POLICY,
   type HandlerSet,
+  type HandlerWorkspace,
 } from '../../handler/index.js';
 import type { Logger } from '../../log/index.js';
 import { type HandlerJobData, scheduleKey, tickOf, type ScheduleJobView } from '../../queue/index.js';
@@ -15,6 +16,8 @@ export interface ScheduleProcessorDeps {
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
+  /** `ctx.workspace` of its runs: the workspace whose `schedules` queue this is (default `default`). */
+  readonly workspace?: HandlerWorkspace | undefined;
 }
 
 /**
@@ -47,6 +50,7 @@ export function createScheduleProcessor(
       // The last attempt's retryable failure is dead, said so by the runner's log line and the history.
       attempts: job.attempts,
       observe,
+      workspace: deps.workspace,
     });
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
     // An unusable token pauses only the handler queues: a schedule's run is retried, and dead on its last attempt.
