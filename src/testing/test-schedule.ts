@@ -1,4 +1,4 @@
-import { isSchedule, type Schedule } from '../handler/index.js';
+import { isSchedule, runsIn, type Schedule } from '../handler/index.js';
 import { runInline } from '../replay/index.js';
 import { scheduleHandler, scheduleRunJob } from '../sources/index.js';
 import { MemoryStepStore, onAttempt, withVirtualWorkflow } from '../worker/index.js';
@@ -45,6 +45,12 @@ export async function testSchedule<S extends object>(
   if (options.api && options.sandbox) throw new TypeError('testSchedule: give either api or sandbox, not both');
   const tickMs = tickOf(options.at);
   const workspace = workspaceOption('testSchedule', options.workspace);
+  if (!runsIn(schedule, workspace)) {
+    const named = (schedule.workspaces ?? []).join(', ');
+    throw new TypeError(
+      `testSchedule: schedule "${schedule.id}" runs only in ${named} (its workspaces), never in "${workspace}"; pass workspace: '${schedule.workspaces?.[0] ?? ''}'`,
+    );
+  }
   const settings = testSettings(schedule, options.settings, options.env ?? {}, 'testSchedule');
   // As in the worker, a schedule's run cannot sleep, wait or keep state: each is a HandlerConfigError (dead at once).
   const job = scheduleRunJob(schedule.id, tickMs);

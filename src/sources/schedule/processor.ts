@@ -6,7 +6,9 @@ import {
   DEFAULT_RUN_POLICY,
   type HandlerSet,
   type HandlerWorkspace,
+  runsIn,
 } from '../../handler/index.js';
+import { DEFAULT_WORKSPACE } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import { type HandlerJobData, scheduleKey, tickOf, type ScheduleJobView } from '../../queue/index.js';
 import { type ContextDeps, type HandlerJobDecision, runHandler, onAttempt } from '../../worker/index.js';
@@ -29,12 +31,21 @@ export interface ScheduleProcessorDeps {
 export function createScheduleProcessor(
   deps: ScheduleProcessorDeps,
 ): (job: ScheduleJobView, signal?: AbortSignal, observe?: ContextDeps['observe']) => Promise<HandlerJobDecision> {
+  const workspace = deps.workspace?.id ?? DEFAULT_WORKSPACE;
   return async (job, signal, observe) => {
     const version = deps.set.current();
     const schedule = version.schedules.find((s) => s.id === job.data.scheduleId);
     if (!schedule) {
       // Its module is gone (the scheduler is removed when a worker starts without it): nothing to run.
       deps.log.warn({ schedule: job.data.scheduleId }, 'a run of a schedule no loaded module defines; skipped');
+      return { kind: 'completed', result: { ms: 0 } };
+    }
+    if (!runsIn(schedule, workspace)) {
+      // Its `workspaces` no longer names this one (the scheduler is removed when a worker starts so): nothing to run.
+      deps.log.warn(
+        { schedule: schedule.id, workspace, workspaces: schedule.workspaces },
+        'a run of a schedule in a workspace it does not name; skipped',
+      );
       return { kind: 'completed', result: { ms: 0 } };
     }
     const data = scheduleRunJob(schedule.id, tickOf(job));

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError as BullmqUnrecoverableError, type Job } from 'bullmq';
-import type { HandlerSet, HandlerWorkspace } from '../../handler/index.js';
+import { type HandlerSet, type HandlerWorkspace, runsIn } from '../../handler/index.js';
+import { DEFAULT_WORKSPACE } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import type { LifecycleBus, AttemptRef } from '../../lifecycle/index.js';
 import { scheduleKey, tickOf, type ScheduleJobData, type ScheduleJobView, SCHEDULES_QUEUE } from '../../queue/index.js';
@@ -30,7 +31,8 @@ export interface ScheduleTimersDeps {
  * `dlq retry` or `dlq purge`.
  */
 export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
-  const { schedules } = deps.set.current();
+  // A schedule naming workspaces has timers in those only; one naming none, in every workspace.
+  const schedules = deps.set.current().schedules.filter((s) => runsIn(s, deps.workspace?.id ?? DEFAULT_WORKSPACE));
   const inner = createScheduleProcessor({ set: deps.set, api: deps.api, steps: deps.steps, log: deps.log, workspace: deps.workspace });
   const bus = deps.lifecycle;
   const process: ScheduleProcess = (job, signal) =>

@@ -39,4 +39,12 @@ describe('workspace option of the test kit', () => {
       /^testSchedule: workspace must be a workspace id .* got 7$/,
     );
   });
+
+  it('testSchedule refuses a workspace the schedule does not name (it would never run there)', async () => {
+    const only = defineSchedule({ id: 'acme-tick', every: '1h', workspaces: ['acme', 'beta'], handle: () => undefined });
+    expect((await testSchedule(only, { workspace: 'beta' })).outcome).toBe('completed');
+    await expect(testSchedule(only)).rejects.toThrow(
+      `testSchedule: schedule "acme-tick" runs only in acme, beta (its workspaces), never in "default"; pass workspace: 'acme'`,
+    );
+  });
 });

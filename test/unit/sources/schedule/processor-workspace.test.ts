@@ -37,4 +37,21 @@ describe("a schedule's ctx.workspace", () => {
   test("is 'default' without one", async () => {
     expect((await seen(undefined)).workspace).toEqual({ id: 'default' });
   });
+
+  test('a job of a schedule that does not name this workspace (left from before its `workspaces` changed) is skipped, said so', async () => {
+    let ran = 0;
+    const s = defineSchedule({ id: 'acme-only', every: '1h', workspaces: ['acme'], handle: () => void ran++ });
+    const { log, lines } = memoryLogger();
+    const run = createScheduleProcessor({
+      set: new HandlerSet(handlerSnapshot([], undefined, {}, [s])),
+      api: undefined,
+      steps: new MemoryStepStore(),
+      log,
+      workspace: { id: 'beta' },
+    });
+    const job = { id: `repeat:acme-only:${TICK}`, data: { scheduleId: 'acme-only' }, timestamp: TICK, delay: 0, attemptsMade: 0 };
+    expect(await run(job)).toEqual({ kind: 'completed', result: { ms: 0 } });
+    expect(ran).toBe(0);
+    expect(lines.join('')).toContain('a run of a schedule in a workspace it does not name; skipped');
+  });
 });
