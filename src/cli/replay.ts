@@ -147,6 +147,7 @@ function inlineReplayTarget(
     dryRun: f.dryRun,
     onDryWrite: (w) => run.dryWrites.push(w),
     input: run.input,
+    workspace: config.workspaceId,
   });
 }
 
