@@ -121,8 +121,8 @@ describe('switchyard dev --workspaces 2 (built CLI, ephemeral ports)', () => {
       { by: 'other-workspace-full', body: 're: hallo from other' },
       { by: 'full', body: 're: hello from acme' },
     ]);
-    // From another terminal, as the banner says: send into workspace 2 with the shared WORKSPACES_FILE, signed
-    // with its secret, to its URL; the reply is written there.
+    // From another terminal, as the banner says, with no set-up: send finds dev's workspaces and sends into
+    // workspace 2, signed with its secret, to its URL; the reply is written there.
     const sent = await cli(
       [
         'send',
@@ -135,9 +135,12 @@ describe('switchyard dev --workspaces 2 (built CLI, ephemeral ports)', () => {
         'data.body=sent',
       ],
       project,
-      { WORKSPACES_FILE: join('.switchyard', 'dev-workspaces.json') },
+      {},
     );
     expect([sent.code, sent.err]).toEqual([0, expect.stringContaining(`at ${receiver}/other`)]);
+    expect(sent.err).toContain(
+      `using the workspaces of the running switchyard dev (${join(project, '.switchyard', 'dev-workspaces.json')})`,
+    );
     await waitFor(async () => (await notes()).length === 3, 20_000);
     expect((await notes())[2]).toEqual({ by: 'other-workspace-full', body: 're: sent' });
 
