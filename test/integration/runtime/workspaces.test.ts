@@ -17,6 +17,7 @@ import { conversationBody, deliveryId, messageBody } from '../../support/events.
 import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
 import { T } from '../../support/sandbox.js';
 import { memoryLogger, waitFor } from '../../support/service.js';
+import { parseSamples, valueOf } from '../../support/prom-text.js';
 
 const HANDLERS = fileURLToPath(new URL('../../support/handlers/workspaces', import.meta.url));
 const SECRET = { acme: 'whsec_acme_test', other: 'whsec_other_test' } as const;
@@ -168,4 +169,24 @@ describe('a deployment of two workspaces', () => {
     expect((await written('acme')).filter((n) => n.startsWith(`reply ${conv} `))).toEqual([`reply ${conv} from-a`]);
     expect((await written('other')).filter((n) => n.startsWith(`reply ${conv} `))).toEqual([`reply ${conv} from-b`]);
   }, 60_000);
+
+  it('labels the series with the workspace they count', async () => {
+    const samples = parseSamples(await service.metrics.scrape());
+    const v = (name: string, labels: Record<string, string>) => valueOf(samples, name, labels);
+    // Everything delivered above: acme 6 accepted, 1 repeat, 1 refused signature; other 5 accepted, 1 refused.
+    expect(v('switchyard_deliveries_total', { outcome: 'accepted', workspace: 'acme' })).toBe(6);
+    expect(v('switchyard_deliveries_total', { outcome: 'duplicate', workspace: 'acme' })).toBe(1);
+    expect(v('switchyard_deliveries_total', { outcome: 'bad_signature', workspace: 'acme' })).toBe(1);
+    expect(v('switchyard_deliveries_total', { outcome: 'accepted', workspace: 'other' })).toBe(5);
+    expect(v('switchyard_deliveries_total', { outcome: 'duplicate', workspace: 'other' })).toBe(0);
+    expect(v('switchyard_deliveries_total', { outcome: 'bad_signature', workspace: 'other' })).toBe(1);
+    expect(samples.some((x) => x.labels['workspace'] === 'default')).toBe(false);
+    // ws-count ran for acme's 4 inbound messages and other's 3.
+    expect(v('switchyard_handler_runs_total', { handler: 'ws-count', outcome: 'completed', workspace: 'acme' })).toBe(4);
+    expect(v('switchyard_handler_runs_total', { handler: 'ws-count', outcome: 'completed', workspace: 'other' })).toBe(3);
+    for (const workspace of ['acme', 'other']) {
+      expect(v('switchyard_queue_jobs', { queue: 'events', state: 'completed', workspace })).toBeGreaterThan(0);
+      expect(v('switchyard_ingest_inbox_length', { workspace })).toBe(0);
+    }
+  });
 });
