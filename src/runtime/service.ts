@@ -203,13 +203,29 @@ function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics)
   });
 }
 
-/** The dashboard (ADMIN_USER): the board, deliveries, waits and reruns. */
+/**
+ * The dashboard (ADMIN_USER): the board, deliveries, waits and reruns; in a deployment of many, each
+ * workspace's pages under /admin/w/<id> (src/admin/workspaces.ts).
+ */
 function mountDashboard(app: Hono, opts: ServiceOptions, built: Built): void {
-  const { log, commands } = built;
-  const ws = built.spaces[0] as ServedWorkspace;
+  const { config, log } = built;
+  const pages = built.spaces.map((ws) => ({
+    id: ws.id,
+    queues: ws.queues.all,
+    ...dashboardPages(ws, built.commands, opts.worker !== undefined),
+  }));
+  const only = pages[0] as (typeof pages)[number];
+  const mounted = config.workspaces
+    ? mountAdmin(app, { queues: [], admin: config.admin, workspaces: pages })
+    : mountAdmin(app, { admin: config.admin, ...only });
+  if (mounted) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+}
+
+/** What one workspace's deliveries, waits and reruns pages read and act on. */
+function dashboardPages(ws: ServedWorkspace, commands: RedisClient, withWorker: boolean) {
   const { config, queues } = ws;
   // Reruns start from the admin where handlers are loaded (a process with a worker); the budget is the workers'.
-  const rerun = opts.worker
+  const rerun = withWorker
     ? {
         handlers: () => ws.worker?.loaded() ?? [],
         budget: { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) },
@@ -219,8 +235,7 @@ function mountDashboard(app: Hono, opts: ServiceOptions, built: Built): void {
   // The waits page's Cancel and Wake, recorded in the history when it is on.
   const notes = config.history.enabled ? runNoteWriter(commands, config.queuePrefix, config.history.ttlMs) : undefined;
   const waits = { queues: queues.handlers, ...(notes ? { history: notes } : {}) };
-  if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, waits, ...(rerun ? { rerun } : {}) }))
-    log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+  return { history, waits, ...(rerun ? { rerun } : {}) };
 }
 
 /** Start-up failed: what was started is stopped (the managed Redis too, letting go of the state directory). */
