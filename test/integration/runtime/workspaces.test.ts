@@ -63,6 +63,9 @@ describe('a deployment of two workspaces', () => {
     const bareSaid = JSON.stringify(await bare.json());
     expect(bareSaid).toContain('/webhooks/<id>');
     expect(bareSaid).not.toMatch(/acme|other/);
+    // Both refusals are logged, as the route's others are.
+    const refused = w.lines.filter((l) => l.includes('"outcome":"no_workspace"')).map((l) => (JSON.parse(l) as { reason: string }).reason);
+    expect(refused).toEqual(['unknown_workspace', 'workspace_required']);
     expect((await deliver('acme', body)).status).toBe(202);
     // The body limit and health hold on a workspace's path as on the bare one.
     expect((await deliver('other', 'x'.repeat(5_000))).status).toBe(413);
