@@ -1,5 +1,5 @@
 import { Worker, type Queue } from 'bullmq';
-import type { Config } from '../config/index.js';
+import { secretVariables, type Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import {
   type StoredDelivery,
@@ -115,7 +115,7 @@ export async function loadWorker(
   extra: Pick<WorkerServiceOptions, 'freshWorld'> = {},
 ): Promise<PreparedWorker> {
   // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
-  dropSecrets(process.env);
+  dropSecrets(process.env, secretVariables(config));
   const { handlers: all, schedules } = await loadHandlerDir(config.handlersDir);
   if (all.length === 0 && schedules.length === 0)
     log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
