@@ -32,13 +32,14 @@ describe('many workspaces on Redis Cluster', () => {
   let api: RunningSandbox;
   let redis: Cluster;
   let configs: Config[];
-  /** Each workspace's service and its log lines. */
+  let deployment: Config;
+  /** The deployment's service and its log lines. */
   const parts: { service: RunningService; lines: string[] }[] = [];
 
   beforeAll(async () => {
     cluster = await startTestCluster();
     api = await createSandbox({ burst: 1000 }).listen(0);
-    ({ configs } = workspacesDeployment(
+    ({ config: deployment, configs } = workspacesDeployment(
       IDS,
       { REDIS_URL: cluster.url, QUEUE_PREFIX: BASE, HANDLERS_DIR: HANDLERS },
       { url: api.baseUrl, token: 'sbx_full_acme' },
@@ -46,18 +47,17 @@ describe('many workspaces on Redis Cluster', () => {
     const dir = await loadHandlerDir(HANDLERS);
     const handlers = dir.handlers.map((l) => l.handler);
     const schedules = dir.schedules.map((l) => l.schedule);
-    // One service per workspace Config, as the runtime starts each workspace's part of one process.
-    for (const config of configs) {
-      const { log, lines } = memoryLogger();
-      const service = await startService({
-        config,
-        log,
-        receiver: true,
-        worker: async ({ redisUrl, queues, hooks }) =>
-          startWorker({ config, redisUrl, log, hooks, set: new HandlerSet(handlerSnapshot(handlers, undefined, {}, schedules)) }, queues),
-      });
-      parts.push({ service, lines });
-    }
+    // One service for the deployment, as `switchyard start` runs it: it serves every workspace of the file.
+    const { log, lines } = memoryLogger();
+    const set = new HandlerSet(handlerSnapshot(handlers, undefined, {}, schedules));
+    const service = await startService({
+      config: deployment,
+      log,
+      receiver: true,
+      worker: async ({ config: ws, log: wsLog, redisUrl, queues, hooks, pools }) =>
+        startWorker({ config: ws, redisUrl, log: wsLog, hooks, set, pools }, queues),
+    });
+    parts.push({ service, lines });
     const nodes = cluster.url
       .replace('redis+cluster://', '')
       .split(',')
@@ -85,8 +85,8 @@ describe('many workspaces on Redis Cluster', () => {
     const conv = 38;
     // The same conversation in every workspace, twice each (two runs in one order line, one state per workspace),
     // and each delivery sent twice (the second is a duplicate).
-    for (const [i, config] of configs.entries()) {
-      const url = `${parts[i]?.service.receiver?.http.url}${config.webhookPath}`;
+    for (const config of configs) {
+      const url = `${parts[0]?.service.receiver?.http.url}${config.webhookPath}`;
       for (const text of ['one', 'two']) {
         const body = messageBody('message.received', conv, `${config.workspaceId} ${text}`);
         expect((await deliver(url, body, workspaceSecret(config.workspaceId))).status).toBe(202);
@@ -96,7 +96,9 @@ describe('many workspaces on Redis Cluster', () => {
       // looks back no further than its registration: src/worker/waits.ts), that message.
       const opened = conversationBody('conversation.opened', conv, `${config.workspaceId} subject`);
       expect((await deliver(url, opened, workspaceSecret(config.workspaceId))).status).toBe(202);
-      await waitFor(() => parts[i]?.lines.some((l) => l.includes('"handler":"cw-waiter"') && l.includes('"msg":"run parked"')), 15_000);
+      const parked = (l: string) =>
+        l.includes('"handler":"cw-waiter"') && l.includes('"msg":"run parked"') && l.includes(`"workspace":"${config.workspaceId}"`);
+      await waitFor(() => parts[0]?.lines.some(parked), 15_000);
       const sent = messageBody('message.sent', conv, `${config.workspaceId} reply`);
       expect((await deliver(url, sent, workspaceSecret(config.workspaceId))).status).toBe(202);
     }
