@@ -2,14 +2,25 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../log/index.js';
 import { mountHealth, type ReadinessProbe } from './health.js';
-import { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
+import { mountWebhook, type WebhookRouteDeps } from './webhook-route.js';
+import { mountWorkspaceRoutes, type WorkspaceRoutes } from './workspace-routes.js';
 
-export interface ReceiverAppOptions extends WebhookRouteDeps {
+/** The webhook route of a deployment of one: `webhookPath` (WEBHOOK_PATH). */
+export interface OneWebhookRoute extends WebhookRouteDeps {
   webhookPath: string;
+}
+
+/** The webhook routes of a deployment of many: `<base>/<id>` per workspace (src/receiver/workspace-routes.ts). */
+export interface ManyWebhookRoutes {
+  log: Logger;
+  workspaces: WorkspaceRoutes;
+}
+
+export type ReceiverAppOptions = (OneWebhookRoute | ManyWebhookRoutes) & {
   readiness: ReadinessProbe;
   /** Mounts extra routes (metrics, admin) before the fallbacks. */
   extend?: (app: Hono) => void;
-}
+};
 
 /**
  * The receiver's Hono app. Thin: the webhook route extracts bytes and headers
@@ -19,15 +30,9 @@ export interface ReceiverAppOptions extends WebhookRouteDeps {
 export function createReceiverApp(opts: ReceiverAppOptions): Hono {
   const app = new Hono();
   const log: Logger = opts.log;
-  // One route for every method of the webhook path, registered first: a POST
-  // matches exactly one handler, which Hono runs without composing a chain.
-  // With an ingest stream (opts.ingest), the route emits its request's events (received, storing, stored, answered).
-  const webhook = webhookHandler(opts);
-  app.all(opts.webhookPath, (c) => {
-    if (c.req.method === 'POST') return webhook(c);
-    c.header('Allow', 'POST');
-    return c.json({ status: 'rejected', error: 'method_not_allowed', message: `use POST for ${opts.webhookPath}` }, 405);
-  });
+  // The webhook routes are registered first.
+  if ('workspaces' in opts) mountWorkspaceRoutes(app, opts.workspaces);
+  else mountWebhook(app, opts.webhookPath, opts);
   mountHealth(app, opts.readiness);
   opts.extend?.(app);
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));

@@ -1,4 +1,5 @@
-export { createReceiverApp, type ReceiverAppOptions } from './app.js';
+export { createReceiverApp, type ManyWebhookRoutes, type OneWebhookRoute, type ReceiverAppOptions } from './app.js';
+export type { WorkspaceRoutes } from './workspace-routes.js';
 export { webhookHandler, type WebhookRouteDeps } from './webhook-route.js';
 export type { DeliverySink } from '../queue/index.js';
 export { readBody, type BodyResult, type BodyFailure } from './body.js';

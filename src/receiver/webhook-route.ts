@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Config } from '../config/index.js';
 import { parseEnvelope, verify } from '../events/index.js';
 import type { Logger } from '../log/index.js';
@@ -232,4 +232,16 @@ export function webhookHandler(deps: WebhookRouteDeps): (c: Context) => Promise<
     const request: RequestFacts = { method: c.req.method, path: c.req.path, route: r.path };
     return r.ingest.receipt(request, () => handle(r, c, request));
   };
+}
+
+/** One route for every method of a webhook path: POST runs `webhook`, other methods are answered 405. */
+export function mountWebhook(app: Hono, path: string, deps: WebhookRouteDeps): void {
+  // A POST matches exactly one handler, which Hono runs without composing a chain.
+  // With an ingest stream (deps.ingest), the route emits its request's events (received, storing, stored, answered).
+  const webhook = webhookHandler({ ...deps, webhookPath: path });
+  app.all(path, (c) => {
+    if (c.req.method === 'POST') return webhook(c);
+    c.header('Allow', 'POST');
+    return c.json({ status: 'rejected', error: 'method_not_allowed', message: `use POST for ${path}` }, 405);
+  });
 }

@@ -1,20 +1,19 @@
+import type { Hono } from 'hono';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { type IngestPump, openQueues, type Queues } from '../queue/index.js';
 import { redisWarnings, closeRedis, createRedisConnection, type RedisClient, maskRedisUrl } from '../redis/index.js';
 import { mountAdmin } from '../admin/index.js';
-import { duplicateHistory, runNoteWriter } from '../history/index.js';
-import { IngestBus } from '../lifecycle/index.js';
+import { runNoteWriter } from '../history/index.js';
 import { createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
-import { createCapture, type Capture } from '../receiver/index.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis, type ResolvedRedis } from './redis.js';
 import { firstAttempt, watchRedis, whenReady, type RedisWatch } from './redis-watch.js';
-import { startPump } from './pump.js';
-import { ingestTracingObserver, startTracing, type Tracing } from '../telemetry/index.js';
+import { startTracing, type Tracing } from '../telemetry/index.js';
 import { startReceiver, type ReceiverService, type ReceiverServiceOptions } from './receiver.js';
-import type { StartWorkerPart, WorkerService } from './worker.js';
+import type { StartWorkerPart } from './worker.js';
 import { rerunBurst } from '../clients/index.js';
+import { createFairPools, type FairPools } from '../worker/index.js';
+import { openWorkspaces, type ServedWorkspace } from './workspaces.js';
 
 /** A running piece of the service that can be stopped (the worker plugs in here). */
 export interface Part {
@@ -36,8 +35,8 @@ export interface ServiceOptions {
 export interface RunningService {
   readonly redisUrl: string;
   readonly receiver: ReceiverService | undefined;
-  /** The ingest pump; started only where `INGEST_PUMP` says (default: processes with a worker). */
-  readonly pump: IngestPump;
+  /** The workspaces served (one, `default`, in a deployment of one), each with its queues and ingest pump. */
+  readonly workspaces: readonly ServedWorkspace[];
   readonly metrics: Metrics;
   /** The `/metrics` server of a worker-only process (METRICS_PORT). */
   readonly metricsServer: RunningServer | undefined;
@@ -64,23 +63,25 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // An unreachable Redis is said at `warn` (with back-off), never a silent hang: the
   // receiver listens at once and the worker starts when Redis answers.
   const watch = watchRedis(commands, { url: redis.url, log });
-  const first = firstAttempt(commands);
+  const attempt = firstAttempt(commands);
   const stopping = new AbortController();
   if (!redis.managed) warnOfRedisSettings(commands, stopping.signal, log);
-  const queues = openQueues(commands, config.queuePrefix);
-
   // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
-  const metrics = createMetrics({ prefix: config.queuePrefix, queues, redis: commands });
-  const capture: Capture | undefined = config.captureDir
-    ? createCapture({ dir: config.captureDir, redact: config.captureRedact, path: config.webhookPath, log })
-    : undefined;
+  const metrics = createMetrics({ prefix: config.queuePrefix, redis: commands });
+  // Per workspace: its queues, ingest stream and pump (INGEST_PUMP: by default where a worker runs).
+  const spaces = openWorkspaces(config, {
+    log,
+    redisUrl: redis.url,
+    commands,
+    metrics,
+    receiver: opts.receiver,
+    withWorker: opts.worker !== undefined,
+  });
+  metrics.bind({ queues: { all: spaces.flatMap((s) => s.queues.all) } });
+  // One pool of WORKER_CONCURRENCY handler slots per priority, shared fairly by every workspace's workers.
+  const pools = createFairPools(config.workerConcurrency);
 
-  // History counts the repeats the receiver answered 200 duplicate, batched off the request path.
-  const duplicates = opts.receiver ? duplicateHistory(config, commands, log) : undefined;
-  const ingest = ingestStream(metrics, capture, duplicates);
-  const pump = startPump({ config, log, redisUrl: redis.url, commands, queues, ingest, withWorker: opts.worker !== undefined });
-
-  const built: Built = { config, log, redis, tracing, commands, watch, stopping, pump, queues, capture, duplicates, ingest, parts: [] };
+  const built: Built = { config, log, redis, tracing, commands, watch, stopping, spaces, pools, parts: [] };
   let failure: ((err: Error) => void) | undefined;
   const failed = new Promise<Error>((res) => {
     failure = res;
@@ -90,7 +91,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   let metricsServer: RunningServer | undefined;
   let workerStarting: Promise<void> | undefined;
   try {
-    if ((await first) === 'ready') await startWorker();
+    if ((await attempt) === 'ready') await startWorker();
     else {
       log.warn(
         { redis: maskRedisUrl(redis.url) },
@@ -118,7 +119,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     redisUrl: redis.url,
     receiver,
     failed,
-    pump,
+    workspaces: spaces,
     metrics,
     metricsServer,
     close: () => (closing ??= shutdown(built, { receiver, metricsServer, workerStarting })),
@@ -136,34 +137,11 @@ interface Built {
   readonly watch: RedisWatch;
   /** Aborted at shutdown or a failed start-up: a part still waiting for Redis gives up. */
   readonly stopping: AbortController;
-  readonly pump: IngestPump;
-  readonly queues: Queues;
-  readonly capture: Capture | undefined;
-  readonly duplicates: ReturnType<typeof duplicateHistory>;
-  /** The ingest stream the receiver, its spool drainer and the pump emit on. */
-  readonly ingest: IngestBus;
-  /** The parts started (the worker), closed in order. */
+  readonly spaces: readonly ServedWorkspace[];
+  /** The handler slots every workspace's handler workers share (src/worker/fair.ts). */
+  readonly pools: FairPools;
+  /** The parts started (each workspace's worker), closed in order. */
   readonly parts: Part[];
-  /** The worker part once started: the admin re-runs its handlers. */
-  worker?: WorkerService;
-}
-
-/**
- * The ingest stream (src/lifecycle): the webhook route, the spool drainer and the pump emit. Its observers,
- * subscribed here only: metrics, capture (CAPTURE_DIR), the history's repeats and tracing (receipt, append, send spans).
- */
-function ingestStream(metrics: Metrics, capture: Capture | undefined, duplicates: ReturnType<typeof duplicateHistory>): IngestBus {
-  return new IngestBus()
-    .subscribe(metrics.ingestSubscriber)
-    .subscribe(capture?.subscriber)
-    .subscribe(
-      duplicates && {
-        answered: (e) => {
-          if (e.ok && e.report.outcome === 'duplicate' && e.report.key) duplicates.onDuplicate(e.report.key);
-        },
-      },
-    )
-    .subscribe(ingestTracingObserver());
 }
 
 /** Once Redis answers (an external one), what is unsafe in its settings is said at `warn`. */
@@ -181,52 +159,73 @@ function warnOfRedisSettings(commands: RedisClient, signal: AbortSignal, log: Lo
  * succeeds it is started before startService resolves, as before.
  */
 async function startWorkerPart(opts: ServiceOptions, built: Built, metrics: Metrics): Promise<void> {
-  if (!opts.worker) return;
+  const start = opts.worker;
+  if (!start) return;
   await whenReady(built.commands, built.stopping.signal);
-  const part = await opts.worker({ redisUrl: built.redis.url, queues: built.queues, hooks: metrics.workerSubscriber });
-  if (built.stopping.signal.aborted) await part.close(0);
-  else {
+  for (const ws of built.spaces) {
+    const part = await start({
+      config: ws.config,
+      log: ws.log,
+      redisUrl: built.redis.url,
+      queues: ws.queues,
+      hooks: metrics.workerSubscriber,
+      pools: built.pools,
+    });
+    if (built.stopping.signal.aborted) {
+      await part.close(0);
+      return;
+    }
     built.parts.push(part);
-    built.worker = part;
-    metrics.bind({ ordered: () => part.orderBacklog() });
+    ws.worker = part;
   }
+  metrics.bind({
+    ordered: async () => (await Promise.all(built.spaces.map((s) => (s.worker ? s.worker.orderBacklog() : Promise.resolve([]))))).flat(),
+  });
 }
 
 /** The receiver with its observers (metrics, capture, the caller's, history's repeats), `/metrics` and the dashboard. */
 function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics): Promise<ReceiverService> {
-  const { config, log, queues, commands } = built;
+  const { config, log } = built;
   return startReceiver({
     config,
     redisUrl: built.redis.url,
     log,
-    ingest: built.ingest,
+    workspaces: built.spaces,
     extend: (app) => {
       metrics.mount(app);
-      // Reruns start from the admin where handlers are loaded (a process with a worker); the budget is the workers'.
-      const rerun = opts.worker
-        ? {
-            handlers: () => built.worker?.loaded() ?? [],
-            budget: { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) },
-          }
-        : undefined;
-      const history = { redis: commands, prefix: config.queuePrefix };
-      // The waits page's Cancel and Wake, recorded in the history when it is on.
-      const notes = config.history.enabled ? runNoteWriter(commands, config.queuePrefix, config.history.ttlMs) : undefined;
-      const waits = { queues: queues.handlers, ...(notes ? { history: notes } : {}) };
-      if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, waits, ...(rerun ? { rerun } : {}) }))
-        log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+      mountDashboard(app, opts, built);
       opts.receiverOptions?.extend?.(app);
     },
   });
+}
+
+/** The dashboard (ADMIN_USER): the board, deliveries, waits and reruns. */
+function mountDashboard(app: Hono, opts: ServiceOptions, built: Built): void {
+  const { log, commands } = built;
+  const ws = built.spaces[0] as ServedWorkspace;
+  const { config, queues } = ws;
+  // Reruns start from the admin where handlers are loaded (a process with a worker); the budget is the workers'.
+  const rerun = opts.worker
+    ? {
+        handlers: () => ws.worker?.loaded() ?? [],
+        budget: { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) },
+      }
+    : undefined;
+  const history = { redis: commands, prefix: config.queuePrefix };
+  // The waits page's Cancel and Wake, recorded in the history when it is on.
+  const notes = config.history.enabled ? runNoteWriter(commands, config.queuePrefix, config.history.ttlMs) : undefined;
+  const waits = { queues: queues.handlers, ...(notes ? { history: notes } : {}) };
+  if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, waits, ...(rerun ? { rerun } : {}) }))
+    log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
 }
 
 /** Start-up failed: what was started is stopped (the managed Redis too, letting go of the state directory). */
 async function abortStart(built: Built): Promise<void> {
   built.stopping.abort(new Error('start-up failed'));
   built.watch.close();
-  await built.pump.stop();
+  await Promise.all(built.spaces.map((s) => s.pump.stop()));
   await Promise.allSettled(built.parts.map((p) => p.close(1_000)));
-  await built.queues.close();
+  await Promise.all(built.spaces.map((s) => s.queues.close()));
   await closeRedis(built.commands);
   await built.redis.managed?.stop();
   await built.tracing.shutdown().catch(() => undefined);
@@ -237,7 +236,7 @@ async function shutdown(
   built: Built,
   started: { receiver: ReceiverService | undefined; metricsServer: RunningServer | undefined; workerStarting: Promise<void> | undefined },
 ): Promise<void> {
-  const { config, log, capture, duplicates, parts, redis, tracing } = built;
+  const { config, log, spaces, parts, redis, tracing } = built;
   const { receiver, metricsServer, workerStarting } = started;
   // One deadline for the whole shutdown (SHUTDOWN_TIMEOUT); each stage gets what is left of it.
   // Stopping early is safe: an active job's lock lapses and it runs again elsewhere (dedupe and steps absorb it).
@@ -246,13 +245,13 @@ async function shutdown(
   const bounded = (p: Promise<unknown>, what: string, atLeastMs = 0) => withinDeadline(p, what, Math.max(atLeastMs, left()), log);
   built.stopping.abort(new Error('shutting down'));
   if (receiver) await bounded(receiver.close(left()), 'receiver');
-  if (capture) await bounded(capture.flush(), 'capture');
-  duplicates?.flush();
+  for (const { capture } of spaces) if (capture) await bounded(capture.flush(), 'capture');
+  for (const { duplicates } of spaces) duplicates?.flush();
   if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
-  await bounded(built.pump.stop(), 'ingest pump');
+  await bounded(Promise.all(spaces.map((s) => s.pump.stop())), 'ingest pump');
   if (workerStarting) await bounded(workerStarting, 'worker start-up');
   for (const p of parts) await bounded(p.close(left()), p.name);
-  await bounded(built.queues.close(), 'queues');
+  await bounded(Promise.all(spaces.map((s) => s.queues.close())), 'queues');
   built.watch.close();
   await bounded(closeRedis(built.commands), 'Redis connection');
   built.commands.disconnect();

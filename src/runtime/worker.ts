@@ -22,7 +22,7 @@ import {
   FAN_OUT_CHECK_SCRIPT,
 } from '../queue/index.js';
 import type { OrderedBacklog } from '../metrics/index.js';
-import { PRIORITIES } from '../util/index.js';
+import { PRIORITIES, type Priority } from '../util/index.js';
 import { closeRedis, createRedisConnection, ownedConnections, type RedisClient } from '../redis/index.js';
 import { historyObserver } from '../history/index.js';
 import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../lifecycle/index.js';
@@ -39,6 +39,9 @@ import {
   RedisStepStore,
   stepResultsTtlMs,
   eventChecks,
+  createFairPools,
+  fairProcessor,
+  type FairPools,
 } from '../worker/index.js';
 import { workerApiFactories } from './worker-api.js';
 import { workerOptions } from './worker-options.js';
@@ -62,6 +65,8 @@ export interface WorkerServiceOptions {
   fetch?: typeof fetch;
   /** This process starts a new world for its API (a fresh sandbox, src/queue/world.ts): marked before any claim. */
   freshWorld?: string | undefined;
+  /** The handler slots shared with the process's other workspaces (src/worker/fair.ts); absent: this worker's own. */
+  pools?: FairPools | undefined;
 }
 
 export interface WorkerService {
@@ -76,8 +81,19 @@ export interface WorkerService {
   close(graceMs: number): Promise<void>;
 }
 
-/** Starts the worker side of a process on the shared Redis once the service has it. */
-export type StartWorkerPart = (ctx: { redisUrl: string; queues: Queues; hooks: LifecycleSubscriber | undefined }) => Promise<WorkerService>;
+/**
+ * Starts the worker side of one workspace on the shared Redis once the service has it (called once per
+ * workspace served): that workspace's Config and logger, its queues, and the handler slots every workspace
+ * of the process shares.
+ */
+export type StartWorkerPart = (ctx: {
+  config: Config;
+  log: Logger;
+  redisUrl: string;
+  queues: Queues;
+  hooks: LifecycleSubscriber | undefined;
+  pools: FairPools;
+}) => Promise<WorkerService>;
 
 /** The handlers a worker process runs, loaded before Redis, and how to start its BullMQ side. */
 export interface PreparedWorker {
@@ -115,7 +131,8 @@ export async function loadWorker(
   );
   return {
     set,
-    start: ({ redisUrl, queues, hooks }) => startWorker({ config, redisUrl, log, hooks, set, ...extra }, queues),
+    start: ({ config: ws, log: wsLog, redisUrl, queues, hooks, pools }) =>
+      startWorker({ config: ws, redisUrl, log: wsLog, hooks, set, pools, ...extra }, queues),
   };
 }
 
@@ -170,6 +187,7 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     lifecycle,
     flow,
     durable: { records, waits, state, keepMs: stepTtlMs, limits: { maxMs: config.dedupeTtlMs }, log },
+    workspace: { id: config.workspaceId },
   });
   const waitPorts = { waits, wake: parkedRunWaker(queues.handlers), log };
   const stopSweeper = startWakeSweeper(waitPorts);
@@ -187,13 +205,8 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
     ...workerOptions(config),
   });
   const moves = { redis: commands, queues: queues.handlers, prefix, tokenHash: currentToken, waits, log };
-  const handlerWorkers = PRIORITIES.map(
-    (priority) =>
-      new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY[priority], handlerJobProcessor(priority, processJob, moves), {
-        connection: owned.connect(`switchyard-handlers-${priority}`),
-        prefix,
-        ...workerOptions(config),
-      }),
+  const handlerWorkers = PRIORITIES.map((priority) =>
+    handlerWorker(opts, priority, handlerJobProcessor(priority, processJob, moves), owned.connect(`switchyard-handlers-${priority}`)),
   );
 
   const failed = listenFailures(eventsWorker, handlerWorkers, flow, set, log);
@@ -231,6 +244,27 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
       await closeRedis(commands);
     },
   };
+}
+
+/**
+ * The BullMQ worker of one handler priority: a run starts only with a slot of that priority's pool
+ * (src/worker/fair.ts), granted round-robin across the process's workspaces (by weight); a worker started
+ * alone has a pool of its own.
+ */
+function handlerWorker(
+  opts: WorkerServiceOptions,
+  priority: Priority,
+  processor: ReturnType<typeof handlerJobProcessor>,
+  connection: RedisClient,
+): Worker<HandlerJobData> {
+  const { config } = opts;
+  const pools = opts.pools ?? createFairPools(config.workerConcurrency);
+  const fair = fairProcessor(pools, priority, { id: config.workspaceId, weight: config.workspaceWeight }, processor);
+  return new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY[priority], fair, {
+    connection,
+    prefix: config.queuePrefix,
+    ...workerOptions(config),
+  });
 }
 
 /**
