@@ -22,11 +22,12 @@ export const HOOKS = [
   'POST /_sandbox/quota',
   'POST /_sandbox/inbound',
   'POST /_sandbox/leads/{id}/outcome',
-  'GET /_sandbox/events',
+  'GET /_sandbox/events?workspace=',
   'DELETE /_sandbox/events',
-  'GET /_sandbox/deliveries',
+  'GET /_sandbox/deliveries?workspace=',
   'POST /_sandbox/events/redeliver',
-  'GET /_sandbox/webhook',
+  'GET /_sandbox/webhook?workspace=',
+  'GET /_sandbox/webhooks',
   'POST /_sandbox/webhook',
 ] as const;
 

@@ -10,6 +10,7 @@ import { StateKeeper } from './keeper.js';
 import { restoreSnapshot, snapshotOf } from './snapshot.js';
 import { SandboxState } from './state.js';
 import { describeToken, type TokenInfo } from './tokens.js';
+import { addedOf, resolveWorkspaces, targetsOf, type SandboxWorkspace } from './workspace-options.js';
 
 // `switchyard/sandbox`: createSandbox and the types of what it takes and returns;
 // the rest of the sandbox (routes, seed, clock, emitter internals) is not public.
@@ -20,17 +21,26 @@ export type { Envelope } from './events/envelope.js';
 export type { SeedExtras } from './seed/index.js';
 export type { SandboxState } from './state.js';
 export type { TokenInfo } from './tokens.js';
+export type { SandboxWorkspace } from './workspace-options.js';
 
 /** Options of {@link createSandbox}; every one is optional. */
 export interface SandboxOptions {
   /** Fixes the full-access token of the first workspace (default `sbx_full_acme`). */
   token?: string;
-  /** Where events are POSTed; needs `secret`. */
+  /** Where the first workspace's events are POSTed; needs `secret`. */
   webhookUrl?: string;
-  /** Signing secret of `X-Service-Signature`. */
+  /** Signing secret of `X-Service-Signature` of the first workspace's events. */
   secret?: string;
-  /** Requests per 10 s per token (spec: 30, 60 or 100 by plan). Default 30. */
+  /** Requests per 10 s per token (spec: 30, 60 or 100 by plan). Default 30; a workspace's own `burst` wins. */
   burst?: number;
+  /**
+   * Each workspace's settings, in order: Acme, the second seeded workspace
+   * (Other Co), then workspaces added empty (up to 100 in all), each with its
+   * own full-access token, webhook URL, secret and burst. A workspace's events
+   * go to its own URL only, signed with its own secret. `workspaces[0]` wins
+   * over `token`, `webhookUrl` and `secret`.
+   */
+  workspaces?: readonly SandboxWorkspace[];
   /** Extra seed records (the parsed `--seed` file). */
   seed?: SeedExtras;
   /** Base clock in epoch ms; the `/_sandbox/clock` hook moves time on top of it. */
@@ -93,10 +103,15 @@ function keptApp(api: Hono, keeper: StateKeeper): Hono {
  */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = new SandboxClock(options.clock);
+  const { token, webhookUrl, secret } = options;
+  const resolved = resolveWorkspaces(options.workspaces, { token, webhookUrl, secret });
   const state = new SandboxState({
     clock,
     burst: options.burst ?? 30,
-    ...(options.token ? { fullToken: options.token } : {}),
+    bursts: resolved.map((ws) => ws.burst),
+    fullToken: resolved[0]!.token!,
+    otherToken: resolved[1]!.token!,
+    added: addedOf(resolved),
     ...(options.seed ? { extras: options.seed } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.requireTls ? { requireTls: true } : {}),
@@ -104,8 +119,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let keeper: StateKeeper | undefined;
   let restored = false;
   const emitter = new WebhookEmitter({
-    webhookUrl: options.webhookUrl,
-    secret: options.secret,
+    primaryWorkspace: state.firstWorkspace().id,
+    targets: targetsOf(resolved, state.workspaces.values()),
     clock: () => clock.now(),
     onChange: () => keeper?.touch(),
     ...(options.fetch ? { fetch: options.fetch } : {}),

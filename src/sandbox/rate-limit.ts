@@ -20,16 +20,19 @@ export class BurstLimiter {
     private readonly windowMs = BURST_WINDOW_MS,
   ) {}
 
-  /** Where the token's window stands, counting nothing: a request that is then refused for another reason leaves it as it was. */
-  peek(key: string, now: number): BurstResult {
+  /**
+   * Where the token's window stands, counting nothing: a request that is then refused for another reason leaves it as it was.
+   * `limit` is the burst of the token's workspace (its plan), {@link burst} by default.
+   */
+  peek(key: string, now: number, limit = this.burst): BurstResult {
     const w = this.window(key, now);
     const retryAfter = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
-    return { allowed: w.count < this.burst, limit: this.burst, remaining: Math.max(0, this.burst - w.count), retryAfter };
+    return { allowed: w.count < limit, limit, remaining: Math.max(0, limit - w.count), retryAfter };
   }
 
   /** Counts a request (when the window has room) and says where the window stands after it. */
-  take(key: string, now: number): BurstResult {
-    const before = this.peek(key, now);
+  take(key: string, now: number, limit = this.burst): BurstResult {
+    const before = this.peek(key, now, limit);
     if (!before.allowed) return before;
     this.window(key, now).count += 1;
     return { ...before, remaining: before.remaining - 1 };

@@ -26,6 +26,8 @@ export interface SandboxSnapshot {
   settings: SandboxSettings;
   /** Requests per 10 s per token (as `POST /_sandbox/burst` last set it). */
   burst: number;
+  /** Workspaces with a burst of their own: [workspace id, burst] (absent in files saved before there were any). */
+  workspaceBursts?: [number, number][];
   idempotency: [string, Entry][];
   quota: [number, QuotaEntry][];
   events: SavedEvents;
@@ -43,6 +45,7 @@ export function snapshotOf(state: SandboxState, emitter: WebhookEmitter): Sandbo
     tokens: state.tokens,
     settings: { ...state.settings },
     burst: state.burst.burst,
+    workspaceBursts: [...state.workspaceBursts],
     idempotency: state.idempotency.finished(),
     quota: state.quota.entries(),
     events: emitter.saved(),
@@ -54,10 +57,16 @@ export function restoreSnapshot(state: SandboxState, emitter: WebhookEmitter, sa
   state.generation = saved.generation;
   state.clock.offsetMs = saved.clockOffsetMs;
   state.ids = new IdSequence(saved.nextId);
+  // A file saved before workspaces had keys: the seeded two are acme and other, any other is ws<n>.
+  saved.workspaces.forEach((ws, i) => {
+    ws.key ??= ['acme', 'other'][i] ?? `ws${i + 1}`;
+  });
   state.workspaces = new Map(saved.workspaces.map((ws) => [ws.id, ws]));
   state.tokens = saved.tokens;
   Object.assign(state.settings, saved.settings);
   state.burst.burst = saved.burst;
+  state.workspaceBursts.clear();
+  for (const [id, burst] of saved.workspaceBursts ?? []) state.workspaceBursts.set(id, burst);
   state.idempotency.restore(saved.idempotency);
   state.quota.restore(saved.quota);
   emitter.restore(saved.events);

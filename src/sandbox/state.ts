@@ -5,7 +5,7 @@ import { IdSequence } from './ids.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { BurstLimiter, QuotaTracker } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
-import { buildSeed, type SeedExtras } from './seed/index.js';
+import { buildSeed, type AddedWorkspace, type SeedExtras } from './seed/index.js';
 import type { Token, Workspace } from './types.js';
 
 /** Switches the `/_sandbox/` hooks flip at run time. */
@@ -19,8 +19,14 @@ export interface SandboxSettings {
 /** Options fixed at creation that a reset keeps. */
 export interface StateOptions {
   clock: SandboxClock;
+  /** Requests per 10 s per token of every workspace without a burst of its own. */
   burst: number;
+  /** The burst of some workspaces (their plan), in workspace order: the two seeded, then the added ones. */
+  bursts?: readonly (number | undefined)[];
   fullToken?: string;
+  otherToken?: string;
+  /** Workspaces made after the two seeded ones. */
+  added?: readonly AddedWorkspace[];
   extras?: SeedExtras;
   random?: () => number;
   requireTls?: boolean;
@@ -40,6 +46,8 @@ export class SandboxState {
   tokens: Token[] = [];
   readonly idempotency = new IdempotencyStore();
   readonly burst: BurstLimiter;
+  /** Workspace id -> its own burst (plan), where it differs from `burst.burst`. */
+  readonly workspaceBursts = new Map<number, number>();
   readonly quota = new QuotaTracker();
   readonly log = new RequestLog();
   readonly faults: FaultInjector;
@@ -51,6 +59,15 @@ export class SandboxState {
     this.faults = new FaultInjector(options.random);
     this.settings = { legacyRetired: false, requireTls: options.requireTls ?? false };
     this.reset();
+    [...this.workspaces.keys()].forEach((id, i) => {
+      const own = options.bursts?.[i];
+      if (own !== undefined) this.workspaceBursts.set(id, own);
+    });
+  }
+
+  /** Requests per 10 s per token of a workspace (spec: by plan, counted per token). */
+  burstOf(workspaceId: number | undefined): number {
+    return (workspaceId !== undefined ? this.workspaceBursts.get(workspaceId) : undefined) ?? this.burst.burst;
   }
 
   now(): number {
@@ -62,6 +79,8 @@ export class SandboxState {
     this.ids = new IdSequence();
     const seeded = buildSeed(this.ids, this.now(), {
       ...(this.options.fullToken ? { fullToken: this.options.fullToken } : {}),
+      ...(this.options.otherToken ? { otherToken: this.options.otherToken } : {}),
+      ...(this.options.added ? { added: this.options.added } : {}),
       ...(extras ? { extras } : {}),
     });
     this.workspaces = seeded.workspaces;
@@ -79,6 +98,12 @@ export class SandboxState {
     const ws = this.workspaces.get(id);
     if (!ws) throw new Error(`unknown workspace ${id}`);
     return ws;
+  }
+
+  /** The workspace a hook names by id (a number, or digits) or key (`acme`, `other`, …); undefined when none is. */
+  findWorkspace(ref: number | string): Workspace | undefined {
+    if (typeof ref === 'number' || /^\d+$/.test(ref)) return this.workspaces.get(Number(ref));
+    return [...this.workspaces.values()].find((ws) => ws.key === ref);
   }
 
   /** The first (Acme) workspace, where hooks act by default. */

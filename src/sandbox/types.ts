@@ -223,6 +223,8 @@ export interface Lead {
 /** One workspace: its settings and its records (records keyed by id). */
 export interface Workspace {
   id: number;
+  /** Short name the `/_sandbox` hooks and `switchyard dev --workspaces` know it by (`acme`, `other`, `ws3`, …); not part of the API. */
+  key: string;
   name: string;
   company: { id: number; name: string };
   account: { id: number; name: string };

@@ -79,25 +79,30 @@ export function applyFields(deps: Deps, ws: Workspace, contact: Contact, fields:
   const stage = requestedStage(ws, fields);
   if (stage) {
     const move = moveLifecycle(ws, contact, stage, now);
-    if (move.changed) emitLifecycle(deps, contact.id, move.previous, move.lifecycle);
+    if (move.changed) emitLifecycle(deps, ws, contact.id, move.previous, move.lifecycle);
   }
 }
 
 /** `contact.lifecycle_changed` carries a ContactLifecycle (the event contract's data per event). */
 export function emitLifecycle(
   deps: Deps,
+  ws: Workspace,
   contactId: number,
   previous: Parameters<typeof stageView>[0] | null,
   lifecycle: Parameters<typeof stageView>[0],
 ): void {
-  deps.emitter.emit('contact.lifecycle_changed', {
-    contact_id: contactId,
-    previous: previous ? stageView(previous) : null,
-    lifecycle: stageView(lifecycle),
-  });
+  deps.emitter.emit(
+    'contact.lifecycle_changed',
+    {
+      contact_id: contactId,
+      previous: previous ? stageView(previous) : null,
+      lifecycle: stageView(lifecycle),
+    },
+    ws.id,
+  );
 }
 
 /** `contact.created` carries the Contact as the API returns it (unmasked: the workspace's own endpoint). */
 export function emitCreated(deps: Deps, ws: Workspace, contact: Contact): void {
-  deps.emitter.emit('contact.created', contactView(ws, contact));
+  deps.emitter.emit('contact.created', contactView(ws, contact), ws.id);
 }

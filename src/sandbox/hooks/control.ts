@@ -6,6 +6,7 @@ import { SeedExtras } from '../seed/index.js';
 import { describeToken } from '../tokens.js';
 import { parseDuration } from '../../util/index.js';
 import { body, check, readJson, Timestamp } from '../validation.js';
+import { chosenWorkspace, WorkspaceRef } from './choose.js';
 import { listWorkspaces } from './workspaces.js';
 
 const Fault = z.object({
@@ -27,7 +28,9 @@ const Quota = z.object({
   limit: z.number().int().min(0).nullable(),
   used: z.number().int().min(0).default(0),
   workspace_id: z.number().int().optional(),
+  workspace: WorkspaceRef.optional(),
 });
+const Burst = z.object({ burst: z.number().int().min(1), workspace: WorkspaceRef.optional() });
 
 /** Hooks that steer the sandbox: request log, faults, reset, clock, switches, quota, tokens. */
 export function controlHooks(deps: Deps): Hono {
@@ -96,19 +99,34 @@ export function controlHooks(deps: Deps): Hono {
     state.settings.requireTls = (await body(c, z.object({ require: z.boolean() }))).require;
     return c.json({ data: { require: state.settings.requireTls } });
   });
+  app.route('/', limitHooks(deps));
+  app.get('/tokens', (c) => c.json({ data: state.tokens.map(describeToken) }));
+  app.get('/workspaces', (c) => c.json({ data: listWorkspaces(state) }));
+  return app;
+}
+
+/** The burst (per token, sized by each workspace's plan) and the monthly allowance (per workspace). */
+function limitHooks({ state }: Deps): Hono {
+  const app = new Hono();
+  // Without a workspace: every workspace's burst (plan); with one: that workspace's only. Windows start over.
   app.post('/burst', async (c) => {
-    state.burst.burst = (await body(c, z.object({ burst: z.number().int().min(1) }))).burst;
+    const b = await body(c, Burst);
+    if (b.workspace === undefined) {
+      state.burst.burst = b.burst;
+      state.workspaceBursts.clear();
+    } else state.workspaceBursts.set(chosenWorkspace(state, b.workspace).id, b.burst);
     state.burst.clear();
-    return c.json({ data: { burst: state.burst.burst } });
+    return c.json({ data: { burst: b.burst, ...(b.workspace === undefined ? {} : { workspace: b.workspace }) } });
   });
   app.post('/quota', async (c) => {
     const b = await body(c, Quota);
-    const ids = b.workspace_id !== undefined ? [b.workspace_id] : [...state.workspaces.keys()];
+    const named = b.workspace_id ?? b.workspace;
+    const ids =
+      named !== undefined
+        ? [chosenWorkspace(state, named, b.workspace_id !== undefined ? 'workspace_id' : 'workspace').id]
+        : [...state.workspaces.keys()];
     for (const id of ids) state.quota.set(id, b.limit, b.used, state.now());
     return c.json({ data: { limit: b.limit, used: b.used, workspaces: ids } });
   });
-
-  app.get('/tokens', (c) => c.json({ data: state.tokens.map(describeToken) }));
-  app.get('/workspaces', (c) => c.json({ data: listWorkspaces(state) }));
   return app;
 }

@@ -6,12 +6,15 @@ import { emitCreated } from '../domain/contact-write.js';
 import { commentId } from '../domain/outbound.js';
 import { addContact, addConversation, addMessage, liveThread } from '../domain/records.js';
 import { invalid } from '../errors.js';
+import { WorkspaceRef } from './choose.js';
 import type { Contact, Conversation, Workspace } from '../types.js';
 import { conversationView, messageView } from '../views/conversations.js';
 
 /** Body of `POST /_sandbox/inbound`: a customer writes, on a thread or to a channel. */
 export const InboundBody = z
   .object({
+    /** The workspace written in, by key or id (default: the first). */
+    workspace: WorkspaceRef.optional(),
     workspace_id: z.number().int().optional(),
     conversation_id: z.number().int().optional(),
     contact: z
@@ -27,6 +30,10 @@ export const InboundBody = z
       .optional(),
     channel_id: z.number().int().optional(),
     body: z.string().min(1).max(MAX_CHARS.messageText),
+  })
+  .refine((b) => b.workspace === undefined || b.workspace_id === undefined, {
+    message: 'send workspace or workspace_id, not both',
+    path: ['workspace'],
   })
   .refine((b) => b.conversation_id !== undefined || (b.contact !== undefined && b.channel_id !== undefined), {
     message: 'send conversation_id, or contact and channel_id',
@@ -75,7 +82,7 @@ export function receiveInbound(
     conversation = liveThread(ws, contact.id, b.channel_id!);
     if (!conversation) {
       conversation = addConversation(ws, state.ids.take(), now, { contactId: contact.id, channelId: b.channel_id! });
-      emitter.emit('conversation.created', conversationView(ws, conversation));
+      emitter.emit('conversation.created', conversationView(ws, conversation), ws.id);
     }
   }
   if (conversation.status !== 'open') {
@@ -83,7 +90,7 @@ export function receiveInbound(
     if (live) conversation = live;
     if (conversation.status !== 'open') {
       Object.assign(conversation, { status: 'open', closedAt: null, snoozedUntil: null });
-      emitter.emit('conversation.opened', conversationView(ws, conversation));
+      emitter.emit('conversation.opened', conversationView(ws, conversation), ws.id);
     }
   }
   const id = state.ids.take();
@@ -98,6 +105,6 @@ export function receiveInbound(
     extra: isComment ? { comment_id: commentId(id) } : {},
   });
   const view = messageView(message);
-  emitter.emit('message.received', view);
+  emitter.emit('message.received', view, ws.id);
   return { conversation, message: view };
 }

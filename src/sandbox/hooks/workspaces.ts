@@ -9,7 +9,9 @@ import { productView } from '../views/commerce.js';
 export function listWorkspaces(state: SandboxState): unknown[] {
   return [...state.workspaces.values()].map((ws) => ({
     id: ws.id,
+    key: ws.key,
     name: ws.name,
+    burst: state.burstOf(ws.id),
     teammates: ws.teammates.map((t) => ({ id: t.id, name: t.name, email: t.email, active: t.active, view_phone: t.viewPhone })),
     teams: ws.teams.map((t) => ({ ...t })),
     ai_agents: ws.aiAgents.map((a) => ({ ...a })),

@@ -7,7 +7,8 @@ import type { SandboxState } from '../state.js';
 import { tokenHash } from '../tokens.js';
 
 /**
- * Spec, Limits: the burst is counted per token, the monthly allowance per
+ * Spec, Limits: the burst is counted per token (its size is the plan of the
+ * token's workspace, see SandboxState.burstOf), the monthly allowance per
  * workspace; exceeding either answers 429 with `Retry-After` in seconds (for
  * the allowance: until the start of next month). A fault rule may force a 429.
  */
@@ -17,7 +18,8 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
     const now = state.now();
     const key = tokenHash(auth.token.value);
     // Refused requests do not count: the burst is only looked at until every check has passed.
-    const burst = state.burst.peek(key, now);
+    const limit = state.burstOf(auth.workspace.id);
+    const burst = state.burst.peek(key, now, limit);
     c.set('burst', burst);
     if (!burst.allowed) {
       throw new ApiError(429, 'Too many requests.', 'rate_limited', undefined, { [HEADERS.retryAfter]: String(burst.retryAfter) });
@@ -31,7 +33,7 @@ export function rateLimit(state: SandboxState): MiddlewareHandler<SandboxEnv> {
       const retry = Math.max(1, Math.ceil((quota.resetAt - now) / 1000));
       throw new ApiError(429, 'The monthly API allowance is spent.', 'quota_exceeded', undefined, { [HEADERS.retryAfter]: String(retry) });
     }
-    c.set('burst', state.burst.take(key, now));
+    c.set('burst', state.burst.take(key, now, limit));
     await next();
   };
 }

@@ -26,7 +26,7 @@ export function requestLog(state: SandboxState, apiPath: (p: string) => string):
     const time = new Date(state.now()).toISOString();
     const raw = ['GET', 'HEAD'].includes(c.req.method) ? '' : await c.req.text();
     await next();
-    for (const [k, v] of Object.entries(limitHeaders(c.get('burst'), c.get('quota'), state.burst.burst))) {
+    for (const [k, v] of Object.entries(limitHeaders(c.get('burst'), c.get('quota'), state.burstOf(c.get('auth')?.workspace.id)))) {
       c.res.headers.set(k, v);
     }
     const value = bearer(c.req.header('Authorization'));

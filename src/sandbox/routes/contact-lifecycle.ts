@@ -29,7 +29,7 @@ export function contactLifecycleRoutes(deps: Deps): Hono<SandboxEnv> {
     const contact = contactAt(ws, auth, c.req.param('id'));
     const stage = stageIn(ws, (await body(c, LifecycleBody)).stage, 'stage');
     const move = moveLifecycle(ws, contact, stage, state.now());
-    if (move.changed) emitLifecycle(deps, contact.id, move.previous, move.lifecycle);
+    if (move.changed) emitLifecycle(deps, ws, contact.id, move.previous, move.lifecycle);
     return c.json({
       data: { contact_id: contact.id, previous: move.previous ? stageView(move.previous) : null, lifecycle: stageView(stage) },
     });

@@ -56,7 +56,7 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
     const live = liveThread(ws, contact.id, b.channel_id);
     if (live) return c.json({ data: conversationView(ws, live) }, 200);
     const conversation = addConversation(ws, state.ids.take(), state.now(), { contactId: contact.id, channelId: b.channel_id });
-    emitter.emit('conversation.created', conversationView(ws, conversation));
+    emitter.emit('conversation.created', conversationView(ws, conversation), ws.id);
     return c.json({ data: conversationView(ws, conversation) }, 201);
   });
 
@@ -71,7 +71,7 @@ export function conversationRoutes(deps: Deps): Hono<SandboxEnv> {
     const conversation = conversationAt(ws.conversations, c.req.param('id'));
     const patch = await body(c, ConversationPatch);
     const events = applyConversationPatch(ws, conversation, patch, state.now());
-    for (const event of events) emitter.emit(event, conversationView(ws, conversation));
+    for (const event of events) emitter.emit(event, conversationView(ws, conversation), ws.id);
     return c.json({ data: conversationView(ws, conversation) });
   });
 

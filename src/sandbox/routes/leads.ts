@@ -55,7 +55,7 @@ export function leadRoutes(deps: Deps): Hono<SandboxEnv> {
       createdAt: state.now(),
     };
     ws.leads.set(lead.id, lead);
-    emitter.emit('lead.created', leadView(lead));
+    emitter.emit('lead.created', leadView(lead), ws.id);
     return c.json({ data: leadView(lead) }, 201);
   });
   return app;

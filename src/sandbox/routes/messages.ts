@@ -49,7 +49,7 @@ export function messageRoutes(deps: Deps): Hono<SandboxEnv> {
       status: failed ? 'failed' : 'sent',
       extra: failed ? { ...composed.extra, error: 'outside_customer_service_window' } : composed.extra,
     });
-    if (!failed) emitter.emit('message.sent', messageView(message));
+    if (!failed) emitter.emit('message.sent', messageView(message), ws.id);
     return c.json({ data: messageView(message) }, 201);
   });
 

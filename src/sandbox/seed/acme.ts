@@ -14,7 +14,7 @@ const HOUR = 36e5;
  * messages, a deal, an order, tasks and a lead.
  */
 export function seedAcme(ids: IdSequence, now: number): Workspace {
-  const ws = emptyWorkspace(ids, 'Acme');
+  const ws = emptyWorkspace(ids, 'Acme', 'acme');
   standardSettings(ws, ids);
   ws.teammates.push(
     { id: ids.take(), name: 'Olivia Owner', email: 'olivia@acme.test', active: true, viewPhone: true },

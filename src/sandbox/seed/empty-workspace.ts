@@ -2,10 +2,11 @@ import type { IdSequence } from '../ids.js';
 import type { Pipeline, Workspace } from '../types.js';
 
 /** An empty workspace with the settings every workspace starts with (payment methods: spec, Order). */
-export function emptyWorkspace(ids: IdSequence, name: string): Workspace {
+export function emptyWorkspace(ids: IdSequence, name: string, key: string): Workspace {
   const id = ids.take();
   return {
     id,
+    key,
     name,
     company: { id: ids.take(), name: `${name} Ltd` },
     account: { id: ids.take(), name },

@@ -5,10 +5,20 @@ import { seedAcme } from './acme.js';
 import { applyExtras, type SeedExtras } from './extras.js';
 import { seedOther } from './other.js';
 import { routingSettings } from './empty-workspace.js';
+import { seedAdded, type AddedWorkspace } from './added.js';
 
 export { SeedExtras } from './extras.js';
+export type { AddedWorkspace } from './added.js';
 
-/** The seeded world: both workspaces and the printed tokens. */
+/** What the seed is built from: token values of the two seeded workspaces, extra records of Acme, added workspaces. */
+export interface SeedOptions {
+  fullToken?: string;
+  otherToken?: string;
+  extras?: SeedExtras;
+  added?: readonly AddedWorkspace[];
+}
+
+/** The seeded world: every workspace and the printed tokens. */
 export interface Seeded {
   workspaces: Map<number, Workspace>;
   tokens: Token[];
@@ -18,9 +28,10 @@ export interface Seeded {
  * Builds the seeded state. Token set (spec: Authentication): full, read-only,
  * contacts-only, one of the teammate without view-phone, an expired one, one
  * expiring an hour after seeding (for time-control tests), a legacy
- * full-access key, and a full token of the second workspace.
+ * full-access key, and a full token of the second workspace; then the
+ * added workspaces, each with its full-access token.
  */
-export function buildSeed(ids: IdSequence, now: number, opts: { fullToken?: string; extras?: SeedExtras }): Seeded {
+export function buildSeed(ids: IdSequence, now: number, opts: SeedOptions): Seeded {
   const acme = seedAcme(ids, now);
   const other = seedOther(ids, now);
   if (opts.extras) applyExtras(acme, ids, now, opts.extras);
@@ -38,7 +49,7 @@ export function buildSeed(ids: IdSequence, now: number, opts: { fullToken?: stri
     { ...base, label: 'legacy', value: DEFAULT_TOKEN_VALUES.legacy, abilities: [...ALL_ABILITIES], legacy: true },
     {
       label: 'other-workspace-full',
-      value: DEFAULT_TOKEN_VALUES.other,
+      value: opts.otherToken ?? DEFAULT_TOKEN_VALUES.other,
       workspaceId: other.id,
       teammateId: other.teammates[0]!.id,
       abilities: [...ALL_ABILITIES],
@@ -46,11 +57,15 @@ export function buildSeed(ids: IdSequence, now: number, opts: { fullToken?: stri
       legacy: false,
     },
   ];
-  return {
-    workspaces: new Map([
-      [acme.id, acme],
-      [other.id, other],
-    ]),
-    tokens,
-  };
+  const workspaces = new Map([
+    [acme.id, acme],
+    [other.id, other],
+  ]);
+  // Added after every seeded record, so the seeded ids are the same with or without them.
+  for (const added of opts.added ?? []) {
+    const { workspace, token } = seedAdded(ids, added);
+    workspaces.set(workspace.id, workspace);
+    tokens.push(token);
+  }
+  return { workspaces, tokens };
 }

@@ -9,7 +9,7 @@ import { emptyWorkspace, standardSettings } from './empty-workspace.js';
  * token of the first workspace can be shown to get 404 for each of them.
  */
 export function seedOther(ids: IdSequence, now: number): Workspace {
-  const ws = emptyWorkspace(ids, 'Other Co');
+  const ws = emptyWorkspace(ids, 'Other Co', 'other');
   standardSettings(ws, ids);
   const owner = { id: ids.take(), name: 'Otto Other', email: 'otto@other.test', active: true, viewPhone: true };
   ws.teammates.push(owner);
