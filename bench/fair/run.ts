@@ -14,12 +14,13 @@
 // p99), and A's calls in each whole 10 s window of B's window ÷ BURST_A (use of A's own budget).
 //
 // Part b: WORKSPACES workspaces, PER deliveries each (flood-note lingering LINGER_MS after its call, so the
-// slots are the bottleneck, not the budgets), posted workspace after workspace. Reported: each workspace's
-// finish time (its last note written, from the first post), max/min and the spread (max ÷ min − 1), notes
+// slots are the bottleneck, not the budgets), posted interleaved (ORDER=interleaved: the i-th of every workspace,
+// then the next) or workspace after workspace (ORDER=blocks). Reported: each workspace's finish time (its last
+// note written) from the first post and from its own first post, max/min and the spread (max ÷ min − 1), notes
 // written per workspace.
 //
 // Knobs: PART=a|b|ab FLOOD=10000 MESSAGES=20 RATE=0.5 BURST_A=30 BURST_B=30 WORKSPACES=20 PER=100
-//        LINGER_MS=200 CONCURRENCY=10 SKIP_BUILD=1 RESULTS=out.json
+//        LINGER_MS=200 CONCURRENCY=10 ORDER=interleaved|blocks SKIP_BUILD=1 RESULTS=out.json
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,7 @@ const WORKSPACES = env('WORKSPACES', 20);
 const PER = env('PER', 100);
 const LINGER_MS = env('LINGER_MS', 200);
 const CONCURRENCY = env('CONCURRENCY', 10);
+const ORDER = process.env.ORDER ?? 'interleaved';
 const HANDLERS = fileURLToPath(new URL('./handlers', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-fair-'));
 
@@ -95,29 +97,29 @@ async function deployment(list: Ws[], settings: Record<string, string>) {
   );
   const worker = start(process.execPath, [BIN, 'work'], { name: 'work', env: common });
   const requests = harvester(() => sandbox.state.log.list());
+  const firstPost = new Map<string, number>();
   return {
     api,
     sandbox,
     requests,
     hook,
-    /** Posts `n` conversation.closed deliveries of `w`, each its own change (its own closed_at). */
-    async flood(w: Ws, n: number, conv: number, concurrency = 16): Promise<void> {
+    /** Posts each item's conversation.closed delivery (item i of a workspace: its own closed_at, so its own change). */
+    async flood(items: readonly { w: Ws; i: number; conv: number }[], concurrency = 16): Promise<void> {
       const base = Date.now() - 86_400_000;
-      await pool(
-        Array.from({ length: n }, (_, i) => i),
-        concurrency,
-        async (i) => {
-          const closedAt = new Date(base + i * 1000).toISOString();
-          const built = buildDelivery('conversation.closed', { sets: [`data.id=${conv}`, `data.closed_at=${closedAt}`] });
-          const r = await fetch(hook(w), {
-            method: 'POST',
-            body: built.bytes,
-            headers: { 'content-type': 'application/json', 'x-service-signature': sign(w.secret, built.bytes) },
-          });
-          if (r.status !== 202) throw new Error(`${w.id} delivery ${i}: ${r.status} ${await r.text()}`);
-        },
-      );
+      await pool([...items], concurrency, async ({ w, i, conv }) => {
+        const closedAt = new Date(base + i * 1000).toISOString();
+        const built = buildDelivery('conversation.closed', { sets: [`data.id=${conv}`, `data.closed_at=${closedAt}`] });
+        const r = await fetch(hook(w), {
+          method: 'POST',
+          body: built.bytes,
+          headers: { 'content-type': 'application/json', 'x-service-signature': sign(w.secret, built.bytes) },
+        });
+        if (r.status !== 202) throw new Error(`${w.id} delivery ${i}: ${r.status} ${await r.text()}`);
+        firstPost.set(w.id, Math.min(firstPost.get(w.id) ?? Infinity, Date.now()));
+      });
     },
+    /** When each workspace's first delivery was accepted. */
+    firstPost,
     async call(method: string, path: string, token: string, body?: unknown): Promise<{ data?: unknown }> {
       const r = await fetch(`${path.startsWith('/_sandbox') ? api.url : api.baseUrl}${path}`, {
         method,
@@ -210,7 +212,7 @@ async function partA(): Promise<Record<string, unknown>> {
 
     log(`part a: A floods ${FLOOD}`);
     const f0 = Date.now();
-    await d.flood(A, FLOOD, convA);
+    await d.flood(Array.from({ length: FLOOD }, (_, i) => ({ w: A, i, conv: convA })));
     const f1 = Date.now();
     log(`part a: ${FLOOD} posted in ${((f1 - f0) / 1000).toFixed(1)} s; B sends ${MESSAGES} more`);
     const w0 = Date.now();
@@ -286,7 +288,15 @@ async function partB(): Promise<Record<string, unknown>> {
     await sleep(3_000);
     log(`part b: ${WORKSPACES} workspaces × ${PER}`);
     const t0 = Date.now();
-    for (const [i, w] of list.entries()) await d.flood(w, PER, convs[i] as number, 8);
+    const items = list.flatMap((w, k) =>
+      Array.from({ length: PER }, (_, i) => ({
+        w,
+        i,
+        conv: convs[k] as number,
+        order: ORDER === 'blocks' ? k * PER + i : i * WORKSPACES + k,
+      })),
+    );
+    await d.flood(items.sort((x, y) => x.order - y.order));
     const posted = Date.now();
     await until(
       'every note',
@@ -303,17 +313,28 @@ async function partB(): Promise<Record<string, unknown>> {
     }
     const finish = list.map((w) => {
       const mine = entries.filter((e) => hashes.get(tokenOf(e)) === w.id);
-      return { id: w.id, notes: mine.length, finishSeconds: +((Math.max(...mine.map((e) => Date.parse(e.time))) - t0) / 1000).toFixed(2) };
+      const last = Math.max(...mine.map((e) => Date.parse(e.time)));
+      const own = d.firstPost.get(w.id) ?? t0;
+      return {
+        id: w.id,
+        notes: mine.length,
+        finishSeconds: +((last - t0) / 1000).toFixed(2),
+        fromOwnFirstSeconds: +((last - own) / 1000).toFixed(2),
+      };
     });
-    const times = finish.map((f) => f.finishSeconds);
-    const max = Math.max(...times);
-    const min = Math.min(...times);
+    const spread = (times: number[]) => {
+      const max = Math.max(...times);
+      const min = Math.min(...times);
+      return { min, max, maxOverMin: +(max / min).toFixed(3), spread: +(max / min - 1).toFixed(3) };
+    };
     return {
       workspaces: WORKSPACES,
       perWorkspace: PER,
       lingerMs: LINGER_MS,
       postedSeconds: +((posted - t0) / 1000).toFixed(1),
-      finishSeconds: { min, max, maxOverMin: +(max / min).toFixed(3), spread: +(max / min - 1).toFixed(3) },
+      order: ORDER,
+      finishSeconds: spread(finish.map((f) => f.finishSeconds)),
+      fromOwnFirstPostSeconds: spread(finish.map((f) => f.fromOwnFirstSeconds)),
       byWorkspace: finish,
       requestLogGap: d.requests.gap(),
     };
