@@ -60,15 +60,20 @@ fi
 # shellcheck disable=SC2046 # the options are words
 npx vitest run --project unit --project integration --project e2e --project types $(coverage main) \
   --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
-[ $? -eq 0 ] || status=1
-reports="$reports test-results/vitest.json"
+main_rc=$?
+[ $main_rc -eq 0 ] || status=1
+# Each vitest report with its run's exit status: a run that failed with every test passed (an unhandled error,
+# which vitest's JSON report leaves out) is counted as a failure in the closing line, not hidden behind "0 failed".
+reports="$reports test-results/vitest.json@$main_rc"
 if [ -n "$faults_pid" ]; then
   if kill -0 "$faults_pid" 2>/dev/null; then echo "waiting for the fault suite (its output so far: test-results/faults.log)"; fi
-  wait "$faults_pid" || status=1
+  wait "$faults_pid"
+  faults_rc=$?
+  [ $faults_rc -eq 0 ] || status=1
   echo
   echo "---- faults (test-results/faults.log) ----"
   cat test-results/faults.log
-  reports="$reports test-results/faults.json"
+  reports="$reports test-results/faults.json@$faults_rc"
 fi
 echo
 sh scripts/worktree-check.sh compare test-results/worktree.before test-results/worktree.json || status=1

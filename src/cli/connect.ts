@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig, type Config } from '../config/index.js';
+import { WorkspaceChoiceError, loadConfig, selectWorkspace, type Config } from '../config/index.js';
 import { connectForCommand, type RedisClient } from '../redis/index.js';
 import { IngestStore } from '../queue/index.js';
 import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js';
@@ -8,9 +8,23 @@ import { UsageError, type CliIo } from './command.js';
 import { urlFlag } from './flags.js';
 import { liveReceiver } from './live-receiver.js';
 
-/** The configuration of a one-shot command (a ConfigError reaches main.ts: every problem printed, exit 1). */
-export function cliConfig(io: CliIo): Config {
-  return loadConfig(io.env, { requireSecrets: false });
+/**
+ * The configuration of a one-shot command (a ConfigError reaches main.ts: every problem printed, exit 1): that of
+ * the workspace `--workspace` names (`workspace`, see WORKSPACE_OPTION), the deployment's own in a deployment of one.
+ * A workspace it cannot choose (none given among several, an unknown id) is a UsageError (exit 2) listing the ids.
+ */
+export function cliConfig(io: CliIo, workspace?: string): Config {
+  return chooseWorkspace(loadConfig(io.env, { requireSecrets: false }), workspace);
+}
+
+/** `selectWorkspace` for a command line: a choice it cannot make is a UsageError (exit 2, with the usage). */
+export function chooseWorkspace(config: Config, workspace: string | undefined): Config {
+  try {
+    return selectWorkspace(config, workspace);
+  } catch (err) {
+    if (err instanceof WorkspaceChoiceError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 /** A file of the local state directory (SWITCHYARD_HOME, relative to the working directory), trimmed; null when absent or empty. */
@@ -89,9 +103,11 @@ function liveUrl(config: Config, io: Pick<CliIo, 'cwd' | 'stderr' | 'env'>): str
   const live = liveReceiver(config, io.cwd);
   if (!live) return undefined;
   const receiverFile = join(config.stateDir, 'receiver.json');
-  const running = `the running switchyard ${live.command} here (pid ${live.pid}) at ${live.url} (${receiverFile})`;
+  // Its URL is the deployment's WEBHOOK_PATH: a workspace of many is received at <WEBHOOK_PATH>/<id>.
+  const url = config.workspaces ? `${live.url.replace(/\/+$/, '')}/${config.workspaceId}` : live.url;
+  const running = `the running switchyard ${live.command} here (pid ${live.pid}) at ${url} (${receiverFile})`;
   io.stderr.write(`note: delivering to ${running}; --to or PORT to send elsewhere\n`);
-  return live.url;
+  return url;
 }
 
 /** Where `send` and `replay` deliver, and how to let go of it. */

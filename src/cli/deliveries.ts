@@ -2,7 +2,7 @@ import { parseWheres, WhereError, type EventName } from '../events/index.js';
 import { formatDeliveries, listDeliveries, DELIVERY_OUTCOMES, type DeliveryFilter, type DeliveryListing } from '../history/index.js';
 import { intFlag, parseCommandArgs, str, strs, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
-import { eventFlags, timeFlag } from './flags.js';
+import { WORKSPACE_OPTION, eventFlags, timeFlag, workspaceHelp } from './flags.js';
 import { withRedis } from './with-redis.js';
 
 /** The options of the delivery filters (`deliveries`; `rerun` takes the same), for `parseCommandArgs`. */
@@ -81,7 +81,7 @@ Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
 Filters (every one given must hold):
 ${DELIVERY_FILTER_HELP}  --limit N              at most N rows (default 50)
   --json                 machine-readable output
-
+${workspaceHelp(25)}
 Without --where, the newest 20 000 deliveries are read at most. With --where,
 the whole history is read (a page at a time) until --limit rows match, and a
 last line says how many deliveries were read and how many could not be
@@ -118,7 +118,12 @@ export const deliveriesCommand: Command = {
   name: 'deliveries',
   help: DELIVERIES_HELP,
   async run(argv, io) {
-    const { values } = parseCommandArgs(argv, { ...DELIVERY_FILTER_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parseCommandArgs(argv, {
+      ...DELIVERY_FILTER_OPTIONS,
+      ...WORKSPACE_OPTION,
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    });
     if (values.help) {
       io.stdout.write(DELIVERIES_HELP);
       return EXIT.ok;
@@ -126,7 +131,7 @@ export const deliveriesCommand: Command = {
     const f: DeliveryFilter = { ...deliveryFilterFlags(values) };
     const limit = intFlag('limit', str(values, 'limit'), 1, 10_000);
     const filter = limit === undefined ? f : { ...f, limit };
-    return withRedis(io, 'deliveries', async (redis, prefix) => {
+    return withRedis(io, 'deliveries', str(values, 'workspace'), async (redis, prefix) => {
       const r = await listDeliveries(redis, prefix, filter);
       if (values.json) io.stdout.write(`${JSON.stringify(r)}\n`);
       else io.stdout.write(formatDeliveries(r.deliveries) + footer(r, filter));

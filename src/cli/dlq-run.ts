@@ -35,10 +35,13 @@ export interface DlqRequest {
   json: boolean;
   /** `purge --all`. */
   all: boolean;
+  /** `--workspace`: whose queues. */
+  workspace: string | undefined;
 }
 
-async function withQueues<T>(io: CliIo, fn: (q: DlqQueues, config: Config) => Promise<T>): Promise<T> {
-  const config = cliConfig(io);
+async function withQueues<T>(r: DlqRequest, fn: (q: DlqQueues, config: Config) => Promise<T>): Promise<T> {
+  const io = r.io;
+  const config = cliConfig(io, r.workspace);
   const needsRedis =
     'dlq needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receiver and workers, ' +
     'or a running `npm run dev` / `switchyard start` with its managed Redis';
@@ -65,7 +68,7 @@ async function refused(r: DlqRequest, matched: readonly DeadEntry[], q: DlqQueue
 
 function dlqList(r: DlqRequest): Promise<ExitCode> {
   const out = (s: string) => r.io.stdout.write(s);
-  return withQueues(r.io, async (q, config) => {
+  return withQueues(r, async (q, config) => {
     const [entries, pause] = await Promise.all([listDead(q, r.filter), pauseStatus(q)]);
     if (await refused(r, entries, q, config)) return EXIT.failed;
     if (r.json) out(`${JSON.stringify({ paused: pause.paused, pauseReason: pause.record?.reason ?? null, entries })}\n`);
@@ -82,7 +85,7 @@ function dlqList(r: DlqRequest): Promise<ExitCode> {
 
 function dlqShow(r: DlqRequest): Promise<ExitCode> {
   const target = r.target as string;
-  return withQueues(r.io, async (q) => {
+  return withQueues(r, async (q) => {
     const found = await showDead(q, target);
     if (found.length === 0) {
       r.io.stderr.write(`dlq show: no dead-lettered job with id or delivery key "${p(target)}" (see \`switchyard dlq list\`)\n`);
@@ -96,7 +99,7 @@ function dlqShow(r: DlqRequest): Promise<ExitCode> {
 
 function dlqRetry(r: DlqRequest): Promise<ExitCode> {
   const out = (s: string) => r.io.stdout.write(s);
-  return withQueues(r.io, async (q, config) => {
+  return withQueues(r, async (q, config) => {
     const done = await retryDead(q, r.filter);
     if (await refused(r, done, q, config)) return EXIT.failed;
     const pause = await pauseStatus(q);
@@ -117,7 +120,7 @@ async function dlqPurge(r: DlqRequest): Promise<ExitCode> {
     throw new UsageError(
       'purge deletes jobs for good: give a filter (--queue, --event, --handler, --reason, --since, --older-than) or --all',
     );
-  return withQueues(r.io, async (q, config) => {
+  return withQueues(r, async (q, config) => {
     const done = await purgeDead(q, r.filter);
     if (await refused(r, done, q, config)) return EXIT.failed;
     r.io.stdout.write(
@@ -130,7 +133,7 @@ async function dlqPurge(r: DlqRequest): Promise<ExitCode> {
 }
 
 function dlqResume(r: DlqRequest): Promise<ExitCode> {
-  return withQueues(r.io, async (q) => {
+  return withQueues(r, async (q) => {
     const res = await resumeDead(q);
     if (r.json) r.io.stdout.write(`${JSON.stringify({ resumed: res.wasPaused, was: res.record })}\n`);
     else

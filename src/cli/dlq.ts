@@ -3,7 +3,7 @@ import { parseDuration } from '../util/index.js';
 import { intFlag, parseCommandArgs, str, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { DLQ_SUBCOMMANDS, type DlqRequest } from './dlq-run.js';
-import { eventFlags, timeFlag } from './flags.js';
+import { WORKSPACE_OPTION, eventFlags, timeFlag, workspaceHelp } from './flags.js';
 
 export { shortReason } from './dlq-print.js';
 
@@ -37,7 +37,7 @@ Filters (list, retry, purge):
   --limit N
   --all                purge: everything (no filter)
   --json               machine-readable output
-
+${workspaceHelp(23)}
 Examples:
   switchyard dlq list --handler follow-up-task
   switchyard dlq retry --handler follow-up-task --since 1h
@@ -88,6 +88,7 @@ function parseDlq(argv: readonly string[], io: CliIo): DlqRequest | undefined {
       limit: { type: 'string' },
       all: { type: 'boolean' },
       json: { type: 'boolean' },
+      ...WORKSPACE_OPTION,
     },
     true,
   );
@@ -104,7 +105,15 @@ function parseDlq(argv: readonly string[], io: CliIo): DlqRequest | undefined {
     );
   }
   const filter = filterFrom(values);
-  return { io, sub: sub as DlqRequest['sub'], target: rest[0], filter, json: Boolean(values.json), all: Boolean(values.all) };
+  return {
+    io,
+    sub: sub as DlqRequest['sub'],
+    target: rest[0],
+    filter,
+    json: Boolean(values.json),
+    all: Boolean(values.all),
+    workspace: str(values, 'workspace'),
+  };
 }
 
 export const dlqCommand: Command = {

@@ -12,6 +12,8 @@ export interface Check {
   readonly detail: string;
   /** What to do about a warn or fail. */
   readonly fix?: string;
+  /** The workspace it is of, in a deployment of many (WORKSPACES_FILE). */
+  readonly workspace?: string;
 }
 
 /** Resolves once the connection is ready, or fails after 3 s. */
@@ -157,8 +159,8 @@ export async function checkApi(
         detail: `GET /me failed (${code}): ${(err as Error).message}`,
         fix:
           code === 'token_expired' || code === 'unauthorized'
-            ? 'create a new token in the workspace developer settings'
-            : 'check WORKSPACE_API_URL and the network',
+            ? `create a new token in the workspace developer settings${config.workspaces ? ` and give it to workspace ${config.workspaceId} in ${config.workspacesFile}` : ''}`
+            : `check ${config.workspaces ? `the apiUrl of workspace ${config.workspaceId}` : 'WORKSPACE_API_URL'} and the network`,
       },
     ];
   }

@@ -2,6 +2,20 @@ import { isEventName, suggestEventName } from '../events/index.js';
 import { readSince } from '../util/index.js';
 import { UsageError } from './command.js';
 
+/**
+ * `--workspace ID` of every command that works on one workspace's data or receiver (deliveries, trace, waits, dlq,
+ * reconcile, rerun, send, replay): spread into the command's options; its value goes to `cliConfig` / `withRedis`.
+ */
+export const WORKSPACE_OPTION = { workspace: { type: 'string' } } as const;
+
+/** The help lines of {@link WORKSPACE_OPTION}, its text at `column` as the command's other options have it. */
+export function workspaceHelp(column: number): string {
+  const pad = ' '.repeat(column);
+  const flag = '  --workspace ID';
+  // A column too narrow for the flag (trace's): the text starts on the next line.
+  return `${flag.length < column ? flag.padEnd(column) : `${flag}\n${pad}`}the workspace (WORKSPACES_FILE); needed when the file names more than one\n${pad}(\`switchyard doctor\` lists them); a deployment of one: leave it out\n`;
+}
+
 /** `--event a,b --event c`, each checked against the catalogue. */
 export function eventFlags(values: readonly string[]): string[] {
   const names = values

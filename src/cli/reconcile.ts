@@ -9,7 +9,7 @@ import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './com
 import type { Config } from '../config/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { cliConfig, cliRedis } from './connect.js';
-import { eventFlags, timeFlag } from './flags.js';
+import { WORKSPACE_OPTION, eventFlags, timeFlag, workspaceHelp } from './flags.js';
 
 const HELP = `Usage: switchyard reconcile --since AGE|DATE [--until AGE|DATE] [--events a,b] [--dry-run] [--json]
 
@@ -39,7 +39,7 @@ Options:
   --events a,b       only these events (default every inferable one)
   --dry-run          list what is missing; enqueue nothing
   --json             the report as JSON
-
+${workspaceHelp(21)}
 Examples:
   switchyard reconcile --since 6h --dry-run
   switchyard reconcile --since 2025-03-04T08:00:00Z --until 2025-03-04T12:00:00Z --events message.received
@@ -53,6 +53,7 @@ interface ReconcileFlags {
   events: ChangeKeyEvent[] | undefined;
   dryRun: boolean;
   json: boolean;
+  workspace: string | undefined;
 }
 
 /** The `reconcile` command line, checked (ages count back from `now`); undefined for `--help`. */
@@ -64,6 +65,7 @@ function parseReconcile(argv: readonly string[], now: number): ReconcileFlags | 
     event: { type: 'string', multiple: true },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
+    ...WORKSPACE_OPTION,
   });
   if (values.help) return undefined;
   const sinceText = str(values, 'since');
@@ -81,7 +83,7 @@ function parseReconcile(argv: readonly string[], now: number): ReconcileFlags | 
     throw new UsageError(`--events: ${unsupported.join(', ')} cannot be reconciled: ${why}; inferable: ${CHANGE_KEY_EVENTS.join(', ')}`);
   }
   const events = names.length > 0 ? (names as ChangeKeyEvent[]) : undefined;
-  return { since, until, events, dryRun: values['dry-run'] === true, json: values.json === true };
+  return { since, until, events, dryRun: values['dry-run'] === true, json: values.json === true, workspace: str(values, 'workspace') };
 }
 
 /** Refuses a window older than DEDUPE_TTL and a config without the workspace API; returns the API's URL. */
@@ -95,7 +97,7 @@ function checkReconcileConfig(config: Config, since: number, now: number): strin
     );
   }
   if (!config.workspaceApiUrl || !config.workspaceApiToken)
-    throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN');
+    throw new UsageError('reconcile reads the workspace API: set WORKSPACE_API_URL and WORKSPACE_API_TOKEN (or WORKSPACES_FILE)');
   return config.workspaceApiUrl;
 }
 
@@ -148,7 +150,7 @@ export const reconcileCommand: Command = {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    const config = cliConfig(io);
+    const config = cliConfig(io, f.workspace);
     const apiUrl = checkReconcileConfig(config, f.since, now);
     const needsRedis =
       'reconcile needs REDIS_URL (and QUEUE_PREFIX when not "switchyard") of your receivers and workers, ' +

@@ -1,6 +1,6 @@
 import { intFlag, parseCommandArgs, str, strs } from './args.js';
 import { UsageError } from './command.js';
-import { eventFlags, timeFlag } from './flags.js';
+import { WORKSPACE_OPTION, eventFlags, timeFlag } from './flags.js';
 
 /** The flags of `replay`, checked. */
 export interface ReplayFlags {
@@ -19,6 +19,8 @@ export interface ReplayFlags {
   newIds: boolean;
   json: boolean;
   verbose: boolean;
+  /** `--workspace`: whose receiver, secret, Redis and API. */
+  workspace: string | undefined;
 }
 
 /** The `replay` command line, checked; undefined for `--help`. */
@@ -40,6 +42,7 @@ export function parseReplay(argv: readonly string[]): ReplayFlags | undefined {
       verbose: { type: 'boolean' },
       'reuse-keys': { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      ...WORKSPACE_OPTION,
     },
     true,
   );
@@ -76,5 +79,6 @@ export function parseReplay(argv: readonly string[]): ReplayFlags | undefined {
     newIds: Boolean(values['new-ids']),
     json: Boolean(values.json),
     verbose: Boolean(values.verbose),
+    workspace: str(values, 'workspace'),
   };
 }

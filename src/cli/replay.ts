@@ -18,6 +18,7 @@ import {
 } from '../replay/index.js';
 import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
 import { cliConfig, deliveryTarget } from './connect.js';
+import { workspaceHelp } from './flags.js';
 import { parseReplay, type ReplayFlags } from './replay-flags.js';
 
 const HELP = `Usage: switchyard replay <file|dir|file.ndjson>... [options]
@@ -31,9 +32,10 @@ fixture or event per line.
 Where to:
   (default)          POST to --to, signed with --secret
   --to URL           receiver URL (default: the running \`dev\`/\`start\` of this project,
-                     else http://127.0.0.1:$PORT$WEBHOOK_PATH)
-  --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
-                     the development secret of a running \`npm run dev\`)
+                     else http://127.0.0.1:$PORT$WEBHOOK_PATH; with --workspace, .../<id>)
+  --secret S         signing secret (default: the first of WEBHOOK_SECRETS, or of the
+                     workspace's secrets, else the development secret of a running \`npm run dev\`)
+${workspaceHelp(21)}                     (its receiver path and secret; --direct: its Redis keys; --inline: its API and token)
   --direct           no HTTP: into Redis (REDIS_URL) with the receiver's dedupe;
                      a running switchyard process picks it up
   --inline           no Redis: validate and run the subscribed handlers here
@@ -179,7 +181,7 @@ export const replayCommand: Command = {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    const config = cliConfig(io);
+    const config = cliConfig(io, f.workspace);
     // --inline runs handler modules in this process: Switchyard's secrets now live only in `config`.
     if (f.inline) dropSecrets(process.env);
     const handlers = f.handlerId !== undefined || f.inline ? await handlersFor(config, f.handlerId) : [];

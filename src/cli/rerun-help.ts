@@ -1,4 +1,5 @@
 import { DELIVERY_FILTER_HELP } from './deliveries.js';
+import { workspaceHelp } from './flags.js';
 
 /** `switchyard rerun --help`. */
 export const HELP = `Usage: switchyard rerun --handler ID [filters] [--dry-run] [--yes] [--detach]
@@ -42,7 +43,7 @@ Options:
   --yes, -y               start without asking
   --detach                start and return; do not follow the batch
   --json                  the plan (or status) as JSON
-
+${workspaceHelp(26)}
 One delivery (a key or job id as \`switchyard deliveries\` and \`trace\` show it):
   --from-step NAME        the steps before NAME return what they returned in the original run;
                           NAME and what follows run fresh (the run must have a step of that name)

@@ -19,6 +19,7 @@ import {
 import { intFlag, parseCommandArgs, str, strs, type ParsedArgs } from './args.js';
 import { EXIT, UsageError, type CliIo, type Command, type ExitCode } from './command.js';
 import { DELIVERY_FILTER_OPTIONS, deliveryFilterFlags } from './deliveries.js';
+import { WORKSPACE_OPTION } from './flags.js';
 import { HELP } from './rerun-help.js';
 import { rerunOne } from './rerun-one.js';
 import { formatBatches, formatPlan, formatStatus } from './rerun-print.js';
@@ -34,6 +35,7 @@ const OPTIONS = {
   'from-step': { type: 'string' },
   set: { type: 'string', multiple: true },
   json: { type: 'boolean' },
+  ...WORKSPACE_OPTION,
 } as const;
 
 export const rerunCommand: Command = {
@@ -47,7 +49,7 @@ export const rerunCommand: Command = {
     }
     const [first, ...rest] = positionals;
     if (first === 'status') return status(io, values, rest);
-    if (first === 'cancel') return cancel(io, rest);
+    if (first === 'cancel') return cancel(io, values, rest);
     if (rest.length > 0) throw new UsageError(`expected at most one delivery, got ${positionals.length}: ${positionals.join(' ')}`);
     const handler = str(values, 'handler');
     if (!handler) throw new UsageError('--handler ID is required: the handler to run again (`switchyard handlers` lists them)');
@@ -68,9 +70,13 @@ function selectionOf(values: ParsedArgs['values'], handler: string): RerunSelect
 }
 
 /** Runs `fn` with the engine's deps: Redis, the project's handlers, the re-runs' budget. */
-async function withDeps(io: CliIo, fn: (deps: RerunDeps, config: Config) => Promise<ExitCode>): Promise<ExitCode> {
+async function withDeps(
+  io: CliIo,
+  values: ParsedArgs['values'],
+  fn: (deps: RerunDeps, config: Config) => Promise<ExitCode>,
+): Promise<ExitCode> {
   // Redis first: loading the handler modules drops Switchyard's secrets (REDIS_URL among them) from the environment.
-  return withRedis(io, 'rerun', async (redis: RedisClient, prefix: string, config: Config) => {
+  return withRedis(io, 'rerun', str(values, 'workspace'), async (redis: RedisClient, prefix: string, config: Config) => {
     dropSecrets(process.env); // handler modules run their top-level code in this process
     const { handlers } = await loadHandlerDir(config.handlersDir);
     const budget = { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) };
@@ -100,7 +106,7 @@ async function batch(io: CliIo, values: ParsedArgs['values'], selection: RerunSe
       'refusing to start a rerun without confirmation: stdin is not a terminal; pass --yes to start it, or --dry-run to see the plan',
     );
   }
-  return withDeps(io, async (deps) => {
+  return withDeps(io, values, async (deps) => {
     const plan = await planRerun(deps, selection);
     io.stdout.write(values.json ? `${JSON.stringify({ ...plan, items: plan.items.length })}\n` : formatPlan(plan));
     if (dryRun) return EXIT.ok;
@@ -138,7 +144,7 @@ async function one(io: CliIo, values: ParsedArgs['values'], delivery: string, ha
   const filters = Object.keys(DELIVERY_FILTER_OPTIONS).filter((k) => k !== 'handler' && values[k] !== undefined);
   if (filters.length)
     throw new UsageError(`--${filters[0]}: filters select a batch; with a delivery, give only --handler, --from-step and --set`);
-  return withDeps(io, (deps) =>
+  return withDeps(io, values, (deps) =>
     rerunOne(io, deps, {
       delivery,
       handler,
@@ -151,7 +157,7 @@ async function one(io: CliIo, values: ParsedArgs['values'], delivery: string, ha
 
 async function status(io: CliIo, values: ParsedArgs['values'], rest: readonly string[]): Promise<ExitCode> {
   if (rest.length > 1) throw new UsageError('rerun status takes at most one batch id');
-  return withRedis(io, 'rerun status', async (redis, prefix) => {
+  return withRedis(io, 'rerun status', str(values, 'workspace'), async (redis, prefix) => {
     const deps = { redis, prefix };
     if (rest[0] === undefined) {
       const list = await listReruns(deps);
@@ -165,10 +171,10 @@ async function status(io: CliIo, values: ParsedArgs['values'], rest: readonly st
   });
 }
 
-async function cancel(io: CliIo, rest: readonly string[]): Promise<ExitCode> {
+async function cancel(io: CliIo, values: ParsedArgs['values'], rest: readonly string[]): Promise<ExitCode> {
   if (rest.length !== 1) throw new UsageError('rerun cancel takes one batch id (`switchyard rerun status` lists them)');
   const id = rest[0] as string;
-  return withRedis(io, 'rerun cancel', async (redis, prefix) => {
+  return withRedis(io, 'rerun cancel', str(values, 'workspace'), async (redis, prefix) => {
     const c = await known(() => cancelRerun({ redis, prefix, by: `cli:${who()}` }, id));
     const s = c.status;
     if (c.before !== 'running') {

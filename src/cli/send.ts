@@ -6,6 +6,7 @@ import { printable } from '../util/index.js';
 import { parseCommandArgs, str, strs } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { cliConfig, deliveryTarget, signingSecret } from './connect.js';
+import { WORKSPACE_OPTION, workspaceHelp } from './flags.js';
 
 const HELP = `Usage: switchyard send <event> [--set path=value]... [--data FILE] [options]
 
@@ -19,10 +20,10 @@ Options:
   --set path=value   override one field (repeatable)
   --data FILE        JSON file replacing the whole data object (then --set applies)
   --to URL           receiver URL (default: the running \`dev\`/\`start\` of this project,
-                     else http://127.0.0.1:$PORT$WEBHOOK_PATH)
-  --secret S         signing secret (default: the first of WEBHOOK_SECRETS, else
-                     the development secret of a running \`npm run dev\`)
-  --direct           into Redis (REDIS_URL) instead of HTTP
+                     else http://127.0.0.1:$PORT$WEBHOOK_PATH; with --workspace, .../<id>)
+  --secret S         signing secret (default: the first of WEBHOOK_SECRETS, or of the
+                     workspace's secrets, else the development secret of a running \`npm run dev\`)
+${workspaceHelp(21)}  --direct           into Redis (REDIS_URL) instead of HTTP
   --print            print the body and its signature header; send nothing
   --force            send even when the catalogue says the data is invalid
 
@@ -45,6 +46,7 @@ export const sendCommand: Command = {
         direct: { type: 'boolean' },
         print: { type: 'boolean' },
         force: { type: 'boolean' },
+        ...WORKSPACE_OPTION,
       },
       true,
     );
@@ -75,7 +77,7 @@ export const sendCommand: Command = {
         `the delivery would be invalid: ${built.validation.message}${issues}\n(--force sends it anyway, e.g. to see it dead-lettered)`,
       );
     }
-    const config = cliConfig(io);
+    const config = cliConfig(io, str(values, 'workspace'));
     if (values.print) {
       const signature = sign(signingSecret(str(values, 'secret'), config, io), built.bytes);
       io.stdout.write(`${config.signatureHeader}: ${signature}\n${built.bytes.toString('utf8')}\n`);

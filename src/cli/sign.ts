@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { sign } from '../events/index.js';
 import { parseCommandArgs, str } from './args.js';
 import { EXIT, UsageError, type Command } from './command.js';
+import { loadConfig } from '../config/index.js';
 import { cliConfig, signingSecret } from './connect.js';
+import { WORKSPACE_OPTION, workspaceHelp } from './flags.js';
 
 const HELP = `Usage: switchyard sign [FILE|-] [--secret S] [--value]
 
@@ -12,9 +14,10 @@ default, or "-"): "<SIGNATURE_HEADER>: sha256=<hex>", ready for curl -H.
 Nothing is trimmed: sign the same bytes you send (curl --data-binary).
 
 Options:
-  --secret S   signing secret (default: the first of WEBHOOK_SECRETS, else
-               the development secret of a running \`npm run dev\`)
+  --secret S   signing secret (default: the first of WEBHOOK_SECRETS, or of the
+               workspace's secrets, else the development secret of a running \`npm run dev\`)
   --value      print only sha256=<hex>
+${workspaceHelp(15)}               (not needed with --secret)
 
 Example:
   curl -H "$(switchyard sign body.json)" -H 'content-type: application/json' \\
@@ -31,14 +34,22 @@ export const signCommand: Command = {
   name: 'sign',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, { secret: { type: 'string' }, value: { type: 'boolean' } }, true);
+    const { values, positionals } = parseCommandArgs(
+      argv,
+      { secret: { type: 'string' }, value: { type: 'boolean' }, ...WORKSPACE_OPTION },
+      true,
+    );
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     if (positionals.length > 1) throw new UsageError(`expected one file (or - for stdin), got ${positionals.length}`);
-    const config = cliConfig(io);
-    const secret = signingSecret(str(values, 'secret'), config, io);
+    const given = str(values, 'secret');
+    const workspace = str(values, 'workspace');
+    // With --secret only the signature header is read: no workspace needs choosing then.
+    const config =
+      given !== undefined && workspace === undefined ? loadConfig(io.env, { requireSecrets: false }) : cliConfig(io, workspace);
+    const secret = signingSecret(given, config, io);
     const file = positionals[0];
     let bytes: Buffer;
     if (file === undefined || file === '-') bytes = await readStdin(io.stdin);

@@ -13,7 +13,8 @@ import {
   scheduleKey,
 } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, str } from './args.js';
+import { WORKSPACE_OPTION, workspaceHelp } from './flags.js';
 import { EXIT, UsageError, type Command } from './command.js';
 import { withRedis } from './with-redis.js';
 import { printable } from '../util/index.js';
@@ -45,7 +46,7 @@ Needs REDIS_URL (and QUEUE_PREFIX) like \`switchyard dlq\`.
 
 Options:
   --json    the whole record: summary and entries (oldest first)
-
+${workspaceHelp(12)}
 Examples:
   switchyard trace evt_01HZX3
   switchyard trace d/evt_01HZX3/note-on-message --json
@@ -56,7 +57,7 @@ export const traceCommand: Command = {
   name: 'trace',
   help: TRACE_HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' } }, true);
+    const { values, positionals } = parseCommandArgs(argv, { json: { type: 'boolean' }, ...WORKSPACE_OPTION }, true);
     if (values.help) {
       io.stdout.write(TRACE_HELP);
       return EXIT.ok;
@@ -64,7 +65,7 @@ export const traceCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('trace expects one delivery key or job id');
     const ref = positionals[0] as string;
     if (ref.trim() === '') throw new UsageError('trace expects a delivery key or job id, got an empty one');
-    return withRedis(io, 'trace', async (redis, prefix, config) => {
+    return withRedis(io, 'trace', str(values, 'workspace'), async (redis, prefix, config) => {
       const trace = await readTrace(redis, prefix, ref);
       if (!trace) {
         if (!config.history.enabled) {

@@ -22,6 +22,7 @@ import { EXIT, UsageError, type CliIo, type ExitCode } from './command.js';
 import { confirm } from './confirm.js';
 import { formatWaits, waitRows } from './waits-table.js';
 import { withRedis } from './with-redis.js';
+import { WORKSPACE_OPTION, workspaceHelp } from './flags.js';
 
 export const CANCEL_HELP = `Usage: switchyard waits cancel <run> [--handler ID] [--actor NAME] [--reason TEXT] [--json]
        switchyard waits cancel [--handler ID] [--kind sleep|wait] [--due-within AGE] [--where PATH OP VALUE]…
@@ -53,7 +54,7 @@ Options:
   --actor NAME       who cancels, as the history records it (default: the OS user)
   --reason TEXT      why, recorded beside it
   --json             one JSON object: { results: [{ ...run, status }] }
-
+${workspaceHelp(21)}
 Examples:
   switchyard waits cancel evt_01HZX3 --handler sla-escalation --reason "bad deploy"
   switchyard waits cancel --handler old-follow-up --yes
@@ -74,7 +75,7 @@ Options:
   --actor NAME       who wakes it, as the history records it (default: the OS user)
   --reason TEXT      why, recorded beside it
   --json             one JSON object: { result: { ...run, status } }
-
+${workspaceHelp(21)}
 Example:
   switchyard waits wake evt_01HZX3 --handler trial-reminder
 `;
@@ -90,6 +91,7 @@ const OPTIONS = {
   actor: { type: 'string' },
   reason: { type: 'string' },
   json: { type: 'boolean' },
+  ...WORKSPACE_OPTION,
 } as const;
 
 /** Who the CLI says did it: --actor, else the OS user. */
@@ -192,7 +194,7 @@ export async function cancelCommand(argv: readonly string[], io: CliIo): Promise
       'name a run (a delivery key or job id as `switchyard waits` shows it), or select runs with --handler, --kind, --due-within or --where',
     );
   const actor = actorOf(values, io.env);
-  return withRedis(io, 'waits cancel', async (redis, prefix, config) => {
+  return withRedis(io, 'waits cancel', str(values, 'workspace'), async (redis, prefix, config) => {
     const d = deps(redis, prefix, config);
     let runs: ParkedRun[];
     if (ref !== undefined) {
@@ -246,7 +248,7 @@ async function confirmMany(io: CliIo, runs: readonly ParkedRun[], yes: boolean, 
 export async function wakeCommand(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   const { values, positionals } = parseCommandArgs(
     argv,
-    { handler: OPTIONS.handler, actor: OPTIONS.actor, reason: OPTIONS.reason, json: OPTIONS.json },
+    { handler: OPTIONS.handler, actor: OPTIONS.actor, reason: OPTIONS.reason, json: OPTIONS.json, ...WORKSPACE_OPTION },
     true,
   );
   if (values.help) {
@@ -256,7 +258,7 @@ export async function wakeCommand(argv: readonly string[], io: CliIo): Promise<E
   if (positionals.length !== 1)
     throw new UsageError(`wake takes one run (a delivery key or job id as \`switchyard waits\` shows it), got ${positionals.length}`);
   const actor = actorOf(values, io.env);
-  return withRedis(io, 'waits wake', async (redis, prefix, config) => {
+  return withRedis(io, 'waits wake', str(values, 'workspace'), async (redis, prefix, config) => {
     const d = deps(redis, prefix, config);
     const run = await oneRun(io, d, positionals[0] as string, str(values, 'handler'));
     if (!run) return EXIT.failed;

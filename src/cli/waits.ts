@@ -4,6 +4,7 @@ import { EXIT, type Command } from './command.js';
 import { cancelCommand, runFilterFlags, wakeCommand } from './waits-ops.js';
 import { formatWaits, waitRows } from './waits-table.js';
 import { withRedis } from './with-redis.js';
+import { WORKSPACE_OPTION, workspaceHelp } from './flags.js';
 
 export { formatWaits, selectWaits, type WaitRow } from './waits-table.js';
 
@@ -33,7 +34,7 @@ Options:
                      'data.body~refund' (contains), data.status!=open (as \`deliveries --where\`)
   --limit N          at most N rows (default 50; --json lists them all unless given)
   --json             one JSON object: { now, total, waits: [...] } (due times in ms and ISO)
-
+${workspaceHelp(21)}
 Examples:
   switchyard waits
   switchyard waits --handler sla-escalation --due-within 1h
@@ -55,6 +56,7 @@ export const waitsCommand: Command = {
       where: { type: 'string', multiple: true },
       limit: { type: 'string' },
       json: { type: 'boolean' },
+      ...WORKSPACE_OPTION,
     });
     if (values.help) {
       io.stdout.write(WAITS_HELP);
@@ -62,7 +64,7 @@ export const waitsCommand: Command = {
     }
     const filter = runFilterFlags(values);
     const limit = intFlag('limit', str(values, 'limit'), 1, 1_000_000);
-    return withRedis(io, 'waits', async (redis, prefix) => {
+    return withRedis(io, 'waits', str(values, 'workspace'), async (redis, prefix) => {
       const now = Date.now();
       const all = await new RunRecords(redis, prefix).parked();
       const rows = waitRows(await filterParkedRuns({ queues: openHandlerQueues(redis, prefix), now: () => now }, all, filter), now);

@@ -4,7 +4,8 @@ import { SIGNATURE_HEADER } from '../spec/index.js';
 import { tracingSettings, type TracingSettings } from './tracing.js';
 import { formatDuration, parseDuration, parseSize } from '../util/index.js';
 import { checkRequirements } from './requirements.js';
-import { DEFAULT_WORKSPACE, readWorkspacesFile, type WorkspaceFields, type WorkspaceSpec } from './workspaces.js';
+import { DEFAULT_WORKSPACE, type WorkspaceFields, type WorkspaceSpec } from './workspaces.js';
+import { readWorkspacesFile } from './workspaces-file.js';
 
 /**
  * The whole environment of Switchyard, validated once. Every other module
@@ -355,7 +356,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
     }
   }
   const v = parsed.success ? parsed.data : undefined;
-  checkRequirements(resolved, options, problems);
+  checkRequirements(resolved, options, problems, env);
   const tracing = tracingSettings(resolved, problems);
   if (v && v.KEEP_BODIES !== undefined && v.KEEP_BODIES > v.HISTORY_TTL) {
     problems.push({
@@ -363,8 +364,10 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): Config {
       problem: `expected at most HISTORY_TTL (${formatDuration(v.HISTORY_TTL)}): a kept body is found through its delivery's history, got "${formatDuration(v.KEEP_BODIES)}"`,
     });
   }
-  const workspaces = v?.WORKSPACES_FILE
-    ? readWorkspacesFile(v.WORKSPACES_FILE, resolved, { burst: v.WORKSPACE_API_BURST }, problems)
+  // Read also when another variable is wrong: every problem at once (the burst matters only when none is).
+  const workspacesFile = (resolved['WORKSPACES_FILE'] ?? '').trim();
+  const workspaces = workspacesFile
+    ? readWorkspacesFile(workspacesFile, resolved, { burst: v?.WORKSPACE_API_BURST ?? 0 }, problems)
     : undefined;
   if (problems.length > 0 || !v) throw new ConfigError(problems);
   return configFrom(v, tracing, workspaces);

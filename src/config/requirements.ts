@@ -14,11 +14,11 @@ interface Needs {
 
 const given = (env: Env, name: string): boolean => (env[name] ?? '').trim() !== '';
 
-/** Every check across variables, on the environment with its `_FILE` secrets resolved. */
-export function checkRequirements(resolved: Env, needs: Needs, problems: Problems): void {
+/** Every check across variables, on the environment with its `_FILE` secrets resolved (`env`: as given). */
+export function checkRequirements(resolved: Env, needs: Needs, problems: Problems, env: Env = resolved): void {
   if (given(resolved, 'WORKSPACES_FILE')) {
     // The file names each workspace's secrets, URL and token: the one-workspace variables would be ignored.
-    workspacesFileAlone(resolved, problems);
+    workspacesFileAlone(env, problems);
     adminPair(resolved, problems);
     return;
   }
@@ -30,10 +30,13 @@ export function checkRequirements(resolved: Env, needs: Needs, problems: Problem
   }
 }
 
-/** WORKSPACES_FILE replaces the one-workspace variables: given beside it, one of them would be silently ignored. */
-function workspacesFileAlone(resolved: Env, problems: Problems): void {
+/**
+ * WORKSPACES_FILE replaces the one-workspace variables: given beside it, one of them would be silently ignored.
+ * Judged on the environment as given (`env`): a `_FILE` variable is named itself, not the variable it fills.
+ */
+function workspacesFileAlone(env: Env, problems: Problems): void {
   for (const name of ['WEBHOOK_SECRETS', 'WEBHOOK_SECRETS_FILE', 'WORKSPACE_API_URL', 'WORKSPACE_API_TOKEN', 'WORKSPACE_API_TOKEN_FILE']) {
-    if (!given(resolved, name)) continue;
+    if (!given(env, name)) continue;
     problems.push({
       variable: name,
       problem: `set together with WORKSPACES_FILE, which names each workspace's own ${name.startsWith('WEBHOOK') ? 'secrets' : name.includes('URL') ? 'apiUrl' : 'token'}; expected one or the other: unset ${name}`,

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 
@@ -48,6 +51,28 @@ describe('switchyard CLI (built binary)', () => {
       /^switchyard reconcile: reconcile needs REDIS_URL .* or a running `npm run dev` \/ `switchyard start` with its managed Redis\n$/,
     );
     expect(p.output()).not.toContain('Usage:');
+  });
+
+  it('a deployment of two workspaces: a tool without --workspace exits 2 listing them; a broken WORKSPACES_FILE exits 1, quoting none of it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-bin-ws-'));
+    const file = join(dir, 'workspaces.json');
+    const entry = (id: string) => ({ id, apiUrl: 'https://api.example.com/api/v1', token: `tok_${id}_SECRET`, secrets: [`whsec_${id}`] });
+    writeFileSync(file, JSON.stringify({ workspaces: [entry('acme'), entry('beta')] }));
+    const p = runCli(['deliveries'], { WORKSPACES_FILE: file, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toMatch(
+      /^switchyard deliveries: this deployment serves 2 workspaces \(acme, beta\): say which with --workspace <id>\n/,
+    );
+    expect(p.output()).toContain('Usage: switchyard deliveries');
+    const q = runCli(['dlq', 'list', '--workspace', 'acne'], { WORKSPACES_FILE: file, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await q.exited).toBe(2);
+    expect(q.output()).toMatch(/--workspace acne: no such workspace in .* \(did you mean acme\?\); expected one of acme, beta/);
+    writeFileSync(file, '{"workspaces": [{"id": "acme", "token": tok_acme_SECRET}]}');
+    const r = runCli(['deliveries', '--workspace', 'acme'], { WORKSPACES_FILE: file });
+    expect(await r.exited).toBe(1);
+    expect(r.output()).toMatch(/WORKSPACES_FILE: ".*" is not valid JSON \(a syntax error/);
+    expect(r.output()).not.toContain('tok_acme_SECRET');
+    expect(r.output()).not.toMatch(/\n\s+at /);
   });
 
   it.each(['start', 'work', 'dev'])('%s with WORKSPACE_API_URL and no token refuses to start, naming WORKSPACE_API_TOKEN', async (cmd) => {

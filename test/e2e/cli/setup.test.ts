@@ -135,4 +135,16 @@ describe('scripts/totals.mjs (the closing line)', () => {
     });
     expect(totals([{ numPassedTests: 2, numFailedTests: 1, testResults: [] }])).toEqual({ status: 1, line: '2 passed, 1 failed' });
   });
+
+  it('counts a run that exited non-zero with every test passed (an unhandled error) as a failure, and says so', () => {
+    const f = join(dir, 'unhandled.json');
+    writeFileSync(f, JSON.stringify({ numPassedTests: 7, numFailedTests: 0, testResults: [] }));
+    const run = (arg: string) => spawnSync(process.execPath, [join(ROOT, 'scripts', 'totals.mjs'), arg], { encoding: 'utf8' });
+    const failedRun = run(`${f}@1`);
+    expect(failedRun.status).toBe(1);
+    expect(failedRun.stdout.trim()).toBe(
+      '7 passed, 1 failed (unhandled.json: its run exited 1 with no failed test, an unhandled error (see "Unhandled Errors" above))',
+    );
+    expect(run(`${f}@0`)).toMatchObject({ status: 0, stdout: '7 passed, 0 failed\n' });
+  });
 });

@@ -1,0 +1,171 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, workspacePrefix } from '../../../src/config/index.js';
+import { jobIdFor } from '../../../src/events/envelope.js';
+import { sign } from '../../../src/events/signature.js';
+import { HANDLER_QUEUE_BY_PRIORITY } from '../../../src/queue/names.js';
+import { prepareWorker } from '../../../src/runtime/worker.js';
+import { startService, type RunningService } from '../../../src/runtime/service.js';
+import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
+import { conversationBody, deliveryId, messageBody } from '../../support/events.js';
+import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
+import { T } from '../../support/sandbox.js';
+import { memoryLogger, waitFor } from '../../support/service.js';
+
+const HANDLERS = fileURLToPath(new URL('../../support/handlers/workspaces', import.meta.url));
+const SECRET = { acme: 'whsec_acme_test', other: 'whsec_other_test' } as const;
+/** The sandbox's token labels of the two seeded workspaces' full-access tokens. */
+const LABEL = { acme: 'full', other: 'other-workspace-full' } as const;
+type Ws = keyof typeof SECRET;
+const g = globalThis as { __syWsGate?: Promise<void>; __syWsHeld?: string[] };
+
+/**
+ * A deployment of two workspaces (WORKSPACES_FILE) in one process, as a user runs it: each workspace's
+ * webhooks on its own path verified with its own secrets, its handlers writing with its own token (the
+ * sandbox's two seeded workspaces). The same conversation id in both never shares a dedupe entry, a
+ * change claim, a wait, an order line or a state.
+ */
+describe('a deployment of two workspaces', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-ws-'));
+  const base = uniquePrefix('ws');
+  let api: RunningSandbox;
+  let service: RunningService;
+  let url: string;
+  let redis: Redis;
+  let lines: string[];
+
+  beforeAll(async () => {
+    api = await createSandbox().listen(0);
+    const file = join(dir, 'workspaces.json');
+    const entry = (id: Ws, token: string) => ({ id, apiUrl: api.baseUrl, token, secrets: [SECRET[id]] });
+    writeFileSync(file, JSON.stringify({ workspaces: [entry('acme', T.full), entry('other', T.other)] }));
+    const env = {
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: base,
+      WORKSPACES_FILE: file,
+      HANDLERS_DIR: HANDLERS,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT: '3s',
+      SPOOL_DIR: join(dir, 'spool'),
+      CAPTURE_DIR: join(dir, 'capture'),
+    };
+    const config = loadConfig(env, { requireSecrets: true });
+    const logged = memoryLogger();
+    lines = logged.lines;
+    service = await startService({ config, log: logged.log, receiver: true, worker: await prepareWorker(config, logged.log, env) });
+    url = `${service.receiver?.http.url}/webhooks`;
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await api?.close();
+    redis?.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = (path: string, body: string, secret: string) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(secret, body) },
+    });
+  const deliver = (ws: Ws, body: string) => post(`/${ws}`, body, SECRET[ws]);
+  /** The contacts a workspace's handlers created, by name, as its token's requests at the sandbox show them. */
+  const written = async (ws: Ws): Promise<string[]> => {
+    const r = await fetch(`${api.url}/_sandbox/requests?method=POST&path=/contacts&status=201&token=${LABEL[ws]}`);
+    return ((await r.json()) as { data: LoggedRequest[] }).data.map((e) => (e.body as { name: string }).name);
+  };
+  const handlerJob = async (ws: Ws, body: string, handler: string) => {
+    const q = new Queue(HANDLER_QUEUE_BY_PRIORITY.normal, { connection: redis, prefix: workspacePrefix(base, ws) });
+    try {
+      return await q.getJob(jobIdFor(deliveryId(body), handler));
+    } finally {
+      await q.close();
+    }
+  };
+
+  it("verifies with the path's workspace's secrets only; an unknown id or the bare path is 404 without listing ids", async () => {
+    const body = messageBody('message.received', 9_001, 'signed');
+    expect((await post('/other', body, SECRET.acme)).status).toBe(401);
+    expect((await post('/acme', body, SECRET.other)).status).toBe(401);
+    const unknown = await post('/nobody', body, SECRET.acme);
+    expect(unknown.status).toBe(404);
+    const said = (await unknown.json()) as { error: string; message: string };
+    expect(said.error).toBe('unknown_workspace');
+    expect(said.message).toContain('"nobody"');
+    expect(JSON.stringify(said)).not.toMatch(/acme|other/);
+    const bare = await post('', body, SECRET.acme);
+    expect(bare.status).toBe(404);
+    const bareSaid = JSON.stringify(await bare.json());
+    expect(bareSaid).toContain('/webhooks/<id>');
+    expect(bareSaid).not.toMatch(/acme|other/);
+    expect((await deliver('acme', body)).status).toBe(202);
+    // Its capture goes to the workspace's own folder, its path in the fixture.
+    const captured = await waitFor(
+      () => (existsSync(join(dir, 'capture', 'acme')) ? readdirSync(join(dir, 'capture', 'acme')) : []).find((f) => f.endsWith('.json')),
+      10_000,
+    );
+    expect(JSON.parse(readFileSync(join(dir, 'capture', 'acme', captured), 'utf8'))).toMatchObject({ path: '/webhooks/acme' });
+    expect(existsSync(join(dir, 'capture', 'other'))).toBe(false);
+    // Each workspace's receiver line names it.
+    expect(lines.filter((l) => l.includes('receiver listening')).map((l) => (JSON.parse(l) as { workspace?: string }).workspace)).toEqual([
+      'acme',
+      'other',
+    ]);
+  });
+
+  it('the same delivery to both workspaces is new in each (its own dedupe and change claim) and runs in each', async () => {
+    const body = messageBody('message.received', 9_002, 'same');
+    expect((await deliver('acme', body)).status).toBe(202);
+    expect((await deliver('other', body)).status).toBe(202);
+    expect((await deliver('acme', body)).status).toBe(200);
+    await waitFor(async () => (await written('acme')).includes('count 9002 1 same'), 15_000);
+    await waitFor(async () => (await written('other')).includes('count 9002 1 same'), 15_000);
+  }, 40_000);
+
+  it("never shares an order line or a state: B's run passes A's held line, and each counts its own", async () => {
+    const conv = 9_003;
+    let open: () => void = () => undefined;
+    g.__syWsGate = new Promise<void>((r) => (open = r));
+    g.__syWsHeld = [];
+    const held = messageBody('message.received', conv, 'hold');
+    expect((await deliver('acme', held)).status).toBe(202);
+    await waitFor(() => g.__syWsHeld?.length === 1, 15_000);
+    // A's line for the conversation is held; B's run of the same conversation does not wait behind it.
+    expect((await deliver('other', messageBody('message.received', conv, 'b1'))).status).toBe(202);
+    await waitFor(async () => (await written('other')).includes(`count ${conv} 1 b1`), 15_000);
+    expect((await written('acme')).filter((n) => n.startsWith(`count ${conv} `))).toEqual([]);
+    open();
+    await waitFor(async () => (await written('acme')).includes(`count ${conv} 1 hold`), 15_000);
+    // Each workspace's state counts its own runs only.
+    expect((await deliver('acme', messageBody('message.received', conv, 'a2'))).status).toBe(202);
+    await waitFor(async () => (await written('acme')).includes(`count ${conv} 2 a2`), 15_000);
+    expect((await deliver('other', messageBody('message.received', conv, 'b2'))).status).toBe(202);
+    await waitFor(async () => (await written('other')).includes(`count ${conv} 2 b2`), 15_000);
+  }, 60_000);
+
+  it("never shares a wait: B's event answers B's parked run only", async () => {
+    const conv = 9_004;
+    const closedA = conversationBody('conversation.closed', conv, null);
+    const closedB = conversationBody('conversation.closed', conv, null);
+    expect((await deliver('acme', closedA)).status).toBe(202);
+    expect((await deliver('other', closedB)).status).toBe(202);
+    const parked = async (ws: Ws, body: string) => Boolean(await (await handlerJob(ws, body, 'ws-reply'))?.isDelayed());
+    await waitFor(() => parked('acme', closedA), 15_000);
+    await waitFor(() => parked('other', closedB), 15_000);
+    expect((await deliver('other', messageBody('message.sent', conv, 'from-b'))).status).toBe(202);
+    await waitFor(async () => (await written('other')).includes(`reply ${conv} from-b`), 15_000);
+    expect(await parked('acme', closedA)).toBe(true);
+    expect((await deliver('acme', messageBody('message.sent', conv, 'from-a'))).status).toBe(202);
+    await waitFor(async () => (await written('acme')).includes(`reply ${conv} from-a`), 15_000);
+    expect((await written('acme')).filter((n) => n.startsWith(`reply ${conv} `))).toEqual([`reply ${conv} from-a`]);
+    expect((await written('other')).filter((n) => n.startsWith(`reply ${conv} `))).toEqual([`reply ${conv} from-b`]);
+  }, 60_000);
+});
