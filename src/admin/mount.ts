@@ -2,13 +2,12 @@ import type { Queue } from 'bullmq';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
-import { boardApp } from './board.js';
-import { mountDeliveries } from './deliveries.js';
+import { boardApp, historyLinks } from './board.js';
 import type { HistorySource } from './page.js';
+import { mountPages, type AdminWorkspace } from './pages.js';
 import type { AdminRerun } from './rerun.js';
-import { mountReruns } from './reruns.js';
-import { mountWaits } from './waits.js';
 import type { WaitOps } from './waits-actions.js';
+import { mountWorkspaces } from './workspaces.js';
 import { selfOnly } from './offline.js';
 import { sameOriginWrites } from './guard.js';
 
@@ -46,6 +45,13 @@ export interface AdminOptions {
    * each cancel and wake is recorded: the history's writer). Undefined: the page lists the runs only.
    */
   waits?: WaitOps;
+  /**
+   * A deployment of many (WORKSPACES_FILE): each workspace's pages (and a board of its own queues) under
+   * `<basePath>/w/<id>`, chosen at `<basePath>/deliveries?workspace=<id>` (waits, reruns alike); the board at
+   * `basePath` shows every workspace's queues as `<id> · <queue>`. `queues`, `history`, `rerun` and `waits`
+   * are then unused.
+   */
+  workspaces?: readonly AdminWorkspace[];
 }
 
 /**
@@ -84,17 +90,13 @@ export function mountAdmin(app: Hono, opts: AdminOptions): boolean {
   // The board's own routes answer `/admin` but not `/admin/` (its <base href>).
   app.get(`${basePath}/`, (c) => c.redirect(basePath));
   // Before the board's routes: its sub-app answers its own UI paths only, but the deliveries paths stay ours.
-  if (opts.history) {
-    // Who acts, as the history and the batches record it: the one login the admin has (ADMIN_USER).
-    const by = `admin:${opts.admin.user}`;
-    mountDeliveries(app, basePath, opts.history, opts.rerun ? { deps: opts.rerun, by } : undefined);
-    const actor = { who: opts.admin.user, via: 'admin' };
-    mountWaits(app, basePath, opts.history, {
-      ...(opts.waits ? { actions: { ops: opts.waits, actor } } : {}),
-      ...(opts.rerun ? { loaded: opts.rerun.handlers } : {}),
-    });
-    mountReruns(app, basePath, opts.history, by);
+  const readOnly = opts.readOnly ?? false;
+  if (opts.workspaces) {
+    mountWorkspaces(app, basePath, opts.workspaces, { readOnly, user: opts.admin.user });
+    return true;
   }
-  app.route(basePath, boardApp(opts.queues, basePath, opts.readOnly ?? false, opts.history !== undefined));
+  if (opts.history) mountPages(app, basePath, opts, opts.admin.user);
+  const queues = opts.queues.map((queue) => ({ queue }));
+  app.route(basePath, boardApp(queues, basePath, readOnly, opts.history ? historyLinks(basePath) : []));
   return true;
 }

@@ -45,11 +45,18 @@ textarea{font:12px ui-monospace,monospace;padding:.3em}
 progress{width:24em;height:1.2em}
 `;
 
+/** A workspace's pages of a deployment of many live under `<admin>/w/<id>` (src/admin/workspaces.ts). */
+const WORKSPACE_ROOT = /^(.*)\/w\/([a-z0-9][a-z0-9-]*)$/;
+
 function nav(basePath: string): string {
   const queues = `<a href="${escapeHtml(basePath)}">Queues</a>`;
   const deliveries = `<a href="${escapeHtml(`${basePath}/deliveries`)}">Deliveries</a>`;
   const reruns = `<a href="${escapeHtml(`${basePath}/reruns`)}">Reruns</a>`;
-  return `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a> · ${reruns}`;
+  const links = `${queues} · ${deliveries} · <a href="${escapeHtml(`${basePath}/waits`)}">Waits</a> · ${reruns}`;
+  const ws = WORKSPACE_ROOT.exec(basePath);
+  if (!ws) return links;
+  const other = `<a href="${escapeHtml(`${ws[1] ?? ''}/deliveries`)}">other workspaces</a>`;
+  return `<span class="workspace">workspace <strong>${escapeHtml(ws[2])}</strong></span> · ${links} · ${other}`;
 }
 
 /**

@@ -4,9 +4,12 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { LifecycleSubscriber, IngestSubscriber } from '../lifecycle/index.js';
 import { defineMetrics } from './definitions.js';
 import { ingestSubscriber } from './ingest-subscriber.js';
-import { queueGauges, type MetricSources } from './queue-collector.js';
+import { queueGauges, type MetricSources, type WorkspaceSource } from './queue-collector.js';
 import { workerRecorder, workerSubscriber, type PauseFlag, type WorkerRecorder } from './worker-subscriber.js';
 import type { RedisClient } from '../redis/index.js';
+
+/** The `workspace` label of a deployment of one (DEFAULT_WORKSPACE of src/config). */
+const DEFAULT_WORKSPACE_LABEL = 'default';
 
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {
@@ -16,22 +19,37 @@ export interface MetricsOptions {
   redis?: RedisClient;
   /** The queue prefix (`QUEUE_PREFIX`), to find Switchyard's own keys. */
   prefix: string;
+  /** The workspace of `prefix` and `queues`, and of `ingestSubscriber`/`workerSubscriber`: its `workspace` label. Default `default`. */
+  workspace?: string;
   /** Collect Node's default process metrics (CPU, memory, event loop, GC). Default true. */
   defaultMetrics?: boolean;
 }
 
-/** One process's metrics: a private registry, its subscribers of the lifecycle streams, and its HTTP exposition. */
-export interface Metrics {
+/** The subscribers of one workspace's streams: their series carry its `workspace` label. */
+export interface WorkspaceMetrics {
+  /** Subscribe to the workspace's ingest stream (the delivery series, spool drains). */
+  readonly ingestSubscriber: IngestSubscriber;
+  /** What the worker's series record (fed by {@link WorkspaceMetrics.workerSubscriber}). */
+  readonly workerRecorder: WorkerRecorder;
+  /** Subscribe to the workspace worker's lifecycle stream (pass as its worker's `hooks`). */
+  readonly workerSubscriber: LifecycleSubscriber;
+}
+
+/**
+ * One process's metrics: a private registry, its subscribers of the lifecycle streams, and its HTTP exposition.
+ * The subscribers on it are those of its first workspace (`options.workspace`); {@link Metrics.workspace} gives
+ * another's.
+ */
+export interface Metrics extends WorkspaceMetrics {
   /** A per-process registry; the prom-client global registry is never touched. */
   readonly registry: Registry;
-  /** Subscribe to the ingest stream (the delivery series, spool drains). */
-  readonly ingestSubscriber: IngestSubscriber;
-  /** What the worker's series record (fed by {@link Metrics.workerSubscriber}). */
-  readonly workerRecorder: WorkerRecorder;
-  /** Subscribe to the worker's lifecycle stream (pass as the worker's `hooks`). */
-  readonly workerSubscriber: LifecycleSubscriber;
-  /** Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues. */
-  bind(sources: Pick<MetricSources, 'queues' | 'redis' | 'ordered'>): void;
+  /** The subscribers of workspace `id` (made once per id: its delivery outcomes pre-set to 0). */
+  workspace(id: string): WorkspaceMetrics;
+  /**
+   * Binds (or replaces) the scrape-time sources once they exist, e.g. after the service opened its queues:
+   * the first workspace's queues and ordered lines, the Redis connection, or every workspace's sources.
+   */
+  bind(sources: Pick<WorkspaceSource, 'queues' | 'ordered'> & { redis?: RedisClient; workspaces?: WorkspaceSource[] }): void;
   /** The Prometheus text exposition of every series, as `GET /metrics` serves it. */
   scrape(): Promise<string>;
   /** A Hono handler answering with {@link Metrics.scrape}. */
@@ -50,10 +68,13 @@ export function createMetrics(opts: MetricsOptions): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const m = defineMetrics(registry);
-  const pause: PauseFlag = { paused: false };
-  const sources: MetricSources = { queues: opts.queues, redis: opts.redis };
-  const gauges = queueGauges(registry, sources, opts.prefix, pause);
-  if (sources.queues || sources.redis) gauges.activate();
+  const first = opts.workspace ?? DEFAULT_WORKSPACE_LABEL;
+  const pauses = new Map<string, PauseFlag>();
+  const pauseOf = (id: string): PauseFlag => pauses.get(id) ?? (pauses.set(id, { paused: false }).get(id) as PauseFlag);
+  const sources: MetricSources = { workspaces: [{ id: first, prefix: opts.prefix, queues: opts.queues }], redis: opts.redis };
+  const gauges = queueGauges(registry, sources, pauseOf);
+  const bound = () => sources.redis !== undefined || sources.workspaces.some((w) => w.queues !== undefined);
+  if (bound()) gauges.activate();
 
   const scrape = (): Promise<string> => registry.metrics();
   const handler =
@@ -63,17 +84,33 @@ export function createMetrics(opts: MetricsOptions): Metrics {
       return c.body(body, 200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
     };
 
-  const recorder = workerRecorder(m, pause);
+  const made = new Map<string, WorkspaceMetrics>();
+  const workspace = (id: string): WorkspaceMetrics => {
+    let w = made.get(id);
+    if (!w) {
+      const recorder = workerRecorder(m, pauseOf(id), id);
+      made.set(
+        id,
+        (w = { ingestSubscriber: ingestSubscriber(m, id), workerRecorder: recorder, workerSubscriber: workerSubscriber(recorder) }),
+      );
+    }
+    return w;
+  };
   return {
     registry,
-    ingestSubscriber: ingestSubscriber(m),
-    workerRecorder: recorder,
-    workerSubscriber: workerSubscriber(recorder),
+    ...workspace(first),
+    workspace,
     bind(next) {
-      if (next.queues) sources.queues = next.queues;
+      if (next.workspaces) sources.workspaces = next.workspaces;
+      const head = sources.workspaces[0];
+      if (head && (next.queues || next.ordered))
+        sources.workspaces[0] = {
+          ...head,
+          ...(next.queues ? { queues: next.queues } : {}),
+          ...(next.ordered ? { ordered: next.ordered } : {}),
+        };
       if (next.redis) sources.redis = next.redis;
-      if (next.ordered) sources.ordered = next.ordered;
-      if (sources.queues || sources.redis) gauges.activate();
+      if (bound()) gauges.activate();
     },
     scrape,
     handler,

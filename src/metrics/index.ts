@@ -1,5 +1,5 @@
-export { createMetrics, type Metrics, type MetricsOptions } from './create.js';
+export { createMetrics, type Metrics, type MetricsOptions, type WorkspaceMetrics } from './create.js';
 export { createMetricsApp } from './app.js';
 export { DELIVERY_OUTCOMES } from './definitions.js';
 export { safeLabel } from './labels.js';
-export type { OrderedBacklog } from './queue-collector.js';
+export type { OrderedBacklog, WorkspaceSource } from './queue-collector.js';

@@ -4,13 +4,22 @@ import { ingestKeys, pauseState, RunRecords } from '../queue/index.js';
 import type { PauseFlag } from './worker-subscriber.js';
 import type { RedisClient } from '../redis/index.js';
 
+/** What the scrape-time gauges read of one workspace (its `workspace` label). */
+export interface WorkspaceSource {
+  readonly id: string;
+  /** Its queue prefix, to find its own keys (inbox, pause record, parked runs). */
+  readonly prefix: string;
+  /** Every queue of it (events and the handler queues). */
+  readonly queues?: { all: readonly Queue[] } | undefined;
+  /** The backlog of each ordered handler's key lines (bound by a worker process). */
+  readonly ordered?: (() => Promise<readonly OrderedBacklog[]>) | undefined;
+}
+
 /** What the scrape-time gauges read; either part may be bound after start-up. */
 export interface MetricSources {
-  /** Every queue (events and the handler queues). */
-  queues?: { all: readonly Queue[] } | undefined;
+  /** Each workspace served (one, `default`, in a deployment of one). */
+  workspaces: WorkspaceSource[];
   redis?: RedisClient | undefined;
-  /** The backlog of each ordered handler's key lines (bound by a worker process). */
-  ordered?: (() => Promise<readonly OrderedBacklog[]>) | undefined;
 }
 
 /** One ordered handler's lines: keys with runs not yet over, those runs, the longest line. */
@@ -21,15 +30,21 @@ export interface OrderedBacklog {
   readonly longest: number;
 }
 
-/** Shared state read from Redis once per scrape. */
-interface Snapshot {
-  /** null: no source bound for it. */
+/** One workspace's shared state read from Redis once per scrape (null: no source bound for it). */
+interface WorkspaceSnapshot {
+  readonly id: string;
   readonly counts: ReadonlyArray<readonly [string, Record<string, number>]> | null;
   readonly inbox: number | null;
   readonly paused: boolean | null;
   readonly ordered: readonly OrderedBacklog[] | null;
   /** Runs parked in a durable sleep or wait. */
   readonly parked: number | null;
+}
+
+/** Shared state read from Redis once per scrape. */
+interface Snapshot {
+  /** Empty when nothing was bound or a read failed. */
+  readonly workspaces: readonly WorkspaceSnapshot[];
   /** null when nothing was bound; false when a read failed or timed out. */
   readonly ok: boolean | null;
 }
@@ -45,23 +60,26 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function read(sources: MetricSources, prefix: string): Promise<Snapshot> {
-  const { queues, redis } = sources;
-  if (!queues && !redis) return { counts: null, inbox: null, paused: null, ordered: null, parked: null, ok: null };
+async function readWorkspace(ws: WorkspaceSource, redis: RedisClient | undefined): Promise<WorkspaceSnapshot> {
+  const { queues, prefix } = ws;
+  const [counts, inbox, paused, ordered, parked] = await Promise.all([
+    queues ? Promise.all(queues.all.map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
+    redis ? redis.llen(ingestKeys(prefix).inbox) : null,
+    redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
+    ws.ordered ? ws.ordered() : null,
+    redis ? new RunRecords(redis, prefix).count() : null,
+  ]);
+  return { id: ws.id, counts, inbox, paused, ordered, parked };
+}
+
+async function read(sources: MetricSources): Promise<Snapshot> {
+  const bound = sources.redis !== undefined || sources.workspaces.some((w) => w.queues !== undefined);
+  if (!bound) return { workspaces: [], ok: null };
   try {
-    const [counts, inbox, paused, ordered, parked] = await within(
-      Promise.all([
-        queues ? Promise.all(queues.all.map(async (q) => [q.name, await q.getJobCounts()] as const)) : null,
-        redis ? redis.llen(ingestKeys(prefix).inbox) : null,
-        redis ? pauseState(redis, prefix).then((p) => p !== null) : null,
-        sources.ordered ? sources.ordered() : null,
-        redis ? new RunRecords(redis, prefix).count() : null,
-      ]),
-      SCRAPE_TIMEOUT_MS,
-    );
-    return { counts, inbox, paused, ordered, parked, ok: true };
+    const workspaces = await within(Promise.all(sources.workspaces.map((w) => readWorkspace(w, sources.redis))), SCRAPE_TIMEOUT_MS);
+    return { workspaces, ok: true };
   } catch {
-    return { counts: null, inbox: null, paused: null, ordered: null, parked: null, ok: false };
+    return { workspaces: [], ok: false };
   }
 }
 
@@ -75,11 +93,11 @@ async function read(sources: MetricSources, prefix: string): Promise<Snapshot> {
  * process saw); the others are registered by `activate()` once a source is bound,
  * so a process without Redis exports no misleading zeros.
  */
-export function queueGauges(registry: Registry, sources: MetricSources, prefix: string, pause: PauseFlag): { activate(): void } {
+export function queueGauges(registry: Registry, sources: MetricSources, pauses: (workspace: string) => PauseFlag): { activate(): void } {
   const registers = [registry];
   let inFlight: Promise<Snapshot> | undefined;
   const snapshot = (): Promise<Snapshot> => {
-    inFlight ??= read(sources, prefix).finally(() => {
+    inFlight ??= read(sources).finally(() => {
       inFlight = undefined;
     });
     return inFlight;
@@ -88,12 +106,17 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
   new Gauge({
     name: 'switchyard_handlers_paused',
     help: '1 while the handlers queue is paused for an unusable API token (shared state in RedisClient), else 0',
+    labelNames: ['workspace'] as const,
     registers,
     async collect() {
-      const { paused } = await snapshot();
-      // Without Redis (or when it did not answer) the last pause this process saw is reported.
-      if (paused !== null) pause.paused = paused;
-      this.set(pause.paused ? 1 : 0);
+      const read = new Map((await snapshot()).workspaces.map((w) => [w.id, w.paused]));
+      for (const { id } of sources.workspaces) {
+        const pause = pauses(id);
+        // Without Redis (or when it did not answer) the last pause this process saw is reported.
+        const paused = read.get(id);
+        if (paused !== undefined && paused !== null) pause.paused = paused;
+        this.set({ workspace: id }, pause.paused ? 1 : 0);
+      }
     },
   });
 
@@ -102,7 +125,7 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
     activate(): void {
       if (active) return;
       active = true;
-      sharedGauges(registers, snapshot);
+      sharedGauges(registers, snapshot, () => sources.workspaces.map((w) => w.id));
     },
   };
 }
@@ -111,7 +134,7 @@ export function queueGauges(registry: Registry, sources: MetricSources, prefix: 
  * The gauges of the shared state, registered once a source is bound: whether Redis answered, BullMQ job
  * counts, the ordered handlers' lines, parked runs and the ingest inbox length, all from one snapshot.
  */
-function sharedGauges(registers: Registry[], snapshot: () => Promise<Snapshot>): void {
+function sharedGauges(registers: Registry[], snapshot: () => Promise<Snapshot>, ids: () => string[]): void {
   new Gauge({
     name: 'switchyard_redis_up',
     help: '1 when this scrape could read queue state from Redis, 0 when it could not',
@@ -126,12 +149,13 @@ function sharedGauges(registers: Registry[], snapshot: () => Promise<Snapshot>):
     help:
       'BullMQ jobs per queue and state ' +
       '(waiting, active, delayed, prioritized, waiting-children, paused, completed, failed), read on scrape',
-    labelNames: ['queue', 'state'] as const,
+    labelNames: ['queue', 'state', 'workspace'] as const,
     registers,
     async collect() {
       this.reset();
-      for (const [queue, byState] of (await snapshot()).counts ?? []) {
-        for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
+      for (const { id: workspace, counts } of (await snapshot()).workspaces) {
+        for (const [queue, byState] of counts ?? [])
+          for (const [state, n] of Object.entries(byState)) this.set({ queue, state, workspace }, n);
       }
     },
   });
@@ -140,32 +164,47 @@ function sharedGauges(registers: Registry[], snapshot: () => Promise<Snapshot>):
     help:
       'Key lines of handlers with orderBy, read on scrape: keys with runs not yet over (measure=keys), ' +
       'those runs (pending), the longest line of one key (longest)',
-    labelNames: ['handler', 'measure'] as const,
+    labelNames: ['handler', 'measure', 'workspace'] as const,
     registers,
     async collect() {
       this.reset();
-      for (const b of (await snapshot()).ordered ?? []) {
-        this.set({ handler: b.handler, measure: 'keys' }, b.keys);
-        this.set({ handler: b.handler, measure: 'pending' }, b.pending);
-        this.set({ handler: b.handler, measure: 'longest' }, b.longest);
+      for (const { id: workspace, ordered } of (await snapshot()).workspaces) {
+        for (const b of ordered ?? []) {
+          this.set({ handler: b.handler, measure: 'keys', workspace }, b.keys);
+          this.set({ handler: b.handler, measure: 'pending', workspace }, b.pending);
+          this.set({ handler: b.handler, measure: 'longest', workspace }, b.longest);
+        }
       }
     },
   });
   new Gauge({
     name: 'switchyard_waits_pending',
     help: 'Handler runs parked in a durable sleep or wait (switchyard waits lists them), read on scrape (0 when Redis did not answer)',
+    labelNames: ['workspace'] as const,
     registers,
     async collect() {
-      this.set((await snapshot()).parked ?? 0);
+      await perWorkspace(this, snapshot, ids, (w) => w.parked);
     },
   });
   new Gauge({
     name: 'switchyard_ingest_inbox_length',
     help: 'Verified deliveries in the ingest inbox not yet moved into the events queue, read on scrape (0 when Redis did not answer)',
+    labelNames: ['workspace'] as const,
     registers,
     async collect() {
-      const { inbox } = await snapshot();
-      this.set(inbox ?? 0);
+      await perWorkspace(this, snapshot, ids, (w) => w.inbox);
     },
   });
+}
+
+/** A gauge of one number per workspace: 0 for a workspace not read (Redis did not answer). */
+async function perWorkspace(
+  gauge: Gauge<'workspace'>,
+  snapshot: () => Promise<Snapshot>,
+  ids: () => string[],
+  value: (w: WorkspaceSnapshot) => number | null,
+): Promise<void> {
+  const read = new Map((await snapshot()).workspaces.map((w) => [w.id, value(w)]));
+  gauge.reset();
+  for (const workspace of ids()) gauge.set({ workspace }, read.get(workspace) ?? 0);
 }

@@ -84,38 +84,43 @@ export function workerSubscriber(record: WorkerRecorder, now: () => number = Dat
   };
 }
 
-/** The recorders of the handler, API, wait, dispatch and pause series. */
-export function workerRecorder(m: MetricSet, pause: PauseFlag): WorkerRecorder {
+/** The recorders of the handler, API, wait, dispatch and pause series of one workspace (its `workspace` label). */
+export function workerRecorder(m: MetricSet, pause: PauseFlag, workspace: string): WorkerRecorder {
   return {
     onHandler({ handler, event, outcome, ms }): void {
-      const labels = { handler: safeLabel(handler), event: safeLabel(event), outcome: safeLabel(outcome) };
+      const labels = { handler: safeLabel(handler), event: safeLabel(event), outcome: safeLabel(outcome), workspace };
       m.handlerRuns.inc(labels);
       m.handlerDuration.observe(labels, ms / 1000);
     },
     onApiCall(e: ApiCallFacts): void {
       const op = safeLabel(e.op);
-      m.apiCalls.inc({ op, status: statusLabel(e.status, e.error?.code) });
+      m.apiCalls.inc({ op, status: statusLabel(e.status, e.error?.code), workspace });
       // A call refused locally (status 0, 0 ms) sent nothing: no duration to record.
-      if (e.status > 0 || e.durationMs > 0) m.apiDuration.observe({ op }, e.durationMs / 1000);
-      m.rateLimitWait.observe({ priority: safeLabel(e.priority) }, e.rateLimitWaitMs / 1000);
-      if (e.status === 429) m.rateLimited.inc({ op });
-      if (e.quotaRemaining !== undefined) m.quotaRemaining().set(e.quotaRemaining);
+      if (e.status > 0 || e.durationMs > 0) m.apiDuration.observe({ op, workspace }, e.durationMs / 1000);
+      m.rateLimitWait.observe({ priority: safeLabel(e.priority), workspace }, e.rateLimitWaitMs / 1000);
+      if (e.status === 429) m.rateLimited.inc({ op, workspace });
+      if (e.quotaRemaining !== undefined) m.quotaRemaining().set({ workspace }, e.quotaRemaining);
     },
     onStart({ priority, waitMs }): void {
-      m.queueWait.observe({ priority: safeLabel(priority) }, Math.max(0, waitMs) / 1000);
+      m.queueWait.observe({ priority: safeLabel(priority), workspace }, Math.max(0, waitMs) / 1000);
     },
     onSkipped({ handler, event, reason }): void {
-      m.handlerSkipped.inc({ handler: safeLabel(handler), event: safeLabel(event), reason: safeLabel(reason) });
+      m.handlerSkipped.inc({ handler: safeLabel(handler), event: safeLabel(event), reason: safeLabel(reason), workspace });
     },
     onDebounced({ handler, folded }): void {
-      if (folded > 0) m.debounced.inc({ handler: safeLabel(handler) }, folded);
+      if (folded > 0) m.debounced.inc({ handler: safeLabel(handler), workspace }, folded);
     },
     onWait({ handler, kind, outcome, latenessMs }): void {
-      m.waits.inc({ handler: safeLabel(handler), kind, outcome });
-      if (latenessMs !== undefined) m.waitLateness.observe({ kind }, latenessMs / 1000);
+      m.waits.inc({ handler: safeLabel(handler), kind, outcome, workspace });
+      if (latenessMs !== undefined) m.waitLateness.observe({ kind, workspace }, latenessMs / 1000);
     },
     onDispatched({ event, source, duplicate }): void {
-      m.dispatched.inc({ event: safeLabel(event), source: safeLabel(source), outcome: duplicate ? 'duplicate_change' : 'dispatched' });
+      m.dispatched.inc({
+        event: safeLabel(event),
+        source: safeLabel(source),
+        outcome: duplicate ? 'duplicate_change' : 'dispatched',
+        workspace,
+      });
     },
     onPause(reason: string | null): void {
       pause.paused = reason !== null;

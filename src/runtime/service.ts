@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
-import type { Config } from '../config/index.js';
+import { workspaceConfigs, type Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { redisWarnings, closeRedis, createRedisConnection, type RedisClient, maskRedisUrl } from '../redis/index.js';
 import { mountAdmin } from '../admin/index.js';
 import { runNoteWriter } from '../history/index.js';
-import { createMetrics, createMetricsApp, type Metrics } from '../metrics/index.js';
+import { createMetrics, createMetricsApp, type Metrics, type WorkspaceSource } from '../metrics/index.js';
 import { listen, type RunningServer } from './http.js';
 import { resolveRedis, type ResolvedRedis } from './redis.js';
 import { firstAttempt, watchRedis, whenReady, type RedisWatch } from './redis-watch.js';
@@ -67,7 +67,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const stopping = new AbortController();
   if (!redis.managed) warnOfRedisSettings(commands, stopping.signal, log);
   // Each process serves its own metrics; queue depth and pause state are read from Redis on scrape.
-  const metrics = createMetrics({ prefix: config.queuePrefix, redis: commands });
+  const first = workspaceConfigs(config)[0] as Config;
+  const metrics = createMetrics({ prefix: first.queuePrefix, workspace: first.workspaceId, redis: commands });
   // Per workspace: its queues, ingest stream and pump (INGEST_PUMP: by default where a worker runs).
   const spaces = openWorkspaces(config, {
     log,
@@ -77,7 +78,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     receiver: opts.receiver,
     withWorker: opts.worker !== undefined,
   });
-  metrics.bind({ queues: { all: spaces.flatMap((s) => s.queues.all) } });
+  metrics.bind({ workspaces: spaces.map((s) => metricSource(s, opts.worker !== undefined)) });
   // One pool of WORKER_CONCURRENCY handler slots per priority, shared fairly by every workspace's workers.
   const pools = createFairPools(config.workerConcurrency);
 
@@ -144,6 +145,12 @@ interface Built {
   readonly parts: Part[];
 }
 
+/** What a workspace's gauges read on scrape: its queues and prefix, and (with a worker) its ordered handlers' lines. */
+function metricSource(ws: ServedWorkspace, withWorker: boolean): WorkspaceSource {
+  const ordered = () => (ws.worker ? ws.worker.orderBacklog() : Promise.resolve([]));
+  return { id: ws.id, prefix: ws.config.queuePrefix, queues: ws.queues, ...(withWorker ? { ordered } : {}) };
+}
+
 /** Once Redis answers (an external one), what is unsafe in its settings is said at `warn`. */
 function warnOfRedisSettings(commands: RedisClient, signal: AbortSignal, log: Logger): void {
   whenReady(commands, signal).then(
@@ -168,7 +175,7 @@ async function startWorkerPart(opts: ServiceOptions, built: Built, metrics: Metr
       log: ws.log,
       redisUrl: built.redis.url,
       queues: ws.queues,
-      hooks: metrics.workerSubscriber,
+      hooks: metrics.workspace(ws.id).workerSubscriber,
       pools: built.pools,
     });
     if (built.stopping.signal.aborted) {
@@ -178,9 +185,6 @@ async function startWorkerPart(opts: ServiceOptions, built: Built, metrics: Metr
     built.parts.push(part);
     ws.worker = part;
   }
-  metrics.bind({
-    ordered: async () => (await Promise.all(built.spaces.map((s) => (s.worker ? s.worker.orderBacklog() : Promise.resolve([]))))).flat(),
-  });
 }
 
 /** The receiver with its observers (metrics, capture, the caller's, history's repeats), `/metrics` and the dashboard. */
@@ -199,13 +203,29 @@ function startReceiverPart(opts: ServiceOptions, built: Built, metrics: Metrics)
   });
 }
 
-/** The dashboard (ADMIN_USER): the board, deliveries, waits and reruns. */
+/**
+ * The dashboard (ADMIN_USER): the board, deliveries, waits and reruns; in a deployment of many, each
+ * workspace's pages under /admin/w/<id> (src/admin/workspaces.ts).
+ */
 function mountDashboard(app: Hono, opts: ServiceOptions, built: Built): void {
-  const { log, commands } = built;
-  const ws = built.spaces[0] as ServedWorkspace;
+  const { config, log } = built;
+  const pages = built.spaces.map((ws) => ({
+    id: ws.id,
+    queues: ws.queues.all,
+    ...dashboardPages(ws, built.commands, opts.worker !== undefined),
+  }));
+  const only = pages[0] as (typeof pages)[number];
+  const mounted = config.workspaces
+    ? mountAdmin(app, { queues: [], admin: config.admin, workspaces: pages })
+    : mountAdmin(app, { admin: config.admin, ...only });
+  if (mounted) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+}
+
+/** What one workspace's deliveries, waits and reruns pages read and act on. */
+function dashboardPages(ws: ServedWorkspace, commands: RedisClient, withWorker: boolean) {
   const { config, queues } = ws;
   // Reruns start from the admin where handlers are loaded (a process with a worker); the budget is the workers'.
-  const rerun = opts.worker
+  const rerun = withWorker
     ? {
         handlers: () => ws.worker?.loaded() ?? [],
         budget: { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) },
@@ -215,8 +235,7 @@ function mountDashboard(app: Hono, opts: ServiceOptions, built: Built): void {
   // The waits page's Cancel and Wake, recorded in the history when it is on.
   const notes = config.history.enabled ? runNoteWriter(commands, config.queuePrefix, config.history.ttlMs) : undefined;
   const waits = { queues: queues.handlers, ...(notes ? { history: notes } : {}) };
-  if (mountAdmin(app, { queues: queues.all, admin: config.admin, history, waits, ...(rerun ? { rerun } : {}) }))
-    log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+  return { history, waits, ...(rerun ? { rerun } : {}) };
 }
 
 /** Start-up failed: what was started is stopped (the managed Redis too, letting go of the state directory). */

@@ -5,7 +5,7 @@ import { type IngestPump, openQueues, type Queues } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { duplicateHistory } from '../history/index.js';
 import { IngestBus } from '../lifecycle/index.js';
-import type { Metrics } from '../metrics/index.js';
+import type { Metrics, WorkspaceMetrics } from '../metrics/index.js';
 import { createCapture, type Capture } from '../receiver/index.js';
 import { ingestTracingObserver } from '../telemetry/index.js';
 import { startPump } from './pump.js';
@@ -53,7 +53,7 @@ export function openWorkspaces(config: Config, shared: SharedParts): ServedWorks
     const capture = captureOf(ws, log, many);
     // History counts the repeats the receiver answered 200 duplicate, batched off the request path.
     const duplicates = shared.receiver ? duplicateHistory(ws, shared.commands, log) : undefined;
-    const ingest = ingestStream(shared.metrics, capture, duplicates);
+    const ingest = ingestStream(shared.metrics.workspace(ws.workspaceId), capture, duplicates);
     const pump = startPump({
       config: ws,
       log,
@@ -79,7 +79,7 @@ function captureOf(ws: Config, log: Logger, many: boolean): Capture | undefined 
  * observers, subscribed here only: metrics, capture (CAPTURE_DIR), the history's repeats and tracing
  * (receipt, append, send spans).
  */
-function ingestStream(metrics: Metrics, capture: Capture | undefined, duplicates: ReturnType<typeof duplicateHistory>): IngestBus {
+function ingestStream(metrics: WorkspaceMetrics, capture: Capture | undefined, duplicates: ReturnType<typeof duplicateHistory>): IngestBus {
   return new IngestBus()
     .subscribe(metrics.ingestSubscriber)
     .subscribe(capture?.subscriber)

@@ -241,7 +241,7 @@ describe('metrics: lifecycle subscribers and recorders to Prometheus text', () =
     const res = await app.request('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect(await res.text()).toContain('switchyard_deliveries_total{outcome="accepted"} 0');
+    expect(await res.text()).toContain('switchyard_deliveries_total{outcome="accepted",workspace="default"} 0');
     expect((await app.request('/healthz')).status).toBe(200);
     expect((await app.request('/nope')).status).toBe(404);
   });

@@ -34,9 +34,9 @@ describe('receiver wiring: /metrics, /admin, capture', () => {
     await deliver(service.url, body);
     await deliver(service.url, body, 'wrong-secret');
     const text = await (await fetch(`${base}/metrics`)).text();
-    expect(text).toMatch(/switchyard_deliveries_total\{outcome="accepted"\} 1/);
-    expect(text).toMatch(/switchyard_deliveries_total\{outcome="duplicate"\} 1/);
-    expect(text).toMatch(/switchyard_deliveries_total\{outcome="bad_signature"\} 1/);
+    expect(text).toMatch(/switchyard_deliveries_total\{outcome="accepted",workspace="default"\} 1/);
+    expect(text).toMatch(/switchyard_deliveries_total\{outcome="duplicate",workspace="default"\} 1/);
+    expect(text).toMatch(/switchyard_deliveries_total\{outcome="bad_signature",workspace="default"\} 1/);
     expect(text).toMatch(/queue="events"/);
     expect(text).not.toContain(TEST_SECRET);
     expect(text).not.toContain('pa55-word');

@@ -1,28 +1,17 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, workspacePrefix } from '../../../src/config/index.js';
+import { workspacePrefix } from '../../../src/config/index.js';
 import { jobIdFor } from '../../../src/events/envelope.js';
-import { sign } from '../../../src/events/signature.js';
 import { HANDLER_QUEUE_BY_PRIORITY } from '../../../src/queue/names.js';
-import { prepareWorker } from '../../../src/runtime/worker.js';
-import { startService, type RunningService } from '../../../src/runtime/service.js';
-import { createSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
-import type { LoggedRequest } from '../../../src/sandbox/request-log.js';
 import { conversationBody, deliveryId, messageBody } from '../../support/events.js';
-import { testRedisUrl, uniquePrefix } from '../../support/redis.js';
-import { T } from '../../support/sandbox.js';
-import { memoryLogger, waitFor } from '../../support/service.js';
+import { testRedisUrl } from '../../support/redis.js';
+import { waitFor } from '../../support/service.js';
+import { startTwoWorkspaces, WS_SECRET, type TwoWorkspaces, type Ws } from '../../support/workspaces.js';
+import { parseSamples, valueOf } from '../../support/prom-text.js';
 
-const HANDLERS = fileURLToPath(new URL('../../support/handlers/workspaces', import.meta.url));
-const SECRET = { acme: 'whsec_acme_test', other: 'whsec_other_test' } as const;
-/** The sandbox's token labels of the two seeded workspaces' full-access tokens. */
-const LABEL = { acme: 'full', other: 'other-workspace-full' } as const;
-type Ws = keyof typeof SECRET;
 const g = globalThis as { __syWsGate?: Promise<void>; __syWsHeld?: string[] };
 
 /**
@@ -32,58 +21,26 @@ const g = globalThis as { __syWsGate?: Promise<void>; __syWsHeld?: string[] };
  * change claim, a wait, an order line or a state.
  */
 describe('a deployment of two workspaces', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-ws-'));
-  const base = uniquePrefix('ws');
-  let api: RunningSandbox;
-  let service: RunningService;
-  let url: string;
+  let w: TwoWorkspaces;
   let redis: Redis;
-  let lines: string[];
+  let dir: string;
+  const SECRET = WS_SECRET;
 
   beforeAll(async () => {
-    api = await createSandbox().listen(0);
-    const file = join(dir, 'workspaces.json');
-    const entry = (id: Ws, token: string) => ({ id, apiUrl: api.baseUrl, token, secrets: [SECRET[id]] });
-    writeFileSync(file, JSON.stringify({ workspaces: [entry('acme', T.full), entry('other', T.other)] }));
-    const env = {
-      REDIS_URL: testRedisUrl(),
-      QUEUE_PREFIX: base,
-      WORKSPACES_FILE: file,
-      HANDLERS_DIR: HANDLERS,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      SHUTDOWN_TIMEOUT: '3s',
-      SPOOL_DIR: join(dir, 'spool'),
-      CAPTURE_DIR: join(dir, 'capture'),
-    };
-    const config = loadConfig(env, { requireSecrets: true });
-    const logged = memoryLogger();
-    lines = logged.lines;
-    service = await startService({ config, log: logged.log, receiver: true, worker: await prepareWorker(config, logged.log, env) });
-    url = `${service.receiver?.http.url}/webhooks`;
+    w = await startTwoWorkspaces();
+    dir = w.dir;
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   });
   afterAll(async () => {
-    await service?.close();
-    await api?.close();
+    await w?.close();
     redis?.disconnect();
-    rmSync(dir, { recursive: true, force: true });
   });
 
-  const post = (path: string, body: string, secret: string) =>
-    fetch(`${url}${path}`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-service-signature': sign(secret, body) },
-    });
-  const deliver = (ws: Ws, body: string) => post(`/${ws}`, body, SECRET[ws]);
-  /** The contacts a workspace's handlers created, by name, as its token's requests at the sandbox show them. */
-  const written = async (ws: Ws): Promise<string[]> => {
-    const r = await fetch(`${api.url}/_sandbox/requests?method=POST&path=/contacts&status=201&token=${LABEL[ws]}`);
-    return ((await r.json()) as { data: LoggedRequest[] }).data.map((e) => (e.body as { name: string }).name);
-  };
+  const post = (path: string, body: string, secret: string) => w.post(path, body, secret);
+  const deliver = (ws: Ws, body: string) => w.deliver(ws, body);
+  const written = (ws: Ws) => w.written(ws);
   const handlerJob = async (ws: Ws, body: string, handler: string) => {
-    const q = new Queue(HANDLER_QUEUE_BY_PRIORITY.normal, { connection: redis, prefix: workspacePrefix(base, ws) });
+    const q = new Queue(HANDLER_QUEUE_BY_PRIORITY.normal, { connection: redis, prefix: workspacePrefix(w.prefix, ws) });
     try {
       return await q.getJob(jobIdFor(deliveryId(body), handler));
     } finally {
@@ -115,10 +72,9 @@ describe('a deployment of two workspaces', () => {
     expect(JSON.parse(readFileSync(join(dir, 'capture', 'acme', captured), 'utf8'))).toMatchObject({ path: '/webhooks/acme' });
     expect(existsSync(join(dir, 'capture', 'other'))).toBe(false);
     // Each workspace's receiver line names it.
-    expect(lines.filter((l) => l.includes('receiver listening')).map((l) => (JSON.parse(l) as { workspace?: string }).workspace)).toEqual([
-      'acme',
-      'other',
-    ]);
+    expect(w.lines.filter((l) => l.includes('receiver listening')).map((l) => (JSON.parse(l) as { workspace?: string }).workspace)).toEqual(
+      ['acme', 'other'],
+    );
   });
 
   it('the same delivery to both workspaces is new in each (its own dedupe and change claim) and runs in each', async () => {
@@ -168,4 +124,24 @@ describe('a deployment of two workspaces', () => {
     expect((await written('acme')).filter((n) => n.startsWith(`reply ${conv} `))).toEqual([`reply ${conv} from-a`]);
     expect((await written('other')).filter((n) => n.startsWith(`reply ${conv} `))).toEqual([`reply ${conv} from-b`]);
   }, 60_000);
+
+  it('labels the series with the workspace they count', async () => {
+    const samples = parseSamples(await w.service.metrics.scrape());
+    const v = (name: string, labels: Record<string, string>) => valueOf(samples, name, labels);
+    // Everything delivered above: acme 6 accepted, 1 repeat, 1 refused signature; other 5 accepted, 1 refused.
+    expect(v('switchyard_deliveries_total', { outcome: 'accepted', workspace: 'acme' })).toBe(6);
+    expect(v('switchyard_deliveries_total', { outcome: 'duplicate', workspace: 'acme' })).toBe(1);
+    expect(v('switchyard_deliveries_total', { outcome: 'bad_signature', workspace: 'acme' })).toBe(1);
+    expect(v('switchyard_deliveries_total', { outcome: 'accepted', workspace: 'other' })).toBe(5);
+    expect(v('switchyard_deliveries_total', { outcome: 'duplicate', workspace: 'other' })).toBe(0);
+    expect(v('switchyard_deliveries_total', { outcome: 'bad_signature', workspace: 'other' })).toBe(1);
+    expect(samples.some((x) => x.labels['workspace'] === 'default')).toBe(false);
+    // ws-count ran for acme's 4 inbound messages and other's 3.
+    expect(v('switchyard_handler_runs_total', { handler: 'ws-count', outcome: 'completed', workspace: 'acme' })).toBe(4);
+    expect(v('switchyard_handler_runs_total', { handler: 'ws-count', outcome: 'completed', workspace: 'other' })).toBe(3);
+    for (const workspace of ['acme', 'other']) {
+      expect(v('switchyard_queue_jobs', { queue: 'events', state: 'completed', workspace })).toBeGreaterThan(0);
+      expect(v('switchyard_ingest_inbox_length', { workspace })).toBe(0);
+    }
+  });
 });
