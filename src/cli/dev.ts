@@ -3,13 +3,21 @@ import { devPlan, type DevSandboxPlan, loadWorker, lockStateDir, StateDirBusyErr
 import { watchHandlers } from '../handler/index.js';
 import { newWorldName } from '../queue/index.js';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../sandbox/index.js';
-import { KeptStateError } from '../sandbox/internal.js';
-import { parseCommandArgs } from './args.js';
+import { defaultWorkspaceKey, KeptStateError } from '../sandbox/internal.js';
+import { parseCommandArgs, str } from './args.js';
+import {
+  devWorkspacesConfig,
+  missingWorkspaces,
+  sandboxWorkspaces,
+  workspaceLines,
+  workspacesFlag,
+  writeWorkspacesFile,
+} from './dev-workspaces.js';
 import { EXIT, type CliIo, type Command, type ExitCode } from './command.js';
 import { join, resolve } from 'node:path';
 import { processLogger, runService } from './run-service.js';
 
-const HELP = `Usage: switchyard dev [--keep-sandbox]
+const HELP = `Usage: switchyard dev [--keep-sandbox] [--workspaces N]
 
 Runs everything for local development in one process: the receiver and the
 worker on a managed local redis-server (REDIS_URL to use another), a
@@ -32,13 +40,23 @@ after each change (within about a second: a SIGKILL loses at most that) and
 on exit, and the next dev --keep-sandbox starts from them. Delete the file for
 a fresh one.
 
+With --workspaces N it serves N sandbox workspaces as one deployment of many
+(ids acme, other, then ws3, ws4, …): each has its own webhook URL
+(<receiver>/webhooks/<id>), signing secret (kept in .switchyard/dev-secret-<id>;
+acme signs with WEBHOOK_SECRETS) and sandbox token, its own queues and API
+budget, and the workers are shared fairly between them. The first lines say
+which workspaces there are and how to write in each; other terminals reach
+them with WORKSPACES_FILE=.switchyard/dev-workspaces.json and --workspace <id>.
+
 Options:
   --keep-sandbox  keep the sandbox's state across restarts (default: fresh)
+  --workspaces N  serve N sandbox workspaces (1 to 100; default: one workspace, as a deployment of one)
 
 Example:
   switchyard dev
   PORT=3001 SANDBOX_PORT=4011 switchyard dev
   switchyard dev --keep-sandbox
+  switchyard dev --workspaces 2
 `;
 
 /** Where `--keep-sandbox` keeps the sandbox, under the state directory. */
@@ -46,8 +64,11 @@ export const KEPT_SANDBOX_FILE = 'sandbox-state.json';
 
 /** The sandbox, kept in `stateFile` when given; a kept file that cannot be read is said and refused. */
 function makeSandbox(plan: DevSandboxPlan, secret: string, io: CliIo, stateFile: string | undefined): Sandbox | undefined {
+  const webhooks = plan.workspaces
+    ? { workspaces: sandboxWorkspaces(plan.workspaces, secret) }
+    : { token: plan.token, webhookUrl: plan.webhookUrl, secret };
   try {
-    return createSandbox({ token: plan.token, webhookUrl: plan.webhookUrl, secret, ...(stateFile ? { stateFile } : {}) });
+    return createSandbox({ ...webhooks, ...(stateFile ? { stateFile } : {}) });
   } catch (err) {
     if (!(err instanceof KeptStateError)) throw err;
     io.stderr.write(`switchyard dev: ${err.message}, or run without --keep-sandbox\n`);
@@ -94,7 +115,8 @@ export const devCommand: Command = {
   name: 'dev',
   help: HELP,
   async run(argv, io) {
-    const { values } = parseCommandArgs(argv, { 'keep-sandbox': { type: 'boolean' } });
+    const { values } = parseCommandArgs(argv, { 'keep-sandbox': { type: 'boolean' }, workspaces: { type: 'string' } });
+    const workspaces = workspacesFlag(str(values, 'workspaces'));
     // Before anything reads or writes the state directory: a second `dev` here is refused, touching nothing.
     const state = resolve(io.cwd, io.env['SWITCHYARD_HOME'] || '.switchyard');
     let lock;
@@ -106,16 +128,20 @@ export const devCommand: Command = {
       return EXIT.failed;
     }
     try {
-      return await runDev(io, lock.previous, values['keep-sandbox'] === true ? join(state, KEPT_SANDBOX_FILE) : undefined);
+      const kept = values['keep-sandbox'] === true ? join(state, KEPT_SANDBOX_FILE) : undefined;
+      return await runDev(io, lock.previous, kept, workspaces);
     } finally {
       lock.release();
     }
   },
 };
 
-async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string | undefined): Promise<ExitCode> {
-  const plan = devPlan(io.env, io.cwd);
-  const config = loadConfig(plan.env, { requireSecrets: true, requireApiToken: true });
+async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string | undefined, workspaces?: number): Promise<ExitCode> {
+  const ids = workspaces === undefined ? undefined : Array.from({ length: workspaces }, (_, i) => defaultWorkspaceKey(i));
+  const plan = devPlan(io.env, io.cwd, ids ? { workspaces: ids } : {});
+  const loaded = loadConfig(plan.env, { requireSecrets: true, requireApiToken: true });
+  const served = plan.sandbox?.workspaces;
+  const config = served ? devWorkspacesConfig(loaded, served) : loaded;
   const log = processLogger(config, io);
   if (previous)
     io.stdout.write(
@@ -124,7 +150,17 @@ async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string |
   // The sandbox is made (a kept file read) before the plan's lines name its URLs: a refused file says so alone.
   const made = plan.sandbox ? makeSandbox(plan.sandbox, config.webhookSecrets[0] ?? '', io, keptFile) : undefined;
   if (plan.sandbox && !made) return EXIT.failed;
+  const absent = made && served ? missingWorkspaces(made, served) : [];
+  if (absent.length) {
+    io.stderr.write(
+      `switchyard dev: the kept sandbox ${keptFile} has no workspace ${absent.join(', ')} (it was kept with fewer workspaces); ` +
+        'run with the --workspaces it was kept with, or delete the file for a fresh sandbox\n',
+    );
+    return EXIT.failed;
+  }
   for (const note of plan.notes) io.stdout.write(`dev: ${note}\n`);
+  if (made && plan.sandbox && served)
+    for (const line of workspaceLines(made, plan.sandbox, served, config.stateDir)) io.stdout.write(`dev: ${line}\n`);
   if (keptFile)
     io.stdout.write(
       `dev: ${made ? keptNote(made, keptFile) : '--keep-sandbox has nothing to keep: WORKSPACE_API_URL names a real workspace'}\n`,
@@ -143,9 +179,11 @@ async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string |
     warn: (text) => io.stderr.write(`dev: ${text}\n`),
   });
   io.stdout.write(`dev: watching ${config.handlersDir} for changes\n`);
+  const shared = served ? writeWorkspacesFile(config, io.cwd) : undefined;
   try {
     return await runService(io, { command: 'dev', receiver: true, worker: worker.start }, config, log);
   } finally {
+    shared?.remove();
     watcher.close();
     await sandbox?.close();
   }

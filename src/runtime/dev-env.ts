@@ -12,6 +12,26 @@ export interface DevSandboxPlan {
   readonly token: string;
   /** Where its events go (signed with the first of the service's WEBHOOK_SECRETS). */
   readonly webhookUrl: string;
+  /** With `--workspaces N`: the N sandbox workspaces the service serves, each its own URL, secret and token. */
+  readonly workspaces?: readonly DevWorkspacePlan[];
+}
+
+/** One workspace of `switchyard dev --workspaces N`: a sandbox workspace served as a workspace of the deployment. */
+export interface DevWorkspacePlan {
+  /** Its id in the deployment and key in the sandbox: `acme`, `other`, then `ws3`, `ws4`, … */
+  readonly id: string;
+  /** Its sandbox full-access token. */
+  readonly token: string;
+  /** `<receiver><WEBHOOK_PATH>/<id>`: where its events go. */
+  readonly webhookUrl: string;
+  /** Its signing secret, kept in `<SWITCHYARD_HOME>/dev-secret-<id>`; absent for the first, which signs with WEBHOOK_SECRETS. */
+  readonly secret?: string;
+}
+
+/** What `switchyard dev`'s flags change in its plan. */
+export interface DevOptions {
+  /** `--workspaces N`: the ids (the sandbox's keys) of the N sandbox workspaces served as a deployment of many; absent: one, as always. */
+  readonly workspaces?: readonly string[];
 }
 
 /** What `switchyard dev` runs with, worked out from the environment before anything starts. */
@@ -62,7 +82,7 @@ function receiverHost(host: string): string {
  * sandbox listens on SANDBOX_PORT (4010), sends its events to the receiver,
  * and the handlers call its API with token sbx_full_acme.
  */
-export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
+export function devPlan(env: Readonly<Env>, cwd: string, options: DevOptions = {}): DevPlan {
   const out: Env = { ...env, HOST: env['HOST'] || '127.0.0.1' };
   const notes: string[] = [];
   const state = env['SWITCHYARD_HOME'] || '.switchyard';
@@ -89,6 +109,7 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
       );
     }
   }
+  if (options.workspaces !== undefined) refuseWorkspacesBeside(env);
   if (env['WORKSPACE_API_URL']) {
     const token = env['WORKSPACE_API_TOKEN']
       ? 'WORKSPACE_API_TOKEN'
@@ -113,6 +134,32 @@ export function devPlan(env: Readonly<Env>, cwd: string): DevPlan {
         'the handlers call the sandbox with its own token (set WORKSPACE_API_URL too to use a real workspace)',
     );
   }
+  if (options.workspaces !== undefined) {
+    const workspaces = devWorkspaces(options.workspaces, webhookUrl, resolve(cwd, state));
+    notes.push(`sandbox workspace API at ${out['WORKSPACE_API_URL']}, ${workspaces.length} of its workspaces served (--workspaces)`);
+    return { env: out, notes, sandbox: { port, token: SANDBOX_TOKEN, webhookUrl, workspaces } };
+  }
   notes.push(`sandbox workspace API at ${out['WORKSPACE_API_URL']} (token ${SANDBOX_TOKEN}); its events go to ${webhookUrl}`);
   return { env: out, notes, sandbox: { port, token: SANDBOX_TOKEN, webhookUrl } };
+}
+
+/** The workspaces of `--workspaces`: ids, tokens, `<webhookUrl>/<id>`, and a kept secret each but the first. */
+function devWorkspaces(ids: readonly string[], webhookUrl: string, stateDir: string): DevWorkspacePlan[] {
+  return ids.map((id, i) => {
+    const own = { id, token: `sbx_full_${id}`, webhookUrl: `${webhookUrl.replace(/\/+$/, '')}/${id}` };
+    return i === 0 ? own : { ...own, secret: keptSecret(stateDir, `dev-secret-${id}`, 'dev_') };
+  });
+}
+
+/** `--workspaces` makes the deployment from the sandbox: a real workspace or a WORKSPACES_FILE beside it would be ignored. */
+function refuseWorkspacesBeside(env: Readonly<Env>): void {
+  for (const name of ['WORKSPACE_API_URL', 'WORKSPACES_FILE']) {
+    if (!env[name]) continue;
+    throw new ConfigError([
+      {
+        variable: name,
+        problem: `set together with --workspaces, which serves sandbox workspaces (each its own token, secret and webhook URL); expected one or the other: unset ${name}, or leave out --workspaces`,
+      },
+    ]);
+  }
 }

@@ -6,3 +6,4 @@
 export { KeptStateError } from './keeper.js';
 export { API_BASE } from './paths.js';
 export { SeedExtras } from './seed/index.js';
+export { defaultWorkspaceKey, MAX_SANDBOX_WORKSPACES } from './workspace-options.js';

@@ -24,6 +24,11 @@ export const MAX_SANDBOX_WORKSPACES = 100;
 const KEY = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const SEEDED_KEYS = ['acme', 'other'];
 
+/** The key of the i-th workspace (0-based) when none is given: `acme`, `other`, then `ws3`, `ws4`, … */
+export function defaultWorkspaceKey(i: number): string {
+  return SEEDED_KEYS[i] ?? `ws${i + 1}`;
+}
+
 /** The first workspace's settings: `workspaces[0]`, over the single `token`/`webhookUrl`/`secret`/`burst` options of before. */
 function firstOf(list: readonly SandboxWorkspace[], single: SandboxWorkspace): SandboxWorkspace {
   return { ...single, ...list[0] };
@@ -53,7 +58,7 @@ export function resolveWorkspaces(list: readonly SandboxWorkspace[] = [], single
   const all = [firstOf(list, single), ...list.slice(1)];
   while (all.length < 2) all.push({});
   const resolved = all.map((ws, i) => {
-    const key = ws.key ?? SEEDED_KEYS[i] ?? `ws${i + 1}`;
+    const key = ws.key ?? defaultWorkspaceKey(i);
     return { ...ws, key, name: ws.name ?? (i < 2 ? undefined : `Workspace ${i + 1}`), token: ws.token ?? `sbx_full_${key}` };
   });
   for (const field of ['key', 'token'] as const) {

@@ -69,3 +69,38 @@ describe('devPlan', () => {
     });
   });
 });
+
+describe('devPlan with --workspaces', () => {
+  it('gives each workspace <receiver><WEBHOOK_PATH>/<id>, its sandbox token and, past the first, a kept secret of its own', () => {
+    const dir = project();
+    const plan = devPlan({ ...base, WEBHOOK_PATH: '/hooks/' }, dir, { workspaces: ['acme', 'other', 'ws3'] });
+    const list = plan.sandbox?.workspaces ?? [];
+    expect(list.map((w) => [w.id, w.token, w.webhookUrl])).toEqual([
+      ['acme', 'sbx_full_acme', 'http://127.0.0.1:3100/hooks/acme'],
+      ['other', 'sbx_full_other', 'http://127.0.0.1:3100/hooks/other'],
+      ['ws3', 'sbx_full_ws3', 'http://127.0.0.1:3100/hooks/ws3'],
+    ]);
+    expect(list[0]!.secret).toBeUndefined();
+    const kept = readFileSync(join(dir, '.switchyard', 'dev-secret-other'), 'utf8').trim();
+    expect(list[1]!.secret).toBe(kept);
+    expect(statSync(join(dir, '.switchyard', 'dev-secret-other')).mode & 0o777).toBe(0o600);
+    expect(list[2]!.secret).not.toBe(kept);
+    // Kept: a second plan in the same project signs with the same secrets.
+    expect(devPlan(base, dir, { workspaces: ['acme', 'other', 'ws3'] }).sandbox?.workspaces?.map((w) => w.secret)).toEqual(
+      list.map((w) => w.secret),
+    );
+    expect(plan.notes.join('\n')).toContain('3 of its workspaces served (--workspaces)');
+  });
+
+  it('is exactly as before without it: no workspaces in the plan', () => {
+    expect(devPlan(base, project()).sandbox?.workspaces).toBeUndefined();
+  });
+
+  it('refuses WORKSPACE_API_URL or WORKSPACES_FILE beside it, naming the variable and what to do', () => {
+    for (const name of ['WORKSPACE_API_URL', 'WORKSPACES_FILE']) {
+      expect(() => devPlan({ ...base, [name]: 'https://ws.example.test/api/v1' }, project(), { workspaces: ['acme', 'other'] })).toThrow(
+        `${name}: set together with --workspaces, which serves sandbox workspaces (each its own token, secret and webhook URL); expected one or the other: unset ${name}, or leave out --workspaces`,
+      );
+    }
+  });
+});

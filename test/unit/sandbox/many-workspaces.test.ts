@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { eventually, start, T, type Harness } from '../../support/sandbox.js';
@@ -33,9 +36,11 @@ function recorder(status: (url: string) => number = () => 202) {
 const signed = (bytes: Buffer, secret: string) => `sha256=${createHmac('sha256', secret).update(bytes).digest('hex')}`;
 
 let h: Harness | undefined;
+const dirs: string[] = [];
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 async function contactIn(token: string, name: string): Promise<number> {
@@ -176,6 +181,29 @@ describe('hooks that name a workspace', () => {
       expect([path, r.status, Object.keys(r.body.errors ?? {})]).toEqual([path, 422, ['workspace']]);
     }
     expect((await h.world())[1].conversation_ids).toEqual(other.conversation_ids);
+  });
+});
+
+describe('a kept sandbox of many workspaces', () => {
+  it("sends a queued event of workspace 2 again to workspace 2's URL after a restart, and keeps added workspaces and their bursts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sbx-keep-ws-'));
+    dirs.push(dir);
+    const file = join(dir, 'state.json');
+    const workspaces = [A, B, { burst: 7 }];
+    const slow = { ...RETRY, baseMs: 3_600_000, maxMs: 3_600_000 };
+    h = await start({ stateFile: file, workspaces, fetch: recorder(() => 503).fetch, retry: slow });
+    await contactIn(T.other, 'Zelda');
+    await h.close();
+
+    const rec = recorder();
+    h = await start({ stateFile: file, workspaces, fetch: rec.fetch, retry: slow });
+    expect(h.sandbox.restored).toBe(true);
+    await eventually(() => rec.sent.length > 0);
+    await h.sandbox.emitter.idle();
+    expect(rec.sent.map((s) => [s.url, s.event, s.signature === signed(s.bytes, B.secret)])).toEqual([
+      [B.webhookUrl, 'contact.created', true],
+    ]);
+    expect((await h.api('GET', '/me', { token: 'sbx_full_ws3' })).headers.get('X-RateLimit-Limit')).toBe('7');
   });
 });
 
