@@ -6,7 +6,7 @@
 // note per conversation.closed, priority high) and the shipped away-reply (high: 1 read + 1 send), so both
 // compete for the same pool of WORKER_CONCURRENCY slots.
 //
-// Part a: workspace A (burst BURST_A) and B. First B alone: MESSAGES inbound messages at RATE a second in B's
+// Part a: workspace A (burst BURST_A) and B. WARMUP messages of B not counted; then B alone: MESSAGES inbound messages at RATE a second in B's
 // sandbox workspace (each a new customer; the sandbox sends message.received to B's URL; away-reply answers).
 // Then A floods FLOOD conversation.closed deliveries (signed and posted to /webhooks/a), and once they are all
 // in and A's budget is busy, B sends MESSAGES more. Reported: B's away-reply latency (the inbound hook's call
@@ -19,7 +19,7 @@
 // note written) from the first post and from its own first post, max/min and the spread (max ÷ min − 1), notes
 // written per workspace.
 //
-// Knobs: PART=a|b|ab FLOOD=10000 MESSAGES=20 RATE=0.5 BURST_A=30 BURST_B=30 WORKSPACES=20 PER=100
+// Knobs: PART=a|b|ab FLOOD=10000 MESSAGES=20 WARMUP=3 RATE=0.5 BURST_A=30 BURST_B=30 WORKSPACES=20 PER=100
 //        LINGER_MS=200 CONCURRENCY=10 ORDER=interleaved|blocks SKIP_BUILD=1 RESULTS=out.json
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +37,7 @@ const env = (name: string, def: number) => Number(process.env[name] ?? def);
 const PART = process.env.PART ?? 'ab';
 const FLOOD = env('FLOOD', 10_000);
 const MESSAGES = env('MESSAGES', 20);
+const WARMUP = env('WARMUP', 3);
 const RATE = env('RATE', 0.5);
 const BURST_A = env('BURST_A', 30);
 const BURST_B = env('BURST_B', 30);
@@ -155,11 +156,17 @@ function closedHours(): string {
   return `${openDay} 09:00-17:00 UTC`;
 }
 
-/** B's MESSAGES inbound messages at RATE, each a new customer; resolves with each conversation's send time. */
-async function customers(d: Deployment, workspace: string, channel: number, tokenB: string): Promise<Map<number, number>> {
+/** B's `count` inbound messages at RATE, each a new customer; resolves with each conversation's send time. */
+async function customers(
+  d: Deployment,
+  workspace: string,
+  channel: number,
+  tokenB: string,
+  count = MESSAGES,
+): Promise<Map<number, number>> {
   let sent = 0;
   const live = liveCustomers(async (n) => {
-    if (sent >= MESSAGES) return undefined;
+    if (sent >= count) return undefined;
     sent++;
     const r = (await d
       .call('POST', '/_sandbox/inbound', tokenB, {
@@ -171,7 +178,7 @@ async function customers(d: Deployment, workspace: string, channel: number, toke
       .catch((err: unknown) => (log(String(err)), {}))) as { data?: { conversation?: { id: number } } };
     return r.data?.conversation?.id;
   }, RATE);
-  await until('the messages sent', async () => sent >= MESSAGES, 600_000, 100);
+  await until('the messages sent', async () => sent >= count, 600_000, 100);
   await live.stop();
   return live.sentAt;
 }
@@ -206,6 +213,8 @@ async function partA(): Promise<Record<string, unknown>> {
         200,
       );
 
+    // A few replies first, not counted: the baseline is of a warm worker, as the flood's is.
+    await waitReplies(await customers(d, 'other', channel, B.token, WARMUP));
     log(`part a: B alone, ${MESSAGES} messages`);
     const alone = await customers(d, 'other', channel, B.token);
     await waitReplies(alone);
