@@ -42,6 +42,7 @@ export {
   type CancelOnEntry,
   type CancelOnOption,
   type HandlerState,
+  type HandlerWorkspace,
   type KeyedMatch,
   type MatchOption,
   type SleepOptions,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WorkspaceChoiceError, loadConfig, selectWorkspace, type Config } from '../config/index.js';
 import { connectForCommand, type RedisClient } from '../redis/index.js';
@@ -7,6 +7,7 @@ import { directTarget, httpTarget, type ReplayTarget } from '../replay/index.js'
 import { UsageError, type CliIo } from './command.js';
 import { urlFlag } from './flags.js';
 import { liveReceiver } from './live-receiver.js';
+import { DEV_WORKSPACES_FILE } from './dev-workspaces.js';
 
 /**
  * The configuration of a one-shot command (a ConfigError reaches main.ts: every problem printed, exit 1): that of
@@ -14,7 +15,24 @@ import { liveReceiver } from './live-receiver.js';
  * A workspace it cannot choose (none given among several, an unknown id) is a UsageError (exit 2) listing the ids.
  */
 export function cliConfig(io: CliIo, workspace?: string): Config {
-  return chooseWorkspace(loadConfig(io.env, { requireSecrets: false }), workspace);
+  return chooseWorkspace(loadConfig(devWorkspacesEnv(io), { requireSecrets: false }), workspace);
+}
+
+/** The variables a configuration of its own sets: with any of them, a running `dev`'s workspaces are not used. */
+const OWN_SETUP = ['WORKSPACES_FILE', 'WORKSPACE_API_URL', 'WEBHOOK_SECRETS', 'WEBHOOK_SECRETS_FILE', 'REDIS_URL'];
+
+/**
+ * Next to a running `switchyard dev --workspaces N` (it keeps its workspaces in `<SWITCHYARD_HOME>/dev-workspaces.json`
+ * while it runs), a command in another terminal serves the same workspaces without set-up, as it finds dev's managed
+ * Redis and secret: the environment with WORKSPACES_FILE pointing there (said on stderr). An environment with a set-up
+ * of its own is left as it is.
+ */
+function devWorkspacesEnv(io: Pick<CliIo, 'env' | 'cwd' | 'stderr'>): CliIo['env'] {
+  if (OWN_SETUP.some((name) => (io.env[name] ?? '').trim() !== '')) return io.env;
+  const file = resolve(io.cwd, io.env['SWITCHYARD_HOME']?.trim() || '.switchyard', DEV_WORKSPACES_FILE);
+  if (!existsSync(file)) return io.env;
+  io.stderr.write(`using the workspaces of the running switchyard dev (${file})\n`);
+  return { ...io.env, WORKSPACES_FILE: file };
 }
 
 /** `selectWorkspace` for a command line: a choice it cannot make is a UsageError (exit 2, with the usage). */

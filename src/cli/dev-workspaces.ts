@@ -72,6 +72,12 @@ export function writeWorkspacesFile(config: Config, cwd: string): { file: string
   return { file, remove: () => rmSync(file, { force: true }) };
 }
 
+/** Removes a WORKSPACES_FILE an earlier `dev --workspaces` left (a crash); dev without the flag serves one workspace. */
+export function removeWorkspacesFile(config: Pick<Config, 'stateDir'>, cwd: string): undefined {
+  rmSync(join(resolve(cwd, config.stateDir), DEV_WORKSPACES_FILE), { force: true });
+  return undefined;
+}
+
 /** What dev says about its workspaces: each one's id, sandbox name, URL and secret; how to write in one; how other terminals reach them. */
 export function workspaceLines(sandbox: Sandbox, plan: DevSandboxPlan, list: readonly DevWorkspace[], stateDir: string): string[] {
   const byKey = new Map([...sandbox.state.workspaces.values()].map((ws) => [ws.key, ws]));
@@ -92,8 +98,8 @@ export function workspaceLines(sandbox: Sandbox, plan: DevSandboxPlan, list: rea
       `-H 'content-type: application/json' -d '${JSON.stringify(body)}'`,
   );
   lines.push(
-    `from another terminal: WORKSPACES_FILE=${join(stateDir, DEV_WORKSPACES_FILE)} switchyard send --workspace ${example.id} message.received ` +
-      '(deliveries, trace, waits, dlq, replay take --workspace <id> too)',
+    `from another terminal: switchyard send --workspace ${example.id} message.received ` +
+      `(it finds these workspaces in ${join(stateDir, DEV_WORKSPACES_FILE)} while dev runs; deliveries, trace, waits, dlq, replay take --workspace <id> too)`,
   );
   return lines;
 }

@@ -12,6 +12,7 @@ import {
   workspaceLines,
   workspacesFlag,
   writeWorkspacesFile,
+  removeWorkspacesFile,
 } from './dev-workspaces.js';
 import { EXIT, type CliIo, type Command, type ExitCode } from './command.js';
 import { join, resolve } from 'node:path';
@@ -45,8 +46,8 @@ With --workspaces N it serves N sandbox workspaces as one deployment of many
 (<receiver>/webhooks/<id>), signing secret (kept in .switchyard/dev-secret-<id>;
 acme signs with WEBHOOK_SECRETS) and sandbox token, its own queues and API
 budget, and the workers are shared fairly between them. The first lines say
-which workspaces there are and how to write in each; other terminals reach
-them with WORKSPACES_FILE=.switchyard/dev-workspaces.json and --workspace <id>.
+which workspaces there are and how to write in each; commands in other
+terminals find them (.switchyard/dev-workspaces.json) and take --workspace <id>.
 
 Options:
   --keep-sandbox  keep the sandbox's state across restarts (default: fresh)
@@ -179,7 +180,8 @@ async function runDev(io: CliIo, previous: StateOwner | null, keptFile: string |
     warn: (text) => io.stderr.write(`dev: ${text}\n`),
   });
   io.stdout.write(`dev: watching ${config.handlersDir} for changes\n`);
-  const shared = served ? writeWorkspacesFile(config, io.cwd) : undefined;
+  // Without --workspaces, a file a crashed `dev --workspaces` left behind goes: other terminals would read it.
+  const shared = served ? writeWorkspacesFile(config, io.cwd) : removeWorkspacesFile(config, io.cwd);
   try {
     return await runService(io, { command: 'dev', receiver: true, worker: worker.start }, config, log);
   } finally {

@@ -1,11 +1,11 @@
-import type { Config } from '../config/index.js';
+import { secretVariables, type Config } from '../config/index.js';
 import { dropSecrets, loadHandlerDir } from '../handler/index.js';
 import { listDead, type DlqQueues } from '../queue/index.js';
 import { closest, printable } from '../util/index.js';
 
 /** The handler and schedule ids of HANDLERS_DIR, or why they could not be read. */
 async function moduleIds(config: Config): Promise<{ ids: string[]; problem: string | null }> {
-  dropSecrets(process.env); // handler modules run their top-level code in this process
+  dropSecrets(process.env, secretVariables(config)); // handler modules run their top-level code in this process
   try {
     const { handlers, schedules } = await loadHandlerDir(config.handlersDir, config.handlers);
     return { ids: [...handlers.map((h) => h.handler.id), ...schedules.map((s) => s.schedule.id)], problem: null };

@@ -1,5 +1,5 @@
 import { printableLines } from '../util/index.js';
-import { ConfigError, loadConfig } from '../config/index.js';
+import { ConfigError, loadConfig, secretVariables } from '../config/index.js';
 import { checkRedis, checkSettings, type Check } from './doctor-checks.js';
 import { doctorWorkspaces, workspaceChecks } from './doctor-workspaces.js';
 import { type Handler, type Schedule, dropSecrets, handlerEnv, loadHandlerDir, selectHandlers } from '../handler/index.js';
@@ -60,7 +60,7 @@ Example:
       // Every handler the directory defines (HANDLERS narrows what one process runs, not what exists).
       let defined: string[] | undefined;
       try {
-        dropSecrets(process.env); // handler modules run their top-level code in this process
+        dropSecrets(process.env, secretVariables(config)); // handler modules run their top-level code in this process
         const dir = await loadHandlerDir(config.handlersDir);
         defined = dir.handlers.map((l) => l.handler.id);
         handlers = (config.handlers ? selectHandlers(dir.handlers, config.handlers, config.handlersDir) : dir.handlers).map(

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { secretVariables } from '../config/index.js';
 import {
   type Handler,
   HandlerSettingsError,
@@ -147,7 +148,7 @@ export const handlersCommand: Command = {
       return EXIT.ok;
     }
     const config = cliConfig(io);
-    dropSecrets(process.env); // handler modules run their top-level code in this process
+    dropSecrets(process.env, secretVariables(config)); // handler modules run their top-level code in this process
     const { handlers, helpers, schedules } = await loadHandlerDir(config.handlersDir, config.handlers);
     const env = handlerEnv(io.env);
     const rows: Row[] = handlers.map(({ handler: h, file }) => ({

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { Config } from '../config/index.js';
+import { secretVariables, type Config } from '../config/index.js';
 import { type Handler, dropSecrets, loadHandlers } from '../handler/index.js';
 import { createLogger } from '../log/index.js';
 import {
@@ -147,6 +147,7 @@ function inlineReplayTarget(
     dryRun: f.dryRun,
     onDryWrite: (w) => run.dryWrites.push(w),
     input: run.input,
+    workspace: config.workspaceId,
   });
 }
 
@@ -183,7 +184,7 @@ export const replayCommand: Command = {
     }
     const config = cliConfig(io, f.workspace);
     // --inline runs handler modules in this process: Switchyard's secrets now live only in `config`.
-    if (f.inline) dropSecrets(process.env);
+    if (f.inline) dropSecrets(process.env, secretVariables(config));
     const handlers = f.handlerId !== undefined || f.inline ? await handlersFor(config, f.handlerId) : [];
     const input = await readItems(f, io);
     const items = chooseItems(f, input, handlers);

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { userInfo } from 'node:os';
 import { rerunBurst } from '../clients/index.js';
-import type { Config } from '../config/index.js';
+import { secretVariables, type Config } from '../config/index.js';
 import { dropSecrets, loadHandlerDir } from '../handler/index.js';
 import type { RedisClient } from '../redis/index.js';
 import {
@@ -77,7 +77,7 @@ async function withDeps(
 ): Promise<ExitCode> {
   // Redis first: loading the handler modules drops Switchyard's secrets (REDIS_URL among them) from the environment.
   return withRedis(io, 'rerun', str(values, 'workspace'), async (redis: RedisClient, prefix: string, config: Config) => {
-    dropSecrets(process.env); // handler modules run their top-level code in this process
+    dropSecrets(process.env, secretVariables(config)); // handler modules run their top-level code in this process
     const { handlers } = await loadHandlerDir(config.handlersDir);
     const budget = { burst: config.workspaceApiBurst, share: config.rerun.share, callsPer10s: rerunBurst(config) };
     const deps: RerunDeps = { redis, prefix, handlers: handlers.map((l) => l.handler), budget, by: `cli:${who()}` };

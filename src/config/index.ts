@@ -5,6 +5,7 @@ export {
   DEFAULT_WORKSPACE,
   WORKSPACE_ID,
   WorkspaceChoiceError,
+  secretVariables,
   selectWorkspace,
   workspaceConfig,
   workspaceConfigs,

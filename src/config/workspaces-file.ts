@@ -142,6 +142,7 @@ function readEntry(
     secrets: Object.freeze([...e.secrets]),
     burst: e.burst ?? defaults.burst,
     weight: e.weight ?? 1,
+    ...(e.tokenEnv !== undefined ? { tokenEnv: e.tokenEnv } : {}),
   });
 }
 

@@ -23,6 +23,16 @@ export interface WorkspaceSpec {
   readonly burst: number;
   /** Its share of the workers' slots when workspaces compete (default 1). */
   readonly weight: number;
+  /** The variable the token was read from (`tokenEnv`): a secret, kept from handler code like WORKSPACE_API_TOKEN. */
+  readonly tokenEnv?: string;
+}
+
+/**
+ * The environment variables of this configuration that hold a secret besides Switchyard's fixed ones (handler/secrets.ts):
+ * the `tokenEnv` of each workspace. Whoever loads handler modules drops them with the others (`dropSecrets`).
+ */
+export function secretVariables(config: Pick<WorkspaceFields, 'workspaces'>): string[] {
+  return (config.workspaces ?? []).flatMap((w) => (w.tokenEnv === undefined ? [] : [w.tokenEnv]));
 }
 
 /** The workspace of a deployment of one (no WORKSPACES_FILE). */

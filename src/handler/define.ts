@@ -65,6 +65,15 @@ export type HandlerApi = Omit<ApiClient, 'rateLimiter'>;
 /** `ctx.settings` of a handler without a `settings` schema. */
 export type NoSettings = Readonly<Record<never, never>>;
 
+/**
+ * The workspace a run belongs to (`ctx.workspace`): `default` in a deployment of one, else the id of
+ * its entry in WORKSPACES_FILE. Everything the run touches (ctx.api, ctx.state, waits, order lines) is
+ * that workspace's.
+ */
+export interface HandlerWorkspace {
+  readonly id: string;
+}
+
 /** What a handler receives besides the event, bound to one delivery and one handler (`State`: its `ctx.state` value). */
 export interface HandlerContext<Settings extends object = NoSettings, State = unknown> extends WorkflowContext<State> {
   /**
@@ -77,6 +86,8 @@ export interface HandlerContext<Settings extends object = NoSettings, State = un
    * modules were loaded (a bad or missing value stopped start-up). Frozen.
    */
   readonly settings: Settings;
+  /** The workspace this run belongs to (its webhook path, token and keys): `default` in a deployment of one. */
+  readonly workspace: HandlerWorkspace;
   /**
    * Runs `fn` once per delivery and handler under `name` and returns its
    * result; a retried job gets the stored result without running `fn` again.

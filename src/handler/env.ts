@@ -4,7 +4,7 @@
  * parsed from it; the webhook signing secrets, the API token, the dashboard
  * login and the Redis credentials never reach handler code.
  */
-import { isSwitchyardSecret } from './secrets.js';
+import { declareSecretVariables, isSwitchyardSecret } from './secrets.js';
 
 export { SWITCHYARD_SECRETS, isSwitchyardSecret } from './secrets.js';
 
@@ -23,9 +23,12 @@ export function handlerEnv(env: Readonly<Record<string, string | undefined>>): R
  * been read (config/config.ts is their only reader), they are removed from `env`
  * itself — `process.env` in the CLI — so neither a handler, nor a dependency
  * reporting the environment, nor a child process it starts can read them.
- * Returns the names removed.
+ * `also`: the variables the configuration named as secrets (`secretVariables(config)`, src/config), dropped too
+ * and kept out of every later {@link handlerEnv}. Returns the names removed.
  */
-export function dropSecrets(env: Record<string, string | undefined>): string[] {
+export function dropSecrets(env: Record<string, string | undefined>, also: readonly string[] = []): string[] {
+  // The configuration's own secret variables (a workspace's tokenEnv: `secretVariables(config)`) count from now on.
+  declareSecretVariables(also);
   const dropped = Object.keys(env).filter(isSwitchyardSecret);
   for (const name of dropped) Reflect.deleteProperty(env, name);
   return dropped;

@@ -20,6 +20,7 @@ export {
   type HandlerContext,
   type HandlerDefinition,
   type HandlerState,
+  type HandlerWorkspace,
   type Jsonified,
   type KeyedMatch,
   type MatchOption,
@@ -42,7 +43,16 @@ export { HandlerSettingsError, isNonRetriable } from './errors.js';
 export { loadHandlerDir, loadHandlers, selectHandlers } from './loader.js';
 export { describeRetry, formatDuration } from './options.js';
 export { DEFAULT_RUN_POLICY, describeRunPolicy, keyOf, type FlowPolicy, type KeyOption } from './run-policy.js';
-export { defineSchedule, describeSchedule, isSchedule, type Schedule, type ScheduleContext, type ScheduleDefinition } from './schedule.js';
+export {
+  checkScheduleWorkspaces,
+  defineSchedule,
+  describeSchedule,
+  isSchedule,
+  runsIn,
+  type Schedule,
+  type ScheduleContext,
+  type ScheduleDefinition,
+} from './schedule.js';
 export { HandlerSet, handlerSnapshot } from './set.js';
 export { parseSettings, readHandlerSettings, settingProblems, settingVariables, settingsInput, type SettingVariable } from './settings.js';
 export { checkStateValue, stateLabel, type StateSchema } from './state-value.js';

@@ -1,4 +1,5 @@
 import { getNextMillis } from 'bullmq';
+import { WORKSPACE_ID } from '../config/index.js';
 import type { Ability } from '../spec/index.js';
 import { closest, parseDuration, PRIORITIES, type Priority } from '../util/index.js';
 import type { HandlerContext, NoSettings } from './define.js';
@@ -36,6 +37,11 @@ export interface ScheduleDefinition<S extends SettingsSchema | undefined = undef
   readonly timeout?: Duration;
   /** Priority of its API calls in the shared budget (default normal). */
   readonly priority?: Priority;
+  /**
+   * The workspaces it runs in (ids of WORKSPACES_FILE); default every workspace of the deployment,
+   * each on its own timer. An id the deployment does not serve stops start-up.
+   */
+  readonly workspaces?: readonly string[];
   handle(ctx: ScheduleContext<SettingsOf<S>>): Promise<void> | void;
 }
 
@@ -56,12 +62,14 @@ export interface Schedule<Settings extends object = NoSettings> {
   readonly retry: RetryPolicy;
   readonly timeoutMs: number | null;
   readonly priority: Priority;
+  /** The workspaces it runs in, or null: every workspace of the deployment. */
+  readonly workspaces: readonly string[] | null;
   /** Always returns a promise. */
   handle(ctx: ScheduleContext<Settings>): Promise<void>;
 }
 
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
-const KEYS = ['id', 'every', 'cron', 'timezone', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'handle'];
+const KEYS = ['id', 'every', 'cron', 'timezone', 'abilities', 'settings', 'retry', 'timeout', 'priority', 'workspaces', 'handle'];
 const MIN_EVERY_MS = 1_000;
 
 /** True for a value made by `defineSchedule`. */
@@ -105,6 +113,7 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
     retry,
     timeout,
     priority = 'normal',
+    workspaces,
     handle,
   } = input as Record<string, unknown>;
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
@@ -134,25 +143,11 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
   if (timezone !== undefined && (typeof timezone !== 'string' || !knownTimeZone(timezone))) {
     fail(`"timezone" must be an IANA time zone such as 'Europe/Paris' or 'America/New_York', got ${JSON.stringify(timezone)}`);
   }
-  if (cron !== undefined) {
-    let problem: string | null = typeof cron === 'string' && cron.trim() !== '' ? null : 'not a non-empty string';
-    if (problem === null) {
-      try {
-        if (getNextMillis(Date.now(), { pattern: cron as string, ...(timezone ? { tz: timezone as string } : {}) }) === undefined)
-          problem = 'it never fires';
-      } catch (err) {
-        problem = (err as Error).message;
-      }
-    }
-    if (problem !== null) {
-      const expected =
-        "a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first";
-      fail(`"cron" must be ${expected}, got ${JSON.stringify(cron)}: ${problem}`);
-    }
-  }
+  if (cron !== undefined) checkCron(cron, timezone, fail);
   const { retry: policy, timeoutMs: limit } = commonOptions({ abilities, settings, retry, timeout }, fail);
   if (typeof priority !== 'string' || !PRIORITIES.includes(priority as Priority))
     fail(`"priority" must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
+  const only = workspacesOption(workspaces, fail);
   if (typeof handle !== 'function') fail('"handle" must be a function (ctx) => Promise<void>');
   const run = handle as (ctx: ScheduleContext<SettingsOf<S>>) => unknown;
   return Object.freeze({
@@ -166,8 +161,72 @@ export function defineSchedule<S extends SettingsSchema | undefined = undefined>
     retry: policy,
     timeoutMs: limit,
     priority: priority as Priority,
+    workspaces: only,
     async handle(ctx: ScheduleContext<SettingsOf<S>>): Promise<void> {
       await run.call(def, ctx);
     },
   });
+}
+
+/** Refuses (`fail`) a cron pattern that is not a string, does not parse or never fires. */
+function checkCron(cron: unknown, timezone: unknown, fail: (msg: string) => never): void {
+  let problem: string | null = typeof cron === 'string' && cron.trim() !== '' ? null : 'not a non-empty string';
+  if (problem === null) {
+    try {
+      if (getNextMillis(Date.now(), { pattern: cron as string, ...(timezone ? { tz: timezone as string } : {}) }) === undefined)
+        problem = 'it never fires';
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+  }
+  if (problem !== null) {
+    const expected = "a cron pattern of 5 fields (minute hour day-of-month month day-of-week, e.g. '0 9 * * 1-5') or 6 with seconds first";
+    fail(`"cron" must be ${expected}, got ${JSON.stringify(cron)}: ${problem}`);
+  }
+}
+
+/** `workspaces` checked: null when not given, else the ids (frozen), each a workspace id and named once. */
+function workspacesOption(value: unknown, fail: (msg: string) => never): readonly string[] | null {
+  if (value === undefined) return null;
+  const expected =
+    "a non-empty array of workspace ids (as in WORKSPACES_FILE, e.g. ['acme', 'beta']); leave it out to run in every workspace";
+  if (!Array.isArray(value) || value.length === 0) fail(`"workspaces" must be ${expected}, got ${JSON.stringify(value)}`);
+  const ids = value as unknown[];
+  for (const [i, id] of ids.entries()) {
+    if (typeof id !== 'string' || !WORKSPACE_ID.test(id))
+      fail(`"workspaces"[${i}] must be a workspace id (lower-case letters, digits and dashes, e.g. 'acme'), got ${JSON.stringify(id)}`);
+    if (ids.indexOf(id) !== i) fail(`"workspaces" names "${id}" twice; name each workspace once`);
+  }
+  return Object.freeze([...(ids as string[])]);
+}
+
+/** True when `schedule` runs in workspace `id` (it names no workspaces, or names that one). */
+export function runsIn(schedule: Pick<Schedule, 'workspaces'>, id: string): boolean {
+  return schedule.workspaces === null || schedule.workspaces.includes(id);
+}
+
+/**
+ * Every schedule naming a workspace the deployment does not serve (`ids`: its workspaces; `default` only in a
+ * deployment of one), as one HandlerDefinitionError naming the schedule, the id and the nearest workspace;
+ * nothing when each names served ones. `where` says where the workspaces come from (WORKSPACES_FILE's path).
+ */
+export function checkScheduleWorkspaces(
+  schedules: readonly Pick<Schedule, 'id' | 'workspaces'>[],
+  ids: readonly string[],
+  where: string,
+): void {
+  const problems: string[] = [];
+  const at = new Set<string>();
+  for (const s of schedules) {
+    for (const id of s.workspaces ?? []) {
+      if (ids.includes(id)) continue;
+      const near = closest(id, ids);
+      at.add(s.id);
+      problems.push(
+        `schedule "${s.id}": "workspaces" names "${id}", which is not a workspace of this deployment` +
+          `${near ? ` (did you mean "${near}"?)` : ''}; its workspaces (${where}): ${ids.join(', ')}`,
+      );
+    }
+  }
+  if (problems.length) throw new HandlerDefinitionError(problems.join('\n'), at.size === 1 ? ([...at][0] as string) : null);
 }

@@ -21,8 +21,19 @@ export const SWITCHYARD_SECRETS: readonly string[] = [
 /** Redis and Sentinel connection settings (passwords, usernames, TLS keys): Switchyard's, not a handler's. */
 const REDIS_VARIABLE = /^(REDIS|SENTINEL)/;
 
+/**
+ * Variables the configuration named as holding a secret (a workspace's `tokenEnv` in WORKSPACES_FILE): secrets of
+ * this process from the moment they are declared ({@link declareSecretVariables}), as the fixed ones are.
+ */
+const declared = new Set<string>();
+
+/** Marks `names` as Switchyard's secrets for the rest of the process (never undone). */
+export function declareSecretVariables(names: readonly string[]): void {
+  for (const n of names) declared.add(n.toUpperCase());
+}
+
 /** Whether `name` is one of Switchyard's own secrets (or the file holding one). */
 export function isSwitchyardSecret(name: string): boolean {
   const base = name.toUpperCase().replace(/_FILE$/, '');
-  return SWITCHYARD_SECRETS.includes(base) || REDIS_VARIABLE.test(base);
+  return SWITCHYARD_SECRETS.includes(base) || REDIS_VARIABLE.test(base) || declared.has(name.toUpperCase());
 }

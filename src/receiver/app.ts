@@ -31,7 +31,7 @@ export function createReceiverApp(opts: ReceiverAppOptions): Hono {
   const app = new Hono();
   const log: Logger = opts.log;
   // The webhook routes are registered first.
-  if ('workspaces' in opts) mountWorkspaceRoutes(app, opts.workspaces);
+  if ('workspaces' in opts) mountWorkspaceRoutes(app, opts.workspaces, log);
   else mountWebhook(app, opts.webhookPath, opts);
   mountHealth(app, opts.readiness);
   opts.extend?.(app);

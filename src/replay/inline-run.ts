@@ -4,7 +4,7 @@ import type { WorkspaceEvent } from '../events/index.js';
 import type { Handler, HandlerContext } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import type { HandlerJobData } from '../queue/index.js';
-import { runHandler, type RunOutcome, type StepStore } from '../worker/index.js';
+import { runHandler, runWorkspace, type RunOutcome, type StepStore } from '../worker/index.js';
 
 // One handler run in this process, as the worker runs it: used by `replay --inline`
 // (./inline.ts, which re-exports these) and by switchyard/testing.
@@ -35,6 +35,8 @@ export interface InlineRunDeps {
   source?: HandlerContext['delivery']['source'];
   /** Each API call as it is made (besides the returned list). */
   onCall?: (call: CallEvent) => void;
+  /** `ctx.workspace.id` (default `default`, the workspace of a deployment of one). */
+  workspace?: string | undefined;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function runInline(
     signal: deps.signal,
     delivery: { key: job.key, receivedAt: job.receivedAt, attempt: deps.attempt ?? 1, source: deps.source ?? job.source ?? 'webhook' },
     attempts: deps.attempts,
+    workspace: runWorkspace(deps.workspace),
   });
   return { outcome, calls };
 }

@@ -52,6 +52,8 @@ export interface InlineOptions {
    * ./inline-workflow.ts). Default none: every wait times out.
    */
   input?: readonly ReplayItem[];
+  /** The workspace replayed (its Config's workspaceId): each run's `ctx.workspace.id`; default `default`. */
+  workspace?: string | undefined;
 }
 
 /** A write the dry run did not send, as `--json` lists it. */
@@ -207,6 +209,7 @@ async function runHandlerInline(
     settings: r.settings.get(handler.id) ?? {},
     signal: r.signal,
     onCall: (call) => timeline.push({ call }),
+    workspace: opts.workspace,
   });
   const lines = outcomeLines(handler, outcome, wf.record()?.cancelled === true, opts.reuseKeys === true);
   lines.push(...timelineLines(timeline, writes));

@@ -218,7 +218,10 @@ function mountDashboard(app: Hono, opts: ServiceOptions, built: Built): void {
   const mounted = config.workspaces
     ? mountAdmin(app, { queues: [], admin: config.admin, workspaces: pages })
     : mountAdmin(app, { admin: config.admin, ...only });
-  if (mounted) log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
+  if (!mounted) return;
+  if (config.workspaces)
+    log.info("dashboard at /admin (basic auth; each workspace's deliveries and waiting runs at /admin/w/<id>/deliveries and /waits)");
+  else log.info('dashboard at /admin (basic auth; deliveries at /admin/deliveries, waiting runs at /admin/waits)');
 }
 
 /** What one workspace's deliveries, waits and reruns pages read and act on. */

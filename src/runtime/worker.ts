@@ -1,5 +1,5 @@
 import { Worker, type Queue } from 'bullmq';
-import type { Config } from '../config/index.js';
+import { secretVariables, type Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import {
   type StoredDelivery,
@@ -27,7 +27,7 @@ import { closeRedis, createRedisConnection, ownedConnections, type RedisClient }
 import { historyObserver } from '../history/index.js';
 import { LifecycleBus, type LifecycleSubscriber, type ApiCallFacts } from '../lifecycle/index.js';
 import { dropSecrets, handlerSnapshot, HandlerSet, loadHandlerDir, selectHandlers, type Handler } from '../handler/index.js';
-import { startSources } from '../sources/index.js';
+import { checkSchedulesFor, startSources } from '../sources/index.js';
 import { rerunBurst } from '../clients/index.js';
 import { rerunBodies, feedWindow, startRerunFeeder } from '../rerun/index.js';
 import {
@@ -115,8 +115,13 @@ export async function loadWorker(
   extra: Pick<WorkerServiceOptions, 'freshWorld'> = {},
 ): Promise<PreparedWorker> {
   // Handler modules run in this process: from here on Switchyard's secrets live only in `config`.
-  dropSecrets(process.env);
+  dropSecrets(process.env, secretVariables(config));
   const { handlers: all, schedules } = await loadHandlerDir(config.handlersDir);
+  // A schedule naming a workspace the deployment does not serve stops start-up now, before Redis.
+  checkSchedulesFor(
+    config,
+    schedules.map((s) => s.schedule),
+  );
   if (all.length === 0 && schedules.length === 0)
     log.warn({ dir: config.handlersDir }, 'no handler modules found; deliveries are validated and kept, nothing runs');
   const run = config.handlers ? selectHandlers(all, config.handlers, config.handlersDir).map((l) => l.handler.id) : undefined;

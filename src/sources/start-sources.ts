@@ -1,14 +1,15 @@
 import type { WorkerOptions } from 'bullmq';
 import type { Config } from '../config/index.js';
-import type { HandlerSet } from '../handler/index.js';
+import { type HandlerSet, runsIn } from '../handler/index.js';
 import type { Logger } from '../log/index.js';
 import type { WorldSource } from '../queue/index.js';
 import type { RedisClient } from '../redis/index.js';
-import { type ContextDeps, RedisStepStore, stepResultsTtlMs } from '../worker/index.js';
+import { type ContextDeps, RedisStepStore, runWorkspace, stepResultsTtlMs } from '../worker/index.js';
 import type { LifecycleBus } from '../lifecycle/index.js';
 import { pollTimer } from './poll/poll-timer.js';
 import { reconcileTimer } from './reconcile/reconcile-timer.js';
 import { scheduleTimers } from './schedule/schedule-timers.js';
+import { checkSchedulesFor } from './schedule/workspaces.js';
 import { startTimers, type Timers } from './timers.js';
 
 export interface SourcesOptions {
@@ -36,6 +37,8 @@ export interface SourcesOptions {
 export async function startSources(opts: SourcesOptions): Promise<Timers> {
   const { config, log, set, commands, lifecycle } = opts;
   const { schedules } = set.current();
+  checkSchedulesFor(config, schedules);
+  const here = schedules.filter((s) => runsIn(s, config.workspaceId));
   const steps = new RedisStepStore(
     commands,
     config.queuePrefix,
@@ -49,10 +52,10 @@ export async function startSources(opts: SourcesOptions): Promise<Timers> {
     workerOptions: opts.workerOptions,
     sources: [
       pollTimer({ config, set, commands, log, api: opts.api, world: opts.world }),
-      scheduleTimers({ set, api: opts.api, steps, log, lifecycle }),
+      scheduleTimers({ set, api: opts.api, steps, log, lifecycle, workspace: runWorkspace(config.workspaceId) }),
       reconcileTimer({ config, commands, log, world: opts.world }),
     ],
   });
-  if (schedules.length) log.info({ schedules: schedules.map((s) => s.id) }, 'schedules started');
+  if (here.length) log.info({ schedules: here.map((s) => s.id) }, 'schedules started');
   return timers;
 }

@@ -18,6 +18,7 @@ import { previousSteps, recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestHandlerOptions, TestHandlerResult, TestSource } from './types.js';
 import { arrivals } from './workflow.js';
+import { workspaceOption } from './workspace-option.js';
 
 const SOURCES: readonly TestSource[] = ['webhook', 'reconcile', 'poll'];
 
@@ -37,6 +38,7 @@ export async function testHandler<N extends EventName, S extends object>(
   options: TestHandlerOptions<S> = {},
 ): Promise<TestHandlerResult<N>> {
   const attempt = checkOptions(handler, options);
+  const workspace = workspaceOption('testHandler', options.workspace);
   const delivery: Delivery = await deliveryOf(input);
   const event = subscribedEvent(handler, delivery);
   const settings = testSettings(handler, options.settings, options.env ?? {});
@@ -65,6 +67,7 @@ export async function testHandler<N extends EventName, S extends object>(
     signal: options.signal ?? new AbortController().signal,
     attempt,
     attempts: handler.retry.attempts,
+    workspace,
   });
   const record = wf.record();
   if (rerun && outcome.ok && !steps.some((s) => s.name === rerun.fromStep)) {

@@ -1,4 +1,4 @@
-import { isSchedule, type Schedule } from '../handler/index.js';
+import { isSchedule, runsIn, type Schedule } from '../handler/index.js';
 import { runInline } from '../replay/index.js';
 import { scheduleHandler, scheduleRunJob } from '../sources/index.js';
 import { MemoryStepStore, onAttempt, withVirtualWorkflow } from '../worker/index.js';
@@ -8,6 +8,7 @@ import { recordingSteps } from './steps.js';
 import { runTarget, testCalls } from './target.js';
 import type { TestScheduleOptions, TestScheduleOutcome, TestScheduleResult } from './types.js';
 import { refusedWorkflow } from './workflow.js';
+import { workspaceOption } from './workspace-option.js';
 
 /** The tick `at` names (ms), or a TypeError saying what is expected. */
 function tickOf(at: TestScheduleOptions['at']): number {
@@ -43,6 +44,13 @@ export async function testSchedule<S extends object>(
     throw new TypeError(`testSchedule: attempt must be a positive integer, got ${String(attempt)}`);
   if (options.api && options.sandbox) throw new TypeError('testSchedule: give either api or sandbox, not both');
   const tickMs = tickOf(options.at);
+  const workspace = workspaceOption('testSchedule', options.workspace);
+  if (!runsIn(schedule, workspace)) {
+    const named = (schedule.workspaces ?? []).join(', ');
+    throw new TypeError(
+      `testSchedule: schedule "${schedule.id}" runs only in ${named} (its workspaces), never in "${workspace}"; pass workspace: '${schedule.workspaces?.[0] ?? ''}'`,
+    );
+  }
   const settings = testSettings(schedule, options.settings, options.env ?? {}, 'testSchedule');
   // As in the worker, a schedule's run cannot sleep, wait or keep state: each is a HandlerConfigError (dead at once).
   const job = scheduleRunJob(schedule.id, tickMs);
@@ -63,6 +71,7 @@ export async function testSchedule<S extends object>(
     attempt,
     source: 'schedule',
     attempts: schedule.retry.attempts,
+    workspace,
   });
   let result: TestScheduleOutcome = 'completed';
   let reason: string | undefined;

@@ -72,6 +72,8 @@ export interface TestRunOptions<Settings extends object = object> {
   /** Lowest level kept in `logs` (default `info`, as in production). */
   readonly logLevel?: LogLevel;
   readonly signal?: AbortSignal;
+  /** `ctx.workspace.id` of the run (`'acme'`), as in a deployment of many; default `default` (a deployment of one). */
+  readonly workspace?: string;
 }
 
 /** Options of {@link testHandler}; all optional. */

@@ -1,5 +1,13 @@
 import type { ApiClient, WriteMemo, IdempotencyKeyGenerator } from '../api/index.js';
-import { type HandlerApi, type HandlerContext, type Jsonified, HandlerConfigError, type HandlerState } from '../handler/index.js';
+import {
+  type HandlerApi,
+  type HandlerContext,
+  type HandlerWorkspace,
+  type Jsonified,
+  HandlerConfigError,
+  type HandlerState,
+} from '../handler/index.js';
+import { DEFAULT_WORKSPACE } from '../config/index.js';
 import type { AttemptObserver } from '../lifecycle/index.js';
 import type { Logger } from '../log/index.js';
 import type { RerunRef } from '../queue/index.js';
@@ -49,6 +57,15 @@ export interface ContextDeps {
    * (./virtual-workflow.ts: `replay --inline`, switchyard/testing's testHandler).
    */
   durable?: DurableRun | undefined;
+  /** `ctx.workspace` ({@link runWorkspace}); default the workspace of a deployment of one. */
+  workspace?: HandlerWorkspace | undefined;
+}
+
+const DEFAULT_RUN_WORKSPACE: HandlerWorkspace = Object.freeze({ id: DEFAULT_WORKSPACE });
+
+/** `ctx.workspace` of the runs of workspace `id` (frozen; `default` when not given). */
+export function runWorkspace(id: string | undefined): HandlerWorkspace {
+  return id === undefined || id === DEFAULT_WORKSPACE ? DEFAULT_RUN_WORKSPACE : Object.freeze({ id });
 }
 
 function noDurable(what: string): never {
@@ -99,6 +116,7 @@ export function createContext(deps: ContextDeps): HandlerContext<Readonly<Record
       return deps.log;
     },
     delivery: deps.delivery,
+    workspace: deps.workspace ?? DEFAULT_RUN_WORKSPACE,
     debounced: deps.debounced ?? null,
     settings: deps.settings,
     get signal(): AbortSignal {

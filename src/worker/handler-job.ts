@@ -1,6 +1,6 @@
 import type { Logger } from '../log/index.js';
 import type { HandlerJobData, FlowControl } from '../queue/index.js';
-import type { HandlerSet } from '../handler/index.js';
+import type { HandlerSet, HandlerWorkspace } from '../handler/index.js';
 import type { LifecycleBus, AttemptDecision } from '../lifecycle/index.js';
 import type { ContextDeps } from './context.js';
 import type { DurableDeps } from './durable.js';
@@ -86,4 +86,6 @@ export interface Processing {
   readonly unclaimedWarned: Set<string>;
   /** `deps.durable` with the clock, built once for every run's DurableRun (undefined without durable deps). */
   readonly durableDeps?: DurableDeps | undefined;
+  /** `ctx.workspace` of every run (from `deps.workspace`), made once. */
+  readonly workspace: HandlerWorkspace;
 }

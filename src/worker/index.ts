@@ -1,6 +1,6 @@
 /** The surface of src/worker/ for the rest of src/ (docs/architecture.md, "Surfaces"). @module */
 export { onAttempt } from './classify.js';
-export type { ContextDeps } from './context.js';
+export { runWorkspace, type ContextDeps } from './context.js';
 export { deterministicKeys, runScope } from './derived-keys.js';
 export { dispatch, subscribers } from './dispatcher.js';
 export { createHandlerProcessor, type HandlerJobDecision, type HandlerJobView } from './processor.js';

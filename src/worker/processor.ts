@@ -2,7 +2,7 @@ import type { Handler, HandlerSnapshot } from '../handler/index.js';
 import type { HandlerJobData } from '../queue/index.js';
 import type { AttemptObserver, AttemptRef } from '../lifecycle/index.js';
 import { runHandler, type RunOutcome } from './runner.js';
-import type { ContextDeps } from './context.js';
+import { runWorkspace, type ContextDeps } from './context.js';
 import { cancelId, DurableRun } from './durable.js';
 import { checkDue } from './hold.js';
 import { runScope } from './derived-keys.js';
@@ -32,6 +32,7 @@ export function createHandlerProcessor(
     sleep: deps.sleep ?? ((ms: number) => defaultSleep(ms)),
     unclaimedWarned: new Set<string>(),
     durableDeps: deps.durable ? { ...deps.durable, now } : undefined,
+    workspace: runWorkspace(deps.workspace?.id),
   };
   const bus = deps.lifecycle;
   if (!bus) return (job, signal) => runJob(p, job, signal, undefined);
@@ -142,6 +143,7 @@ async function run(p: Processing, job: HandlerJobView, handler: Handler, data: H
     debounced: r.debounced,
     observe: r.observe,
     durable: r.durable,
+    workspace: p.workspace,
   });
   const parked = r.durable?.parked ?? null;
   r.observe?.ran({ event: data.event.name, outcome: parked ? 'wait' : outcome.ok ? 'completed' : outcome.verdict.kind, ms: outcome.ms });

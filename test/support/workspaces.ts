@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig, workspaceConfig, type Config, type WorkspaceSpec } from '../../src/config/index.js';
 import { sign } from '../../src/events/signature.js';
 import { prepareWorker } from '../../src/runtime/worker.js';
 import { startService, type RunningService } from '../../src/runtime/service.js';
@@ -11,6 +11,33 @@ import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { testRedisUrl, uniquePrefix } from './redis.js';
 import { T } from './sandbox.js';
 import { memoryLogger } from './service.js';
+
+/** The webhook secret {@link workspacesDeployment} gives workspace `id`. */
+export const workspaceSecret = (id: string): string => `whsec_test_${id}`;
+
+/**
+ * A deployment of many read from a WORKSPACES_FILE written for the test (one entry per id, all on the API `api`),
+ * and the Config of each workspace (workspaceConfig). `env` adds to the deployment's variables (REDIS_URL, QUEUE_PREFIX…).
+ */
+export function workspacesDeployment(
+  ids: readonly string[],
+  env: Record<string, string>,
+  api: { url: string; token: string } = { url: 'http://127.0.0.1:9/api/v1', token: 'tok' },
+): { config: Config; configs: Config[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-ws-'));
+  const file = join(dir, 'workspaces.json');
+  const workspaces = ids.map((id) => ({ id, apiUrl: api.url, token: api.token, secrets: [workspaceSecret(id)] }));
+  writeFileSync(file, JSON.stringify({ workspaces }));
+  // Read once, by loadConfig: the file (tokens in it) does not outlive it.
+  let config: Config;
+  try {
+    config = loadConfig({ PORT: '0', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT: '3s', ...env, WORKSPACES_FILE: file });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const configs = (config.workspaces ?? []).map((ws: WorkspaceSpec) => workspaceConfig(config, ws));
+  return { config, configs };
+}
 
 const HANDLERS = fileURLToPath(new URL('./handlers/workspaces', import.meta.url));
 export const WS_SECRET = { acme: 'whsec_acme_test', other: 'whsec_other_test' } as const;

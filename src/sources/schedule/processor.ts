@@ -5,7 +5,10 @@ import {
   type ScheduleContext,
   DEFAULT_RUN_POLICY,
   type HandlerSet,
+  type HandlerWorkspace,
+  runsIn,
 } from '../../handler/index.js';
+import { DEFAULT_WORKSPACE } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import { type HandlerJobData, scheduleKey, tickOf, type ScheduleJobView } from '../../queue/index.js';
 import { type ContextDeps, type HandlerJobDecision, runHandler, onAttempt } from '../../worker/index.js';
@@ -15,6 +18,8 @@ export interface ScheduleProcessorDeps {
   readonly api: ContextDeps['api'];
   readonly steps: ContextDeps['steps'];
   readonly log: Logger;
+  /** `ctx.workspace` of its runs: the workspace whose `schedules` queue this is (default `default`). */
+  readonly workspace?: HandlerWorkspace | undefined;
 }
 
 /**
@@ -26,12 +31,21 @@ export interface ScheduleProcessorDeps {
 export function createScheduleProcessor(
   deps: ScheduleProcessorDeps,
 ): (job: ScheduleJobView, signal?: AbortSignal, observe?: ContextDeps['observe']) => Promise<HandlerJobDecision> {
+  const workspace = deps.workspace?.id ?? DEFAULT_WORKSPACE;
   return async (job, signal, observe) => {
     const version = deps.set.current();
     const schedule = version.schedules.find((s) => s.id === job.data.scheduleId);
     if (!schedule) {
       // Its module is gone (the scheduler is removed when a worker starts without it): nothing to run.
       deps.log.warn({ schedule: job.data.scheduleId }, 'a run of a schedule no loaded module defines; skipped');
+      return { kind: 'completed', result: { ms: 0 } };
+    }
+    if (!runsIn(schedule, workspace)) {
+      // Its `workspaces` no longer names this one (the scheduler is removed when a worker starts so): nothing to run.
+      deps.log.warn(
+        { schedule: schedule.id, workspace, workspaces: schedule.workspaces },
+        'a run of a schedule in a workspace it does not name; skipped',
+      );
       return { kind: 'completed', result: { ms: 0 } };
     }
     const data = scheduleRunJob(schedule.id, tickOf(job));
@@ -47,6 +61,7 @@ export function createScheduleProcessor(
       // The last attempt's retryable failure is dead, said so by the runner's log line and the history.
       attempts: job.attempts,
       observe,
+      workspace: deps.workspace,
     });
     if (outcome.ok) return { kind: 'completed', result: { ms: Math.round(outcome.ms) } };
     // An unusable token pauses only the handler queues: a schedule's run is retried, and dead on its last attempt.

@@ -1,5 +1,6 @@
 import { DelayedError, UnrecoverableError as BullmqUnrecoverableError, type Job } from 'bullmq';
-import type { HandlerSet } from '../../handler/index.js';
+import { type HandlerSet, type HandlerWorkspace, runsIn } from '../../handler/index.js';
+import { DEFAULT_WORKSPACE } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import type { LifecycleBus, AttemptRef } from '../../lifecycle/index.js';
 import { scheduleKey, tickOf, type ScheduleJobData, type ScheduleJobView, SCHEDULES_QUEUE } from '../../queue/index.js';
@@ -18,6 +19,8 @@ export interface ScheduleTimersDeps {
   readonly log: Logger;
   /** The worker's lifecycle stream: each run's attempts, their steps and API calls (history, metrics, tracing). */
   readonly lifecycle?: LifecycleBus | undefined;
+  /** The workspace these timers serve (their runs' `ctx.workspace`); default `default`. */
+  readonly workspace?: HandlerWorkspace | undefined;
 }
 
 /**
@@ -28,8 +31,9 @@ export interface ScheduleTimersDeps {
  * `dlq retry` or `dlq purge`.
  */
 export function scheduleTimers(deps: ScheduleTimersDeps): TimedSource {
-  const { schedules } = deps.set.current();
-  const inner = createScheduleProcessor({ set: deps.set, api: deps.api, steps: deps.steps, log: deps.log });
+  // A schedule naming workspaces has timers in those only; one naming none, in every workspace.
+  const schedules = deps.set.current().schedules.filter((s) => runsIn(s, deps.workspace?.id ?? DEFAULT_WORKSPACE));
+  const inner = createScheduleProcessor({ set: deps.set, api: deps.api, steps: deps.steps, log: deps.log, workspace: deps.workspace });
   const bus = deps.lifecycle;
   const process: ScheduleProcess = (job, signal) =>
     bus?.active ? bus.attempt(scheduleAttempt(job), (observe) => inner(job, signal, observe)) : inner(job, signal);

@@ -121,6 +121,29 @@ describe('switchyard dev --workspaces 2 (built CLI, ephemeral ports)', () => {
       { by: 'other-workspace-full', body: 're: hallo from other' },
       { by: 'full', body: 're: hello from acme' },
     ]);
+    // From another terminal, as the banner says, with no set-up: send finds dev's workspaces and sends into
+    // workspace 2, signed with its secret, to its URL; the reply is written there.
+    const sent = await cli(
+      [
+        'send',
+        'message.received',
+        '--workspace',
+        'other',
+        '--set',
+        `data.conversation_id=${other!.conversation_ids[0]}`,
+        '--set',
+        'data.body=sent',
+      ],
+      project,
+      {},
+    );
+    expect([sent.code, sent.err]).toEqual([0, expect.stringContaining(`at ${receiver}/other`)]);
+    expect(sent.err).toContain(
+      `using the workspaces of the running switchyard dev (${join(project, '.switchyard', 'dev-workspaces.json')})`,
+    );
+    await waitFor(async () => (await notes()).length === 3, 20_000);
+    expect((await notes())[2]).toEqual({ by: 'other-workspace-full', body: 're: sent' });
+
     // Each event went to its own workspace's URL only, and was accepted there.
     const deliveries = await hook<{ event: string; url: string; state: string; workspace_id: number }[]>('/deliveries');
     const received = deliveries.filter((d) => d.event === 'message.received').map((d) => [d.workspace_id, d.url, d.state]);

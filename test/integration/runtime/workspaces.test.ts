@@ -27,7 +27,7 @@ describe('a deployment of two workspaces', () => {
   const SECRET = WS_SECRET;
 
   beforeAll(async () => {
-    w = await startTwoWorkspaces();
+    w = await startTwoWorkspaces({ MAX_BODY_BYTES: '4096' });
     dir = w.dir;
     redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
   });
@@ -63,7 +63,15 @@ describe('a deployment of two workspaces', () => {
     const bareSaid = JSON.stringify(await bare.json());
     expect(bareSaid).toContain('/webhooks/<id>');
     expect(bareSaid).not.toMatch(/acme|other/);
+    // Both refusals are logged, as the route's others are.
+    const refused = w.lines.filter((l) => l.includes('"outcome":"no_workspace"')).map((l) => (JSON.parse(l) as { reason: string }).reason);
+    expect(refused).toEqual(['unknown_workspace', 'workspace_required']);
     expect((await deliver('acme', body)).status).toBe(202);
+    // The body limit and health hold on a workspace's path as on the bare one.
+    expect((await deliver('other', 'x'.repeat(5_000))).status).toBe(413);
+    const ready = await fetch(`${w.base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', redis: 'ok', spool: { segments: 0 } });
     // Its capture goes to the workspace's own folder, its path in the fixture.
     const captured = await waitFor(
       () => (existsSync(join(dir, 'capture', 'acme')) ? readdirSync(join(dir, 'capture', 'acme')) : []).find((f) => f.endsWith('.json')),

@@ -26,6 +26,7 @@ const ctx: HandlerContext = {
   log: pino({ level: 'silent' }),
   delivery: { key: 'evt_1', receivedAt: '2025-03-04T10:20:01+01:00', attempt: 1, source: 'webhook' },
   debounced: null,
+  workspace: { id: 'default' },
   signal: new AbortController().signal,
   // Workflow members (src/handler/workflow.ts): these tests never sleep, wait or keep state.
   sleep: async () => {},

@@ -132,6 +132,7 @@ describe('testHandler: one handler, run as the worker runs it', () => {
       'state',
       'step',
       'waitForEvent',
+      'workspace',
     ]);
   });
 
