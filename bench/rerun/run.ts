@@ -27,10 +27,10 @@ import { sign } from '../../src/events/signature.js';
 import { buildDelivery } from '../../src/replay/build.js';
 import { rerunStatus, type RerunStatus } from '../../src/rerun/batch.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import type { LoggedRequest } from '../../src/sandbox/request-log.js';
 import { BIN, build, freePort, log, machine, pool, sleep, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
 import { liveCustomers, summary } from '../lib/live.js';
+import { harvester } from '../lib/request-log.js';
 
 const env = (name: string, def: number) => Number(process.env[name] ?? def);
 const N = env('N', 5000);
@@ -45,26 +45,6 @@ const SECRET = 'bench-rerun-secret';
 const PREFIX = 'benchrr';
 const HANDLERS = fileURLToPath(new URL('./handlers', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'switchyard-bench-rerun-'));
-
-/** Every entry of the sandbox's request log (it keeps the last 5 000), harvested by sequence number. */
-function harvester(list: () => LoggedRequest[]) {
-  const seen = new Map<number, LoggedRequest>();
-  let last = 0;
-  let gap = false;
-  const harvest = () => {
-    const all = list();
-    if (all.length > 0 && (all[0] as LoggedRequest).seq > last + 1 && last > 0) gap = true;
-    for (const e of all) if (e.seq > last) seen.set(e.seq, e);
-    if (all.length > 0) last = Math.max(last, (all[all.length - 1] as LoggedRequest).seq);
-  };
-  const timer = setInterval(harvest, 200);
-  return {
-    harvest,
-    entries: () => [...seen.values()],
-    gap: () => gap,
-    stop: () => clearInterval(timer),
-  };
-}
 
 async function main(): Promise<void> {
   build();

@@ -22,6 +22,7 @@ import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { catchUpLimiter, reconcileBurst, rerunBurst } from './budget.js';
 import { ReadCache } from './read-cache.js';
+import { slotYieldingLimiter, type PausableSlot } from './slot-yield.js';
 
 /** Per-request timeout of the clients built here (also the longest a call's rate-limit slot counts as in flight). */
 export const API_TIMEOUT_MS = 30_000;
@@ -56,6 +57,12 @@ export interface ApiClientsOptions {
   readonly fetch?: typeof fetch | undefined;
   readonly log?: Logger | undefined;
   readonly retry?: Partial<ApiRetryOptions>;
+  /**
+   * The worker slot of the run a call is made for (the worker's fair share; undefined outside a run):
+   * a call waiting for the shared limiter past SLOT_YIELD_AFTER_MS gives it up until its permit comes
+   * (src/clients/slot-yield.ts). Default: none.
+   */
+  readonly slot?: (() => PausableSlot | undefined) | undefined;
 }
 
 /** One client's own part. */
@@ -119,8 +126,9 @@ export function apiClients(opts: ApiClientsOptions): ApiClients {
           }
         : observers[0];
     const budget = call.budget ?? 'live';
-    const rateLimiter =
+    const windowed =
       limiter && budget !== 'live' ? ownAt(budget === 'rerun' ? 'rerun' : 'reconcile', call.budgetPriority ?? 'low') : limiter;
+    const rateLimiter = windowed && opts.slot ? slotYieldingLimiter(windowed, opts.slot) : windowed;
     const client = createApiClient({
       baseUrl,
       token,

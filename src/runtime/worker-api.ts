@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RedisClient } from '../redis/index.js';
 import { configuredApiClients } from '../clients/index.js';
+import { currentFairSlot } from '../worker/index.js';
 
 /** Builds the API client of one run (see {@link workerApiFactories}). */
 export type RunApiFactory = (
@@ -21,7 +22,9 @@ export type RunApiFactory = (
  * processes); runs of reconciled deliveries spend reconcile's budget
  * (RECONCILE_BUDGET of the burst), as its listings do. `rerun` builds the
  * clients of the runs of `switchyard rerun` batches: each call takes a slot of
- * the re-runs' own window (RERUN_SHARE of the burst) first. Undefined when no
+ * the re-runs' own window (RERUN_SHARE of the burst) first. A run's call that
+ * waits for the limiter gives the run's worker slot back to the fair pools
+ * meanwhile (currentFairSlot: src/worker/fair.ts; src/clients/slot-yield.ts). Undefined when no
  * API is configured (a handler that calls it is dead-lettered with that reason).
  */
 export function workerApiFactories(
@@ -41,7 +44,13 @@ export function workerApiFactories(
   }
   // One limiter and one read cache per process; a run's client reports to its attempt's observer
   // (the lifecycle stream: metrics, history, a span per attempt), other clients to the process's.
-  const clients = configuredApiClients(config, redis, { pace: true, readCache: true, fetch: opts.fetch, log: opts.log });
+  const clients = configuredApiClients(config, redis, {
+    pace: true,
+    readCache: true,
+    fetch: opts.fetch,
+    log: opts.log,
+    slot: currentFairSlot,
+  });
   if (!clients) return undefined;
   const factory =
     (rerun: boolean): RunApiFactory =>

@@ -7,3 +7,5 @@ export { printable, printableLines } from './printable.js';
 export { PRIORITIES, type Priority } from './priority.js';
 export { sleep } from './sleep.js';
 export { durationOption, formatDuration, parseDuration, parseSince, parseSize, readSince } from './units.js';
+export { FairPool, type Lease, type PoolOwner } from './fair-pool.js';
+export { SlotHold } from './slot-hold.js';

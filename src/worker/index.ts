@@ -31,4 +31,4 @@ export { eventsProcessor } from './fan-out.js';
 export { handlerJobProcessor, parkedRunWaker } from './job-moves.js';
 export { eventChecks } from './waits.js';
 export { startWakeSweeper } from './wake-sweeper.js';
-export { createFairPools, fairProcessor, type FairPools, type FairShare } from './fair.js';
+export { createFairPools, currentFairSlot, fairProcessor, type FairPools, type FairShare } from './fair.js';
