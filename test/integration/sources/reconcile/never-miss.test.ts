@@ -218,8 +218,14 @@ describe('reconcile after lost deliveries (shipped recipes, sandbox, receiver, w
     expect(await writes()).toEqual({ awayReply: 1, followUp: 1, leadWon: 1, merge: 1 });
     // The metrics tell the two apart: what reconcile caught up, and the late webhooks that ran nothing.
     const text = await p.service.metrics.registry.metrics();
-    expect(text).toContain('switchyard_dispatched_total{event="message.received",source="reconcile",outcome="dispatched",workspace="default"} 1');
-    expect(text).toContain('switchyard_dispatched_total{event="message.received",source="webhook",outcome="duplicate_change",workspace="default"} 1');
-    expect(text).toContain('switchyard_dispatched_total{event="contact.created",source="webhook",outcome="duplicate_change",workspace="default"} 2');
+    expect(text).toContain(
+      'switchyard_dispatched_total{event="message.received",source="reconcile",outcome="dispatched",workspace="default"} 1',
+    );
+    expect(text).toContain(
+      'switchyard_dispatched_total{event="message.received",source="webhook",outcome="duplicate_change",workspace="default"} 1',
+    );
+    expect(text).toContain(
+      'switchyard_dispatched_total{event="contact.created",source="webhook",outcome="duplicate_change",workspace="default"} 2',
+    );
   }, 60_000);
 });
