@@ -1,6 +1,6 @@
 import { configuredApiClients } from '../clients/index.js';
 import { workspaceConfigs, type Config } from '../config/index.js';
-import type { Handler, Schedule } from '../handler/index.js';
+import { runsIn, type Handler, type Schedule } from '../handler/index.js';
 import { chooseWorkspace } from './connect.js';
 import { checkApi, checkParkedRuns, type Check } from './doctor-checks.js';
 
@@ -41,6 +41,15 @@ export async function workspaceChecks(config: Config, ctx: DoctorContext): Promi
       detail: refused,
       fix: 'use the https URL of the workspace API (plain http only for a local sandbox on 127.0.0.1/localhost)',
     });
-  else checks.push(...(await checkApi(config, ctx.handlers, api, ctx.schedules)));
+  // Only the schedules that run in this workspace (`defineSchedule({ workspaces })`) need its token's abilities.
+  else
+    checks.push(
+      ...(await checkApi(
+        config,
+        ctx.handlers,
+        api,
+        ctx.schedules.filter((s) => runsIn(s, config.workspaceId)),
+      )),
+    );
   return config.workspaces ? checks.map((c) => ({ ...c, workspace: config.workspaceId })) : checks;
 }

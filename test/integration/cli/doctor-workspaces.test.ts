@@ -16,6 +16,7 @@ import { T } from '../../support/sandbox.js';
 // doctor naming its workspace, and no token or secret is ever printed.
 
 const RECIPES = fileURLToPath(new URL('../../../handlers', import.meta.url));
+const ONLY_ACME = fileURLToPath(new URL('../../support/handlers/doctor-ws', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sy-doctor-ws-'));
 const SECRETS = ['whsec_DOCTOR_acme', 'whsec_DOCTOR_other'];
 let files = 0;
@@ -36,19 +37,34 @@ describe('switchyard doctor with WORKSPACES_FILE', () => {
   afterAll(async () => api.close());
 
   /** A file of the sandbox's two workspaces with these tokens; doctor's output (text or --json) on it. */
-  const run = async (tokens: { acme: string; other: string }, ...argv: string[]) => {
+  const run = async (tokens: { acme: string; other: string }, ...argv: string[]) => runIn(RECIPES, tokens, ...argv);
+  const runIn = async (handlersDir: string, tokens: { acme: string; other: string }, ...argv: string[]) => {
     const file = join(dir, `workspaces-${files++}.json`);
     const workspaces = [
       { id: 'acme', apiUrl: api.baseUrl, token: tokens.acme, secrets: [SECRETS[0]] },
       { id: 'other', apiUrl: api.baseUrl, token: tokens.other, secrets: [SECRETS[1]] },
     ];
     writeFileSync(file, JSON.stringify({ workspaces }));
-    const io = memoryIo({ REDIS_URL: testRedisUrl(), QUEUE_PREFIX: uniquePrefix('doctor'), HANDLERS_DIR: RECIPES, WORKSPACES_FILE: file });
+    const io = memoryIo({
+      REDIS_URL: testRedisUrl(),
+      QUEUE_PREFIX: uniquePrefix('doctor'),
+      HANDLERS_DIR: handlersDir,
+      WORKSPACES_FILE: file,
+    });
     const code = await doctorCommand.run(argv, io);
     for (const value of [...SECRETS, tokens.acme, tokens.other]) expect(io.out() + io.err()).not.toContain(value);
     return { code, out: io.out() };
   };
   const checksOf = (out: string) => (JSON.parse(out) as { checks: Check[] }).checks;
+
+  it('checks a schedule limited to some workspaces against those workspaces’ tokens only', async () => {
+    // acme-report runs in acme only: the other workspace's token (a read-only one) lacks tasks:write, and that is fine.
+    const { code, out } = await runIn(ONLY_ACME, { acme: T.full, other: T.read }, '--json');
+    const checks = checksOf(out);
+    expect(checks.find((c) => c.workspace === 'acme' && c.name === 'schedule acme-report')?.status).toBe('ok');
+    expect(checks.filter((c) => c.workspace === 'other' && c.name.startsWith('schedule'))).toEqual([]);
+    expect(code).toBe(0);
+  });
 
   it("checks each workspace's token and abilities, one section each", async () => {
     const { code, out } = await run({ acme: T.full, other: T.other }, '--json');
