@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { workspaceConfigs, type Config } from '../config/index.js';
 import { Queue } from 'bullmq';
 import { jobIdFor } from '../events/index.js';
 import { formatDuration } from '../handler/index.js';
@@ -93,8 +93,12 @@ export const traceCommand: Command = {
           io.stdout.write(values.json ? `${JSON.stringify(waiting)}\n` : scheduled ? scheduleRun : delivery);
           return EXIT.ok;
         }
+        const elsewhere = await otherWorkspaceOf(redis, config, ref);
         io.stderr.write(
-          `trace: nothing recorded for "${printable(ref)}": ${printable(await whyNothing(redis, config, ref, scheduled, waiting))}\n`,
+          elsewhere
+            ? `trace: nothing recorded for "${printable(ref)}" in workspace ${config.workspaceId}; it is a delivery of workspace ${elsewhere}: ` +
+                `switchyard trace ${printable(ref)} --workspace ${elsewhere}\n`
+            : `trace: nothing recorded for "${printable(ref)}": ${printable(await whyNothing(redis, config, ref, scheduled, waiting))}\n`,
         );
         return EXIT.failed;
       }
@@ -103,6 +107,15 @@ export const traceCommand: Command = {
     });
   },
 };
+
+/** In a deployment of many, the other workspace whose history has `ref` (a `--workspace` mistaken), or null. */
+async function otherWorkspaceOf(redis: RedisClient, config: Config, ref: string): Promise<string | null> {
+  if (!config.workspaces) return null;
+  for (const ws of workspaceConfigs(config)) {
+    if (ws.workspaceId !== config.workspaceId && (await readTrace(redis, ws.queuePrefix, ref))) return ws.workspaceId;
+  }
+  return null;
+}
 
 /** A job found for a reference with no history; `ran`: it finished (completed or failed) without any being recorded. */
 interface Waiting {

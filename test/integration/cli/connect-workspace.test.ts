@@ -111,14 +111,18 @@ describe('--workspace on a deployment of two workspaces', () => {
     expect(await listed('beta')).toEqual(keys['beta']);
   });
 
-  it('trace finds a delivery in its own workspace only', async () => {
+  it('trace finds a delivery in its own workspace only, and names the workspace it is in', async () => {
     const key = keys['acme']?.[0] as string;
     const own = await run(traceCommand, {}, key, '--workspace', 'acme');
     expect(own.code).toBe(0);
     expect(own.out).toMatch(new RegExp(`^delivery ${key}  lead\\.won`));
     const other = await run(traceCommand, {}, key, '--workspace', 'beta');
     expect(other.code).toBe(1);
-    expect(other.err).toMatch(/^trace: nothing recorded for /);
+    expect(other.err).toBe(
+      `trace: nothing recorded for "${key}" in workspace beta; it is a delivery of workspace acme: switchyard trace ${key} --workspace acme\n`,
+    );
+    const unknown = await run(traceCommand, {}, 'evt_nowhere', '--workspace', 'beta');
+    expect(unknown.err).toMatch(/^trace: nothing recorded for "evt_nowhere": no delivery with this key/);
   });
 
   it('dlq list, show and purge work on the workspace’s own queues', async () => {
