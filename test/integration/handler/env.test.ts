@@ -49,6 +49,7 @@ function expectSettingsOnly(body: string, secretValues: string[]): void {
     'state',
     'step',
     'waitForEvent',
+    'workspace',
   ]);
   expect(seen.api).toContain('contacts');
   expect(seen.api).not.toContain('rateLimiter');
