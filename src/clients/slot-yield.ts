@@ -15,6 +15,8 @@ export interface PausableSlot {
   pause(): void;
   /** Takes a slot again; resolves once the run holds one. */
   resume(): Promise<void>;
+  /** Keeps the slot (pause does nothing) until the returned function is called. */
+  pin(): () => void;
 }
 
 /**
@@ -39,7 +41,7 @@ export function slotYieldingLimiter(
       const run = slot();
       const permit = limiter.acquire(signal, priority);
       if (!run) return permit;
-      if (await grantedWithin(permit, afterMs)) return permit;
+      if (await grantedWithin(permit, afterMs)) return pinnedUntilDone(await permit, run);
       run.pause();
       let granted: Permit;
       try {
@@ -55,11 +57,27 @@ export function slotYieldingLimiter(
         await granted.done();
         throw err;
       }
-      return granted;
+      return pinnedUntilDone(granted, run);
     },
     observe: (o) => limiter.observe(o),
     pause: (ms) => limiter.pause(ms),
     exhaustQuota: (at) => limiter.exhaustQuota(at),
+  };
+}
+
+/**
+ * The permit, with the run's slot pinned until its request is done: while one call of the run is in flight past
+ * its permit, the handler may go on with another's answer, so another call's wait must not give the slot up.
+ */
+function pinnedUntilDone(permit: Permit, run: PausableSlot): Permit {
+  const unpin = run.pin();
+  return {
+    waitedMs: permit.waitedMs,
+    acquiredAtMs: permit.acquiredAtMs,
+    done: () => {
+      unpin();
+      return permit.done();
+    },
   };
 }
 

@@ -11,6 +11,8 @@ export class SlotHold {
   readonly #owner: PoolOwner;
   #lease: Lease | undefined;
   #retake: Promise<void> | undefined;
+  /** Pins held: while any is, {@link pause} keeps the slot. */
+  #pins = 0;
   readonly #ended = new AbortController();
 
   constructor(pool: FairPool, owner: PoolOwner, lease: Lease) {
@@ -24,8 +26,24 @@ export class SlotHold {
     return this.#lease !== undefined;
   }
 
-  /** Gives the slot back to the pool while the run waits (nothing when it holds none). */
+  /**
+   * Keeps the slot while the run is doing something that needs it: an API call past its permit is in flight (the
+   * handler may go on with another call's answer meanwhile), or it holds a lock others wait for with their slots
+   * (a `ctx.state` update: giving the slot up there would leave it to the waiters and never get one back).
+   * Returns the unpin, which counts once.
+   */
+  pin(): () => void {
+    this.#pins += 1;
+    let pinned = true;
+    return () => {
+      if (pinned) this.#pins -= 1;
+      pinned = false;
+    };
+  }
+
+  /** Gives the slot back to the pool while the run waits (nothing when it holds none, or while it is pinned). */
   pause(): void {
+    if (this.#pins > 0) return;
     const lease = this.#lease;
     this.#lease = undefined;
     lease?.release();
@@ -37,7 +55,8 @@ export class SlotHold {
    */
   resume(): Promise<void> {
     if (this.#lease) return Promise.resolve();
-    this.#ended.signal.throwIfAborted();
+    // A rejection, never a throw: the caller's `.catch` must see it.
+    if (this.#ended.signal.aborted) return Promise.reject(this.#ended.signal.reason as Error);
     this.#retake ??= this.#pool.acquire(this.#owner, { first: true, signal: this.#ended.signal }).then(
       (lease) => {
         this.#retake = undefined;

@@ -42,6 +42,7 @@ import {
 } from '../queue/index.js';
 import { addBusinessTime } from '../recipes/index.js';
 import { runScope } from './derived-keys.js';
+import { currentFairSlot } from './fair.js';
 
 /**
  * The durable part of one handler attempt (`ctx.sleep`, `ctx.sleepUntil`,
@@ -352,9 +353,16 @@ export class DurableRun {
     const st = this.handler.workflow.state as { ttlMs: number; schema?: StateSchema | null };
     // Checked before it is written (the store writes nothing when this throws).
     const checked = async (current: StateValue | undefined): Promise<StateValue> => {
-      const value = await fn(current);
-      checkStateValue(stateLabel(op, this.handler.id, key), value, st.schema ?? null);
-      return value;
+      // The key's lock is held while `fn` runs, and other runs of the key wait for it holding their slots: this run
+      // keeps its own (an API call inside `fn` does not give it up), or it could wait behind its own waiters.
+      const unpin = currentFairSlot()?.pin();
+      try {
+        const value = await fn(current);
+        checkStateValue(stateLabel(op, this.handler.id, key), value, st.schema ?? null);
+        return value;
+      } finally {
+        unpin?.();
+      }
     };
     const value = await this.deps.state.update(this.handler.id, key, checked, st.ttlMs);
     this.fresh.set(field, JSON.stringify(value));
