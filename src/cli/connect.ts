@@ -29,8 +29,10 @@ const OWN_SETUP = ['WORKSPACES_FILE', 'WORKSPACE_API_URL', 'WEBHOOK_SECRETS', 'W
  */
 function devWorkspacesEnv(io: Pick<CliIo, 'env' | 'cwd' | 'stderr'>): CliIo['env'] {
   if (OWN_SETUP.some((name) => (io.env[name] ?? '').trim() !== '')) return io.env;
-  const file = resolve(io.cwd, io.env['SWITCHYARD_HOME']?.trim() || '.switchyard', DEV_WORKSPACES_FILE);
-  if (!existsSync(file)) return io.env;
+  const stateDir = io.env['SWITCHYARD_HOME']?.trim() || '.switchyard';
+  const file = resolve(io.cwd, stateDir, DEV_WORKSPACES_FILE);
+  // Only while that dev runs: a file a killed one left behind is not a set-up.
+  if (!existsSync(file) || liveReceiver({ stateDir }, io.cwd)?.command !== 'dev') return io.env;
   io.stderr.write(`using the workspaces of the running switchyard dev (${file})\n`);
   return { ...io.env, WORKSPACES_FILE: file };
 }

@@ -42,6 +42,14 @@ function workspacesFileAlone(env: Env, problems: Problems): void {
       problem: `set together with WORKSPACES_FILE, which names each workspace's own ${name.startsWith('WEBHOOK') ? 'secrets' : name.includes('URL') ? 'apiUrl' : 'token'}; expected one or the other: unset ${name}`,
     });
   }
+  // `/<id>` at the root would answer every one-segment path (/healthz, /metrics, /admin) as an unknown workspace.
+  if (/^\/+$/.test((env['WEBHOOK_PATH'] ?? '').trim()))
+    problems.push({
+      variable: 'WEBHOOK_PATH',
+      problem:
+        'expected a path below the root with WORKSPACES_FILE (each workspace is served at <WEBHOOK_PATH>/<id>, ' +
+        'and /<id> would take /healthz, /readyz, /metrics and /admin), e.g. /webhooks, got "/"',
+    });
 }
 
 function secretsRequired(resolved: Env, problems: Problems): void {

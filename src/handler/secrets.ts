@@ -16,6 +16,8 @@ export const SWITCHYARD_SECRETS: readonly string[] = [
   // The tracing collector's headers (often its API key); src/config/config.ts hands them to the exporter.
   'OTEL_EXPORTER_OTLP_HEADERS',
   'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  // WORKSPACES_FILE (its `_FILE` form): the file holds every workspace's token and webhook secrets.
+  'WORKSPACES',
 ];
 
 /** Redis and Sentinel connection settings (passwords, usernames, TLS keys): Switchyard's, not a handler's. */

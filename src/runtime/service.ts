@@ -272,7 +272,8 @@ async function shutdown(
   if (metricsServer) await bounded(metricsServer.close(Math.min(1_000, left())), 'metrics server');
   await bounded(Promise.all(spaces.map((s) => s.pump.stop())), 'ingest pump');
   if (workerStarting) await bounded(workerStarting, 'worker start-up');
-  for (const p of parts) await bounded(p.close(left()), p.name);
+  // Every workspace's worker at once: each stops taking work now, and their active runs finish within the same time.
+  await Promise.all(parts.map((p) => bounded(p.close(left()), p.name)));
   await bounded(Promise.all(spaces.map((s) => s.queues.close())), 'queues');
   built.watch.close();
   await bounded(closeRedis(built.commands), 'Redis connection');

@@ -185,6 +185,13 @@ describe('WORKSPACES_FILE', () => {
     ]);
   });
 
+  it('refuses WEBHOOK_PATH=/ beside it: /<id> would take /healthz, /metrics and /admin', () => {
+    expect(problemsOf(() => withFile([acme], { WEBHOOK_PATH: '/' })).map((p) => [p.variable, p.problem.slice(0, 48)])).toEqual([
+      ['WEBHOOK_PATH', 'expected a path below the root with WORKSPACES_F'],
+    ]);
+    expect(withFile([acme], { WEBHOOK_PATH: '/hooks' }).webhookPath).toBe('/hooks');
+  });
+
   it('does not need WEBHOOK_SECRETS or WORKSPACE_API_TOKEN beside it (each entry has its own)', () => {
     expect(withFile([acme]).webhookSecrets).toEqual([]);
   });

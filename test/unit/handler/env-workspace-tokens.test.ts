@@ -29,10 +29,16 @@ describe('the tokenEnv variables of WORKSPACES_FILE', () => {
 
     const dropped = dropSecrets(env, secretVariables(config));
     expect(dropped).toContain('ACME_TOKEN');
-    expect(env).toEqual({ WORKSPACES_FILE: file, FOLLOW_UP_DAYS: '3' });
+    expect(env).toEqual({ FOLLOW_UP_DAYS: '3' });
     // A copy of the environment taken before the drop (a CLI's io.env) does not hand it to handlers either.
     expect(handlerEnv({ ACME_TOKEN: 'tok_acme_VALUE', FOLLOW_UP_DAYS: '3' })).toEqual({ FOLLOW_UP_DAYS: '3' });
     expect(isSwitchyardSecret('ACME_TOKEN')).toBe(true);
+  });
+
+  it('WORKSPACES_FILE itself (the file holds every token and secret) is kept from handler code', () => {
+    const env: Record<string, string | undefined> = { WORKSPACES_FILE: file, FOLLOW_UP_DAYS: '3' };
+    expect(dropSecrets(env)).toEqual(['WORKSPACES_FILE']);
+    expect(handlerEnv({ WORKSPACES_FILE: file, FOLLOW_UP_DAYS: '3' })).toEqual({ FOLLOW_UP_DAYS: '3' });
   });
 
   it('a deployment of one declares none', () => {
