@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { loadConfig, workspaceConfigs } from '../../../src/config/index.js';
 import { devPlan } from '../../../src/runtime/dev-env.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 import { memoryIo } from '../../support/io.js';
+import { cliConfig } from '../../../src/cli/connect.js';
+import { recordReceiver } from '../../../src/cli/live-receiver.js';
 
 const project = (): string => mkdtempSync(join(tmpdir(), 'sy-devws-'));
 const env = { WEBHOOK_SECRETS: 'whsec_dev', PORT: '3100', SANDBOX_PORT: '4100' };
@@ -78,5 +80,20 @@ describe('dev --workspaces: the Config it serves', () => {
       `switchyard dev: the kept sandbox ${keptFile} has no workspace ws3 (it was kept with fewer workspaces); ` +
         'run with the --workspaces it was kept with, or delete the file for a fresh sandbox\n',
     );
+  });
+
+  it('a file a killed dev left behind is not read by the CLI (no dev runs there), and a running dev’s is', () => {
+    const dir = project();
+    const { config } = served(dir);
+    mkdirSync(join(dir, '.switchyard'), { recursive: true });
+    writeWorkspacesFile(config, dir);
+    const io = memoryIo({}, { cwd: dir });
+    expect(cliConfig(io).workspaces).toBeUndefined();
+    expect(io.err()).toBe('');
+    // The same file while a dev of this project runs (its receiver.json names this live process).
+    recordReceiver({ stateDir: '.switchyard', webhookPath: '/webhooks' }, dir, 'dev', 'http://127.0.0.1:1');
+    const live = memoryIo({}, { cwd: dir });
+    expect(cliConfig(live, 'other').workspaceId).toBe('other');
+    expect(live.err()).toContain('using the workspaces of the running switchyard dev');
   });
 });
