@@ -252,9 +252,9 @@ export async function startWorker(opts: WorkerServiceOptions, queues: Pick<Queue
 }
 
 /**
- * The BullMQ worker of one handler priority: a run starts only with a slot of that priority's pool
- * (src/worker/fair.ts), granted round-robin across the process's workspaces (by weight); a worker started
- * alone has a pool of its own.
+ * The BullMQ worker of one handler priority. In a deployment of many, a run starts only with a slot of that
+ * priority's pool (src/worker/fair.ts), granted round-robin across the process's workspaces (by weight); a
+ * deployment of one runs as BullMQ gives it work.
  */
 function handlerWorker(
   opts: WorkerServiceOptions,
@@ -263,9 +263,12 @@ function handlerWorker(
   connection: RedisClient,
 ): Worker<HandlerJobData> {
   const { config } = opts;
+  // One workspace has nobody to share with: its BullMQ worker's concurrency already is the slot count, and the pool
+  // (a slot, an async context per run) would only cost CPU on every delivery.
+  const shared = (config.workspaces?.length ?? 1) > 1;
   const pools = opts.pools ?? createFairPools(config.workerConcurrency);
-  const fair = fairProcessor(pools, priority, { id: config.workspaceId, weight: config.workspaceWeight }, processor);
-  return new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY[priority], fair, {
+  const run = shared ? fairProcessor(pools, priority, { id: config.workspaceId, weight: config.workspaceWeight }, processor) : processor;
+  return new Worker<HandlerJobData>(HANDLER_QUEUE_BY_PRIORITY[priority], run, {
     connection,
     prefix: config.queuePrefix,
     ...workerOptions(config),
