@@ -29,7 +29,7 @@ import { sign } from '../../src/events/signature.js';
 import { buildDelivery } from '../../src/replay/build.js';
 import { createSandbox, type SandboxWorkspace } from '../../src/sandbox/index.js';
 import type { LoggedRequest } from '../../src/sandbox/request-log.js';
-import { BIN, build, freePort, log, machine, pool, runBench, sleep, start, startRedis, stop, until } from '../lib/proc.js';
+import { BIN, build, freePort, log, machine, pool, runBench, sleep, start, startRedis, stop, until, httpOk } from '../lib/proc.js';
 import { liveCustomers, summary } from '../lib/live.js';
 import { harvester } from '../lib/request-log.js';
 
@@ -86,16 +86,7 @@ async function deployment(list: Ws[], settings: Record<string, string>) {
     ...settings,
   };
   const receiver = start(process.execPath, [BIN, 'serve'], { name: 'serve', env: { ...common, PORT: String(port), HOST: '127.0.0.1' } });
-  await until(
-    'receiver',
-    async () =>
-      fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    30_000,
-    200,
-  );
+  await until('receiver', () => httpOk(`http://127.0.0.1:${port}/healthz`), 30_000, 200);
   const worker = start(process.execPath, [BIN, 'work'], { name: 'work', env: common });
   const requests = harvester(() => sandbox.state.log.list());
   const firstPost = new Map<string, number>();

@@ -27,7 +27,7 @@ import { sign } from '../../src/events/signature.js';
 import { buildDelivery } from '../../src/replay/build.js';
 import { rerunStatus, type RerunStatus } from '../../src/rerun/batch.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { BIN, build, freePort, log, machine, pool, sleep, start, startRedis, stop, stopAll, until } from '../lib/proc.js';
+import { BIN, build, freePort, log, machine, pool, sleep, start, startRedis, stop, stopAll, until, httpOk } from '../lib/proc.js';
 import { maxInWindow } from '../lib/windows.js';
 import { liveCustomers, summary } from '../lib/live.js';
 import { harvester } from '../lib/request-log.js';
@@ -85,16 +85,7 @@ async function main(): Promise<void> {
     env: { ...common, WEBHOOK_SECRETS: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     keepStdout: true,
   });
-  await until(
-    'receiver',
-    async () =>
-      fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    30_000,
-    200,
-  );
+  await until('receiver', () => httpOk(`http://127.0.0.1:${port}/healthz`), 30_000, 200);
   const url = `http://127.0.0.1:${port}/webhooks`;
   const worker = (burst: number, name: string): ChildProcess =>
     start(process.execPath, [BIN, 'work'], { name, env: { ...common, WORKSPACE_API_BURST: String(burst) } });
